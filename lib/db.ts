@@ -84,7 +84,10 @@ class TxSequelizeStorage extends SequelizeStorage {
 		schema: string,
 		private readonly tx: Transaction,
 	) {
-		super({ sequelize, schema, tableName: "schema_migrations" });
+		// One model per schema: umzug reuses a model already defined under the same
+		// name, so a shared default name made concurrent migrations of two schemas
+		// (two services starting in one process) write to each other's table.
+		super({ sequelize, schema, tableName: "schema_migrations", modelName: `schema_migrations_${schema}` });
 	}
 	override async logMigration({ name }: { name: string }): Promise<void> {
 		const model = this.model as any;

@@ -53,7 +53,7 @@ export function getQueue(name: string): AnyQueue {
 	} else {
 		const pg = withBackend(createPostgresBackend);
 		q = new pg.Queue(name, {
-			connection: { connectionString: cfg.databaseUrl, schema: pgSchema(cfg.queuePrefix), max: 4 },
+			connection: { connectionString: cfg.databaseUrl, schema: pgSchema(cfg.queuePrefix), max: 4, migrate: true },
 		}) as unknown as AnyQueue;
 	}
 	queues.set(key, q);
@@ -84,7 +84,7 @@ export function createWorker<D = unknown, R = unknown>(
 	}
 	const pg = withBackend(createPostgresBackend);
 	return new pg.Worker(name, processor as any, {
-		connection: { connectionString: cfg.databaseUrl, schema: pgSchema(cfg.queuePrefix), max: 4 },
+		connection: { connectionString: cfg.databaseUrl, schema: pgSchema(cfg.queuePrefix), max: 4, migrate: true },
 		autorun: false,
 		...(opts as any),
 	}) as unknown as AnyWorker;

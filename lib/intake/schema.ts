@@ -1,0 +1,81 @@
+/**
+ * Migrations of the `intake` schema (ARCHITECTURE §1, §5).
+ *
+ * `intake.orders` is the order aggregate: the merchant's fields (spec §2.1,
+ * §2.2) plus the booking state and lifecycle status other services report to
+ * it (§2.4, §3). Units: weights kg (numeric), money integer paise (bigint,
+ * columns suffixed `_paise`), dimensions cm (numeric), timestamps timestamptz
+ * (UTC).
+ *
+ * Idempotent create rests on `UNIQUE (sender_id, customer_order_no)` plus
+ * `INSERT … ON CONFLICT DO NOTHING` (never read-then-write).
+ */
+import type { Migration } from "../db";
+
+/** Ordered migrations for `DbMixin("intake", INTAKE_MIGRATIONS)`. */
+export const INTAKE_MIGRATIONS: Migration[] = [
+	{
+		name: "0001-orders",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`
+CREATE TABLE IF NOT EXISTS intake.orders (
+	order_id bigserial PRIMARY KEY,
+	sender_id bigint NOT NULL CHECK (sender_id > 0),
+	customer_order_no text NOT NULL,
+	shipment_type smallint NOT NULL DEFAULT 0 CHECK (shipment_type IN (0, 1)),
+	channel text,
+	order_type smallint NOT NULL DEFAULT 0 CHECK (order_type IN (0, 1)),
+	pickup_address_id bigint,
+	rto_address_id bigint,
+	receiver_name text NOT NULL,
+	receiver_address_1 text NOT NULL,
+	receiver_address_2 text,
+	receiver_landmark text,
+	receiver_city text,
+	receiver_state text,
+	receiver_pincode text NOT NULL,
+	receiver_mobile_no text NOT NULL,
+	product_name text NOT NULL,
+	product_sku text,
+	physical_weight numeric(10, 3) NOT NULL CHECK (physical_weight > 0),
+	declared_order_total_paise bigint NOT NULL CHECK (declared_order_total_paise >= 0),
+	cod_amount_paise bigint NOT NULL DEFAULT 0 CHECK (cod_amount_paise >= 0),
+	length numeric(8, 2),
+	width numeric(8, 2),
+	height numeric(8, 2),
+	forward_source text,
+	old_fwd_awb_no text,
+	reverse_pickup_address_id bigint,
+	return_address jsonb,
+	order_date timestamptz NOT NULL DEFAULT now(),
+	order_from_source text,
+	state text NOT NULL DEFAULT 'not_shipped'
+		CHECK (state IN ('not_shipped', 'booking_in_progress', 'booked', 'failed')),
+	status text NOT NULL DEFAULT 'new',
+	awb_number text,
+	courier text,
+	logistic_id integer,
+	failure_reason text,
+	booking_attempt_id bigint,
+	booking_seq integer,
+	booked_at timestamptz,
+	created_at timestamptz NOT NULL DEFAULT now(),
+	updated_at timestamptz NOT NULL DEFAULT now(),
+	CONSTRAINT orders_sender_ref_key UNIQUE (sender_id, customer_order_no)
+)`);
+			// warehouseUsage: open orders shipping from one warehouse, newest first.
+			await q(
+				`CREATE INDEX IF NOT EXISTS orders_sender_pickup_idx ON intake.orders (sender_id, pickup_address_id, order_id DESC)`,
+			);
+			// adoptOrphanOrders: the sender's orders that arrived with no warehouse.
+			await q(
+				`CREATE INDEX IF NOT EXISTS orders_orphan_idx ON intake.orders (sender_id) WHERE pickup_address_id IS NULL`,
+			);
+			// shippedCounts: orders booked since a time, per pickup warehouse.
+			await q(
+				`CREATE INDEX IF NOT EXISTS orders_booked_at_idx ON intake.orders (sender_id, booked_at) WHERE booked_at IS NOT NULL`,
+			);
+		},
+	},
+];

@@ -1,0 +1,418 @@
+/**
+ * SQL over `intake.orders` (see ./schema.ts). Every statement binds its values
+ * ($1, $2, …); the only SQL built from strings are the status lists of
+ * ./status.ts, which are constants.
+ */
+import type { Sequelize } from "sequelize";
+import type { BookingState, BookingUpdate, OrderRecord, WarehouseUsage } from "../contracts";
+import { exec, select } from "../db";
+import { toRupees } from "../money";
+import { CLOSED_STATUSES, PICKED_UP_STATUSES, STATUS_NEW } from "./status";
+import type { OrderInput } from "./validation";
+
+/** Suffix of the stored reference of a return (spec §2.2). */
+export const REVERSE_SUFFIX = "-R";
+
+/** The reference an input is stored (and queried) under: `-R` appended for returns. */
+export function storedReference(input: Pick<OrderInput, "customer_order_no" | "shipment_type">): string {
+	return input.shipment_type === 1 ? `${input.customer_order_no}${REVERSE_SUFFIX}` : input.customer_order_no;
+}
+
+/** Result of {@link insertOrder}. */
+export interface InsertResult {
+	order_id: number;
+	/** false: the reference already existed (nothing was written) */
+	created: boolean;
+	/** shipment type of the row holding the reference (differs from the input's on a forward/return clash) */
+	shipment_type: 0 | 1;
+}
+
+/**
+ * Idempotent create (ARCHITECTURE §5): `INSERT … ON CONFLICT (sender_id,
+ * customer_order_no) DO NOTHING RETURNING order_id`; on conflict, reads the
+ * existing row's id (committed by then: the INSERT waited for it). Concurrent
+ * identical calls create exactly one row. Autocommit: the row is committed when
+ * this resolves. State `not_shipped`, status `new`.
+ */
+export async function insertOrder(
+	db: Sequelize,
+	sender_id: number,
+	input: OrderInput,
+): Promise<InsertResult> {
+	const ref = storedReference(input);
+	const r = input.receiver;
+	const p = input.product;
+	const o = input.order;
+	const rev = input.reverse;
+	const { rows } = await exec<{ order_id: string }>(
+		db,
+		`INSERT INTO intake.orders (
+			sender_id, customer_order_no, shipment_type, channel, order_type, pickup_address_id, rto_address_id,
+			receiver_name, receiver_address_1, receiver_address_2, receiver_landmark, receiver_city, receiver_state,
+			receiver_pincode, receiver_mobile_no,
+			product_name, product_sku, physical_weight, declared_order_total_paise, cod_amount_paise, length, width, height,
+			forward_source, old_fwd_awb_no, reverse_pickup_address_id, return_address,
+			order_date, order_from_source, state, status)
+		VALUES ($1, $2, $3, $4, $5, $6, $7,
+			$8, $9, $10, $11, $12, $13, $14, $15,
+			$16, $17, $18, $19, $20, $21, $22, $23,
+			$24, $25, $26, $27::jsonb,
+			COALESCE($28::timestamptz, now()), $29, 'not_shipped', $30)
+		ON CONFLICT (sender_id, customer_order_no) DO NOTHING
+		RETURNING order_id`,
+		[
+			sender_id,
+			ref,
+			input.shipment_type,
+			input.channel,
+			o.order_type,
+			o.pickup_address_id,
+			o.rto_address_id,
+			r.name,
+			r.address_1,
+			r.address_2,
+			r.landmark,
+			r.city,
+			r.state,
+			r.pincode,
+			r.mobile_no,
+			p.product_name,
+			p.product_sku,
+			p.physical_weight,
+			p.declared_order_total_paise,
+			p.cod_amount_paise,
+			p.length,
+			p.width,
+			p.height,
+			rev?.forward_source ?? null,
+			rev?.old_fwd_awb_no ?? null,
+			rev?.reverse_pickup_address_id ?? null,
+			rev?.return_address ? JSON.stringify(rev.return_address) : null,
+			o.order_date ? o.order_date.toISOString() : null,
+			o.order_from_source,
+			STATUS_NEW,
+		],
+	);
+	if (rows.length)
+		return { order_id: Number(rows[0].order_id), created: true, shipment_type: input.shipment_type };
+	const existing = await select<{ order_id: string; shipment_type: number }>(
+		db,
+		`SELECT order_id, shipment_type FROM intake.orders WHERE sender_id = $1 AND customer_order_no = $2`,
+		[sender_id, ref],
+	);
+	if (!existing.length) throw new Error("order insert conflicted but no row was found");
+	return {
+		order_id: Number(existing[0].order_id),
+		created: false,
+		shipment_type: existing[0].shipment_type === 1 ? 1 : 0,
+	};
+}
+
+/** A row of intake.orders as the driver returns it. */
+interface OrderRow {
+	order_id: string;
+	sender_id: string;
+	customer_order_no: string;
+	shipment_type: number;
+	channel: string | null;
+	order_type: number;
+	pickup_address_id: string | null;
+	rto_address_id: string | null;
+	receiver_name: string;
+	receiver_address_1: string;
+	receiver_address_2: string | null;
+	receiver_landmark: string | null;
+	receiver_city: string | null;
+	receiver_state: string | null;
+	receiver_pincode: string;
+	receiver_mobile_no: string;
+	product_name: string;
+	product_sku: string | null;
+	physical_weight: string;
+	declared_order_total_paise: string;
+	cod_amount_paise: string;
+	length: string | null;
+	width: string | null;
+	height: string | null;
+	forward_source: string | null;
+	old_fwd_awb_no: string | null;
+	reverse_pickup_address_id: string | null;
+	return_address: Record<string, string> | null;
+	order_date: Date;
+	order_from_source: string | null;
+	state: BookingState;
+	status: string;
+	awb_number: string | null;
+	courier: string | null;
+	logistic_id: number | null;
+	failure_reason: string | null;
+	booked_at: Date | null;
+	created_at: Date;
+	updated_at: Date;
+}
+
+/** {@link OrderRecord} plus the order's remaining fields. Timestamps ISO-8601 UTC. */
+export interface FullOrderRecord extends OrderRecord {
+	order_date: string;
+	order_from_source: string | null;
+	booked_at: string | null;
+	updated_at: string;
+}
+
+const num = (x: string | number | null): number | null => (x === null ? null : Number(x));
+const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
+
+/** Maps a row to the internal order shape (money in rupees, kg, cm). */
+function toRecord(row: OrderRow): FullOrderRecord {
+	const reverse = row.shipment_type === 1;
+	return {
+		order_id: Number(row.order_id),
+		sender_id: Number(row.sender_id),
+		customer_order_no: row.customer_order_no,
+		shipment_type: reverse ? 1 : 0,
+		channel: row.channel,
+		order_type: row.order_type === 1 ? 1 : 0,
+		pickup_address_id: num(row.pickup_address_id),
+		rto_address_id: num(row.rto_address_id),
+		receiver: {
+			name: row.receiver_name,
+			address_1: row.receiver_address_1,
+			address_2: row.receiver_address_2,
+			landmark: row.receiver_landmark,
+			city: row.receiver_city,
+			state: row.receiver_state,
+			pincode: row.receiver_pincode,
+			mobile_no: row.receiver_mobile_no,
+		},
+		product: {
+			product_name: row.product_name,
+			product_sku: row.product_sku,
+			physical_weight: Number(row.physical_weight),
+			declared_order_total: toRupees(row.declared_order_total_paise),
+			cod_amount: row.order_type === 1 ? toRupees(row.cod_amount_paise) : null,
+			length: num(row.length),
+			width: num(row.width),
+			height: num(row.height),
+		},
+		reverse: reverse
+			? {
+					forward_source: row.forward_source,
+					old_fwd_awb_no: row.old_fwd_awb_no,
+					reverse_pickup_address_id: num(row.reverse_pickup_address_id),
+					return_address: row.return_address,
+				}
+			: null,
+		state: row.state,
+		status: row.status,
+		awb_number: row.awb_number,
+		courier: row.courier,
+		logistic_id: row.logistic_id,
+		failure_reason: row.failure_reason,
+		created_at: iso(row.created_at)!,
+		order_date: iso(row.order_date)!,
+		order_from_source: row.order_from_source,
+		booked_at: iso(row.booked_at),
+		updated_at: iso(row.updated_at)!,
+	};
+}
+
+/** The caller's order, or null (not found and not yours are the same). */
+export async function getOrder(
+	db: Sequelize,
+	sender_id: number,
+	order_id: number,
+): Promise<FullOrderRecord | null> {
+	const rows = await select<OrderRow>(
+		db,
+		`SELECT * FROM intake.orders WHERE order_id = $1 AND sender_id = $2`,
+		[order_id, sender_id],
+	);
+	return rows.length ? toRecord(rows[0]) : null;
+}
+
+/** §2.4 booking status record. */
+export interface StatusRecord {
+	order_no: string;
+	state: BookingState;
+	awb_number: string | null;
+	courier: string | null;
+	status: string;
+	failure_reason: string | null;
+	/** ISO-8601 UTC */
+	created_at: string;
+}
+
+/**
+ * §2.4 record of the caller's order stored under `order_no` (exact match), or
+ * null. `awb_number`/`courier` only when booked, `failure_reason` only when failed.
+ */
+export async function findStatus(
+	db: Sequelize,
+	sender_id: number,
+	order_no: string,
+): Promise<StatusRecord | null> {
+	const rows = await select<
+		Pick<
+			OrderRow,
+			"customer_order_no" | "state" | "status" | "awb_number" | "courier" | "failure_reason" | "created_at"
+		>
+	>(
+		db,
+		`SELECT customer_order_no, state, status, awb_number, courier, failure_reason, created_at
+		FROM intake.orders WHERE sender_id = $1 AND customer_order_no = $2`,
+		[sender_id, order_no],
+	);
+	if (!rows.length) return null;
+	const r = rows[0];
+	const booked = r.state === "booked";
+	return {
+		order_no: r.customer_order_no,
+		state: r.state,
+		awb_number: booked ? r.awb_number : null,
+		courier: booked ? r.courier : null,
+		status: r.status,
+		failure_reason: r.state === "failed" ? r.failure_reason : null,
+		created_at: iso(r.created_at)!,
+	};
+}
+
+/**
+ * Applies a booking update if `(attempt_id, seq)` is newer than the row's
+ * (one conditional UPDATE; re-delivered or stale updates change nothing).
+ * `awb_number`, `courier`, `logistic_id`, `failure_reason`: a given value
+ * (including null) is written; an omitted one keeps the row's value when the
+ * update belongs to the same attempt and is cleared for a new attempt.
+ * `booked_at` is stamped when the order becomes booked (kept while the same
+ * attempt stays booked). Returns whether the row changed.
+ */
+export async function applyBookingUpdate(db: Sequelize, u: BookingUpdate): Promise<boolean> {
+	const given = (x: unknown) => x !== undefined;
+	const { count } = await exec(
+		db,
+		`UPDATE intake.orders SET
+			state = $5::text,
+			status = $6::text,
+			awb_number = CASE WHEN $7::boolean THEN $8::text WHEN booking_attempt_id = $3::bigint THEN awb_number END,
+			courier = CASE WHEN $9::boolean THEN $10::text WHEN booking_attempt_id = $3::bigint THEN courier END,
+			logistic_id = CASE WHEN $11::boolean THEN $12::integer WHEN booking_attempt_id = $3::bigint THEN logistic_id END,
+			failure_reason = CASE WHEN $13::boolean THEN $14::text WHEN booking_attempt_id = $3::bigint THEN failure_reason END,
+			booked_at = CASE
+				WHEN $5::text <> 'booked' THEN booked_at
+				WHEN state = 'booked' AND booking_attempt_id = $3::bigint AND booked_at IS NOT NULL THEN booked_at
+				ELSE now() END,
+			booking_attempt_id = $3::bigint,
+			booking_seq = $4::integer,
+			updated_at = now()
+		WHERE order_id = $1 AND sender_id = $2
+			AND (booking_attempt_id IS NULL OR (booking_attempt_id, COALESCE(booking_seq, -1)) < ($3::bigint, $4::integer))`,
+		[
+			u.order_id,
+			u.sender_id,
+			u.attempt_id,
+			u.seq,
+			u.state,
+			u.status,
+			given(u.awb_number),
+			u.awb_number ?? null,
+			given(u.courier),
+			u.courier ?? null,
+			given(u.logistic_id),
+			u.logistic_id ?? null,
+			given(u.failure_reason),
+			u.failure_reason ?? null,
+		],
+	);
+	return count > 0;
+}
+
+/** SQL literal list of constant status names (never user input). */
+function sqlList(values: readonly string[]): string {
+	for (const s of values) if (!/^[a-z_]+$/.test(s)) throw new Error(`bad status constant ${s}`);
+	return values.map((s) => `'${s}'`).join(", ");
+}
+
+const CLOSED = sqlList(CLOSED_STATUSES);
+const PICKED_UP = sqlList(PICKED_UP_STATUSES);
+
+/**
+ * Open orders shipping from (returning to) one of the sender's warehouses
+ * (§4.5 409 `warehouse_in_use` body): `unshipped` = state not_shipped, failed
+ * or booking_in_progress; `awaiting_pickup` = booked and not yet collected by
+ * the courier; closed orders (delivered, cancelled, …) are not counted.
+ * `order_ids`: up to 20, newest first.
+ */
+export async function warehouseUsage(
+	db: Sequelize,
+	sender_id: number,
+	warehouse_id: number,
+): Promise<WarehouseUsage> {
+	const rows = await select<{
+		count: number;
+		unshipped: number;
+		awaiting_pickup: number;
+		order_ids: string[] | null;
+	}>(
+		db,
+		`WITH open AS (
+			SELECT order_id, state <> 'booked' AS unshipped
+			FROM intake.orders
+			WHERE sender_id = $1 AND pickup_address_id = $2
+				AND status NOT IN (${CLOSED})
+				AND (state <> 'booked' OR status NOT IN (${PICKED_UP}))
+		)
+		SELECT count(*)::int AS count,
+			(count(*) FILTER (WHERE unshipped))::int AS unshipped,
+			(count(*) FILTER (WHERE NOT unshipped))::int AS awaiting_pickup,
+			(SELECT array_agg(order_id ORDER BY order_id DESC)
+				FROM (SELECT order_id FROM open ORDER BY order_id DESC LIMIT 20) newest) AS order_ids
+		FROM open`,
+		[sender_id, warehouse_id],
+	);
+	const r = rows[0];
+	return {
+		count: r.count,
+		unshipped: r.unshipped,
+		awaiting_pickup: r.awaiting_pickup,
+		order_ids: (r.order_ids ?? []).map(Number),
+	};
+}
+
+/**
+ * Gives the sender's unbooked orders that arrived with no warehouse the
+ * warehouse `warehouse_id` (§4.5 `orders_repaired`). Returns how many changed.
+ */
+export async function adoptOrphanOrders(
+	db: Sequelize,
+	sender_id: number,
+	warehouse_id: number,
+): Promise<number> {
+	const { count } = await exec(
+		db,
+		`UPDATE intake.orders SET pickup_address_id = $2, updated_at = now()
+		WHERE sender_id = $1 AND pickup_address_id IS NULL AND state = 'not_shipped'`,
+		[sender_id, warehouse_id],
+	);
+	return count;
+}
+
+/**
+ * Orders of the sender booked at or after `since`, per pickup warehouse id
+ * (§2.9 `shipped_30d`). Warehouses with none are absent.
+ */
+export async function shippedCounts(
+	db: Sequelize,
+	sender_id: number,
+	since: Date,
+): Promise<Record<string, number>> {
+	const rows = await select<{ warehouse_id: string; n: number }>(
+		db,
+		`SELECT pickup_address_id::text AS warehouse_id, count(*)::int AS n
+		FROM intake.orders
+		WHERE sender_id = $1 AND booked_at >= $2::timestamptz AND pickup_address_id IS NOT NULL
+		GROUP BY pickup_address_id`,
+		[sender_id, since.toISOString()],
+	);
+	const out: Record<string, number> = {};
+	for (const r of rows) out[r.warehouse_id] = r.n;
+	return out;
+}

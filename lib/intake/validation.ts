@@ -1,0 +1,573 @@
+/**
+ * Input rules of the order create endpoints (spec §2.1 forward, §2.2 reverse).
+ *
+ * The spec leaves types and bounds "not shown"; these are the rules of this
+ * implementation (documented in the README and on `intake.createOrder`):
+ *
+ * Top level
+ * - `customer_order_no` (required): 1–50 characters of `A-Z a-z 0-9 _ - / # .`,
+ *   leading/trailing whitespace trimmed; a JSON integer is accepted and stored as
+ *   its decimal string.
+ * - `channel` (optional): string, at most 50 characters.
+ * - Unknown top-level fields are ignored. Unknown fields inside `receiver`,
+ *   `product` and `order` are ignored too.
+ *
+ * `receiver` (required object)
+ * - `name` 1–100, `address_1` 3–255, `address_2?` ≤ 255, `landmark?` ≤ 255,
+ *   `city?` ≤ 100, `state?` ≤ 100 characters (trimmed; no control characters;
+ *   an empty optional string counts as absent).
+ * - `pincode`: 6 digits, first digit 1–9 (`^[1-9]\d{5}$`); a JSON integer is
+ *   accepted.
+ * - `mobile_no`: Indian mobile number, 10 digits starting 6–9. Spaces, hyphens,
+ *   dots and brackets are ignored and a `+91`, `91` or `0` prefix is accepted;
+ *   the stored value is the bare 10 digits.
+ *
+ * `product` (required object; an array — multi-SKU list — is refused)
+ * - `product_name` 1–255, `product_sku?` ≤ 100 characters.
+ * - `physical_weight`: kg, > 0 and ≤ 50 (B2C), at most 3 decimals (grams).
+ * - `declared_order_total`: rupees, ≥ 0 and ≤ 10,00,000, at most 2 decimals.
+ * - `cod_amount`: rupees, at most 2 decimals; required and > 0 when
+ *   `order_type` is 1 (COD) and not more than `declared_order_total`; absent, null
+ *   or 0 when prepaid.
+ * - `length?`, `width?`, `height?`: cm, > 0 and ≤ 300, at most 2 decimals.
+ * - Numbers may be JSON numbers or plain decimal strings (`"1.25"`).
+ *
+ * `order` (required object)
+ * - `pickup_address_id`: positive integer (or digit string), one of the caller's
+ *   active warehouses (checked by the service: 400 `invalid_pickup_address`).
+ * - `rto_address_id?`: same rules as `pickup_address_id`.
+ * - `order_type`: 0 (prepaid) or 1 (COD) (`"0"`/`"1"` accepted).
+ * - `order_date?`: `YYYY-MM-DD` (an India Standard Time calendar day) or an
+ *   ISO-8601 timestamp (no offset means IST); from 2000-01-01 up to one day
+ *   ahead of now. Defaults to the time of creation.
+ * - `order_from_source?`: string, at most 50 characters.
+ *
+ * Reverse (§2.2) — same blocks; `receiver` is where the courier collects the
+ * return (the buyer); `order` also carries:
+ * - `forward_source` (required): `tekipost` or `external`.
+ * - `old_fwd_awb_no` (required): 1–50 characters of `A-Z a-z 0-9 -`.
+ * - `reverse_pickup_address_id?`: the caller's warehouse the return goes back
+ *   to; when given it is the order's warehouse (overrides `pickup_address_id`).
+ *   At least one of the two is required.
+ * - `return_address?`: object with optional `name`, `address_1`, `address_2`,
+ *   `landmark`, `city`, `state`, `pincode`, `mobile_no` (same rules as
+ *   `receiver`).
+ * - Reverse orders are prepaid: `order_type` absent or 0; `cod_amount` absent
+ *   or 0.
+ *
+ * Failures answer 400 `validation_failed` with one `details` string per
+ * failing field, `path: reason` (e.g. `receiver.pincode: must be 6 digits`).
+ */
+import Validator, { type ValidationError, type ValidationSchema } from "fastest-validator";
+import { type ApiError, apiError, validationFailed } from "../errors";
+import { toPaise } from "../money";
+import { describe } from "../validate";
+
+/** Upper bound of a B2C parcel's dead weight (kg). */
+export const MAX_WEIGHT_KG = 50;
+/** Upper bound of any one dimension (cm). */
+export const MAX_DIMENSION_CM = 300;
+/** Upper bound of declared value and COD amount (rupees). */
+export const MAX_AMOUNT_RUPEES = 1_000_000;
+/** Length bound of `customer_order_no` as sent (the stored return reference adds `-R`). */
+export const MAX_ORDER_NO_LENGTH = 50;
+
+/** Buyer block, normalised. */
+export interface ReceiverInput {
+	name: string;
+	address_1: string;
+	address_2: string | null;
+	landmark: string | null;
+	city: string | null;
+	state: string | null;
+	/** 6 digits */
+	pincode: string;
+	/** bare 10 digits */
+	mobile_no: string;
+}
+
+/** Product block, normalised: kg, paise, cm. */
+export interface ProductInput {
+	product_name: string;
+	product_sku: string | null;
+	/** kg */
+	physical_weight: number;
+	/** paise */
+	declared_order_total_paise: number;
+	/** paise (0 when prepaid) */
+	cod_amount_paise: number;
+	/** cm */
+	length: number | null;
+	width: number | null;
+	height: number | null;
+}
+
+/** Reverse-only fields (§2.2), normalised. */
+export interface ReverseInput {
+	forward_source: "tekipost" | "external";
+	old_fwd_awb_no: string;
+	reverse_pickup_address_id: number | null;
+	return_address: Record<string, string> | null;
+}
+
+/** A validated create request (forward or reverse). */
+export interface OrderInput {
+	/** as sent (without the `-R` of returns) */
+	customer_order_no: string;
+	shipment_type: 0 | 1;
+	channel: string | null;
+	receiver: ReceiverInput;
+	product: ProductInput;
+	order: {
+		/** the warehouse the order ships from (reverse: returns to); null only for internal callers */
+		pickup_address_id: number | null;
+		rto_address_id: number | null;
+		order_type: 0 | 1;
+		/** null: time of creation */
+		order_date: Date | null;
+		order_from_source: string | null;
+	};
+	reverse: ReverseInput | null;
+	/** every warehouse id the body names, with the field that named it (all must be the caller's) */
+	warehouse_refs: Array<{ field: string; id: number }>;
+}
+
+const v = new Validator({
+	useNewCustomCheckerFunction: true,
+	messages: {
+		required: "is required",
+		object: "must be an object",
+		string: "must be a string",
+	},
+});
+
+type Errs = Array<Partial<ValidationError> & { type: string; message: string }>;
+type Checker = (value: unknown, errors: Errs) => unknown;
+
+/** A custom leaf rule: `check` parses and normalises, pushing `{type, message}` on failure. */
+function rule(check: Checker, optional = false): Record<string, unknown> {
+	return { type: "custom", optional, check: (value: unknown, errors: Errs) => check(value, errors) };
+}
+
+function fail(errors: Errs, message: string, value: unknown = undefined): unknown {
+	errors.push({ type: "invalid", message });
+	return value;
+}
+
+const CONTROL = /\p{Cc}/u;
+
+/**
+ * Free text: trimmed, `min`–`max` characters, no control characters.
+ * Optional text treats "" (after trim) as absent (null).
+ */
+function text(min: number, max: number, optional = false): Record<string, unknown> {
+	return rule((value, errors) => {
+		if (typeof value !== "string") return fail(errors, "must be a string", value);
+		const s = value.trim();
+		if (optional && s === "") return null;
+		if (s.length < min || s.length > max)
+			return fail(
+				errors,
+				optional && min <= 1
+					? `must be at most ${max} characters`
+					: `must be ${Math.max(min, 1)} to ${max} characters`,
+				s,
+			);
+		if (CONTROL.test(s)) return fail(errors, "must not contain control characters", s);
+		return s;
+	}, optional);
+}
+
+const ORDER_NO = /^[A-Za-z0-9_\-/#.]+$/;
+
+/** `customer_order_no`: 1–50 of [A-Za-z0-9_-/#.]; a JSON integer becomes its string. */
+const orderNo = rule((value, errors) => {
+	let s: string;
+	if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) s = String(value);
+	else if (typeof value === "string") s = value.trim();
+	else return fail(errors, "must be a string", value);
+	if (s.length < 1 || s.length > MAX_ORDER_NO_LENGTH)
+		return fail(errors, `must be 1 to ${MAX_ORDER_NO_LENGTH} characters`, s);
+	if (!ORDER_NO.test(s)) return fail(errors, "may contain only letters, digits and _ - / # .", s);
+	return s;
+});
+
+const PINCODE = /^[1-9]\d{5}$/;
+
+/** Pincode: 6 digits, first 1–9; JSON integers accepted; returns the string. */
+function pincode(optional = false): Record<string, unknown> {
+	return rule((value, errors) => {
+		let s: string;
+		if (typeof value === "number" && Number.isSafeInteger(value)) s = String(value);
+		else if (typeof value === "string") s = value.trim();
+		else return fail(errors, "must be 6 digits", value);
+		if (optional && s === "") return null;
+		if (!PINCODE.test(s)) return fail(errors, "must be 6 digits (first digit 1-9)", s);
+		return s;
+	}, optional);
+}
+
+const MOBILE = /^(?:\+?91|0)?([6-9]\d{9})$/;
+
+/** Indian mobile: separators ignored, +91/91/0 prefix accepted; returns 10 digits. */
+function mobile(optional = false): Record<string, unknown> {
+	return rule((value, errors) => {
+		let s: string;
+		if (typeof value === "number" && Number.isSafeInteger(value)) s = String(value);
+		else if (typeof value === "string") s = value.trim();
+		else return fail(errors, "must be a 10-digit Indian mobile number", value);
+		if (optional && s === "") return null;
+		const m = MOBILE.exec(s.replace(/[\s\-.()]/g, ""));
+		if (!m) return fail(errors, "must be a 10-digit Indian mobile number starting with 6-9", s);
+		return m[1];
+	}, optional);
+}
+
+const DECIMAL = /^\d{1,12}(?:\.\d+)?$/;
+
+/** Parses a JSON number or plain decimal string; null when not a number. */
+function parseNumber(value: unknown): number | null {
+	if (typeof value === "number") return Number.isFinite(value) ? value : null;
+	if (typeof value === "string") {
+		const s = value.trim();
+		return DECIMAL.test(s) ? Number(s) : null;
+	}
+	return null;
+}
+
+/** Number of decimals needed to write `n` (up to 6). */
+function decimals(n: number): number {
+	for (let d = 0; d <= 6; d++) {
+		const scaled = n * 10 ** d;
+		if (Math.abs(scaled - Math.round(scaled)) < 1e-6 * Math.max(1, Math.abs(scaled) / 1e6)) return d;
+	}
+	return 7;
+}
+
+interface DecimalOpts {
+	/** exclusive lower bound */
+	gt?: number;
+	/** inclusive lower bound */
+	min?: number;
+	max: number;
+	places: number;
+	unit: string;
+	optional?: boolean;
+}
+
+/** Bounded decimal (kg, cm, rupees) with at most `places` decimals. */
+function decimal(o: DecimalOpts): Record<string, unknown> {
+	return rule((value, errors) => {
+		if (o.optional && typeof value === "string" && value.trim() === "") return null;
+		const n = parseNumber(value);
+		if (n === null) return fail(errors, `must be a number (${o.unit})`, value);
+		if (o.gt !== undefined && !(n > o.gt)) return fail(errors, `must be greater than ${o.gt} ${o.unit}`, n);
+		if (o.min !== undefined && n < o.min) return fail(errors, `must be at least ${o.min} ${o.unit}`, n);
+		if (n > o.max) return fail(errors, `must be at most ${o.max} ${o.unit}`, n);
+		if (decimals(n) > o.places) return fail(errors, `must have at most ${o.places} decimal places`, n);
+		return n;
+	}, o.optional ?? false);
+}
+
+const ID = /^[1-9]\d{0,15}$/;
+
+/** Positive integer id (JSON integer or digit string). */
+function id(optional = false): Record<string, unknown> {
+	return rule((value, errors) => {
+		if (optional && typeof value === "string" && value.trim() === "") return null;
+		const s = typeof value === "number" ? String(value) : typeof value === "string" ? value.trim() : "";
+		const n = Number(s);
+		if (!ID.test(s) || !Number.isSafeInteger(n)) return fail(errors, "must be a positive integer", value);
+		return n;
+	}, optional);
+}
+
+/** `order_type`: 0 (prepaid) or 1 (COD). */
+function orderType(optional = false): Record<string, unknown> {
+	return rule((value, errors) => {
+		if (value === 0 || value === "0") return 0;
+		if (value === 1 || value === "1") return 1;
+		return fail(errors, "must be 0 (prepaid) or 1 (COD)", value);
+	}, optional);
+}
+
+const YMD = /^(\d{4})-(\d{2})-(\d{2})$/;
+const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+const EARLIEST_ORDER_DATE = Date.UTC(2000, 0, 1);
+
+/** True when y-m-d is a real calendar day. */
+function realDay(y: number, m: number, d: number): boolean {
+	const t = new Date(Date.UTC(y, m - 1, d));
+	return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
+}
+
+/** `order_date`: YYYY-MM-DD (IST day) or ISO-8601 (no offset = IST). Returns a Date. */
+const orderDate = rule((value, errors) => {
+	const msg = "must be a date (YYYY-MM-DD) or an ISO-8601 timestamp";
+	if (typeof value !== "string") return fail(errors, msg, value);
+	const s = value.trim();
+	if (s === "") return null;
+	let t: number;
+	const ymd = YMD.exec(s);
+	const iso = ymd ? null : ISO.exec(s);
+	if (ymd) {
+		if (!realDay(+ymd[1], +ymd[2], +ymd[3])) return fail(errors, msg, s);
+		t = Date.parse(`${s}T00:00:00+05:30`);
+	} else if (iso) {
+		if (!realDay(+iso[1], +iso[2], +iso[3]) || +iso[4] > 23 || +iso[5] > 59 || +(iso[6] ?? 0) > 59)
+			return fail(errors, msg, s);
+		t = Date.parse(iso[7] ? s.replace(" ", "T") : `${s.replace(" ", "T")}+05:30`);
+	} else return fail(errors, msg, s);
+	if (!Number.isFinite(t)) return fail(errors, msg, s);
+	if (t < EARLIEST_ORDER_DATE) return fail(errors, "must not be before 2000-01-01", s);
+	if (t > Date.now() + 86_400_000) return fail(errors, "must not be in the future", s);
+	return new Date(t);
+}, true);
+
+const AWB = /^[A-Za-z0-9-]{1,50}$/;
+
+const oldAwb = rule((value, errors) => {
+	if (typeof value !== "string" && !(typeof value === "number" && Number.isSafeInteger(value)))
+		return fail(errors, "must be a string", value);
+	const s = String(value).trim();
+	if (s.length < 1 || s.length > 50) return fail(errors, "must be 1 to 50 characters", s);
+	if (!AWB.test(s)) return fail(errors, "may contain only letters, digits and -", s);
+	return s;
+});
+
+const forwardSource = rule((value, errors) => {
+	if (value === "tekipost" || value === "external") return value;
+	return fail(errors, "must be tekipost or external", value);
+});
+
+function obj(
+	props: ValidationSchema,
+	optional = false,
+	objectMessage = "must be an object",
+): Record<string, unknown> {
+	return { type: "object", strict: "remove", optional, props, messages: { object: objectMessage } };
+}
+
+const receiverProps: ValidationSchema = {
+	name: text(1, 100),
+	address_1: text(3, 255),
+	address_2: text(0, 255, true),
+	landmark: text(0, 255, true),
+	city: text(0, 100, true),
+	state: text(0, 100, true),
+	pincode: pincode(),
+	mobile_no: mobile(),
+};
+
+const returnAddressProps: ValidationSchema = {
+	name: text(0, 100, true),
+	address_1: text(0, 255, true),
+	address_2: text(0, 255, true),
+	landmark: text(0, 255, true),
+	city: text(0, 100, true),
+	state: text(0, 100, true),
+	pincode: pincode(true),
+	mobile_no: mobile(true),
+};
+
+const productProps: ValidationSchema = {
+	product_name: text(1, 255),
+	product_sku: text(0, 100, true),
+	physical_weight: decimal({ gt: 0, max: MAX_WEIGHT_KG, places: 3, unit: "kg" }),
+	declared_order_total: decimal({ min: 0, max: MAX_AMOUNT_RUPEES, places: 2, unit: "rupees" }),
+	cod_amount: decimal({ min: 0, max: MAX_AMOUNT_RUPEES, places: 2, unit: "rupees", optional: true }),
+	length: decimal({ gt: 0, max: MAX_DIMENSION_CM, places: 2, unit: "cm", optional: true }),
+	width: decimal({ gt: 0, max: MAX_DIMENSION_CM, places: 2, unit: "cm", optional: true }),
+	height: decimal({ gt: 0, max: MAX_DIMENSION_CM, places: 2, unit: "cm", optional: true }),
+};
+
+const productRule = obj(
+	productProps,
+	false,
+	"must be an object (one product per order; multi-SKU lists are not supported)",
+);
+
+const forwardSchema: ValidationSchema = {
+	$$strict: "remove",
+	customer_order_no: orderNo,
+	channel: text(0, 50, true),
+	receiver: obj(receiverProps),
+	product: productRule,
+	order: obj({
+		pickup_address_id: id(),
+		rto_address_id: id(true),
+		order_type: orderType(),
+		order_date: orderDate,
+		order_from_source: text(0, 50, true),
+	}),
+};
+
+const reverseSchema: ValidationSchema = {
+	$$strict: "remove",
+	customer_order_no: orderNo,
+	channel: text(0, 50, true),
+	receiver: obj(receiverProps),
+	product: productRule,
+	order: obj({
+		pickup_address_id: id(true),
+		reverse_pickup_address_id: id(true),
+		rto_address_id: id(true),
+		order_type: orderType(true),
+		order_date: orderDate,
+		order_from_source: text(0, 50, true),
+		forward_source: forwardSource,
+		old_fwd_awb_no: oldAwb,
+		return_address: obj(returnAddressProps, true),
+	}),
+};
+
+const checkForward = v.compile(forwardSchema);
+const checkReverse = v.compile(reverseSchema);
+
+/**
+ * Validates and normalises a create body (spec §2.1 forward, §2.2 reverse).
+ * Does not look at `sender_id` or B2B markers (see {@link assertNotB2B}); does
+ * not check that warehouse ids are the caller's (the service does).
+ * @throws ApiError 400 `validation_failed` with one `details` entry per failing field
+ */
+export function parseOrderInput(body: unknown, kind: "forward" | "reverse"): OrderInput {
+	const b: Record<string, any> =
+		body && typeof body === "object" && !Array.isArray(body) ? structuredClone(body) : {};
+	const res = (kind === "forward" ? checkForward : checkReverse)(b);
+	if (res instanceof Promise) throw new Error("async validation is not supported");
+	const errs = res === true ? [] : (res as ValidationError[]);
+	const details = errs.map(describe);
+	const bad = new Set(errs.map((e) => e.field));
+	const ok = (field: string) => !bad.has(field) && ![...bad].some((f) => field.startsWith(`${f}.`));
+
+	const product = b.product as Record<string, any> | undefined;
+	const order = b.order as Record<string, any> | undefined;
+
+	// Cross-field rules, only over fields that passed on their own.
+	if (kind === "reverse") {
+		if (ok("order.order_type") && order && order.order_type === 1)
+			details.push("order.order_type: must be 0 (reverse orders are prepaid)");
+		if (ok("product.cod_amount") && product && (product.cod_amount ?? 0) > 0)
+			details.push("product.cod_amount: must be absent or 0 (reverse orders are prepaid)");
+		if (
+			order &&
+			ok("order.pickup_address_id") &&
+			ok("order.reverse_pickup_address_id") &&
+			order.pickup_address_id == null &&
+			order.reverse_pickup_address_id == null
+		)
+			details.push("order.pickup_address_id: is required (or order.reverse_pickup_address_id)");
+	} else if (ok("order.order_type") && ok("product.cod_amount") && order && product) {
+		const cod = product.cod_amount ?? 0;
+		if (order.order_type === 1) {
+			if (!(cod > 0))
+				details.push("product.cod_amount: is required and must be greater than 0 for COD orders");
+			else if (ok("product.declared_order_total") && cod > product.declared_order_total)
+				details.push("product.cod_amount: must not exceed declared_order_total");
+		} else if (cod > 0)
+			details.push("product.cod_amount: must be absent or 0 for prepaid orders (order_type 0)");
+	}
+	if (details.length) throw validationFailed(details);
+
+	const r = b.receiver as Record<string, any>;
+	const p = product as Record<string, any>;
+	const o = order as Record<string, any>;
+	const opt = <T>(x: T | undefined | null): T | null => (x === undefined ? null : x);
+	const reverse: ReverseInput | null =
+		kind === "reverse"
+			? {
+					forward_source: o.forward_source,
+					old_fwd_awb_no: o.old_fwd_awb_no,
+					reverse_pickup_address_id: opt(o.reverse_pickup_address_id),
+					return_address: o.return_address ? compact(o.return_address) : null,
+				}
+			: null;
+	const orderType: 0 | 1 = kind === "reverse" ? 0 : o.order_type;
+	const warehouse_refs: OrderInput["warehouse_refs"] = [];
+	for (const f of ["pickup_address_id", "reverse_pickup_address_id", "rto_address_id"])
+		if (typeof o[f] === "number") warehouse_refs.push({ field: `order.${f}`, id: o[f] });
+	return {
+		customer_order_no: b.customer_order_no,
+		shipment_type: kind === "reverse" ? 1 : 0,
+		channel: opt(b.channel),
+		receiver: {
+			name: r.name,
+			address_1: r.address_1,
+			address_2: opt(r.address_2),
+			landmark: opt(r.landmark),
+			city: opt(r.city),
+			state: opt(r.state),
+			pincode: r.pincode,
+			mobile_no: r.mobile_no,
+		},
+		product: {
+			product_name: p.product_name,
+			product_sku: opt(p.product_sku),
+			physical_weight: p.physical_weight,
+			declared_order_total_paise: toPaise(p.declared_order_total),
+			cod_amount_paise: orderType === 1 ? toPaise(p.cod_amount) : 0,
+			length: opt(p.length),
+			width: opt(p.width),
+			height: opt(p.height),
+		},
+		order: {
+			pickup_address_id: reverse?.reverse_pickup_address_id ?? opt(o.pickup_address_id),
+			rto_address_id: opt(o.rto_address_id),
+			order_type: orderType,
+			order_date: opt(o.order_date),
+			order_from_source: opt(o.order_from_source),
+		},
+		reverse,
+		warehouse_refs,
+	};
+}
+
+/** Drops null/undefined entries of a normalised return address; null when nothing is left. */
+function compact(a: Record<string, unknown>): Record<string, string> | null {
+	const out: Record<string, string> = {};
+	for (const [k, val] of Object.entries(a)) if (val !== null && val !== undefined) out[k] = String(val);
+	return Object.keys(out).length ? out : null;
+}
+
+const B2B_ARRAYS = ["boxes", "packages", "box_details", "package_details", "shipments", "mps", "child_awbs"];
+const B2B_COUNTS = [
+	"no_of_boxes",
+	"number_of_boxes",
+	"box_count",
+	"boxes_count",
+	"no_of_packages",
+	"number_of_packages",
+	"package_count",
+	"packages_count",
+	"quantity_of_boxes",
+	"pieces",
+	"no_of_pieces",
+];
+const B2B_FLAGS = ["is_b2b", "b2b", "is_mps", "multi_box", "multi_piece"];
+
+/**
+ * Refuses B2B / multi-box consignments (spec §1: not supported), looking at the
+ * top level, `order` and `product`: any of {@link B2B_ARRAYS} present (e.g.
+ * `boxes`, `packages`), a truthy flag such as `is_b2b`, a box/package count
+ * above 1 (e.g. `no_of_boxes: 2`), or `channel`/`order_type` naming `B2B`.
+ * @throws ApiError 400 `unsupported_channel`
+ */
+export function assertNotB2B(body: unknown): void {
+	const b = body && typeof body === "object" ? (body as Record<string, any>) : {};
+	const blocks = [b, b.order, b.product].filter(
+		(x) => x && typeof x === "object" && !Array.isArray(x),
+	) as Record<string, any>[];
+	const refuse = (why: string): ApiError =>
+		apiError(400, "unsupported_channel", `B2B / multi-box consignments are not supported (${why})`);
+	for (const blk of blocks) {
+		for (const k of B2B_ARRAYS) if (blk[k] !== undefined && blk[k] !== null) throw refuse(k);
+		for (const k of B2B_FLAGS)
+			if (blk[k] === true || blk[k] === 1 || blk[k] === "1" || blk[k] === "true") throw refuse(k);
+		for (const k of B2B_COUNTS) {
+			const n = parseNumber(blk[k]);
+			if (n !== null && n > 1) throw refuse(k);
+		}
+		for (const k of ["channel", "order_type", "shipment_mode"])
+			if (typeof blk[k] === "string" && blk[k].trim().toUpperCase() === "B2B") throw refuse(k);
+	}
+}

@@ -1,0 +1,332 @@
+/**
+ * intake: the order aggregate (ARCHITECTURE §1).
+ *
+ * Owns `intake.orders` (lib/intake/schema.ts): the merchant's order fields plus
+ * the booking state and lifecycle status that other services report to it.
+ *
+ * Gateway-facing: `intake.createOrder` (POST /v1/intake/order, spec §2.1, §4.1),
+ * `intake.createReverse` (POST /v1/intake/reverse, §2.2, §4.1), `intake.status`
+ * (GET /v1/orders/status, §2.4, §4.3).
+ * Internal (lib/contracts.ts): `intake.getOrder`, `intake.applyBookingUpdate`,
+ * `intake.warehouseUsage`, `intake.adoptOrphanOrders`, `intake.shippedCounts`.
+ */
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { senderOf } from "../lib/auth";
+import type { BookingUpdate, WarehouseRow, WarehouseUsage } from "../lib/contracts";
+import { apiError } from "../lib/errors";
+import { INTAKE_MIGRATIONS } from "../lib/intake/schema";
+import {
+	adoptOrphanOrders,
+	applyBookingUpdate,
+	type FullOrderRecord,
+	findStatus,
+	getOrder,
+	type InsertResult,
+	insertOrder,
+	type StatusRecord,
+	shippedCounts,
+	storedReference,
+	warehouseUsage,
+} from "../lib/intake/store";
+import { assertNotB2B, type OrderInput, parseOrderInput } from "../lib/intake/validation";
+import { DbMixin, type DbVars } from "../mixins/db.mixin";
+
+/** Timeout of the `warehouses.resolve` call (ms). */
+const RESOLVE_TIMEOUT_MS = 5_000;
+
+/** 201 `{order_id}` or 200 `{order_id, deduped:true}`. */
+export type CreateOrderResult = { order_id: number } | { order_id: number; deduped: true };
+
+interface IntakeMethods {
+	createFrom(ctx: Context<any, any>, kind: "forward" | "reverse"): Promise<CreateOrderResult>;
+}
+
+type This = Service & DbVars & IntakeMethods;
+
+/**
+ * 403 `cannot create order for another sender` when the body names a sender
+ * (top-level `sender_id` or `order.sender_id`) other than the caller; a value
+ * equal to the caller's id (number or digit string), null or "" is ignored.
+ */
+function assertOwnSender(body: Record<string, any>, sender: number): void {
+	const named = [
+		body.sender_id,
+		body.order && typeof body.order === "object" ? body.order.sender_id : undefined,
+	];
+	for (const v of named) {
+		if (v === undefined || v === null || v === "") continue;
+		const n =
+			typeof v === "number"
+				? v
+				: typeof v === "string" && /^\s*\d+\s*$/.test(v)
+					? Number(v.trim())
+					: Number.NaN;
+		if (n !== sender) {
+			const msg = "cannot create order for another sender";
+			throw apiError(403, msg, msg);
+		}
+	}
+}
+
+/** Internal-action id params: positive integers (digit strings converted). */
+const idParam = { type: "number", integer: true, positive: true, convert: true } as const;
+
+const IntakeService = {
+	name: "intake",
+	mixins: [DbMixin("intake", INTAKE_MIGRATIONS)],
+	settings: {},
+	actions: {
+		/**
+		 * POST /v1/intake/order — create a forward order (spec §2.1, §3, §4.1, §7).
+		 *
+		 * Body: `{customer_order_no, channel?, receiver{…}, product{…}, order{…}}`;
+		 * field rules (types, bounds, normalisation) are documented in
+		 * lib/intake/validation.ts (e.g. pincode `^[1-9]\d{5}$`, mobile 10 digits
+		 * starting 6–9 with optional +91/91/0 prefix stored as 10 digits, weight kg
+		 * in (0, 50], money rupees ≥ 0 with ≤ 2 decimals, dimensions cm in (0, 300],
+		 * COD amount required > 0 and ≤ declared total when `order_type` = 1).
+		 * Unknown fields are ignored. The order is created `not_shipped`, status
+		 * `new`; creating does not book (§1 rule 5).
+		 *
+		 * Answers (checks in this order):
+		 * - 403 `{error:"cannot create order for another sender", message}`: the body's
+		 *   `sender_id` (top level or in `order`) is not the caller's (equal: ignored).
+		 * - 400 `unsupported_channel`: B2B / multi-box input (`boxes`, `packages`,
+		 *   `is_b2b`, a box count above 1, `channel: "B2B"`, …).
+		 * - 400 `validation_failed` with `details` (one `field: reason` per failing field).
+		 * - 400 `invalid_pickup_address`: `order.pickup_address_id` (or
+		 *   `order.rto_address_id`) is not one of the caller's active warehouses
+		 *   (not found and not yours are the same answer, §1 rule 4).
+		 * - 409 `reference_in_use`: the reference is held by a return (a forward
+		 *   `customer_order_no` equal to an existing return's stored `…-R`).
+		 * - 201 `{order_id}` (committed before the answer); 200 `{order_id, deduped:true}`
+		 *   when the caller already has an order with this `customer_order_no`
+		 *   (nothing is written; concurrent identical calls create one order).
+		 * Read-only roles: 403 `Read-only role`; roles without `orders.write`: 403 `forbidden`.
+		 */
+		createOrder: {
+			access: { writes: true, capability: "orders.write" },
+			async handler(this: This, ctx: Context<any, any>): Promise<CreateOrderResult> {
+				return this.createFrom(ctx, "forward");
+			},
+		},
+
+		/**
+		 * POST /v1/intake/reverse — create a return (reverse) order (spec §2.2, §4.1, §7).
+		 *
+		 * Body: the forward shape (`customer_order_no`, `channel?`, `receiver`,
+		 * `product`, `order`) where `receiver` is where the courier collects the
+		 * return (the buyer) and `order` also carries `forward_source`
+		 * (`tekipost` | `external`, required), `old_fwd_awb_no` (required, 1–50 of
+		 * `A-Z a-z 0-9 -`), `reverse_pickup_address_id?` (the caller's warehouse the
+		 * return goes back to; when given it is the order's warehouse, overriding
+		 * `pickup_address_id`; one of the two is required) and `return_address?`
+		 * (object: name, address_1, address_2, landmark, city, state, pincode,
+		 * mobile_no, all optional). Returns are prepaid: `order_type` absent or 0,
+		 * `cod_amount` absent or 0. Stored reference: `customer_order_no` + `-R`,
+		 * `shipment_type` 1, so a return never collides with its forward order;
+		 * its status is queried with the `-R` reference.
+		 *
+		 * Answers: as `intake.createOrder` (403 another sender, 400
+		 * `unsupported_channel`, 400 `validation_failed`, 400
+		 * `invalid_pickup_address` for any named warehouse id not the caller's, 409
+		 * `reference_in_use` when a forward order already holds `…-R`), 201
+		 * `{order_id}`, duplicate 200 `{order_id, deduped:true}`.
+		 */
+		createReverse: {
+			access: { writes: true, capability: "orders.write" },
+			async handler(this: This, ctx: Context<any, any>): Promise<CreateOrderResult> {
+				return this.createFrom(ctx, "reverse");
+			},
+		},
+
+		/**
+		 * GET /v1/orders/status?order_no=… — booking status record (spec §2.4, §4.3, §7).
+		 *
+		 * `order_no` is the stored reference, matched exactly (surrounding
+		 * whitespace trimmed; a return is queried with its `-R` suffix).
+		 * 200 `{order_no, state, awb_number, courier, status, failure_reason, created_at}`:
+		 * `state` ∈ not_shipped | booking_in_progress | booked | failed;
+		 * `awb_number`/`courier` null unless booked; `failure_reason` null unless
+		 * failed; `status` the lifecycle status (values in lib/intake/status.ts:
+		 * new, booking_queued, booked, booking_failed, manifested, picked_up,
+		 * in_transit, out_for_delivery, delivered, undelivered, rto_initiated,
+		 * rto_in_transit, rto_delivered, cancelled, lost, damaged); `created_at`
+		 * ISO-8601 UTC.
+		 * 400 `{error:"order_no is required"}` when absent or empty; 404
+		 * `order_not_found` when the account has no order with that reference
+		 * (another merchant's reference included; never means "not yet booked").
+		 */
+		status: {
+			access: { auth: true },
+			async handler(this: This, ctx: Context<any, any>): Promise<StatusRecord> {
+				const sender = senderOf(ctx);
+				const raw = ctx.params?.order_no;
+				const orderNo = typeof raw === "number" ? String(raw) : typeof raw === "string" ? raw.trim() : "";
+				if (!orderNo) throw apiError(400, "order_no is required", "order_no is required");
+				const rec = await findStatus(this.db, sender, orderNo);
+				if (!rec) throw apiError(404, "order_not_found", "No order with this order_no on your account");
+				return rec;
+			},
+		},
+
+		/**
+		 * Internal: `{sender_id, order_id}` → the order (OrderRecord plus order_date,
+		 * order_from_source, booked_at, updated_at; money rupees, kg, cm, ISO UTC
+		 * timestamps) or null when it is not that sender's.
+		 */
+		getOrder: {
+			params: { sender_id: idParam, order_id: idParam },
+			async handler(
+				this: This,
+				ctx: Context<{ sender_id: number; order_id: number }>,
+			): Promise<FullOrderRecord | null> {
+				return getOrder(this.db, ctx.params.sender_id, ctx.params.order_id);
+			},
+		},
+
+		/**
+		 * Internal: applies a {@link BookingUpdate} from booking (delivered from its
+		 * outbox, retried until acknowledged). Idempotent and ordered: applied only
+		 * when `(attempt_id, seq)` is newer than the order's last applied pair, in
+		 * one conditional UPDATE; a re-delivered or stale update (or an order that is
+		 * not that sender's) answers `{applied:false}` without error. Sets state,
+		 * status, awb_number, courier, logistic_id, failure_reason (omitted: kept
+		 * within the same attempt, cleared for a new one) and booked_at (when the
+		 * order becomes booked).
+		 */
+		applyBookingUpdate: {
+			params: {
+				order_id: idParam,
+				sender_id: idParam,
+				attempt_id: idParam,
+				seq: { type: "number", integer: true, min: 0, convert: true },
+				state: { type: "enum", values: ["not_shipped", "booking_in_progress", "booked", "failed"] },
+				status: { type: "string", min: 1, max: 64 },
+				awb_number: { type: "string", max: 64, optional: true, nullable: true },
+				courier: { type: "string", max: 128, optional: true, nullable: true },
+				logistic_id: { type: "number", integer: true, positive: true, optional: true, nullable: true },
+				failure_reason: { type: "string", max: 2000, optional: true, nullable: true },
+			},
+			async handler(this: This, ctx: Context<BookingUpdate>): Promise<{ applied: boolean }> {
+				const applied = await applyBookingUpdate(this.db, ctx.params);
+				if (!applied)
+					this.logger.debug("booking update not applied (stale, duplicate or unknown order)", {
+						order_id: ctx.params.order_id,
+						attempt_id: ctx.params.attempt_id,
+						seq: ctx.params.seq,
+					});
+				return { applied };
+			},
+		},
+
+		/**
+		 * Internal: `{sender_id, warehouse_id}` → {@link WarehouseUsage}: the open
+		 * orders shipping from that warehouse (for §4.5 `warehouse_in_use`).
+		 * `unshipped`: state not_shipped / failed / booking_in_progress;
+		 * `awaiting_pickup`: booked, not yet picked up; `count` both; `order_ids` up
+		 * to 20, newest first. Closed orders (delivered, rto_delivered, cancelled,
+		 * lost, damaged) are not counted.
+		 */
+		warehouseUsage: {
+			params: { sender_id: idParam, warehouse_id: idParam },
+			async handler(
+				this: This,
+				ctx: Context<{ sender_id: number; warehouse_id: number }>,
+			): Promise<WarehouseUsage> {
+				return warehouseUsage(this.db, ctx.params.sender_id, ctx.params.warehouse_id);
+			},
+		},
+
+		/**
+		 * Internal: `{sender_id, warehouse_id}` → `{count}`. Gives the sender's
+		 * not-yet-shipped orders that have no pickup warehouse this one (§4.5
+		 * `orders_repaired`).
+		 */
+		adoptOrphanOrders: {
+			params: { sender_id: idParam, warehouse_id: idParam },
+			async handler(
+				this: This,
+				ctx: Context<{ sender_id: number; warehouse_id: number }>,
+			): Promise<{ count: number }> {
+				const count = await adoptOrphanOrders(this.db, ctx.params.sender_id, ctx.params.warehouse_id);
+				if (count) this.logger.info("orphan orders adopted", { sender_id: ctx.params.sender_id, count });
+				return { count };
+			},
+		},
+
+		/**
+		 * Internal: `{sender_id, since}` (`since` ISO-8601 timestamp) → `{[warehouse_id]: n}`:
+		 * the sender's orders booked at or after `since`, per pickup warehouse
+		 * (§2.9 `shipped_30d`); warehouses with none are absent.
+		 */
+		shippedCounts: {
+			params: { sender_id: idParam, since: { type: "date", convert: true } },
+			async handler(
+				this: This,
+				ctx: Context<{ sender_id: number; since: Date }>,
+			): Promise<Record<string, number>> {
+				return shippedCounts(this.db, ctx.params.sender_id, ctx.params.since);
+			},
+		},
+	},
+
+	methods: {
+		/**
+		 * Shared create path of createOrder / createReverse: sender check, B2B
+		 * refusal, validation, warehouse ownership, idempotent insert, answer.
+		 * @throws ApiError 403 / 400 / 409 as documented on the actions
+		 */
+		async createFrom(
+			this: This,
+			ctx: Context<any, any>,
+			kind: "forward" | "reverse",
+		): Promise<CreateOrderResult> {
+			const sender = senderOf(ctx);
+			const body: Record<string, any> =
+				ctx.params && typeof ctx.params === "object" && !Array.isArray(ctx.params) ? ctx.params : {};
+			assertOwnSender(body, sender);
+			assertNotB2B(body);
+			const input: OrderInput = parseOrderInput(body, kind);
+
+			const resolved = await Promise.all(
+				input.warehouse_refs.map((ref) =>
+					ctx.call<WarehouseRow | null, { sender_id: number; id: number }>(
+						"warehouses.resolve",
+						{ sender_id: sender, id: ref.id },
+						{ timeout: RESOLVE_TIMEOUT_MS },
+					),
+				),
+			);
+			const badRef = input.warehouse_refs.find((_, i) => !resolved[i]);
+			if (badRef)
+				throw apiError(
+					400,
+					"invalid_pickup_address",
+					`${badRef.field} is not one of your warehouses (unknown, retired, or another account's)`,
+				);
+
+			const res: InsertResult = await insertOrder(this.db, sender, input);
+			if (!res.created && res.shipment_type !== input.shipment_type) {
+				throw apiError(
+					409,
+					"reference_in_use",
+					`The reference ${storedReference(input)} is already used by a ${res.shipment_type === 1 ? "return" : "forward"} order; use another customer_order_no`,
+				);
+			}
+			if (res.created) {
+				ctx.meta.$statusCode = 201;
+				this.logger.info("order created", {
+					sender_id: sender,
+					order_id: res.order_id,
+					shipment_type: input.shipment_type,
+				});
+				return { order_id: res.order_id };
+			}
+			ctx.meta.$statusCode = 200;
+			return { order_id: res.order_id, deduped: true };
+		},
+	},
+} satisfies ServiceSchema<ServiceSettingSchema, IntakeMethods, DbVars>;
+
+export default IntakeService;
