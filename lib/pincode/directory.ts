@@ -1,0 +1,86 @@
+/**
+ * The in-memory pincode directory: every pincode of `pincode.pincodes` with its
+ * zone facts, held in a Map after start so lookups never touch the database
+ * (`GET /v1/shipping/serviceable` must reach ≥ 2,000 req/s).
+ */
+import type { Sequelize } from "sequelize";
+import type { PincodeInfo } from "../contracts";
+import { select } from "../db";
+
+/** Full directory entry (a found {@link PincodeInfo} plus provenance). */
+export interface DirectoryEntry extends Required<PincodeInfo> {
+	/** Special-region group (e.g. "North East") or null. */
+	special_region: string | null;
+	/** Other (district, state) pairs the pincode also spans. */
+	alternatives: { district: string; state: string; offices: number }[];
+}
+
+/** Removes every whitespace character (spec §4.7: whitespace is stripped before the check). */
+export function stripWhitespace(v: unknown): string {
+	return v === undefined || v === null ? "" : String(v).replace(/\s+/g, "");
+}
+
+/** True for a six-digit pincode string (`^[0-9]{6}$`). */
+export function isPincode(v: string): boolean {
+	return /^[0-9]{6}$/.test(v);
+}
+
+/** The answer for a pincode that is not in the directory. */
+export function notFound(pincode: string): PincodeInfo {
+	return { found: false, pincode, city: "", state: "", district: "", metro: null, special: false };
+}
+
+interface Row {
+	pincode: string;
+	district: string;
+	state: string;
+	alternatives: { district: string; state: string; offices: number }[] | string;
+	metro: string | null;
+	special_region: string | null;
+}
+
+/**
+ * Loads the whole directory from PostgreSQL into a Map keyed by pincode.
+ * `city` is the district of the chosen office (see lib/pincode/source.ts for
+ * the choice rule); `metro` comes from `pincode.metro_districts`, `special`
+ * from `pincode.special_states` (state names compared case-insensitively).
+ * Throws when the database is unreachable.
+ */
+export async function loadDirectory(db: Sequelize): Promise<Map<string, DirectoryEntry>> {
+	const rows = await select<Row>(
+		db,
+		`SELECT p.pincode, p.district, p.state, p.alternatives, m.metro, s.region AS special_region
+		   FROM pincode.pincodes p
+		   LEFT JOIN pincode.metro_districts m
+		     ON lower(m.state) = lower(p.state) AND lower(m.district) = lower(p.district)
+		   LEFT JOIN pincode.special_states s ON lower(s.state) = lower(p.state)`,
+	);
+	const map = new Map<string, DirectoryEntry>();
+	for (const r of rows) {
+		map.set(r.pincode, {
+			found: true,
+			pincode: r.pincode,
+			city: r.district,
+			state: r.state,
+			district: r.district,
+			metro: r.metro ?? null,
+			special: r.special_region !== null,
+			special_region: r.special_region ?? null,
+			alternatives: typeof r.alternatives === "string" ? JSON.parse(r.alternatives) : (r.alternatives ?? []),
+		});
+	}
+	return map;
+}
+
+/** The internal {@link PincodeInfo} of a directory entry (no provenance fields). */
+export function toInfo(e: DirectoryEntry): PincodeInfo {
+	return {
+		found: true,
+		pincode: e.pincode,
+		city: e.city,
+		state: e.state,
+		district: e.district,
+		metro: e.metro,
+		special: e.special,
+	};
+}

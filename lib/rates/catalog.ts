@@ -1,0 +1,159 @@
+/**
+ * The rates catalog snapshot: couriers, rate cards, COD configs, RTO rules,
+ * serviceability rules and lane performance, read from the `rates` schema in
+ * one go and held in memory (no database query on the quote hot path). A new
+ * snapshot replaces the old one atomically on reload.
+ */
+import type { Sequelize } from "sequelize";
+import type { CourierInfo } from "../contracts";
+import { select } from "../db";
+import {
+	type CodConfig,
+	type Direction,
+	kgToGrams,
+	type RateCard,
+	type ServiceabilityRule,
+	type Zone,
+} from "./pricing";
+
+/** Minimum shipments on a lane before its performance is answered (never invented below it). */
+export const MIN_LANE_SHIPMENTS = 20;
+
+/** A courier as held in the snapshot. */
+export interface CourierRow extends CourierInfo {
+	mode: "air" | "surface";
+	volumetric_divisor: number;
+	/** Maximum billable weight in grams, or null for no limit. */
+	max_weight_g: number | null;
+}
+
+/** Lane performance answered in a quote (§2.7). `avg_tat_days` is null when nothing was delivered yet. */
+export interface LanePerformance {
+	delivered_pct: number;
+	rto_pct: number;
+	avg_tat_days: number | null;
+	shipments: number;
+}
+
+export interface CatalogSnapshot {
+	/** All couriers (active or not), by default_priority then logistic_id. */
+	couriers: CourierRow[];
+	byId: Map<number, CourierRow>;
+	/** key `${logistic_id}:${zone}:${direction}` */
+	cards: Map<string, RateCard>;
+	cod: Map<number, CodConfig>;
+	/** RTO percent of the forward freight, basis points. */
+	rto: Map<number, number>;
+	rules: Map<number, ServiceabilityRule[]>;
+	/** key `${logistic_id}:${from_pin}:${to_pin}`, only lanes with ≥ {@link MIN_LANE_SHIPMENTS} shipments */
+	performance: Map<string, LanePerformance>;
+	loadedAt: Date;
+}
+
+/** Key of a rate card in {@link CatalogSnapshot.cards}. */
+export const cardKey = (id: number, zone: Zone, dir: Direction) => `${id}:${zone}:${dir}`;
+/** Key of a lane in {@link CatalogSnapshot.performance}. */
+export const laneKey = (id: number, from: string, to: string) => `${id}:${from}:${to}`;
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/** The public {@link CourierInfo} of a courier row (exactly the contract's keys). */
+export function courierInfo(c: CourierRow): CourierInfo {
+	return {
+		logistic_id: c.logistic_id,
+		logistic_name: c.logistic_name,
+		adapter: c.adapter,
+		code: c.code,
+		forward: c.forward,
+		reverse: c.reverse,
+		cod: c.cod,
+		default_priority: c.default_priority,
+		active: c.active,
+	};
+}
+
+/**
+ * Reads the whole catalog from PostgreSQL (six small queries). Throws when the
+ * database is unreachable. Lane performance: delivered % and RTO % of all
+ * shipments on the lane (one decimal), average turnaround in days over the
+ * delivered ones (one decimal); lanes under 20 shipments are left out.
+ */
+export async function loadCatalog(db: Sequelize): Promise<CatalogSnapshot> {
+	const [couriers, cards, cods, rtos, rules, perf] = await Promise.all([
+		select<any>(
+			db,
+			`SELECT logistic_id, logistic_name, adapter, code, forward, reverse, cod, mode, volumetric_divisor,
+			        max_weight_kg, default_priority, active
+			   FROM rates.couriers ORDER BY default_priority, logistic_id`,
+		),
+		select<any>(db, "SELECT * FROM rates.rate_cards"),
+		select<any>(db, "SELECT logistic_id, flat_paise, percent_bp FROM rates.cod_config"),
+		select<any>(db, "SELECT logistic_id, percent_bp FROM rates.rto_rules"),
+		select<any>(db, "SELECT logistic_id, pincode_prefix, applies_to, serviceable FROM rates.serviceability"),
+		select<any>(
+			db,
+			"SELECT logistic_id, from_pin, to_pin, shipments, delivered, rto, tat_days_sum FROM rates.lane_performance WHERE shipments >= $1",
+			[MIN_LANE_SHIPMENTS],
+		),
+	]);
+	const snap: CatalogSnapshot = {
+		couriers: [],
+		byId: new Map(),
+		cards: new Map(),
+		cod: new Map(),
+		rto: new Map(),
+		rules: new Map(),
+		performance: new Map(),
+		loadedAt: new Date(),
+	};
+	for (const r of couriers) {
+		const c: CourierRow = {
+			logistic_id: Number(r.logistic_id),
+			logistic_name: r.logistic_name,
+			adapter: r.adapter,
+			code: r.code,
+			forward: r.forward,
+			reverse: r.reverse,
+			cod: r.cod,
+			default_priority: Number(r.default_priority),
+			active: r.active,
+			mode: r.mode,
+			volumetric_divisor: Number(r.volumetric_divisor),
+			max_weight_g: r.max_weight_kg === null ? null : kgToGrams(Number(r.max_weight_kg)),
+		};
+		snap.couriers.push(c);
+		snap.byId.set(c.logistic_id, c);
+	}
+	for (const r of cards) {
+		snap.cards.set(cardKey(Number(r.logistic_id), String(r.zone).trim() as Zone, r.direction), {
+			first_slab_g: kgToGrams(Number(r.first_slab_kg)),
+			first_slab_paise: Number(r.first_slab_paise),
+			additional_slab_g: kgToGrams(Number(r.additional_slab_kg)),
+			additional_slab_paise: Number(r.additional_slab_paise),
+			min_chargeable_g: kgToGrams(Number(r.min_chargeable_kg)),
+		});
+	}
+	for (const r of cods)
+		snap.cod.set(Number(r.logistic_id), {
+			flat_paise: Number(r.flat_paise),
+			percent_bp: Number(r.percent_bp),
+		});
+	for (const r of rtos) snap.rto.set(Number(r.logistic_id), Number(r.percent_bp));
+	for (const r of rules) {
+		const id = Number(r.logistic_id);
+		const list = snap.rules.get(id) ?? [];
+		list.push({ prefix: r.pincode_prefix, applies_to: r.applies_to, serviceable: r.serviceable });
+		snap.rules.set(id, list);
+	}
+	for (const r of perf) {
+		const shipments = Number(r.shipments);
+		const delivered = Number(r.delivered);
+		snap.performance.set(laneKey(Number(r.logistic_id), r.from_pin, r.to_pin), {
+			delivered_pct: round1((delivered * 100) / shipments),
+			rto_pct: round1((Number(r.rto) * 100) / shipments),
+			avg_tat_days: delivered > 0 ? round1(Number(r.tat_days_sum) / delivered) : null,
+			shipments,
+		});
+	}
+	return snap;
+}

@@ -1,0 +1,86 @@
+/**
+ * Migrations of the `rates` schema (ARCHITECTURE §1; DOMAIN.md "Zones",
+ * "Weight and price"). Every number that varies by courier is data here:
+ *
+ * - `rates.couriers`: the courier catalogue (adapter, mode, volumetric divisor,
+ *   default AUTO priority, weight limit, active flag).
+ * - `rates.rate_cards`: courier × zone (A–E) × direction (forward/reverse):
+ *   first slab (kg, paise), additional slab (kg, paise), minimum chargeable kg.
+ * - `rates.cod_config`: COD fee per courier = max(flat paise, basis points × COD amount).
+ * - `rates.rto_rules`: RTO charge per courier as basis points of the forward freight (0 allowed).
+ * - `rates.serviceability`: pincode-prefix rules per courier (longest prefix wins;
+ *   no matching rule = serviceable), for pickup, delivery or both ends.
+ * - `rates.lane_performance`: per courier and lane (origin pincode → destination
+ *   pincode) outcome counters; empty until shipments report history.
+ *
+ * Sandbox couriers are NOT seeded here (see lib/rates/seed.ts, run in `started`).
+ */
+import type { Migration } from "../db";
+
+/** Ordered migrations of the `rates` schema (given to `DbMixin("rates", …)`). */
+export const RATES_MIGRATIONS: Migration[] = [
+	{
+		name: "001_rates",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`CREATE TABLE IF NOT EXISTS rates.couriers (
+				logistic_id        integer PRIMARY KEY CHECK (logistic_id > 0),
+				logistic_name      text NOT NULL,
+				adapter            text NOT NULL,
+				code               text NOT NULL UNIQUE,
+				forward            boolean NOT NULL DEFAULT true,
+				reverse            boolean NOT NULL DEFAULT false,
+				cod                boolean NOT NULL DEFAULT false,
+				mode               text NOT NULL DEFAULT 'surface' CHECK (mode IN ('air', 'surface')),
+				volumetric_divisor integer NOT NULL DEFAULT 5000 CHECK (volumetric_divisor > 0),
+				max_weight_kg      numeric(8,3) CHECK (max_weight_kg IS NULL OR max_weight_kg > 0),
+				default_priority   integer NOT NULL CHECK (default_priority > 0),
+				active             boolean NOT NULL DEFAULT true,
+				created_at         timestamptz NOT NULL DEFAULT now(),
+				updated_at         timestamptz NOT NULL DEFAULT now()
+			)`);
+			await q(`CREATE TABLE IF NOT EXISTS rates.rate_cards (
+				logistic_id          integer NOT NULL REFERENCES rates.couriers (logistic_id) ON DELETE CASCADE,
+				zone                 char(1) NOT NULL CHECK (zone IN ('A', 'B', 'C', 'D', 'E')),
+				direction            text NOT NULL CHECK (direction IN ('forward', 'reverse')),
+				first_slab_kg        numeric(8,3) NOT NULL CHECK (first_slab_kg > 0),
+				first_slab_paise     bigint NOT NULL CHECK (first_slab_paise >= 0),
+				additional_slab_kg   numeric(8,3) NOT NULL CHECK (additional_slab_kg > 0),
+				additional_slab_paise bigint NOT NULL CHECK (additional_slab_paise >= 0),
+				min_chargeable_kg    numeric(8,3) NOT NULL DEFAULT 0 CHECK (min_chargeable_kg >= 0),
+				updated_at           timestamptz NOT NULL DEFAULT now(),
+				PRIMARY KEY (logistic_id, zone, direction)
+			)`);
+			await q(`CREATE TABLE IF NOT EXISTS rates.cod_config (
+				logistic_id integer PRIMARY KEY REFERENCES rates.couriers (logistic_id) ON DELETE CASCADE,
+				flat_paise  bigint NOT NULL CHECK (flat_paise >= 0),
+				percent_bp  integer NOT NULL CHECK (percent_bp >= 0),
+				updated_at  timestamptz NOT NULL DEFAULT now()
+			)`);
+			await q(`CREATE TABLE IF NOT EXISTS rates.rto_rules (
+				logistic_id integer PRIMARY KEY REFERENCES rates.couriers (logistic_id) ON DELETE CASCADE,
+				percent_bp  integer NOT NULL CHECK (percent_bp >= 0),
+				updated_at  timestamptz NOT NULL DEFAULT now()
+			)`);
+			await q(`CREATE TABLE IF NOT EXISTS rates.serviceability (
+				logistic_id    integer NOT NULL REFERENCES rates.couriers (logistic_id) ON DELETE CASCADE,
+				pincode_prefix text NOT NULL CHECK (pincode_prefix ~ '^[0-9]{1,6}$'),
+				applies_to     text NOT NULL DEFAULT 'both' CHECK (applies_to IN ('pickup', 'delivery', 'both')),
+				serviceable    boolean NOT NULL,
+				note           text,
+				PRIMARY KEY (logistic_id, pincode_prefix, applies_to)
+			)`);
+			await q(`CREATE TABLE IF NOT EXISTS rates.lane_performance (
+				logistic_id  integer NOT NULL REFERENCES rates.couriers (logistic_id) ON DELETE CASCADE,
+				from_pin     text NOT NULL CHECK (from_pin ~ '^[0-9]{6}$'),
+				to_pin       text NOT NULL CHECK (to_pin ~ '^[0-9]{6}$'),
+				shipments    integer NOT NULL DEFAULT 0 CHECK (shipments >= 0),
+				delivered    integer NOT NULL DEFAULT 0 CHECK (delivered >= 0),
+				rto          integer NOT NULL DEFAULT 0 CHECK (rto >= 0),
+				tat_days_sum numeric(12,2) NOT NULL DEFAULT 0 CHECK (tat_days_sum >= 0),
+				updated_at   timestamptz NOT NULL DEFAULT now(),
+				PRIMARY KEY (logistic_id, from_pin, to_pin)
+			)`);
+		},
+	},
+];

@@ -1,0 +1,167 @@
+/**
+ * The quote engine (spec §2.7, §4.2): prices every candidate courier of the
+ * catalog snapshot on a lane and explains every courier left out. Pure: the
+ * pincode facts of both ends are passed in.
+ */
+import type { DroppedCourier, PincodeInfo, Quote, QuoteResult } from "../contracts";
+import { toPaise, toRupees } from "../money";
+import { type CatalogSnapshot, type CourierRow, cardKey, laneKey } from "./catalog";
+import { type Direction, kgToGrams, priceCharges, serves, zoneOf } from "./pricing";
+
+/** Normalised quote input (see lib/rates/params.ts). Weights kg, money rupees. */
+export interface LaneQuery {
+	from_pin: string;
+	to_pin: string;
+	physical_weight: number;
+	volumetric_weight: number;
+	/** true when order_type is 1 (COD) */
+	cod: boolean;
+	/** rupees */
+	collectable_amount: number;
+	operation: Direction;
+	logistic_id?: number;
+}
+
+const drop = (
+	c: Pick<CourierRow, "logistic_id" | "logistic_name">,
+	reason: string,
+	detail: string,
+): DroppedCourier => ({
+	logistic_id: c.logistic_id,
+	logistic_name: c.logistic_name,
+	reason,
+	detail,
+});
+
+const kg = (g: number) => g / 1000;
+
+/**
+ * Candidate couriers: the active ones by default priority, or only the one
+ * named by `logistic_id` (an unknown id → dropped `unknown_courier`, an
+ * inactive one → dropped `inactive`).
+ */
+function candidates(snap: CatalogSnapshot, q: LaneQuery, dropped: DroppedCourier[]): CourierRow[] {
+	if (q.logistic_id === undefined) return snap.couriers.filter((c) => c.active);
+	const c = snap.byId.get(q.logistic_id);
+	if (!c) {
+		dropped.push(
+			drop({ logistic_id: q.logistic_id, logistic_name: "" }, "unknown_courier", "no such courier"),
+		);
+		return [];
+	}
+	if (!c.active) {
+		dropped.push(drop(c, "inactive", `${c.logistic_name} is not active`));
+		return [];
+	}
+	return [c];
+}
+
+/**
+ * Prices the lane `q` with every candidate courier, sorted by default priority.
+ *
+ * Per courier, in this order, the first failing check drops it with a reason:
+ * `reverse_not_supported` / `forward_not_supported` (direction),
+ * `cod_config_missing` (COD forward quote, no COD configuration) or
+ * `cod_not_supported` (configuration present but COD switched off),
+ * `no_rate_card` (no card for the zone and direction), `not_serviceable`
+ * (a serviceability rule excludes the pickup or delivery pincode),
+ * `over_weight_limit` (billable weight above the courier's maximum).
+ * An unknown pincode at either end drops every candidate with `unknown_pincode`.
+ *
+ * Charges: lib/rates/pricing.ts `priceCharges` (paise), answered in rupees;
+ * `weight` is the chargeable weight in kg; `performance` comes from
+ * `rates.lane_performance` (≥ 20 shipments on that courier and lane) or is null.
+ */
+export function quoteLane(
+	snap: CatalogSnapshot,
+	from: PincodeInfo,
+	to: PincodeInfo,
+	q: LaneQuery,
+): QuoteResult {
+	const dropped: DroppedCourier[] = [];
+	const data: Quote[] = [];
+	const list = candidates(snap, q, dropped);
+	const unknown = [!from.found ? `from_pin ${q.from_pin}` : "", !to.found ? `to_pin ${q.to_pin}` : ""].filter(
+		Boolean,
+	);
+	if (unknown.length) {
+		const detail = `${unknown.join(" and ")} not in the pincode directory`;
+		for (const c of list) dropped.push(drop(c, "unknown_pincode", detail));
+		return { data, dropped_couriers: dropped };
+	}
+	const zone = zoneOf(from, to);
+	const billableG = kgToGrams(Math.max(q.physical_weight, q.volumetric_weight));
+	const reverse = q.operation === "reverse";
+	const wantsCod = q.cod && !reverse;
+	const codAmountPaise = wantsCod ? toPaise(q.collectable_amount) : null;
+	for (const c of list) {
+		if (reverse && !c.reverse) {
+			dropped.push(drop(c, "reverse_not_supported", `${c.logistic_name} does not do reverse pickups`));
+			continue;
+		}
+		if (!reverse && !c.forward) {
+			dropped.push(drop(c, "forward_not_supported", `${c.logistic_name} does reverse pickups only`));
+			continue;
+		}
+		const codCfg = wantsCod ? snap.cod.get(c.logistic_id) : undefined;
+		if (wantsCod && !codCfg) {
+			dropped.push(drop(c, "cod_config_missing", `${c.logistic_name} has no COD configuration`));
+			continue;
+		}
+		if (wantsCod && !c.cod) {
+			dropped.push(drop(c, "cod_not_supported", `${c.logistic_name} does not collect COD`));
+			continue;
+		}
+		const card = snap.cards.get(cardKey(c.logistic_id, zone, q.operation));
+		if (!card) {
+			dropped.push(drop(c, "no_rate_card", `no ${q.operation} rate card for zone ${zone}`));
+			continue;
+		}
+		const rules = snap.rules.get(c.logistic_id);
+		const pickupOk = serves(rules, q.from_pin, "pickup");
+		const deliveryOk = serves(rules, q.to_pin, "delivery");
+		if (!pickupOk || !deliveryOk) {
+			const which = [
+				!pickupOk ? `pickup pincode ${q.from_pin}` : "",
+				!deliveryOk ? `delivery pincode ${q.to_pin}` : "",
+			]
+				.filter(Boolean)
+				.join(" and ");
+			dropped.push(drop(c, "not_serviceable", `${c.logistic_name} does not serve ${which}`));
+			continue;
+		}
+		if (c.max_weight_g !== null && billableG > c.max_weight_g) {
+			dropped.push(
+				drop(
+					c,
+					"over_weight_limit",
+					`billable weight ${kg(billableG)} kg exceeds the ${kg(c.max_weight_g)} kg limit`,
+				),
+			);
+			continue;
+		}
+		// RTO: forward legs only; a courier with no RTO rule is assumed to charge the forward freight (100 %).
+		const rtoBp = reverse ? null : (snap.rto.get(c.logistic_id) ?? 10_000);
+		const ch = priceCharges(billableG, card, codCfg ?? null, codAmountPaise, rtoBp);
+		const perf = snap.performance.get(laneKey(c.logistic_id, q.from_pin, q.to_pin));
+		data.push({
+			logistic_id: c.logistic_id,
+			courier_name: c.logistic_name,
+			total: toRupees(ch.total_paise),
+			cod_charge: toRupees(ch.cod_paise),
+			freight_charge: toRupees(ch.freight_paise),
+			shipping_charge_tax: toRupees(ch.tax_paise),
+			zone,
+			weight: kg(ch.chargeable_g),
+			rto_charge: toRupees(ch.rto_paise),
+			performance: perf
+				? {
+						delivered_pct: perf.delivered_pct,
+						rto_pct: perf.rto_pct,
+						avg_tat_days: perf.avg_tat_days as number,
+					}
+				: null,
+		});
+	}
+	return { data, dropped_couriers: dropped };
+}

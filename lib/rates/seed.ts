@@ -1,0 +1,119 @@
+/**
+ * Sandbox seed of the rates schema (ARCHITECTURE §4): the couriers and rate
+ * cards of `data/sandbox-rates.json`. Run by the rates service in `started`
+ * (after migrations) only when `loadConfig().sandbox` is true. Idempotent:
+ * every insert is `ON CONFLICT DO NOTHING`, so an operator's edits in the
+ * database survive restarts and concurrent starts insert each row once.
+ */
+import type { Sequelize } from "sequelize";
+import sandboxData from "../../data/sandbox-rates.json";
+
+/** [first_slab_kg, first_slab_paise, additional_slab_kg, additional_slab_paise, min_chargeable_kg] */
+export type RateCardTuple = number[];
+
+/** One sandbox courier as written in the data file. */
+export interface SeedCourier {
+	logistic_id: number;
+	logistic_name: string;
+	adapter: string;
+	code: string;
+	forward: boolean;
+	reverse: boolean;
+	cod: boolean;
+	mode: string;
+	volumetric_divisor: number;
+	max_weight_kg: number | null;
+	default_priority: number;
+	rate_cards: { forward?: Record<string, RateCardTuple>; reverse?: Record<string, RateCardTuple> };
+	cod_config?: { flat_paise: number; percent_bp: number } | null;
+	rto_percent_bp: number | null;
+	serviceability: { pincode_prefix: string; applies_to: string; serviceable: boolean; note?: string }[];
+}
+
+/** The sandbox couriers of `data/sandbox-rates.json`. */
+export const SANDBOX_COURIERS: SeedCourier[] = sandboxData.couriers as SeedCourier[];
+
+/**
+ * Inserts the sandbox couriers, rate cards, COD configs, RTO rules and
+ * serviceability rules (idempotent). Returns the number of rows inserted.
+ */
+export async function seedSandbox(
+	db: Sequelize,
+	couriers: SeedCourier[] = SANDBOX_COURIERS,
+): Promise<number> {
+	const cards: Record<string, unknown>[] = [];
+	const cods: Record<string, unknown>[] = [];
+	const rtos: Record<string, unknown>[] = [];
+	const rules: Record<string, unknown>[] = [];
+	for (const c of couriers) {
+		for (const direction of ["forward", "reverse"] as const) {
+			for (const [zone, t] of Object.entries(c.rate_cards[direction] ?? {})) {
+				cards.push({
+					logistic_id: c.logistic_id,
+					zone,
+					direction,
+					first_slab_kg: t[0],
+					first_slab_paise: t[1],
+					additional_slab_kg: t[2],
+					additional_slab_paise: t[3],
+					min_chargeable_kg: t[4] ?? 0,
+				});
+			}
+		}
+		if (c.cod_config) cods.push({ logistic_id: c.logistic_id, ...c.cod_config });
+		if (c.rto_percent_bp !== null && c.rto_percent_bp !== undefined)
+			rtos.push({ logistic_id: c.logistic_id, percent_bp: c.rto_percent_bp });
+		for (const r of c.serviceability) rules.push({ logistic_id: c.logistic_id, note: null, ...r });
+	}
+	return db.transaction(async (transaction) => {
+		const q = async (sql: string, rows: unknown[]) => {
+			if (!rows.length) return 0;
+			const [, meta] = (await db.query(sql, { bind: [JSON.stringify(rows)], transaction })) as [
+				unknown,
+				{ rowCount?: number },
+			];
+			return meta?.rowCount ?? 0;
+		};
+		let n = 0;
+		n += await q(
+			`INSERT INTO rates.couriers (logistic_id, logistic_name, adapter, code, forward, reverse, cod, mode,
+				volumetric_divisor, max_weight_kg, default_priority, active)
+			 SELECT logistic_id, logistic_name, adapter, code, forward, reverse, cod, mode,
+				volumetric_divisor, max_weight_kg, default_priority, true
+			   FROM jsonb_to_recordset($1::jsonb) AS x(logistic_id integer, logistic_name text, adapter text, code text,
+				forward boolean, reverse boolean, cod boolean, mode text, volumetric_divisor integer,
+				max_weight_kg numeric, default_priority integer)
+			 ON CONFLICT DO NOTHING`,
+			couriers,
+		);
+		n += await q(
+			`INSERT INTO rates.rate_cards (logistic_id, zone, direction, first_slab_kg, first_slab_paise,
+				additional_slab_kg, additional_slab_paise, min_chargeable_kg)
+			 SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(logistic_id integer, zone char(1), direction text,
+				first_slab_kg numeric, first_slab_paise bigint, additional_slab_kg numeric, additional_slab_paise bigint,
+				min_chargeable_kg numeric)
+			 ON CONFLICT DO NOTHING`,
+			cards,
+		);
+		n += await q(
+			`INSERT INTO rates.cod_config (logistic_id, flat_paise, percent_bp)
+			 SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(logistic_id integer, flat_paise bigint, percent_bp integer)
+			 ON CONFLICT DO NOTHING`,
+			cods,
+		);
+		n += await q(
+			`INSERT INTO rates.rto_rules (logistic_id, percent_bp)
+			 SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(logistic_id integer, percent_bp integer)
+			 ON CONFLICT DO NOTHING`,
+			rtos,
+		);
+		n += await q(
+			`INSERT INTO rates.serviceability (logistic_id, pincode_prefix, applies_to, serviceable, note)
+			 SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(logistic_id integer, pincode_prefix text, applies_to text,
+				serviceable boolean, note text)
+			 ON CONFLICT DO NOTHING`,
+			rules,
+		);
+		return n;
+	});
+}
