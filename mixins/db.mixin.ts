@@ -10,7 +10,8 @@ import { getSequelize, migrate, type Migration } from "../lib/db";
 /** Members the db mixin adds to a service. */
 export interface DbVars {
 	db: Sequelize;
-	schema: string;
+	/** PostgreSQL schema the service owns (not `schema`: Moleculer keeps the service schema there). */
+	dbSchema: string;
 }
 
 /**
@@ -20,7 +21,7 @@ export interface DbVars {
 export function DbMixin(schema: string, migrations: Migration[]): Partial<ServiceSchema> {
 	return {
 		created(this: any) {
-			this.schema = schema;
+			this.dbSchema = schema;
 		},
 		async started(this: any) {
 			this.db = getSequelize();
