@@ -1,0 +1,128 @@
+/**
+ * Turns the other services' records (lib/contracts.ts) into the printed
+ * {@link LabelData} of one label (spec §4.4; DOMAIN "Labels").
+ *
+ * Decisions (documented for the README):
+ * - The return address is the RTO warehouse's own address when the order names
+ *   an `rto_address_id` (other than the pickup warehouse); otherwise the pickup
+ *   warehouse's `return_*` address, or its own address when `is_return_same`
+ *   (or when its return fields are empty). Retired warehouses still print (the
+ *   parcel was booked from them).
+ * - Reverse orders (`shipment_type` 1): the parcel is picked up from the
+ *   customer (`receiver`) and delivered to that return address; reverse
+ *   labels are always PREPAID.
+ * - COD amount: `product.cod_amount`, or the declared order total when the
+ *   order is COD and no separate amount was given.
+ * - The consignee phone is printed in full: the delivery agent calls it.
+ */
+import type { OrderRecord, ShipmentRecord, WarehouseRow } from "../contracts";
+import type { LabelAddress, LabelData } from "./label";
+
+/** Printable AWB: 4 to 40 letters, digits or hyphens (DOMAIN "AWB": validate only length and character set). */
+export const AWB_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{3,39}$/;
+
+/** True when `awb` may be printed (and used in a file name). */
+export function isPrintableAwb(awb: unknown): awb is string {
+	return typeof awb === "string" && AWB_PATTERN.test(awb);
+}
+
+function present(s: string | null | undefined): string | null {
+	const t = typeof s === "string" ? s.trim() : "";
+	return t ? t : null;
+}
+
+/** A warehouse's own (pickup) address. */
+export function warehouseAddress(w: WarehouseRow): LabelAddress {
+	return {
+		name: w.warehouse_name,
+		lines: [w.address_line_1, w.address_line_2 ?? ""].filter(Boolean),
+		city: w.city,
+		state: w.state,
+		pincode: w.pincode,
+		phone: w.contact_no,
+		contact: w.contact_person_name,
+	};
+}
+
+/** A warehouse's return leg: its `return_*` fields, or its own address when `is_return_same` / not filled. */
+export function warehouseReturnAddress(w: WarehouseRow): LabelAddress {
+	if (w.is_return_same || !present(w.return_address_line_1) || !present(w.return_pincode))
+		return warehouseAddress(w);
+	return {
+		name: present(w.return_warehouse_name) ?? w.warehouse_name,
+		lines: [w.return_address_line_1 ?? "", w.return_address_line_2 ?? ""].filter(Boolean),
+		city: w.return_city,
+		state: w.return_state,
+		pincode: w.return_pincode ?? "",
+		phone: present(w.return_contact_no) ?? w.contact_no,
+		contact: present(w.return_contact_person_name) ?? w.contact_person_name,
+	};
+}
+
+/**
+ * Where an undelivered (or reverse) parcel goes: the RTO warehouse's own
+ * address when one is named, else the pickup warehouse's return leg; null when
+ * neither warehouse could be read.
+ */
+export function returnAddressOf(pickup: WarehouseRow | null, rto: WarehouseRow | null): LabelAddress | null {
+	if (rto && (!pickup || rto.id !== pickup.id)) return warehouseAddress(rto);
+	return pickup ? warehouseReturnAddress(pickup) : null;
+}
+
+/** The customer's address from the order's `receiver` block. */
+export function receiverAddress(order: OrderRecord): LabelAddress {
+	const r = order.receiver;
+	const landmark = present(r.landmark);
+	return {
+		name: r.name,
+		lines: [r.address_1, r.address_2 ?? "", landmark ? `Landmark: ${landmark}` : ""].filter(Boolean),
+		city: present(r.city),
+		state: present(r.state),
+		pincode: r.pincode,
+		phone: present(r.mobile_no),
+	};
+}
+
+/** Inputs gathered from intake, booking and warehouses for one label. */
+export interface LabelSource {
+	order: OrderRecord;
+	shipment: ShipmentRecord;
+	/** the order's pickup warehouse (include retired), null if unknown */
+	pickup: WarehouseRow | null;
+	/** the order's RTO warehouse when `rto_address_id` is set, else null */
+	rto: WarehouseRow | null;
+}
+
+/** Builds the printed label from the records (pure; see the module notes for the decisions). */
+export function buildLabelData(src: LabelSource): LabelData {
+	const { order, shipment, pickup, rto } = src;
+	const p = order.product;
+	const reverse = order.shipment_type === 1;
+	const cod = !reverse && order.order_type === 1;
+	const customer = receiverAddress(order);
+	const warehouseLeg = returnAddressOf(pickup, rto);
+	const dims =
+		p.length && p.width && p.height && p.length > 0 && p.width > 0 && p.height > 0
+			? { length: p.length, width: p.width, height: p.height }
+			: null;
+	return {
+		awb_number: shipment.awb_number,
+		courier_name: shipment.courier_name,
+		routing_code: present(shipment.routing_code),
+		shipment_type: reverse ? 1 : 0,
+		payment: cod ? "COD" : "PREPAID",
+		cod_amount: cod ? Number(p.cod_amount ?? p.declared_order_total ?? 0) : 0,
+		declared_value: Number(p.declared_order_total ?? 0),
+		weight_kg: Number(p.physical_weight ?? 0),
+		dimensions_cm: dims,
+		product_name: p.product_name,
+		product_sku: present(p.product_sku),
+		order_no: order.customer_order_no,
+		order_id: order.order_id,
+		order_date: order.created_at,
+		// reverse: deliver to the warehouse leg, picked up from the customer
+		ship_to: reverse ? (warehouseLeg ?? customer) : customer,
+		from: reverse ? customer : warehouseLeg,
+		seller: pickup ? { name: pickup.warehouse_name, gstin: present(pickup.gstin) } : null,
+	};
+}

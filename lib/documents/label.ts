@@ -1,0 +1,461 @@
+/**
+ * The 4 × 6 inch shipping label (288 × 432 pt), drawn with pdf-lib
+ * (spec §4.4 `GET /v1/documents/label/{orderId}`; DOMAIN "Labels").
+ *
+ * Pure rendering: {@link LabelData} in, PDF out; no database, no service
+ * calls. Contents, top to bottom: courier name, shipment direction and
+ * routing / sort code; the AWB as a Code128 barcode and in words; the
+ * consignee (name, address, city/state, pincode, phone); payment type
+ * (PREPAID / COD) and the amount to collect in ₹; order number, order date,
+ * declared value, weight (kg), dimensions (cm) and product; the order number as
+ * a second Code128 when it fits; the return address; the seller (warehouse)
+ * name and GSTIN.
+ *
+ * Bulk labels (a later issue) reuse {@link createLabelDocument} +
+ * {@link drawLabelPage} to put many labels into ONE document with the fonts
+ * embedded once (STACK-NOTES: merging per-label PDFs repeats every font subset).
+ */
+import { PDFDocument, type PDFFont, type PDFPage, rgb } from "pdf-lib";
+import { code128, drawCode128, isCode128Encodable } from "./barcode";
+import { embedLabelFonts, type LabelFonts } from "./font";
+
+/** Page size of a 4 × 6 inch label in PDF points. */
+export const LABEL_SIZE: [number, number] = [288, 432];
+
+/** An address block as printed. */
+export interface LabelAddress {
+	/** person or business name */
+	name: string;
+	/** street lines (already split; wrapped further when too wide) */
+	lines: string[];
+	city: string | null;
+	state: string | null;
+	pincode: string;
+	/** printed in full (the delivery agent calls it); null when unknown */
+	phone: string | null;
+	/** contact person, printed beside the phone when distinct from `name` */
+	contact?: string | null;
+}
+
+/** Everything printed on one label. Money in rupees, weight kg, dimensions cm. */
+export interface LabelData {
+	/** courier AWB (opaque; printable ASCII, validated by the caller) */
+	awb_number: string;
+	courier_name: string;
+	/** courier sort / routing code, e.g. "PNQ/VAD"; null when the courier gave none */
+	routing_code: string | null;
+	/** 0 forward, 1 reverse (return pickup) */
+	shipment_type: 0 | 1;
+	payment: "PREPAID" | "COD";
+	/** rupees to collect on delivery; 0 for prepaid */
+	cod_amount: number;
+	/** rupees */
+	declared_value: number;
+	/** kg */
+	weight_kg: number;
+	/** cm, null when not all three were given */
+	dimensions_cm: { length: number; width: number; height: number } | null;
+	product_name: string;
+	product_sku: string | null;
+	/** merchant's order reference (`customer_order_no`) */
+	order_no: string;
+	order_id: number;
+	/** ISO-8601 timestamp of the order; printed as an IST calendar date */
+	order_date: string;
+	/** where the parcel goes (forward: the consignee; reverse: the warehouse) */
+	ship_to: LabelAddress;
+	/** forward: return address if undelivered; reverse: where it is picked up */
+	from: LabelAddress | null;
+	/** seller of record (pickup warehouse); null when unknown */
+	seller: { name: string; gstin: string | null } | null;
+}
+
+/** A label document being built: one or more pages sharing embedded fonts. */
+export interface LabelDocument {
+	doc: PDFDocument;
+	fonts: LabelFonts;
+}
+
+const BLACK = rgb(0, 0, 0);
+const WHITE = rgb(1, 1, 1);
+const GREY = rgb(0.35, 0.35, 0.35);
+const MARGIN = 8;
+
+const inrFormat = new Intl.NumberFormat("en-IN", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const dateFormat = new Intl.DateTimeFormat("en-IN", {
+	timeZone: "Asia/Kolkata",
+	day: "2-digit",
+	month: "short",
+	year: "numeric",
+});
+
+/** `₹1,23,456.50` (Indian digit grouping, 2 decimals). */
+export function formatRupees(rupees: number): string {
+	return `₹${inrFormat.format(Number.isFinite(rupees) ? rupees : 0)}`;
+}
+
+/** IST calendar date of an ISO timestamp, e.g. `21 Nov 2026`; the input unchanged when unparsable. */
+export function formatIstDate(iso: string): string {
+	const d = new Date(iso);
+	return Number.isNaN(d.getTime()) ? iso : dateFormat.format(d);
+}
+
+/** A number with at most `digits` decimals, trailing zeros dropped (`0.5`, `12`). */
+function num(n: number, digits = 3): string {
+	return String(Number(n.toFixed(digits)));
+}
+
+/** Single-line printable text: control characters become spaces, whitespace collapses. */
+export function cleanText(value: unknown): string {
+	return String(value ?? "")
+		.replace(/\p{Cc}/gu, " ")
+		.replace(/\s+/g, " ")
+		.trim();
+}
+
+const segmenter = new Intl.Segmenter("en", { granularity: "grapheme" });
+
+const widthCache = new Map<string, number>();
+const WIDTH_CACHE_MAX = 20_000;
+
+/**
+ * Width of `text` at `size` pt in `font`. Shaping (fontkit layout) is the
+ * costly part of drawing a label, so widths at 1 pt are cached per font name
+ * and string for the process (bounded; cleared when full).
+ */
+export function measure(font: PDFFont, text: string, size: number): number {
+	const key = `${font.name}\u0000${text}`;
+	let w = widthCache.get(key);
+	if (w === undefined) {
+		w = font.widthOfTextAtSize(text, 1);
+		if (widthCache.size >= WIDTH_CACHE_MAX) widthCache.clear();
+		widthCache.set(key, w);
+	}
+	return w * size;
+}
+
+function graphemes(text: string): string[] {
+	return [...segmenter.segment(text)].map((s) => s.segment);
+}
+
+/** `text` cut (by grapheme) and ended with "…" so it is at most `maxWidth` wide. */
+export function fitText(font: PDFFont, text: string, size: number, maxWidth: number): string {
+	if (measure(font, text, size) <= maxWidth) return text;
+	const g = graphemes(text);
+	let lo = 0;
+	let hi = g.length;
+	while (lo < hi) {
+		const mid = Math.ceil((lo + hi) / 2);
+		if (measure(font, `${g.slice(0, mid).join("").trimEnd()}…`, size) <= maxWidth) lo = mid;
+		else hi = mid - 1;
+	}
+	return `${g.slice(0, lo).join("").trimEnd()}…`;
+}
+
+/**
+ * Greedy word wrap into at most `maxLines` lines of `maxWidth` (line width =
+ * sum of its words and spaces, each measured once); an over-long word is
+ * broken by grapheme; the last line ends with "…" when text remains.
+ */
+export function wrapText(
+	font: PDFFont,
+	text: string,
+	size: number,
+	maxWidth: number,
+	maxLines: number,
+): string[] {
+	const words = cleanText(text).split(" ").filter(Boolean);
+	const space = measure(font, " ", size);
+	const lines: string[] = [];
+	let current: string[] = [];
+	let currentWidth = 0;
+	const finish = (rest: string) => {
+		lines[maxLines - 1] = fitText(font, `${lines[maxLines - 1]}${rest}`, size, maxWidth);
+		return lines;
+	};
+	for (let i = 0; i < words.length; i++) {
+		let word = words[i];
+		let ww = measure(font, word, size);
+		const extra = current.length ? space + ww : ww;
+		if (currentWidth + extra <= maxWidth) {
+			current.push(word);
+			currentWidth += extra;
+			continue;
+		}
+		if (current.length) {
+			lines.push(current.join(" "));
+			current = [];
+			currentWidth = 0;
+			if (lines.length === maxLines) return finish(` ${words.slice(i).join(" ")}`);
+		}
+		// the word alone is too wide: break it by grapheme
+		while (ww > maxWidth) {
+			const g = graphemes(word);
+			let n = g.length - 1;
+			while (n > 1 && measure(font, g.slice(0, n).join(""), size) > maxWidth) n--;
+			lines.push(g.slice(0, n).join(""));
+			word = g.slice(n).join("");
+			ww = measure(font, word, size);
+			if (lines.length === maxLines) return finish(`${word} ${words.slice(i + 1).join(" ")}`.trimEnd());
+		}
+		current = [word];
+		currentWidth = ww;
+	}
+	if (current.length) {
+		if (lines.length === maxLines) return finish(` ${current.join(" ")}`);
+		lines.push(current.join(" "));
+	}
+	return lines;
+}
+
+/** Starts a label document (metadata set, fonts embedded, subsetted). */
+export async function createLabelDocument(): Promise<LabelDocument> {
+	const doc = await PDFDocument.create();
+	doc.setTitle("Shipping label");
+	doc.setCreator("merchant-shipping-api");
+	doc.setProducer("merchant-shipping-api (pdf-lib)");
+	const fonts = await embedLabelFonts(doc);
+	return { doc, fonts };
+}
+
+/** Renders one label as a complete single-page PDF (bytes). */
+export async function renderLabel(data: LabelData): Promise<Uint8Array> {
+	const ld = await createLabelDocument();
+	drawLabelPage(ld, data);
+	return ld.doc.save();
+}
+
+/** Text drawing helper bound to a page. */
+class Pen {
+	constructor(
+		readonly page: PDFPage,
+		readonly fonts: LabelFonts,
+	) {}
+	text(
+		s: string,
+		x: number,
+		y: number,
+		size: number,
+		opts: { bold?: boolean; color?: typeof BLACK; maxWidth?: number } = {},
+	) {
+		const font = opts.bold ? this.fonts.bold : this.fonts.regular;
+		const t = opts.maxWidth ? fitText(font, s, size, opts.maxWidth) : s;
+		if (t) this.page.drawText(t, { x, y, size, font, color: opts.color ?? BLACK });
+		return t;
+	}
+	width(s: string, size: number, bold = false): number {
+		return measure(bold ? this.fonts.bold : this.fonts.regular, s, size);
+	}
+	/** right-aligned at `right` */
+	textRight(
+		s: string,
+		right: number,
+		y: number,
+		size: number,
+		opts: { bold?: boolean; maxWidth?: number } = {},
+	) {
+		const font = opts.bold ? this.fonts.bold : this.fonts.regular;
+		const t = opts.maxWidth ? fitText(font, s, size, opts.maxWidth) : s;
+		this.page.drawText(t, { x: right - measure(font, t, size), y, size, font, color: BLACK });
+	}
+	centered(s: string, cx: number, y: number, size: number, bold = false, maxWidth?: number) {
+		const font = bold ? this.fonts.bold : this.fonts.regular;
+		const t = maxWidth ? fitText(font, s, size, maxWidth) : s;
+		this.page.drawText(t, { x: cx - measure(font, t, size) / 2, y, size, font, color: BLACK });
+	}
+	rule(y: number, x0 = MARGIN, x1 = LABEL_SIZE[0] - MARGIN, thickness = 0.8) {
+		this.page.drawLine({ start: { x: x0, y }, end: { x: x1, y }, thickness, color: BLACK });
+	}
+}
+
+function cityLine(a: LabelAddress): string {
+	return [a.city, a.state].map(cleanText).filter(Boolean).join(", ");
+}
+
+/**
+ * Draws one label on a new page of `ld.doc`. Throws an Error when the AWB is
+ * not printable ASCII (the caller validates AWBs before rendering).
+ */
+export function drawLabelPage(ld: LabelDocument, data: LabelData): PDFPage {
+	const [W, H] = LABEL_SIZE;
+	const page = ld.doc.addPage(LABEL_SIZE);
+	const pen = new Pen(page, ld.fonts);
+	const left = MARGIN;
+	const right = W - MARGIN;
+	const inner = right - left;
+	page.drawRectangle({ x: 4, y: 4, width: W - 8, height: H - 8, borderColor: BLACK, borderWidth: 1 });
+
+	// 1. courier, direction, routing code
+	let y = H - MARGIN;
+	const routing = cleanText(data.routing_code);
+	let routingWidth = 0;
+	if (routing) {
+		const size = 15;
+		const tw = Math.min(pen.width(routing, size, true), 120);
+		routingWidth = tw + 10;
+		page.drawRectangle({ x: right - routingWidth, y: y - 26, width: routingWidth, height: 24, color: BLACK });
+		const t = fitText(ld.fonts.bold, routing, size, 120);
+		page.drawText(t, { x: right - routingWidth + 5, y: y - 20, size, font: ld.fonts.bold, color: WHITE });
+	}
+	const headW = inner - routingWidth - 6;
+	pen.text(cleanText(data.courier_name), left + 2, y - 14, 13, { bold: true, maxWidth: headW });
+	pen.text(data.shipment_type === 1 ? "REVERSE PICKUP" : "FORWARD", left + 2, y - 25, 7, {
+		color: GREY,
+		maxWidth: headW,
+	});
+	y -= 30;
+	pen.rule(y);
+
+	// 2. AWB barcode and words
+	const awbSym = code128(data.awb_number);
+	const barH = 60;
+	drawCode128(page, awbSym, {
+		x: left,
+		y: y - 8 - barH,
+		width: inner,
+		height: barH,
+		maxModule: 1.6,
+		minModule: 0.55,
+	});
+	y -= 8 + barH;
+	pen.centered(`AWB ${data.awb_number}`, W / 2, y - 13, 11, true, inner);
+	y -= 19;
+	pen.rule(y);
+
+	// 3. ship to
+	const to = data.ship_to;
+	pen.text(data.shipment_type === 1 ? "DELIVER TO (RETURN)" : "SHIP TO", left + 2, y - 9, 7, {
+		bold: true,
+		color: GREY,
+	});
+	y -= 9;
+	pen.text(cleanText(to.name), left + 2, y - 12, 11, { bold: true, maxWidth: inner - 4 });
+	y -= 13;
+	const toLines = wrapText(
+		ld.fonts.regular,
+		to.lines.map(cleanText).filter(Boolean).join(", "),
+		8.5,
+		inner - 4,
+		3,
+	);
+	for (const line of toLines) {
+		pen.text(line, left + 2, y - 10, 8.5);
+		y -= 10.5;
+	}
+	const toCity = cityLine(to);
+	if (toCity) {
+		pen.text(toCity, left + 2, y - 10, 8.5, { maxWidth: inner - 4 });
+		y -= 10.5;
+	}
+	pen.text(`PIN ${cleanText(to.pincode)}`, left + 2, y - 15, 13, { bold: true });
+	const phone = cleanText(to.phone);
+	if (phone) pen.textRight(`Ph: ${phone}`, right - 2, y - 14, 10, { bold: true, maxWidth: inner / 2 });
+	y -= 19;
+	pen.rule(y);
+
+	// 4. payment
+	const cod = data.payment === "COD";
+	if (cod) {
+		page.drawRectangle({ x: left, y: y - 28, width: 70, height: 28, color: BLACK });
+		page.drawText("COD", { x: left + 14, y: y - 21, size: 18, font: ld.fonts.bold, color: WHITE });
+		pen.textRight(`Collect ${formatRupees(data.cod_amount)}`, right - 2, y - 20, 14, {
+			bold: true,
+			maxWidth: inner - 76,
+		});
+	} else {
+		pen.text("PREPAID", left + 2, y - 21, 18, { bold: true });
+		pen.textRight("Do not collect cash", right - 2, y - 19, 9);
+	}
+	y -= 28;
+	pen.rule(y);
+
+	// 5. order details
+	const colX = left + inner / 2 + 4;
+	const halfW = inner / 2 - 6;
+	const rows: Array<[string, string]> = [
+		[`Order: ${cleanText(data.order_no)}`, `Value: ${formatRupees(data.declared_value)}`],
+		[`Date: ${formatIstDate(data.order_date)}`, `Weight: ${num(data.weight_kg)} kg`],
+		[
+			`Order ID: ${data.order_id}`,
+			data.dimensions_cm
+				? `Dim: ${num(data.dimensions_cm.length, 1)}×${num(data.dimensions_cm.width, 1)}×${num(data.dimensions_cm.height, 1)} cm`
+				: "Dim: —",
+		],
+	];
+	y -= 2;
+	for (const [a, b] of rows) {
+		pen.text(a, left + 2, y - 9, 8, { maxWidth: halfW });
+		pen.text(b, colX, y - 9, 8, { maxWidth: halfW });
+		y -= 10.5;
+	}
+	const sku = cleanText(data.product_sku);
+	const product = `Item: ${cleanText(data.product_name)}${sku ? ` (SKU ${sku})` : ""}`;
+	for (const line of wrapText(ld.fonts.regular, product, 8, inner - 4, 2)) {
+		pen.text(line, left + 2, y - 9, 8);
+		y -= 10;
+	}
+	y -= 2;
+
+	// 6. order number barcode (only when it is printable ASCII and fits)
+	const orderNo = cleanText(data.order_no);
+	if (isCode128Encodable(orderNo)) {
+		const sym = code128(orderNo);
+		const bh = 30;
+		const drawn = drawCode128(page, sym, {
+			x: left,
+			y: y - 4 - bh,
+			width: inner,
+			height: bh,
+			maxModule: 1.2,
+			minModule: 0.6,
+		});
+		if (drawn) {
+			pen.centered(orderNo, W / 2, y - 4 - bh - 9, 7, false, inner);
+			y -= 4 + bh + 12;
+		}
+	}
+	pen.rule(y);
+
+	// 7. return address / pickup from
+	const from = data.from;
+	if (from) {
+		pen.text(data.shipment_type === 1 ? "PICKUP FROM" : "IF UNDELIVERED, RETURN TO", left + 2, y - 9, 7, {
+			bold: true,
+			color: GREY,
+		});
+		y -= 9;
+		pen.text(cleanText(from.name), left + 2, y - 9, 8, { bold: true, maxWidth: inner - 4 });
+		y -= 10;
+		const fromText = [
+			...from.lines.map(cleanText).filter(Boolean),
+			cityLine(from),
+			`PIN ${cleanText(from.pincode)}`,
+		]
+			.filter(Boolean)
+			.join(", ");
+		for (const line of wrapText(ld.fonts.regular, fromText, 7.5, inner - 4, 2)) {
+			pen.text(line, left + 2, y - 8.5, 7.5);
+			y -= 9.5;
+		}
+		const contact = cleanText(from.contact);
+		const fromPhone = cleanText(from.phone);
+		const contactLine = [
+			contact && contact !== cleanText(from.name) ? contact : "",
+			fromPhone ? `Ph: ${fromPhone}` : "",
+		]
+			.filter(Boolean)
+			.join("  ");
+		if (contactLine) {
+			pen.text(contactLine, left + 2, y - 8.5, 7.5, { maxWidth: inner - 4 });
+			y -= 9.5;
+		}
+	}
+
+	// 8. seller
+	if (data.seller) {
+		const gstin = cleanText(data.seller.gstin);
+		const seller = `Seller: ${cleanText(data.seller.name)}${gstin ? `   GSTIN: ${gstin}` : ""}`;
+		pen.text(seller, left + 2, Math.max(y - 10, 10), 7.5, { maxWidth: inner - 4 });
+	}
+	return page;
+}

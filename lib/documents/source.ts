@@ -1,0 +1,78 @@
+/**
+ * Gathers what one label needs from the services that own it (lib/contracts.ts):
+ * the order (intake), its live shipment (booking) and the pickup / RTO
+ * warehouses (warehouses). Shared by the single label and, later, bulk labels.
+ */
+import type { Context } from "moleculer";
+import type { OrderRecord, ShipmentRecord, WarehouseRow } from "../contracts";
+import { documentsConflict, documentsError } from "../errors";
+import type { LabelSource } from "./data";
+import { isPrintableAwb } from "./data";
+
+/** 404 `{message:"not found"}`: the order is not the caller's or does not exist (identical answers, spec §1 rule 4). */
+export const labelNotFound = () => documentsError(404, "not found");
+
+/** 409 `{code:"not_ready_to_ship", message}`: the order holds no live booked shipment yet. */
+export const notBooked = () => documentsConflict("not_ready_to_ship", "order is not booked yet");
+
+/** 409 `{code:"carrier_label_missing", message}`: the courier issues its own label and it was not captured. */
+export const carrierLabelMissing = () =>
+	documentsConflict(
+		"carrier_label_missing",
+		"the courier issues its own label for this shipment and it was not captured",
+	);
+
+/**
+ * Parses a path `orderId` (string from the gateway, or a number from an
+ * internal caller) into a positive safe integer; null when it is not one
+ * ("abc", "0", "-1", "1.5", " 7", "+7", beyond 2^53 − 1).
+ */
+export function parseOrderId(raw: unknown): number | null {
+	if (typeof raw === "number") return Number.isSafeInteger(raw) && raw > 0 ? raw : null;
+	if (typeof raw !== "string" || !/^[1-9]\d{0,15}$/.test(raw)) return null;
+	const n = Number(raw);
+	return Number.isSafeInteger(n) ? n : null;
+}
+
+/** Reads a warehouse of the account, retired ones included; null when unknown. */
+async function warehouse(ctx: Context, sender_id: number, id: number | null): Promise<WarehouseRow | null> {
+	if (!id) return null;
+	return (
+		((await ctx.call("warehouses.get", {
+			sender_id,
+			id,
+			include_retired: true,
+		})) as WarehouseRow | null) ?? null
+	);
+}
+
+/**
+ * Loads the records of the caller's order `order_id`.
+ * Throws 404 `{message:"not found"}` when the order is missing or another
+ * account's; 409 `not_ready_to_ship` when it holds no live booked shipment
+ * (not booked, booking in progress, failed or cancelled); an Error when the
+ * courier's AWB is not printable (corrupt data, never expected).
+ */
+export async function loadLabelSource(
+	ctx: Context,
+	sender_id: number,
+	order_id: number,
+): Promise<LabelSource> {
+	const [order, shipment] = (await Promise.all([
+		ctx.call("intake.getOrder", { sender_id, order_id }),
+		ctx.call("booking.getShipment", { sender_id, order_id }),
+	])) as [OrderRecord | null, ShipmentRecord | null];
+	if (!order || Number(order.sender_id) !== sender_id || Number(order.order_id) !== order_id)
+		throw labelNotFound();
+	if (shipment?.state !== "booked" || !shipment.awb_number || Number(shipment.order_id) !== order_id)
+		throw notBooked();
+	if (!isPrintableAwb(shipment.awb_number))
+		throw new Error(`shipment of order ${order_id} has an unprintable AWB`);
+	const pickupId = order.pickup_address_id;
+	const rtoId = order.rto_address_id && order.rto_address_id !== pickupId ? order.rto_address_id : null;
+	const [pickup, rto] = await Promise.all([
+		warehouse(ctx, sender_id, pickupId),
+		warehouse(ctx, sender_id, rtoId),
+	]);
+	return { order, shipment, pickup, rto };
+}
