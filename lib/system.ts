@@ -8,6 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
 import { join, resolve } from "node:path";
 import { ServiceBroker, type ServiceSchema } from "moleculer";
 import brokerOptions from "../moleculer.config";
@@ -34,7 +35,7 @@ export function loadServiceSchema(name: ServiceName): ServiceSchema {
 }
 
 /** Stops a postmaster left running by a killed earlier run (pid file in the data dir). */
-async function stopStalePostmaster(pgdata: string): Promise<void> {
+export async function stopStalePostmaster(pgdata: string): Promise<void> {
 	const pidFile = join(pgdata, "postmaster.pid");
 	if (!existsSync(pidFile)) return;
 	const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
@@ -134,13 +135,40 @@ export async function startSystem(): Promise<RunningSystem> {
 		if (stopPg) await stopPg().catch(() => undefined);
 		throw err;
 	}
+	const probes = process.env.HEALTH_PORT ? await startProbes(broker, Number(process.env.HEALTH_PORT)) : undefined;
 	return {
 		broker,
 		async stop() {
+			probes?.close();
 			await broker.stop();
 			await closeAllQueues();
 			await closeAllPools();
 			if (stopPg) await stopPg();
 		},
 	};
+}
+
+/**
+ * Kubernetes probes for pods that run no gateway (`HEALTH_PORT`): `/live` answers
+ * 200 while the process runs; `/ready` 200 once the broker and its services have
+ * started and the transporter is connected, 503 otherwise (and while stopping).
+ */
+async function startProbes(broker: ServiceBroker, port: number): Promise<Server> {
+	const server = createServer((req, res) => {
+		res.setHeader("content-type", "application/json");
+		if (req.url === "/live") {
+			res.end('{"status":"ok"}');
+			return;
+		}
+		if (req.url === "/ready") {
+			const ready = broker.started && !broker.stopping && (!broker.transit || broker.transit.connected);
+			res.statusCode = ready ? 200 : 503;
+			res.end(JSON.stringify({ status: ready ? "ready" : "not_ready", node: broker.nodeID }));
+			return;
+		}
+		res.statusCode = 404;
+		res.end('{"error":"not_found","message":"Route not found"}');
+	});
+	await new Promise<void>((r) => server.listen(port, r));
+	return server;
 }

@@ -1,0 +1,163 @@
+/**
+ * Benchmarks (printed figures, not tests): the system started as in production
+ * (bin/start.ts with real PostgreSQL, Redis and an external JWKS; all services
+ * in one process by default, or split over NATS with BENCH_SPLIT=1), loaded
+ * with autocannon (50 connections, 10 s):
+ *
+ *   GET  /v1/shipping/serviceable   req/s, p50, p99
+ *   POST /v1/intake/order           req/s, p50, p99 (every request a new order)
+ *   202 → booked                    p50, p99 over 200 bookings
+ *
+ * Usage: npm run bench   (env: BENCH_SPLIT=1, BENCH_DURATION=10, BENCH_CONNECTIONS=50, BENCH_BOOKINGS=200)
+ * Creates and drops its own database and Redis prefix.
+ */
+import { randomBytes } from "node:crypto";
+import autocannon from "autocannon";
+import IORedis from "ioredis";
+import { Client } from "pg";
+import { createDevIdp, serveJwks } from "../lib/devidp";
+import { client, freePort, orderBody, warehouseBody } from "../test/helpers/flow";
+import { type StartedProcess, startProcess, waitReady } from "../test/helpers/processes";
+
+const adminUrl = process.env.TEST_PG_ADMIN_URL || "postgres://postgres@127.0.0.1:5432/postgres";
+const redisUrl = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";
+const natsUrl = process.env.TEST_NATS_URL || "nats://127.0.0.1:4222";
+const duration = Number(process.env.BENCH_DURATION || 10);
+const connections = Number(process.env.BENCH_CONNECTIONS || 50);
+const bookings = Number(process.env.BENCH_BOOKINGS || 200);
+const split = process.env.BENCH_SPLIT === "1";
+
+function pct(sorted: number[], p: number): number {
+	if (!sorted.length) return Number.NaN;
+	return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+async function cannon(title: string, opts: autocannon.Options): Promise<void> {
+	const r = await autocannon({ connections, duration, ...opts });
+	const non2xx = r.non2xx + r.errors + r.timeouts;
+	console.log(
+		`${title.padEnd(34)} ${r.requests.average.toFixed(0).padStart(6)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(4)} ms   (${r.requests.total} requests, ${non2xx} non-2xx/errors)`,
+	);
+}
+
+async function main(): Promise<void> {
+	const run = `${Date.now().toString(36)}_${randomBytes(2).toString("hex")}`;
+	const db = `msa_bench_${run}`;
+	const admin = new Client({ connectionString: adminUrl });
+	await admin.connect();
+	await admin.query(`CREATE DATABASE "${db}"`);
+	const u = new URL(adminUrl);
+	u.pathname = `/${db}`;
+	const idp = await createDevIdp();
+	const jwks = await serveJwks(idp);
+	const port = await freePort();
+	const base = `http://127.0.0.1:${port}`;
+	const common = {
+		DATABASE_URL: u.toString(),
+		REDIS_URL: redisUrl,
+		QUEUE_PREFIX: `msa-bench-${run}`,
+		NAMESPACE: `bench-${run}`,
+		AUTH_JWKS_URL: jwks.url,
+		LABEL_LINK_SECRET: "bench",
+		SANDBOX: "1",
+		SANDBOX_COURIER_PORT: String(await freePort()),
+		SANDBOX_COURIER_DELAY_MS: process.env.SANDBOX_COURIER_DELAY_MS,
+		PORT: String(port),
+		LOGLEVEL: "warn",
+		NODE_ENV: "production",
+	};
+	const procs: StartedProcess[] = split
+		? [
+				startProcess({ ...common, TRANSPORTER: natsUrl, SERVICES: "gateway,documents" }),
+				startProcess({ ...common, TRANSPORTER: natsUrl, SERVICES: "pincode,rates,warehouses,intake,booking,simulator" }),
+			]
+		: [startProcess(common)];
+	try {
+		await waitReady(base, procs, 90_000);
+		const sender = 900_001;
+		const token = await idp.tokenFor(sender);
+		const api = client(base, token);
+		const wh = await api.post("/v1/warehouses", warehouseBody("Bench warehouse"));
+		if (wh.status !== 201) throw new Error(`warehouse: ${JSON.stringify(wh.body)}`);
+		const whId = wh.body.data.id as number;
+		const auth = { authorization: `Bearer ${token}` };
+		console.log(`\nmode: ${split ? "2 processes over NATS" : "1 process"}, ${connections} connections, ${duration} s, node ${process.version}`);
+
+		// warm-up
+		await autocannon({ url: `${base}/v1/shipping/serviceable?from_pin=110001&to_pin=560001&physical_weight=0.8`, connections: 10, duration: 2, headers: auth });
+
+		await cannon("GET /v1/shipping/serviceable", {
+			url: `${base}/v1/shipping/serviceable?from_pin=110001&to_pin=560001&physical_weight=0.8&order_type=1&collectable_amount=1499`,
+			headers: auth,
+		});
+
+		let n = 0;
+		await cannon("POST /v1/intake/order", {
+			url: `${base}/v1/intake/order`,
+			method: "POST",
+			headers: { ...auth, "content-type": "application/json" },
+			requests: [
+				{
+					setupRequest: (req) => {
+						n += 1;
+						return { ...req, body: JSON.stringify(orderBody(whId, `BENCH-${run}-${n}`)) };
+					},
+				},
+			],
+		});
+		console.log(`  orders created: ${n}`);
+
+		// 202 → booked over `bookings` orders
+		const ids: Array<{ order_id: number; no: string }> = [];
+		for (let i = 0; i < bookings; i++) {
+			const no = `BOOK-${run}-${i}`;
+			const r = await api.post("/v1/intake/order", orderBody(whId, no));
+			ids.push({ order_id: r.body.order_id, no });
+		}
+		const latencies: number[] = [];
+		let failed = 0;
+		const t0 = Date.now();
+		await Promise.all(
+			ids.map(async ({ order_id, no }, i) => {
+				await new Promise((r) => setTimeout(r, i * 10)); // 100 bookings/s arrival
+				const r = await api.post("/v1/shipping/book", { order_id });
+				if (r.status !== 202) throw new Error(`book: ${r.status} ${JSON.stringify(r.body)}`);
+				const accepted = Date.now();
+				for (;;) {
+					const s = await api.get(`/v1/orders/status?order_no=${no}`);
+					if (s.body.state === "booked") {
+						latencies.push(Date.now() - accepted);
+						return;
+					}
+					if (s.body.state === "failed") {
+						failed++;
+						return;
+					}
+					await new Promise((r) => setTimeout(r, 50));
+				}
+			}),
+		);
+		latencies.sort((a, b) => a - b);
+		console.log(
+			`202 -> booked (${bookings} bookings)    p50 ${pct(latencies, 50)} ms   p99 ${pct(latencies, 99)} ms   max ${latencies.at(-1)} ms   failed ${failed}   wall ${Date.now() - t0} ms   (status polled every 50 ms)`,
+		);
+	} finally {
+		await Promise.all(procs.map((p) => p.stop()));
+		jwks.server.close();
+		await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
+		await admin.end();
+		const r = new IORedis(redisUrl);
+		let cursor = "0";
+		do {
+			const [next, keys] = await r.scan(cursor, "MATCH", `msa-bench-${run}:*`, "COUNT", 1000);
+			cursor = next;
+			if (keys.length) await r.del(...keys);
+		} while (cursor !== "0");
+		await r.quit();
+	}
+}
+
+main().catch((err) => {
+	console.error(err);
+	process.exit(1);
+});

@@ -1,0 +1,174 @@
+/**
+ * The spec's §1 "Typical flow" over real HTTP, shared by the integration,
+ * end-to-end and zero-setup smoke tests: warehouse → quote → order → book →
+ * status → label. Every step asserts the real response.
+ */
+import { strict as assert } from "node:assert";
+
+export interface HttpResult<T = any> {
+	status: number;
+	headers: Headers;
+	body: T;
+	bytes?: Buffer;
+}
+
+/** Minimal JSON/PDF HTTP client bound to a base URL and bearer token. */
+export function client(base: string, token?: string) {
+	async function req<T = any>(method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<HttpResult<T>> {
+		const headers: Record<string, string> = { ...extra };
+		if (token) headers.authorization = `Bearer ${token}`;
+		if (body !== undefined) headers["content-type"] = "application/json";
+		const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+		const ct = res.headers.get("content-type") ?? "";
+		if (ct.includes("application/pdf")) {
+			const bytes = Buffer.from(await res.arrayBuffer());
+			return { status: res.status, headers: res.headers, body: undefined as T, bytes };
+		}
+		const text = await res.text();
+		let parsed: unknown = text;
+		try {
+			parsed = text ? JSON.parse(text) : undefined;
+		} catch {
+			/* plain text */
+		}
+		return { status: res.status, headers: res.headers, body: parsed as T };
+	}
+	return {
+		get: <T = any>(p: string) => req<T>("GET", p),
+		post: <T = any>(p: string, b?: unknown) => req<T>("POST", p, b ?? {}),
+		patch: <T = any>(p: string, b?: unknown) => req<T>("PATCH", p, b ?? {}),
+		del: <T = any>(p: string) => req<T>("DELETE", p),
+		req,
+	};
+}
+
+/** A valid warehouse body (real Delhi address, 110001). */
+export function warehouseBody(name = `WH ${Date.now()}-${Math.floor(Math.random() * 1e6)}`) {
+	return {
+		warehouse_name: name,
+		contact_person_name: "Asha Verma",
+		contact_no: "9876543210",
+		address_line_1: "12 Connaught Place, Block A",
+		city: "New Delhi",
+		state: "Delhi",
+		pincode: "110001",
+		is_return_same: true,
+	};
+}
+
+/** A valid forward COD order body to Bengaluru 560001. */
+export function orderBody(pickup_address_id: number, customer_order_no = `ORD-${Date.now()}-${Math.floor(Math.random() * 1e6)}`) {
+	return {
+		customer_order_no,
+		channel: "api",
+		receiver: {
+			name: "Ravi Kumar",
+			address_1: "45 MG Road, Ashok Nagar",
+			city: "Bengaluru",
+			state: "Karnataka",
+			pincode: "560001",
+			mobile_no: "9123456780",
+		},
+		product: {
+			product_name: "Cotton kurta",
+			physical_weight: 0.8,
+			declared_order_total: 1499,
+			cod_amount: 1499,
+			length: 30,
+			width: 25,
+			height: 5,
+		},
+		order: { pickup_address_id, order_type: 1 },
+	};
+}
+
+/** Polls `fn` until it returns a truthy value or `ms` elapse. */
+export async function waitFor<T>(fn: () => Promise<T | undefined | false>, ms = 20_000, every = 150): Promise<T> {
+	const end = Date.now() + ms;
+	for (;;) {
+		const v = await fn();
+		if (v) return v;
+		if (Date.now() > end) throw new Error(`condition not met within ${ms} ms`);
+		await new Promise((r) => setTimeout(r, every));
+	}
+}
+
+export interface FlowResult {
+	warehouse_id: number;
+	order_id: number;
+	customer_order_no: string;
+	awb_number: string;
+	courier: string;
+	label: Buffer;
+	bookedAfterMs: number;
+}
+
+/** Runs the whole typical flow as the merchant holding `token`. */
+export async function typicalFlow(base: string, token: string): Promise<FlowResult> {
+	const api = client(base, token);
+
+	const wh = await api.post("/v1/warehouses", warehouseBody());
+	assert.equal(wh.status, 201, JSON.stringify(wh.body));
+	const warehouse_id = wh.body.data.id as number;
+	assert.ok(Number.isInteger(warehouse_id));
+
+	const quote = await api.get("/v1/shipping/serviceable?from_pin=110001&to_pin=560001&physical_weight=0.8&order_type=1&collectable_amount=1499");
+	assert.equal(quote.status, 200, JSON.stringify(quote.body));
+	assert.ok(quote.body.data.length >= 1);
+	for (const q of quote.body.data) {
+		assert.equal(q.zone, "C");
+		assert.ok(q.total > 0 && q.cod_charge > 0);
+	}
+
+	const ob = orderBody(warehouse_id);
+	const created = await api.post("/v1/intake/order", ob);
+	assert.equal(created.status, 201, JSON.stringify(created.body));
+	const order_id = created.body.order_id as number;
+	const again = await api.post("/v1/intake/order", ob);
+	assert.equal(again.status, 200);
+	assert.deepEqual(again.body, { order_id, deduped: true });
+
+	const t0 = Date.now();
+	const book = await api.post("/v1/shipping/book", { order_id });
+	assert.equal(book.status, 202, JSON.stringify(book.body));
+	assert.equal(book.body.status, "queued");
+	assert.ok(!JSON.stringify(book.body).toLowerCase().includes("awb"));
+
+	const status = await waitFor(async () => {
+		const s = await api.get(`/v1/orders/status?order_no=${encodeURIComponent(ob.customer_order_no)}`);
+		assert.equal(s.status, 200, JSON.stringify(s.body));
+		assert.notEqual(s.body.state, "failed", JSON.stringify(s.body));
+		return s.body.state === "booked" ? s.body : undefined;
+	});
+	const bookedAfterMs = Date.now() - t0;
+	assert.equal(status.order_no, ob.customer_order_no);
+	assert.match(status.awb_number, /^[A-Z0-9]{8,20}$/);
+	assert.ok(status.courier);
+
+	const label = await api.get(`/v1/documents/label/${order_id}`);
+	assert.equal(label.status, 200, JSON.stringify(label.body));
+	assert.ok(label.bytes && label.bytes.subarray(0, 5).toString() === "%PDF-");
+
+	return {
+		warehouse_id,
+		order_id,
+		customer_order_no: ob.customer_order_no,
+		awb_number: status.awb_number,
+		courier: status.courier,
+		label: label.bytes!,
+		bookedAfterMs,
+	};
+}
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+	const { createServer } = await import("node:net");
+	return new Promise((resolve, reject) => {
+		const s = createServer();
+		s.once("error", reject);
+		s.listen(0, "127.0.0.1", () => {
+			const port = (s.address() as { port: number }).port;
+			s.close(() => resolve(port));
+		});
+	});
+}

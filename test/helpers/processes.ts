@@ -1,0 +1,59 @@
+/**
+ * Starts the system as `npm start` does (bin/start.ts in child processes) and
+ * waits for `/ready`. Used by the end-to-end and zero-setup smoke tests and by
+ * the benchmarks.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { resolve } from "node:path";
+
+const root = resolve(__dirname, "../..");
+
+export interface StartedProcess {
+	child: ChildProcess;
+	output: () => string;
+	/** SIGTERM and wait; resolves with the exit code. */
+	stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Spawns `node --require tsx/cjs bin/start.ts` with exactly `env` (plus PATH/HOME). */
+export function startProcess(env: Record<string, string | undefined>): StartedProcess {
+	const clean: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root" };
+	for (const [k, v] of Object.entries(env)) if (v !== undefined) clean[k] = v;
+	const child = spawn(process.execPath, ["--require", "tsx/cjs", "bin/start.ts"], { cwd: root, env: clean, stdio: ["ignore", "pipe", "pipe"] });
+	let out = "";
+	const keep = (d: Buffer) => {
+		out += d.toString();
+		if (out.length > 200_000) out = out.slice(-100_000);
+	};
+	child.stdout?.on("data", keep);
+	child.stderr?.on("data", keep);
+	return {
+		child,
+		output: () => out,
+		stop(signal: NodeJS.Signals = "SIGTERM") {
+			if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+			return new Promise((r) => {
+				child.once("exit", (code) => r(code));
+				child.kill(signal);
+			});
+		},
+	};
+}
+
+/** Polls `${base}/ready` until 200; throws with the processes' output after `ms`. */
+export async function waitReady(base: string, procs: StartedProcess[], ms = 60_000): Promise<void> {
+	const end = Date.now() + ms;
+	for (;;) {
+		for (const p of procs) {
+			if (p.child.exitCode !== null) throw new Error(`process exited early (${p.child.exitCode}):\n${p.output().slice(-4000)}`);
+		}
+		try {
+			const r = await fetch(`${base}/ready`);
+			if (r.status === 200) return;
+		} catch {
+			/* not listening yet */
+		}
+		if (Date.now() > end) throw new Error(`not ready within ${ms} ms:\n${procs.map((p) => p.output().slice(-3000)).join("\n---\n")}`);
+		await new Promise((r) => setTimeout(r, 250));
+	}
+}
