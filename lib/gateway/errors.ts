@@ -1,0 +1,138 @@
+/**
+ * Maps any error reaching the gateway to an HTTP status and body (spec §2.11
+ * envelope, §5.6 auth bodies, §7 codes and the documents exceptions).
+ *
+ * | Error                                                        | Status | Body                                                   |
+ * |--------------------------------------------------------------|--------|--------------------------------------------------------|
+ * | carries a contract body (`ApiError`, also across NATS)        | its    | verbatim (`errorBodyOf`)                               |
+ * | {@link GatewayError} (made by the gateway itself)             | its    | `{error, message}` (`{message}` under /v1/documents/)  |
+ * | Moleculer `ValidationError` (broker validator, 422)           | 400    | `{error:"validation_failed", message, details}`        |
+ * | body-parser: malformed JSON (`entity.parse.failed`)           | 400    | `{error:"invalid_json", message}`                      |
+ * | body-parser: body over the limit (`entity.too.large`)         | 413    | `{error:"payload_too_large", message}`                 |
+ * | body-parser: unsupported charset / encoding                   | 415    | `{error:"unsupported_media_type", message}`            |
+ * | body-parser: other read failures (aborted, bad length)        | 400    | `{error:"invalid_body", message}`                      |
+ * | undecodable path parameter (`%ZZ`)                            | 400    | `{error:"bad_request", message}`                       |
+ * | moleculer-web `NotFoundError`                                 | 404    | `{error:"not_found", message:"Route not found"}`       |
+ * | service missing / unavailable / timeout / rejected / queue    |        |                                                        |
+ * | full / transporter (NATS) down                                | 503    | `{error:"service_unavailable", message}`               |
+ * | anything else                                                 | 500    | `{error:"internal_error", message:"Internal error", request_id}` (logged, never a stack) |
+ *
+ * Under `/v1/documents/` (§7 exception), gateway-made 400 and 404 answers are
+ * `{message}` with no `error` key; bodies thrown by the documents service are
+ * passed through verbatim like every other contract body.
+ */
+import { Errors } from "moleculer";
+import { type ErrorBody, errorBodyOf, validationFailed } from "../errors";
+import { describe } from "../validate";
+import { DOCUMENTS_PREFIX } from "./routes";
+
+/** An error the gateway itself answers (404 route, 405, bad body…), shaped per path by {@link answerFor}. */
+export class GatewayError extends Errors.MoleculerError {
+	/**
+	 * @param status HTTP status
+	 * @param error stable machine code (§2.11 `error`)
+	 * @param message human text
+	 */
+	constructor(status: number, error: string, message: string) {
+		super(message, status, error, { gateway: true });
+		this.name = "GatewayError";
+		this.retryable = false;
+	}
+}
+
+/** The HTTP answer for an error. */
+export interface ErrorAnswer {
+	status: number;
+	body: ErrorBody;
+	/** True when the error is unexpected and must be logged (with its stack, server-side only). */
+	log: boolean;
+}
+
+/** Moleculer error types meaning "the service is not reachable right now; retry". */
+const UNAVAILABLE_TYPES = new Set([
+	"SERVICE_NOT_FOUND",
+	"SERVICE_NOT_AVAILABLE",
+	"REQUEST_TIMEOUT",
+	"REQUEST_REJECTED",
+	"REQUEST_SKIPPED",
+	"QUEUE_FULL",
+	"BAD_GATEWAY",
+]);
+/** Error class names meaning the same (moleculer-web's ServiceUnavailableError, the nats client's errors). */
+const UNAVAILABLE_NAMES = new Set([
+	"ServiceUnavailableError",
+	"ServiceNotFoundError",
+	"ServiceNotAvailableError",
+	"RequestTimeoutError",
+	"RequestRejectedError",
+	"RequestSkippedError",
+	"QueueIsFullError",
+	"BrokerDisconnectedError",
+	"NatsError",
+]);
+
+/** True when `err` means a collaborator service is unreachable (answered 503 `service_unavailable`). */
+export function isUnavailable(err: { name?: unknown; type?: unknown }): boolean {
+	return UNAVAILABLE_TYPES.has(err.type as string) || UNAVAILABLE_NAMES.has(err.name as string);
+}
+
+function envelope(status: number, error: string, message: string, path: string): ErrorAnswer {
+	if ((status === 400 || status === 404) && path.startsWith(DOCUMENTS_PREFIX)) {
+		return { status, body: { message }, log: false };
+	}
+	return { status, body: { error, message }, log: false };
+}
+
+/**
+ * Computes the answer for `err` on request `path` (no query string).
+ * `requestId` is echoed in 500 bodies so a merchant can quote it.
+ */
+export function answerFor(err: unknown, path: string, requestId: string): ErrorAnswer {
+	const contract = errorBodyOf(err);
+	if (contract && contract.status >= 400 && contract.status <= 599) {
+		return { status: contract.status, body: contract.body, log: false };
+	}
+	const e = (err ?? {}) as { name?: string; type?: string; code?: unknown; message?: string; data?: any };
+	if (e.data?.gateway === true && typeof e.code === "number") {
+		return envelope(e.code, String(e.type), String(e.message), path);
+	}
+	if (e.name === "ValidationError" || (e.type === "VALIDATION_ERROR" && e.code === 422)) {
+		const details = Array.isArray(e.data) ? e.data.map((d: any) => describe(d)) : [String(e.message)];
+		const body = errorBodyOf(validationFailed(details))!.body;
+		if (path.startsWith(DOCUMENTS_PREFIX))
+			return { status: 400, body: { message: body.message }, log: false };
+		return { status: 400, body, log: false };
+	}
+	switch (e.type) {
+		case "entity.parse.failed":
+			return envelope(400, "invalid_json", "Request body is not valid JSON", path);
+		case "entity.too.large":
+			return envelope(413, "payload_too_large", "Request body exceeds the 1 MB limit", path);
+		case "charset.unsupported":
+		case "encoding.unsupported":
+			return envelope(415, "unsupported_media_type", "Unsupported body charset or content encoding", path);
+		case "request.aborted":
+		case "request.size.invalid":
+		case "stream.encoding.set":
+		case "stream.not.readable":
+			return envelope(400, "invalid_body", "The request body could not be read", path);
+		case "UNABLE_DECODE_PARAM":
+			return envelope(400, "bad_request", "Malformed path parameter", path);
+		case "NOT_FOUND":
+			if (e.code === 404) return envelope(404, "not_found", "Route not found", path);
+			break;
+	}
+	if (e.code === 413) return envelope(413, "payload_too_large", "Request body exceeds the 1 MB limit", path);
+	if (isUnavailable(e)) {
+		return {
+			status: 503,
+			body: { error: "service_unavailable", message: "A required service is temporarily unavailable; retry" },
+			log: false,
+		};
+	}
+	return {
+		status: 500,
+		body: { error: "internal_error", message: "Internal error", request_id: requestId },
+		log: true,
+	};
+}

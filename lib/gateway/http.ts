@@ -1,0 +1,78 @@
+/**
+ * Small per-request helpers of the gateway: request ids, query strings and the
+ * structured access-log line. Kept allocation-light (hot path).
+ */
+import { randomUUID } from "node:crypto";
+
+/** A client-supplied request id is kept only when it is 1–64 chars of `[A-Za-z0-9._-]`. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * The request id of a call: the incoming `x-request-id` header when it is a
+ * sane token, else a fresh UUID v4. Used as the Moleculer `requestID` and
+ * answered in the `x-request-id` response header.
+ */
+export function requestIdOf(header: string | string[] | undefined): string {
+	return typeof header === "string" && SANE_REQUEST_ID.test(header) ? header : randomUUID();
+}
+
+/** Path part of a request URL (no query string). */
+export function pathOf(url: string | undefined): string {
+	if (!url) return "/";
+	const q = url.indexOf("?");
+	return q === -1 ? url : url.slice(0, q);
+}
+
+/**
+ * Parses a query string into a flat object of STRING values (the gateway
+ * passes query parameters to actions as strings). A repeated key keeps its
+ * last value; bracket syntax (`a[b]=1`) is not expanded, so no nested objects
+ * or arrays reach a service from the query string.
+ */
+export function parseQuery(qs: string): Record<string, string> {
+	const out: Record<string, string> = {};
+	if (qs.length === 0) return out;
+	for (const [k, v] of new URLSearchParams(qs)) {
+		if (k === "__proto__" || k === "constructor" || k === "prototype") continue;
+		out[k] = v;
+	}
+	return out;
+}
+
+/** Fields of one access-log line. */
+export interface AccessLogFields {
+	nodeID: string;
+	/** Moleculer namespace */
+	ns: string;
+	method: string | undefined;
+	path: string;
+	status: number;
+	/** wall time in ms, 0.1 ms resolution */
+	ms: number;
+	request_id: string | undefined;
+	sender_id: number | undefined;
+}
+
+/**
+ * One structured JSON access-log line (same top-level keys as Moleculer's
+ * `json` log formatter: ts, level, msg, nodeID, ns, mod). Never contains tokens,
+ * query strings or bodies.
+ */
+export function accessLogLine(f: AccessLogFields): string {
+	return (
+		JSON.stringify({
+			ts: Date.now(),
+			level: "info",
+			msg: "request",
+			nodeID: f.nodeID,
+			ns: f.ns,
+			mod: "gateway",
+			method: f.method,
+			path: f.path,
+			status: f.status,
+			ms: f.ms,
+			request_id: f.request_id,
+			sender_id: f.sender_id ?? null,
+		}) + "\n"
+	);
+}

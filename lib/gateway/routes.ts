@@ -1,0 +1,63 @@
+/**
+ * The gateway's HTTP route table (spec §4, ARCHITECTURE §6: explicit aliases
+ * only, `mappingPolicy: "restrict"`; no internal action is reachable over HTTP
+ * unless listed here).
+ *
+ * Keys are `"<METHOD> <path>"` in moleculer-web / path-to-regexp 8 syntax
+ * (`:name` is a path parameter, passed to the action as a STRING in
+ * `ctx.params`); values are the exact action names.
+ */
+
+/** Bearer-authenticated public API (§4, §5). */
+export const API_ALIASES = {
+	"GET /v1/pincode/:pincode": "pincode.lookup",
+	"GET /v1/shipping/serviceable": "rates.serviceable",
+	"POST /v1/intake/order": "intake.createOrder",
+	"POST /v1/intake/reverse": "intake.createReverse",
+	"GET /v1/orders/status": "intake.status",
+	"POST /v1/shipping/book": "booking.book",
+	"GET /v1/warehouses": "warehouses.list",
+	"POST /v1/warehouses": "warehouses.create",
+	"PATCH /v1/warehouses/:id": "warehouses.update",
+	"DELETE /v1/warehouses/:id": "warehouses.remove",
+	/** Binary answer: the action sets `ctx.meta.$responseType` / `$responseHeaders` and returns a Buffer. */
+	"GET /v1/documents/label/:orderId": "documents.label",
+} as const satisfies Record<string, string>;
+
+/** Unauthenticated probes, always answered by the local gateway node. */
+export const PROBE_ALIASES = {
+	/** Liveness: 200 `{status:"ok"}`. */
+	"GET /health": "gateway.health",
+	/** Readiness: 200 `{status:"ready", services}` or 503 `{error:"not_ready", message, missing}`. */
+	"GET /ready": "gateway.ready",
+} as const satisfies Record<string, string>;
+
+/**
+ * Development identity provider (zero-setup start only, env `MSA_DEV_IDP=1`;
+ * ARCHITECTURE §3, spec §5.5). No bearer token.
+ */
+export const DEV_IDP_ALIASES = {
+	/** `?grant_type=password`, JSON or form body `{email|username, password}`. */
+	"POST /auth/v1/token": "devauth.token",
+	"GET /auth/v1/.well-known/jwks.json": "devauth.jwks",
+} as const satisfies Record<string, string>;
+
+/** Path prefix whose gateway-made 400/404 answers use the §7 documents shape `{message}`. */
+export const DOCUMENTS_PREFIX = "/v1/documents/";
+
+/**
+ * Groups the actions of an alias table by service name (the part before the
+ * first dot), e.g. `{intake: ["intake.createOrder", …]}`. Used by `/ready`.
+ */
+export function actionsByService(...tables: Record<string, string>[]): Map<string, string[]> {
+	const out = new Map<string, string[]>();
+	for (const table of tables) {
+		for (const action of Object.values(table)) {
+			const svc = action.slice(0, action.indexOf("."));
+			const list = out.get(svc) ?? [];
+			if (!list.includes(action)) list.push(action);
+			out.set(svc, list);
+		}
+	}
+	return out;
+}

@@ -1,0 +1,282 @@
+/**
+ * Gateway helpers without HTTP: bearer parsing, the verified-token cache,
+ * request ids, query parsing, the error mapping table and the route table.
+ */
+import assert from "node:assert/strict";
+import { Errors } from "moleculer";
+import { type AuthUser, invalidToken, userFor } from "../../lib/auth";
+import { createDevIdp } from "../../lib/devidp";
+import { apiError, documentsConflict, documentsError } from "../../lib/errors";
+import { answerFor, GatewayError, isUnavailable } from "../../lib/gateway/errors";
+import { accessLogLine, parseQuery, pathOf, requestIdOf } from "../../lib/gateway/http";
+import { API_ALIASES, actionsByService, DEV_IDP_ALIASES } from "../../lib/gateway/routes";
+import { bearerToken, cachedVerifier } from "../../lib/gateway/tokens";
+import { rejects } from "../helpers/broker";
+
+describe("gateway helpers", () => {
+	describe("bearerToken", () => {
+		it("extracts the token of a well-formed Bearer header (scheme case-insensitive)", () => {
+			assert.equal(bearerToken("Bearer abc.def.ghi"), "abc.def.ghi");
+			assert.equal(bearerToken("bearer abc"), "abc");
+			assert.equal(bearerToken("Bearer abc== "), "abc==");
+		});
+
+		it("throws 401 Authentication required when absent or malformed", () => {
+			for (const h of [
+				undefined,
+				"",
+				"Bearer",
+				"Bearer ",
+				"Basic abc",
+				"Bearer a b",
+				"Bearer a,b",
+				["Bearer a"],
+			]) {
+				assert.throws(
+					() => bearerToken(h as any),
+					(e: any) => e.code === 401 && e.data.body.error === "Authentication required",
+					String(h),
+				);
+			}
+		});
+	});
+
+	describe("cachedVerifier", () => {
+		it("verifies a token once while it is fresh and returns a frozen user", async () => {
+			const idp = await createDevIdp();
+			const token = await idp.tokenFor(12);
+			let calls = 0;
+			let now = 1_000_000;
+			const verify = cachedVerifier(
+				async () => {
+					calls++;
+					return userFor(12);
+				},
+				{ now: () => now, maxAgeMs: 60_000 },
+			);
+			now = Date.now();
+			const a = await verify(token);
+			const b = await verify(token);
+			assert.equal(calls, 1);
+			assert.equal(a, b);
+			assert.ok(Object.isFrozen(a) && Object.isFrozen(a.caps));
+			now += 60_001;
+			await verify(token);
+			assert.equal(calls, 2, "re-verified after maxAgeMs");
+		});
+
+		it("never trusts a cached token past its exp", async () => {
+			const idp = await createDevIdp();
+			const exp = Math.floor(Date.now() / 1000) + 5;
+			const token = await idp.sign(
+				{ sub: "s", app_metadata: { sender_id: 3, role: "merchant" } },
+				{ expiresIn: exp },
+			);
+			let now = Date.now();
+			let calls = 0;
+			const verify = cachedVerifier(
+				async () => {
+					calls++;
+					if (now >= exp * 1000) throw invalidToken("token_expired");
+					return userFor(3);
+				},
+				{ now: () => now },
+			);
+			await verify(token);
+			await verify(token);
+			assert.equal(calls, 1);
+			now = exp * 1000 + 1;
+			const err = await rejects(() => verify(token));
+			assert.deepEqual(err.data.body, { error: "Invalid or expired token", code: "token_expired" });
+			assert.equal(calls, 2);
+		});
+
+		it("does not cache failures and evicts the oldest entry when full", async () => {
+			let calls = 0;
+			const verify = cachedVerifier(
+				async (t: string): Promise<AuthUser> => {
+					calls++;
+					if (t === "bad") throw invalidToken("token_invalid");
+					return userFor(1);
+				},
+				{ maxEntries: 2 },
+			);
+			const tok = (n: number) =>
+				`e30.${Buffer.from(JSON.stringify({ exp: Math.floor(Date.now() / 1000) + 600, n })).toString("base64url")}.sig`;
+			await rejects(() => verify("bad"));
+			await rejects(() => verify("bad"));
+			assert.equal(calls, 2);
+			await verify(tok(1));
+			await verify(tok(2));
+			await verify(tok(3)); // evicts tok(1)
+			calls = 0;
+			await verify(tok(2));
+			await verify(tok(3));
+			assert.equal(calls, 0);
+			await verify(tok(1));
+			assert.equal(calls, 1);
+		});
+	});
+
+	describe("request ids, paths, queries, log lines", () => {
+		it("keeps a sane x-request-id, replaces anything else with a UUID", () => {
+			assert.equal(requestIdOf("abc-1.2_3"), "abc-1.2_3");
+			assert.equal(requestIdOf("x".repeat(64)), "x".repeat(64));
+			for (const bad of [undefined, "", "x".repeat(65), "a b", "a/b", "a,b", ["a"]]) {
+				assert.match(requestIdOf(bad as any), /^[0-9a-f-]{36}$/, String(bad));
+			}
+		});
+
+		it("pathOf strips the query", () => {
+			assert.equal(pathOf("/v1/x?a=1"), "/v1/x");
+			assert.equal(pathOf("/v1/x"), "/v1/x");
+			assert.equal(pathOf(undefined), "/");
+		});
+
+		it("parseQuery gives flat strings, last value wins, no prototype keys", () => {
+			const q = parseQuery("a=1&a=2&b[c]=3&d=%20x&__proto__=1&constructor=2&e");
+			assert.deepEqual({ ...q }, { a: "2", "b[c]": "3", d: " x", e: "" });
+			assert.equal(Object.getPrototypeOf(q), Object.prototype);
+			assert.deepEqual(parseQuery(""), {});
+		});
+
+		it("accessLogLine is one JSON line", () => {
+			const l = accessLogLine({
+				nodeID: "n",
+				ns: "",
+				method: "GET",
+				path: "/health",
+				status: 200,
+				ms: 1.2,
+				request_id: "r",
+				sender_id: undefined,
+			});
+			assert.ok(l.endsWith("\n") && !l.slice(0, -1).includes("\n"));
+			const o = JSON.parse(l);
+			assert.equal(o.level, "info");
+			assert.equal(o.sender_id, null);
+			assert.equal(o.status, 200);
+		});
+	});
+
+	describe("answerFor (error mapping)", () => {
+		it("contract bodies verbatim, including documents exceptions", () => {
+			assert.deepEqual(
+				answerFor(apiError(422, "lane_not_priced", "No courier"), "/v1/shipping/serviceable", "r"),
+				{
+					status: 422,
+					body: { error: "lane_not_priced", message: "No courier" },
+					log: false,
+				},
+			);
+			assert.deepEqual(answerFor(documentsError(404, "not found"), "/v1/documents/label/1", "r").body, {
+				message: "not found",
+			});
+			const c = answerFor(documentsConflict("carrier_label_missing", "m"), "/v1/documents/label/1", "r");
+			assert.equal(c.status, 409);
+			assert.deepEqual(c.body, { code: "carrier_label_missing", message: "m" });
+		});
+
+		it("a contract body that crossed the wire (plain object) is still verbatim", () => {
+			const wire = {
+				name: "ApiError",
+				message: "x",
+				code: 403,
+				type: "forbidden",
+				data: { body: { error: "forbidden", cap: "ndr.act", message: "x" } },
+			};
+			assert.deepEqual(answerFor(wire, "/v1/x", "r"), { status: 403, body: wire.data.body, log: false });
+		});
+
+		it("gateway errors: envelope, or {message} for 400/404 under /v1/documents/", () => {
+			const e = new GatewayError(404, "not_found", "Route not found");
+			assert.deepEqual(answerFor(e, "/v1/x", "r").body, { error: "not_found", message: "Route not found" });
+			assert.deepEqual(answerFor(e, "/v1/documents/x", "r").body, { message: "Route not found" });
+			const m = new GatewayError(405, "method_not_allowed", "no");
+			assert.deepEqual(answerFor(m, "/v1/documents/x", "r").body, {
+				error: "method_not_allowed",
+				message: "no",
+			});
+		});
+
+		it("ValidationError → 400 validation_failed with details", () => {
+			const v = new Errors.ValidationError("Parameters validation error!", "VALIDATION_ERROR", [
+				{ type: "required", field: "a", message: "The 'a' field is required." },
+				{ type: "string", field: "b", message: "The 'b' field must be a string." },
+			]);
+			const a = answerFor(v, "/v1/warehouses", "r");
+			assert.equal(a.status, 400);
+			assert.equal(a.body.error, "validation_failed");
+			assert.deepEqual(a.body.details, ["a: is required.", "b: must be a string."]);
+		});
+
+		it("body-parser errors: 400 invalid_json, 413 payload_too_large, 415", () => {
+			const mk = (code: number, type: string) => new Errors.MoleculerError("x", code, type);
+			assert.equal(answerFor(mk(400, "entity.parse.failed"), "/v1/a", "r").body.error, "invalid_json");
+			const big = answerFor(mk(413, "entity.too.large"), "/v1/a", "r");
+			assert.equal(big.status, 413);
+			assert.equal(big.body.error, "payload_too_large");
+			assert.equal(answerFor(mk(415, "charset.unsupported"), "/v1/a", "r").status, 415);
+			assert.equal(answerFor(mk(400, "request.aborted"), "/v1/a", "r").body.error, "invalid_body");
+		});
+
+		it("unreachable services → 503 service_unavailable", () => {
+			const cases = [
+				new Errors.ServiceNotFoundError({ action: "x.y" }),
+				new Errors.ServiceNotAvailableError({ action: "x.y" }),
+				new Errors.RequestTimeoutError({ action: "x.y", nodeID: "n" }),
+				new Errors.RequestRejectedError({ action: "x.y", nodeID: "n" }),
+				new Errors.QueueIsFullError({ action: "x.y", nodeID: "n", size: 1, limit: 1 }),
+				new (Errors.BrokerDisconnectedError as any)(),
+				Object.assign(new Error("CONNECTION_CLOSED"), { name: "NatsError", code: "CONNECTION_CLOSED" }),
+			];
+			for (const c of cases) {
+				assert.ok(isUnavailable(c as any), c.name);
+				const a = answerFor(c, "/v1/a", "r");
+				assert.equal(a.status, 503, c.name);
+				assert.deepEqual(Object.keys(a.body).sort(), ["error", "message"]);
+				assert.equal(a.body.error, "service_unavailable");
+			}
+		});
+
+		it("anything else → 500 internal_error with request_id, flagged for logging", () => {
+			for (const e of [
+				new Error("secret"),
+				new TypeError("x"),
+				"string",
+				undefined,
+				{ code: "ECONNRESET" },
+			]) {
+				const a = answerFor(e, "/v1/a", "req-9");
+				assert.deepEqual(a, {
+					status: 500,
+					body: { error: "internal_error", message: "Internal error", request_id: "req-9" },
+					log: true,
+				});
+			}
+		});
+	});
+
+	describe("route table", () => {
+		it("lists exactly the documented aliases and groups them by service", () => {
+			assert.equal(API_ALIASES["GET /v1/shipping/serviceable"], "rates.serviceable");
+			assert.equal(API_ALIASES["GET /v1/documents/label/:orderId"], "documents.label");
+			const m = actionsByService(API_ALIASES, DEV_IDP_ALIASES);
+			assert.deepEqual([...m.keys()].sort(), [
+				"booking",
+				"devauth",
+				"documents",
+				"intake",
+				"pincode",
+				"rates",
+				"warehouses",
+			]);
+			assert.deepEqual(m.get("warehouses"), [
+				"warehouses.list",
+				"warehouses.create",
+				"warehouses.update",
+				"warehouses.remove",
+			]);
+		});
+	});
+});
