@@ -1,0 +1,155 @@
+/**
+ * Builds what the courier needs from our records: the lane to price
+ * (`rates.quote`), the courier booking request and the pickup location.
+ * Units: kg, cm, rupees.
+ */
+import type { OrderRecord, QuoteParams, WarehouseRow } from "../contracts";
+import type { BookRequest, CourierAddress, PickupLocation } from "../couriers/types";
+
+/** Volumetric divisor used to give `rates.quote` a volumetric weight (cm³/kg; the most common one). */
+export const VOLUMETRIC_DIVISOR = 5000;
+
+const B2B_COUNT_KEYS = [
+	"no_of_boxes",
+	"number_of_boxes",
+	"box_count",
+	"boxes_count",
+	"package_count",
+	"no_of_packages",
+];
+
+/**
+ * True for B2B / multi-box consignments, which nothing here books (spec §1):
+ * channel or order type named `B2B`, a `boxes`/`packages` list of more than
+ * one entry, a box count above 1, or a truthy `is_b2b`, on the order or its product.
+ */
+export function isUnsupportedChannel(order: OrderRecord): boolean {
+	const blocks = [order as unknown, order.product as unknown].filter(
+		(x) => x && typeof x === "object",
+	) as Record<string, unknown>[];
+	for (const b of blocks) {
+		for (const k of ["channel", "shipment_mode", "order_mode"]) {
+			if (typeof b[k] === "string" && (b[k] as string).trim().toUpperCase() === "B2B") return true;
+		}
+		if (b.is_b2b === true || b.b2b === true) return true;
+		for (const k of ["boxes", "packages"])
+			if (Array.isArray(b[k]) && (b[k] as unknown[]).length > 1) return true;
+		for (const k of B2B_COUNT_KEYS) if (Number(b[k]) > 1) return true;
+	}
+	return false;
+}
+
+/** Volumetric weight in kg from the order's dimensions (0 when any is missing). */
+export function volumetricWeight(order: OrderRecord): number {
+	const { length, width, height } = order.product;
+	if (!(Number(length) > 0 && Number(width) > 0 && Number(height) > 0)) return 0;
+	return Math.round(((Number(length) * Number(width) * Number(height)) / VOLUMETRIC_DIVISOR) * 1000) / 1000;
+}
+
+/**
+ * The lane to price for an order: pickup warehouse pincode → receiver pincode,
+ * dead and volumetric weight, COD from the order, `operation: "reverse"` for
+ * a return (the rates service prices the return leg of that lane).
+ */
+export function laneOf(order: OrderRecord, warehouse: WarehouseRow, logistic_id?: number): QuoteParams {
+	const cod = order.order_type === 1;
+	return {
+		from_pin: warehouse.pincode,
+		to_pin: order.receiver.pincode,
+		physical_weight: order.product.physical_weight,
+		volumetric_weight: volumetricWeight(order),
+		order_type: cod ? 1 : 0,
+		...(cod ? { collectable_amount: codAmount(order) } : {}),
+		operation: order.shipment_type === 1 ? "reverse" : "forward",
+		...(logistic_id ? { logistic_id } : {}),
+	};
+}
+
+/** COD amount in rupees (the order's `cod_amount`, else its declared total). */
+export function codAmount(order: OrderRecord): number {
+	if (order.order_type !== 1) return 0;
+	const a = order.product.cod_amount;
+	return a !== null && a !== undefined && a > 0 ? a : order.product.declared_order_total;
+}
+
+function forwardAddress(w: WarehouseRow): CourierAddress {
+	return {
+		name: w.contact_person_name,
+		phone: w.contact_no,
+		address_1: w.address_line_1,
+		address_2: w.address_line_2,
+		city: w.city,
+		state: w.state,
+		pincode: w.pincode,
+		email: w.contact_email,
+	};
+}
+
+/** The warehouse's return leg (its forward address when `is_return_same` or the return block is incomplete). */
+export function returnAddress(w: WarehouseRow): CourierAddress {
+	if (w.is_return_same || !w.return_address_line_1 || !w.return_pincode) return forwardAddress(w);
+	return {
+		name: w.return_contact_person_name ?? w.contact_person_name,
+		phone: w.return_contact_no ?? w.contact_no,
+		address_1: w.return_address_line_1,
+		address_2: w.return_address_line_2,
+		city: w.return_city ?? w.city,
+		state: w.return_state ?? w.state,
+		pincode: w.return_pincode,
+		email: w.contact_email,
+	};
+}
+
+/** The warehouse as a courier pickup location (named by its `warehouse_code`). */
+export function pickupLocationOf(w: WarehouseRow): PickupLocation {
+	return {
+		warehouse_code: w.warehouse_code,
+		warehouse_name: w.warehouse_name,
+		address: forwardAddress(w),
+		return_address: returnAddress(w),
+		gstin: w.gstin,
+	};
+}
+
+/**
+ * The courier request of attempt `attempt_id`: our attempt id is the courier's
+ * client reference (it dedupes on it). `returnTo` is the RTO warehouse when the
+ * order names one, else the pickup warehouse's return leg.
+ */
+export function bookRequestOf(
+	attempt_id: number,
+	order: OrderRecord,
+	pickup: WarehouseRow,
+	returnTo?: WarehouseRow | null,
+): BookRequest {
+	const p = order.product;
+	const r = order.receiver;
+	const dims =
+		Number(p.length) > 0 && Number(p.width) > 0 && Number(p.height) > 0
+			? { length: Number(p.length), width: Number(p.width), height: Number(p.height) }
+			: null;
+	const address_2 = [r.address_2, r.landmark].filter((x) => x && String(x).trim()).join(", ") || null;
+	return {
+		reference: String(attempt_id),
+		order_no: order.customer_order_no,
+		shipment_type: order.shipment_type,
+		payment: order.order_type === 1 ? "cod" : "prepaid",
+		cod_amount: codAmount(order),
+		declared_value: p.declared_order_total,
+		weight_kg: p.physical_weight,
+		dimensions_cm: dims,
+		product_description: p.product_name,
+		pickup_location_code: pickup.warehouse_code,
+		pickup: forwardAddress(pickup),
+		consignee: {
+			name: r.name,
+			phone: r.mobile_no,
+			address_1: r.address_1,
+			address_2,
+			city: r.city ?? "",
+			state: r.state ?? "",
+			pincode: r.pincode,
+		},
+		return_address: returnTo ? forwardAddress(returnTo) : returnAddress(pickup),
+	};
+}

@@ -1,0 +1,412 @@
+/**
+ * SQL of the booking service (schema `booking`, see ./migrations.ts). Every
+ * state change is a conditional UPDATE (compare-and-set on `state`), every
+ * create an INSERT guarded by a unique index, never read-then-write.
+ * Money is stored as integer paise in `charges`.
+ */
+import type { Sequelize, Transaction } from "sequelize";
+import type { BookingUpdate, Quote, ShipmentRecord } from "../contracts";
+import { exec, select } from "../db";
+import { toPaise, toRupees } from "../money";
+
+export type AttemptState = "queued" | "claimed" | "booked" | "failed" | "cancelled";
+
+/** Quoted charges in paise. */
+export interface StoredCharges {
+	freight_charge: number;
+	cod_charge: number;
+	shipping_charge_tax: number;
+	total: number;
+	rto_charge: number;
+	zone: string;
+	/** chargeable kg */
+	weight: number;
+}
+
+/** One `booking.attempts` row (ids as numbers). */
+export interface AttemptRow {
+	attempt_id: number;
+	order_id: number;
+	sender_id: number;
+	logistic_id: number;
+	courier_name: string;
+	mode: "auto" | "forced";
+	idem_key: string;
+	state: AttemptState;
+	awb_number: string | null;
+	routing_code: string | null;
+	charges: StoredCharges | null;
+	failure_reason: string | null;
+	last_error: string | null;
+	ambiguous: boolean;
+	tries: number;
+	claimed_at: Date | null;
+	booked_at: Date | null;
+	created_at: Date;
+	updated_at: Date;
+}
+
+/** One `booking.outbox` row. */
+export interface OutboxRow {
+	id: number;
+	kind: "enqueue_booking" | "order_update";
+	payload: any;
+	tries: number;
+}
+
+function attempt(r: any): AttemptRow {
+	return {
+		...r,
+		attempt_id: Number(r.attempt_id),
+		order_id: Number(r.order_id),
+		sender_id: Number(r.sender_id),
+		logistic_id: Number(r.logistic_id),
+		tries: Number(r.tries),
+	};
+}
+
+/** Quote (rupees) → stored charges (paise). */
+export function chargesOf(q: Quote): StoredCharges {
+	return {
+		freight_charge: toPaise(q.freight_charge),
+		cod_charge: toPaise(q.cod_charge),
+		shipping_charge_tax: toPaise(q.shipping_charge_tax),
+		total: toPaise(q.total),
+		rto_charge: toPaise(q.rto_charge ?? 0),
+		zone: q.zone,
+		weight: q.weight,
+	};
+}
+
+/** The live attempt (queued, claimed or booked) of an order, if any. */
+export async function liveAttempt(
+	db: Sequelize,
+	order_id: number,
+	t?: Transaction,
+): Promise<AttemptRow | undefined> {
+	const rows = await select<any>(
+		db,
+		`SELECT * FROM booking.attempts WHERE order_id = $1 AND state IN ('queued', 'claimed', 'booked')`,
+		[order_id],
+		t,
+	);
+	return rows[0] ? attempt(rows[0]) : undefined;
+}
+
+/** One attempt by id. */
+export async function attemptById(db: Sequelize, attempt_id: number): Promise<AttemptRow | undefined> {
+	const rows = await select<any>(db, `SELECT * FROM booking.attempts WHERE attempt_id = $1`, [attempt_id]);
+	return rows[0] ? attempt(rows[0]) : undefined;
+}
+
+export interface NewAttempt {
+	order_id: number;
+	sender_id: number;
+	logistic_id: number;
+	courier_name: string;
+	mode: "auto" | "forced";
+	charges: StoredCharges | null;
+}
+
+async function addOutbox(
+	db: Sequelize,
+	t: Transaction,
+	rows: { kind: OutboxRow["kind"]; payload: unknown }[],
+): Promise<number[]> {
+	const ids: number[] = [];
+	for (const r of rows) {
+		const { rows: out } = await exec<{ id: string }>(
+			db,
+			`INSERT INTO booking.outbox (kind, payload) VALUES ($1, $2::jsonb) RETURNING id`,
+			[r.kind, JSON.stringify(r.payload)],
+			t,
+		);
+		ids.push(Number(out[0].id));
+	}
+	return ids;
+}
+
+/**
+ * In ONE transaction: inserts the queued attempt and its outbox rows (the
+ * seq-1 `order_update` "booking_in_progress" then `enqueue_booking`).
+ * Returns `{attempt, outbox}` or `{conflict}` (the order's live attempt) when
+ * the partial unique index says the order already has one.
+ */
+export async function createAttempt(
+	db: Sequelize,
+	a: NewAttempt,
+): Promise<{ attempt: AttemptRow; outbox: number[] } | { conflict: AttemptRow | undefined }> {
+	return db.transaction(async (t) => {
+		const { rows } = await exec<any>(
+			db,
+			`INSERT INTO booking.attempts (order_id, sender_id, logistic_id, courier_name, mode, charges, state)
+			 VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'queued')
+			 ON CONFLICT (order_id) WHERE state IN ('queued', 'claimed', 'booked') DO NOTHING
+			 RETURNING *`,
+			[
+				a.order_id,
+				a.sender_id,
+				a.logistic_id,
+				a.courier_name,
+				a.mode,
+				a.charges ? JSON.stringify(a.charges) : null,
+			],
+			t,
+		);
+		if (!rows[0]) return { conflict: await liveAttempt(db, a.order_id, t) };
+		const row = attempt(rows[0]);
+		const update: BookingUpdate = {
+			order_id: row.order_id,
+			sender_id: row.sender_id,
+			attempt_id: row.attempt_id,
+			seq: 1,
+			state: "booking_in_progress",
+			status: "booking_queued",
+			awb_number: null,
+			courier: null,
+			logistic_id: null,
+			failure_reason: null,
+		};
+		const outbox = await addOutbox(db, t, [
+			{ kind: "order_update", payload: update },
+			{ kind: "enqueue_booking", payload: { attempt_id: row.attempt_id } },
+		]);
+		return { attempt: row, outbox };
+	});
+}
+
+/**
+ * Claims an attempt for processing: queued → claimed, or a claimed attempt
+ * whose claim is older than `staleMs` (its worker died). Null when not claimable.
+ */
+export async function claimAttempt(
+	db: Sequelize,
+	attempt_id: number,
+	staleMs: number,
+): Promise<AttemptRow | null> {
+	const { rows } = await exec<any>(
+		db,
+		`UPDATE booking.attempts
+		 SET state = 'claimed', claimed_at = now(), tries = tries + 1, updated_at = now()
+		 WHERE attempt_id = $1
+		   AND (state = 'queued' OR (state = 'claimed' AND claimed_at < now() - make_interval(secs => $2::double precision / 1000)))
+		 RETURNING *`,
+		[attempt_id, staleMs],
+	);
+	return rows[0] ? attempt(rows[0]) : null;
+}
+
+/** Gives a claim back (claimed → queued) so a retry can take it; records the error for ops. */
+export async function releaseAttempt(db: Sequelize, attempt_id: number, error: string): Promise<void> {
+	await exec(
+		db,
+		`UPDATE booking.attempts SET state = 'queued', claimed_at = NULL, last_error = $2, updated_at = now()
+		 WHERE attempt_id = $1 AND state = 'claimed'`,
+		[attempt_id, error.slice(0, 1000)],
+	);
+}
+
+/**
+ * claimed → booked with the AWB, plus the seq-2 `order_update` in the same
+ * transaction. Returns the outbox ids, or null when the attempt was no longer
+ * claimed (another worker finished it).
+ */
+export async function markBooked(
+	db: Sequelize,
+	a: AttemptRow,
+	awb_number: string,
+	routing_code: string | null,
+): Promise<number[] | null> {
+	return db.transaction(async (t) => {
+		const { rows } = await exec<any>(
+			db,
+			`UPDATE booking.attempts
+			 SET state = 'booked', awb_number = $2, routing_code = $3, booked_at = now(), claimed_at = NULL,
+			     failure_reason = NULL, updated_at = now()
+			 WHERE attempt_id = $1 AND state = 'claimed'
+			 RETURNING *`,
+			[a.attempt_id, awb_number, routing_code],
+			t,
+		);
+		if (!rows[0]) return null;
+		const update: BookingUpdate = {
+			order_id: a.order_id,
+			sender_id: a.sender_id,
+			attempt_id: a.attempt_id,
+			seq: 2,
+			state: "booked",
+			status: "booked",
+			awb_number,
+			courier: a.courier_name,
+			logistic_id: a.logistic_id,
+			failure_reason: null,
+		};
+		return addOutbox(db, t, [{ kind: "order_update", payload: update }]);
+	});
+}
+
+/**
+ * claimed → failed with a plain-words reason, plus the seq-2 `order_update`.
+ * `ambiguous` marks an attempt whose courier outcome is unknown (the courier
+ * could not be reached): a later attempt of the order checks it first.
+ * Returns the outbox ids, or null when the attempt was no longer claimed.
+ */
+export async function markFailed(
+	db: Sequelize,
+	a: AttemptRow,
+	reason: string,
+	ambiguous = false,
+): Promise<number[] | null> {
+	return db.transaction(async (t) => {
+		const { rows } = await exec<any>(
+			db,
+			`UPDATE booking.attempts
+			 SET state = 'failed', failure_reason = $2, ambiguous = $3, claimed_at = NULL, updated_at = now()
+			 WHERE attempt_id = $1 AND state = 'claimed'
+			 RETURNING *`,
+			[a.attempt_id, reason.slice(0, 2000), ambiguous],
+			t,
+		);
+		if (!rows[0]) return null;
+		const update: BookingUpdate = {
+			order_id: a.order_id,
+			sender_id: a.sender_id,
+			attempt_id: a.attempt_id,
+			seq: 2,
+			state: "failed",
+			status: "booking_failed",
+			awb_number: null,
+			courier: null,
+			logistic_id: null,
+			failure_reason: reason.slice(0, 2000),
+		};
+		return addOutbox(db, t, [{ kind: "order_update", payload: update }]);
+	});
+}
+
+/** Earlier failed attempts of an order whose courier outcome is unknown. */
+export async function ambiguousAttempts(
+	db: Sequelize,
+	order_id: number,
+	before: number,
+): Promise<AttemptRow[]> {
+	const rows = await select<any>(
+		db,
+		`SELECT * FROM booking.attempts WHERE order_id = $1 AND attempt_id < $2 AND state = 'failed' AND ambiguous ORDER BY attempt_id`,
+		[order_id, before],
+	);
+	return rows.map(attempt);
+}
+
+/** Records how an ambiguous attempt was settled (no longer ambiguous). */
+export async function settleAmbiguous(db: Sequelize, attempt_id: number, note: string): Promise<void> {
+	await exec(
+		db,
+		`UPDATE booking.attempts SET ambiguous = false, last_error = $2, updated_at = now() WHERE attempt_id = $1`,
+		[attempt_id, note.slice(0, 1000)],
+	);
+}
+
+/**
+ * Leases up to `limit` undelivered outbox rows that are due (all due rows, or
+ * only `ids`), skipping rows another relay holds (`FOR UPDATE SKIP LOCKED`).
+ * A leased row is invisible to other relays for `leaseMs`.
+ */
+export async function leaseOutbox(
+	db: Sequelize,
+	limit: number,
+	leaseMs: number,
+	ids?: number[],
+): Promise<OutboxRow[]> {
+	const { rows } = await exec<any>(
+		db,
+		`UPDATE booking.outbox o
+		 SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), tries = o.tries + 1
+		 WHERE o.id IN (
+		   SELECT id FROM booking.outbox
+		   WHERE delivered_at IS NULL AND next_attempt_at <= now() AND ($3::bigint[] IS NULL OR id = ANY($3::bigint[]))
+		   ORDER BY id LIMIT $1
+		   FOR UPDATE SKIP LOCKED)
+		 RETURNING o.id, o.kind, o.payload, o.tries`,
+		[limit, leaseMs, ids ?? null],
+	);
+	return rows
+		.map((r) => ({ id: Number(r.id), kind: r.kind, payload: r.payload, tries: Number(r.tries) }))
+		.sort((a, b) => a.id - b.id);
+}
+
+/** Marks an outbox row delivered (acknowledged). */
+export async function outboxDelivered(db: Sequelize, id: number): Promise<void> {
+	await exec(db, `UPDATE booking.outbox SET delivered_at = now(), last_error = NULL WHERE id = $1`, [id]);
+}
+
+/** Schedules the redelivery of an outbox row: base · 2^(tries-1), at most 60 s. */
+export async function outboxRetryLater(
+	db: Sequelize,
+	row: OutboxRow,
+	error: string,
+	baseMs: number,
+): Promise<void> {
+	const delay = Math.min(60_000, baseMs * 2 ** Math.max(0, Math.min(row.tries - 1, 16)));
+	await exec(
+		db,
+		`UPDATE booking.outbox SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), last_error = $3
+		 WHERE id = $1 AND delivered_at IS NULL`,
+		[row.id, delay, error.slice(0, 1000)],
+	);
+}
+
+/**
+ * Attempts that should have a job but may have lost it: queued and untouched
+ * for `afterMs`, or claimed with a claim older than `staleMs`.
+ */
+export async function sweepCandidates(
+	db: Sequelize,
+	afterMs: number,
+	staleMs: number,
+	limit = 200,
+): Promise<number[]> {
+	const rows = await select<{ attempt_id: string }>(
+		db,
+		`SELECT attempt_id FROM booking.attempts
+		 WHERE (state = 'queued' AND updated_at < now() - make_interval(secs => $1::double precision / 1000))
+		    OR (state = 'claimed' AND claimed_at < now() - make_interval(secs => $2::double precision / 1000))
+		 ORDER BY attempt_id LIMIT $3`,
+		[afterMs, staleMs, limit],
+	);
+	return rows.map((r) => Number(r.attempt_id));
+}
+
+/** The booked shipment of an order for its sender (rupees), or null. */
+export async function shipmentOf(
+	db: Sequelize,
+	sender_id: number,
+	order_id: number,
+): Promise<ShipmentRecord | null> {
+	const rows = await select<any>(
+		db,
+		`SELECT * FROM booking.attempts WHERE order_id = $1 AND sender_id = $2 AND state = 'booked'`,
+		[order_id, sender_id],
+	);
+	if (!rows[0]) return null;
+	const a = attempt(rows[0]);
+	const c = a.charges;
+	return {
+		order_id: a.order_id,
+		attempt_id: a.attempt_id,
+		logistic_id: a.logistic_id,
+		courier_name: a.courier_name,
+		awb_number: a.awb_number as string,
+		state: "booked",
+		routing_code: a.routing_code,
+		charges: c
+			? {
+					freight_charge: toRupees(c.freight_charge),
+					cod_charge: toRupees(c.cod_charge),
+					shipping_charge_tax: toRupees(c.shipping_charge_tax),
+					total: toRupees(c.total),
+				}
+			: null,
+		booked_at: new Date(a.booked_at ?? a.updated_at).toISOString(),
+	};
+}

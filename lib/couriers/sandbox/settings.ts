@@ -1,0 +1,43 @@
+/**
+ * Settings of the sandbox courier connector (Karrio-style: settings, proxy,
+ * mapper). Read lazily from the runtime configuration so a test can set the
+ * environment before the first call.
+ *
+ * Environment:
+ * - `SANDBOX_COURIER_URL` / `SANDBOX_COURIER_PORT` → base URL (lib/config.ts `simulatorUrl`)
+ * - `SANDBOX_COURIER_TIMEOUT_MS` → per-call timeout in ms (default 5000)
+ * - `SANDBOX_COURIER_TOKEN` → API token sent as `Authorization: Token <token>` (default `sandbox-token`)
+ */
+import { loadConfig } from "../../config";
+
+/** Connection settings of one sandbox courier account. */
+export interface SandboxSettings {
+	/** Simulator base URL, e.g. `http://127.0.0.1:4010` (no trailing slash). */
+	baseUrl: string;
+	/** The simulator's courier code (`sbx-express`, `sbx-surface`, `sbx-reverse`, `sbx-lite`). */
+	courierCode: string;
+	/** API token (never logged). */
+	token: string;
+	/** Per-call timeout in ms. */
+	timeoutMs: number;
+}
+
+/** Default API token of the sandbox courier accounts (the simulator accepts the same default). */
+export const DEFAULT_SANDBOX_TOKEN = "sandbox-token";
+
+/** The API token the simulator expects and the adapter sends. */
+export function sandboxToken(env: NodeJS.ProcessEnv = process.env): string {
+	return env.SANDBOX_COURIER_TOKEN || DEFAULT_SANDBOX_TOKEN;
+}
+
+/** Builds the settings of courier `courierCode` from the environment. */
+export function sandboxSettings(courierCode: string, env: NodeJS.ProcessEnv = process.env): SandboxSettings {
+	const cfg = loadConfig(env);
+	const t = Number(env.SANDBOX_COURIER_TIMEOUT_MS);
+	return {
+		baseUrl: cfg.simulatorUrl.replace(/\/+$/, ""),
+		courierCode,
+		token: sandboxToken(env),
+		timeoutMs: Number.isInteger(t) && t > 0 ? t : 5000,
+	};
+}

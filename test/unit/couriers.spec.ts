@@ -1,0 +1,336 @@
+/**
+ * Courier library: the sandbox adapter against the real simulator over HTTP
+ * (book idempotent on reference, look-up, refusal and timeout mapping,
+ * warehouse registration, tracking, cancel) and the adapter registry.
+ */
+import assert from "node:assert/strict";
+import { createServer } from "node:net";
+import type { ServiceBroker } from "moleculer";
+import type { CourierInfo } from "../../lib/contracts";
+import {
+	adapterFor,
+	type BookRequest,
+	CourierRefused,
+	CourierUnavailable,
+	type PickupLocation,
+	PickupLocationUnknown,
+	SandboxAdapter,
+} from "../../lib/couriers";
+import { getSequelize, select } from "../../lib/db";
+import { rejects, startBroker } from "../helpers/broker";
+
+/** A TCP port nobody listens on right now. */
+function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const s = createServer();
+		s.once("error", reject);
+		s.listen(0, "127.0.0.1", () => {
+			const port = (s.address() as { port: number }).port;
+			s.close(() => resolve(port));
+		});
+	});
+}
+
+const run = Math.random().toString(36).slice(2, 8);
+let seq = 0;
+/** A reference unique to this run. */
+function ref(): string {
+	seq += 1;
+	return `cr-${run}-${seq}`;
+}
+
+function courier(code: string, adapter = "sandbox"): CourierInfo {
+	return {
+		logistic_id: 1,
+		logistic_name: code,
+		adapter,
+		code,
+		forward: true,
+		reverse: true,
+		cod: true,
+		default_priority: 1,
+		active: true,
+	};
+}
+
+const address = {
+	name: "Asha Traders",
+	phone: "9876543210",
+	address_1: "12 MG Road, Shivajinagar",
+	city: "Bengaluru",
+	state: "Karnataka",
+	pincode: "560001",
+};
+
+function location(code: string, over: Partial<PickupLocation> = {}): PickupLocation {
+	return {
+		warehouse_code: code,
+		warehouse_name: "Main Warehouse",
+		address,
+		return_address: address,
+		...over,
+	};
+}
+
+function bookReq(
+	reference: string,
+	pickup: string,
+	over: Partial<BookRequest> = {},
+	consignee = {},
+): BookRequest {
+	return {
+		reference,
+		order_no: `ORD-${reference}`,
+		shipment_type: 0,
+		payment: "prepaid",
+		cod_amount: 0,
+		declared_value: 499,
+		weight_kg: 0.5,
+		dimensions_cm: { length: 10, width: 10, height: 5 },
+		product_description: "Cotton kurta",
+		pickup_location_code: pickup,
+		pickup: address,
+		consignee: {
+			name: "Ravi Kumar",
+			phone: "9123456780",
+			address_1: "Flat 4, Andheri East",
+			city: "Mumbai",
+			state: "Maharashtra",
+			pincode: "400069",
+			...consignee,
+		},
+		return_address: address,
+		...over,
+	};
+}
+
+describe("couriers: sandbox adapter against the simulator", function () {
+	this.timeout(30_000);
+	let broker: ServiceBroker;
+	const WH = `WH-${run}`;
+
+	before(async () => {
+		process.env.SANDBOX = "1";
+		process.env.SANDBOX_COURIER_PORT = String(await freePort());
+		delete process.env.SANDBOX_COURIER_URL;
+		process.env.SANDBOX_COURIER_DELAY_MS = "10";
+		process.env.SANDBOX_COURIER_TIMEOUT_MS = "400";
+		process.env.SANDBOX_COURIER_HANG_MS = "1200";
+		broker = await startBroker(["simulator"]);
+		for (const code of ["sbx-express", "sbx-surface", "sbx-reverse", "sbx-lite"]) {
+			await adapterFor(courier(code)).registerWarehouse(location(WH));
+		}
+	});
+
+	after(async () => {
+		await broker?.stop();
+		delete process.env.SANDBOX_COURIER_TIMEOUT_MS;
+		delete process.env.SANDBOX_COURIER_HANG_MS;
+	});
+
+	it("adapterFor picks the sandbox adapter by key and refuses an unknown key", () => {
+		const a = adapterFor(courier("sbx-express"));
+		assert.ok(a instanceof SandboxAdapter);
+		assert.equal((a as SandboxAdapter).settings.courierCode, "sbx-express");
+		assert.throws(() => adapterFor(courier("x", "nosuch")), /no courier adapter "nosuch"/);
+	});
+
+	it("books with a per-courier AWB format and is idempotent on the reference", async () => {
+		const lengths: Record<string, number> = {
+			"sbx-express": 14,
+			"sbx-surface": 15,
+			"sbx-reverse": 12,
+			"sbx-lite": 13,
+		};
+		const seen = new Set<string>();
+		for (const [code, len] of Object.entries(lengths)) {
+			const a = adapterFor(courier(code));
+			const r = ref();
+			const first = await a.book(bookReq(r, WH));
+			assert.match(first.awb_number, new RegExp(`^\\d{${len}}$`));
+			assert.equal(first.reference, r);
+			assert.equal(first.status, "booked");
+			assert.equal(first.routing_code, "BOM/400");
+			const again = await a.book(bookReq(r, WH));
+			assert.equal(again.awb_number, first.awb_number, "same reference, same AWB");
+			assert.ok(!seen.has(first.awb_number));
+			seen.add(first.awb_number);
+			const rows = await select<{ n: string }>(
+				getSequelize(),
+				"SELECT count(*) AS n FROM simulator.packages WHERE courier_code = $1 AND refnum = $2",
+				[code, r],
+			);
+			assert.equal(Number(rows[0].n), 1);
+		}
+		const a = adapterFor(courier("sbx-express"));
+		const other = await a.book(bookReq(ref(), WH));
+		assert.ok(!seen.has(other.awb_number), "another reference gets another AWB");
+	});
+
+	it("looks a reference up: the booked shipment, or null when never seen", async () => {
+		const a = adapterFor(courier("sbx-surface"));
+		const r = ref();
+		assert.equal(await a.lookupByReference(r), null);
+		const booked = await a.book(bookReq(r, WH));
+		const found = await a.lookupByReference(r);
+		assert.deepEqual(found, booked);
+		// a reference is per courier account
+		assert.equal(await adapterFor(courier("sbx-express")).lookupByReference(r), null);
+	});
+
+	it("maps refusals to CourierRefused with the courier's words", async () => {
+		const a = adapterFor(courier("sbx-express"));
+		const cases: [BookRequest, RegExp][] = [
+			[bookReq(ref(), WH, {}, { pincode: "999999" }), /Non serviceable pincode 999999/],
+			[bookReq(ref(), WH, {}, { pincode: "4000" }), /must be 6 digits/],
+			[bookReq(ref(), WH, { weight_kg: 31 }), /31\.00 kg exceeds the 30 kg limit/],
+			[bookReq(ref(), WH, {}, { phone: "12345" }), /phone: must be 10 digits/],
+			[bookReq(ref(), WH, {}, { name: "Ravi SIMULATE_REFUSE" }), /SIMULATE_REFUSE/],
+		];
+		for (const [req, words] of cases) {
+			const err = await rejects(() => a.book(req));
+			assert.ok(err instanceof CourierRefused, `${words}: ${err}`);
+			assert.match(err.message, words);
+			assert.equal(await a.lookupByReference(req.reference), null, "a refusal books nothing");
+		}
+		const lite = await rejects(() =>
+			adapterFor(courier("sbx-lite")).book(bookReq(ref(), WH, { payment: "cod", cod_amount: 499 })),
+		);
+		assert.ok(lite instanceof CourierRefused);
+		assert.match(lite.message, /COD is not available on SBX Lite/);
+		// COD works on a COD courier
+		const cod = await a.book(bookReq(ref(), WH, { payment: "cod", cod_amount: 499 }));
+		assert.match(cod.awb_number, /^\d{14}$/);
+	});
+
+	it("refuses an unregistered pickup location (PickupLocationUnknown), then books once it is registered", async () => {
+		const a = adapterFor(courier("sbx-express"));
+		const code = `WH-NEW-${run}`;
+		const r = ref();
+		const err = await rejects(() => a.book(bookReq(r, code)));
+		assert.ok(err instanceof PickupLocationUnknown);
+		assert.ok(err instanceof CourierRefused);
+		assert.match(err.message, /ClientWarehouse matching query does not exist/);
+		const reg = await a.registerWarehouse(location(code));
+		assert.equal(reg.courier_location_id, code);
+		assert.deepEqual(await a.registerWarehouse(location(code)), reg, "registration is idempotent");
+		const ok = await a.book(bookReq(r, code));
+		assert.match(ok.awb_number, /^\d{14}$/);
+	});
+
+	it("refuses sparse warehouses at registration with the courier's words", async () => {
+		const a = adapterFor(courier("sbx-surface"));
+		const cases: [PickupLocation, RegExp][] = [
+			[location(`W1-${run}`, { warehouse_name: "AB" }), /at least 3 characters/],
+			[location(`W2-${run}`, { address: { ...address, address_1: "Short" } }), /Address is too short/],
+			[
+				location(`W3-${run}`, { address: { ...address, pincode: "999999" } }),
+				/Pickup not serviceable at pincode 999999/,
+			],
+			[location(`W4-${run}`, { address: { ...address, phone: "98765" } }), /10 digits/],
+		];
+		for (const [loc, words] of cases) {
+			const err = await rejects(() => a.registerWarehouse(loc));
+			assert.ok(err instanceof CourierRefused, String(err));
+			assert.match(err.message, words);
+		}
+	});
+
+	it("maps a hanging courier to CourierUnavailable; the booking exists and the look-up finds it", async () => {
+		const a = adapterFor(courier("sbx-express"));
+		const r = ref();
+		const err = await rejects(() => a.book(bookReq(r, WH, {}, { name: "Ravi SIMULATE_TIMEOUT" })));
+		assert.ok(err instanceof CourierUnavailable, String(err));
+		assert.match(err.message, /no answer within 400 ms/);
+		const found = await a.lookupByReference(r);
+		assert.ok(found);
+		assert.match(found.awb_number, /^\d{14}$/);
+	});
+
+	it("maps a 503 to CourierUnavailable; nothing booked; the retry books", async () => {
+		const a = adapterFor(courier("sbx-surface"));
+		const r = ref();
+		const req = bookReq(r, WH, {}, { name: "Ravi SIMULATE_5XX" });
+		const err = await rejects(() => a.book(req));
+		assert.ok(err instanceof CourierUnavailable);
+		assert.match(err.message, /HTTP 503/);
+		assert.equal(await a.lookupByReference(r), null);
+		const ok = await a.book(req);
+		assert.match(ok.awb_number, /^\d{15}$/);
+		assert.deepEqual(await a.book(req), ok);
+	});
+
+	it("maps connection failures, bad credentials and unknown accounts to CourierUnavailable", async () => {
+		const closed = new SandboxAdapter("sbx-express", { baseUrl: `http://127.0.0.1:${await freePort()}` });
+		const e1 = await rejects(() => closed.lookupByReference("1"));
+		assert.ok(e1 instanceof CourierUnavailable);
+		const badToken = new SandboxAdapter("sbx-express", { token: "wrong" });
+		const e2 = await rejects(() => badToken.book(bookReq(ref(), WH)));
+		assert.ok(e2 instanceof CourierUnavailable);
+		assert.match(e2.message, /credentials refused/);
+		const unknown = adapterFor(courier("sbx-nosuch"));
+		const e3 = await rejects(() => unknown.lookupByReference("1"));
+		assert.ok(e3 instanceof CourierUnavailable);
+		assert.match(e3.message, /404/);
+	});
+
+	it("tracks scans oldest first, including scans emitted through the simulator", async () => {
+		const a = adapterFor(courier("sbx-express"));
+		const b = await a.book(bookReq(ref(), WH));
+		let scans = await a.track(b.awb_number);
+		assert.deepEqual(
+			scans.map((s) => s.code),
+			["manifested"],
+		);
+		await broker.call("simulator.emitScan", { awb_number: b.awb_number, event: "picked_up" });
+		await broker.call("simulator.emitScan", {
+			awb_number: b.awb_number,
+			event: "undelivered",
+			reason: "Consignee not available",
+		});
+		scans = await a.track(b.awb_number);
+		assert.deepEqual(
+			scans.map((s) => s.code),
+			["manifested", "picked_up", "undelivered"],
+		);
+		assert.equal(scans[2].status, "Pending");
+		assert.equal(scans[2].remarks, "Consignee not available");
+		assert.equal(scans[2].location, "Mumbai");
+		const unknown = await rejects(() => a.track("00000000000000"));
+		assert.ok(unknown instanceof CourierRefused);
+	});
+
+	it("cancels a manifested AWB (idempotent); refuses unknown or picked-up AWBs", async () => {
+		const a = adapterFor(courier("sbx-surface"));
+		const r = ref();
+		const b = await a.book(bookReq(r, WH));
+		assert.deepEqual(await a.cancel(b.awb_number), { cancelled: true });
+		assert.deepEqual(await a.cancel(b.awb_number), { cancelled: true });
+		assert.equal((await a.lookupByReference(r))?.status, "cancelled");
+		assert.equal(
+			(await a.book(bookReq(r, WH))).awb_number,
+			b.awb_number,
+			"a cancelled reference keeps its AWB",
+		);
+		const e1 = await rejects(() => a.cancel("999"));
+		assert.ok(e1 instanceof CourierRefused);
+		assert.match(e1.message, /No such waybill/);
+		const moving = await a.book(bookReq(ref(), WH));
+		await broker.call("simulator.emitScan", { awb_number: moving.awb_number, event: "picked_up" });
+		const e2 = await rejects(() => a.cancel(moving.awb_number));
+		assert.ok(e2 instanceof CourierRefused);
+		assert.match(e2.message, /can no longer be cancelled/);
+	});
+
+	it("a restarted simulator still knows its references", async () => {
+		const a = adapterFor(courier("sbx-express"));
+		const r = ref();
+		const b = await a.book(bookReq(r, WH));
+		await broker.stop();
+		broker = await startBroker(["simulator"]);
+		assert.deepEqual(await a.lookupByReference(r), b);
+		assert.equal((await a.book(bookReq(r, WH))).awb_number, b.awb_number);
+		const state: any = await broker.call("simulator.state");
+		assert.ok(state.couriers.find((c: any) => c.code === "sbx-express").packages >= 1);
+	});
+});
