@@ -13,7 +13,10 @@ import { PermissionsMiddleware } from "./lib/auth";
 import { loadConfig, type RuntimeConfig } from "./lib/config";
 
 /** Builds broker options for this process. `nodeID` defaults to hostname-pid. */
-export default function brokerOptions(cfg: RuntimeConfig = loadConfig(), overrides: Partial<BrokerOptions> = {}): BrokerOptions {
+export default function brokerOptions(
+	cfg: RuntimeConfig = loadConfig(),
+	overrides: Partial<BrokerOptions> = {},
+): BrokerOptions {
 	return {
 		namespace: cfg.namespace,
 		nodeID: process.env.NODEID || undefined,

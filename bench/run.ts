@@ -69,7 +69,11 @@ async function main(): Promise<void> {
 	const procs: StartedProcess[] = split
 		? [
 				startProcess({ ...common, TRANSPORTER: natsUrl, SERVICES: "gateway,documents" }),
-				startProcess({ ...common, TRANSPORTER: natsUrl, SERVICES: "pincode,rates,warehouses,intake,booking,simulator" }),
+				startProcess({
+					...common,
+					TRANSPORTER: natsUrl,
+					SERVICES: "pincode,rates,warehouses,intake,booking,simulator",
+				}),
 			]
 		: [startProcess(common)];
 	try {
@@ -81,10 +85,17 @@ async function main(): Promise<void> {
 		if (wh.status !== 201) throw new Error(`warehouse: ${JSON.stringify(wh.body)}`);
 		const whId = wh.body.data.id as number;
 		const auth = { authorization: `Bearer ${token}` };
-		console.log(`\nmode: ${split ? "2 processes over NATS" : "1 process"}, ${connections} connections, ${duration} s, node ${process.version}`);
+		console.log(
+			`\nmode: ${split ? "2 processes over NATS" : "1 process"}, ${connections} connections, ${duration} s, node ${process.version}`,
+		);
 
 		// warm-up
-		await autocannon({ url: `${base}/v1/shipping/serviceable?from_pin=110001&to_pin=560001&physical_weight=0.8`, connections: 10, duration: 2, headers: auth });
+		await autocannon({
+			url: `${base}/v1/shipping/serviceable?from_pin=110001&to_pin=560001&physical_weight=0.8`,
+			connections: 10,
+			duration: 2,
+			headers: auth,
+		});
 
 		await cannon("GET /v1/shipping/serviceable", {
 			url: `${base}/v1/shipping/serviceable?from_pin=110001&to_pin=560001&physical_weight=0.8&order_type=1&collectable_amount=1499`,

@@ -5,7 +5,7 @@
  * only. Verification: jose, RS256 only, `exp` and `sub` required, issuer and
  * audience when configured, keys from `AUTH_JWKS_URL`.
  */
-import { createRemoteJWKSet, errors as joseErrors, type JWTPayload, jwtVerify } from "jose";
+import { createRemoteJWKSet, type JWTPayload, errors as joseErrors, jwtVerify } from "jose";
 import { ApiError } from "./errors";
 
 export const CAPABILITIES = ["orders.write", "courier.rank", "warehouses.write", "ndr.act"] as const;
@@ -46,7 +46,12 @@ export interface AuthUser {
 }
 
 /** Builds an {@link AuthUser} for a sender and role (also used by internal callers and tests). */
-export function userFor(sender_id: number, role: Role = "merchant", sub = `sender-${sender_id}`, email?: string): AuthUser {
+export function userFor(
+	sender_id: number,
+	role: Role = "merchant",
+	sub = `sender-${sender_id}`,
+	email?: string,
+): AuthUser {
 	return {
 		sender_id,
 		role,
@@ -73,7 +78,10 @@ export function readOnlyRole(): ApiError {
 }
 
 /** 403 `{error:"forbidden", cap, message}` (spec §5 rule 2). */
-export function forbidden(cap: Capability | string, message = `This action needs the ${cap} capability`): ApiError {
+export function forbidden(
+	cap: Capability | string,
+	message = `This action needs the ${cap} capability`,
+): ApiError {
 	return new ApiError(403, { error: "forbidden", cap, message });
 }
 
@@ -110,7 +118,12 @@ export function createVerifier(opts: VerifierOptions): (token: string) => Promis
 		if (!Number.isSafeInteger(sender) || sender <= 0) throw invalidToken("account_missing");
 		const role = String(meta.role ?? "");
 		if (!(ROLES as readonly string[]).includes(role)) throw invalidToken("role_unknown");
-		return userFor(sender, role as Role, String(payload.sub), typeof payload.email === "string" ? payload.email : undefined);
+		return userFor(
+			sender,
+			role as Role,
+			String(payload.sub),
+			typeof payload.email === "string" ? payload.email : undefined,
+		);
 	};
 }
 
@@ -144,7 +157,8 @@ export function checkAccess(user: AuthUser | undefined, access: ActionAccess | u
 	}
 	if (!user) return;
 	if (access.writes && READ_ONLY_ROLES.includes(user.role)) throw readOnlyRole();
-	if (access.capability && !(ROLE_CAPS[user.role] ?? []).includes(access.capability)) throw forbidden(access.capability);
+	if (access.capability && !(ROLE_CAPS[user.role] ?? []).includes(access.capability))
+		throw forbidden(access.capability);
 }
 
 /**

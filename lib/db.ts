@@ -59,7 +59,11 @@ export interface Migration {
  * starts. Every migration runs in the same transaction as the lock, so a failed
  * migration leaves nothing half-applied.
  */
-export async function migrate(sequelize: Sequelize, schema: string, migrations: Migration[]): Promise<string[]> {
+export async function migrate(
+	sequelize: Sequelize,
+	schema: string,
+	migrations: Migration[],
+): Promise<string[]> {
 	return sequelize.transaction(async (transaction) => {
 		await sequelize.query("SELECT pg_advisory_xact_lock(hashtext($1))", {
 			bind: [`msa-migrate:${schema}`],

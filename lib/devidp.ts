@@ -33,7 +33,10 @@ export interface DevIdp {
 	/** Issuer claim put in tokens. */
 	issuer: string;
 	/** Signs a token with arbitrary claims (tests use it for bad tokens too). */
-	sign(claims: Record<string, unknown>, opts?: { expiresIn?: string | number; noExp?: boolean }): Promise<string>;
+	sign(
+		claims: Record<string, unknown>,
+		opts?: { expiresIn?: string | number; noExp?: boolean },
+	): Promise<string>;
 	/** Token for an account and role. */
 	tokenFor(sender_id: number, role?: Role, sub?: string): Promise<string>;
 	/** Password login; undefined when the credentials do not match a listed user. */
@@ -44,7 +47,9 @@ export interface DevIdp {
  * Creates the provider. With `keyFile`, the private key is kept there (created
  * on first start) so tokens survive restarts of the zero-setup system.
  */
-export async function createDevIdp(opts: { keyFile?: string; usersFile?: string; issuer?: string } = {}): Promise<DevIdp> {
+export async function createDevIdp(
+	opts: { keyFile?: string; usersFile?: string; issuer?: string } = {},
+): Promise<DevIdp> {
 	let privateJwk: JWK;
 	if (opts.keyFile && existsSync(opts.keyFile)) {
 		privateJwk = JSON.parse(readFileSync(opts.keyFile, "utf8")) as JWK;
@@ -59,10 +64,14 @@ export async function createDevIdp(opts: { keyFile?: string; usersFile?: string;
 	const key = await importJWK(privateJwk, "RS256");
 	const { d, p, q, dp, dq, qi, ...publicJwk } = privateJwk;
 	const issuer = opts.issuer ?? "msa-dev-idp";
-	const users: DevUser[] = opts.usersFile ? (JSON.parse(readFileSync(opts.usersFile, "utf8")).users as DevUser[]) : [];
+	const users: DevUser[] = opts.usersFile
+		? (JSON.parse(readFileSync(opts.usersFile, "utf8")).users as DevUser[])
+		: [];
 
 	const sign: DevIdp["sign"] = async (claims, o = {}) => {
-		let jwt = new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: privateJwk.kid, typ: "JWT" }).setIssuedAt();
+		let jwt = new SignJWT(claims)
+			.setProtectedHeader({ alg: "RS256", kid: privateJwk.kid, typ: "JWT" })
+			.setIssuedAt();
 		if (!o.noExp) jwt = jwt.setExpirationTime(o.expiresIn ?? "1h");
 		if (claims.iss === undefined) jwt = jwt.setIssuer(issuer);
 		return jwt.sign(key);
@@ -80,15 +89,24 @@ export async function createDevIdp(opts: { keyFile?: string; usersFile?: string;
 			const a = Buffer.from(String(password ?? ""));
 			const b = Buffer.from(u?.password ?? randomBytes(16).toString("hex"));
 			if (!u || a.length !== b.length || !timingSafeEqual(a, b)) return undefined;
-			const access_token = await sign({ sub: `dev-${u.email}`, email: u.email, app_metadata: { sender_id: u.sender_id, role: u.role } });
-			return { access_token, refresh_token: randomBytes(24).toString("base64url"), expires_in: 3600, token_type: "bearer" };
+			const access_token = await sign({
+				sub: `dev-${u.email}`,
+				email: u.email,
+				app_metadata: { sender_id: u.sender_id, role: u.role },
+			});
+			return {
+				access_token,
+				refresh_token: randomBytes(24).toString("base64url"),
+				expires_in: 3600,
+				token_type: "bearer",
+			};
 		},
 	};
 }
 
 /** Serves `jwks` at `/.well-known/jwks.json` on 127.0.0.1:`port` (0 = any). Used by tests. */
 export async function serveJwks(idp: DevIdp, port = 0): Promise<{ url: string; server: Server }> {
-	const server = createServer((req, res) => {
+	const server = createServer((_req, res) => {
 		res.setHeader("content-type", "application/json");
 		res.end(JSON.stringify(idp.jwks));
 	});

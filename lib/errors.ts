@@ -51,7 +51,11 @@ export function documentsError(status: 400 | 404, message: string): ApiError {
 }
 
 /** Documents exception of §7: 409 answers `{code, message}`. */
-export function documentsConflict(code: string, message: string, extra: Record<string, unknown> = {}): ApiError {
+export function documentsConflict(
+	code: string,
+	message: string,
+	extra: Record<string, unknown> = {},
+): ApiError {
 	return new ApiError(409, { code, message, ...extra });
 }
 

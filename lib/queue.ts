@@ -16,11 +16,15 @@ import {
 } from "bullmq";
 import { loadConfig } from "./config";
 
-type AnyQueue = { add(name: string, data: unknown, opts?: JobsOptions): Promise<Job>; close(): Promise<void> } & Record<
-	string,
-	any
->;
-type AnyWorker = { close(force?: boolean): Promise<void>; run(): Promise<void>; on(ev: string, fn: (...a: any[]) => void): unknown } & Record<string, any>;
+type AnyQueue = {
+	add(name: string, data: unknown, opts?: JobsOptions): Promise<Job>;
+	close(): Promise<void>;
+} & Record<string, any>;
+type AnyWorker = {
+	close(force?: boolean): Promise<void>;
+	run(): Promise<void>;
+	on(ev: string, fn: (...a: any[]) => void): unknown;
+} & Record<string, any>;
 
 const queues = new Map<string, AnyQueue>();
 
@@ -49,11 +53,19 @@ export function getQueue(name: string): AnyQueue {
 	let q = queues.get(key);
 	if (q) return q;
 	if (cfg.redisUrl) {
-		q = new Queue(name, { connection: redisConnection(cfg.redisUrl), prefix: cfg.queuePrefix }) as unknown as AnyQueue;
+		q = new Queue(name, {
+			connection: redisConnection(cfg.redisUrl),
+			prefix: cfg.queuePrefix,
+		}) as unknown as AnyQueue;
 	} else {
 		const pg = withBackend(createPostgresBackend);
 		q = new pg.Queue(name, {
-			connection: { connectionString: cfg.databaseUrl, schema: pgSchema(cfg.queuePrefix), max: 4, migrate: true },
+			connection: {
+				connectionString: cfg.databaseUrl,
+				schema: pgSchema(cfg.queuePrefix),
+				max: 4,
+				migrate: true,
+			},
 		}) as unknown as AnyQueue;
 	}
 	queues.set(key, q);
@@ -84,7 +96,12 @@ export function createWorker<D = unknown, R = unknown>(
 	}
 	const pg = withBackend(createPostgresBackend);
 	return new pg.Worker(name, processor as any, {
-		connection: { connectionString: cfg.databaseUrl, schema: pgSchema(cfg.queuePrefix), max: 4, migrate: true },
+		connection: {
+			connectionString: cfg.databaseUrl,
+			schema: pgSchema(cfg.queuePrefix),
+			max: 4,
+			migrate: true,
+		},
 		autorun: false,
 		...(opts as any),
 	}) as unknown as AnyWorker;

@@ -43,7 +43,9 @@ export async function stopStalePostmaster(pgdata: string): Promise<void> {
 	try {
 		if (pid > 0) {
 			process.kill(pid, 0);
-			const cmd = existsSync(`/proc/${pid}/cmdline`) ? readFileSync(`/proc/${pid}/cmdline`, "utf8") : "postgres";
+			const cmd = existsSync(`/proc/${pid}/cmdline`)
+				? readFileSync(`/proc/${pid}/cmdline`, "utf8")
+				: "postgres";
 			alive = cmd.includes("postgres");
 		}
 	} catch {
@@ -119,12 +121,18 @@ export async function startSystem(): Promise<RunningSystem> {
 	}
 	const cfg = loadConfig();
 	const needsAuth = cfg.services.includes("gateway");
-	if (needsAuth && !cfg.authJwksUrl) throw new Error("AUTH_JWKS_URL is required when DATABASE_URL is set (refusing development keys)");
+	if (needsAuth && !cfg.authJwksUrl)
+		throw new Error("AUTH_JWKS_URL is required when DATABASE_URL is set (refusing development keys)");
 	if ((cfg.services.includes("documents") || needsAuth) && !cfg.labelLinkSecret)
 		throw new Error("LABEL_LINK_SECRET is required when DATABASE_URL is set");
 
 	const broker = new ServiceBroker(brokerOptions(cfg));
-	const names = [...new Set<ServiceName>([...cfg.services.filter((s) => s !== "simulator" || cfg.sandbox), ...extraServices])];
+	const names = [
+		...new Set<ServiceName>([
+			...cfg.services.filter((s) => s !== "simulator" || cfg.sandbox),
+			...extraServices,
+		]),
+	];
 	for (const n of names) broker.createService(loadServiceSchema(n));
 	try {
 		await broker.start();
@@ -135,7 +143,9 @@ export async function startSystem(): Promise<RunningSystem> {
 		if (stopPg) await stopPg().catch(() => undefined);
 		throw err;
 	}
-	const probes = process.env.HEALTH_PORT ? await startProbes(broker, Number(process.env.HEALTH_PORT)) : undefined;
+	const probes = process.env.HEALTH_PORT
+		? await startProbes(broker, Number(process.env.HEALTH_PORT))
+		: undefined;
 	return {
 		broker,
 		async stop() {

@@ -3,7 +3,7 @@
  * envelopes (§2.11 `details` strings such as `receiver.pincode: must be 6 digits`).
  */
 import Validator, { type ValidationError, type ValidationSchema } from "fastest-validator";
-import { validationFailed, type ApiError } from "./errors";
+import { type ApiError, validationFailed } from "./errors";
 
 const v = new Validator({
 	useNewCustomCheckerFunction: true,
@@ -24,7 +24,9 @@ export function compile(schema: ValidationSchema): Check {
 
 /** Renders one validator failure as `field: message`. */
 export function describe(e: ValidationError): string {
-	const msg = String(e.message ?? e.type).replace(/^The '([^']+)' field /, "").replace(/'([^']+)' /, "");
+	const msg = String(e.message ?? e.type)
+		.replace(/^The '([^']+)' field /, "")
+		.replace(/'([^']+)' /, "");
 	return `${e.field}: ${msg}`;
 }
 

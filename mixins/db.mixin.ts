@@ -3,9 +3,10 @@
  * pool), its schema name, and runs the service's migrations before the service
  * reports started (so `/ready` is only green once its tables exist).
  */
-import type { Sequelize } from "sequelize";
+
 import type { ServiceSchema } from "moleculer";
-import { getSequelize, migrate, type Migration } from "../lib/db";
+import type { Sequelize } from "sequelize";
+import { getSequelize, type Migration, migrate } from "../lib/db";
 
 /** Members the db mixin adds to a service. */
 export interface DbVars {

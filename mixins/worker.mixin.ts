@@ -36,7 +36,9 @@ export function WorkerMixin(specs: WorkerSpec[]): Partial<ServiceSchema> {
 				);
 				worker.on("error", (err: Error) => this.logger.warn(`worker ${spec.queue}: ${err.message}`));
 				worker.on("failed", (job: any, err: Error) =>
-					this.logger.warn(`job ${spec.queue}/${job?.id} failed (attempt ${job?.attemptsMade}): ${err.message}`),
+					this.logger.warn(
+						`job ${spec.queue}/${job?.id} failed (attempt ${job?.attemptsMade}): ${err.message}`,
+					),
 				);
 				this.$workers.push(worker);
 			}
@@ -44,7 +46,8 @@ export function WorkerMixin(specs: WorkerSpec[]): Partial<ServiceSchema> {
 			const startWhenReady = async () => {
 				while (!this.broker.started && !this.$stopping) await new Promise((r) => setTimeout(r, 50));
 				if (this.$stopping) return;
-				for (const w of this.$workers) w.run().catch((e: Error) => this.logger.error(`worker stopped: ${e.message}`));
+				for (const w of this.$workers)
+					w.run().catch((e: Error) => this.logger.error(`worker stopped: ${e.message}`));
 			};
 			void startWhenReady();
 		},

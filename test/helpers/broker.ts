@@ -5,13 +5,16 @@
  * test/helpers/global.ts.
  */
 import { ServiceBroker } from "moleculer";
-import brokerOptions from "../../moleculer.config";
 import { type AuthUser, type Role, userFor } from "../../lib/auth";
 import { loadConfig, type ServiceName } from "../../lib/config";
 import { loadServiceSchema } from "../../lib/system";
+import brokerOptions from "../../moleculer.config";
 
 /** Starts a broker running `services` (in-process transport unless `nats` is true). */
-export async function startBroker(services: ServiceName[], opts: { nats?: boolean; nodeID?: string } = {}): Promise<ServiceBroker> {
+export async function startBroker(
+	services: ServiceName[],
+	opts: { nats?: boolean; nodeID?: string } = {},
+): Promise<ServiceBroker> {
 	const cfg = loadConfig();
 	const broker = new ServiceBroker(
 		brokerOptions(

@@ -14,11 +14,20 @@ export interface HttpResult<T = any> {
 
 /** Minimal JSON/PDF HTTP client bound to a base URL and bearer token. */
 export function client(base: string, token?: string) {
-	async function req<T = any>(method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<HttpResult<T>> {
+	async function req<T = any>(
+		method: string,
+		path: string,
+		body?: unknown,
+		extra: Record<string, string> = {},
+	): Promise<HttpResult<T>> {
 		const headers: Record<string, string> = { ...extra };
 		if (token) headers.authorization = `Bearer ${token}`;
 		if (body !== undefined) headers["content-type"] = "application/json";
-		const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+		const res = await fetch(base + path, {
+			method,
+			headers,
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
 		const ct = res.headers.get("content-type") ?? "";
 		if (ct.includes("application/pdf")) {
 			const bytes = Buffer.from(await res.arrayBuffer());
@@ -57,7 +66,10 @@ export function warehouseBody(name = `WH ${Date.now()}-${Math.floor(Math.random(
 }
 
 /** A valid forward COD order body to Bengaluru 560001. */
-export function orderBody(pickup_address_id: number, customer_order_no = `ORD-${Date.now()}-${Math.floor(Math.random() * 1e6)}`) {
+export function orderBody(
+	pickup_address_id: number,
+	customer_order_no = `ORD-${Date.now()}-${Math.floor(Math.random() * 1e6)}`,
+) {
 	return {
 		customer_order_no,
 		channel: "api",
@@ -83,7 +95,11 @@ export function orderBody(pickup_address_id: number, customer_order_no = `ORD-${
 }
 
 /** Polls `fn` until it returns a truthy value or `ms` elapse. */
-export async function waitFor<T>(fn: () => Promise<T | undefined | false>, ms = 20_000, every = 150): Promise<T> {
+export async function waitFor<T>(
+	fn: () => Promise<T | undefined | false>,
+	ms = 20_000,
+	every = 150,
+): Promise<T> {
 	const end = Date.now() + ms;
 	for (;;) {
 		const v = await fn();
@@ -112,7 +128,9 @@ export async function typicalFlow(base: string, token: string): Promise<FlowResu
 	const warehouse_id = wh.body.data.id as number;
 	assert.ok(Number.isInteger(warehouse_id));
 
-	const quote = await api.get("/v1/shipping/serviceable?from_pin=110001&to_pin=560001&physical_weight=0.8&order_type=1&collectable_amount=1499");
+	const quote = await api.get(
+		"/v1/shipping/serviceable?from_pin=110001&to_pin=560001&physical_weight=0.8&order_type=1&collectable_amount=1499",
+	);
 	assert.equal(quote.status, 200, JSON.stringify(quote.body));
 	assert.ok(quote.body.data.length >= 1);
 	for (const q of quote.body.data) {

@@ -19,7 +19,11 @@ export interface StartedProcess {
 export function startProcess(env: Record<string, string | undefined>): StartedProcess {
 	const clean: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root" };
 	for (const [k, v] of Object.entries(env)) if (v !== undefined) clean[k] = v;
-	const child = spawn(process.execPath, ["--require", "tsx/cjs", "bin/start.ts"], { cwd: root, env: clean, stdio: ["ignore", "pipe", "pipe"] });
+	const child = spawn(process.execPath, ["--require", "tsx/cjs", "bin/start.ts"], {
+		cwd: root,
+		env: clean,
+		stdio: ["ignore", "pipe", "pipe"],
+	});
 	let out = "";
 	const keep = (d: Buffer) => {
 		out += d.toString();
@@ -45,7 +49,8 @@ export async function waitReady(base: string, procs: StartedProcess[], ms = 60_0
 	const end = Date.now() + ms;
 	for (;;) {
 		for (const p of procs) {
-			if (p.child.exitCode !== null) throw new Error(`process exited early (${p.child.exitCode}):\n${p.output().slice(-4000)}`);
+			if (p.child.exitCode !== null)
+				throw new Error(`process exited early (${p.child.exitCode}):\n${p.output().slice(-4000)}`);
 		}
 		try {
 			const r = await fetch(`${base}/ready`);
@@ -53,7 +58,10 @@ export async function waitReady(base: string, procs: StartedProcess[], ms = 60_0
 		} catch {
 			/* not listening yet */
 		}
-		if (Date.now() > end) throw new Error(`not ready within ${ms} ms:\n${procs.map((p) => p.output().slice(-3000)).join("\n---\n")}`);
+		if (Date.now() > end)
+			throw new Error(
+				`not ready within ${ms} ms:\n${procs.map((p) => p.output().slice(-3000)).join("\n---\n")}`,
+			);
 		await new Promise((r) => setTimeout(r, 250));
 	}
 }

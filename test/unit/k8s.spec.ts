@@ -9,13 +9,15 @@ import { strict as assert } from "node:assert";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
-import brokerOptions from "../../moleculer.config";
 import { ALL_SERVICES, loadConfig } from "../../lib/config";
+import brokerOptions from "../../moleculer.config";
 
 const dir = join(__dirname, "../../k8s");
 const docs = readdirSync(dir)
 	.filter((f) => f.endsWith(".yaml"))
-	.flatMap((f) => parseAllDocuments(readFileSync(join(dir, f), "utf8")).map((d) => ({ file: f, obj: d.toJS() as any })));
+	.flatMap((f) =>
+		parseAllDocuments(readFileSync(join(dir, f), "utf8")).map((d) => ({ file: f, obj: d.toJS() as any })),
+	);
 
 describe("k8s manifests", () => {
 	const deployments = docs.filter((d) => d.obj?.kind === "Deployment");
@@ -45,14 +47,16 @@ describe("k8s manifests", () => {
 		for (const { file, obj } of deployments) {
 			const c = obj.spec.template.spec.containers[0];
 			const names = new Set(c.ports.map((p: any) => p.name));
-			for (const probe of [c.readinessProbe, c.livenessProbe]) assert.ok(names.has(probe.httpGet.port), `${file}: ${probe.httpGet.port}`);
+			for (const probe of [c.readinessProbe, c.livenessProbe])
+				assert.ok(names.has(probe.httpGet.port), `${file}: ${probe.httpGet.port}`);
 		}
 	});
 
 	it("grants a grace period longer than the broker's graceful stop", () => {
 		const o = brokerOptions(loadConfig());
 		const budgetMs = (o.tracking?.shutdownTimeout ?? 0) + (o.registry?.stopDelay ?? 0);
-		for (const { file, obj } of deployments) assert.ok(obj.spec.template.spec.terminationGracePeriodSeconds * 1000 > budgetMs, file);
+		for (const { file, obj } of deployments)
+			assert.ok(obj.spec.template.spec.terminationGracePeriodSeconds * 1000 > budgetMs, file);
 	});
 
 	it("every HPA and Service targets an existing Deployment / pod label", () => {
@@ -64,7 +68,8 @@ describe("k8s manifests", () => {
 		for (const { file, obj } of docs.filter((d) => d.obj?.kind === "Service")) {
 			const target = deployments.find((d) => d.obj.metadata.name === obj.metadata.name);
 			assert.ok(target, file);
-			for (const [k, v] of Object.entries(obj.spec.selector)) assert.equal(target.obj.spec.template.metadata.labels[k], v);
+			for (const [k, v] of Object.entries(obj.spec.selector))
+				assert.equal(target.obj.spec.template.metadata.labels[k], v);
 		}
 	});
 });

@@ -1,0 +1,79 @@
+/**
+ * Smoke test of the zero-setup start: `bin/start.ts` with no DATABASE_URL,
+ * REDIS_URL, TRANSPORTER or AUTH_JWKS_URL (embedded PostgreSQL under a
+ * temporary data dir, BullMQ on PostgreSQL, in-process transport, development
+ * identity provider, sandbox). Logs in as a listed user, books one order and
+ * downloads its label; then kills the process with SIGKILL (leaving a stale
+ * postmaster) and checks the next start recovers with the data intact.
+ * Only ports and the data directory are set, so the test cannot collide with
+ * anything else on the machine.
+ */
+import { strict as assert } from "node:assert";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stopStalePostmaster } from "../../lib/system";
+import { client, freePort, typicalFlow } from "../helpers/flow";
+import { type StartedProcess, startProcess, waitReady } from "../helpers/processes";
+
+describe("e2e: zero-setup start (no environment)", function () {
+	this.timeout(180_000);
+	const dir = mkdtempSync(join(tmpdir(), "msa-zero-"));
+	let env: Record<string, string> = {};
+	let proc: StartedProcess | undefined;
+	let base = "";
+
+	before(async () => {
+		const port = await freePort();
+		base = `http://127.0.0.1:${port}`;
+		env = {
+			PORT: String(port),
+			MSA_DATA_DIR: dir,
+			EMBEDDED_PG_PORT: String(await freePort()),
+			SANDBOX_COURIER_PORT: String(await freePort()),
+			LOGLEVEL: "warn",
+		};
+	});
+
+	after(async () => {
+		await proc?.stop();
+		await stopStalePostmaster(join(dir, "pg"));
+		rmSync(dir, { recursive: true, force: true });
+	});
+
+	async function login(): Promise<string> {
+		const res = await fetch(`${base}/auth/v1/token?grant_type=password`, {
+			method: "POST",
+			headers: { "content-type": "application/json" },
+			body: JSON.stringify({ email: "merchant@example.com", password: "merchant-pass" }),
+		});
+		const body = (await res.json()) as { access_token: string; refresh_token: string; expires_in: number };
+		assert.equal(res.status, 200, JSON.stringify(body));
+		assert.ok(body.access_token && body.refresh_token && body.expires_in > 0);
+		return body.access_token;
+	}
+
+	it("starts with nothing configured, books an order and serves its label", async () => {
+		proc = startProcess(env);
+		await waitReady(base, [proc], 120_000);
+		const token = await login();
+		const r = await typicalFlow(base, token);
+		assert.equal(r.label.subarray(0, 5).toString(), "%PDF-");
+		(this as any).flow = r;
+		process.env.MSA_SMOKE_ORDER_NO = r.customer_order_no;
+	});
+
+	it("recovers from a killed run (stale postmaster) with the data intact", async () => {
+		assert.ok(proc);
+		await proc.stop("SIGKILL");
+		proc = startProcess(env);
+		await waitReady(base, [proc], 120_000);
+		const api = client(base, await login());
+		const st = await api.get(`/v1/orders/status?order_no=${process.env.MSA_SMOKE_ORDER_NO}`);
+		assert.equal(st.status, 200, JSON.stringify(st.body));
+		assert.equal(st.body.state, "booked");
+		const code = await proc.stop("SIGTERM");
+		assert.equal(code, 0, proc.output().slice(-3000));
+		proc = undefined;
+	});
+});

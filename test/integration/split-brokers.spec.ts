@@ -1,0 +1,154 @@
+/**
+ * Integration: the services spread over four brokers talking over real NATS
+ * (as in Kubernetes, one service group per pod), real PostgreSQL and Redis.
+ * Exercises serialization of params, errors and `meta` across the wire, and the
+ * permission middleware inside services for internal callers.
+ */
+import { strict as assert } from "node:assert";
+import type { Server } from "node:http";
+import type { ServiceBroker } from "moleculer";
+import { createDevIdp, type DevIdp, serveJwks } from "../../lib/devidp";
+import { as, newSender, rejects, startBroker } from "../helpers/broker";
+import { client, freePort, orderBody, typicalFlow, warehouseBody } from "../helpers/flow";
+
+describe("integration: services split over NATS", function () {
+	this.timeout(90_000);
+	let idp: DevIdp;
+	let jwks: Server;
+	const brokers: ServiceBroker[] = [];
+	let base = "";
+	const saved = { ...process.env };
+
+	before(async () => {
+		idp = await createDevIdp();
+		const served = await serveJwks(idp);
+		jwks = served.server;
+		const port = await freePort();
+		Object.assign(process.env, {
+			AUTH_JWKS_URL: served.url,
+			PORT: String(port),
+			SANDBOX: "1",
+			SANDBOX_COURIER_PORT: String(await freePort()),
+			NAMESPACE: `${saved.NAMESPACE}-split`,
+		});
+		delete process.env.SANDBOX_COURIER_URL;
+		base = `http://127.0.0.1:${port}`;
+		brokers.push(
+			...(await Promise.all([
+				startBroker(["gateway"], { nats: true, nodeID: "it-gateway" }),
+				startBroker(["pincode", "rates", "warehouses"], { nats: true, nodeID: "it-catalog" }),
+				startBroker(["intake", "booking", "simulator"], { nats: true, nodeID: "it-orders" }),
+				startBroker(["documents"], { nats: true, nodeID: "it-documents" }),
+			])),
+		);
+		await brokers[0].waitForServices(
+			["pincode", "rates", "warehouses", "intake", "booking", "documents"],
+			30_000,
+		);
+		await brokers[3].waitForServices(["intake", "warehouses"], 30_000);
+	});
+
+	after(async () => {
+		await Promise.all(brokers.map((b) => b.stop()));
+		jwks?.close();
+		for (const k of ["AUTH_JWKS_URL", "PORT", "SANDBOX", "SANDBOX_COURIER_PORT", "NAMESPACE"]) {
+			if (saved[k] === undefined) delete process.env[k];
+			else process.env[k] = saved[k];
+		}
+	});
+
+	it("runs the typical flow through the gateway with every hop over NATS", async () => {
+		const sender = newSender();
+		const r = await typicalFlow(base, await idp.tokenFor(sender));
+		assert.ok(r.awb_number.length >= 10);
+	});
+
+	it("keeps merchants apart across nodes: another account sees 404s", async () => {
+		const owner = newSender();
+		const stranger = newSender();
+		const mine = client(base, await idp.tokenFor(owner));
+		const theirs = client(base, await idp.tokenFor(stranger));
+		const wh = await mine.post("/v1/warehouses", warehouseBody());
+		assert.equal(wh.status, 201);
+		const ob = orderBody(wh.body.data.id);
+		const created = await mine.post("/v1/intake/order", ob);
+		assert.equal(created.status, 201);
+
+		const st = await theirs.get(`/v1/orders/status?order_no=${ob.customer_order_no}`);
+		assert.equal(st.status, 404);
+		assert.equal(st.body.error, "order_not_found");
+
+		const label = await theirs.get(`/v1/documents/label/${created.body.order_id}`);
+		assert.equal(label.status, 404);
+		assert.deepEqual(label.body, { message: "not found" });
+
+		// the stranger cannot use the owner's warehouse as pickup address
+		const foreign = await theirs.post("/v1/intake/order", orderBody(wh.body.data.id));
+		assert.equal(foreign.status, 400);
+		assert.equal(foreign.body.error, "invalid_pickup_address");
+
+		// a sender_id in the body never switches accounts
+		const spoof = await theirs.post("/v1/intake/order", { ...orderBody(wh.body.data.id), sender_id: owner });
+		assert.equal(spoof.status, 403);
+		assert.equal(spoof.body.error, "cannot create order for another sender");
+
+		const del = await theirs.del(`/v1/warehouses/${wh.body.data.id}`);
+		assert.equal(del.status, 404);
+		assert.equal(del.body.error, "not_found");
+	});
+
+	it("enforces roles inside the service for internal callers on another node", async () => {
+		const sender = newSender();
+		// documents' node calls intake on the orders node: meta.user crosses the wire
+		const ro = await rejects(() =>
+			brokers[3].call("intake.createOrder", orderBody(1), as(sender, "merchant_finance")),
+		);
+		assert.equal(ro.code, 403);
+		assert.deepEqual(ro.data.body, { error: "Read-only role", message: ro.data.body.message });
+		const anon = await rejects(() => brokers[3].call("intake.createOrder", orderBody(1)));
+		assert.equal(anon.code, 401);
+		const rows = await brokers[3].call<unknown[], unknown>(
+			"warehouses.list",
+			{ include: "inactive" },
+			as(sender),
+		);
+		assert.deepEqual((rows as any).data, []);
+	});
+
+	it("answers 400/404 envelopes, never 500, for bad input across services", async () => {
+		const api = client(base, await idp.tokenFor(newSender()));
+		const cases: Array<[string, string, unknown, number, string | undefined]> = [
+			["GET", "/v1/pincode/12345", undefined, 400, "pincode must be 6 digits"],
+			[
+				"GET",
+				"/v1/shipping/serviceable?from_pin=110001",
+				undefined,
+				400,
+				"from_pin, to_pin and physical_weight are required",
+			],
+			[
+				"GET",
+				"/v1/shipping/serviceable?from_pin=110001&to_pin=56000x&physical_weight=1",
+				undefined,
+				400,
+				"validation_failed",
+			],
+			["POST", "/v1/intake/order", { customer_order_no: "" }, 400, "validation_failed"],
+			["POST", "/v1/shipping/book", { order_id: "abc" }, 400, "order_id must be a positive integer"],
+			["GET", "/v1/orders/status", undefined, 400, "order_no is required"],
+			["POST", "/v1/warehouses", { warehouse_name: "ab" }, 400, "validation_failed"],
+			["DELETE", "/v1/warehouses/999999999", undefined, 404, "not_found"],
+			["GET", "/v1/nope", undefined, 404, "not_found"],
+		];
+		for (const [method, path, body, status, code] of cases) {
+			const r = await api.req(method, path, body);
+			assert.equal(r.status, status, `${method} ${path}: ${JSON.stringify(r.body)}`);
+			assert.equal(r.body.error, code, `${method} ${path}`);
+			assert.ok(r.headers.get("x-request-id"));
+		}
+		const lbl = await api.get("/v1/documents/label/abc");
+		assert.equal(lbl.status, 400);
+		assert.equal(lbl.body.error, undefined);
+		assert.ok(lbl.body.message);
+	});
+});
