@@ -11,6 +11,7 @@
 import type { BrokerOptions } from "moleculer";
 import { PermissionsMiddleware } from "./lib/auth";
 import { loadConfig, type RuntimeConfig } from "./lib/config";
+import { jsonFormatter, RequestContextMiddleware } from "./lib/logging";
 
 /** Builds broker options for this process. `nodeID` defaults to hostname-pid. */
 export default function brokerOptions(
@@ -33,10 +34,10 @@ export default function brokerOptions(
 		heartbeatTimeout: 15,
 		logger: {
 			type: "Console",
-			options: { level: cfg.logLevel, formatter: "json", colors: false, moduleColors: false },
+			options: { level: cfg.logLevel, formatter: jsonFormatter, colors: false, moduleColors: false },
 		},
 		metrics: { enabled: false },
-		middlewares: [PermissionsMiddleware as any],
+		middlewares: [RequestContextMiddleware as any, PermissionsMiddleware as any],
 		...overrides,
 	};
 }
