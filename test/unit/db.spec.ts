@@ -1,0 +1,65 @@
+/** Migrations (lib/db.ts): idempotent and safe when several processes start at once. */
+import { strict as assert } from "node:assert";
+import { Sequelize } from "sequelize";
+import { type Migration, migrate, select } from "../../lib/db";
+
+describe("db: migrations", () => {
+	const schema = `mig_test_${Date.now().toString(36)}`;
+	let runs = 0;
+	const migrations: Migration[] = [
+		{
+			name: "001-create",
+			async up({ sequelize, transaction }) {
+				runs++;
+				await sequelize.query(`CREATE TABLE "${schema}".t (id int PRIMARY KEY)`, { transaction });
+				await new Promise((r) => setTimeout(r, 100)); // widen the race window
+			},
+		},
+		{
+			name: "002-seed",
+			async up({ sequelize, transaction }) {
+				runs++;
+				await sequelize.query(`INSERT INTO "${schema}".t VALUES (1)`, { transaction });
+			},
+		},
+	];
+	// separate pools, as separate processes would have
+	let pools: Sequelize[] = [];
+	before(() => {
+		pools = Array.from({ length: 4 }, () => new Sequelize(process.env.DATABASE_URL!, { logging: false }));
+	});
+	after(async () => {
+		await pools[0].query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+		await Promise.all(pools.map((p) => p.close()));
+	});
+
+	it("applies each migration exactly once under concurrent starts", async () => {
+		const applied = await Promise.all(pools.map((p) => migrate(p, schema, migrations)));
+		assert.equal(runs, 2);
+		assert.deepEqual(applied.flat().sort(), ["001-create", "002-seed"]);
+		const rows = await select<{ id: number }>(pools[0], `SELECT id FROM "${schema}".t`);
+		assert.deepEqual(rows, [{ id: 1 }]);
+	});
+
+	it("is idempotent on restart", async () => {
+		assert.deepEqual(await migrate(pools[1], schema, migrations), []);
+		assert.equal(runs, 2);
+	});
+
+	it("rolls a failing migration back whole", async () => {
+		const bad: Migration[] = [
+			...migrations,
+			{
+				name: "003-broken",
+				async up({ sequelize, transaction }) {
+					await sequelize.query(`INSERT INTO "${schema}".t VALUES (2)`, { transaction });
+					await sequelize.query("SELECT * FROM no_such_table", { transaction });
+				},
+			},
+		];
+		await assert.rejects(() => migrate(pools[2], schema, bad));
+		const rows = await select<{ id: number }>(pools[0], `SELECT id FROM "${schema}".t ORDER BY id`);
+		assert.deepEqual(rows, [{ id: 1 }]);
+		assert.deepEqual(await migrate(pools[3], schema, migrations), []);
+	});
+});
