@@ -13,8 +13,8 @@ export interface WorkerSpec {
 	queue: string;
 	/** Fully qualified action that processes one job: receives `job.data`, meta `{ job: {id, attemptsMade, name} }`. */
 	action: string;
-	/** Parallel jobs per process. */
-	concurrency?: number;
+	/** Parallel jobs per process (a function is read when the worker starts, so env set by tests applies). */
+	concurrency?: number | (() => number);
 	/** Lock duration in ms before a job of a dead worker is re-run. */
 	lockDuration?: number;
 }
@@ -32,7 +32,11 @@ export function WorkerMixin(specs: WorkerSpec[]): Partial<ServiceSchema> {
 							meta: { job: { id: job.id, name: job.name, attemptsMade: job.attemptsMade } },
 							timeout: 120_000,
 						}),
-					{ concurrency: spec.concurrency ?? 8, lockDuration: spec.lockDuration ?? 60_000 },
+					{
+						concurrency:
+							(typeof spec.concurrency === "function" ? spec.concurrency() : spec.concurrency) ?? 8,
+						lockDuration: spec.lockDuration ?? 60_000,
+					},
 				);
 				worker.on("error", (err: Error) => this.logger.warn(`worker ${spec.queue}: ${err.message}`));
 				worker.on("failed", (job: any, err: Error) =>

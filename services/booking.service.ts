@@ -163,7 +163,14 @@ const BookingService = {
 	name: "booking",
 	mixins: [
 		DbMixin("booking", BOOKING_MIGRATIONS),
-		WorkerMixin([{ queue: BOOKING_QUEUE, action: "booking.processAttempt", concurrency: 8 }]),
+		WorkerMixin([
+			{
+				queue: BOOKING_QUEUE,
+				action: "booking.processAttempt",
+				// courier calls are I/O-bound (seconds at real couriers): many in flight per pod
+				concurrency: () => Number(process.env.BOOKING_CONCURRENCY) || 50,
+			},
+		]),
 	],
 	settings: {},
 	actions: {

@@ -29,6 +29,7 @@ import {
 	warehouseUsage,
 } from "../lib/intake/store";
 import { assertNotB2B, type OrderInput, parseOrderInput } from "../lib/intake/validation";
+import { WarehouseCache } from "../lib/intake/warehouse-cache";
 import { DbMixin, type DbVars } from "../mixins/db.mixin";
 
 /** Timeout of the `warehouses.resolve` call (ms). */
@@ -41,7 +42,11 @@ interface IntakeMethods {
 	createFrom(ctx: Context<any, any>, kind: "forward" | "reverse"): Promise<CreateOrderResult>;
 }
 
-type This = Service & DbVars & IntakeMethods;
+interface IntakeVars extends DbVars {
+	warehouseCache: WarehouseCache;
+}
+
+type This = Service & IntakeVars & IntakeMethods;
 
 /**
  * 403 `cannot create order for another sender` when the body names a sender
@@ -271,6 +276,12 @@ const IntakeService = {
 		},
 	},
 
+	events: {
+		/** A warehouse changed or was retired (broadcast by warehouses): forget its cached resolution. */
+		"warehouses.changed"(this: This, ctx: Context<{ sender_id: number; id: number }>) {
+			this.warehouseCache.evict(Number(ctx.params.sender_id), Number(ctx.params.id));
+		},
+	},
 	methods: {
 		/**
 		 * Shared create path of createOrder / createReverse: sender check, B2B
@@ -289,14 +300,18 @@ const IntakeService = {
 			assertNotB2B(body);
 			const input: OrderInput = parseOrderInput(body, kind);
 
+			const cache = this.warehouseCache;
 			const resolved = await Promise.all(
-				input.warehouse_refs.map((ref) =>
-					ctx.call<WarehouseRow | null, { sender_id: number; id: number }>(
+				input.warehouse_refs.map(async (ref) => {
+					if (cache.has(sender, ref.id)) return true;
+					const row = await ctx.call<WarehouseRow | null, { sender_id: number; id: number }>(
 						"warehouses.resolve",
 						{ sender_id: sender, id: ref.id },
 						{ timeout: RESOLVE_TIMEOUT_MS },
-					),
-				),
+					);
+					if (row) cache.remember(sender, ref.id);
+					return row !== null;
+				}),
 			);
 			const badRef = input.warehouse_refs.find((_, i) => !resolved[i]);
 			if (badRef)
@@ -327,6 +342,10 @@ const IntakeService = {
 			return { order_id: res.order_id, deduped: true };
 		},
 	},
-} satisfies ServiceSchema<ServiceSettingSchema, IntakeMethods, DbVars>;
+	created(this: This) {
+		const ttl = Number(process.env.INTAKE_WAREHOUSE_CACHE_MS ?? 5000);
+		this.warehouseCache = new WarehouseCache(Number.isFinite(ttl) ? ttl : 5000);
+	},
+} satisfies ServiceSchema<ServiceSettingSchema, IntakeMethods, IntakeVars>;
 
 export default IntakeService;

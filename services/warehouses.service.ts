@@ -386,6 +386,8 @@ const WarehousesService = {
 					throw err;
 				}
 				if (outcome.reregister) await this.enqueue(id, outcome.version);
+				// cached resolutions elsewhere (intake) must see the change
+				this.broker.broadcast("warehouses.changed", { sender_id: sender, id });
 				const row = await this.readOne(sender, id, false);
 				if (!row) throw notFound();
 				const [view] = await this.views(ctx, sender, [row]);
@@ -470,6 +472,7 @@ const WarehousesService = {
 						);
 					}
 				});
+				this.broker.broadcast("warehouses.changed", { sender_id: sender, id });
 				return { data: { id, deleted: 1 } };
 			},
 		},

@@ -97,6 +97,37 @@ describe("integration: services split over NATS", function () {
 		assert.equal(del.body.error, "not_found");
 	});
 
+	it("refuses orders from a warehouse deleted on another node (cached resolution evicted)", async () => {
+		const sender = newSender();
+		const api = client(base, await idp.tokenFor(sender));
+		const wh = await api.post("/v1/warehouses", warehouseBody());
+		assert.equal(wh.status, 201);
+		const first = await api.post("/v1/intake/order", orderBody(wh.body.data.id));
+		assert.equal(first.status, 201); // intake on the orders node now caches this warehouse
+		const busy = await api.del(`/v1/warehouses/${wh.body.data.id}`);
+		assert.equal(busy.status, 409, JSON.stringify(busy.body));
+		assert.equal(busy.body.error, "warehouse_in_use");
+		assert.deepEqual(busy.body.order_ids, [first.body.order_id]);
+		// the order closes (delivered), so the warehouse may go
+		const upd = await brokers[3].call<{ applied: boolean }, unknown>("intake.applyBookingUpdate", {
+			order_id: first.body.order_id,
+			sender_id: sender,
+			attempt_id: 1,
+			seq: 9,
+			state: "booked",
+			status: "delivered",
+			awb_number: "14000000009999",
+			courier: "Sandbox Express",
+			logistic_id: 1,
+		});
+		assert.equal(upd.applied, true);
+		const del = await api.del(`/v1/warehouses/${wh.body.data.id}`);
+		assert.equal(del.status, 200, JSON.stringify(del.body));
+		const after = await api.post("/v1/intake/order", orderBody(wh.body.data.id));
+		assert.equal(after.status, 400, JSON.stringify(after.body));
+		assert.equal(after.body.error, "invalid_pickup_address");
+	});
+
 	it("enforces roles inside the service for internal callers on another node", async () => {
 		const sender = newSender();
 		// documents' node calls intake on the orders node: meta.user crosses the wire
