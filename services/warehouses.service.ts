@@ -45,14 +45,10 @@ import {
 	type StoredRegistration,
 	type StoredWarehouse,
 	toView,
+	WAREHOUSE_COLUMNS,
 	type WarehouseView,
 } from "../lib/warehouses/rows";
-import {
-	type ParsedWarehouse,
-	parseCreate,
-	parsePatch,
-	type WarehouseFields,
-} from "../lib/warehouses/validation";
+import { type ParsedWarehouse, parseCreate, parsePatch } from "../lib/warehouses/validation";
 import { DbMixin, type DbVars } from "../mixins/db.mixin";
 import { WorkerMixin } from "../mixins/worker.mixin";
 
@@ -66,29 +62,7 @@ const CALL_TIMEOUT_MS = 5000;
 const MAX_BLOCKER_IDS = 20;
 
 /** Columns written by create / update, in bind order after `sender_id`. */
-const WRITE_COLUMNS: ReadonlyArray<keyof WarehouseFields> = [
-	"warehouse_name",
-	"contact_person_name",
-	"contact_no",
-	"contact_email",
-	"address_line_1",
-	"address_line_2",
-	"city",
-	"state",
-	"pincode",
-	"gstin",
-	"warehouse_type",
-	"is_return_same",
-	"return_warehouse_name",
-	"return_contact_person_name",
-	"return_contact_no",
-	"return_contact_email",
-	"return_address_line_1",
-	"return_address_line_2",
-	"return_city",
-	"return_state",
-	"return_pincode",
-];
+const WRITE_COLUMNS = WAREHOUSE_COLUMNS;
 
 interface WarehousesVars extends DbVars {
 	sweepTimer?: NodeJS.Timeout;

@@ -4,7 +4,7 @@
  */
 import type { CourierInfo, WarehouseRow } from "../contracts";
 import type { PickupLocation } from "../couriers/types";
-import type { WarehouseFields, WarehouseType } from "./validation";
+import type { WarehouseFields } from "./validation";
 
 /** Columns every warehouse read selects (table alias `w`). */
 export const COLUMNS = `w.id, w.sender_id, w.warehouse_name, w.contact_person_name, w.contact_no, w.contact_email,
@@ -75,31 +75,39 @@ export interface WarehouseView extends Omit<WarehouseRow, "shipped_30d"> {
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
+/** Every warehouse field, in the bind order create / update write them after `sender_id`. */
+export const WAREHOUSE_COLUMNS: ReadonlyArray<keyof WarehouseFields> = [
+	"warehouse_name",
+	"contact_person_name",
+	"contact_no",
+	"contact_email",
+	"address_line_1",
+	"address_line_2",
+	"city",
+	"state",
+	"pincode",
+	"gstin",
+	"warehouse_type",
+	"is_return_same",
+	"return_warehouse_name",
+	"return_contact_person_name",
+	"return_contact_no",
+	"return_contact_email",
+	"return_address_line_1",
+	"return_address_line_2",
+	"return_city",
+	"return_state",
+	"return_pincode",
+];
+
+/** Fields whose change bumps `version` (what a courier sees of the pickup location). */
+export const COURIER_FIELDS: ReadonlyArray<keyof WarehouseFields> = WAREHOUSE_COLUMNS.filter(
+	(c) => c !== "warehouse_type" && c !== "is_return_same",
+);
+
 /** The warehouse fields of a stored row (for patch merging and diffing). */
 export function fieldsOf(w: StoredWarehouse): WarehouseFields {
-	return {
-		warehouse_name: w.warehouse_name,
-		contact_person_name: w.contact_person_name,
-		contact_no: w.contact_no,
-		contact_email: w.contact_email,
-		address_line_1: w.address_line_1,
-		address_line_2: w.address_line_2,
-		city: w.city,
-		state: w.state,
-		pincode: w.pincode,
-		gstin: w.gstin,
-		warehouse_type: w.warehouse_type as WarehouseType,
-		is_return_same: w.is_return_same,
-		return_warehouse_name: w.return_warehouse_name,
-		return_contact_person_name: w.return_contact_person_name,
-		return_contact_no: w.return_contact_no,
-		return_contact_email: w.return_contact_email,
-		return_address_line_1: w.return_address_line_1,
-		return_address_line_2: w.return_address_line_2,
-		return_city: w.return_city,
-		return_state: w.return_state,
-		return_pincode: w.return_pincode,
-	};
+	return Object.fromEntries(WAREHOUSE_COLUMNS.map((c) => [c, w[c]])) as unknown as WarehouseFields;
 }
 
 /**
@@ -146,31 +154,11 @@ export function registrationView(
 export function toView(w: StoredWarehouse, extra: Partial<WarehouseView> = {}): WarehouseView {
 	return {
 		id: Number(w.id),
-		warehouse_name: w.warehouse_name,
-		contact_person_name: w.contact_person_name,
-		contact_no: w.contact_no,
-		contact_email: w.contact_email,
-		address_line_1: w.address_line_1,
-		address_line_2: w.address_line_2,
-		city: w.city,
-		state: w.state,
-		pincode: w.pincode,
-		is_return_same: w.is_return_same,
-		return_warehouse_name: w.return_warehouse_name,
-		return_contact_person_name: w.return_contact_person_name,
-		return_contact_no: w.return_contact_no,
-		return_contact_email: w.return_contact_email,
-		return_address_line_1: w.return_address_line_1,
-		return_address_line_2: w.return_address_line_2,
-		return_city: w.return_city,
-		return_state: w.return_state,
-		return_pincode: w.return_pincode,
+		...fieldsOf(w),
 		active: w.active,
 		retired: w.retired,
 		is_default: w.is_default,
-		gstin: w.gstin,
 		warehouse_code: w.warehouse_code,
-		warehouse_type: w.warehouse_type as WarehouseType,
 		courier_registered: Boolean(w.courier_registered),
 		shipped_30d: 0,
 		created_at: iso(w.created_at)!,
@@ -207,26 +195,3 @@ export function pickupLocationOf(w: StoredWarehouse): PickupLocation {
 		gstin: w.gstin,
 	};
 }
-
-/** Fields whose change bumps `version` (what a courier sees of the pickup location). */
-export const COURIER_FIELDS: ReadonlyArray<keyof WarehouseFields> = [
-	"warehouse_name",
-	"contact_person_name",
-	"contact_no",
-	"contact_email",
-	"address_line_1",
-	"address_line_2",
-	"city",
-	"state",
-	"pincode",
-	"gstin",
-	"return_warehouse_name",
-	"return_contact_person_name",
-	"return_contact_no",
-	"return_contact_email",
-	"return_address_line_1",
-	"return_address_line_2",
-	"return_city",
-	"return_state",
-	"return_pincode",
-];
