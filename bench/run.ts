@@ -16,7 +16,8 @@ import autocannon from "autocannon";
 import IORedis from "ioredis";
 import { Client } from "pg";
 import { createDevIdp, serveJwks } from "../lib/devidp";
-import { client, freePort, orderBody, warehouseBody } from "../test/helpers/flow";
+import { client, orderBody, warehouseBody } from "../test/helpers/flow";
+import { freePort } from "../test/helpers/net";
 import { type StartedProcess, startProcess, waitReady } from "../test/helpers/processes";
 
 const adminUrl = process.env.TEST_PG_ADMIN_URL || "postgres://postgres@127.0.0.1:5432/postgres";

@@ -5,12 +5,15 @@
  *
  * Internal actions (not aliased at the gateway unless listed in gateway.service.ts):
  *
- * pincode.lookup        {pincode}                      -> PincodeInfo
+ * pincode.info          {pincode}                      -> PincodeInfo (pincode.lookup is the public §4.7 answer)
  * pincode.lookupMany    {pincodes: string[]}           -> Record<pincode, PincodeInfo>
  * rates.quote           QuoteParams                    -> QuoteResult (never throws lane_not_priced)
  * rates.listCouriers    {shipment_type?: 0|1}          -> CourierInfo[] (active couriers, default priority order)
  * rates.getCourier      {logistic_id}                  -> CourierInfo | null
  * warehouses.resolve    {sender_id, id}                -> WarehouseRow | null (active, caller's)
+ * warehouses.get        {sender_id, id, include_retired?} -> WarehouseRow | null (caller's)
+ *
+ * Broadcast events (notifications, never state): warehouses.changed {sender_id, id}
  * intake.getOrder       {sender_id, order_id}          -> OrderRecord | null (caller's)
  * intake.applyBookingUpdate BookingUpdate              -> {applied: boolean} (idempotent)
  * intake.warehouseUsage {sender_id, warehouse_id}      -> WarehouseUsage

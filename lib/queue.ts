@@ -1,8 +1,8 @@
 /**
  * BullMQ queues and workers on Redis (`REDIS_URL`) or, when no Redis is
  * configured, on BullMQ's PostgreSQL backend in the same database
- * (ARCHITECTURE §2). Queue names are prefixed by `QUEUE_PREFIX` so test runs
- * sharing one Redis never see each other's jobs.
+ * (ARCHITECTURE §2). Keys (Redis) or the schema (PostgreSQL) are namespaced by
+ * `QUEUE_PREFIX`, so test runs sharing one server never see each other's jobs.
  */
 import {
 	type ConnectionOptions,
@@ -16,15 +16,26 @@ import {
 } from "bullmq";
 import { loadConfig } from "./config";
 
-type AnyQueue = {
+/** The producer side of a queue, whichever backend. */
+export interface AnyQueue {
 	add(name: string, data: unknown, opts?: JobsOptions): Promise<Job>;
+	getJob(id: string): Promise<Job | undefined>;
 	close(): Promise<void>;
-} & Record<string, any>;
-type AnyWorker = {
+}
+
+/** A worker, whichever backend. */
+export interface AnyWorker {
 	close(force?: boolean): Promise<void>;
 	run(): Promise<void>;
 	on(ev: string, fn: (...a: any[]) => void): unknown;
-} & Record<string, any>;
+}
+
+/** Queue / Worker constructors plus the options that bind them to this process's backend. */
+interface Backend {
+	Queue: new (name: string, opts: any) => unknown;
+	Worker: new (name: string, processor: any, opts: any) => unknown;
+	options: Record<string, unknown>;
+}
 
 const queues = new Map<string, AnyQueue>();
 
@@ -41,39 +52,31 @@ function redisConnection(url: string): ConnectionOptions {
 	};
 }
 
-/** Which backend this process uses ("redis" or "postgres"). */
-export function queueBackend(): "redis" | "postgres" {
-	return loadConfig().redisUrl ? "redis" : "postgres";
-}
-
-/** Returns (and caches) the producer side of queue `name`. */
-export function getQueue(name: string): AnyQueue {
+/** Redis when `REDIS_URL` is set; otherwise PostgreSQL schema `bullmq_<prefix>` (migrated on first use). */
+function backend(): Backend {
 	const cfg = loadConfig();
-	const key = `${cfg.queuePrefix}:${name}`;
-	let q = queues.get(key);
-	if (q) return q;
 	if (cfg.redisUrl) {
-		q = new Queue(name, {
-			connection: redisConnection(cfg.redisUrl),
-			prefix: cfg.queuePrefix,
-		}) as unknown as AnyQueue;
-	} else {
-		const pg = withBackend(createPostgresBackend);
-		q = new pg.Queue(name, {
-			connection: {
-				connectionString: cfg.databaseUrl,
-				schema: pgSchema(cfg.queuePrefix),
-				max: 4,
-				migrate: true,
-			},
-		}) as unknown as AnyQueue;
+		return { Queue, Worker, options: { connection: redisConnection(cfg.redisUrl), prefix: cfg.queuePrefix } };
 	}
-	queues.set(key, q);
-	return q;
+	const pg = withBackend(createPostgresBackend);
+	const schema = `bullmq_${cfg.queuePrefix.replace(/[^a-z0-9_]/gi, "_").toLowerCase()}`;
+	return {
+		Queue: pg.Queue,
+		Worker: pg.Worker,
+		options: { connection: { connectionString: cfg.databaseUrl, schema, max: 4, migrate: true } },
+	};
 }
 
-function pgSchema(prefix: string): string {
-	return `bullmq_${prefix.replace(/[^a-z0-9_]/gi, "_").toLowerCase()}`;
+/** Returns (and caches per process) the producer side of queue `name`. */
+export function getQueue(name: string): AnyQueue {
+	const key = `${loadConfig().queuePrefix}:${name}`;
+	let q = queues.get(key);
+	if (!q) {
+		const b = backend();
+		q = new b.Queue(name, b.options) as AnyQueue;
+		queues.set(key, q);
+	}
+	return q;
 }
 
 /**
@@ -85,26 +88,8 @@ export function createWorker<D = unknown, R = unknown>(
 	processor: (job: Job<D, R>) => Promise<R>,
 	opts: Partial<WorkerOptions> = {},
 ): AnyWorker {
-	const cfg = loadConfig();
-	if (cfg.redisUrl) {
-		return new Worker(name, processor as any, {
-			connection: redisConnection(cfg.redisUrl),
-			prefix: cfg.queuePrefix,
-			autorun: false,
-			...opts,
-		}) as unknown as AnyWorker;
-	}
-	const pg = withBackend(createPostgresBackend);
-	return new pg.Worker(name, processor as any, {
-		connection: {
-			connectionString: cfg.databaseUrl,
-			schema: pgSchema(cfg.queuePrefix),
-			max: 4,
-			migrate: true,
-		},
-		autorun: false,
-		...(opts as any),
-	}) as unknown as AnyWorker;
+	const b = backend();
+	return new b.Worker(name, processor, { ...b.options, autorun: false, ...opts }) as AnyWorker;
 }
 
 /** Closes every queue this process opened. */

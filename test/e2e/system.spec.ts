@@ -7,7 +7,8 @@ import { strict as assert } from "node:assert";
 import type { Server } from "node:http";
 import { createDevIdp, type DevIdp, serveJwks } from "../../lib/devidp";
 import { newSender } from "../helpers/broker";
-import { client, freePort, typicalFlow, warehouseBody } from "../helpers/flow";
+import { client, typicalFlow, warehouseBody } from "../helpers/flow";
+import { freePort } from "../helpers/net";
 import { type StartedProcess, startProcess, waitReady } from "../helpers/processes";
 
 describe("e2e: npm start over NATS in two processes", function () {

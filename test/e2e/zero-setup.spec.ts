@@ -13,7 +13,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { embeddedPgData, stopStalePostmaster } from "../../lib/system";
-import { client, freePort, typicalFlow } from "../helpers/flow";
+import { client, typicalFlow } from "../helpers/flow";
+import { freePort } from "../helpers/net";
 import { type StartedProcess, startProcess, waitReady } from "../helpers/processes";
 
 describe("e2e: zero-setup start (no environment)", function () {

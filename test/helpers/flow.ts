@@ -177,16 +177,3 @@ export async function typicalFlow(base: string, token: string): Promise<FlowResu
 		bookedAfterMs,
 	};
 }
-
-/** A free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-	const { createServer } = await import("node:net");
-	return new Promise((resolve, reject) => {
-		const s = createServer();
-		s.once("error", reject);
-		s.listen(0, "127.0.0.1", () => {
-			const port = (s.address() as { port: number }).port;
-			s.close(() => resolve(port));
-		});
-	});
-}

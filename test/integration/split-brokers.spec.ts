@@ -9,7 +9,8 @@ import type { Server } from "node:http";
 import type { ServiceBroker } from "moleculer";
 import { createDevIdp, type DevIdp, serveJwks } from "../../lib/devidp";
 import { as, newSender, rejects, startBroker } from "../helpers/broker";
-import { client, freePort, orderBody, typicalFlow, warehouseBody } from "../helpers/flow";
+import { client, orderBody, typicalFlow, warehouseBody } from "../helpers/flow";
+import { freePort } from "../helpers/net";
 
 describe("integration: services split over NATS", function () {
 	this.timeout(90_000);
@@ -61,6 +62,34 @@ describe("integration: services split over NATS", function () {
 		const sender = newSender();
 		const r = await typicalFlow(base, await idp.tokenFor(sender));
 		assert.ok(r.awb_number.length >= 10);
+	});
+
+	it("serves pincode look-ups and warehouse PATCH / list through the gateway", async () => {
+		const api = client(base, await idp.tokenFor(newSender()));
+		const known = await api.get("/v1/pincode/%20560%20001%20");
+		assert.equal(known.status, 200);
+		assert.deepEqual(Object.keys(known.body).sort(), ["city", "found", "pincode", "state"]);
+		assert.equal(known.body.found, true);
+		assert.equal(known.body.pincode, "560001");
+		assert.equal(known.body.state, "Karnataka");
+		const unknown = await api.get("/v1/pincode/999999");
+		assert.deepEqual(unknown.body, { found: false, pincode: "999999", city: "", state: "" });
+
+		const wh = await api.post("/v1/warehouses", warehouseBody());
+		const id = wh.body.data.id as number;
+		const patched = await api.patch(`/v1/warehouses/${id}`, { contact_no: "9000000001" });
+		assert.equal(patched.status, 200, JSON.stringify(patched.body));
+		assert.equal(patched.body.data.contact_no, "9000000001");
+		const bad = await api.patch(`/v1/warehouses/${id}`, { contact_no: "12345" });
+		assert.equal(bad.status, 400);
+		assert.equal(bad.body.error, "validation_failed");
+		assert.ok(bad.body.details.some((d: string) => d.startsWith("contact_no")));
+		const list = await api.get("/v1/warehouses");
+		assert.equal(list.status, 200);
+		assert.deepEqual(
+			list.body.data.map((w: { id: number; contact_no: string }) => [w.id, w.contact_no]),
+			[[id, "9000000001"]],
+		);
 	});
 
 	it("keeps merchants apart across nodes: another account sees 404s", async () => {
