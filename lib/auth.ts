@@ -85,6 +85,21 @@ export function forbidden(
 	return new ApiError(403, { error: "forbidden", cap, message });
 }
 
+/**
+ * True when verification failed because the key set could not be obtained
+ * (the identity provider's fault, not the token's): jose's fetch timeout, a
+ * network failure (`TypeError` from fetch), a non-200 or non-JSON JWKS answer
+ * (the generic `JOSEError`, thrown only by the JWKS fetch) or a malformed key set.
+ */
+function isJwksFailure(err: unknown): boolean {
+	return (
+		err instanceof joseErrors.JWKSTimeout ||
+		err instanceof joseErrors.JWKSInvalid ||
+		(err as { code?: unknown })?.code === joseErrors.JOSEError.code ||
+		(err as Error)?.name === "TypeError"
+	);
+}
+
 export interface VerifierOptions {
 	jwksUrl: string;
 	issuer?: string;
@@ -109,8 +124,7 @@ export function createVerifier(opts: VerifierOptions): (token: string) => Promis
 		} catch (err) {
 			if (err instanceof joseErrors.JWTExpired) throw invalidToken("token_expired");
 			if (err instanceof joseErrors.JWTClaimValidationFailed) throw invalidToken("token_claims");
-			if (err instanceof joseErrors.JWKSTimeout || (err as Error)?.name === "TypeError")
-				throw invalidToken("jwks_unavailable");
+			if (isJwksFailure(err)) throw invalidToken("jwks_unavailable");
 			throw invalidToken("token_invalid");
 		}
 		const meta = (payload.app_metadata ?? {}) as { sender_id?: unknown; role?: unknown };
@@ -149,12 +163,15 @@ declare module "moleculer" {
 	}
 }
 
+/** True when `user` names an account (a positive safe-integer `sender_id`). */
+function hasAccount(user: AuthUser | undefined): user is AuthUser {
+	return !!user && Number.isSafeInteger(user.sender_id) && user.sender_id > 0;
+}
+
 /** Checks `user` against `access`; throws the §5 errors. */
 export function checkAccess(user: AuthUser | undefined, access: ActionAccess | undefined): void {
 	if (!access) return;
-	if (access.auth || access.writes || access.capability) {
-		if (!user || !Number.isSafeInteger(user.sender_id) || user.sender_id <= 0) throw authRequired();
-	}
+	if ((access.auth || access.writes || access.capability) && !hasAccount(user)) throw authRequired();
 	if (!user) return;
 	if (access.writes && READ_ONLY_ROLES.includes(user.role)) throw readOnlyRole();
 	if (access.capability && !(ROLE_CAPS[user.role] ?? []).includes(access.capability))
@@ -179,6 +196,6 @@ export const PermissionsMiddleware = {
 /** The caller's account id; throws 401 when the context carries none. */
 export function senderOf(ctx: { meta: any }): number {
 	const u = ctx.meta?.user as AuthUser | undefined;
-	if (!u || !Number.isSafeInteger(u.sender_id) || u.sender_id <= 0) throw authRequired();
+	if (!hasAccount(u)) throw authRequired();
 	return u.sender_id;
 }

@@ -32,7 +32,12 @@ export interface DevIdp {
 	jwks: { keys: JWK[] };
 	/** Issuer claim put in tokens. */
 	issuer: string;
-	/** Signs a token with arbitrary claims (tests use it for bad tokens too). */
+	/**
+	 * Signs a token with arbitrary claims (tests use it for bad tokens too).
+	 * `expiresIn` follows jose's `setExpirationTime`: a string is relative
+	 * (`"1h"`, the default), a number is the absolute `exp` in epoch seconds;
+	 * `noExp` omits `exp`.
+	 */
 	sign(
 		claims: Record<string, unknown>,
 		opts?: { expiresIn?: string | number; noExp?: boolean },

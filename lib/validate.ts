@@ -12,7 +12,10 @@ const v = new Validator({
 	},
 });
 
-/** The shared validator instance (also used by the broker). */
+/**
+ * The shared validator instance behind {@link compile} (the broker's own
+ * validator is a separate default instance). Not imported anywhere yet.
+ */
 export const validator = v;
 
 export type Check = (value: unknown) => true | ValidationError[] | Promise<true | ValidationError[]>;
@@ -22,11 +25,16 @@ export function compile(schema: ValidationSchema): Check {
 	return v.compile(schema) as Check;
 }
 
-/** Renders one validator failure as `field: message`. */
+/**
+ * Renders one validator failure as `field: message`, dropping the field name
+ * the message starts with (`The 'a' field is required.` → `a: is required.`,
+ * `'a' is malformed` → `a: is malformed`); quoted values later in the message
+ * (`must contain the 'x' text`) are kept.
+ */
 export function describe(e: ValidationError): string {
 	const msg = String(e.message ?? e.type)
 		.replace(/^The '([^']+)' field /, "")
-		.replace(/'([^']+)' /, "");
+		.replace(/^'([^']+)' /, "");
 	return `${e.field}: ${msg}`;
 }
 

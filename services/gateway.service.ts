@@ -39,7 +39,8 @@
  *
  * - contract bodies (`ApiError`, including across NATS, the §5.6 401s, the §5
  *   403s, the documents exceptions) → their status and body verbatim;
- * - broker `ValidationError` (422) → 400 `validation_failed` with `details`;
+ * - broker `ValidationError` (422) of the called action → 400 `validation_failed`
+ *   with `details` (one raised by a nested internal call is a server bug → 500);
  * - malformed JSON → 400 `invalid_json`; body over 1 MB → 413 `payload_too_large`;
  * - unknown route → 404 `{error:"not_found", message:"Route not found"}`;
  *   known path, other method → 405 `method_not_allowed` with `Allow`;
@@ -77,7 +78,7 @@ const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"];
 /** A request as moleculer-web decorates it. */
 type GwRequest = IncomingMessage & {
 	$ctx?: Context<any, any>;
-	$action?: { access?: Parameters<typeof checkAccess>[1] };
+	$action?: { name?: string; access?: Parameters<typeof checkAccess>[1] };
 	$params?: Record<string, unknown>;
 	$startTime?: [number, number];
 	parsedUrl?: string;
@@ -95,8 +96,6 @@ interface GatewayVars {
 	accessLog: boolean;
 	/** The service with a logger whose `warn` is a no-op (see `sendResponse`). */
 	quietSelf: unknown;
-	/** Dev IdP routes are mounted (MSA_DEV_IDP=1). */
-	devIdp: boolean;
 	/** moleculer-web state */
 	aliases: Array<{ method: string; re: RegExp }>;
 	server: import("node:http").Server;
@@ -104,6 +103,11 @@ interface GatewayVars {
 	sendError(req: GwRequest, res: ServerResponse, err: unknown): void;
 	logAccess(req: GwRequest, res: ServerResponse): void;
 	allowedMethods(path: string): string[];
+}
+
+/** Path of a request without its query string (moleculer-web's `parsedUrl` once it has parsed the URL). */
+function requestPath(req: GwRequest): string {
+	return req.parsedUrl ?? pathOf(req.originalUrl ?? req.url);
 }
 
 /**
@@ -159,8 +163,8 @@ export default {
 		onError(this: any, req: GwRequest, res: ServerResponse, err: unknown): void {
 			const ctx = req.$ctx;
 			const requestId = ctx?.requestID ?? String(res.getHeader("x-request-id") ?? "");
-			const path = req.parsedUrl ?? pathOf(req.originalUrl ?? req.url);
-			const answer = answerFor(err, path, requestId);
+			const path = requestPath(req);
+			const answer = answerFor(err, path, requestId, req.$action?.name);
 			if (answer.log) {
 				const e = err as Error | undefined;
 				this.logger.error("Unhandled error answered 500", {
@@ -293,7 +297,7 @@ export default {
 		 * for other methods, 204 + `Allow` for OPTIONS, else 404 `not_found`.
 		 */
 		send404(this: any, req: GwRequest, res: ServerResponse): void {
-			const path = req.parsedUrl ?? pathOf(req.url);
+			const path = requestPath(req);
 			const allowed = this.allowedMethods(path) as string[];
 			if (allowed.length > 0) {
 				res.setHeader("Allow", allowed.join(", "));
@@ -353,7 +357,7 @@ export default {
 					nodeID: this.broker.nodeID,
 					ns: this.broker.namespace,
 					method: req.method,
-					path: req.parsedUrl ?? pathOf(req.originalUrl ?? req.url),
+					path: requestPath(req),
 					status: res.statusCode,
 					ms: Math.round((d[0] * 1e3 + d[1] / 1e6) * 10) / 10,
 					request_id: ctx?.requestID ?? undefined,
@@ -371,7 +375,7 @@ export default {
 	created(this: any) {
 		const cfg = loadConfig();
 		this.settings.port = cfg.port;
-		this.devIdp = process.env.MSA_DEV_IDP === "1";
+		const devIdp = process.env.MSA_DEV_IDP === "1";
 		const loggerOpt = this.broker.options.logger;
 		const level = typeof loggerOpt?.options?.level === "string" ? loggerOpt.options.level : cfg.logLevel;
 		this.accessLog =
@@ -388,7 +392,7 @@ export default {
 		this.quietSelf = Object.create(this, {
 			logger: { value: { ...this.logger, warn: () => undefined } },
 		});
-		this.requiredActions = actionsByService(API_ALIASES, ...(this.devIdp ? [DEV_IDP_ALIASES] : []));
+		this.requiredActions = actionsByService(API_ALIASES, ...(devIdp ? [DEV_IDP_ALIASES] : []));
 
 		this.addRoute({
 			name: "probes",
@@ -400,7 +404,7 @@ export default {
 			// Probes must describe THIS gateway node, never another one.
 			callOptions: { nodeID: this.broker.nodeID },
 		});
-		if (this.devIdp) {
+		if (devIdp) {
 			this.addRoute({
 				name: "devauth",
 				path: "/",

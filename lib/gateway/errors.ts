@@ -6,7 +6,8 @@
  * |--------------------------------------------------------------|--------|--------------------------------------------------------|
  * | carries a contract body (`ApiError`, also across NATS)        | its    | verbatim (`errorBodyOf`)                               |
  * | {@link GatewayError} (made by the gateway itself)             | its    | `{error, message}` (`{message}` under /v1/documents/)  |
- * | Moleculer `ValidationError` (broker validator, 422)           | 400    | `{error:"validation_failed", message, details}`        |
+ * | Moleculer `ValidationError` of the routed action (422)        | 400    | `{error:"validation_failed", message, details}`        |
+ * | `ValidationError` of a nested internal call (a server bug)    | 500    | as "anything else" below                               |
  * | body-parser: malformed JSON (`entity.parse.failed`)           | 400    | `{error:"invalid_json", message}`                      |
  * | body-parser: body over the limit (`entity.too.large`)         | 413    | `{error:"payload_too_large", message}`                 |
  * | body-parser: unsupported charset / encoding                   | 415    | `{error:"unsupported_media_type", message}`            |
@@ -84,10 +85,28 @@ function envelope(status: number, error: string, message: string, path: string):
 }
 
 /**
- * Computes the answer for `err` on request `path` (no query string).
- * `requestId` is echoed in 500 bodies so a merchant can quote it.
+ * True when `e` is a broker `ValidationError` about the params of `action`
+ * itself. The broker validator tags every failure with the action it guards;
+ * a failure tagged with another action comes from an internal call the
+ * service made with bad params, which is not the client's fault. Without
+ * `action`, or for untagged failures, any `ValidationError` counts.
  */
-export function answerFor(err: unknown, path: string, requestId: string): ErrorAnswer {
+function isClientValidationError(
+	e: { name?: string; type?: string; code?: unknown; data?: any },
+	action: string | undefined,
+): boolean {
+	if (e.name !== "ValidationError" && !(e.type === "VALIDATION_ERROR" && e.code === 422)) return false;
+	if (action === undefined || !Array.isArray(e.data)) return true;
+	return e.data.every((d: { action?: unknown }) => d?.action === undefined || d.action === action);
+}
+
+/**
+ * Computes the answer for `err` on request `path` (no query string).
+ * `requestId` is echoed in 500 bodies so a merchant can quote it. `action` is
+ * the action the route called (when known), so a `ValidationError` raised by
+ * one of its internal calls is answered 500 rather than blamed on the request.
+ */
+export function answerFor(err: unknown, path: string, requestId: string, action?: string): ErrorAnswer {
 	const contract = errorBodyOf(err);
 	if (contract && contract.status >= 400 && contract.status <= 599) {
 		return { status: contract.status, body: contract.body, log: false };
@@ -96,12 +115,11 @@ export function answerFor(err: unknown, path: string, requestId: string): ErrorA
 	if (e.data?.gateway === true && typeof e.code === "number") {
 		return envelope(e.code, String(e.type), String(e.message), path);
 	}
-	if (e.name === "ValidationError" || (e.type === "VALIDATION_ERROR" && e.code === 422)) {
+	if (isClientValidationError(e, action)) {
 		const details = Array.isArray(e.data) ? e.data.map((d: any) => describe(d)) : [String(e.message)];
-		const body = errorBodyOf(validationFailed(details))!.body;
-		if (path.startsWith(DOCUMENTS_PREFIX))
-			return { status: 400, body: { message: body.message }, log: false };
-		return { status: 400, body, log: false };
+		const { body } = errorBodyOf(validationFailed(details))!;
+		const documents = path.startsWith(DOCUMENTS_PREFIX);
+		return { status: 400, body: documents ? { message: body.message } : body, log: false };
 	}
 	switch (e.type) {
 		case "entity.parse.failed":

@@ -3,14 +3,16 @@
  * request ids, query parsing, the error mapping table and the route table.
  */
 import assert from "node:assert/strict";
+import { createServer, type Server } from "node:http";
 import { Errors } from "moleculer";
-import { type AuthUser, invalidToken, userFor } from "../../lib/auth";
+import { type AuthUser, createVerifier, invalidToken, userFor } from "../../lib/auth";
 import { createDevIdp } from "../../lib/devidp";
 import { apiError, documentsConflict, documentsError } from "../../lib/errors";
 import { answerFor, GatewayError, isUnavailable } from "../../lib/gateway/errors";
 import { accessLogLine, parseQuery, pathOf, requestIdOf } from "../../lib/gateway/http";
 import { API_ALIASES, actionsByService, DEV_IDP_ALIASES } from "../../lib/gateway/routes";
 import { bearerToken, cachedVerifier } from "../../lib/gateway/tokens";
+import { compile, describe as describeFailure } from "../../lib/validate";
 import { rejects } from "../helpers/broker";
 
 describe("gateway helpers", () => {
@@ -46,7 +48,7 @@ describe("gateway helpers", () => {
 			const idp = await createDevIdp();
 			const token = await idp.tokenFor(12);
 			let calls = 0;
-			let now = 1_000_000;
+			let now = Date.now();
 			const verify = cachedVerifier(
 				async () => {
 					calls++;
@@ -54,7 +56,6 @@ describe("gateway helpers", () => {
 				},
 				{ now: () => now, maxAgeMs: 60_000 },
 			);
-			now = Date.now();
 			const a = await verify(token);
 			const b = await verify(token);
 			assert.equal(calls, 1);
@@ -115,6 +116,72 @@ describe("gateway helpers", () => {
 			assert.equal(calls, 0);
 			await verify(tok(1));
 			assert.equal(calls, 1);
+		});
+
+		it("keys entries by the full token: another signature on the same payload is verified afresh", async () => {
+			const idp = await createDevIdp();
+			const token = await idp.tokenFor(21);
+			const forged = `${token.slice(0, token.lastIndexOf(".") + 1)}AAAA`;
+			const seen: string[] = [];
+			const verify = cachedVerifier(async (t: string) => {
+				seen.push(t);
+				if (t !== token) throw invalidToken("token_invalid");
+				return userFor(21);
+			});
+			assert.equal((await verify(token)).sender_id, 21);
+			const err = await rejects(() => verify(forged));
+			assert.deepEqual(err.data.body, { error: "Invalid or expired token", code: "token_invalid" });
+			assert.deepEqual(seen, [token, forged]);
+			await verify(token);
+			assert.equal(seen.length, 2, "the genuine token is still cached");
+		});
+
+		it("never caches a token without a readable exp", async () => {
+			let calls = 0;
+			const verify = cachedVerifier(async () => {
+				calls++;
+				return userFor(4);
+			});
+			const noExp = `e30.${Buffer.from(JSON.stringify({ sub: "s" })).toString("base64url")}.sig`;
+			for (const t of [noExp, "not-a-jwt", "a.%%%.c"]) {
+				calls = 0;
+				await verify(t);
+				await verify(t);
+				assert.equal(calls, 2, t);
+			}
+		});
+	});
+
+	describe("createVerifier: an unusable key set is jwks_unavailable, not the token's fault", () => {
+		let server: Server;
+		let base: string;
+		before(async () => {
+			server = createServer((req, res) => {
+				if (req.url === "/down") {
+					res.statusCode = 503;
+					res.end("maintenance");
+				} else if (req.url === "/html") {
+					res.setHeader("content-type", "text/html");
+					res.end("<html></html>");
+				} else {
+					res.setHeader("content-type", "application/json");
+					res.end(JSON.stringify({ not: "a key set" }));
+				}
+			});
+			await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+			base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+		});
+		after(() => {
+			server.close();
+		});
+
+		it("answers 401 jwks_unavailable for a JWKS that is down, not JSON, malformed or unreachable", async () => {
+			const token = await (await createDevIdp()).tokenFor(8);
+			for (const url of [`${base}/down`, `${base}/html`, `${base}/junk`, "http://127.0.0.1:9/jwks.json"]) {
+				const err = await rejects(() => createVerifier({ jwksUrl: url })(token));
+				assert.equal(err.code, 401, url);
+				assert.deepEqual(err.data.body, { error: "Invalid or expired token", code: "jwks_unavailable" }, url);
+			}
 		});
 	});
 
@@ -210,6 +277,22 @@ describe("gateway helpers", () => {
 			assert.deepEqual(a.body.details, ["a: is required.", "b: must be a string."]);
 		});
 
+		it("a ValidationError of a nested internal call → 500 internal_error (a server bug, not the request)", () => {
+			const failures = (action: string) => [
+				{ type: "required", field: "sender_id", message: "The 'sender_id' field is required.", action },
+			];
+			const own = new Errors.ValidationError("x", "VALIDATION_ERROR", failures("rates.serviceable"));
+			const own400 = answerFor(own, "/v1/shipping/serviceable", "r", "rates.serviceable");
+			assert.equal(own400.status, 400);
+			assert.deepEqual(own400.body.details, ["sender_id: is required."]);
+			const nested = new Errors.ValidationError("x", "VALIDATION_ERROR", failures("intake.getOrder"));
+			assert.deepEqual(answerFor(nested, "/v1/shipping/book", "r-2", "booking.book"), {
+				status: 500,
+				body: { error: "internal_error", message: "Internal error", request_id: "r-2" },
+				log: true,
+			});
+		});
+
 		it("body-parser errors: 400 invalid_json, 413 payload_too_large, 415", () => {
 			const mk = (code: number, type: string) => new Errors.MoleculerError("x", code, type);
 			assert.equal(answerFor(mk(400, "entity.parse.failed"), "/v1/a", "r").body.error, "invalid_json");
@@ -254,6 +337,24 @@ describe("gateway helpers", () => {
 					log: true,
 				});
 			}
+		});
+	});
+
+	describe("lib/validate describe()", () => {
+		it("renders `field: message`, dropping only the leading field name", () => {
+			const check = compile({
+				a: { type: "string" },
+				b: { type: "string", pattern: /^x$/ },
+				c: { type: "string", contains: "abc" },
+				$$strict: "remove",
+			});
+			const res = check({ b: "y", c: "zzz" });
+			assert.notEqual(res, true);
+			assert.deepEqual((res as any[]).map(describeFailure), [
+				"a: is required.",
+				"b: is malformed",
+				"c: must contain the 'abc' text.",
+			]);
 		});
 	});
 

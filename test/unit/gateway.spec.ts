@@ -111,7 +111,16 @@ const FAKES: any[] = [
 			},
 			remove: {
 				access: { capability: "warehouses.write" },
-				handler: (ctx: Context<any, any>) => ({ data: { id: Number(ctx.params.id), deleted: 1 } }),
+				async handler(ctx: Context<any, any>) {
+					// A service bug: an internal call with params its validator rejects.
+					if (ctx.params.id === "999") await ctx.call("warehouses.usage", { warehouse_id: "nine" });
+					return { data: { id: Number(ctx.params.id), deleted: 1 } };
+				},
+			},
+			/** Internal (not aliased), broker-validated. */
+			usage: {
+				params: { warehouse_id: { type: "number", integer: true, positive: true } },
+				handler: () => ({ count: 0 }),
 			},
 		},
 	},
@@ -490,6 +499,22 @@ describe("gateway (HTTP, fake services)", () => {
 			const ok = await http(base, "GET", "/v1/shipping/serviceable?from_pin=560001&to_pin=110001", { token });
 			assert.equal(ok.status, 200);
 		});
+
+		it("a ValidationError of an internal call made by the handler → 500 internal_error, not 400", async () => {
+			const r = await http(base, "DELETE", "/v1/warehouses/999", {
+				token,
+				headers: { "x-request-id": "nested-422" },
+			});
+			assert.equal(r.status, 500);
+			assert.deepEqual(r.body, {
+				error: "internal_error",
+				message: "Internal error",
+				request_id: "nested-422",
+			});
+			const ok = await http(base, "DELETE", "/v1/warehouses/5", { token });
+			assert.equal(ok.status, 200);
+			assert.deepEqual(ok.body, { data: { id: 5, deleted: 1 } });
+		});
 	});
 
 	describe("errors", () => {
@@ -688,6 +713,11 @@ describe("gateway configuration", () => {
 				const u = await http(base, "GET", "/v1/warehouses", { token: "a.b.c" });
 				assert.equal(u.status, 401);
 				assert.equal(u.body.error, "Invalid or expired token");
+				// A well-formed signed token reaches the key fetch, which fails: jwks_unavailable.
+				const signed = await (await createDevIdp()).tokenFor(5);
+				const j = await http(base, "GET", "/v1/warehouses", { token: signed });
+				assert.equal(j.status, 401);
+				assert.deepEqual(j.body, { error: "Invalid or expired token", code: "jwks_unavailable" });
 			} finally {
 				await broker.stop();
 			}
