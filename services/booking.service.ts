@@ -34,9 +34,9 @@ import type { Sequelize } from "sequelize";
 import { senderOf } from "../lib/auth";
 import { BOOKING_MIGRATIONS } from "../lib/booking/migrations";
 import { parseBookInput } from "../lib/booking/params";
-import { type Caller, pickAuto, rankCouriers } from "../lib/booking/ranking";
+import { pickAuto, rankCouriers } from "../lib/booking/ranking";
 import { BOOKING_QUEUE, type BookingTimings, bookingTimings, jobIdOf } from "../lib/booking/settings";
-import { bookRequestOf, isUnsupportedChannel, laneOf, pickupLocationOf } from "../lib/booking/shipment";
+import { bookRequestOf, laneOf, pickupLocationOf } from "../lib/booking/shipment";
 import {
 	type AttemptRow,
 	ambiguousAttempts,
@@ -74,6 +74,7 @@ import {
 	PickupLocationUnknown,
 } from "../lib/couriers";
 import { type ApiError, apiError, errorBodyOf } from "../lib/errors";
+import { assertNotB2B } from "../lib/intake/validation";
 import { getQueue } from "../lib/queue";
 import { DbMixin } from "../mixins/db.mixin";
 import { WorkerMixin } from "../mixins/worker.mixin";
@@ -90,7 +91,8 @@ export interface ProcessResult {
 	awb_number?: string | null;
 }
 
-const B2B_MESSAGE = "B2B / multi-box consignments are not supported";
+/** Outbox rows leased (and delivered concurrently) per relay round. */
+const RELAY_BATCH = 50;
 
 /** 409 for an order that already has a live attempt. */
 function conflictFor(order_id: number, live: AttemptRow | undefined): ApiError {
@@ -134,18 +136,29 @@ class AttemptFailed extends Error {
 	}
 }
 
+type Periodic = "relay" | "sweep";
+
 interface BookingVars {
 	db: Sequelize;
 	timings: BookingTimings;
-	relayTimer?: NodeJS.Timeout;
-	sweepTimer?: NodeJS.Timeout;
-	relayRunning?: Promise<unknown>;
-	sweepRunning?: Promise<unknown>;
-	bookingStopping?: boolean;
+	/** interval timers of the periodic relay and sweeper */
+	timers: NodeJS.Timeout[];
+	/** periodic runs in progress (a run never overlaps the previous one of its kind) */
+	ticking: Set<Periodic>;
+	/** background work in progress (awaited by `stopped`) */
+	inflight: Set<Promise<unknown>>;
+	bookingStopping: boolean;
 }
 
 interface BookingMethods {
-	callService<R>(ctx: Context | null, action: string, params: unknown, unavailable: string): Promise<R>;
+	callService<R>(ctx: Context, action: string, params: unknown, unavailable: string): Promise<R>;
+	pickCourier(
+		ctx: Context,
+		sender: number,
+		order: OrderRecord,
+		warehouse: WarehouseRow,
+		logistic_id: number | undefined,
+	): Promise<{ courier: CourierInfo; quote: Quote }>;
 	relay(ids?: number[]): Promise<{ delivered: number; failed: number }>;
 	deliver(row: OutboxRow): Promise<void>;
 	enqueue(attempt_id: number): Promise<void>;
@@ -153,8 +166,9 @@ interface BookingMethods {
 	runAttempt(ctx: Context, a: AttemptRow): Promise<ProcessResult>;
 	bookAt(adapter: CourierAdapter, req: BookRequest, warehouse: WarehouseRow): Promise<BookResult>;
 	settlePrevious(ctx: Context, a: AttemptRow): Promise<void>;
+	background(what: string, work: () => Promise<unknown>): Promise<void>;
 	finish(ids: number[] | null): void;
-	tick(kind: "relay" | "sweep"): void;
+	tick(kind: Periodic): void;
 }
 
 type This = BookingVars & BookingMethods & { broker: any; logger: any };
@@ -213,7 +227,7 @@ const BookingService = {
 					const msg = "cannot create booking for another sender";
 					throw apiError(403, msg, msg);
 				}
-				if (isUnsupportedChannel(order)) throw apiError(400, "unsupported_channel", B2B_MESSAGE);
+				assertNotB2B(order);
 				const live = await liveAttempt(this.db, input.order_id);
 				if (live) throw conflictFor(input.order_id, live);
 				const warehouse = order.pickup_address_id
@@ -231,59 +245,7 @@ const BookingService = {
 						"the order's pickup warehouse is not one of your active warehouses; set one before booking",
 					);
 				}
-				const shipment_type = order.shipment_type === 1 ? 1 : 0;
-				let courier: CourierInfo;
-				let quote: Quote;
-				if (input.logistic_id !== undefined) {
-					const id = input.logistic_id;
-					const c = await this.callService<CourierInfo | null>(
-						ctx,
-						"rates.getCourier",
-						{ logistic_id: id },
-						"rate_unavailable",
-					);
-					if (!c?.active) {
-						throw apiError(
-							400,
-							"unknown_logistic",
-							`logistic_id ${id} is not a courier on the active rate card`,
-						);
-					}
-					const q = await this.callService<QuoteResult>(
-						ctx,
-						"rates.quote",
-						laneOf(order, warehouse, id),
-						"rate_unavailable",
-					);
-					const hit = (q.data ?? []).find((x) => x.logistic_id === id);
-					if (!hit) {
-						const why = (q.dropped_couriers ?? []).find((d) => d.logistic_id === id);
-						throw apiError(
-							422,
-							"lane_not_priced",
-							`${c.logistic_name} does not price this lane (${warehouse.pincode} → ${order.receiver.pincode})` +
-								(why ? `: ${why.detail || why.reason}` : ""),
-						);
-					}
-					courier = c;
-					quote = hit;
-				} else {
-					const call: Caller = (action, params) => this.callService(ctx, action, params, "rate_unavailable");
-					const [ranked, q] = await Promise.all([
-						rankCouriers(call, sender, shipment_type),
-						this.callService<QuoteResult>(ctx, "rates.quote", laneOf(order, warehouse), "rate_unavailable"),
-					]);
-					const pick = pickAuto(ranked, q.data ?? []);
-					if (!pick) {
-						throw apiError(
-							422,
-							"lane_not_priced",
-							`no courier on the rate card prices this lane (${warehouse.pincode} → ${order.receiver.pincode})`,
-						);
-					}
-					courier = pick.courier;
-					quote = pick.quote;
-				}
+				const { courier, quote } = await this.pickCourier(ctx, sender, order, warehouse, input.logistic_id);
 				const res = await createAttempt(this.db, {
 					order_id: input.order_id,
 					sender_id: sender,
@@ -389,14 +351,13 @@ const BookingService = {
 		 */
 		async callService<R>(
 			this: This,
-			ctx: Context | null,
+			ctx: Context,
 			action: string,
 			params: unknown,
 			unavailable: string,
 		): Promise<R> {
 			try {
-				const opts = { timeout: this.timings.callTimeoutMs };
-				return (await (ctx ? ctx.call(action, params, opts) : this.broker.call(action, params, opts))) as R;
+				return (await ctx.call(action, params, { timeout: this.timings.callTimeoutMs })) as R;
 			} catch (err) {
 				if (errorBodyOf(err)) throw err;
 				this.logger.warn(`booking: ${action} failed: ${message(err)}`);
@@ -405,29 +366,88 @@ const BookingService = {
 		},
 
 		/**
-		 * Outbox relay: leases due undelivered rows (all, or only `ids`) with
-		 * `FOR UPDATE SKIP LOCKED`, delivers each by an acknowledged call, marks it
-		 * delivered, or schedules a redelivery with backoff.
+		 * The courier of a booking and its quote (rupees): the forced `logistic_id`,
+		 * or (undefined) the top-ranked courier that prices the lane (AUTO).
+		 * @throws 400 `unknown_logistic` (forced courier not on the active card),
+		 *   422 `lane_not_priced`, 503 `rate_unavailable`
+		 */
+		async pickCourier(
+			this: This,
+			ctx: Context,
+			sender: number,
+			order: OrderRecord,
+			warehouse: WarehouseRow,
+			logistic_id: number | undefined,
+		): Promise<{ courier: CourierInfo; quote: Quote }> {
+			const call = <R>(action: string, params: unknown) =>
+				this.callService<R>(ctx, action, params, "rate_unavailable");
+			const lane = `${warehouse.pincode} → ${order.receiver.pincode}`;
+			if (logistic_id === undefined) {
+				const [ranked, q] = await Promise.all([
+					rankCouriers(call, sender, order.shipment_type === 1 ? 1 : 0),
+					call<QuoteResult>("rates.quote", laneOf(order, warehouse)),
+				]);
+				const pick = pickAuto(ranked, q.data ?? []);
+				if (!pick) {
+					throw apiError(422, "lane_not_priced", `no courier on the rate card prices this lane (${lane})`);
+				}
+				return pick;
+			}
+			const courier = await call<CourierInfo | null>("rates.getCourier", { logistic_id });
+			if (!courier?.active) {
+				throw apiError(
+					400,
+					"unknown_logistic",
+					`logistic_id ${logistic_id} is not a courier on the active rate card`,
+				);
+			}
+			const q = await call<QuoteResult>("rates.quote", laneOf(order, warehouse, logistic_id));
+			const quote = (q.data ?? []).find((x) => x.logistic_id === logistic_id);
+			if (!quote) {
+				const why = (q.dropped_couriers ?? []).find((d) => d.logistic_id === logistic_id);
+				throw apiError(
+					422,
+					"lane_not_priced",
+					`${courier.logistic_name} does not price this lane (${lane})` +
+						(why ? `: ${why.detail || why.reason}` : ""),
+				);
+			}
+			return { courier, quote };
+		},
+
+		/**
+		 * Outbox relay: leases up to {@link RELAY_BATCH} due undelivered rows (all,
+		 * or only `ids`) with `FOR UPDATE SKIP LOCKED`, delivers them concurrently
+		 * by acknowledged calls (each bounded by `callTimeoutMs`), marks each
+		 * delivered or schedules its redelivery with backoff; repeats while full
+		 * batches come back. The lease (3 × `callTimeoutMs`, at least 30 s) outlives
+		 * a round, so another relay never takes a row this one is still delivering;
+		 * a relay that dies leaves its rows to be re-leased when the lease ends.
+		 * Receivers are idempotent and ordered by (attempt_id, seq), so neither a
+		 * redelivery nor the order of deliveries within a round matters.
 		 */
 		async relay(this: This, ids?: number[]) {
+			const leaseMs = Math.max(30_000, 3 * this.timings.callTimeoutMs);
 			let delivered = 0;
 			let failed = 0;
 			for (;;) {
-				const rows = await leaseOutbox(this.db, 50, 30_000, ids);
-				for (const row of rows) {
-					try {
-						await this.deliver(row);
-						await outboxDelivered(this.db, row.id);
-						delivered++;
-					} catch (err) {
-						failed++;
-						this.logger.warn(
-							`booking outbox ${row.id} (${row.kind}) not delivered (try ${row.tries}): ${message(err)}`,
-						);
-						await outboxRetryLater(this.db, row, message(err), this.timings.relayBackoffMs);
-					}
-				}
-				if (ids || rows.length < 50 || this.bookingStopping) break;
+				const rows = await leaseOutbox(this.db, RELAY_BATCH, leaseMs, ids);
+				await Promise.all(
+					rows.map(async (row) => {
+						try {
+							await this.deliver(row);
+							await outboxDelivered(this.db, row.id);
+							delivered++;
+						} catch (err) {
+							failed++;
+							this.logger.warn(
+								`booking outbox ${row.id} (${row.kind}) not delivered (try ${row.tries}): ${message(err)}`,
+							);
+							await outboxRetryLater(this.db, row, message(err), this.timings.relayBackoffMs);
+						}
+					}),
+				);
+				if (ids || rows.length < RELAY_BATCH || this.bookingStopping) break;
 			}
 			return { delivered, failed };
 		},
@@ -496,7 +516,16 @@ const BookingService = {
 			return { enqueued };
 		},
 
-		/** Books a claimed attempt; throws AttemptFailed for a definitive failure. */
+		/**
+		 * Books a claimed attempt; throws AttemptFailed for a definitive failure.
+		 *
+		 * The order, its warehouses and the courier are read afresh here although
+		 * `book` read them moments before: a job may run minutes later (retries,
+		 * sweeper), on another pod, and must refuse what changed meanwhile (order
+		 * gone or B2B — spec §1 has the worker refuse `unsupported_channel` —,
+		 * warehouse retired, courier deactivated). The attempt row therefore holds
+		 * no copy of them (nor the consignee's address).
+		 */
 		async runAttempt(this: This, ctx: Context, a: AttemptRow): Promise<ProcessResult> {
 			const call = <R>(action: string, params: unknown) =>
 				this.callService<R>(ctx, action, params, "service_unavailable");
@@ -505,7 +534,11 @@ const BookingService = {
 				order_id: a.order_id,
 			});
 			if (!order) throw new AttemptFailed("the order no longer exists");
-			if (isUnsupportedChannel(order)) throw new AttemptFailed(`unsupported_channel: ${B2B_MESSAGE}`);
+			try {
+				assertNotB2B(order);
+			} catch (err) {
+				throw new AttemptFailed(`unsupported_channel: ${message(err)}`);
+			}
 			const warehouse = order.pickup_address_id
 				? await call<WarehouseRow | null>("warehouses.resolve", {
 						sender_id: a.sender_id,
@@ -567,8 +600,10 @@ const BookingService = {
 		/**
 		 * Settles earlier attempts of the same order that failed with the courier
 		 * unreachable: looks their reference up and cancels a shipment the courier
-		 * did book, so the order never holds two live AWBs. Throws (retry) while
-		 * that courier cannot be reached; AttemptFailed when it refuses the cancel.
+		 * did book, so the order never holds two live AWBs. An earlier courier that
+		 * is gone or has no integration settles as such. Throws a plain Error
+		 * (retry) while that courier cannot be reached; AttemptFailed when it
+		 * refuses the cancel.
 		 */
 		async settlePrevious(this: This, ctx: Context, a: AttemptRow) {
 			for (const p of await ambiguousAttempts(this.db, a.order_id, a.attempt_id)) {
@@ -578,76 +613,85 @@ const BookingService = {
 					{ logistic_id: p.logistic_id },
 					"service_unavailable",
 				);
-				if (!c) {
-					await settleAmbiguous(this.db, p.attempt_id, "courier no longer configured");
+				let adapter: CourierAdapter | null = null;
+				try {
+					adapter = c && adapterFor(c);
+				} catch {
+					/* no integration: nothing to look up */
+				}
+				if (!c || !adapter) {
+					const note = c ? "courier has no integration" : "courier no longer configured";
+					await settleAmbiguous(this.db, p.attempt_id, note);
 					continue;
 				}
-				const adapter = adapterFor(c);
-				const found = await adapter.lookupByReference(String(p.attempt_id));
-				if (found && found.status === "booked") {
-					try {
-						await adapter.cancel(found.awb_number);
-					} catch (err) {
-						if (err instanceof CourierRefused) {
-							throw new AttemptFailed(
-								`an earlier booking at ${c.logistic_name} (AWB ${found.awb_number}) could not be cancelled: ${err.message}`,
-							);
-						}
-						throw err;
+				const earlier = `an earlier booking at ${c.logistic_name}`;
+				let note: string;
+				let awb: string | undefined;
+				try {
+					const found = await adapter.lookupByReference(String(p.attempt_id));
+					if (found?.status === "booked") {
+						awb = found.awb_number;
+						await adapter.cancel(awb);
+						note = `late AWB ${awb} cancelled at the courier`;
+					} else note = found ? "already cancelled at the courier" : "unknown to the courier";
+				} catch (err) {
+					if (err instanceof CourierRefused) {
+						throw new AttemptFailed(`${earlier} (AWB ${awb}) could not be cancelled: ${err.message}`);
 					}
-					await settleAmbiguous(
-						this.db,
-						p.attempt_id,
-						`late AWB ${found.awb_number} cancelled at the courier`,
-					);
-				} else {
-					await settleAmbiguous(
-						this.db,
-						p.attempt_id,
-						found ? "already cancelled at the courier" : "unknown to the courier",
-					);
+					// A plain error (retried): on the last try it must not read as this attempt's courier being down.
+					throw new Error(`${earlier} could not be settled: ${message(err)}`);
 				}
+				await settleAmbiguous(this.db, p.attempt_id, note);
 			}
 		},
 
-		/** Relays freshly committed outbox rows without waiting (the timer retries failures). */
+		/** Runs `work` in the background: failures are logged, `stopped` waits for it. */
+		background(this: This, what: string, work: () => Promise<unknown>): Promise<void> {
+			const run: Promise<void> = work()
+				.then(() => undefined)
+				.catch((err) => this.logger.warn(`${what}: ${message(err)}`))
+				.finally(() => this.inflight.delete(run));
+			this.inflight.add(run);
+			return run;
+		},
+
+		/**
+		 * Relays freshly committed outbox rows without waiting (the timer retries
+		 * failures). Once stopping, nothing new starts: the rows stay in the outbox
+		 * for the next relay (another pod, or this one after a restart).
+		 */
 		finish(this: This, ids: number[] | null) {
-			if (!ids?.length) return;
-			this.relay(ids).catch((err) => this.logger.warn(`booking outbox relay: ${message(err)}`));
+			if (!ids?.length || this.bookingStopping) return;
+			void this.background("booking outbox relay", () => this.relay(ids));
 		},
 
-		/** One timer tick; a tick never overlaps the previous one of its kind. */
-		tick(this: This, kind: "relay" | "sweep") {
-			if (this.bookingStopping) return;
-			if (kind === "relay" && !this.relayRunning) {
-				this.relayRunning = this.relay()
-					.catch((err) => this.logger.warn(`booking outbox relay: ${message(err)}`))
-					.finally(() => {
-						this.relayRunning = undefined;
-					});
-			}
-			if (kind === "sweep" && !this.sweepRunning) {
-				this.sweepRunning = this.sweepOnce()
-					.catch((err) => this.logger.warn(`booking sweeper: ${message(err)}`))
-					.finally(() => {
-						this.sweepRunning = undefined;
-					});
-			}
+		/** One timer tick; a run never overlaps the previous one of its kind. */
+		tick(this: This, kind: Periodic) {
+			if (this.bookingStopping || this.ticking.has(kind)) return;
+			this.ticking.add(kind);
+			const work = kind === "relay" ? () => this.relay() : () => this.sweepOnce();
+			void this.background(`booking ${kind}`, work).finally(() => this.ticking.delete(kind));
 		},
 	},
 	created(this: This) {
 		this.timings = bookingTimings();
+		this.timers = [];
+		this.ticking = new Set();
+		this.inflight = new Set();
+		this.bookingStopping = false;
 	},
 	async started(this: This) {
 		this.bookingStopping = false;
-		this.relayTimer = setInterval(() => this.tick("relay"), this.timings.relayMs);
-		this.sweepTimer = setInterval(() => this.tick("sweep"), this.timings.sweepMs);
+		this.timers = [
+			setInterval(() => this.tick("relay"), this.timings.relayMs),
+			setInterval(() => this.tick("sweep"), this.timings.sweepMs),
+		];
 	},
 	async stopped(this: This) {
 		this.bookingStopping = true;
-		clearInterval(this.relayTimer);
-		clearInterval(this.sweepTimer);
-		await Promise.allSettled([this.relayRunning, this.sweepRunning]);
+		for (const t of this.timers) clearInterval(t);
+		this.timers = [];
+		await Promise.allSettled([...this.inflight]);
 	},
 } satisfies ServiceSchema<Record<string, never>, any, any>;
 

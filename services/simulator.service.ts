@@ -19,15 +19,28 @@
  *   COD without an amount. Warehouse registration is refused for a name under 3
  *   characters, an address line 1 under 10 characters, a phone not 10 digits,
  *   or a pincode malformed / on the refuse list.
- * - Fault injection keyed on the consignee name: `SIMULATE_TIMEOUT` books but
- *   answers only after `SANDBOX_COURIER_HANG_MS` (default client timeout + 3 s),
- *   `SIMULATE_5XX` answers 503 once per reference (nothing booked) then works,
- *   `SIMULATE_REFUSE` refuses.
  * - Requires `Authorization: Token <SANDBOX_COURIER_TOKEN>` (default `sandbox-token`), else 401.
+ *
+ * Fault injection (create only), triggered when the consignee `name` contains
+ * the marker, so a merchant can rehearse failures through the public API:
+ * - `SIMULATE_TIMEOUT`: books (or finds the reference's existing AWB), then
+ *   holds the answer for `SANDBOX_COURIER_HANG_MS` (default the adapter's
+ *   timeout + 3 s): the caller times out although the AWB exists, which the
+ *   booking worker must reconcile by looking the reference up. A refused
+ *   shipment answers at once.
+ * - `SIMULATE_5XX`: the first create of each reference answers 503 before
+ *   anything is booked (remembered in `simulator.faults`, also across
+ *   restarts); later creates of that reference work.
+ * - `SIMULATE_REFUSE`: refused with "Shipment rejected by the courier (SIMULATE_REFUSE)".
+ *
+ * Every courier call is recorded in `simulator.calls` (courier, endpoint,
+ * reference / waybill / location name, HTTP status, create outcome
+ * `booked` | `duplicate` | `refused` | `503`) for ops and tests.
  *
  * Ops/testing endpoints: `GET /health`, `GET /state` (counts per courier),
  * `POST /couriers/<code>/sandbox/scan` `{waybill, event, reason?}` (same as
- * the `simulator.emitScan` action).
+ * the `simulator.emitScan` action, events {@link EMITTABLE_EVENTS}; 404 for an
+ * AWB not of that courier).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type Context, Errors, type ServiceSchema } from "moleculer";
@@ -36,6 +49,7 @@ import { loadConfig } from "../lib/config";
 import { sandboxSettings, sandboxToken } from "../lib/couriers/sandbox/settings";
 import {
 	SCAN_KINDS,
+	UNKNOWN_PICKUP_MARKER,
 	type WireCancelRequest,
 	type WireCreateRequest,
 	type WireCreateResponse,
@@ -69,6 +83,15 @@ export const SIM_COURIERS: Record<string, SimCourier> = {
 
 /** Pincodes every sandbox courier refuses (delivery and pickup). */
 export const REFUSED_PINCODES = ["000000", "999999", "111111"];
+
+/**
+ * Tracking events that can be emitted on demand (`simulator.emitScan`,
+ * `POST /couriers/<code>/sandbox/scan`); `manifested` and `cancelled` are the
+ * simulator's own (on create and cancel).
+ */
+export const EMITTABLE_EVENTS = Object.keys(SCAN_KINDS).filter(
+	(k) => k !== "manifested" && k !== "cancelled",
+);
 
 /** Maximum weight the sandbox couriers carry, grams. */
 const MAX_WEIGHT_G = 30_000;
@@ -235,9 +258,7 @@ function refusalsOf(
 ): string[] {
 	const out: string[] = [];
 	if (!pickupKnown) {
-		out.push(
-			`ClientWarehouse matching query does not exist: pickup location "${pickupName}" is not registered`,
-		);
+		out.push(`${UNKNOWN_PICKUP_MARKER}: pickup location "${pickupName}" is not registered`);
 	}
 	if (String(s.name ?? "").includes("SIMULATE_REFUSE"))
 		out.push("Shipment rejected by the courier (SIMULATE_REFUSE)");
@@ -304,22 +325,14 @@ const SimulatorService = {
 		emitScan: {
 			params: {
 				awb_number: { type: "string", min: 1 },
-				event: {
-					type: "enum",
-					values: [
-						"picked_up",
-						"in_transit",
-						"out_for_delivery",
-						"delivered",
-						"undelivered",
-						"rto_initiated",
-						"rto_delivered",
-					],
-				},
+				event: { type: "enum", values: EMITTABLE_EVENTS },
 				reason: { type: "string", optional: true, max: 255 },
 			},
 			async handler(this: any, ctx: Context<{ awb_number: string; event: string; reason?: string }>) {
-				return this.addScan(ctx.params.awb_number, ctx.params.event, ctx.params.reason);
+				const { awb_number, event, reason } = ctx.params;
+				const scan = await this.addScan(awb_number, event, reason);
+				if (!scan) throw new Errors.MoleculerClientError(`No such waybill ${awb_number}`, 404, "not_found");
+				return scan;
 			},
 		},
 		/** Ops view: packages, cancellations, pickup locations and calls per courier code. */
@@ -421,18 +434,12 @@ const SimulatorService = {
 			}
 			if (method === "POST" && path === "/sandbox/scan") {
 				const b = parseJson(await readBody(req)) as { waybill?: string; event?: string; reason?: string };
-				if (
-					!b.waybill ||
-					!b.event ||
-					!SCAN_KINDS[b.event] ||
-					b.event === "manifested" ||
-					b.event === "cancelled"
-				) {
+				if (!b.waybill || !b.event || !EMITTABLE_EVENTS.includes(b.event)) {
 					throw new HttpError(400, { error: "waybill and a valid event are required" });
 				}
-				const pkg = await this.packageByWaybill(courier.code, b.waybill);
-				if (!pkg) throw new HttpError(404, { error: `No such waybill ${b.waybill}` });
-				return { status: 200, body: await this.addScan(b.waybill, b.event, b.reason) };
+				const scan = await this.addScan(b.waybill, b.event, b.reason, courier.code);
+				if (!scan) throw new HttpError(404, { error: `No such waybill ${b.waybill}` });
+				return { status: 200, body: scan };
 			}
 			throw new HttpError(404, { error: "not found" });
 		},
@@ -458,9 +465,9 @@ const SimulatorService = {
 					return { status: 503, body: { error: "Service temporarily unavailable" } };
 				}
 			}
-			const known = await select(
+			const [pickup] = await select<{ city: string }>(
 				db,
-				`SELECT 1 FROM simulator.pickup_locations WHERE courier_code = $1 AND name = $2`,
+				`SELECT city FROM simulator.pickup_locations WHERE courier_code = $1 AND name = $2`,
 				[courier.code, pickupName],
 			);
 			const packages: WirePackage[] = [];
@@ -475,7 +482,7 @@ const SimulatorService = {
 					outcomes.push("duplicate");
 					continue;
 				}
-				const remarks = refusalsOf(courier, s, known.length > 0, pickupName);
+				const remarks = refusalsOf(courier, s, pickup !== undefined, pickupName);
 				if (remarks.length) {
 					packages.push({ waybill: "", refnum: ref, status: "Fail", sort_code: null, remarks });
 					outcomes.push("refused");
@@ -502,17 +509,7 @@ const SimulatorService = {
 				);
 				const row: PackageRow = rows[0] ?? (await this.packageByRef(courier.code, ref));
 				if (rows[0]) {
-					const loc = await select<{ city: string }>(
-						db,
-						`SELECT city FROM simulator.pickup_locations WHERE courier_code = $1 AND name = $2`,
-						[courier.code, pickupName],
-					);
-					await this.insertScan(
-						row.waybill,
-						"manifested",
-						loc[0]?.city ?? "Origin",
-						"Manifest uploaded by client",
-					);
+					await this.insertScan(row.waybill, "manifested", pickup.city, "Manifest uploaded by client");
 				}
 				packages.push(this.packageOf(row));
 				outcomes.push(rows[0] ? "booked" : "duplicate");
@@ -530,7 +527,23 @@ const SimulatorService = {
 			return { status: 200, body, hangMs: hang && booked ? configuredHang() : 0 };
 		},
 
-		/** Logs create calls (ops and tests): one row per shipment with its outcome. */
+		/** Logs one call in `simulator.calls` (ops and tests). `refnum` is the reference, waybill or name asked for. */
+		async logCall(
+			this: any,
+			courier: SimCourier,
+			endpoint: "create" | "lookup" | "cancel" | "warehouse",
+			refnum: string,
+			status: number,
+			outcome: string | null = null,
+		): Promise<void> {
+			await exec(
+				this.db,
+				`INSERT INTO simulator.calls (courier_code, endpoint, refnum, status, outcome) VALUES ($1, $2, $3, $4, $5)`,
+				[courier.code, endpoint, refnum, status, outcome],
+			);
+		},
+
+		/** Logs create calls: one row per shipment with its outcome (`503` for all when the call failed). */
 		async logCreates(
 			this: any,
 			courier: SimCourier,
@@ -539,11 +552,7 @@ const SimulatorService = {
 		): Promise<void> {
 			for (const [i, s] of shipments.entries()) {
 				const outcome = outcomes[i] ?? outcomes[0] ?? "";
-				await exec(
-					this.db,
-					`INSERT INTO simulator.calls (courier_code, endpoint, refnum, status, outcome) VALUES ($1, 'create', $2, $3, $4)`,
-					[courier.code, String(s.order ?? ""), outcome === "503" ? 503 : 200, outcome],
-				);
+				await this.logCall(courier, "create", String(s.order ?? ""), outcome === "503" ? 503 : 200, outcome);
 			}
 		},
 
@@ -582,11 +591,7 @@ const SimulatorService = {
 			refnum: string | null,
 			waybill: string | null,
 		): Promise<Reply> {
-			await exec(
-				this.db,
-				`INSERT INTO simulator.calls (courier_code, endpoint, refnum, status) VALUES ($1, 'lookup', $2, 200)`,
-				[courier.code, refnum ?? waybill ?? ""],
-			);
+			await this.logCall(courier, "lookup", refnum ?? waybill ?? "", 200);
 			const list = (refnum ?? waybill ?? "")
 				.split(",")
 				.map((s) => s.trim())
@@ -653,11 +658,7 @@ const SimulatorService = {
 		/** `POST /api/p/edit` with `cancellation: "true"`. Cancelling twice answers success. */
 		async cancelPackage(this: any, courier: SimCourier, body: WireCancelRequest): Promise<Reply> {
 			const waybill = String(body?.waybill ?? "");
-			await exec(
-				this.db,
-				`INSERT INTO simulator.calls (courier_code, endpoint, refnum, status) VALUES ($1, 'cancel', $2, 200)`,
-				[courier.code, waybill],
-			);
+			await this.logCall(courier, "cancel", waybill, 200);
 			if (String(body?.cancellation) !== "true") {
 				return { status: 200, body: { status: false, waybill, error: "Only cancellation is supported" } };
 			}
@@ -671,7 +672,7 @@ const SimulatorService = {
 				[waybill],
 			);
 			const lastCode = last[0]?.code ?? "manifested";
-			if (!["manifested"].includes(lastCode)) {
+			if (lastCode !== "manifested") {
 				return {
 					status: 200,
 					body: {
@@ -692,12 +693,8 @@ const SimulatorService = {
 
 		/** `POST /api/backend/clientwarehouse/create/` (and `/edit/`): upsert by `name`. */
 		async registerWarehouse(this: any, courier: SimCourier, w: WireWarehouse): Promise<Reply> {
-			await exec(
-				this.db,
-				`INSERT INTO simulator.calls (courier_code, endpoint, refnum, status) VALUES ($1, 'warehouse', $2, 200)`,
-				[courier.code, String(w?.name ?? "")],
-			);
 			const errors = warehouseRefusals(w ?? ({} as WireWarehouse));
+			await this.logCall(courier, "warehouse", String(w?.name ?? ""), errors.length ? 400 : 200);
 			if (errors.length) return { status: 400, body: { success: false, error: errors } };
 			await exec(
 				this.db,
@@ -731,15 +728,18 @@ const SimulatorService = {
 			return rows[0];
 		},
 
-		/** Adds a tracking scan to a booked AWB (any courier). Throws 404 for an unknown AWB. */
-		async addScan(this: any, awb: string, event: string, reason?: string) {
-			const rows = await select<PackageRow & { city: string | null }>(
+		/**
+		 * Adds a tracking scan to a booked AWB (of `courierCode`, or of any courier).
+		 * Returns `{courier_code, awb_number, code, at}`, or null for an unknown AWB.
+		 */
+		async addScan(this: any, awb: string, event: string, reason?: string, courierCode?: string) {
+			const [pkg] = await select<{ courier_code: string; city: string | null }>(
 				this.db,
-				`SELECT p.*, p.shipment->>'city' AS city FROM simulator.packages p WHERE waybill = $1`,
-				[awb],
+				`SELECT courier_code, shipment->>'city' AS city FROM simulator.packages
+				 WHERE waybill = $1 AND ($2::text IS NULL OR courier_code = $2)`,
+				[awb, courierCode ?? null],
 			);
-			const pkg = rows[0];
-			if (!pkg) throw new Errors.MoleculerClientError(`No such waybill ${awb}`, 404, "not_found");
+			if (!pkg) return null;
 			const location = event === "rto_delivered" ? "Origin" : (pkg.city ?? "Hub");
 			const scan = await this.insertScan(awb, event, location, reason ?? "");
 			return {

@@ -12,7 +12,7 @@
 import { apiError, validationFailed } from "../errors";
 
 /** Parses a positive integer given as a JSON number or a digit string; null when malformed. */
-export function positiveInt(v: unknown): number | null {
+function positiveInt(v: unknown): number | null {
 	if (typeof v === "number") return Number.isSafeInteger(v) && v > 0 ? v : null;
 	if (typeof v === "string" && /^[0-9]{1,16}$/.test(v)) {
 		const n = Number(v);

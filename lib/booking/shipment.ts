@@ -7,43 +7,20 @@ import type { OrderRecord, QuoteParams, WarehouseRow } from "../contracts";
 import type { BookRequest, CourierAddress, PickupLocation } from "../couriers/types";
 
 /** Volumetric divisor used to give `rates.quote` a volumetric weight (cm³/kg; the most common one). */
-export const VOLUMETRIC_DIVISOR = 5000;
+const VOLUMETRIC_DIVISOR = 5000;
 
-const B2B_COUNT_KEYS = [
-	"no_of_boxes",
-	"number_of_boxes",
-	"box_count",
-	"boxes_count",
-	"package_count",
-	"no_of_packages",
-];
-
-/**
- * True for B2B / multi-box consignments, which nothing here books (spec §1):
- * channel or order type named `B2B`, a `boxes`/`packages` list of more than
- * one entry, a box count above 1, or a truthy `is_b2b`, on the order or its product.
- */
-export function isUnsupportedChannel(order: OrderRecord): boolean {
-	const blocks = [order as unknown, order.product as unknown].filter(
-		(x) => x && typeof x === "object",
-	) as Record<string, unknown>[];
-	for (const b of blocks) {
-		for (const k of ["channel", "shipment_mode", "order_mode"]) {
-			if (typeof b[k] === "string" && (b[k] as string).trim().toUpperCase() === "B2B") return true;
-		}
-		if (b.is_b2b === true || b.b2b === true) return true;
-		for (const k of ["boxes", "packages"])
-			if (Array.isArray(b[k]) && (b[k] as unknown[]).length > 1) return true;
-		for (const k of B2B_COUNT_KEYS) if (Number(b[k]) > 1) return true;
-	}
-	return false;
+/** The order's dimensions in cm, or null when any is missing or not positive. */
+function dimensionsOf(order: OrderRecord): { length: number; width: number; height: number } | null {
+	const [length, width, height] = [order.product.length, order.product.width, order.product.height].map(
+		Number,
+	);
+	return length > 0 && width > 0 && height > 0 ? { length, width, height } : null;
 }
 
 /** Volumetric weight in kg from the order's dimensions (0 when any is missing). */
-export function volumetricWeight(order: OrderRecord): number {
-	const { length, width, height } = order.product;
-	if (!(Number(length) > 0 && Number(width) > 0 && Number(height) > 0)) return 0;
-	return Math.round(((Number(length) * Number(width) * Number(height)) / VOLUMETRIC_DIVISOR) * 1000) / 1000;
+function volumetricWeight(order: OrderRecord): number {
+	const d = dimensionsOf(order);
+	return d ? Math.round(((d.length * d.width * d.height) / VOLUMETRIC_DIVISOR) * 1000) / 1000 : 0;
 }
 
 /**
@@ -66,7 +43,7 @@ export function laneOf(order: OrderRecord, warehouse: WarehouseRow, logistic_id?
 }
 
 /** COD amount in rupees (the order's `cod_amount`, else its declared total). */
-export function codAmount(order: OrderRecord): number {
+function codAmount(order: OrderRecord): number {
 	if (order.order_type !== 1) return 0;
 	const a = order.product.cod_amount;
 	return a !== null && a !== undefined && a > 0 ? a : order.product.declared_order_total;
@@ -86,7 +63,7 @@ function forwardAddress(w: WarehouseRow): CourierAddress {
 }
 
 /** The warehouse's return leg (its forward address when `is_return_same` or the return block is incomplete). */
-export function returnAddress(w: WarehouseRow): CourierAddress {
+function returnAddress(w: WarehouseRow): CourierAddress {
 	if (w.is_return_same || !w.return_address_line_1 || !w.return_pincode) return forwardAddress(w);
 	return {
 		name: w.return_contact_person_name ?? w.contact_person_name,
@@ -124,10 +101,6 @@ export function bookRequestOf(
 ): BookRequest {
 	const p = order.product;
 	const r = order.receiver;
-	const dims =
-		Number(p.length) > 0 && Number(p.width) > 0 && Number(p.height) > 0
-			? { length: Number(p.length), width: Number(p.width), height: Number(p.height) }
-			: null;
 	const address_2 = [r.address_2, r.landmark].filter((x) => x && String(x).trim()).join(", ") || null;
 	return {
 		reference: String(attempt_id),
@@ -137,7 +110,7 @@ export function bookRequestOf(
 		cod_amount: codAmount(order),
 		declared_value: p.declared_order_total,
 		weight_kg: p.physical_weight,
-		dimensions_cm: dims,
+		dimensions_cm: dimensionsOf(order),
 		product_description: p.product_name,
 		pickup_location_code: pickup.warehouse_code,
 		pickup: forwardAddress(pickup),

@@ -155,20 +155,11 @@ export async function createAttempt(
 		);
 		if (!rows[0]) return { conflict: await liveAttempt(db, a.order_id, t) };
 		const row = attempt(rows[0]);
-		const update: BookingUpdate = {
-			order_id: row.order_id,
-			sender_id: row.sender_id,
-			attempt_id: row.attempt_id,
-			seq: 1,
-			state: "booking_in_progress",
-			status: "booking_queued",
-			awb_number: null,
-			courier: null,
-			logistic_id: null,
-			failure_reason: null,
-		};
 		const outbox = await addOutbox(db, t, [
-			{ kind: "order_update", payload: update },
+			{
+				kind: "order_update",
+				payload: orderUpdate(row, 1, { state: "booking_in_progress", status: "booking_queued" }),
+			},
 			{ kind: "enqueue_booking", payload: { attempt_id: row.attempt_id } },
 		]);
 		return { attempt: row, outbox };
@@ -206,82 +197,93 @@ export async function releaseAttempt(db: Sequelize, attempt_id: number, error: s
 	);
 }
 
+/** The `order_update` payload (lib/contracts.ts BookingUpdate) of attempt `a` at step `seq`. */
+function orderUpdate(
+	a: AttemptRow,
+	seq: 1 | 2,
+	outcome: Pick<BookingUpdate, "state" | "status"> & Partial<BookingUpdate>,
+): BookingUpdate {
+	return {
+		order_id: a.order_id,
+		sender_id: a.sender_id,
+		attempt_id: a.attempt_id,
+		seq,
+		awb_number: null,
+		courier: null,
+		logistic_id: null,
+		failure_reason: null,
+		...outcome,
+	};
+}
+
 /**
- * claimed → booked with the AWB, plus the seq-2 `order_update` in the same
- * transaction. Returns the outbox ids, or null when the attempt was no longer
- * claimed (another worker finished it).
+ * Ends a claimed attempt: in ONE transaction, the conditional UPDATE
+ * (`set` assignments, bind params from $2 on; claimed → booked/failed) and the
+ * seq-2 `order_update` outbox row. Returns the outbox ids, or null when the
+ * attempt was no longer claimed (another worker finished it).
  */
-export async function markBooked(
+async function settleClaimed(
+	db: Sequelize,
+	a: AttemptRow,
+	set: string,
+	bind: unknown[],
+	update: BookingUpdate,
+): Promise<number[] | null> {
+	return db.transaction(async (t) => {
+		const { count } = await exec(
+			db,
+			`UPDATE booking.attempts SET ${set}, claimed_at = NULL, updated_at = now()
+			 WHERE attempt_id = $1 AND state = 'claimed'`,
+			[a.attempt_id, ...bind],
+			t,
+		);
+		if (!count) return null;
+		return addOutbox(db, t, [{ kind: "order_update", payload: update }]);
+	});
+}
+
+/** claimed → booked with the AWB, plus the seq-2 `order_update` (see {@link settleClaimed}). */
+export function markBooked(
 	db: Sequelize,
 	a: AttemptRow,
 	awb_number: string,
 	routing_code: string | null,
 ): Promise<number[] | null> {
-	return db.transaction(async (t) => {
-		const { rows } = await exec<any>(
-			db,
-			`UPDATE booking.attempts
-			 SET state = 'booked', awb_number = $2, routing_code = $3, booked_at = now(), claimed_at = NULL,
-			     failure_reason = NULL, updated_at = now()
-			 WHERE attempt_id = $1 AND state = 'claimed'
-			 RETURNING *`,
-			[a.attempt_id, awb_number, routing_code],
-			t,
-		);
-		if (!rows[0]) return null;
-		const update: BookingUpdate = {
-			order_id: a.order_id,
-			sender_id: a.sender_id,
-			attempt_id: a.attempt_id,
-			seq: 2,
+	return settleClaimed(
+		db,
+		a,
+		"state = 'booked', awb_number = $2, routing_code = $3, booked_at = now(), failure_reason = NULL",
+		[awb_number, routing_code],
+		orderUpdate(a, 2, {
 			state: "booked",
 			status: "booked",
 			awb_number,
 			courier: a.courier_name,
 			logistic_id: a.logistic_id,
-			failure_reason: null,
-		};
-		return addOutbox(db, t, [{ kind: "order_update", payload: update }]);
-	});
+		}),
+	);
 }
 
 /**
- * claimed → failed with a plain-words reason, plus the seq-2 `order_update`.
- * `ambiguous` marks an attempt whose courier outcome is unknown (the courier
- * could not be reached): a later attempt of the order checks it first.
- * Returns the outbox ids, or null when the attempt was no longer claimed.
+ * claimed → failed with a plain-words reason, plus the seq-2 `order_update`
+ * (see {@link settleClaimed}). `ambiguous` marks an attempt whose courier
+ * outcome is unknown (the courier could not be reached): a later attempt of
+ * the order checks it first.
  */
-export async function markFailed(
+export function markFailed(
 	db: Sequelize,
 	a: AttemptRow,
 	reason: string,
 	ambiguous = false,
 ): Promise<number[] | null> {
-	return db.transaction(async (t) => {
-		const { rows } = await exec<any>(
-			db,
-			`UPDATE booking.attempts
-			 SET state = 'failed', failure_reason = $2, ambiguous = $3, claimed_at = NULL, updated_at = now()
-			 WHERE attempt_id = $1 AND state = 'claimed'
-			 RETURNING *`,
-			[a.attempt_id, reason.slice(0, 2000), ambiguous],
-			t,
-		);
-		if (!rows[0]) return null;
-		const update: BookingUpdate = {
-			order_id: a.order_id,
-			sender_id: a.sender_id,
-			attempt_id: a.attempt_id,
-			seq: 2,
-			state: "failed",
-			status: "booking_failed",
-			awb_number: null,
-			courier: null,
-			logistic_id: null,
-			failure_reason: reason.slice(0, 2000),
-		};
-		return addOutbox(db, t, [{ kind: "order_update", payload: update }]);
-	});
+	const failure_reason = reason.slice(0, 2000);
+	return settleClaimed(
+		db,
+		a,
+		"state = 'failed', failure_reason = $2, ambiguous = $3",
+		[failure_reason, ambiguous],
+		orderUpdate(a, 2, { state: "failed", status: "booking_failed", failure_reason }),
+	);
 }
 
 /** Earlier failed attempts of an order whose courier outcome is unknown. */

@@ -15,11 +15,6 @@ const FACTORIES: Record<string, (courier: Pick<CourierInfo, "code" | "logistic_n
 	sandbox: (c) => new SandboxAdapter(c.code),
 };
 
-/** Adapter keys this build knows. */
-export function adapterKeys(): string[] {
-	return Object.keys(FACTORIES);
-}
-
 /**
  * Returns the adapter for `courier` (keyed by `courier.adapter`, configured
  * with `courier.code`). Settings are read from the environment at each call.

@@ -4,8 +4,8 @@
  * lib/contracts.ts.
  */
 import assert from "node:assert/strict";
-import { createServer } from "node:net";
 import { ServiceBroker } from "moleculer";
+import { outboxRetryLater } from "../../lib/booking/store";
 import { loadConfig } from "../../lib/config";
 import type {
 	BookingUpdate,
@@ -16,22 +16,12 @@ import type {
 	QuoteResult,
 	WarehouseRow,
 } from "../../lib/contracts";
-import { adapterFor } from "../../lib/couriers";
+import { adapterFor, type CourierAddress } from "../../lib/couriers";
 import { exec, getSequelize, select } from "../../lib/db";
 import { loadServiceSchema } from "../../lib/system";
 import brokerOptions from "../../moleculer.config";
 import { as, newSender, rejects } from "../helpers/broker";
-
-function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const s = createServer();
-		s.once("error", reject);
-		s.listen(0, "127.0.0.1", () => {
-			const port = (s.address() as { port: number }).port;
-			s.close(() => resolve(port));
-		});
-	});
-}
+import { freePort } from "../helpers/net";
 
 async function waitFor<T>(
 	fn: () => Promise<T | undefined | null | false>,
@@ -117,6 +107,18 @@ const COURIERS: CourierInfo[] = [
 		default_priority: 10,
 		active: false,
 	},
+	// A courier on the rate card that this build has no adapter for.
+	{
+		logistic_id: 7,
+		logistic_name: "Unwired Courier",
+		adapter: "nosuch",
+		code: "unwired",
+		forward: true,
+		reverse: false,
+		cod: true,
+		default_priority: 11,
+		active: true,
+	},
 ];
 /** Lanes nobody prices. */
 const UNPRICED = new Set(["799999"]);
@@ -158,6 +160,8 @@ const warehouses = new Map<number, WarehouseRow & { sender_id: number }>();
 const updates: BookingUpdate[] = [];
 /** order_id → number of applyBookingUpdate calls to fail before acknowledging. */
 const intakeFailures = new Map<number, number>();
+/** Fake actions ("rates.quote", …) that currently fail as if their service were unreachable. */
+const down = new Set<string>();
 
 let nextId = 500_000 + Math.floor(Math.random() * 100_000) * 10;
 function id(): number {
@@ -330,6 +334,18 @@ async function simCalls(refnum: string, endpoint: string, outcomes?: string[]): 
 
 const ACCEPTED = ["booked", "duplicate"];
 
+/** The warehouse as a courier address (pickup and return leg alike). */
+function courierAddressOf(wh: WarehouseRow): CourierAddress {
+	return {
+		name: "Asha",
+		phone: "9876543210",
+		address_1: wh.address_line_1,
+		city: wh.city,
+		state: wh.state,
+		pincode: wh.pincode,
+	};
+}
+
 /** Inserts an attempt the way `book` does, but without its outbox (as after a lost job). */
 async function insertAttempt(
 	o: OrderRecord,
@@ -375,7 +391,16 @@ describe("booking service", function () {
 		);
 		broker.createService(loadServiceSchema("simulator"));
 		broker.createService(loadServiceSchema("booking"));
-		for (const f of fakes) broker.createService(f as any);
+		for (const f of fakes) {
+			const actions = Object.entries(f.actions).map(([name, handler]) => [
+				name,
+				(ctx: any) => {
+					if (down.has(`${f.name}.${name}`)) throw new Error(`${f.name} is unreachable`);
+					return (handler as (ctx: any) => unknown)(ctx);
+				},
+			]);
+			broker.createService({ name: f.name, actions: Object.fromEntries(actions) });
+		}
 		await broker.start();
 	});
 
@@ -614,6 +639,35 @@ describe("booking service", function () {
 			assert.equal(err.data.body.error, "invalid_pickup_address");
 		});
 
+		it("503 rate_unavailable / service_unavailable when a collaborator is unreachable; nothing committed", async () => {
+			const s = newSender();
+			const o = addOrder(s);
+			const cases: [string, Record<string, unknown>, string, string][] = [
+				["rates.getCourier", { logistic_id: 1 }, "rate_unavailable", "rates"],
+				["rates.quote", { logistic_id: 1 }, "rate_unavailable", "rates"],
+				["rates.listCouriers", {}, "rate_unavailable", "rates"],
+				["rates.quote", {}, "rate_unavailable", "rates"],
+				["intake.getOrder", {}, "service_unavailable", "intake"],
+				["warehouses.resolve", { logistic_id: 2 }, "service_unavailable", "warehouses"],
+			];
+			for (const [action, extra, error, service] of cases) {
+				down.add(action);
+				try {
+					const err = await rejects(() => book(broker, s, { order_id: o.order_id, ...extra }));
+					assert.deepEqual(
+						bodyOf(err),
+						{ status: 503, body: { error, message: `${service} is unavailable; retry` } },
+						action,
+					);
+				} finally {
+					down.delete(action);
+				}
+			}
+			assert.equal((await attemptsOf(o.order_id)).length, 0);
+			assert.equal((await book(broker, s, { order_id: o.order_id })).status, 202, "retry succeeds");
+			await settled(o.order_id);
+		});
+
 		it("409 booking_in_progress for concurrent requests, 409 already_booked once booked", async () => {
 			const s = newSender();
 			// SIMULATE_TIMEOUT keeps the booking in progress for a while.
@@ -774,6 +828,32 @@ describe("booking service", function () {
 			assert.equal(await simCalls(String(aid), "create", ACCEPTED), 1);
 		});
 
+		it("a courier without an integration → failed in plain words, without a courier call", async () => {
+			const s = newSender();
+			const o = addOrder(s);
+			const { status } = await book(broker, s, { order_id: o.order_id, logistic_id: 7 });
+			assert.equal(status, 202);
+			const done = await settled(o.order_id);
+			assert.equal(done.state, "failed");
+			assert.equal(done.failure_reason, "Unwired Courier has no courier integration");
+			const [row] = await attemptsOf(o.order_id);
+			assert.equal(row.tries, 1, "not retried");
+			assert.equal(row.ambiguous, false);
+		});
+
+		it("an earlier ambiguous attempt at a courier without an integration is settled, not retried", async () => {
+			const s = newSender();
+			const o = addOrder(s);
+			await insertAttempt(o, 7, "failed", "ambiguous");
+			await book(broker, s, { order_id: o.order_id, logistic_id: 1 });
+			const done = await settled(o.order_id);
+			assert.equal(done.state, "booked");
+			const [old, cur] = await attemptsOf(o.order_id);
+			assert.equal(old.ambiguous, false);
+			assert.equal(old.last_error, "courier has no integration");
+			assert.equal(cur.tries, 1);
+		});
+
 		it("unsupported_channel in the worker too", async () => {
 			const s = newSender();
 			const o = addOrder(s, { channel: "b2b" });
@@ -795,25 +875,12 @@ describe("booking service", function () {
 			const ghost = await insertAttempt(o, 1, "failed", "ambiguous");
 			// The courier booked the earlier attempt after all (its answer was lost).
 			const express = adapterFor(COURIERS[0]);
+			const whAddress = courierAddressOf(wh);
 			await express.registerWarehouse({
 				warehouse_code: wh.warehouse_code,
 				warehouse_name: wh.warehouse_name,
-				address: {
-					name: "Asha",
-					phone: "9876543210",
-					address_1: wh.address_line_1,
-					city: wh.city,
-					state: wh.state,
-					pincode: wh.pincode,
-				},
-				return_address: {
-					name: "Asha",
-					phone: "9876543210",
-					address_1: wh.address_line_1,
-					city: wh.city,
-					state: wh.state,
-					pincode: wh.pincode,
-				},
+				address: whAddress,
+				return_address: whAddress,
 			});
 			const late = await express.book({
 				reference: String(ghost),
@@ -825,14 +892,7 @@ describe("booking service", function () {
 				weight_kg: 0.5,
 				product_description: "Cotton kurta",
 				pickup_location_code: wh.warehouse_code,
-				pickup: {
-					name: "Asha",
-					phone: "9876543210",
-					address_1: wh.address_line_1,
-					city: wh.city,
-					state: wh.state,
-					pincode: wh.pincode,
-				},
+				pickup: whAddress,
 				consignee: {
 					name: "Ravi",
 					phone: "9123456780",
@@ -841,14 +901,7 @@ describe("booking service", function () {
 					state: "Maharashtra",
 					pincode: "400069",
 				},
-				return_address: {
-					name: "Asha",
-					phone: "9876543210",
-					address_1: wh.address_line_1,
-					city: wh.city,
-					state: wh.state,
-					pincode: wh.pincode,
-				},
+				return_address: whAddress,
 			});
 			await book(broker, s, { order_id: o.order_id, logistic_id: 2 });
 			const done = await settled(o.order_id);
@@ -904,11 +957,45 @@ describe("booking service", function () {
 			assert.equal((await simPackages(o.customer_order_no)).length, 1);
 		});
 
+		it("outbox backoff: a failed delivery is due again after base · 2^(tries-1), at most 60 s", async () => {
+			const db = getSequelize();
+			// Not due for an hour, so the running relay never takes it.
+			const { rows } = await exec<{ id: string }>(
+				db,
+				`INSERT INTO booking.outbox (kind, payload, next_attempt_at)
+				 VALUES ('order_update', '{}'::jsonb, now() + interval '1 hour') RETURNING id`,
+			);
+			const id = Number(rows[0].id);
+			try {
+				for (const [tries, want] of [
+					[1, 10_000],
+					[2, 20_000],
+					[3, 40_000],
+					[20, 60_000],
+				]) {
+					await outboxRetryLater(db, { id, kind: "order_update", payload: {}, tries }, "intake down", 10_000);
+					const [r] = await select<{ ms: string; last_error: string }>(
+						db,
+						"SELECT EXTRACT(EPOCH FROM next_attempt_at - now()) * 1000 AS ms, last_error FROM booking.outbox WHERE id = $1",
+						[id],
+					);
+					assert.ok(Number(r.ms) > want - 2000 && Number(r.ms) <= want, `tries ${tries}: ${r.ms} ms`);
+					assert.equal(r.last_error, "intake down");
+				}
+			} finally {
+				await exec(db, "UPDATE booking.outbox SET delivered_at = now() WHERE id = $1", [id]);
+			}
+		});
+
 		it("ops actions: relayOutbox and sweep answer counts", async () => {
 			const r: any = await broker.call("booking.relayOutbox");
 			assert.equal(typeof r.delivered, "number");
+			assert.deepEqual(Object.keys(r).sort(), ["delivered", "failed"]);
+			assert.ok(Number.isInteger(r.delivered) && Number.isInteger(r.failed) && r.failed >= 0);
 			const w: any = await broker.call("booking.sweep");
 			assert.equal(typeof w.enqueued, "number");
+			assert.deepEqual(Object.keys(w), ["enqueued"]);
+			assert.ok(Number.isInteger(w.enqueued) && w.enqueued >= 0);
 		});
 	});
 });

@@ -4,7 +4,6 @@
  * warehouse registration, tracking, cancel) and the adapter registry.
  */
 import assert from "node:assert/strict";
-import { createServer } from "node:net";
 import type { ServiceBroker } from "moleculer";
 import type { CourierInfo } from "../../lib/contracts";
 import {
@@ -16,20 +15,10 @@ import {
 	PickupLocationUnknown,
 	SandboxAdapter,
 } from "../../lib/couriers";
+import { sandboxSettings } from "../../lib/couriers/sandbox/settings";
 import { getSequelize, select } from "../../lib/db";
 import { rejects, startBroker } from "../helpers/broker";
-
-/** A TCP port nobody listens on right now. */
-function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const s = createServer();
-		s.once("error", reject);
-		s.listen(0, "127.0.0.1", () => {
-			const port = (s.address() as { port: number }).port;
-			s.close(() => resolve(port));
-		});
-	});
-}
+import { freePort } from "../helpers/net";
 
 const run = Math.random().toString(36).slice(2, 8);
 let seq = 0;
@@ -298,6 +287,38 @@ describe("couriers: sandbox adapter against the simulator", function () {
 		assert.equal(scans[2].location, "Mumbai");
 		const unknown = await rejects(() => a.track("00000000000000"));
 		assert.ok(unknown instanceof CourierRefused);
+	});
+
+	it("simulator scan endpoint: emittable events only, 404 for an AWB of another courier or none", async () => {
+		const b = await adapterFor(courier("sbx-express")).book(bookReq(ref(), WH));
+		const { baseUrl, token } = sandboxSettings("sbx-express");
+		const scan = async (code: string, body: unknown) => {
+			const res = await fetch(`${baseUrl}/couriers/${code}/sandbox/scan`, {
+				method: "POST",
+				headers: { Authorization: `Token ${token}`, "Content-Type": "application/json" },
+				body: JSON.stringify(body),
+			});
+			return { status: res.status, body: (await res.json()) as any };
+		};
+		const ok = await scan("sbx-express", { waybill: b.awb_number, event: "in_transit" });
+		assert.equal(ok.status, 200);
+		assert.equal(ok.body.courier_code, "sbx-express");
+		assert.equal(ok.body.awb_number, b.awb_number);
+		assert.equal(ok.body.code, "in_transit");
+		for (const event of ["manifested", "cancelled", "lost"]) {
+			assert.equal((await scan("sbx-express", { waybill: b.awb_number, event })).status, 400, event);
+		}
+		assert.equal((await scan("sbx-surface", { waybill: b.awb_number, event: "in_transit" })).status, 404);
+		assert.equal((await scan("sbx-express", { waybill: "00000000000000", event: "in_transit" })).status, 404);
+		const err = await rejects(() =>
+			broker.call("simulator.emitScan", { awb_number: "00000000000000", event: "delivered" }),
+		);
+		assert.equal(err.code, 404);
+		const scans = await adapterFor(courier("sbx-express")).track(b.awb_number);
+		assert.deepEqual(
+			scans.map((x) => x.code),
+			["manifested", "in_transit"],
+		);
 	});
 
 	it("cancels a manifested AWB (idempotent); refuses unknown or picked-up AWBs", async () => {

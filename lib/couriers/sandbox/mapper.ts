@@ -22,6 +22,7 @@ import {
 import type { ProxyResponse } from "./proxy";
 import {
 	SCAN_KINDS,
+	UNKNOWN_PICKUP_MARKER,
 	type WireCancelRequest,
 	type WireCancelResponse,
 	type WireCreateRequest,
@@ -39,9 +40,6 @@ export class PickupLocationUnknown extends CourierRefused {
 		this.name = "PickupLocationUnknown";
 	}
 }
-
-/** Marker the simulator puts in its refusal of an unregistered pickup location. */
-export const UNKNOWN_PICKUP_MARKER = "ClientWarehouse matching query does not exist";
 
 function oneLine(a: CourierAddress): string {
 	return a.address_2 ? `${a.address_1}, ${a.address_2}` : a.address_1;

@@ -136,6 +136,12 @@ export interface WireWarehouseResponse {
 	error?: string[];
 }
 
+/**
+ * Words that open the courier's refusal of a shipment whose pickup location is
+ * not registered (the simulator says it; the mapper recognises it).
+ */
+export const UNKNOWN_PICKUP_MARKER = "ClientWarehouse matching query does not exist";
+
 /** One normalized tracking event and its wire rendering. */
 export interface ScanKind {
 	/** our normalized code (TrackingScan.code) */
