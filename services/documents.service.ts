@@ -6,7 +6,8 @@
  * and the internal `documents.labelInfo`.
  * Later issues (seams): bulk labels (`POST /v1/documents/label`: build ONE
  * document with lib/documents/label.ts `createLabelDocument` + `drawLabelPage`
- * over `loadLabelSource` for each order), manifests, signed label links, and
+ * over lib/documents/source.ts `loadBookedOrder` + `loadWarehouses` for each
+ * order, checking `storedLabel` as the single label does), manifests, signed label links, and
  * capturing courier-issued labels (`recordCourierLabel`, `courierIssuesOwnLabel`).
  *
  * Errors follow the §7 documents exception: 400 and 404 answer `{message}`
@@ -18,7 +19,7 @@ import { buildLabelData } from "../lib/documents/data";
 import { warmLabelFonts } from "../lib/documents/font";
 import { renderLabel } from "../lib/documents/label";
 import { courierIssuesOwnLabel, describeFile } from "../lib/documents/policy";
-import { carrierLabelMissing, loadLabelSource, parseOrderId } from "../lib/documents/source";
+import { carrierLabelMissing, loadBookedOrder, loadWarehouses, parseOrderId } from "../lib/documents/source";
 import {
 	documentsMigrations,
 	type LabelInfo,
@@ -40,10 +41,8 @@ export interface LabelInfoParams {
 	order_id: number;
 }
 
-type DocumentsVars = DbVars;
-
 /** `this` inside the actions: the db mixin's members. */
-type DocumentsThis = DocumentsVars;
+type DocumentsThis = DbVars;
 
 /** Characters kept in a download file name (the AWB is already validated; this is belt and braces). */
 function safeFileName(s: string): string {
@@ -88,8 +87,13 @@ export default {
 				const order_id = parseOrderId(ctx.params?.orderId);
 				if (order_id === null) throw documentsError(400, "orderId must be a positive integer");
 				const sender_id = senderOf(ctx);
-				const src = await loadLabelSource(ctx, sender_id, order_id);
-				const { shipment } = src;
+				const { order, shipment } = await loadBookedOrder(ctx, sender_id, order_id);
+				// Our own row of this AWB is read while the warehouses are asked (one
+				// round trip less); a courier-issued label then leaves the warehouses unused.
+				const [stored, parties] = await Promise.all([
+					storedLabel(this.db, sender_id, order_id, shipment.awb_number),
+					loadWarehouses(ctx, sender_id, order),
+				]);
 				const key = {
 					order_id,
 					sender_id,
@@ -97,7 +101,6 @@ export default {
 					logistic_id: shipment.logistic_id,
 				};
 
-				const stored = await storedLabel(this.db, sender_id, order_id, shipment.awb_number);
 				if (stored?.source === "courier" || (!stored && courierIssuesOwnLabel(shipment))) {
 					if (!stored?.courier_file?.length) throw carrierLabelMissing();
 					const file = Buffer.from(stored.courier_file);
@@ -107,7 +110,7 @@ export default {
 					return file;
 				}
 
-				const pdf = await renderLabel(buildLabelData(src));
+				const pdf = await renderLabel(buildLabelData({ order, shipment, ...parties }));
 				await stampDownload(this.db, key);
 				answerFile(ctx, "application/pdf", `label-${shipment.awb_number}.pdf`);
 				return Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
@@ -136,4 +139,4 @@ export default {
 	created() {
 		warmLabelFonts();
 	},
-} satisfies ServiceSchema<Record<string, never>, Record<string, never>, DocumentsVars>;
+} satisfies ServiceSchema<Record<string, never>, Record<string, never>, DbVars>;

@@ -8,32 +8,40 @@
  * - `pincode.lookup`     GET /v1/pincode/:pincode (gateway-facing) → `{found, pincode, city, state}`
  * - `pincode.info`       internal `{pincode}` → full PincodeInfo (district, metro, special)
  * - `pincode.lookupMany` internal `{pincodes}` → Record<pincode, PincodeInfo>
- * - `pincode.reload`     internal: re-reads the directory from the database
+ * - `pincode.reload`     internal: re-reads the directory from the database on
+ *   every pincode instance (broadcast `pincode.changed`)
+ *
+ * Events: broadcasts `pincode.changed` `{}` after a `pincode.reload`: every
+ * other pincode instance re-reads the directory, then re-broadcasts it locally so
+ * co-located services (the rates service's cache of pincode facts) drop what
+ * they read before; a remote rates instance drops its cache at once.
  */
 import type { Context, Service, ServiceSchema } from "moleculer";
 import type { PincodeInfo } from "../lib/contracts";
-import { ApiError, apiError } from "../lib/errors";
+import { apiError } from "../lib/errors";
 import {
 	type DirectoryEntry,
+	infoOf,
 	isPincode,
 	loadDirectory,
-	notFound,
 	stripWhitespace,
-	toInfo,
 } from "../lib/pincode/directory";
 import { PINCODE_MIGRATIONS } from "../lib/pincode/migrations";
+import { Reloader } from "../lib/rates/cache";
 import { DbMixin, type DbVars } from "../mixins/db.mixin";
 
 const SIX_DIGITS = "pincode must be 6 digits";
 
+const lookupFailed = () => apiError(502, "lookup_failed", "Pincode lookup is unavailable; retry");
+
 interface PincodeVars extends DbVars {
 	directory?: Map<string, DirectoryEntry>;
-	loading?: Promise<Map<string, DirectoryEntry>>;
+	directoryLoader: Reloader<Map<string, DirectoryEntry>>;
 }
 
 interface PincodeMethods {
 	getDirectory(): Promise<Map<string, DirectoryEntry>>;
-	infoOf(dir: Map<string, DirectoryEntry>, raw: unknown): PincodeInfo;
+	reloadDirectory(): Promise<Map<string, DirectoryEntry>>;
 }
 
 type This = Service & PincodeVars & PincodeMethods;
@@ -56,13 +64,10 @@ const PincodeService = {
 		lookup: {
 			access: { auth: true },
 			async handler(this: This, ctx: Context<{ pincode?: unknown }>) {
-				const pincode = stripWhitespace(ctx.params?.pincode);
-				if (!isPincode(pincode)) throw apiError(400, SIX_DIGITS, SIX_DIGITS);
-				const dir = await this.getDirectory();
-				const e = dir.get(pincode);
-				return e
-					? { found: true, pincode, city: e.city, state: e.state }
-					: { found: false, pincode, city: "", state: "" };
+				const pin = stripWhitespace(ctx.params?.pincode);
+				if (!isPincode(pin)) throw apiError(400, SIX_DIGITS, SIX_DIGITS);
+				const { found, pincode, city, state } = infoOf(await this.getDirectory(), pin);
+				return { found, pincode, city, state };
 			},
 		},
 
@@ -75,7 +80,7 @@ const PincodeService = {
 		info: {
 			params: { pincode: { type: "any" } },
 			async handler(this: This, ctx: Context<{ pincode: unknown }>): Promise<PincodeInfo> {
-				return this.infoOf(await this.getDirectory(), ctx.params.pincode);
+				return infoOf(await this.getDirectory(), ctx.params.pincode);
 			},
 		},
 
@@ -90,63 +95,78 @@ const PincodeService = {
 			async handler(this: This, ctx: Context<{ pincodes: unknown[] }>): Promise<Record<string, PincodeInfo>> {
 				const dir = await this.getDirectory();
 				const out: Record<string, PincodeInfo> = {};
-				for (const p of ctx.params.pincodes) out[String(p)] = this.infoOf(dir, p);
+				for (const p of ctx.params.pincodes) out[String(p)] = infoOf(dir, p);
 				return out;
 			},
 		},
 
 		/**
 		 * Internal: re-reads the directory and zone facts from the database (after
-		 * an operator edited `pincode.metro_districts` / `pincode.special_states`).
-		 * Answers `{pincodes}` (count). On failure the previous directory stays in
-		 * use and 502 `lookup_failed` is thrown.
+		 * an operator edited `pincode.metro_districts` / `pincode.special_states`),
+		 * then broadcasts `pincode.changed` so every other instance does the same
+		 * and the rates service drops its cached pincode facts. Answers `{pincodes}`
+		 * (count). On failure the previous directory stays in use, nothing is
+		 * broadcast and 502 `lookup_failed` is thrown.
 		 */
 		reload: {
-			async handler(this: This): Promise<{ pincodes: number }> {
+			async handler(this: This, ctx: Context): Promise<{ pincodes: number }> {
+				const dir = await this.reloadDirectory();
+				await ctx.broadcast("pincode.changed", {});
+				return { pincodes: dir.size };
+			},
+		},
+	},
+	events: {
+		/**
+		 * Another instance reloaded the directory after an edit: re-read it here
+		 * too, then tell this node's services (rates' pincode cache) that the
+		 * directory they read from has changed. Our own broadcast is ignored (the
+		 * reload action already re-read this instance). A failed read is logged and
+		 * the previous directory kept.
+		 */
+		"pincode.changed": {
+			async handler(this: This, ctx: Context) {
+				if (ctx.nodeID === this.broker.nodeID) return;
 				try {
-					const dir = await loadDirectory(this.db);
-					this.directory = dir;
-					return { pincodes: dir.size };
-				} catch (err) {
-					this.logger.error("pincode directory reload failed", (err as Error).message);
-					throw apiError(502, "lookup_failed", "Pincode lookup is unavailable; retry");
+					await this.reloadDirectory();
+				} catch {
+					return;
 				}
+				await this.broker.broadcastLocal("pincode.changed", {});
 			},
 		},
 	},
 	methods: {
 		/**
-		 * The in-memory directory, loading it once (single flight) if the start
-		 * did not. Throws 502 `lookup_failed` when the database cannot be read.
+		 * The in-memory directory, loading it if the start did not. Throws 502
+		 * `lookup_failed` when the database cannot be read.
 		 */
 		async getDirectory(this: This): Promise<Map<string, DirectoryEntry>> {
-			if (this.directory) return this.directory;
-			if (!this.loading) {
-				this.loading = loadDirectory(this.db).finally(() => {
-					this.loading = undefined;
-				});
-			}
-			try {
-				this.directory = await this.loading;
-				return this.directory;
-			} catch (err) {
-				if (err instanceof ApiError) throw err;
-				this.logger.error("pincode directory unavailable", (err as Error).message);
-				throw apiError(502, "lookup_failed", "Pincode lookup is unavailable; retry");
-			}
+			return this.directory ?? this.reloadDirectory();
 		},
 
-		/** PincodeInfo of a raw value (whitespace stripped) from `dir`. */
-		infoOf(this: This, dir: Map<string, DirectoryEntry>, raw: unknown): PincodeInfo {
-			const pin = stripWhitespace(raw);
-			const e = isPincode(pin) ? dir.get(pin) : undefined;
-			return e ? toInfo(e) : notFound(pin);
+		/**
+		 * Reads the directory (a read started after this call; concurrent callers
+		 * share it) and swaps it in. 502 `lookup_failed` on failure (the previous
+		 * directory is kept).
+		 */
+		async reloadDirectory(this: This): Promise<Map<string, DirectoryEntry>> {
+			try {
+				this.directory = await this.directoryLoader.load();
+				return this.directory;
+			} catch (err) {
+				this.logger.error("pincode directory unavailable", (err as Error).message);
+				throw lookupFailed();
+			}
 		},
+	},
+	created(this: This) {
+		this.directoryLoader = new Reloader(() => loadDirectory(this.db));
 	},
 	async started(this: This) {
 		// Runs after the DbMixin's migrations (mixin lifecycle handlers run first).
-		this.directory = await loadDirectory(this.db);
-		this.logger.info(`pincode directory loaded: ${this.directory.size} pincodes`);
+		const dir = await this.reloadDirectory();
+		this.logger.info(`pincode directory loaded: ${dir.size} pincodes`);
 	},
 	stopped(this: This) {
 		this.directory = undefined;

@@ -12,13 +12,19 @@
  * - `rates.quote`        internal QuoteParams → QuoteResult (never throws lane_not_priced)
  * - `rates.listCouriers` internal `{shipment_type?}` → CourierInfo[]
  * - `rates.getCourier`   internal `{logistic_id}` → CourierInfo | null
- * - `rates.reload`       internal: re-reads the catalog from the database
+ * - `rates.reload`       internal: re-reads the catalog from the database on
+ *   every rates instance (broadcast `rates.changed`)
+ *
+ * Events: broadcasts `rates.changed` `{}` after a `rates.reload` (every other
+ * rates instance re-reads its catalog); on `pincode.changed` (the pincode
+ * directory or zone facts were reloaded) the cached pincode facts are dropped.
+ * The periodic reload stays as the safety net for a lost event.
  */
 import type { Context, Service, ServiceSchema } from "moleculer";
 import { loadConfig } from "../lib/config";
 import type { CourierInfo, PincodeInfo, QuoteResult } from "../lib/contracts";
 import { ApiError, apiError } from "../lib/errors";
-import { TtlLru } from "../lib/rates/cache";
+import { Reloader, TtlLru } from "../lib/rates/cache";
 import { type CatalogSnapshot, courierInfo, loadCatalog } from "../lib/rates/catalog";
 import { RATES_MIGRATIONS } from "../lib/rates/migrations";
 import { parseQuoteInput } from "../lib/rates/params";
@@ -39,7 +45,7 @@ interface RatesSettings {
 
 interface RatesVars extends DbVars {
 	catalog?: CatalogSnapshot;
-	catalogLoading?: Promise<CatalogSnapshot>;
+	catalogLoader: Reloader<CatalogSnapshot>;
 	pincodeCache: TtlLru<PincodeInfo>;
 	reloadTimer?: NodeJS.Timeout;
 }
@@ -138,33 +144,55 @@ const RatesService = {
 
 		/**
 		 * Internal: re-reads couriers, rate cards, COD/RTO rules, serviceability
-		 * and lane performance from the database (after an operator edit) and
-		 * clears the pincode cache. Answers `{couriers, rate_cards, lanes}` counts.
-		 * On failure the previous catalog stays in use and 503 `rate_unavailable` is thrown.
+		 * and lane performance from the database (after an operator edit), clears
+		 * the pincode cache, then broadcasts `rates.changed` so every other rates
+		 * instance reloads too. Answers `{couriers, rate_cards, lanes}` counts.
+		 * On failure the previous catalog stays in use, nothing is broadcast and
+		 * 503 `rate_unavailable` is thrown.
 		 */
 		reload: {
-			async handler(this: This): Promise<{ couriers: number; rate_cards: number; lanes: number }> {
+			async handler(
+				this: This,
+				ctx: Context,
+			): Promise<{ couriers: number; rate_cards: number; lanes: number }> {
 				const snap = await this.reloadCatalog();
 				this.pincodeCache.clear();
+				await ctx.broadcast("rates.changed", {});
 				return { couriers: snap.couriers.length, rate_cards: snap.cards.size, lanes: snap.performance.size };
 			},
 		},
 	},
+	events: {
+		/**
+		 * Another rates instance reloaded after an edit: reload here too (our own
+		 * broadcast is ignored: the action already reloaded). A failed read is
+		 * logged and the previous catalog kept (the periodic reload retries).
+		 */
+		"rates.changed": {
+			async handler(this: This, ctx: Context) {
+				if (ctx.nodeID === this.broker.nodeID) return;
+				this.pincodeCache.clear();
+				await this.reloadCatalog().catch(() => undefined);
+			},
+		},
+		/** The pincode directory or its zone facts were reloaded: drop the cached pincode facts. */
+		"pincode.changed"(this: This) {
+			this.pincodeCache.clear();
+		},
+	},
 	methods: {
-		/** The in-memory catalog, loading it once (single flight) if needed; 503 `rate_unavailable` if it cannot be read. */
+		/** The in-memory catalog, loading it if needed; 503 `rate_unavailable` if it cannot be read. */
 		async getCatalog(this: This): Promise<CatalogSnapshot> {
 			return this.catalog ?? this.reloadCatalog();
 		},
 
-		/** Reads a fresh catalog and swaps it in; 503 `rate_unavailable` on failure (old catalog kept). */
+		/**
+		 * Reads a fresh catalog (a read started after this call; concurrent callers
+		 * share it) and swaps it in; 503 `rate_unavailable` on failure (old catalog kept).
+		 */
 		async reloadCatalog(this: This): Promise<CatalogSnapshot> {
-			if (!this.catalogLoading) {
-				this.catalogLoading = loadCatalog(this.db).finally(() => {
-					this.catalogLoading = undefined;
-				});
-			}
 			try {
-				this.catalog = await this.catalogLoading;
+				this.catalog = await this.catalogLoader.load();
 				return this.catalog;
 			} catch (err) {
 				this.logger.error("rates catalog unavailable", (err as Error).message);
@@ -223,6 +251,7 @@ const RatesService = {
 		},
 	},
 	created(this: This) {
+		this.catalogLoader = new Reloader(() => loadCatalog(this.db));
 		this.pincodeCache = new TtlLru<PincodeInfo>(
 			this.settings.pincodeCacheMax,
 			this.settings.pincodeCacheTtlMs,

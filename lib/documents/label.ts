@@ -225,43 +225,49 @@ export async function renderLabel(data: LabelData): Promise<Uint8Array> {
 	return ld.doc.save();
 }
 
+interface TextOptions {
+	bold?: boolean;
+	color?: typeof BLACK;
+	/** cut with "…" to this width */
+	maxWidth?: number;
+}
+
 /** Text drawing helper bound to a page. */
 class Pen {
 	constructor(
 		readonly page: PDFPage,
 		readonly fonts: LabelFonts,
 	) {}
-	text(
+	/**
+	 * Draws `s` (fitted to `opts.maxWidth`) with its left edge at `x`, or at
+	 * `x(width)` for aligned text (measured only then); returns the drawn text.
+	 */
+	private draw(
 		s: string,
-		x: number,
+		x: number | ((width: number) => number),
 		y: number,
 		size: number,
-		opts: { bold?: boolean; color?: typeof BLACK; maxWidth?: number } = {},
-	) {
+		opts: TextOptions,
+	): string {
 		const font = opts.bold ? this.fonts.bold : this.fonts.regular;
 		const t = opts.maxWidth ? fitText(font, s, size, opts.maxWidth) : s;
-		if (t) this.page.drawText(t, { x, y, size, font, color: opts.color ?? BLACK });
+		if (!t) return t;
+		const left = typeof x === "number" ? x : x(measure(font, t, size));
+		this.page.drawText(t, { x: left, y, size, font, color: opts.color ?? BLACK });
 		return t;
+	}
+	text(s: string, x: number, y: number, size: number, opts: TextOptions = {}) {
+		return this.draw(s, x, y, size, opts);
 	}
 	width(s: string, size: number, bold = false): number {
 		return measure(bold ? this.fonts.bold : this.fonts.regular, s, size);
 	}
 	/** right-aligned at `right` */
-	textRight(
-		s: string,
-		right: number,
-		y: number,
-		size: number,
-		opts: { bold?: boolean; maxWidth?: number } = {},
-	) {
-		const font = opts.bold ? this.fonts.bold : this.fonts.regular;
-		const t = opts.maxWidth ? fitText(font, s, size, opts.maxWidth) : s;
-		this.page.drawText(t, { x: right - measure(font, t, size), y, size, font, color: BLACK });
+	textRight(s: string, right: number, y: number, size: number, opts: TextOptions = {}) {
+		this.draw(s, (w) => right - w, y, size, opts);
 	}
 	centered(s: string, cx: number, y: number, size: number, bold = false, maxWidth?: number) {
-		const font = bold ? this.fonts.bold : this.fonts.regular;
-		const t = maxWidth ? fitText(font, s, size, maxWidth) : s;
-		this.page.drawText(t, { x: cx - measure(font, t, size) / 2, y, size, font, color: BLACK });
+		this.draw(s, (w) => cx - w / 2, y, size, { bold, maxWidth });
 	}
 	rule(y: number, x0 = MARGIN, x1 = LABEL_SIZE[0] - MARGIN, thickness = 0.8) {
 		this.page.drawLine({ start: { x: x0, y }, end: { x: x1, y }, thickness, color: BLACK });
@@ -270,6 +276,27 @@ class Pen {
 
 function cityLine(a: LabelAddress): string {
 	return [a.city, a.state].map(cleanText).filter(Boolean).join(", ");
+}
+
+/** The printable street lines of an address, cleaned, empty ones dropped. */
+function streetLines(a: LabelAddress): string[] {
+	return a.lines.map(cleanText).filter(Boolean);
+}
+
+/**
+ * Head of an address block (ship-to, return / pickup-from): the grey section
+ * heading, then the addressee's name in bold at `nameSize` (cut to the label's
+ * inner width). Returns the y below them.
+ */
+function addressHead(pen: Pen, heading: string, name: string, nameSize: number, y: number): number {
+	const x = MARGIN + 2;
+	pen.text(heading, x, y - 9, 7, { bold: true, color: GREY });
+	y -= 9;
+	pen.text(cleanText(name), x, y - nameSize - 1, nameSize, {
+		bold: true,
+		maxWidth: LABEL_SIZE[0] - 2 * MARGIN - 4,
+	});
+	return y - nameSize - 2;
 }
 
 /**
@@ -324,21 +351,8 @@ export function drawLabelPage(ld: LabelDocument, data: LabelData): PDFPage {
 
 	// 3. ship to
 	const to = data.ship_to;
-	pen.text(data.shipment_type === 1 ? "DELIVER TO (RETURN)" : "SHIP TO", left + 2, y - 9, 7, {
-		bold: true,
-		color: GREY,
-	});
-	y -= 9;
-	pen.text(cleanText(to.name), left + 2, y - 12, 11, { bold: true, maxWidth: inner - 4 });
-	y -= 13;
-	const toLines = wrapText(
-		ld.fonts.regular,
-		to.lines.map(cleanText).filter(Boolean).join(", "),
-		8.5,
-		inner - 4,
-		3,
-	);
-	for (const line of toLines) {
+	y = addressHead(pen, data.shipment_type === 1 ? "DELIVER TO (RETURN)" : "SHIP TO", to.name, 11, y);
+	for (const line of wrapText(ld.fonts.regular, streetLines(to).join(", "), 8.5, inner - 4, 3)) {
 		pen.text(line, left + 2, y - 10, 8.5);
 		y -= 10.5;
 	}
@@ -419,18 +433,14 @@ export function drawLabelPage(ld: LabelDocument, data: LabelData): PDFPage {
 	// 7. return address / pickup from
 	const from = data.from;
 	if (from) {
-		pen.text(data.shipment_type === 1 ? "PICKUP FROM" : "IF UNDELIVERED, RETURN TO", left + 2, y - 9, 7, {
-			bold: true,
-			color: GREY,
-		});
-		y -= 9;
-		pen.text(cleanText(from.name), left + 2, y - 9, 8, { bold: true, maxWidth: inner - 4 });
-		y -= 10;
-		const fromText = [
-			...from.lines.map(cleanText).filter(Boolean),
-			cityLine(from),
-			`PIN ${cleanText(from.pincode)}`,
-		]
+		y = addressHead(
+			pen,
+			data.shipment_type === 1 ? "PICKUP FROM" : "IF UNDELIVERED, RETURN TO",
+			from.name,
+			8,
+			y,
+		);
+		const fromText = [...streetLines(from), cityLine(from), `PIN ${cleanText(from.pincode)}`]
 			.filter(Boolean)
 			.join(", ");
 		for (const line of wrapText(ld.fonts.regular, fromText, 7.5, inner - 4, 2)) {

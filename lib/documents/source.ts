@@ -1,13 +1,14 @@
 /**
  * Gathers what one label needs from the services that own it (lib/contracts.ts):
  * the order (intake), its live shipment (booking) and the pickup / RTO
- * warehouses (warehouses). Shared by the single label and, later, bulk labels.
+ * warehouses (warehouses). Two steps, so a caller can read its own rows (the
+ * stored label of the AWB) alongside the warehouses. Shared by the single
+ * label and, later, bulk labels.
  */
 import type { Context } from "moleculer";
 import type { OrderRecord, ShipmentRecord, WarehouseRow } from "../contracts";
 import { documentsConflict, documentsError } from "../errors";
-import type { LabelSource } from "./data";
-import { isPrintableAwb } from "./data";
+import { isPrintableAwb, type LabelSource } from "./data";
 
 /** 404 `{message:"not found"}`: the order is not the caller's or does not exist (identical answers, spec §1 rule 4). */
 export const labelNotFound = () => documentsError(404, "not found");
@@ -37,42 +38,60 @@ export function parseOrderId(raw: unknown): number | null {
 /** Reads a warehouse of the account, retired ones included; null when unknown. */
 async function warehouse(ctx: Context, sender_id: number, id: number | null): Promise<WarehouseRow | null> {
 	if (!id) return null;
-	return (
-		((await ctx.call("warehouses.get", {
-			sender_id,
-			id,
-			include_retired: true,
-		})) as WarehouseRow | null) ?? null
+	const w = await ctx.call<WarehouseRow | null, { sender_id: number; id: number; include_retired: boolean }>(
+		"warehouses.get",
+		{ sender_id, id, include_retired: true },
 	);
+	return w ?? null;
 }
 
 /**
- * Loads the records of the caller's order `order_id`.
+ * The caller's order `order_id` and its live booked shipment (intake and
+ * booking, read in parallel).
  * Throws 404 `{message:"not found"}` when the order is missing or another
  * account's; 409 `not_ready_to_ship` when it holds no live booked shipment
  * (not booked, booking in progress, failed or cancelled); an Error when the
  * courier's AWB is not printable (corrupt data, never expected).
  */
-export async function loadLabelSource(
+export async function loadBookedOrder(
 	ctx: Context,
 	sender_id: number,
 	order_id: number,
-): Promise<LabelSource> {
-	const [order, shipment] = (await Promise.all([
-		ctx.call("intake.getOrder", { sender_id, order_id }),
-		ctx.call("booking.getShipment", { sender_id, order_id }),
-	])) as [OrderRecord | null, ShipmentRecord | null];
+): Promise<Pick<LabelSource, "order" | "shipment">> {
+	const [order, shipment] = await Promise.all([
+		ctx.call<OrderRecord | null, { sender_id: number; order_id: number }>("intake.getOrder", {
+			sender_id,
+			order_id,
+		}),
+		ctx.call<ShipmentRecord | null, { sender_id: number; order_id: number }>("booking.getShipment", {
+			sender_id,
+			order_id,
+		}),
+	]);
 	if (!order || Number(order.sender_id) !== sender_id || Number(order.order_id) !== order_id)
 		throw labelNotFound();
 	if (shipment?.state !== "booked" || !shipment.awb_number || Number(shipment.order_id) !== order_id)
 		throw notBooked();
 	if (!isPrintableAwb(shipment.awb_number))
 		throw new Error(`shipment of order ${order_id} has an unprintable AWB`);
+	return { order, shipment };
+}
+
+/**
+ * The order's pickup warehouse and, when `rto_address_id` names another one,
+ * its RTO warehouse (warehouses, read in parallel, retired ones included);
+ * null for any the caller does not hold.
+ */
+export async function loadWarehouses(
+	ctx: Context,
+	sender_id: number,
+	order: OrderRecord,
+): Promise<Pick<LabelSource, "pickup" | "rto">> {
 	const pickupId = order.pickup_address_id;
 	const rtoId = order.rto_address_id && order.rto_address_id !== pickupId ? order.rto_address_id : null;
 	const [pickup, rto] = await Promise.all([
 		warehouse(ctx, sender_id, pickupId),
 		warehouse(ctx, sender_id, rtoId),
 	]);
-	return { order, shipment, pickup, rto };
+	return { pickup, rto };
 }

@@ -26,7 +26,7 @@ export function isPincode(v: string): boolean {
 }
 
 /** The answer for a pincode that is not in the directory. */
-export function notFound(pincode: string): PincodeInfo {
+function notFound(pincode: string): PincodeInfo {
 	return { found: false, pincode, city: "", state: "", district: "", metro: null, special: false };
 }
 
@@ -73,7 +73,7 @@ export async function loadDirectory(db: Sequelize): Promise<Map<string, Director
 }
 
 /** The internal {@link PincodeInfo} of a directory entry (no provenance fields). */
-export function toInfo(e: DirectoryEntry): PincodeInfo {
+function toInfo(e: DirectoryEntry): PincodeInfo {
 	return {
 		found: true,
 		pincode: e.pincode,
@@ -83,4 +83,15 @@ export function toInfo(e: DirectoryEntry): PincodeInfo {
 		metro: e.metro,
 		special: e.special,
 	};
+}
+
+/**
+ * {@link PincodeInfo} of a raw value from `dir`: every whitespace character is
+ * stripped first (the answer's `pincode` is the stripped value); a malformed or
+ * unknown pincode answers `found:false` with empty names.
+ */
+export function infoOf(dir: ReadonlyMap<string, DirectoryEntry>, raw: unknown): PincodeInfo {
+	const pin = stripWhitespace(raw);
+	const e = isPincode(pin) ? dir.get(pin) : undefined;
+	return e ? toInfo(e) : notFound(pin);
 }

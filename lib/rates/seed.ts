@@ -7,6 +7,7 @@
  */
 import type { Sequelize } from "sequelize";
 import sandboxData from "../../data/sandbox-rates.json";
+import { exec } from "../db";
 
 /** [first_slab_kg, first_slab_paise, additional_slab_kg, additional_slab_paise, min_chargeable_kg] */
 export type RateCardTuple = number[];
@@ -66,14 +67,8 @@ export async function seedSandbox(
 		for (const r of c.serviceability) rules.push({ logistic_id: c.logistic_id, note: null, ...r });
 	}
 	return db.transaction(async (transaction) => {
-		const q = async (sql: string, rows: unknown[]) => {
-			if (!rows.length) return 0;
-			const [, meta] = (await db.query(sql, { bind: [JSON.stringify(rows)], transaction })) as [
-				unknown,
-				{ rowCount?: number },
-			];
-			return meta?.rowCount ?? 0;
-		};
+		const q = async (sql: string, rows: unknown[]) =>
+			rows.length ? (await exec(db, sql, [JSON.stringify(rows)], transaction)).count : 0;
 		let n = 0;
 		n += await q(
 			`INSERT INTO rates.couriers (logistic_id, logistic_name, adapter, code, forward, reverse, cod, mode,

@@ -394,6 +394,38 @@ describe("documents.label (GET /v1/documents/label/{orderId})", () => {
 			assert.ok(!text.includes("Collect"));
 		});
 
+		it("prints a reverse order's label to the return warehouse, picked up from the buyer, always PREPAID", async function () {
+			requireTools(this, ["pdftotext"]);
+			const sender = newSender();
+			const w = warehouseRow(sender, {
+				warehouse_name: "Acme Returns Pune",
+				address_line_1: "9 Returns Lane",
+			});
+			const order = orderRecord(
+				sender,
+				{ pickup_address_id: w.id, shipment_type: 1, order_type: 1, customer_order_no: "SHOP-2002-R" },
+				{ cod_amount: 999 },
+			);
+			book(order);
+			const text = pdfText((await download(sender, order.order_id)).pdf, "reverse");
+			for (const expected of [
+				"REVERSE PICKUP",
+				"DELIVER TO (RETURN)",
+				"Acme Returns Pune",
+				"9 Returns Lane",
+				"PIN 411026",
+				"PICKUP FROM",
+				"Ram Kumar",
+				"PIN 560001",
+				"PREPAID",
+			]) {
+				assert.ok(text.includes(expected), `label text lacks "${expected}":\n${text}`);
+			}
+			assert.ok(!text.includes("Collect"), "a reverse label never asks to collect cash");
+			assert.ok(text.indexOf("DELIVER TO (RETURN)") < text.indexOf("Acme Returns Pune"), text);
+			assert.ok(text.indexOf("PICKUP FROM") < text.lastIndexOf("Ram Kumar"), text);
+		});
+
 		it("reads the pickup warehouse with include_retired (a retired warehouse still prints) and prefers the RTO warehouse", async function () {
 			requireTools(this, ["pdftotext"]);
 			const sender = newSender();

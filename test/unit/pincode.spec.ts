@@ -18,11 +18,23 @@ describe("pincode service", () => {
 		process.env.SANDBOX = "1";
 		for (const o of readPackageOffices()) packagePins.add(String(o.pincode).padStart(6, "0"));
 		broker = await startBroker(["pincode", "rates"]);
+		broker.createService({
+			name: "pincode-listener",
+			events: {
+				"pincode.changed"(ctx: any) {
+					changes.push(String(ctx.nodeID));
+				},
+			},
+		});
+		await broker.waitForServices(["pincode-listener"], 10_000);
 		sender = newSender();
 	});
 	after(async () => {
 		await broker?.stop();
 	});
+
+	/** `pincode.changed` events seen on the broker (a listener service, as the rates service is one). */
+	const changes: string[] = [];
 
 	const lookup = (pincode: unknown) => broker.call<any, any>("pincode.lookup", { pincode }, as(sender));
 	const info = (pincode: unknown) => broker.call<PincodeInfo, any>("pincode.info", { pincode });
@@ -142,8 +154,11 @@ describe("pincode service", () => {
 				const err = await rejects(() => lookup("110001"));
 				assert.equal(err.code, 502);
 				assert.equal(err.data.body.error, "lookup_failed");
+				const seen = changes.length;
 				const err2 = await rejects(() => broker.call("pincode.reload"));
 				assert.equal(err2.code, 502);
+				assert.equal(err2.data.body.error, "lookup_failed");
+				assert.equal(changes.length, seen, "a failed reload announces nothing");
 			} finally {
 				await db.query("ALTER TABLE pincode.pincodes_offline RENAME TO pincodes");
 			}
@@ -215,7 +230,9 @@ describe("pincode service", () => {
 				"INSERT INTO pincode.special_states (state, region) VALUES ('Kerala', 'test') ON CONFLICT DO NOTHING",
 			);
 			try {
+				const seen = changes.length;
 				assert.deepEqual(await broker.call("pincode.reload"), { pincodes: 19159 });
+				assert.deepEqual(changes.slice(seen), [broker.nodeID], "reload broadcasts pincode.changed once");
 				assert.equal((await info("682001")).special, true);
 			} finally {
 				await db.query("DELETE FROM pincode.special_states WHERE state = 'Kerala'");

@@ -8,6 +8,8 @@ import { strict as assert } from "node:assert";
 import type { ServiceBroker } from "moleculer";
 import type { CourierInfo, QuoteResult } from "../../lib/contracts";
 import { getSequelize, select } from "../../lib/db";
+import { Reloader } from "../../lib/rates/cache";
+import { SANDBOX_COURIERS, seedSandbox } from "../../lib/rates/seed";
 import { loadServiceSchema } from "../../lib/system";
 import { as, newSender, rejects, startBroker } from "../helpers/broker";
 
@@ -18,6 +20,22 @@ type Card = {
 	additional_slab_paise: number;
 	min_chargeable_kg: number;
 };
+
+/** Polls `probe` until `ok` holds (events cross NATS asynchronously); fails with the last value after `ms`. */
+async function eventually<T>(
+	probe: () => Promise<T> | T,
+	ok: (v: T) => boolean,
+	what: string,
+	ms = 10_000,
+): Promise<T> {
+	const deadline = Date.now() + ms;
+	for (;;) {
+		const v = await probe();
+		if (ok(v)) return v;
+		if (Date.now() > deadline) assert.fail(`${what}: still ${JSON.stringify(v)}`);
+		await new Promise((r) => setTimeout(r, 50));
+	}
+}
 
 const QUOTE_KEYS = [
 	"cod_charge",
@@ -38,6 +56,7 @@ describe("rates service", () => {
 	const cards = new Map<string, Card>();
 	const cod = new Map<number, { flat_paise: number; percent_bp: number }>();
 	const rto = new Map<number, number>();
+	const maxKg = new Map<number, number | null>();
 
 	before(async () => {
 		process.env.SANDBOX = "1";
@@ -56,6 +75,8 @@ describe("rates service", () => {
 			cod.set(r.logistic_id, { flat_paise: Number(r.flat_paise), percent_bp: r.percent_bp });
 		for (const r of await select<any>(db, "SELECT * FROM rates.rto_rules"))
 			rto.set(r.logistic_id, r.percent_bp);
+		for (const r of await select<any>(db, "SELECT logistic_id, max_weight_kg FROM rates.couriers"))
+			maxKg.set(r.logistic_id, r.max_weight_kg === null ? null : Number(r.max_weight_kg));
 	});
 	after(async () => {
 		await broker?.stop();
@@ -95,6 +116,12 @@ describe("rates service", () => {
 		};
 	}
 
+	/** True when the seeded flat COD fee of courier `id` beats its percentage of `amount` rupees. */
+	const flatWins = (id: number, amount: number) => {
+		const c = cod.get(id)!;
+		return c.flat_paise > (amount * 100 * c.percent_bp) / 10000;
+	};
+
 	function assertPriced(
 		q: any,
 		id: number,
@@ -132,6 +159,16 @@ describe("rates service", () => {
 			);
 			assert.equal(rows[0].mode, "air");
 			assert.equal(cards.size, 5 + 5 + 5 + 4);
+			const fileCards = SANDBOX_COURIERS.flatMap((c) =>
+				(["forward", "reverse"] as const).flatMap((dir) =>
+					Object.keys(c.rate_cards[dir] ?? {}).map((zone) => `${c.logistic_id}:${zone}:${dir}`),
+				),
+			);
+			assert.deepEqual(
+				[...cards.keys()].sort(),
+				fileCards.sort(),
+				"one row per card of data/sandbox-rates.json",
+			);
 			assert.equal(cards.has("4:E:forward"), false, "Lite has no zone E card");
 			assert.equal(cod.has(4), false, "Lite has no COD configuration");
 			assert.equal(rto.get(2), 10000, "Surface RTO = 100 % of freight");
@@ -150,14 +187,25 @@ describe("rates service", () => {
 			const b2 = await startBroker(["rates"]);
 			await b2.stop();
 			let [{ n }] = await select<{ n: string }>(db, "SELECT count(*) AS n FROM rates.rate_cards");
-			assert.equal(Number(n), 18, "no seed without SANDBOX=1");
+			assert.equal(Number(n), cards.size - 1, "no seed without SANDBOX=1");
 			process.env.SANDBOX = "1";
 			const b3 = await startBroker(["rates"]);
 			await b3.stop();
 			[{ n }] = await select<{ n: string }>(db, "SELECT count(*) AS n FROM rates.rate_cards");
-			assert.equal(Number(n), 19, "seed restores the missing card, inserts no duplicates");
+			assert.equal(Number(n), cards.size, "seed restores the missing card, inserts no duplicates");
 			const [{ c }] = await select<{ c: string }>(db, "SELECT count(*) AS c FROM rates.couriers");
 			assert.equal(Number(c), 4);
+		});
+
+		it("seedSandbox answers the number of rows it inserted (0 when everything is there)", async () => {
+			const db = getSequelize();
+			assert.equal(await seedSandbox(db), 0);
+			await db.query("DELETE FROM rates.serviceability WHERE logistic_id = 2");
+			await db.query("DELETE FROM rates.rate_cards WHERE logistic_id = 1 AND zone = 'E'");
+			const rules = SANDBOX_COURIERS.find((x) => x.logistic_id === 2)!.serviceability.length;
+			assert.ok(rules > 0);
+			assert.equal(await seedSandbox(db), rules + 1);
+			assert.equal(await seedSandbox(db), 0);
 		});
 	});
 
@@ -306,8 +354,17 @@ describe("rates service", () => {
 				order_type: "1",
 				collectable_amount: "1000",
 			});
-			assert.equal(byId(small, 1)!.cod_charge, 36, "Express flat ₹36 beats 2.5 % of ₹1000");
-			assert.equal(byId(small, 2)!.cod_charge, 30, "Surface flat ₹30 beats 2 % of ₹1000");
+			assert.ok(flatWins(1, 1000) && flatWins(2, 1000), "seed: the flat fees beat the percentages of ₹1000");
+			assert.equal(
+				byId(small, 1)!.cod_charge,
+				cod.get(1)!.flat_paise / 100,
+				"Express flat fee beats 2.5 % of ₹1000",
+			);
+			assert.equal(
+				byId(small, 2)!.cod_charge,
+				cod.get(2)!.flat_paise / 100,
+				"Surface flat fee beats 2 % of ₹1000",
+			);
 			assertPriced(byId(small, 1), 1, "D", { kg: 0.5, codAmount: 1000 });
 			const big = await serviceable({
 				...lane,
@@ -315,15 +372,25 @@ describe("rates service", () => {
 				order_type: "1",
 				collectable_amount: "5000",
 			});
-			assert.equal(byId(big, 1)!.cod_charge, 125, "2.5 % of ₹5000");
-			assert.equal(byId(big, 2)!.cod_charge, 100, "2 % of ₹5000");
+			assert.ok(
+				!flatWins(1, 5000) && !flatWins(2, 5000),
+				"seed: the percentages of ₹5000 beat the flat fees",
+			);
+			assert.equal(byId(big, 1)!.cod_charge, (5000 * cod.get(1)!.percent_bp) / 10000, "2.5 % of ₹5000");
+			assert.equal(byId(big, 2)!.cod_charge, (5000 * cod.get(2)!.percent_bp) / 10000, "2 % of ₹5000");
+			assertPriced(byId(big, 2), 2, "D", { kg: 0.5, codAmount: 5000 });
 			const odd = await serviceable({
 				...lane,
 				physical_weight: "0.5",
 				order_type: "1",
 				collectable_amount: "2345.67",
 			});
-			assert.equal(byId(odd, 1)!.cod_charge, 58.64, "2.5 % of ₹2345.67 = 58.64175 → 58.64");
+			assert.ok(!flatWins(1, 2345.67));
+			assert.equal(
+				byId(odd, 1)!.cod_charge,
+				Math.round((234567 * cod.get(1)!.percent_bp) / 10000) / 100,
+				"2.5 % of ₹2345.67 = 58.64175 → 58.64 (one rounding, to the paisa)",
+			);
 			assertPriced(byId(odd, 1), 1, "D", { kg: 0.5, codAmount: 2345.67 });
 			const prepaid = await serviceable({
 				...lane,
@@ -333,6 +400,20 @@ describe("rates service", () => {
 			});
 			assert.equal(byId(prepaid, 1)!.cod_charge, 0);
 			assert.equal(byId(prepaid, 4)!.cod_charge, 0, "Lite prices prepaid orders");
+			for (const order_type of ["2", "cod", "01.5"]) {
+				const other = await serviceable({
+					...lane,
+					physical_weight: "0.5",
+					order_type,
+					collectable_amount: "5000",
+				});
+				assert.equal(
+					byId(other, 1)!.cod_charge,
+					0,
+					`order_type ${order_type} is prepaid (§4.2: only 1 is COD)`,
+				);
+				assert.ok(byId(other, 4), "Lite (no COD) prices it");
+			}
 		});
 
 		it("GST is 18 % of freight + COD and total = freight + COD + GST", async () => {
@@ -432,8 +513,12 @@ describe("rates service", () => {
 				logistic_id: 1,
 				logistic_name: "Sandbox Express",
 				reason: "over_weight_limit",
-				detail: "billable weight 25 kg exceeds the 20 kg limit",
+				detail: `billable weight 25 kg exceeds the ${maxKg.get(1)} kg limit`,
 			});
+			assert.ok(
+				(maxKg.get(1) ?? Infinity) < 25 && (maxKg.get(2) ?? Infinity) >= 25,
+				"seed limits bracket 25 kg",
+			);
 			assert.equal(droppedOf(res, 4)?.reason, "over_weight_limit");
 			assertPriced(byId(res, 2), 2, "C", { kg: 25 });
 		});
@@ -702,7 +787,11 @@ describe("rates service", () => {
 			try {
 				const before = await serviceable({ from_pin: "110001", to_pin: "560001", physical_weight: "1" });
 				assert.equal(byId(before, 1)!.performance, null, "cached catalog: no DB read per quote");
-				assert.deepEqual(await broker.call("rates.reload"), { couriers: 4, rate_cards: 19, lanes: 1 });
+				assert.deepEqual(await broker.call("rates.reload"), {
+					couriers: 4,
+					rate_cards: cards.size,
+					lanes: 1,
+				});
 				const res = await serviceable({ from_pin: "110001", to_pin: "560001", physical_weight: "1" });
 				assert.deepEqual(byId(res, 1)!.performance, { delivered_pct: 80, rto_pct: 12, avg_tat_days: 3.1 });
 				assert.equal(byId(res, 2)!.performance, null, "19 shipments are not enough");
@@ -808,6 +897,121 @@ describe("rates service", () => {
 			} finally {
 				await b.stop();
 			}
+		});
+	});
+
+	describe("reload path", () => {
+		/** A read whose result the test releases by hand. */
+		function deferredReads() {
+			const pending: Array<{ resolve: (v: number) => void; reject: (e: Error) => void }> = [];
+			const reloader = new Reloader<number>(
+				() =>
+					new Promise<number>((resolve, reject) => {
+						pending.push({ resolve, reject });
+					}),
+			);
+			return { reloader, pending };
+		}
+
+		it("Reloader: concurrent callers share a read; a call during a read gets a read started after it", async () => {
+			const { reloader, pending } = deferredReads();
+			const first = reloader.load();
+			assert.equal(pending.length, 1);
+			// asked while read 1 runs (e.g. an operator reload during the periodic one): must not get read 1
+			const second = reloader.load();
+			const third = reloader.load();
+			assert.equal(pending.length, 1, "at most one read at a time");
+			pending[0].resolve(1);
+			assert.equal(await first, 1);
+			await new Promise((r) => setImmediate(r));
+			assert.equal(pending.length, 2, "the waiting callers started ONE new read");
+			pending[1].resolve(2);
+			assert.equal(await second, 2);
+			assert.equal(await third, 2);
+			// idle again: the next call reads anew
+			const fourth = reloader.load();
+			assert.equal(pending.length, 3);
+			pending[2].resolve(3);
+			assert.equal(await fourth, 3);
+		});
+
+		it("Reloader: a failed read rejects its callers only; waiting callers still get a fresh read", async () => {
+			const { reloader, pending } = deferredReads();
+			const first = reloader.load();
+			const second = reloader.load();
+			pending[0].reject(new Error("db down"));
+			await assert.rejects(first, /db down/);
+			await new Promise((r) => setImmediate(r));
+			assert.equal(pending.length, 2);
+			pending[1].resolve(7);
+			assert.equal(await second, 7);
+		});
+
+		it("rates.reload and pincode.reload on one node reach every other node (broadcast over NATS)", async function () {
+			this.timeout(60_000);
+			process.env.SANDBOX = "1";
+			const tag = `${process.pid}-${Date.now().toString(36)}`;
+			const a = await startBroker(["pincode", "rates"], { nats: true, nodeID: `rates-a-${tag}` });
+			const b = await startBroker(["pincode", "rates"], { nats: true, nodeID: `rates-b-${tag}` });
+			const db = getSequelize();
+			const card = cards.get("1:C:forward")!;
+			try {
+				await eventually(
+					() =>
+						a.registry.getServiceList({ onlyAvailable: true }).filter((x) => x.nodeID === b.nodeID).length,
+					(n) => n >= 2,
+					"node a sees node b's services",
+				);
+				await eventually(
+					() =>
+						b.registry.getServiceList({ onlyAvailable: true }).filter((x) => x.nodeID === a.nodeID).length,
+					(n) => n >= 2,
+					"node b sees node a's services",
+				);
+				const onB = (params: Record<string, unknown>) =>
+					b.call<QuoteResult, any>("rates.serviceable", params, { ...as(sender), nodeID: b.nodeID });
+				const delhiBlr = { from_pin: "110001", to_pin: "560001", physical_weight: "0.5" };
+				const delhiKochi = { from_pin: "110001", to_pin: "682001", physical_weight: "0.5" };
+				assert.equal(byId(await onB(delhiBlr), 1)!.freight_charge, card.first_slab_paise / 100);
+				assert.equal((await onB(delhiKochi)).data[0].zone, "D", "node b caches Kochi as not special");
+
+				// a rate-card edit, reloaded through node a: node b prices with it too
+				await db.query(
+					"UPDATE rates.rate_cards SET first_slab_paise = first_slab_paise + 100 WHERE logistic_id = 1 AND zone = 'C' AND direction = 'forward'",
+				);
+				await a.call("rates.reload", {}, { nodeID: a.nodeID });
+				await eventually(
+					async () => byId(await onB(delhiBlr), 1)!.freight_charge,
+					(f) => f === (card.first_slab_paise + 100) / 100,
+					"node b's freight after the reload on node a",
+				);
+
+				// a zone-fact edit, reloaded through node a: node b's directory AND its rates cache follow
+				await db.query(
+					"INSERT INTO pincode.special_states (state, region) VALUES ('Kerala', 'test') ON CONFLICT DO NOTHING",
+				);
+				await a.call("pincode.reload", {}, { nodeID: a.nodeID });
+				await eventually(
+					async () => (await onB(delhiKochi)).data[0].zone,
+					(z) => z === "E",
+					"node b's zone for Kochi after pincode.reload on node a",
+				);
+				const bPincode: any = b.getLocalService("pincode");
+				assert.equal(bPincode.directory.get("682001").special, true);
+			} finally {
+				await db.query(
+					"UPDATE rates.rate_cards SET first_slab_paise = $1 WHERE logistic_id = 1 AND zone = 'C' AND direction = 'forward'",
+					{ bind: [card.first_slab_paise] },
+				);
+				await db.query("DELETE FROM pincode.special_states WHERE state = 'Kerala'");
+				await Promise.all([a.stop(), b.stop()]);
+			}
+			// the in-process broker of this file never saw the edits
+			assert.equal(
+				byId(await serviceable({ from_pin: "110001", to_pin: "560001", physical_weight: "0.5" }), 1)!
+					.freight_charge,
+				card.first_slab_paise / 100,
+			);
 		});
 	});
 });
