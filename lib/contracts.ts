@@ -13,7 +13,8 @@
  * warehouses.resolve    {sender_id, id}                -> WarehouseRow | null (active, caller's)
  * warehouses.get        {sender_id, id, include_retired?} -> WarehouseRow | null (caller's)
  *
- * Broadcast events (notifications, never state): warehouses.changed {sender_id, id}
+ * Broadcast events (notifications, never state): warehouses.changed {sender_id, id},
+ * pincode.changed {}, rates.changed {} (reference data reloaded: drop caches)
  * intake.getOrder       {sender_id, order_id}          -> OrderRecord | null (caller's)
  * intake.applyBookingUpdate BookingUpdate              -> {applied: boolean} (idempotent)
  * intake.warehouseUsage {sender_id, warehouse_id}      -> WarehouseUsage
@@ -66,7 +67,8 @@ export interface Quote {
 	/** chargeable weight in kg (rounded up to the slab) */
 	weight: number;
 	rto_charge: number;
-	performance: { delivered_pct: number; rto_pct: number; avg_tat_days: number } | null;
+	/** null until the lane has enough history; avg_tat_days null when nothing was delivered yet */
+	performance: { delivered_pct: number; rto_pct: number; avg_tat_days: number | null } | null;
 }
 
 /** One element of `dropped_couriers` (§2.7). */

@@ -27,7 +27,7 @@ import {
 	stripWhitespace,
 } from "../lib/pincode/directory";
 import { PINCODE_MIGRATIONS } from "../lib/pincode/migrations";
-import { Reloader } from "../lib/rates/cache";
+import { Reloader } from "../lib/reloader";
 import { DbMixin, type DbVars } from "../mixins/db.mixin";
 
 const SIX_DIGITS = "pincode must be 6 digits";

@@ -24,12 +24,13 @@ import type { Context, Service, ServiceSchema } from "moleculer";
 import { loadConfig } from "../lib/config";
 import type { CourierInfo, PincodeInfo, QuoteResult } from "../lib/contracts";
 import { ApiError, apiError } from "../lib/errors";
-import { Reloader, TtlLru } from "../lib/rates/cache";
+import { TtlLru } from "../lib/rates/cache";
 import { type CatalogSnapshot, courierInfo, loadCatalog } from "../lib/rates/catalog";
 import { RATES_MIGRATIONS } from "../lib/rates/migrations";
 import { parseQuoteInput } from "../lib/rates/params";
 import { type LaneQuery, quoteLane } from "../lib/rates/quote";
 import { seedSandbox } from "../lib/rates/seed";
+import { Reloader } from "../lib/reloader";
 import { DbMixin, type DbVars } from "../mixins/db.mixin";
 
 interface RatesSettings {

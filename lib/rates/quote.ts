@@ -158,7 +158,7 @@ export function quoteLane(
 				? {
 						delivered_pct: perf.delivered_pct,
 						rto_pct: perf.rto_pct,
-						avg_tat_days: perf.avg_tat_days as number,
+						avg_tat_days: perf.avg_tat_days,
 					}
 				: null,
 		});

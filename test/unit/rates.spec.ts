@@ -8,8 +8,8 @@ import { strict as assert } from "node:assert";
 import type { ServiceBroker } from "moleculer";
 import type { CourierInfo, QuoteResult } from "../../lib/contracts";
 import { getSequelize, select } from "../../lib/db";
-import { Reloader } from "../../lib/rates/cache";
 import { SANDBOX_COURIERS, seedSandbox } from "../../lib/rates/seed";
+import { Reloader } from "../../lib/reloader";
 import { loadServiceSchema } from "../../lib/system";
 import { as, newSender, rejects, startBroker } from "../helpers/broker";
 
