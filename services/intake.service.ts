@@ -14,6 +14,7 @@ import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "mole
 import { senderOf } from "../lib/auth";
 import type { BookingUpdate, WarehouseRow, WarehouseUsage } from "../lib/contracts";
 import { apiError } from "../lib/errors";
+import { isPlainObject } from "../lib/fields";
 import { INTAKE_MIGRATIONS } from "../lib/intake/schema";
 import {
 	adoptOrphanOrders,
@@ -40,6 +41,7 @@ export type CreateOrderResult = { order_id: number } | { order_id: number; dedup
 
 interface IntakeMethods {
 	createFrom(ctx: Context<any, any>, kind: "forward" | "reverse"): Promise<CreateOrderResult>;
+	assertOwnWarehouses(ctx: Context, sender: number, refs: OrderInput["warehouse_refs"]): Promise<void>;
 }
 
 interface IntakeVars extends DbVars {
@@ -54,10 +56,7 @@ type This = Service & IntakeVars & IntakeMethods;
  * equal to the caller's id (number or digit string), null or "" is ignored.
  */
 function assertOwnSender(body: Record<string, any>, sender: number): void {
-	const named = [
-		body.sender_id,
-		body.order && typeof body.order === "object" ? body.order.sender_id : undefined,
-	];
+	const named = [body.sender_id, isPlainObject(body.order) ? body.order.sender_id : undefined];
 	for (const v of named) {
 		if (v === undefined || v === null || v === "") continue;
 		const n =
@@ -279,7 +278,7 @@ const IntakeService = {
 	events: {
 		/** A warehouse changed or was retired (broadcast by warehouses): forget its cached resolution. */
 		"warehouses.changed"(this: This, ctx: Context<{ sender_id: number; id: number }>) {
-			this.warehouseCache.evict(Number(ctx.params.sender_id), Number(ctx.params.id));
+			this.warehouseCache.evict(Number(ctx.params?.sender_id), Number(ctx.params?.id));
 		},
 	},
 	methods: {
@@ -294,32 +293,11 @@ const IntakeService = {
 			kind: "forward" | "reverse",
 		): Promise<CreateOrderResult> {
 			const sender = senderOf(ctx);
-			const body: Record<string, any> =
-				ctx.params && typeof ctx.params === "object" && !Array.isArray(ctx.params) ? ctx.params : {};
+			const body: Record<string, any> = isPlainObject(ctx.params) ? ctx.params : {};
 			assertOwnSender(body, sender);
 			assertNotB2B(body);
 			const input: OrderInput = parseOrderInput(body, kind);
-
-			const cache = this.warehouseCache;
-			const resolved = await Promise.all(
-				input.warehouse_refs.map(async (ref) => {
-					if (cache.has(sender, ref.id)) return true;
-					const row = await ctx.call<WarehouseRow | null, { sender_id: number; id: number }>(
-						"warehouses.resolve",
-						{ sender_id: sender, id: ref.id },
-						{ timeout: RESOLVE_TIMEOUT_MS },
-					);
-					if (row) cache.remember(sender, ref.id);
-					return row !== null;
-				}),
-			);
-			const badRef = input.warehouse_refs.find((_, i) => !resolved[i]);
-			if (badRef)
-				throw apiError(
-					400,
-					"invalid_pickup_address",
-					`${badRef.field} is not one of your warehouses (unknown, retired, or another account's)`,
-				);
+			await this.assertOwnWarehouses(ctx, sender, input.warehouse_refs);
 
 			const res: InsertResult = await insertOrder(this.db, sender, input);
 			if (!res.created && res.shipment_type !== input.shipment_type) {
@@ -340,6 +318,44 @@ const IntakeService = {
 			}
 			ctx.meta.$statusCode = 200;
 			return { order_id: res.order_id, deduped: true };
+		},
+
+		/**
+		 * Checks that every warehouse id the body names is one of the caller's
+		 * active warehouses (`warehouses.resolve`, positive answers cached per
+		 * lib/intake/warehouse-cache.ts). Not found and not yours are the same
+		 * answer (§1 rule 4).
+		 * @throws ApiError 400 `invalid_pickup_address` naming the first bad field
+		 */
+		async assertOwnWarehouses(
+			this: This,
+			ctx: Context,
+			sender: number,
+			refs: OrderInput["warehouse_refs"],
+		): Promise<void> {
+			const cache = this.warehouseCache;
+			const owned = async (id: number): Promise<boolean> => {
+				if (cache.has(sender, id)) return true;
+				const since = cache.begin();
+				const row = await ctx.call<WarehouseRow | null, { sender_id: number; id: number }>(
+					"warehouses.resolve",
+					{ sender_id: sender, id },
+					{ timeout: RESOLVE_TIMEOUT_MS },
+				);
+				if (row) cache.remember(sender, id, since);
+				return row !== null;
+			};
+			// one lookup per distinct id (pickup and RTO are often the same warehouse)
+			const byId = new Map<number, Promise<boolean>>();
+			for (const { id } of refs) if (!byId.has(id)) byId.set(id, owned(id));
+			const resolved = await Promise.all(refs.map((ref) => byId.get(ref.id)!));
+			const bad = refs.find((_, i) => !resolved[i]);
+			if (bad)
+				throw apiError(
+					400,
+					"invalid_pickup_address",
+					`${bad.field} is not one of your warehouses (unknown, retired, or another account's)`,
+				);
 		},
 	},
 	created(this: This) {

@@ -7,7 +7,7 @@ import type { Sequelize } from "sequelize";
 import type { BookingState, BookingUpdate, OrderRecord, WarehouseUsage } from "../contracts";
 import { exec, select } from "../db";
 import { toRupees } from "../money";
-import { CLOSED_STATUSES, PICKED_UP_STATUSES, STATUS_NEW } from "./status";
+import { CLOSED_STATUSES, PICKED_UP_STATUSES, STATUS_NEW, UNSHIPPED_STATES } from "./status";
 import type { OrderInput } from "./validation";
 
 /** Suffix of the stored reference of a return (spec §2.2). */
@@ -325,7 +325,7 @@ export async function applyBookingUpdate(db: Sequelize, u: BookingUpdate): Promi
 	return count > 0;
 }
 
-/** SQL literal list of constant status names (never user input). */
+/** SQL literal list of constant status / state names (never user input). */
 function sqlList(values: readonly string[]): string {
 	for (const s of values) if (!/^[a-z_]+$/.test(s)) throw new Error(`bad status constant ${s}`);
 	return values.map((s) => `'${s}'`).join(", ");
@@ -333,9 +333,12 @@ function sqlList(values: readonly string[]): string {
 
 const CLOSED = sqlList(CLOSED_STATUSES);
 const PICKED_UP = sqlList(PICKED_UP_STATUSES);
+const UNSHIPPED = sqlList(UNSHIPPED_STATES);
 
 /**
- * Open orders shipping from (returning to) one of the sender's warehouses
+ * Open orders shipping from one of the sender's warehouses, i.e. whose
+ * `pickup_address_id` it is (a return's is the warehouse it goes back to;
+ * `rto_address_id` does not count: §3 "no open order ships from it")
  * (§4.5 409 `warehouse_in_use` body): `unshipped` = state not_shipped, failed
  * or booking_in_progress; `awaiting_pickup` = booked and not yet collected by
  * the courier; closed orders (delivered, cancelled, …) are not counted.
@@ -354,11 +357,11 @@ export async function warehouseUsage(
 	}>(
 		db,
 		`WITH open AS (
-			SELECT order_id, state <> 'booked' AS unshipped
+			SELECT order_id, state IN (${UNSHIPPED}) AS unshipped
 			FROM intake.orders
 			WHERE sender_id = $1 AND pickup_address_id = $2
 				AND status NOT IN (${CLOSED})
-				AND (state <> 'booked' OR status NOT IN (${PICKED_UP}))
+				AND (state IN (${UNSHIPPED}) OR status NOT IN (${PICKED_UP}))
 		)
 		SELECT count(*)::int AS count,
 			(count(*) FILTER (WHERE unshipped))::int AS unshipped,

@@ -58,10 +58,18 @@
  * Failures answer 400 `validation_failed` with one `details` string per
  * failing field, `path: reason` (e.g. `receiver.pincode: must be 6 digits`).
  */
-import Validator, { type ValidationError, type ValidationSchema } from "fastest-validator";
+import type { ValidationError, ValidationSchema } from "fastest-validator";
 import { type ApiError, apiError, validationFailed } from "../errors";
+import {
+	codeString,
+	INDIAN_PINCODE,
+	isPlainObject,
+	normaliseMobile,
+	parseBool,
+	parsePositiveInt,
+} from "../fields";
 import { toPaise } from "../money";
-import { describe } from "../validate";
+import { compile, describe } from "../validate";
 
 /** Upper bound of a B2C parcel's dead weight (kg). */
 export const MAX_WEIGHT_KG = 50;
@@ -132,21 +140,15 @@ export interface OrderInput {
 	warehouse_refs: Array<{ field: string; id: number }>;
 }
 
-const v = new Validator({
-	useNewCustomCheckerFunction: true,
-	messages: {
-		required: "is required",
-		object: "must be an object",
-		string: "must be a string",
-	},
-});
-
 type Errs = Array<Partial<ValidationError> & { type: string; message: string }>;
 type Checker = (value: unknown, errors: Errs) => unknown;
 
+/** The message of a required field or block that is absent. */
+const REQUIRED = { required: "is required" };
+
 /** A custom leaf rule: `check` parses and normalises, pushing `{type, message}` on failure. */
 function rule(check: Checker, optional = false): Record<string, unknown> {
-	return { type: "custom", optional, check: (value: unknown, errors: Errs) => check(value, errors) };
+	return { type: "custom", optional, check, messages: REQUIRED };
 }
 
 function fail(errors: Errs, message: string, value: unknown = undefined): unknown {
@@ -180,46 +182,34 @@ function text(min: number, max: number, optional = false): Record<string, unknow
 
 const ORDER_NO = /^[A-Za-z0-9_\-/#.]+$/;
 
-/** `customer_order_no`: 1–50 of [A-Za-z0-9_-/#.]; a JSON integer becomes its string. */
+/** `customer_order_no`: 1–50 of [A-Za-z0-9_-/#.]; a JSON integer (≥ 0) becomes its string. */
 const orderNo = rule((value, errors) => {
-	let s: string;
-	if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) s = String(value);
-	else if (typeof value === "string") s = value.trim();
-	else return fail(errors, "must be a string", value);
+	const s = typeof value === "number" && value < 0 ? undefined : codeString(value);
+	if (s === undefined) return fail(errors, "must be a string", value);
 	if (s.length < 1 || s.length > MAX_ORDER_NO_LENGTH)
 		return fail(errors, `must be 1 to ${MAX_ORDER_NO_LENGTH} characters`, s);
 	if (!ORDER_NO.test(s)) return fail(errors, "may contain only letters, digits and _ - / # .", s);
 	return s;
 });
 
-const PINCODE = /^[1-9]\d{5}$/;
-
 /** Pincode: 6 digits, first 1–9; JSON integers accepted; returns the string. */
 function pincode(optional = false): Record<string, unknown> {
 	return rule((value, errors) => {
-		let s: string;
-		if (typeof value === "number" && Number.isSafeInteger(value)) s = String(value);
-		else if (typeof value === "string") s = value.trim();
-		else return fail(errors, "must be 6 digits", value);
+		const s = codeString(value);
+		if (s === undefined) return fail(errors, "must be 6 digits", value);
 		if (optional && s === "") return null;
-		if (!PINCODE.test(s)) return fail(errors, "must be 6 digits (first digit 1-9)", s);
+		if (!INDIAN_PINCODE.test(s)) return fail(errors, "must be 6 digits (first digit 1-9)", s);
 		return s;
 	}, optional);
 }
 
-const MOBILE = /^(?:\+?91|0)?([6-9]\d{9})$/;
-
 /** Indian mobile: separators ignored, +91/91/0 prefix accepted; returns 10 digits. */
 function mobile(optional = false): Record<string, unknown> {
 	return rule((value, errors) => {
-		let s: string;
-		if (typeof value === "number" && Number.isSafeInteger(value)) s = String(value);
-		else if (typeof value === "string") s = value.trim();
-		else return fail(errors, "must be a 10-digit Indian mobile number", value);
+		const s = codeString(value);
+		if (s === undefined) return fail(errors, "must be a 10-digit Indian mobile number", value);
 		if (optional && s === "") return null;
-		const m = MOBILE.exec(s.replace(/[\s\-.()]/g, ""));
-		if (!m) return fail(errors, "must be a 10-digit Indian mobile number starting with 6-9", s);
-		return m[1];
+		return normaliseMobile(s) ?? fail(errors, "must be a 10-digit Indian mobile number starting with 6-9", s);
 	}, optional);
 }
 
@@ -269,16 +259,11 @@ function decimal(o: DecimalOpts): Record<string, unknown> {
 	}, o.optional ?? false);
 }
 
-const ID = /^[1-9]\d{0,15}$/;
-
 /** Positive integer id (JSON integer or digit string). */
 function id(optional = false): Record<string, unknown> {
 	return rule((value, errors) => {
 		if (optional && typeof value === "string" && value.trim() === "") return null;
-		const s = typeof value === "number" ? String(value) : typeof value === "string" ? value.trim() : "";
-		const n = Number(s);
-		if (!ID.test(s) || !Number.isSafeInteger(n)) return fail(errors, "must be a positive integer", value);
-		return n;
+		return parsePositiveInt(value) ?? fail(errors, "must be a positive integer", value);
 	}, optional);
 }
 
@@ -327,9 +312,8 @@ const orderDate = rule((value, errors) => {
 const AWB = /^[A-Za-z0-9-]{1,50}$/;
 
 const oldAwb = rule((value, errors) => {
-	if (typeof value !== "string" && !(typeof value === "number" && Number.isSafeInteger(value)))
-		return fail(errors, "must be a string", value);
-	const s = String(value).trim();
+	const s = codeString(value);
+	if (s === undefined) return fail(errors, "must be a string", value);
 	if (s.length < 1 || s.length > 50) return fail(errors, "must be 1 to 50 characters", s);
 	if (!AWB.test(s)) return fail(errors, "may contain only letters, digits and -", s);
 	return s;
@@ -345,7 +329,13 @@ function obj(
 	optional = false,
 	objectMessage = "must be an object",
 ): Record<string, unknown> {
-	return { type: "object", strict: "remove", optional, props, messages: { object: objectMessage } };
+	return {
+		type: "object",
+		strict: "remove",
+		optional,
+		props,
+		messages: { ...REQUIRED, object: objectMessage },
+	};
 }
 
 const receiverProps: ValidationSchema = {
@@ -421,8 +411,8 @@ const reverseSchema: ValidationSchema = {
 	}),
 };
 
-const checkForward = v.compile(forwardSchema);
-const checkReverse = v.compile(reverseSchema);
+const checkForward = compile(forwardSchema);
+const checkReverse = compile(reverseSchema);
 
 /**
  * Validates and normalises a create body (spec §2.1 forward, §2.2 reverse).
@@ -431,8 +421,7 @@ const checkReverse = v.compile(reverseSchema);
  * @throws ApiError 400 `validation_failed` with one `details` entry per failing field
  */
 export function parseOrderInput(body: unknown, kind: "forward" | "reverse"): OrderInput {
-	const b: Record<string, any> =
-		body && typeof body === "object" && !Array.isArray(body) ? structuredClone(body) : {};
+	const b: Record<string, any> = isPlainObject(body) ? structuredClone(body) : {};
 	const res = (kind === "forward" ? checkForward : checkReverse)(b);
 	if (res instanceof Promise) throw new Error("async validation is not supported");
 	const errs = res === true ? [] : (res as ValidationError[]);
@@ -548,21 +537,19 @@ const B2B_FLAGS = ["is_b2b", "b2b", "is_mps", "multi_box", "multi_piece"];
 /**
  * Refuses B2B / multi-box consignments (spec §1: not supported), looking at the
  * top level, `order` and `product`: any of {@link B2B_ARRAYS} present (e.g.
- * `boxes`, `packages`), a truthy flag such as `is_b2b`, a box/package count
+ * `boxes`, `packages`), a flag such as `is_b2b` set to true (`true`, `1`,
+ * `"1"`, `"true"`, as lib/fields.ts `parseBool` reads it), a box/package count
  * above 1 (e.g. `no_of_boxes: 2`), or `channel`/`order_type` naming `B2B`.
  * @throws ApiError 400 `unsupported_channel`
  */
 export function assertNotB2B(body: unknown): void {
-	const b = body && typeof body === "object" ? (body as Record<string, any>) : {};
-	const blocks = [b, b.order, b.product].filter(
-		(x) => x && typeof x === "object" && !Array.isArray(x),
-	) as Record<string, any>[];
+	const b = isPlainObject(body) ? (body as Record<string, any>) : {};
+	const blocks = [b, b.order, b.product].filter(isPlainObject) as Record<string, any>[];
 	const refuse = (why: string): ApiError =>
 		apiError(400, "unsupported_channel", `B2B / multi-box consignments are not supported (${why})`);
 	for (const blk of blocks) {
 		for (const k of B2B_ARRAYS) if (blk[k] !== undefined && blk[k] !== null) throw refuse(k);
-		for (const k of B2B_FLAGS)
-			if (blk[k] === true || blk[k] === 1 || blk[k] === "1" || blk[k] === "true") throw refuse(k);
+		for (const k of B2B_FLAGS) if (parseBool(blk[k]) === true) throw refuse(k);
 		for (const k of B2B_COUNTS) {
 			const n = parseNumber(blk[k]);
 			if (n !== null && n > 1) throw refuse(k);

@@ -25,6 +25,7 @@
  * Unknown keys (including `sender_id`) are ignored.
  */
 import type { ValidationError, ValidationSchema } from "fastest-validator";
+import { isPlainObject, PHONE_10_DIGITS, PINCODE_FORMAT, parseBool } from "../fields";
 import { compile, describe } from "../validate";
 
 export const WAREHOUSE_TYPES = ["fulfillment_pickup", "pickup", "fulfillment"] as const;
@@ -70,7 +71,7 @@ export interface ParsedWarehouse {
 }
 
 /** Forward address/contact fields and their return-leg twins (mirror map). */
-export const MIRROR: ReadonlyArray<[keyof WarehouseFields, keyof WarehouseFields]> = [
+const MIRROR: ReadonlyArray<[keyof WarehouseFields, keyof WarehouseFields]> = [
 	["warehouse_name", "return_warehouse_name"],
 	["contact_person_name", "return_contact_person_name"],
 	["contact_no", "return_contact_no"],
@@ -105,12 +106,7 @@ const RETURN_FIELDS = [...RETURN_REQUIRED, ...RETURN_OPTIONAL] as const;
 const FORWARD_FIELDS = [...FORWARD_REQUIRED, ...FORWARD_OPTIONAL, "warehouse_type"] as const;
 
 /** Every key of {@link WarehouseFields} a body may carry, plus `is_default`. */
-export const INPUT_KEYS: readonly string[] = [
-	...FORWARD_FIELDS,
-	"is_return_same",
-	...RETURN_FIELDS,
-	"is_default",
-];
+const INPUT_KEYS: readonly string[] = [...FORWARD_FIELDS, "is_return_same", ...RETURN_FIELDS, "is_default"];
 
 /** Optional fields: null, "" or whitespace mean "none". */
 const NULLABLE = new Set<string>([...FORWARD_OPTIONAL, ...RETURN_OPTIONAL]);
@@ -159,7 +155,7 @@ function ruleFor(base: string, optional: boolean): Record<string, unknown> {
 				convert: true,
 				trim: true,
 				empty: false,
-				pattern: /^\d{10}$/,
+				pattern: PHONE_10_DIGITS,
 				optional,
 				messages: { ...BASE_MESSAGES, stringPattern: "must be 10 digits" },
 			};
@@ -169,7 +165,7 @@ function ruleFor(base: string, optional: boolean): Record<string, unknown> {
 				convert: true,
 				trim: true,
 				empty: false,
-				pattern: /^\d{6}$/,
+				pattern: PINCODE_FORMAT,
 				optional,
 				messages: { ...BASE_MESSAGES, stringPattern: "must be 6 digits" },
 			};
@@ -229,25 +225,6 @@ function onePerField(errs: ValidationError[]): string[] {
 	return out;
 }
 
-/**
- * Reads a boolean the legacy way: true/false, 1/0, "true"/"false", "1"/"0"
- * (case-insensitive, trimmed). Returns undefined for anything else.
- */
-export function parseBool(v: unknown): boolean | undefined {
-	if (v === true || v === 1) return true;
-	if (v === false || v === 0) return false;
-	if (typeof v === "string") {
-		const s = v.trim().toLowerCase();
-		if (s === "true" || s === "1") return true;
-		if (s === "false" || s === "0") return false;
-	}
-	return undefined;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-	return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** Copies the known keys present in `body`; blank optional strings become null. */
 function pick(body: Record<string, unknown>): Record<string, unknown> {
 	const out: Record<string, unknown> = {};
@@ -267,6 +244,20 @@ function mirror(rec: Record<string, unknown>): void {
 const blank = (v: unknown) => v === undefined || v === null || (typeof v === "string" && v.trim() === "");
 
 /**
+ * Takes the optional boolean `key` out of `rec`: undefined when absent; null
+ * (after adding `key: must be a boolean` to `details`) when unreadable.
+ */
+function takeBool(rec: Record<string, unknown>, key: string, details: string[]): boolean | null | undefined {
+	const v = rec[key];
+	delete rec[key];
+	if (v === undefined) return undefined;
+	const b = parseBool(v);
+	if (b !== undefined) return b;
+	details.push(`${key}: must be a boolean`);
+	return null;
+}
+
+/**
  * Validates a `POST /v1/warehouses` body (spec §2.9). Never throws for bad
  * input: failures come back in `details`.
  */
@@ -280,25 +271,14 @@ export function parseCreate(body: unknown): ParsedWarehouse {
 	if (rec.warehouse_type == null) rec.warehouse_type = "fulfillment_pickup";
 	for (const f of FORWARD_OPTIONAL) if (rec[f] === undefined) rec[f] = null;
 
-	let isReturnSame = false;
-	let returnRuleKnown = true;
-	if (rec.is_return_same !== undefined) {
-		const b = parseBool(rec.is_return_same);
-		if (b === undefined) {
-			details.push("is_return_same: must be a boolean");
-			returnRuleKnown = false; // the return-leg rules depend on it: judge them once it is readable
-		} else isReturnSame = b;
-	}
+	const returnSame = takeBool(rec, "is_return_same", details);
+	const isReturnSame = returnSame === true;
 	rec.is_return_same = isReturnSame;
-	let isDefault: boolean | undefined;
-	if (rec.is_default !== undefined) {
-		isDefault = parseBool(rec.is_default);
-		if (isDefault === undefined) details.push("is_default: must be a boolean");
-	}
-	delete rec.is_default;
+	const isDefault = takeBool(rec, "is_default", details) ?? undefined;
 
 	if (isReturnSame) mirror(rec);
-	else if (returnRuleKnown) {
+	// an unreadable is_return_same: the return-leg rules depend on it, judge them once it is readable
+	else if (returnSame !== null) {
 		details.push(...checkFields(rec, [...RETURN_REQUIRED, ...RETURN_OPTIONAL], true));
 		for (const f of RETURN_OPTIONAL) if (rec[f] === undefined) rec[f] = null;
 	}
@@ -333,19 +313,8 @@ export function parsePatch(body: unknown, stored: WarehouseFields): ParsedWareho
 	for (const f of requiredNull)
 		if (!details.some((d) => d.startsWith(`${f}:`))) details.push(`${f}: is required`);
 
-	let isReturnSame = stored.is_return_same;
-	if (rec.is_return_same !== undefined) {
-		const b = parseBool(rec.is_return_same);
-		if (b === undefined) details.push("is_return_same: must be a boolean");
-		else isReturnSame = b;
-	}
-	let isDefault: boolean | undefined;
-	if (rec.is_default !== undefined) {
-		isDefault = parseBool(rec.is_default);
-		if (isDefault === undefined) details.push("is_default: must be a boolean");
-	}
-	delete rec.is_default;
-	delete rec.is_return_same;
+	const isReturnSame = takeBool(rec, "is_return_same", details) ?? stored.is_return_same;
+	const isDefault = takeBool(rec, "is_default", details) ?? undefined;
 
 	const merged: Record<string, unknown> = { ...stored };
 	for (const f of fwd) merged[f] = rec[f];
@@ -382,7 +351,7 @@ function pincodesOf(
 	const ok = (f: string) =>
 		!details.some((d) => d.startsWith(`${f}:`)) &&
 		typeof rec[f] === "string" &&
-		/^\d{6}$/.test(rec[f] as string);
+		PINCODE_FORMAT.test(rec[f] as string);
 	if (sent.includes("pincode") && ok("pincode"))
 		out.push({ field: "pincode", pincode: rec.pincode as string });
 	if (!isReturnSame && sent.includes("return_pincode") && ok("return_pincode"))

@@ -9,12 +9,37 @@ import { userFor } from "../../lib/auth";
 import type { BookingUpdate, WarehouseUsage } from "../../lib/contracts";
 import { getSequelize, select } from "../../lib/db";
 import { errorBodyOf } from "../../lib/errors";
+import {
+	codeString,
+	INDIAN_PINCODE,
+	isPlainObject,
+	normaliseMobile,
+	PHONE_10_DIGITS,
+	PINCODE_FORMAT,
+	parseBool,
+	parsePositiveInt,
+} from "../../lib/fields";
 import { insertOrder } from "../../lib/intake/store";
 import { parseOrderInput } from "../../lib/intake/validation";
+import { WarehouseCache } from "../../lib/intake/warehouse-cache";
 import { as, newSender, rejects, startBroker } from "../helpers/broker";
 
 /** Warehouses the fake `warehouses.resolve` knows: id → owning sender. */
 const warehouseOwner = new Map<number, number>();
+/** Every call the fake `warehouses.resolve` received. */
+const resolveCalls: Array<{ sender_id: number; id: number }> = [];
+/** Warehouse id → promise the fake awaits after deciding its answer (holds a lookup in flight). */
+const resolveGates = new Map<number, Promise<void>>();
+const resolveCount = (id: number) => resolveCalls.filter((c) => c.id === id).length;
+
+/** Polls `cond` until true (fails after 5 s). */
+async function waitFor(cond: () => boolean, what: string): Promise<void> {
+	const end = Date.now() + 5000;
+	while (!cond()) {
+		if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+		await new Promise((r) => setTimeout(r, 5));
+	}
+}
 let nextWarehouse = 500_000 + Math.floor(Math.random() * 1000) * 100;
 
 /** Registers a fresh active warehouse of `sender` in the fake and returns its id. */
@@ -119,16 +144,22 @@ describe("intake service", () => {
 		});
 	}
 
+	const cacheTtlEnv = process.env.INTAKE_WAREHOUSE_CACHE_MS;
 	before(async () => {
+		// a TTL longer than the run: cache hits and misses below are deterministic
+		process.env.INTAKE_WAREHOUSE_CACHE_MS = "600000";
 		broker = await startBroker(["intake"]);
 		broker.createService({
 			name: "warehouses",
 			actions: {
 				resolve: {
 					params: { sender_id: "number", id: "number" },
-					handler(ctx: any) {
+					async handler(ctx: any) {
 						const { sender_id, id } = ctx.params;
-						if (warehouseOwner.get(id) !== sender_id) return null;
+						resolveCalls.push({ sender_id, id });
+						const owned = warehouseOwner.get(id) === sender_id;
+						await resolveGates.get(id);
+						if (!owned) return null;
 						return { id, warehouse_name: `WH ${id}`, pincode: "411001", active: true, retired: false };
 					},
 				},
@@ -139,6 +170,8 @@ describe("intake service", () => {
 
 	after(async () => {
 		await broker?.stop();
+		if (cacheTtlEnv === undefined) delete process.env.INTAKE_WAREHOUSE_CACHE_MS;
+		else process.env.INTAKE_WAREHOUSE_CACHE_MS = cacheTtlEnv;
 	});
 
 	describe("intake.createOrder (POST /v1/intake/order)", () => {
@@ -879,5 +912,140 @@ describe("intake service", () => {
 			assert.deepEqual(await broker.call("intake.shippedCounts", { sender_id: s, since: future }), {});
 			assert.deepEqual(await broker.call("intake.shippedCounts", { sender_id: newSender(), since }), {});
 		});
+	});
+
+	describe("warehouse resolution cache", () => {
+		it("serves a resolved warehouse from the cache until warehouses.changed evicts it; misses are not cached", async () => {
+			const s = newSender();
+			const wh = warehouseOf(s);
+			assert.equal((await create(s, forwardBody(wh))).statusCode, 201);
+			assert.equal((await create(s, forwardBody(wh))).statusCode, 201);
+			assert.equal(resolveCount(wh), 1, "the second create is served from the cache");
+			warehouseOwner.delete(wh); // retired at warehouses…
+			await broker.broadcast("warehouses.changed", { sender_id: s, id: wh }); // …which says so
+			const gone = await failure(() => create(s, forwardBody(wh)));
+			assert.equal(gone.status, 400);
+			assert.equal(gone.body.error, "invalid_pickup_address");
+			assert.equal(resolveCount(wh), 2);
+			await failure(() => create(s, forwardBody(wh)));
+			assert.equal(resolveCount(wh), 3, "a miss is asked again");
+			assert.equal((await rowsFor(s)).length, 2);
+		});
+
+		it("does not cache an answer that was in flight when warehouses.changed arrived", async () => {
+			const s = newSender();
+			const wh = warehouseOf(s);
+			let release!: () => void;
+			resolveGates.set(
+				wh,
+				new Promise<void>((r) => {
+					release = r;
+				}),
+			);
+			const pending = create(s, forwardBody(wh));
+			await waitFor(() => resolveCount(wh) === 1, "the lookup");
+			// the fake has decided "yes"; the warehouse is deleted before its answer arrives
+			warehouseOwner.delete(wh);
+			await broker.broadcast("warehouses.changed", { sender_id: s, id: wh });
+			resolveGates.delete(wh);
+			release();
+			assert.equal((await pending).statusCode, 201, "answered as of the lookup");
+			const after = await failure(() => create(s, forwardBody(wh)));
+			assert.equal(after.body.error, "invalid_pickup_address", "the pre-delete answer was not cached");
+			assert.equal(resolveCount(wh), 2);
+		});
+
+		it("looks a warehouse named twice (pickup and RTO) up once", async () => {
+			const s = newSender();
+			const wh = warehouseOf(s);
+			const res = await create(s, withField(forwardBody(wh), "order.rto_address_id", wh));
+			assert.equal(res.statusCode, 201);
+			assert.equal(resolveCount(wh), 1);
+			const [row] = await rowsFor(s);
+			assert.equal(Number(row.pickup_address_id), wh);
+			assert.equal(Number(row.rto_address_id), wh);
+		});
+
+		it("WarehouseCache: TTL, eviction, disabled, keyed by sender, bounded", async () => {
+			const c = new WarehouseCache(60_000);
+			assert.equal(c.has(1, 2), false);
+			c.remember(1, 2, c.begin());
+			assert.equal(c.has(1, 2), true);
+			assert.equal(c.has(9, 2), false, "another sender's id is another entry");
+			c.evict(1, 2);
+			assert.equal(c.has(1, 2), false);
+
+			const since = c.begin();
+			c.evict(7, 7); // any eviction while a lookup is in flight voids it
+			c.remember(1, 2, since);
+			assert.equal(c.has(1, 2), false);
+
+			const off = new WarehouseCache(0);
+			off.remember(1, 2, off.begin());
+			assert.equal(off.has(1, 2), false, "TTL 0 disables the cache");
+
+			const short = new WarehouseCache(1);
+			short.remember(1, 2, short.begin());
+			await new Promise((r) => setTimeout(r, 20));
+			assert.equal(short.has(1, 2), false, "expired");
+
+			const small = new WarehouseCache(60_000, 2);
+			for (const id of [1, 2, 3]) small.remember(1, id, small.begin());
+			assert.deepEqual(
+				[1, 2, 3].map((id) => small.has(1, id)),
+				[false, false, true],
+				"emptied when full, never over its bound",
+			);
+		});
+	});
+});
+
+describe("lib/fields", () => {
+	it("parsePositiveInt reads JSON integers and plain digit strings only", () => {
+		const cases: Array<[unknown, number | null]> = [
+			[5, 5],
+			["42", 42],
+			[" 7 ", 7],
+			["9007199254740991", 9007199254740991],
+			[0, null],
+			["0", null],
+			[-3, null],
+			["-3", null],
+			["+7", null],
+			[1.5, null],
+			["1.5", null],
+			["007", null],
+			["1e3", null],
+			["", null],
+			[null, null],
+			[true, null],
+			[2 ** 53, null],
+			["9007199254740993", null],
+		];
+		for (const [v, want] of cases) assert.equal(parsePositiveInt(v), want, JSON.stringify(v));
+	});
+
+	it("parseBool reads true/false, 1/0 and their strings; nothing else", () => {
+		for (const v of [true, 1, "1", "true", " TRUE "]) assert.equal(parseBool(v), true, JSON.stringify(v));
+		for (const v of [false, 0, "0", "false", "False"]) assert.equal(parseBool(v), false, JSON.stringify(v));
+		for (const v of [undefined, null, "", "yes", 2, "2", {}, []]) assert.equal(parseBool(v), undefined);
+	});
+
+	it("codeString, normaliseMobile, isPlainObject and the formats", () => {
+		assert.equal(codeString(" 560038 "), "560038");
+		assert.equal(codeString(560038), "560038");
+		assert.equal(codeString(1.5), undefined);
+		assert.equal(codeString(null), undefined);
+		assert.equal(normaliseMobile("+91 98450-12345"), "9845012345");
+		assert.equal(normaliseMobile("09845012345"), "9845012345");
+		assert.equal(normaliseMobile("(984) 501.2345"), "9845012345");
+		assert.equal(normaliseMobile("5845012345"), null);
+		assert.equal(normaliseMobile("98450123456"), null);
+		assert.equal(isPlainObject({}), true);
+		assert.equal(isPlainObject([]), false);
+		assert.equal(isPlainObject(null), false);
+		assert.ok(PINCODE_FORMAT.test("012345") && !PINCODE_FORMAT.test("12345"));
+		assert.ok(INDIAN_PINCODE.test("560038") && !INDIAN_PINCODE.test("012345"));
+		assert.ok(PHONE_10_DIGITS.test("9876543210") && !PHONE_10_DIGITS.test("+919876543210"));
 	});
 });

@@ -52,7 +52,10 @@ const fake = {
 	shipped: new Map<number, Record<string, number>>(),
 	adoptCalls: [] as { sender_id: number; warehouse_id: number }[],
 	shippedCalls: [] as { sender_id: number; since: string }[],
+	usageCalls: [] as { sender_id: number; warehouse_id: number }[],
 	pincodeCalls: 0,
+	/** `warehouses.changed` broadcasts received (what intake's resolution cache listens to). */
+	changes: [] as { sender_id: number; id: number }[],
 };
 
 const down = () => {
@@ -178,6 +181,7 @@ describe("warehouses service", function () {
 			actions: {
 				warehouseUsage(ctx: any): WarehouseUsage {
 					if (fake.intakeDown) throw down();
+					fake.usageCalls.push(ctx.params);
 					return (
 						fake.usage.get(Number(ctx.params.warehouse_id)) ?? {
 							count: 0,
@@ -225,6 +229,14 @@ describe("warehouses service", function () {
 				lookup(ctx: any): PincodeInfo {
 					if (fake.pincodeDown) throw down();
 					return info(ctx.params.pincode);
+				},
+			},
+		});
+		broker.createService({
+			name: "changes-listener",
+			events: {
+				"warehouses.changed"(ctx: any) {
+					fake.changes.push(ctx.params);
 				},
 			},
 		});
@@ -720,7 +732,8 @@ describe("warehouses service", function () {
 			assert.equal(res.data.is_default, true);
 			assert.deepEqual(await defaultsOf(sender), [a]);
 			assert.equal((await list(sender)).data[0].id, a, "default listed first");
-			await update(sender, a, { is_default: false });
+			const unset = await update(sender, a, { is_default: false });
+			assert.equal(unset.data.is_default, false, "the answer is the row after the change");
 			assert.deepEqual(await defaultsOf(sender), [b], "unsetting hands the default to the oldest other");
 			await remove(sender, b);
 			assert.deepEqual(await defaultsOf(sender), [a], "deleting the default promotes the oldest remaining");
@@ -766,6 +779,29 @@ describe("warehouses service", function () {
 			assert.equal(Number(row.sender_id), sender);
 			assert.equal(row.warehouse_name, "After");
 			assert.equal(row.version, 2, "courier-visible change bumps the version");
+		});
+
+		it("answers the row as committed and broadcasts warehouses.changed", async () => {
+			const sender = newSender();
+			const id = (await create(sender, valid())).data.id;
+			const res = await update(sender, id, { city: "Mysuru", warehouse_type: "fulfillment" });
+			const row = await rowOf(id);
+			assert.equal(res.data.city, "Mysuru");
+			assert.equal(res.data.return_city, "Mysuru");
+			assert.equal(res.data.warehouse_type, "fulfillment");
+			assert.equal(res.data.updated_at, new Date(row.updated_at).toISOString());
+			assert.equal(res.data.created_at, new Date(row.created_at).toISOString());
+			assert.equal(res.data.warehouse_code, row.warehouse_code);
+			assert.equal(res.data.is_default, true);
+			assert.deepEqual(
+				res.data.courier_registrations.map((r: any) => r.logistic_id),
+				[1, 3],
+			);
+			await until(
+				async () => fake.changes.filter((c) => c.sender_id === sender && c.id === id).length,
+				(n) => n === 1,
+				"warehouses.changed after PATCH",
+			);
 		});
 
 		it("does not bump the version for changes a courier does not see", async () => {
@@ -885,6 +921,53 @@ describe("warehouses service", function () {
 			assert.equal((await rowOf(id)).retired, false);
 			fake.usage.delete(id);
 			assert.deepEqual(await remove(sender, id), { data: { id, deleted: 1 } });
+		});
+
+		it("broadcasts warehouses.changed after a delete, not after a refused one", async () => {
+			const sender = newSender();
+			const id = (await create(sender, valid())).data.id;
+			fake.usage.set(id, { count: 1, unshipped: 1, awaiting_pickup: 0, order_ids: [77] });
+			await rejects(() => remove(sender, id));
+			fake.usage.delete(id);
+			await remove(sender, id);
+			await until(
+				async () => fake.changes.filter((c) => c.sender_id === sender && c.id === id).length,
+				(n) => n >= 1,
+				"warehouses.changed after DELETE",
+			);
+			assert.equal(fake.changes.filter((c) => c.sender_id === sender && c.id === id).length, 1);
+		});
+
+		it("two concurrent deletes: one 200, one 404; the default moves once", async () => {
+			const sender = newSender();
+			const id = (await create(sender, valid())).data.id;
+			const other = (await create(sender, valid())).data.id;
+			const results = await Promise.allSettled([remove(sender, id), remove(sender, id)]);
+			const ok = results.filter((r) => r.status === "fulfilled") as PromiseFulfilledResult<any>[];
+			const failed = results.filter((r) => r.status === "rejected") as PromiseRejectedResult[];
+			assert.equal(ok.length, 1);
+			assert.deepEqual(ok[0].value, { data: { id, deleted: 1 } });
+			assert.equal(failed.length, 1);
+			assert.equal(failed[0].reason.code, 404);
+			assert.equal(failed[0].reason.data.body.error, "not_found");
+			assert.deepEqual(await defaultsOf(sender), [other]);
+		});
+
+		it("answers 404 before asking intake (a foreign id is 404 even while intake is down)", async () => {
+			const sender = newSender();
+			const foreign = (await create(newSender(), valid())).data.id;
+			fake.intakeDown = true;
+			const err = await rejects(() => remove(sender, foreign));
+			assert.equal(err.code, 404);
+			assert.equal(err.data.body.error, "not_found");
+			fake.intakeDown = false;
+			const own = (await create(sender, valid())).data.id;
+			await remove(sender, own);
+			assert.deepEqual(
+				fake.usageCalls.filter((c) => c.sender_id === sender),
+				[{ sender_id: sender, warehouse_id: own }],
+				"intake asked about the caller's warehouse only",
+			);
 		});
 
 		it("answers 503 service_unavailable and keeps the row when intake cannot be asked", async () => {
