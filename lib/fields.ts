@@ -33,12 +33,13 @@ const POSITIVE_INT = /^[1-9]\d{0,15}$/;
  * A positive safe integer sent as a JSON integer or a digit string (surrounding
  * whitespace ignored, no sign, no leading zero, no exponent); null otherwise
  * (`0`, `-3`, `1.5`, `"1e3"`, `"007"`, beyond 2^53 − 1). Used for ids (path
- * `:id`, `pickup_address_id`, internal `sender_id`).
+ * `:id`, `pickup_address_id`, `order_id`, internal `sender_id`); `{trim:false}`
+ * also refuses surrounding whitespace (booking and label ids are strict).
  */
-export function parsePositiveInt(v: unknown): number | null {
+export function parsePositiveInt(v: unknown, opts: { trim?: boolean } = {}): number | null {
 	if (typeof v === "number") return Number.isSafeInteger(v) && v > 0 ? v : null;
 	if (typeof v !== "string") return null;
-	const s = v.trim();
+	const s = opts.trim === false ? v : v.trim();
 	if (!POSITIVE_INT.test(s)) return null;
 	const n = Number(s);
 	return Number.isSafeInteger(n) ? n : null;
@@ -73,4 +74,16 @@ const MOBILE = /^(?:\+?91|0)?([6-9]\d{9})$/;
 export function normaliseMobile(s: string): string | null {
 	const m = MOBILE.exec(s.replace(/[\s\-.()]/g, ""));
 	return m ? m[1] : null;
+}
+
+const DECIMAL = /^\d{1,12}(?:\.\d+)?$/;
+
+/** A JSON number or a plain decimal string (trimmed; no sign, no exponent); null when not a number. */
+export function parseDecimal(value: unknown): number | null {
+	if (typeof value === "number") return Number.isFinite(value) ? value : null;
+	if (typeof value === "string") {
+		const s = value.trim();
+		return DECIMAL.test(s) ? Number(s) : null;
+	}
+	return null;
 }

@@ -56,6 +56,7 @@ import {
 	shipmentOf,
 	sweepCandidates,
 } from "../lib/booking/store";
+import { assertNotB2B } from "../lib/channel";
 import type {
 	CourierInfo,
 	OrderRecord,
@@ -74,7 +75,6 @@ import {
 	PickupLocationUnknown,
 } from "../lib/couriers";
 import { type ApiError, apiError, errorBodyOf } from "../lib/errors";
-import { assertNotB2B } from "../lib/intake/validation";
 import { getQueue } from "../lib/queue";
 import { DbMixin } from "../mixins/db.mixin";
 import { WorkerMixin } from "../mixins/worker.mixin";

@@ -19,7 +19,7 @@ import { buildLabelData } from "../lib/documents/data";
 import { warmLabelFonts } from "../lib/documents/font";
 import { renderLabel } from "../lib/documents/label";
 import { courierIssuesOwnLabel, describeFile } from "../lib/documents/policy";
-import { carrierLabelMissing, loadBookedOrder, loadWarehouses, parseOrderId } from "../lib/documents/source";
+import { carrierLabelMissing, loadBookedOrder, loadWarehouses } from "../lib/documents/source";
 import {
 	documentsMigrations,
 	type LabelInfo,
@@ -28,6 +28,7 @@ import {
 	storedLabel,
 } from "../lib/documents/store";
 import { documentsError } from "../lib/errors";
+import { parsePositiveInt } from "../lib/fields";
 import { DbMixin, type DbVars } from "../mixins/db.mixin";
 
 /** `documents.label` params as the gateway passes them (path param, string). */
@@ -84,7 +85,7 @@ export default {
 		label: {
 			access: { auth: true },
 			async handler(this: DocumentsThis, ctx: Context<LabelParams, any>): Promise<Buffer> {
-				const order_id = parseOrderId(ctx.params?.orderId);
+				const order_id = parsePositiveInt(ctx.params?.orderId, { trim: false });
 				if (order_id === null) throw documentsError(400, "orderId must be a positive integer");
 				const sender_id = senderOf(ctx);
 				const { order, shipment } = await loadBookedOrder(ctx, sender_id, order_id);

@@ -12,6 +12,7 @@
  */
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { senderOf } from "../lib/auth";
+import { assertNotB2B } from "../lib/channel";
 import type { BookingUpdate, WarehouseRow, WarehouseUsage } from "../lib/contracts";
 import { apiError } from "../lib/errors";
 import { isPlainObject } from "../lib/fields";
@@ -29,7 +30,7 @@ import {
 	storedReference,
 	warehouseUsage,
 } from "../lib/intake/store";
-import { assertNotB2B, type OrderInput, parseOrderInput } from "../lib/intake/validation";
+import { type OrderInput, parseOrderInput } from "../lib/intake/validation";
 import { WarehouseCache } from "../lib/intake/warehouse-cache";
 import { DbMixin, type DbVars } from "../mixins/db.mixin";
 

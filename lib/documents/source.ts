@@ -23,18 +23,6 @@ export const carrierLabelMissing = () =>
 		"the courier issues its own label for this shipment and it was not captured",
 	);
 
-/**
- * Parses a path `orderId` (string from the gateway, or a number from an
- * internal caller) into a positive safe integer; null when it is not one
- * ("abc", "0", "-1", "1.5", " 7", "+7", beyond 2^53 − 1).
- */
-export function parseOrderId(raw: unknown): number | null {
-	if (typeof raw === "number") return Number.isSafeInteger(raw) && raw > 0 ? raw : null;
-	if (typeof raw !== "string" || !/^[1-9]\d{0,15}$/.test(raw)) return null;
-	const n = Number(raw);
-	return Number.isSafeInteger(n) ? n : null;
-}
-
 /** Reads a warehouse of the account, retired ones included; null when unknown. */
 async function warehouse(ctx: Context, sender_id: number, id: number | null): Promise<WarehouseRow | null> {
 	if (!id) return null;

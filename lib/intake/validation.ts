@@ -59,13 +59,13 @@
  * failing field, `path: reason` (e.g. `receiver.pincode: must be 6 digits`).
  */
 import type { ValidationError, ValidationSchema } from "fastest-validator";
-import { type ApiError, apiError, validationFailed } from "../errors";
+import { validationFailed } from "../errors";
 import {
 	codeString,
 	INDIAN_PINCODE,
 	isPlainObject,
 	normaliseMobile,
-	parseBool,
+	parseDecimal,
 	parsePositiveInt,
 } from "../fields";
 import { toPaise } from "../money";
@@ -213,18 +213,6 @@ function mobile(optional = false): Record<string, unknown> {
 	}, optional);
 }
 
-const DECIMAL = /^\d{1,12}(?:\.\d+)?$/;
-
-/** Parses a JSON number or plain decimal string; null when not a number. */
-function parseNumber(value: unknown): number | null {
-	if (typeof value === "number") return Number.isFinite(value) ? value : null;
-	if (typeof value === "string") {
-		const s = value.trim();
-		return DECIMAL.test(s) ? Number(s) : null;
-	}
-	return null;
-}
-
 /** Number of decimals needed to write `n` (up to 6). */
 function decimals(n: number): number {
 	for (let d = 0; d <= 6; d++) {
@@ -249,7 +237,7 @@ interface DecimalOpts {
 function decimal(o: DecimalOpts): Record<string, unknown> {
 	return rule((value, errors) => {
 		if (o.optional && typeof value === "string" && value.trim() === "") return null;
-		const n = parseNumber(value);
+		const n = parseDecimal(value);
 		if (n === null) return fail(errors, `must be a number (${o.unit})`, value);
 		if (o.gt !== undefined && !(n > o.gt)) return fail(errors, `must be greater than ${o.gt} ${o.unit}`, n);
 		if (o.min !== undefined && n < o.min) return fail(errors, `must be at least ${o.min} ${o.unit}`, n);
@@ -516,45 +504,4 @@ function compact(a: Record<string, unknown>): Record<string, string> | null {
 	const out: Record<string, string> = {};
 	for (const [k, val] of Object.entries(a)) if (val !== null && val !== undefined) out[k] = String(val);
 	return Object.keys(out).length ? out : null;
-}
-
-const B2B_ARRAYS = ["boxes", "packages", "box_details", "package_details", "shipments", "mps", "child_awbs"];
-const B2B_COUNTS = [
-	"no_of_boxes",
-	"number_of_boxes",
-	"box_count",
-	"boxes_count",
-	"no_of_packages",
-	"number_of_packages",
-	"package_count",
-	"packages_count",
-	"quantity_of_boxes",
-	"pieces",
-	"no_of_pieces",
-];
-const B2B_FLAGS = ["is_b2b", "b2b", "is_mps", "multi_box", "multi_piece"];
-
-/**
- * Refuses B2B / multi-box consignments (spec §1: not supported), looking at the
- * top level, `order` and `product`: any of {@link B2B_ARRAYS} present (e.g.
- * `boxes`, `packages`), a flag such as `is_b2b` set to true (`true`, `1`,
- * `"1"`, `"true"`, as lib/fields.ts `parseBool` reads it), a box/package count
- * above 1 (e.g. `no_of_boxes: 2`), or `channel`/`order_type` naming `B2B`.
- * @throws ApiError 400 `unsupported_channel`
- */
-export function assertNotB2B(body: unknown): void {
-	const b = isPlainObject(body) ? (body as Record<string, any>) : {};
-	const blocks = [b, b.order, b.product].filter(isPlainObject) as Record<string, any>[];
-	const refuse = (why: string): ApiError =>
-		apiError(400, "unsupported_channel", `B2B / multi-box consignments are not supported (${why})`);
-	for (const blk of blocks) {
-		for (const k of B2B_ARRAYS) if (blk[k] !== undefined && blk[k] !== null) throw refuse(k);
-		for (const k of B2B_FLAGS) if (parseBool(blk[k]) === true) throw refuse(k);
-		for (const k of B2B_COUNTS) {
-			const n = parseNumber(blk[k]);
-			if (n !== null && n > 1) throw refuse(k);
-		}
-		for (const k of ["channel", "order_type", "shipment_mode"])
-			if (typeof blk[k] === "string" && blk[k].trim().toUpperCase() === "B2B") throw refuse(k);
-	}
 }
