@@ -36,7 +36,7 @@ import { BOOKING_MIGRATIONS } from "../lib/booking/migrations";
 import { parseBookInput } from "../lib/booking/params";
 import { pickAuto, rankCouriers } from "../lib/booking/ranking";
 import { BOOKING_QUEUE, type BookingTimings, bookingTimings, jobIdOf } from "../lib/booking/settings";
-import { bookRequestOf, laneOf, pickupLocationOf } from "../lib/booking/shipment";
+import { bookRequestOf, laneOf } from "../lib/booking/shipment";
 import {
 	type AttemptRow,
 	ambiguousAttempts,
@@ -73,6 +73,7 @@ import {
 	CourierRefused,
 	CourierUnavailable,
 	PickupLocationUnknown,
+	pickupLocationOf,
 } from "../lib/couriers";
 import { type ApiError, apiError, errorBodyOf } from "../lib/errors";
 import { getQueue } from "../lib/queue";

@@ -30,7 +30,7 @@ import type { Context, Service, ServiceSchema } from "moleculer";
 import type { Transaction } from "sequelize";
 import { type AuthUser, senderOf } from "../lib/auth";
 import type { CourierInfo, WarehouseUsage } from "../lib/contracts";
-import { adapterFor, CourierRefused } from "../lib/couriers";
+import { adapterFor, CourierRefused, pickupLocationOf } from "../lib/couriers";
 import { exec, select } from "../lib/db";
 import { type ApiError, apiError, validationFailed } from "../lib/errors";
 import { parsePositiveInt } from "../lib/fields";
@@ -40,7 +40,6 @@ import {
 	COLUMNS,
 	COURIER_FIELDS,
 	fieldsOf,
-	pickupLocationOf,
 	REGISTERED_SQL,
 	registrationView,
 	type StoredRegistration,

@@ -1,10 +1,12 @@
 /**
  * Builds what the courier needs from our records: the lane to price
- * (`rates.quote`), the courier booking request and the pickup location.
+ * (`rates.quote`) and the courier booking request.
  * Units: kg, cm, rupees.
  */
 import type { OrderRecord, QuoteParams, WarehouseRow } from "../contracts";
-import type { BookRequest, CourierAddress, PickupLocation } from "../couriers/types";
+import { courierAddressOf } from "../couriers/locations";
+import type { BookRequest } from "../couriers/types";
+import { forwardLeg, returnDestination } from "../warehouse-legs";
 
 /** Volumetric divisor used to give `rates.quote` a volumetric weight (cm³/kg; the most common one). */
 const VOLUMETRIC_DIVISOR = 5000;
@@ -49,49 +51,10 @@ function codAmount(order: OrderRecord): number {
 	return a !== null && a !== undefined && a > 0 ? a : order.product.declared_order_total;
 }
 
-function forwardAddress(w: WarehouseRow): CourierAddress {
-	return {
-		name: w.contact_person_name,
-		phone: w.contact_no,
-		address_1: w.address_line_1,
-		address_2: w.address_line_2,
-		city: w.city,
-		state: w.state,
-		pincode: w.pincode,
-		email: w.contact_email,
-	};
-}
-
-/** The warehouse's return leg (its forward address when `is_return_same` or the return block is incomplete). */
-function returnAddress(w: WarehouseRow): CourierAddress {
-	if (w.is_return_same || !w.return_address_line_1 || !w.return_pincode) return forwardAddress(w);
-	return {
-		name: w.return_contact_person_name ?? w.contact_person_name,
-		phone: w.return_contact_no ?? w.contact_no,
-		address_1: w.return_address_line_1,
-		address_2: w.return_address_line_2,
-		city: w.return_city ?? w.city,
-		state: w.return_state ?? w.state,
-		pincode: w.return_pincode,
-		email: w.contact_email,
-	};
-}
-
-/** The warehouse as a courier pickup location (named by its `warehouse_code`). */
-export function pickupLocationOf(w: WarehouseRow): PickupLocation {
-	return {
-		warehouse_code: w.warehouse_code,
-		warehouse_name: w.warehouse_name,
-		address: forwardAddress(w),
-		return_address: returnAddress(w),
-		gstin: w.gstin,
-	};
-}
-
 /**
  * The courier request of attempt `attempt_id`: our attempt id is the courier's
- * client reference (it dedupes on it). `returnTo` is the RTO warehouse when the
- * order names one, else the pickup warehouse's return leg.
+ * client reference (it dedupes on it). The return address follows the one rule
+ * of lib/warehouse-legs.ts `returnDestination` (the label prints the same).
  */
 export function bookRequestOf(
 	attempt_id: number,
@@ -113,7 +76,7 @@ export function bookRequestOf(
 		dimensions_cm: dimensionsOf(order),
 		product_description: p.product_name,
 		pickup_location_code: pickup.warehouse_code,
-		pickup: forwardAddress(pickup),
+		pickup: courierAddressOf(forwardLeg(pickup)),
 		consignee: {
 			name: r.name,
 			phone: r.mobile_no,
@@ -123,6 +86,7 @@ export function bookRequestOf(
 			state: r.state ?? "",
 			pincode: r.pincode,
 		},
-		return_address: returnTo ? forwardAddress(returnTo) : returnAddress(pickup),
+		// never null: the pickup warehouse is known
+		return_address: courierAddressOf(returnDestination(pickup, returnTo ?? null)!),
 	};
 }

@@ -3,11 +3,11 @@
  * {@link LabelData} of one label (spec §4.4; DOMAIN "Labels").
  *
  * Decisions (documented for the README):
- * - The return address is the RTO warehouse's own address when the order names
- *   an `rto_address_id` (other than the pickup warehouse); otherwise the pickup
- *   warehouse's `return_*` address, or its own address when `is_return_same`
- *   (or when its return fields are empty). Retired warehouses still print (the
- *   parcel was booked from them).
+ * - The return address follows lib/warehouse-legs.ts `returnDestination` (the
+ *   same rule the courier booking request uses): the RTO warehouse's own
+ *   address when the order names an `rto_address_id` other than the pickup
+ *   warehouse; otherwise the pickup warehouse's return leg. Retired warehouses
+ *   still print (the parcel was booked from them).
  * - Reverse orders (`shipment_type` 1): the parcel is picked up from the
  *   customer (`receiver`) and delivered to that return address; reverse
  *   labels are always PREPAID.
@@ -16,6 +16,7 @@
  * - The consignee phone is printed in full: the delivery agent calls it.
  */
 import type { OrderRecord, ShipmentRecord, WarehouseRow } from "../contracts";
+import { returnDestination, type WarehouseLeg } from "../warehouse-legs";
 import type { LabelAddress, LabelData } from "./label";
 
 /** Printable AWB: 4 to 40 letters, digits or hyphens (DOMAIN "AWB": validate only length and character set). */
@@ -31,42 +32,17 @@ function present(s: string | null | undefined): string | null {
 	return t ? t : null;
 }
 
-/** A warehouse's own (pickup) address. */
-export function warehouseAddress(w: WarehouseRow): LabelAddress {
+/** A warehouse leg as printed: the business name, street lines, and the contact person beside the phone. */
+export function labelAddressOf(leg: WarehouseLeg): LabelAddress {
 	return {
-		name: w.warehouse_name,
-		lines: [w.address_line_1, w.address_line_2 ?? ""].filter(Boolean),
-		city: w.city,
-		state: w.state,
-		pincode: w.pincode,
-		phone: w.contact_no,
-		contact: w.contact_person_name,
+		name: leg.warehouse_name,
+		lines: [leg.address_line_1, leg.address_line_2 ?? ""].filter(Boolean),
+		city: leg.city,
+		state: leg.state,
+		pincode: leg.pincode,
+		phone: leg.contact_no,
+		contact: leg.contact_person_name,
 	};
-}
-
-/** A warehouse's return leg: its `return_*` fields, or its own address when `is_return_same` / not filled. */
-export function warehouseReturnAddress(w: WarehouseRow): LabelAddress {
-	if (w.is_return_same || !present(w.return_address_line_1) || !present(w.return_pincode))
-		return warehouseAddress(w);
-	return {
-		name: present(w.return_warehouse_name) ?? w.warehouse_name,
-		lines: [w.return_address_line_1 ?? "", w.return_address_line_2 ?? ""].filter(Boolean),
-		city: w.return_city,
-		state: w.return_state,
-		pincode: w.return_pincode ?? "",
-		phone: present(w.return_contact_no) ?? w.contact_no,
-		contact: present(w.return_contact_person_name) ?? w.contact_person_name,
-	};
-}
-
-/**
- * Where an undelivered (or reverse) parcel goes: the RTO warehouse's own
- * address when one is named, else the pickup warehouse's return leg; null when
- * neither warehouse could be read.
- */
-export function returnAddressOf(pickup: WarehouseRow | null, rto: WarehouseRow | null): LabelAddress | null {
-	if (rto && (!pickup || rto.id !== pickup.id)) return warehouseAddress(rto);
-	return pickup ? warehouseReturnAddress(pickup) : null;
 }
 
 /** The customer's address from the order's `receiver` block. */
@@ -100,7 +76,8 @@ export function buildLabelData(src: LabelSource): LabelData {
 	const reverse = order.shipment_type === 1;
 	const cod = !reverse && order.order_type === 1;
 	const customer = receiverAddress(order);
-	const warehouseLeg = returnAddressOf(pickup, rto);
+	const destination = returnDestination(pickup, rto);
+	const warehouseLeg = destination ? labelAddressOf(destination) : null;
 	const dims =
 		p.length && p.width && p.height && p.length > 0 && p.width > 0 && p.height > 0
 			? { length: p.length, width: p.width, height: p.height }

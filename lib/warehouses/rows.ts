@@ -3,7 +3,6 @@
  * §2.9 list row answered by `GET /v1/warehouses` and the internal actions.
  */
 import type { CourierInfo, WarehouseRow } from "../contracts";
-import type { PickupLocation } from "../couriers/types";
 import type { WarehouseFields } from "./validation";
 
 /** Columns every warehouse read selects (table alias `w`). */
@@ -164,34 +163,5 @@ export function toView(w: StoredWarehouse, extra: Partial<WarehouseView> = {}): 
 		created_at: iso(w.created_at)!,
 		updated_at: iso(w.updated_at)!,
 		...extra,
-	};
-}
-
-/** The pickup location a courier registers for this warehouse (name = `warehouse_code`). */
-export function pickupLocationOf(w: StoredWarehouse): PickupLocation {
-	return {
-		warehouse_code: w.warehouse_code,
-		warehouse_name: w.warehouse_name,
-		address: {
-			name: w.contact_person_name,
-			phone: w.contact_no,
-			address_1: w.address_line_1,
-			address_2: w.address_line_2,
-			city: w.city,
-			state: w.state,
-			pincode: w.pincode,
-			email: w.contact_email,
-		},
-		return_address: {
-			name: w.return_contact_person_name,
-			phone: w.return_contact_no,
-			address_1: w.return_address_line_1,
-			address_2: w.return_address_line_2,
-			city: w.return_city,
-			state: w.return_state,
-			pincode: w.return_pincode,
-			email: w.return_contact_email,
-		},
-		gstin: w.gstin,
 	};
 }
