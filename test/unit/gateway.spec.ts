@@ -5,7 +5,6 @@
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SignJWT } from "jose";
@@ -18,6 +17,7 @@ import { API_ALIASES } from "../../lib/gateway/routes";
 import { loadServiceSchema } from "../../lib/system";
 import brokerOptions from "../../moleculer.config";
 import { newSender } from "../helpers/broker";
+import { freePort } from "../helpers/net";
 
 const PDF = Buffer.concat([
 	Buffer.from("%PDF-1.7\n"),
@@ -142,15 +142,6 @@ const FAKES: any[] = [
 	},
 	{ name: "booking", actions: { book: () => ({ status: "queued", mode: "auto" }) } },
 ];
-
-/** A free TCP port on 127.0.0.1. */
-async function freePort(): Promise<number> {
-	const s: Server = createServer();
-	await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-	const { port } = s.address() as { port: number };
-	await new Promise((r) => s.close(r));
-	return port;
-}
 
 /** Runs `fn` with env vars set, restoring them afterwards (config is read when services are created). */
 function setEnv(vars: Record<string, string | undefined>): () => void {

@@ -6,7 +6,6 @@
  * PostgreSQL and Redis of the test run.
  */
 import { strict as assert } from "node:assert";
-import { createServer } from "node:net";
 import { ServiceBroker } from "moleculer";
 import { type Role, userFor } from "../../lib/auth";
 import { loadConfig } from "../../lib/config";
@@ -15,6 +14,7 @@ import { getSequelize, select } from "../../lib/db";
 import { loadServiceSchema } from "../../lib/system";
 import brokerOptions from "../../moleculer.config";
 import { as, newSender, rejects } from "../helpers/broker";
+import { freePort } from "../helpers/net";
 
 const EXPRESS: CourierInfo = {
 	logistic_id: 1,
@@ -63,17 +63,6 @@ const down = () => {
 	(e as any).code = 503;
 	return e;
 };
-
-async function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const srv = createServer();
-		srv.listen(0, "127.0.0.1", () => {
-			const port = (srv.address() as { port: number }).port;
-			srv.close(() => resolve(port));
-		});
-		srv.on("error", reject);
-	});
-}
 
 async function until<T>(
 	fn: () => Promise<T>,
