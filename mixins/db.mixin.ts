@@ -1,12 +1,14 @@
 /**
  * Database mixin factory: gives a service `this.db` (the process's Sequelize
- * pool), its schema name, and runs the service's migrations before the service
- * reports started (so `/ready` is only green once its tables exist).
+ * pool), its schema name, and runs the service's migrations
+ * (`lib/<service>/migrations.ts`) before the service reports started (so
+ * `/ready` is only green once its tables exist).
  */
 
-import type { ServiceSchema } from "moleculer";
+import type { Service } from "moleculer";
 import type { Sequelize } from "sequelize";
 import { getSequelize, type Migration, migrate } from "../lib/db";
+import type { Mixin } from "../lib/service";
 
 /** Members the db mixin adds to a service. */
 export interface DbVars {
@@ -19,12 +21,12 @@ export interface DbVars {
  * @param schema PostgreSQL schema this service owns (e.g. "intake")
  * @param migrations ordered migrations of that schema
  */
-export function DbMixin(schema: string, migrations: Migration[]): Partial<ServiceSchema> {
+export function DbMixin(schema: string, migrations: Migration[]): Mixin<DbVars> {
 	return {
-		created(this: any) {
+		created(this: Service & DbVars) {
 			this.dbSchema = schema;
 		},
-		async started(this: any) {
+		async started(this: Service & DbVars) {
 			this.db = getSequelize();
 			const applied = await migrate(this.db, schema, migrations);
 			if (applied.length) this.logger.info(`schema ${schema}: applied ${applied.join(", ")}`);

@@ -5,32 +5,49 @@
  * at-least-once: the action must be idempotent. A thrown error fails the
  * attempt and BullMQ retries it with the queue's backoff.
  */
-import type { ServiceSchema } from "moleculer";
-import { createWorker } from "../lib/queue";
+import type { Job } from "bullmq";
+import type { Service } from "moleculer";
+import { type ActionName, call, type ParamsOf } from "../lib/contracts";
+import { type AnyWorker, createWorker } from "../lib/queue";
+import type { Mixin } from "../lib/service";
 
-export interface WorkerSpec {
+/** Timeout of the action call that processes one job (ms). */
+const JOB_CALL_TIMEOUT_MS = 120_000;
+
+export interface WorkerSpec<N extends ActionName = ActionName> {
 	/** Queue name (without prefix). */
 	queue: string;
-	/** Fully qualified action that processes one job: receives `job.data`, meta `{ job: {id, attemptsMade, name} }`. */
-	action: string;
+	/** Action that processes one job: receives `job.data` as its params, meta `{ job: {id, attemptsMade, name} }`. */
+	action: N;
 	/** Parallel jobs per process (a function is read when the worker starts, so env set by tests applies). */
 	concurrency?: number | (() => number);
 	/** Lock duration in ms before a job of a dead worker is re-run. */
 	lockDuration?: number;
 }
 
+/** Members the worker mixin adds to a service. */
+export interface WorkerVars {
+	/** the BullMQ workers of this service instance */
+	$workers: AnyWorker[];
+	/** set once the service is stopping (no worker starts after it) */
+	$stopping?: boolean;
+}
+
+type WorkerThis = Service & WorkerVars;
+
 /** Adds one or more BullMQ workers to a service. */
-export function WorkerMixin(specs: WorkerSpec[]): Partial<ServiceSchema> {
+export function WorkerMixin(specs: WorkerSpec[]): Mixin<WorkerVars> {
 	return {
-		async started(this: any) {
+		async started(this: WorkerThis) {
 			this.$workers = [];
 			for (const spec of specs) {
 				const worker = createWorker(
 					spec.queue,
-					async (job) =>
-						this.broker.call(spec.action, job.data, {
+					async (job: Job) =>
+						call(this.broker, spec.action, job.data as ParamsOf<typeof spec.action>, {
 							meta: { job: { id: job.id, name: job.name, attemptsMade: job.attemptsMade } },
-							timeout: 120_000,
+							timeout: JOB_CALL_TIMEOUT_MS,
+							unavailable: false,
 						}),
 					{
 						concurrency:
@@ -39,7 +56,7 @@ export function WorkerMixin(specs: WorkerSpec[]): Partial<ServiceSchema> {
 					},
 				);
 				worker.on("error", (err: Error) => this.logger.warn(`worker ${spec.queue}: ${err.message}`));
-				worker.on("failed", (job: any, err: Error) =>
+				worker.on("failed", (job: Job | undefined, err: Error) =>
 					this.logger.warn(
 						`job ${spec.queue}/${job?.id} failed (attempt ${job?.attemptsMade}): ${err.message}`,
 					),
@@ -55,9 +72,9 @@ export function WorkerMixin(specs: WorkerSpec[]): Partial<ServiceSchema> {
 			};
 			void startWhenReady();
 		},
-		async stopped(this: any) {
+		async stopped(this: WorkerThis) {
 			this.$stopping = true;
-			await Promise.all((this.$workers ?? []).map((w: any) => w.close().catch(() => undefined)));
+			await Promise.all((this.$workers ?? []).map((w) => w.close().catch(() => undefined)));
 		},
 	};
 }

@@ -16,8 +16,7 @@
  * co-located services (the rates service's cache of pincode facts) drop what
  * they read before; a remote rates instance drops its cache at once.
  */
-import type { Context, Service, ServiceSchema } from "moleculer";
-import type { PincodeInfo } from "../lib/contracts";
+import { broadcast, broadcastLocal, type PincodeInfo } from "../lib/contracts";
 import { apiError } from "../lib/errors";
 import {
 	type DirectoryEntry,
@@ -28,25 +27,20 @@ import {
 } from "../lib/pincode/directory";
 import { PINCODE_MIGRATIONS } from "../lib/pincode/migrations";
 import { Reloader } from "../lib/reloader";
-import { DbMixin, type DbVars } from "../mixins/db.mixin";
+import { defineService } from "../lib/service";
+import { DbMixin } from "../mixins/db.mixin";
 
 const SIX_DIGITS = "pincode must be 6 digits";
 
 const lookupFailed = () => apiError(502, "lookup_failed", "Pincode lookup is unavailable; retry");
 
-interface PincodeVars extends DbVars {
+/** State set in `created` / `started`. */
+interface PincodeVars {
 	directory?: Map<string, DirectoryEntry>;
 	directoryLoader: Reloader<Map<string, DirectoryEntry>>;
 }
 
-interface PincodeMethods {
-	getDirectory(): Promise<Map<string, DirectoryEntry>>;
-	reloadDirectory(): Promise<Map<string, DirectoryEntry>>;
-}
-
-type This = Service & PincodeVars & PincodeMethods;
-
-const PincodeService = {
+export default defineService<PincodeVars>()({
 	name: "pincode",
 	mixins: [DbMixin("pincode", PINCODE_MIGRATIONS)],
 	settings: {},
@@ -63,7 +57,7 @@ const PincodeService = {
 		 */
 		lookup: {
 			access: { auth: true },
-			async handler(this: This, ctx: Context<{ pincode?: unknown }>) {
+			async handler(ctx) {
 				const pin = stripWhitespace(ctx.params?.pincode);
 				if (!isPincode(pin)) throw apiError(400, SIX_DIGITS, SIX_DIGITS);
 				const { found, pincode, city, state } = infoOf(await this.getDirectory(), pin);
@@ -79,7 +73,7 @@ const PincodeService = {
 		 */
 		info: {
 			params: { pincode: { type: "any" } },
-			async handler(this: This, ctx: Context<{ pincode: unknown }>): Promise<PincodeInfo> {
+			async handler(ctx): Promise<PincodeInfo> {
 				return infoOf(await this.getDirectory(), ctx.params.pincode);
 			},
 		},
@@ -92,7 +86,7 @@ const PincodeService = {
 		 */
 		lookupMany: {
 			params: { pincodes: { type: "array", items: "any", max: 1000 } },
-			async handler(this: This, ctx: Context<{ pincodes: unknown[] }>): Promise<Record<string, PincodeInfo>> {
+			async handler(ctx): Promise<Record<string, PincodeInfo>> {
 				const dir = await this.getDirectory();
 				const out: Record<string, PincodeInfo> = {};
 				for (const p of ctx.params.pincodes) out[String(p)] = infoOf(dir, p);
@@ -109,9 +103,9 @@ const PincodeService = {
 		 * broadcast and 502 `lookup_failed` is thrown.
 		 */
 		reload: {
-			async handler(this: This, ctx: Context): Promise<{ pincodes: number }> {
+			async handler(ctx): Promise<{ pincodes: number }> {
 				const dir = await this.reloadDirectory();
-				await ctx.broadcast("pincode.changed", {});
+				await broadcast(ctx, "pincode.changed", {});
 				return { pincodes: dir.size };
 			},
 		},
@@ -125,14 +119,14 @@ const PincodeService = {
 		 * the previous directory kept.
 		 */
 		"pincode.changed": {
-			async handler(this: This, ctx: Context) {
+			async handler(ctx) {
 				if (ctx.nodeID === this.broker.nodeID) return;
 				try {
 					await this.reloadDirectory();
 				} catch {
 					return;
 				}
-				await this.broker.broadcastLocal("pincode.changed", {});
+				await broadcastLocal(this.broker, "pincode.changed", {});
 			},
 		},
 	},
@@ -141,7 +135,7 @@ const PincodeService = {
 		 * The in-memory directory, loading it if the start did not. Throws 502
 		 * `lookup_failed` when the database cannot be read.
 		 */
-		async getDirectory(this: This): Promise<Map<string, DirectoryEntry>> {
+		async getDirectory(): Promise<Map<string, DirectoryEntry>> {
 			return this.directory ?? this.reloadDirectory();
 		},
 
@@ -150,7 +144,7 @@ const PincodeService = {
 		 * share it) and swaps it in. 502 `lookup_failed` on failure (the previous
 		 * directory is kept).
 		 */
-		async reloadDirectory(this: This): Promise<Map<string, DirectoryEntry>> {
+		async reloadDirectory(): Promise<Map<string, DirectoryEntry>> {
 			try {
 				this.directory = await this.directoryLoader.load();
 				return this.directory;
@@ -160,17 +154,15 @@ const PincodeService = {
 			}
 		},
 	},
-	created(this: This) {
+	created() {
 		this.directoryLoader = new Reloader(() => loadDirectory(this.db));
 	},
-	async started(this: This) {
+	async started() {
 		// Runs after the DbMixin's migrations (mixin lifecycle handlers run first).
 		const dir = await this.reloadDirectory();
 		this.logger.info(`pincode directory loaded: ${dir.size} pincodes`);
 	},
-	stopped(this: This) {
+	stopped() {
 		this.directory = undefined;
 	},
-} satisfies ServiceSchema<any, PincodeMethods, PincodeVars>;
-
-export default PincodeService;
+});

@@ -1,0 +1,58 @@
+/**
+ * Contracts of the platform services: `gateway` (probes), `devauth` (the
+ * development identity provider of the zero-setup start, ARCHITECTURE §3) and
+ * `simulator` (the sandbox couriers, ARCHITECTURE §4).
+ */
+import type { JWK } from "jose";
+import type { HttpParams } from "./common";
+
+/** §5.5 token answer of the development identity provider. */
+export interface TokenResponse {
+	access_token: string;
+	refresh_token: string;
+	/** seconds */
+	expires_in: number;
+	token_type: "bearer";
+}
+
+/** Tracking events the simulator can emit (ARCHITECTURE §4). */
+export type SimulatorEvent =
+	| "picked_up"
+	| "in_transit"
+	| "out_for_delivery"
+	| "delivered"
+	| "undelivered"
+	| "rto_initiated"
+	| "rto_delivered";
+
+/** A scan the simulator emitted. */
+export interface EmittedScan {
+	courier_code: string;
+	awb_number: string;
+	code: string;
+	/** ISO-8601 UTC */
+	at: string;
+}
+
+export interface PlatformActions {
+	/** GET /health: liveness of this gateway process. */
+	"gateway.health": { params: Record<string, never>; result: { status: "ok" } };
+	/** GET /ready: every service behind an alias has an endpoint; else 503 `not_ready`. */
+	"gateway.ready": {
+		params: Record<string, never>;
+		result: { status: "ready"; services: Record<string, boolean> };
+	};
+	/** POST /auth/v1/token?grant_type=password (§5.5, zero-setup only). */
+	"devauth.token": { params: HttpParams; result: TokenResponse };
+	/** GET /auth/v1/.well-known/jwks.json (zero-setup only). */
+	"devauth.jwks": { params: Record<string, never>; result: { keys: JWK[] } };
+	/** Sandbox: the simulated courier emits a tracking scan for a booked AWB; 404 for an unknown AWB. */
+	"simulator.emitScan": {
+		params: { awb_number: string; event: SimulatorEvent; reason?: string };
+		result: EmittedScan;
+	};
+	/** Ops view of the simulator: packages, cancellations, pickup locations and calls per courier code. */
+	"simulator.state": { params: Record<string, never>; result: Record<string, unknown> };
+}
+
+export type PlatformEvents = Record<never, never>;

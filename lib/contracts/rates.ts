@@ -1,0 +1,93 @@
+/**
+ * Contract of the `rates` service (spec §2.7, §4.2 serviceable; DOMAIN.md
+ * zones and slabs): couriers, rate cards, COD/RTO rules, lane prices.
+ */
+import type { HttpParams, PaymentMode, ShipmentDirection } from "./common";
+
+/** `rates.quote` input: a lane to price. */
+export interface QuoteParams {
+	from_pin: string;
+	to_pin: string;
+	/** kg, > 0 */
+	physical_weight: number;
+	/** kg, default 0 */
+	volumetric_weight?: number;
+	/** default prepaid */
+	payment_mode?: PaymentMode;
+	/** rupees, the amount collected on delivery (COD only) */
+	cod_amount?: number;
+	/** "reverse" prices the return leg; default forward */
+	direction?: ShipmentDirection;
+	/** price only this courier */
+	logistic_id?: number;
+}
+
+/** Zones A–E (DOMAIN.md "Zones"). */
+export type Zone = "A" | "B" | "C" | "D" | "E";
+
+/** One element of `data` (§2.7). Money in rupees. */
+export interface Quote {
+	logistic_id: number;
+	courier_name: string;
+	total: number;
+	cod_charge: number;
+	freight_charge: number;
+	shipping_charge_tax: number;
+	zone: Zone;
+	/** chargeable weight in kg (rounded up to the slab) */
+	weight: number;
+	rto_charge: number;
+	/** null until the lane has enough history; avg_tat_days null when nothing was delivered yet */
+	performance: { delivered_pct: number; rto_pct: number; avg_tat_days: number | null } | null;
+}
+
+/** One element of `dropped_couriers` (§2.7). */
+export interface DroppedCourier {
+	logistic_id: number;
+	logistic_name: string;
+	reason: string;
+	detail: string;
+}
+
+/** §2.7 answer of `GET /v1/shipping/serviceable` and of `rates.quote`. */
+export interface QuoteResult {
+	data: Quote[];
+	dropped_couriers: DroppedCourier[];
+}
+
+/** A courier as the rates service knows it. */
+export interface CourierInfo {
+	logistic_id: number;
+	logistic_name: string;
+	/** adapter key in lib/couriers (e.g. "sandbox") */
+	adapter: string;
+	/** adapter-specific code (e.g. the simulator's courier code) */
+	code: string;
+	forward: boolean;
+	reverse: boolean;
+	cod: boolean;
+	/** default AUTO position (1 = first) */
+	default_priority: number;
+	active: boolean;
+}
+
+export interface RatesActions {
+	/** GET /v1/shipping/serviceable (§4.2, §2.7): query strings → {@link QuoteResult}; 400, 422 `lane_not_priced`, 503 `rate_unavailable`. */
+	"rates.serviceable": { params: HttpParams; result: QuoteResult };
+	/** Internal: prices a lane (never throws `lane_not_priced`: `data: []` with reasons); 400 on malformed input, 503 `rate_unavailable`. */
+	"rates.quote": { params: QuoteParams; result: QuoteResult };
+	/** Internal: active couriers by default priority; `direction` filters forward / reverse couriers, absent → all. */
+	"rates.listCouriers": { params: { direction?: ShipmentDirection }; result: CourierInfo[] };
+	/** Internal: one courier (active or not), or null. */
+	"rates.getCourier": { params: { logistic_id: number }; result: CourierInfo | null };
+	/** Internal: re-reads the catalog on every instance (broadcasts `rates.changed`); 503 `rate_unavailable`. */
+	"rates.reload": {
+		params: Record<string, never>;
+		result: { couriers: number; rate_cards: number; lanes: number };
+	};
+}
+
+export interface RatesEvents {
+	/** Broadcast after `rates.reload`: every other rates instance re-reads its catalog. */
+	"rates.changed": Record<string, never>;
+}
