@@ -1,18 +1,19 @@
 /**
  * Contract of the `warehouses` service (spec §2.9, §4.5): merchants' pickup
  * warehouses and their registration with couriers. Other services see a
- * warehouse as a {@link Warehouse} (legs as {@link WarehouseLeg}); the spec's
- * flat row is the HTTP answer only.
+ * warehouse as a {@link Warehouse} (legs as `WarehouseLeg`); the spec's
+ * flat row ({@link WarehouseView}, lib/warehouses/rows.ts) is the HTTP answer only.
  */
+import type { WarehouseView } from "../warehouses/rows";
 import type { HttpParams, Warehouse } from "./common";
 
 export interface WarehousesActions {
-	/** GET /v1/warehouses (§4.5): the caller's warehouses. */
-	"warehouses.list": { params: HttpParams; result: unknown };
+	/** GET /v1/warehouses (§4.5): the caller's warehouses as flat §2.9 rows, the default first. */
+	"warehouses.list": { params: HttpParams; result: { data: WarehouseView[] } };
 	/** POST /v1/warehouses (§4.5): 201 `{data:{id, orders_repaired}}`. */
 	"warehouses.create": { params: HttpParams; result: { data: { id: number; orders_repaired: number } } };
-	/** PATCH /v1/warehouses/:id (§4.5, shape decided in docs/DECISIONS.md). */
-	"warehouses.update": { params: HttpParams; result: unknown };
+	/** PATCH /v1/warehouses/:id (§4.5, shape decided in docs/DECISIONS.md): `{data: row}`, the row as listed. */
+	"warehouses.update": { params: HttpParams; result: { data: WarehouseView } };
 	/** DELETE /v1/warehouses/:id (§4.5): `{data:{id, deleted:1}}`; 404, 409 `warehouse_in_use`, 503. */
 	"warehouses.remove": { params: HttpParams; result: { data: { id: number; deleted: 1 } } };
 	/** Internal: the caller's ACTIVE warehouse `id`, or null (missing, retired or another account's). */

@@ -18,14 +18,13 @@
  */
 import type { Migration } from "../db";
 
-export const SCHEMA = "warehouses";
-
 /** Name of the unique index enforcing one name per account (used to map 23505 to a 400). */
 export const NAME_UNIQUE_INDEX = "warehouses_sender_name_uq";
 /** Name of the unique index enforcing one default per account. */
 export const DEFAULT_UNIQUE_INDEX = "warehouses_sender_default_uq";
 
-export const MIGRATIONS: Migration[] = [
+/** Migrations of schema `warehouses`, in order (names and SQL are recorded in existing databases: never edit them). */
+export const WAREHOUSES_MIGRATIONS: Migration[] = [
 	{
 		name: "0001_warehouses",
 		async up({ sequelize, transaction }) {

@@ -1,78 +1,45 @@
 /**
- * Warehouse rows: the SQL column list, and the mapping of stored rows to the
- * §2.9 list row answered by `GET /v1/warehouses` and the internal actions.
+ * The two shapes of a warehouse:
+ * - the spec's flat §2.9 row ({@link WarehouseFields}: `address_line_1`,
+ *   `return_city`, …), stored in `warehouses.warehouses` and answered by
+ *   `GET /v1/warehouses` and `PATCH /v1/warehouses/:id` ({@link WarehouseView});
+ * - the contract {@link Warehouse} other services see (`warehouses.resolve`,
+ *   `warehouses.get`): a pickup leg and a return leg with the return rule
+ *   applied ({@link warehouseOf}).
  */
-import type { CourierInfo, WarehouseRow } from "../contracts";
-import type { WarehouseFields } from "./validation";
-
-/** Columns every warehouse read selects (table alias `w`). */
-export const COLUMNS = `w.id, w.sender_id, w.warehouse_name, w.contact_person_name, w.contact_no, w.contact_email,
-	w.address_line_1, w.address_line_2, w.city, w.state, w.pincode, w.gstin, w.warehouse_type, w.is_return_same,
-	w.return_warehouse_name, w.return_contact_person_name, w.return_contact_no, w.return_contact_email,
-	w.return_address_line_1, w.return_address_line_2, w.return_city, w.return_state, w.return_pincode,
-	w.active, w.retired, w.retired_at, w.is_default, w.warehouse_code, w.version, w.created_at, w.updated_at`;
+import type { CourierInfo, Warehouse, WarehouseLeg, WarehouseType } from "../contracts";
 
 /**
- * SQL expression (alias `w`): true when the warehouse has registration rows and
- * every one is `registered` for its current version. Used by the one-query
- * internal reads; the list checks against the live courier list instead.
+ * The courier-facing fields of a warehouse as the spec names them (§2.9): the
+ * forward address and contact, the return leg (`return_*`, always filled once
+ * validated; nullable in older rows), GSTIN and type. The one declaration of
+ * the flat shape: validation, storage and the HTTP row all use it.
  */
-export const REGISTERED_SQL = `(EXISTS (SELECT 1 FROM warehouses.courier_registrations r WHERE r.warehouse_id = w.id)
-	AND NOT EXISTS (SELECT 1 FROM warehouses.courier_registrations r
-		WHERE r.warehouse_id = w.id AND (r.version <> w.version OR r.status <> 'registered')))`;
-
-/** A row of `warehouses.warehouses` as PostgreSQL returns it (bigint as string). */
-export interface StoredWarehouse extends WarehouseFields {
-	id: string | number;
-	sender_id: string | number;
-	active: boolean;
-	retired: boolean;
-	retired_at: Date | string | null;
-	is_default: boolean;
-	warehouse_code: string;
-	version: number;
-	created_at: Date | string;
-	updated_at: Date | string;
-	courier_registered?: boolean;
-}
-
-/** A row of `warehouses.courier_registrations`. */
-export interface StoredRegistration {
-	warehouse_id: string | number;
-	logistic_id: number;
-	version: number;
-	status: "pending" | "registered" | "refused";
-	courier_location_id: string | null;
-	reason: string | null;
-	updated_at: Date | string;
-}
-
-/** Per-courier registration detail of a list row. */
-export interface CourierRegistrationView {
-	logistic_id: number;
-	logistic_name?: string;
-	/** `pending` until the courier answered for the warehouse's current version. */
-	status: "pending" | "registered" | "refused";
-	/** The courier's words when refused (or the last transient error while pending); else null. */
-	reason: string | null;
-}
-
-/**
- * The §2.9 list row. `shipped_30d` is null in `GET /v1/warehouses` when the
- * order service cannot be reached (never invented); the internal reads
- * (`warehouses.resolve` / `warehouses.get`) do not count shipments and answer 0.
- * Timestamps ISO-8601 UTC.
- */
-export interface WarehouseView extends Omit<WarehouseRow, "shipped_30d"> {
+export interface WarehouseFields {
+	warehouse_name: string;
+	contact_person_name: string;
+	/** 10 digits */
+	contact_no: string;
+	contact_email: string | null;
+	address_line_1: string;
+	address_line_2: string | null;
+	city: string;
+	state: string;
+	/** 6 digits */
+	pincode: string;
+	gstin: string | null;
+	warehouse_type: WarehouseType;
+	is_return_same: boolean;
 	return_warehouse_name: string | null;
+	return_contact_person_name: string;
+	return_contact_no: string;
 	return_contact_email: string | null;
-	courier_registrations?: CourierRegistrationView[];
-	shipped_30d: number | null;
-	created_at: string;
-	updated_at: string;
+	return_address_line_1: string;
+	return_address_line_2: string | null;
+	return_city: string;
+	return_state: string;
+	return_pincode: string;
 }
-
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
 /** Every warehouse field, in the bind order create / update write them after `sender_id`. */
 export const WAREHOUSE_COLUMNS: ReadonlyArray<keyof WarehouseFields> = [
@@ -104,8 +71,69 @@ export const COURIER_FIELDS: ReadonlyArray<keyof WarehouseFields> = WAREHOUSE_CO
 	(c) => c !== "warehouse_type" && c !== "is_return_same",
 );
 
+/** A row of `warehouses.warehouses` as PostgreSQL returns it (bigint as string). */
+export interface StoredWarehouse extends WarehouseFields {
+	id: string | number;
+	sender_id: string | number;
+	active: boolean;
+	retired: boolean;
+	retired_at: Date | string | null;
+	is_default: boolean;
+	/** `WH<sender_id>-<id>` */
+	warehouse_code: string;
+	version: number;
+	created_at: Date | string;
+	updated_at: Date | string;
+}
+
+/** A row of `warehouses.courier_registrations`. */
+export interface StoredRegistration {
+	warehouse_id: string | number;
+	logistic_id: number;
+	version: number;
+	status: "pending" | "registered" | "refused";
+	courier_location_id: string | null;
+	reason: string | null;
+	updated_at: Date | string;
+}
+
+/** Per-courier registration detail of a list row. */
+export interface CourierRegistrationView {
+	logistic_id: number;
+	logistic_name?: string;
+	/** `pending` until the courier answered for the warehouse's current version. */
+	status: "pending" | "registered" | "refused";
+	/** The courier's words when refused (or the last transient error while pending); else null. */
+	reason: string | null;
+}
+
+/** Courier registration state of one warehouse ({@link registrationView}). */
+export interface RegistrationState {
+	/** registered with every courier of the reference list for the current version */
+	courier_registered: boolean;
+	courier_registrations: CourierRegistrationView[];
+}
+
+/**
+ * The §2.9 row of `GET /v1/warehouses` and `PATCH /v1/warehouses/:id`.
+ * `shipped_30d` is null when the order service cannot be reached (never
+ * invented). Timestamps ISO-8601 UTC.
+ */
+export interface WarehouseView extends WarehouseFields, RegistrationState {
+	id: number;
+	active: boolean;
+	retired: boolean;
+	is_default: boolean;
+	warehouse_code: string;
+	/** orders shipped from it in the last 30 days, or null when unknown */
+	shipped_30d: number | null;
+	created_at: string;
+	updated_at: string;
+}
+
 /** The warehouse fields of a stored row (for patch merging and diffing). */
 export function fieldsOf(w: StoredWarehouse): WarehouseFields {
+	// Object.fromEntries loses the key/value pairing; the keys are exactly WAREHOUSE_COLUMNS.
 	return Object.fromEntries(WAREHOUSE_COLUMNS.map((c) => [c, w[c]])) as unknown as WarehouseFields;
 }
 
@@ -118,39 +146,43 @@ export function registrationView(
 	w: StoredWarehouse,
 	regs: StoredRegistration[],
 	couriers: CourierInfo[] | undefined,
-): { courier_registered: boolean; courier_registrations: CourierRegistrationView[] } {
-	const current = (r: StoredRegistration | undefined) => r !== undefined && r.version === w.version;
+): RegistrationState {
+	const current = (r: StoredRegistration) => r.version === w.version;
+	let view: CourierRegistrationView[];
 	if (couriers) {
 		const byId = new Map(regs.map((r) => [r.logistic_id, r]));
-		const view = couriers.map((c): CourierRegistrationView => {
+		view = couriers.map((c): CourierRegistrationView => {
 			const r = byId.get(c.logistic_id);
 			return {
 				logistic_id: c.logistic_id,
 				logistic_name: c.logistic_name,
-				status: current(r) ? r!.status : "pending",
+				status: r && current(r) ? r.status : "pending",
 				reason: r?.reason ?? null,
 			};
 		});
-		return {
-			courier_registered: view.length > 0 && view.every((v) => v.status === "registered"),
-			courier_registrations: view,
-		};
+	} else {
+		view = regs.map(
+			(r): CourierRegistrationView => ({
+				logistic_id: r.logistic_id,
+				status: current(r) ? r.status : "pending",
+				reason: r.reason,
+			}),
+		);
 	}
-	const view = regs.map(
-		(r): CourierRegistrationView => ({
-			logistic_id: r.logistic_id,
-			status: current(r) ? r.status : "pending",
-			reason: r.reason,
-		}),
-	);
 	return {
 		courier_registered: view.length > 0 && view.every((v) => v.status === "registered"),
 		courier_registrations: view,
 	};
 }
 
+const iso = (d: Date | string) => new Date(d).toISOString();
+
 /** Maps a stored row to the §2.9 row (ids as numbers, timestamps ISO UTC). */
-export function toView(w: StoredWarehouse, extra: Partial<WarehouseView> = {}): WarehouseView {
+export function toView(
+	w: StoredWarehouse,
+	reg: RegistrationState,
+	shipped_30d: number | null,
+): WarehouseView {
 	return {
 		id: Number(w.id),
 		...fieldsOf(w),
@@ -158,10 +190,75 @@ export function toView(w: StoredWarehouse, extra: Partial<WarehouseView> = {}): 
 		retired: w.retired,
 		is_default: w.is_default,
 		warehouse_code: w.warehouse_code,
-		courier_registered: Boolean(w.courier_registered),
-		shipped_30d: 0,
-		created_at: iso(w.created_at)!,
-		updated_at: iso(w.updated_at)!,
-		...extra,
+		courier_registered: reg.courier_registered,
+		shipped_30d,
+		created_at: iso(w.created_at),
+		updated_at: iso(w.updated_at),
+		courier_registrations: reg.courier_registrations,
+	};
+}
+
+/** The trimmed text, or null when absent or blank. */
+function present(s: string | null | undefined): string | null {
+	const t = typeof s === "string" ? s.trim() : "";
+	return t ? t : null;
+}
+
+/** The warehouse's own (pickup) address as a leg; the contact person is who the courier asks for. */
+function pickupLeg(w: WarehouseFields): WarehouseLeg {
+	return {
+		warehouse_name: w.warehouse_name,
+		name: w.contact_person_name,
+		phone: w.contact_no,
+		email: w.contact_email,
+		address_1: w.address_line_1,
+		address_2: w.address_line_2,
+		city: w.city,
+		state: w.state,
+		pincode: w.pincode,
+	};
+}
+
+/**
+ * The return leg (spec §2.9): the `return_*` fields, or the pickup leg when
+ * `is_return_same` or when the return street or pincode is missing; each
+ * missing return contact field falls back to the forward one.
+ */
+function returnLeg(w: WarehouseFields, pickup: WarehouseLeg): WarehouseLeg {
+	const street = present(w.return_address_line_1);
+	const pincode = present(w.return_pincode);
+	if (w.is_return_same || !street || !pincode) return { ...pickup };
+	return {
+		warehouse_name: present(w.return_warehouse_name) ?? pickup.warehouse_name,
+		name: present(w.return_contact_person_name) ?? pickup.name,
+		phone: present(w.return_contact_no) ?? pickup.phone,
+		email: present(w.return_contact_email) ?? pickup.email,
+		address_1: street,
+		address_2: present(w.return_address_line_2),
+		city: present(w.return_city) ?? pickup.city,
+		state: present(w.return_state) ?? pickup.state,
+		pincode,
+	};
+}
+
+/**
+ * A stored row as the contract {@link Warehouse} (`warehouses.resolve`,
+ * `warehouses.get`): `pickup` from the forward fields, `return_to` by the
+ * return rule of {@link returnLeg}.
+ */
+export function warehouseOf(w: StoredWarehouse): Warehouse {
+	const pickup = pickupLeg(w);
+	return {
+		id: Number(w.id),
+		sender_id: Number(w.sender_id),
+		warehouse_code: w.warehouse_code,
+		warehouse_type: w.warehouse_type,
+		gstin: w.gstin,
+		pickup,
+		return_to: returnLeg(w, pickup),
+		is_return_same: w.is_return_same,
+		active: w.active,
+		retired: w.retired,
+		is_default: w.is_default,
 	};
 }

@@ -24,37 +24,11 @@
  *
  * Unknown keys (including `sender_id`) are ignored.
  */
-import type { ValidationError, ValidationSchema } from "fastest-validator";
+import type { ValidationError, ValidationRuleObject, ValidationSchema } from "fastest-validator";
+import { WAREHOUSE_TYPES } from "../contracts";
 import { isPlainObject, PHONE_10_DIGITS, PINCODE_FORMAT, parseBool } from "../fields";
 import { compile, describe } from "../validate";
-
-export const WAREHOUSE_TYPES = ["fulfillment_pickup", "pickup", "fulfillment"] as const;
-export type WarehouseType = (typeof WAREHOUSE_TYPES)[number];
-
-/** The stored, courier-facing fields of a warehouse (return leg always filled). */
-export interface WarehouseFields {
-	warehouse_name: string;
-	contact_person_name: string;
-	contact_no: string;
-	contact_email: string | null;
-	address_line_1: string;
-	address_line_2: string | null;
-	city: string;
-	state: string;
-	pincode: string;
-	gstin: string | null;
-	warehouse_type: WarehouseType;
-	is_return_same: boolean;
-	return_warehouse_name: string | null;
-	return_contact_person_name: string;
-	return_contact_no: string;
-	return_contact_email: string | null;
-	return_address_line_1: string;
-	return_address_line_2: string | null;
-	return_city: string;
-	return_state: string;
-	return_pincode: string;
-}
+import type { WarehouseFields } from "./rows";
 
 /** Result of validating a create or patch body. */
 export interface ParsedWarehouse {
@@ -126,8 +100,8 @@ const BASE_MESSAGES = {
 const GSTIN = /^[0-9]{2}[A-Z]{5}[0-9]{4}[A-Z][1-9A-Z]Z[0-9A-Z]$/;
 
 /** fastest-validator rule of one base field (without the `return_` prefix). */
-function ruleFor(base: string, optional: boolean): Record<string, unknown> {
-	const text = (min: number, max: number) => ({
+function ruleFor(base: string, optional: boolean): ValidationRuleObject {
+	const text = (min: number, max: number): ValidationRuleObject => ({
 		type: "string",
 		trim: true,
 		empty: false,
@@ -203,7 +177,7 @@ function checkFields(obj: Record<string, unknown>, fields: readonly string[], re
 	let check = checks.get(key);
 	if (!check) {
 		const schema: ValidationSchema = { $$strict: false };
-		for (const f of fields) schema[f] = ruleFor(baseOf(f), !required || OPTIONAL_ALWAYS.has(f)) as any;
+		for (const f of fields) schema[f] = ruleFor(baseOf(f), !required || OPTIONAL_ALWAYS.has(f));
 		check = compile(schema);
 		checks.set(key, check);
 	}
@@ -282,13 +256,7 @@ export function parseCreate(body: unknown): ParsedWarehouse {
 		details.push(...checkFields(rec, [...RETURN_REQUIRED, ...RETURN_OPTIONAL], true));
 		for (const f of RETURN_OPTIONAL) if (rec[f] === undefined) rec[f] = null;
 	}
-	return {
-		details,
-		value: rec as unknown as WarehouseFields,
-		is_default: isDefault,
-		pincodes: pincodesOf(rec, details, isReturnSame, sent),
-		sent,
-	};
+	return parsedOf(rec, details, isReturnSame, isDefault, sent);
 }
 
 /**
@@ -331,11 +299,23 @@ export function parsePatch(body: unknown, stored: WarehouseFields): ParsedWareho
 		}
 		details.push(...retDetails);
 	}
+	return parsedOf(merged, details, isReturnSame, isDefault, sent);
+}
+
+/** The parse result of the complete record `rec` (meaningful as a record only when `details` is empty). */
+function parsedOf(
+	rec: Record<string, unknown>,
+	details: string[],
+	isReturnSame: boolean,
+	isDefault: boolean | undefined,
+	sent: string[],
+): ParsedWarehouse {
 	return {
 		details,
-		value: merged as unknown as WarehouseFields,
+		// every WarehouseFields key was validated (or mirrored / defaulted) above when `details` is empty
+		value: rec as unknown as WarehouseFields,
 		is_default: isDefault,
-		pincodes: pincodesOf(merged, details, isReturnSame, sent),
+		pincodes: pincodesOf(rec, details, isReturnSame, sent),
 		sent,
 	};
 }

@@ -1,58 +1,74 @@
-/** lib/warehouse-legs.ts: the one return-address rule shared by labels and courier bookings. */
+/**
+ * The return-address rules shared by labels, courier bookings and courier
+ * registration: a warehouse's legs (lib/warehouses/rows.ts `warehouseOf`),
+ * the order's return destination (lib/warehouse-legs.ts) and the pickup
+ * location given to couriers (lib/couriers/locations.ts).
+ */
 import { strict as assert } from "node:assert";
-import { courierAddressOf, pickupLocationOf } from "../../lib/couriers";
-import {
-	forwardLeg,
-	returnDestination,
-	returnLeg,
-	type WarehouseAddressFields,
-} from "../../lib/warehouse-legs";
+import { pickupLocationOf } from "../../lib/couriers";
+import { returnDestination } from "../../lib/warehouse-legs";
+import { type StoredWarehouse, warehouseOf } from "../../lib/warehouses/rows";
 
-const base: WarehouseAddressFields & { warehouse_code: string; gstin: string | null } = {
-	id: 1,
-	warehouse_name: "Delhi DC",
-	contact_person_name: "Asha Verma",
-	contact_no: "9876543210",
-	contact_email: "asha@example.com",
-	address_line_1: "12 Connaught Place, Block A",
-	address_line_2: null,
-	city: "New Delhi",
-	state: "Delhi",
-	pincode: "110001",
-	is_return_same: false,
-	return_warehouse_name: "Okhla returns",
-	return_contact_person_name: "Ravi Das",
-	return_contact_no: "9811111111",
-	return_contact_email: null,
-	return_address_line_1: "Plot 7, Okhla Phase II",
-	return_address_line_2: "Gate 3",
-	return_city: "New Delhi",
-	return_state: "Delhi",
-	return_pincode: "110020",
-	warehouse_code: "WH1-1",
-	gstin: null,
-};
+/** A stored warehouse row (Delhi, separate return leg in Okhla); `over` may null out any column. */
+function stored(over: Partial<Record<keyof StoredWarehouse, unknown>> = {}): StoredWarehouse {
+	return {
+		id: "1",
+		sender_id: "10023",
+		warehouse_name: "Delhi DC",
+		contact_person_name: "Asha Verma",
+		contact_no: "9876543210",
+		contact_email: "asha@example.com",
+		address_line_1: "12 Connaught Place, Block A",
+		address_line_2: null,
+		city: "New Delhi",
+		state: "Delhi",
+		pincode: "110001",
+		gstin: null,
+		warehouse_type: "fulfillment_pickup",
+		is_return_same: false,
+		return_warehouse_name: "Okhla returns",
+		return_contact_person_name: "Ravi Das",
+		return_contact_no: "9811111111",
+		return_contact_email: null,
+		return_address_line_1: "Plot 7, Okhla Phase II",
+		return_address_line_2: "Gate 3",
+		return_city: "New Delhi",
+		return_state: "Delhi",
+		return_pincode: "110020",
+		active: true,
+		retired: false,
+		retired_at: null,
+		is_default: true,
+		warehouse_code: "WH1-1",
+		version: 1,
+		created_at: new Date(),
+		updated_at: new Date(),
+		...over,
+	} as StoredWarehouse;
+}
 
 describe("warehouse legs and the return rule", () => {
 	it("uses the return block, falling back field by field to the forward contact", () => {
-		const leg = returnLeg({ ...base, return_contact_person_name: " ", return_contact_no: null });
-		assert.equal(leg.address_line_1, "Plot 7, Okhla Phase II");
+		const leg = warehouseOf(stored({ return_contact_person_name: " ", return_contact_no: null })).return_to;
+		assert.equal(leg.address_1, "Plot 7, Okhla Phase II");
 		assert.equal(leg.pincode, "110020");
 		assert.equal(leg.warehouse_name, "Okhla returns");
-		assert.equal(leg.contact_person_name, "Asha Verma");
-		assert.equal(leg.contact_no, "9876543210");
-		assert.equal(leg.contact_email, "asha@example.com");
+		assert.equal(leg.name, "Asha Verma");
+		assert.equal(leg.phone, "9876543210");
+		assert.equal(leg.email, "asha@example.com");
 	});
 
 	it("mirrors the forward address when is_return_same or the return street/pincode is missing", () => {
-		assert.deepEqual(returnLeg({ ...base, is_return_same: true }), forwardLeg(base));
-		assert.deepEqual(returnLeg({ ...base, return_pincode: null }), forwardLeg(base));
-		assert.deepEqual(returnLeg({ ...base, return_address_line_1: "" }), forwardLeg(base));
+		const pickup = warehouseOf(stored()).pickup;
+		assert.deepEqual(warehouseOf(stored({ is_return_same: true })).return_to, pickup);
+		assert.deepEqual(warehouseOf(stored({ return_pincode: null })).return_to, pickup);
+		assert.deepEqual(warehouseOf(stored({ return_address_line_1: "" })).return_to, pickup);
 	});
 
 	it("sends returns to a distinct RTO warehouse's own address, else the pickup's return leg", () => {
-		const rto = { ...base, id: 2, address_line_1: "RTO hub, Sector 5", pincode: "122001" };
-		assert.equal(returnDestination(base, rto)?.address_line_1, "RTO hub, Sector 5");
+		const base = warehouseOf(stored());
+		const rto = warehouseOf(stored({ id: "2", address_line_1: "RTO hub, Sector 5", pincode: "122001" }));
+		assert.equal(returnDestination(base, rto)?.address_1, "RTO hub, Sector 5");
 		assert.equal(returnDestination(base, { ...base })?.pincode, "110020"); // RTO = pickup
 		assert.equal(returnDestination(base, null)?.pincode, "110020");
 		assert.equal(returnDestination(null, rto)?.pincode, "122001");
@@ -60,10 +76,25 @@ describe("warehouse legs and the return rule", () => {
 	});
 
 	it("registers pickup locations with both legs as courier addresses", () => {
-		const loc = pickupLocationOf(base);
+		const w = warehouseOf(stored({ gstin: "07AAPFU0939F1ZV" }));
+		const loc = pickupLocationOf(w);
 		assert.equal(loc.warehouse_code, "WH1-1");
-		assert.deepEqual(loc.address, courierAddressOf(forwardLeg(base)));
+		assert.equal(loc.warehouse_name, "Delhi DC");
+		assert.equal(loc.gstin, "07AAPFU0939F1ZV");
+		assert.deepEqual(loc.address, w.pickup);
+		assert.deepEqual(loc.address, {
+			warehouse_name: "Delhi DC",
+			name: "Asha Verma",
+			phone: "9876543210",
+			email: "asha@example.com",
+			address_1: "12 Connaught Place, Block A",
+			address_2: null,
+			city: "New Delhi",
+			state: "Delhi",
+			pincode: "110001",
+		});
 		assert.deepEqual(loc.return_address, {
+			warehouse_name: "Okhla returns",
 			name: "Ravi Das",
 			phone: "9811111111",
 			address_1: "Plot 7, Okhla Phase II",
