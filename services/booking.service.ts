@@ -3,7 +3,7 @@
  * ARCHITECTURE §5 durability).
  *
  * Public (gateway): `booking.book` — POST /v1/shipping/book.
- * Internal (lib/contracts.ts): `booking.getShipment` {sender_id, order_id} → ShipmentRecord | null.
+ * Internal (lib/contracts/booking.ts): `booking.getShipment` {sender_id, order_id} → ShipmentRecord | null.
  * Worker: `booking.processAttempt` {attempt_id} — handed each job of BullMQ queue "booking".
  * Ops: `booking.relayOutbox` → {delivered, failed}, `booking.sweep` → {enqueued}.
  *
@@ -29,8 +29,7 @@
  *
  * Timings: see lib/booking/settings.ts.
  */
-import type { Context, ServiceSchema } from "moleculer";
-import type { Sequelize } from "sequelize";
+import type { Job } from "bullmq";
 import { senderOf } from "../lib/auth";
 import { BOOKING_MIGRATIONS } from "../lib/booking/migrations";
 import { parseBookInput } from "../lib/booking/params";
@@ -57,13 +56,17 @@ import {
 	sweepCandidates,
 } from "../lib/booking/store";
 import { assertNotB2B } from "../lib/channel";
-import type {
-	CourierInfo,
-	OrderRecord,
-	Quote,
-	QuoteResult,
-	ShipmentRecord,
-	WarehouseRow,
+import {
+	type BookAnswer,
+	type Caller,
+	type CallOptions,
+	type CourierInfo,
+	call,
+	type OrderRecord,
+	type ProcessResult,
+	type Quote,
+	type ShipmentRecord,
+	type Warehouse,
 } from "../lib/contracts";
 import {
 	adapterFor,
@@ -75,22 +78,11 @@ import {
 	PickupLocationUnknown,
 	pickupLocationOf,
 } from "../lib/couriers";
-import { type ApiError, apiError, errorBodyOf } from "../lib/errors";
+import { type ApiError, apiError } from "../lib/errors";
 import { getQueue } from "../lib/queue";
+import { defineService } from "../lib/service";
 import { DbMixin } from "../mixins/db.mixin";
 import { WorkerMixin } from "../mixins/worker.mixin";
-
-/** Answer of `booking.book` (202). Never carries the AWB. */
-export type BookAnswer =
-	| { status: "queued"; idem_key: string }
-	| { status: "queued"; mode: "auto"; idem_key: string };
-
-/** Answer of `booking.processAttempt`. */
-export interface ProcessResult {
-	attempt_id: number;
-	state: string;
-	awb_number?: string | null;
-}
 
 /** Outbox rows leased (and delivered concurrently) per relay round. */
 const RELAY_BATCH = 50;
@@ -139,8 +131,8 @@ class AttemptFailed extends Error {
 
 type Periodic = "relay" | "sweep";
 
+/** State set in `created` / `started` (db comes from the DbMixin). */
 interface BookingVars {
-	db: Sequelize;
 	timings: BookingTimings;
 	/** interval timers of the periodic relay and sweeper */
 	timers: NodeJS.Timeout[];
@@ -151,30 +143,7 @@ interface BookingVars {
 	bookingStopping: boolean;
 }
 
-interface BookingMethods {
-	callService<R>(ctx: Context, action: string, params: unknown, unavailable: string): Promise<R>;
-	pickCourier(
-		ctx: Context,
-		sender: number,
-		order: OrderRecord,
-		warehouse: WarehouseRow,
-		logistic_id: number | undefined,
-	): Promise<{ courier: CourierInfo; quote: Quote }>;
-	relay(ids?: number[]): Promise<{ delivered: number; failed: number }>;
-	deliver(row: OutboxRow): Promise<void>;
-	enqueue(attempt_id: number): Promise<void>;
-	sweepOnce(): Promise<{ enqueued: number }>;
-	runAttempt(ctx: Context, a: AttemptRow): Promise<ProcessResult>;
-	bookAt(adapter: CourierAdapter, req: BookRequest, warehouse: WarehouseRow): Promise<BookResult>;
-	settlePrevious(ctx: Context, a: AttemptRow): Promise<void>;
-	background(what: string, work: () => Promise<unknown>): Promise<void>;
-	finish(ids: number[] | null): void;
-	tick(kind: Periodic): void;
-}
-
-type This = BookingVars & BookingMethods & { broker: any; logger: any };
-
-const BookingService = {
+export default defineService<BookingVars>()({
 	name: "booking",
 	mixins: [
 		DbMixin("booking", BOOKING_MIGRATIONS),
@@ -188,6 +157,319 @@ const BookingService = {
 		]),
 	],
 	settings: {},
+	// Each handler spells out its return type: an unannotated handler that uses
+	// `this` keeps defineService from inferring the methods (TypeScript fixes
+	// `this` before it has read them).
+	methods: {
+		/**
+		 * Options of a call to another service: the configured timeout
+		 * (`callTimeoutMs`) and the 503 code a failure without a contract body
+		 * becomes (contract errors pass through; see lib/contracts/call.ts).
+		 */
+		callOptions(unavailable?: string): CallOptions {
+			return { timeout: this.timings.callTimeoutMs, unavailable: unavailable ?? "service_unavailable" };
+		},
+
+		/**
+		 * The courier of a booking and its quote (rupees): the forced `logistic_id`,
+		 * or (undefined) the top-ranked courier that prices the lane (AUTO).
+		 * @throws 400 `unknown_logistic` (forced courier not on the active card),
+		 *   422 `lane_not_priced`, 503 `rate_unavailable`
+		 */
+		async pickCourier(
+			via: Caller,
+			sender: number,
+			order: OrderRecord,
+			warehouse: Warehouse,
+			logistic_id: number | undefined,
+		): Promise<{ courier: CourierInfo; quote: Quote }> {
+			const opts = this.callOptions("rate_unavailable");
+			const lane = `${warehouse.pickup.pincode} → ${order.consignee.pincode}`;
+			if (logistic_id === undefined) {
+				const [ranked, q] = await Promise.all([
+					rankCouriers(via, sender, order.direction, opts),
+					call(via, "rates.quote", laneOf(order, warehouse), opts),
+				]);
+				const pick = pickAuto(ranked, q.data ?? []);
+				if (!pick) {
+					throw apiError(422, "lane_not_priced", `no courier on the rate card prices this lane (${lane})`);
+				}
+				return pick;
+			}
+			const courier = await call(via, "rates.getCourier", { logistic_id }, opts);
+			if (!courier?.active) {
+				throw apiError(
+					400,
+					"unknown_logistic",
+					`logistic_id ${logistic_id} is not a courier on the active rate card`,
+				);
+			}
+			const q = await call(via, "rates.quote", laneOf(order, warehouse, logistic_id), opts);
+			const quote = (q.data ?? []).find((x) => x.logistic_id === logistic_id);
+			if (!quote) {
+				const why = (q.dropped_couriers ?? []).find((d) => d.logistic_id === logistic_id);
+				throw apiError(
+					422,
+					"lane_not_priced",
+					`${courier.logistic_name} does not price this lane (${lane})` +
+						(why ? `: ${why.detail || why.reason}` : ""),
+				);
+			}
+			return { courier, quote };
+		},
+
+		/**
+		 * Outbox relay: leases up to {@link RELAY_BATCH} due undelivered rows (all,
+		 * or only `ids`) with `FOR UPDATE SKIP LOCKED`, delivers them concurrently
+		 * by acknowledged calls (each bounded by `callTimeoutMs`), marks each
+		 * delivered or schedules its redelivery with backoff; repeats while full
+		 * batches come back. The lease (3 × `callTimeoutMs`, at least 30 s) outlives
+		 * a round, so another relay never takes a row this one is still delivering;
+		 * a relay that dies leaves its rows to be re-leased when the lease ends.
+		 * Receivers are idempotent and ordered by (attempt_id, seq), so neither a
+		 * redelivery nor the order of deliveries within a round matters.
+		 */
+		async relay(ids?: number[]): Promise<{ delivered: number; failed: number }> {
+			const leaseMs = Math.max(30_000, 3 * this.timings.callTimeoutMs);
+			let delivered = 0;
+			let failed = 0;
+			for (;;) {
+				const rows = await leaseOutbox(this.db, RELAY_BATCH, leaseMs, ids);
+				await Promise.all(
+					rows.map(async (row) => {
+						try {
+							await this.deliver(row);
+							await outboxDelivered(this.db, row.id);
+							delivered++;
+						} catch (err) {
+							failed++;
+							this.logger.warn(
+								`booking outbox ${row.id} (${row.kind}) not delivered (try ${row.tries}): ${message(err)}`,
+							);
+							await outboxRetryLater(this.db, row, message(err), this.timings.relayBackoffMs);
+						}
+					}),
+				);
+				if (ids || rows.length < RELAY_BATCH || this.bookingStopping) break;
+			}
+			return { delivered, failed };
+		},
+
+		/**
+		 * Delivers one outbox row; resolves only when acknowledged. A failure is
+		 * rethrown as it came (the relay logs it and redelivers the row later).
+		 */
+		async deliver(row: OutboxRow): Promise<void> {
+			if (row.kind === "order_update") {
+				await call(this.broker, "intake.applyBookingUpdate", row.payload, {
+					timeout: this.timings.callTimeoutMs,
+					unavailable: false,
+				});
+			} else if (row.kind === "enqueue_booking") {
+				await this.enqueue(Number(row.payload.attempt_id));
+			} else {
+				throw new Error(`unknown outbox kind ${(row as OutboxRow).kind}`);
+			}
+		},
+
+		/** Adds the attempt's job (jobId `attempt-<id>`: BullMQ ignores a duplicate add). */
+		async enqueue(attempt_id: number): Promise<void> {
+			const t = this.timings;
+			await withTimeout(
+				getQueue(BOOKING_QUEUE).add(
+					"book",
+					{ attempt_id },
+					{
+						jobId: jobIdOf(attempt_id),
+						attempts: t.jobAttempts,
+						backoff: { type: "exponential", delay: t.backoffMs },
+						removeOnComplete: true,
+						removeOnFail: { age: 7 * 24 * 3600 },
+					},
+				),
+				t.callTimeoutMs,
+				"booking queue add",
+			);
+		},
+
+		/**
+		 * Sweeper pass: attempts queued for longer than `sweepAfterMs` (or with a
+		 * stale claim) whose job is missing, finished or unknown get their job
+		 * re-added under the same jobId.
+		 */
+		async sweepOnce(): Promise<{ enqueued: number }> {
+			const ids = await sweepCandidates(this.db, this.timings.sweepAfterMs, this.timings.claimStaleMs);
+			let enqueued = 0;
+			const q = getQueue(BOOKING_QUEUE);
+			for (const id of ids) {
+				let job: Job | undefined = await withTimeout(
+					q.getJob(jobIdOf(id)),
+					this.timings.callTimeoutMs,
+					"booking queue getJob",
+				);
+				if (job) {
+					const st = await job.getState();
+					if (st === "completed" || st === "failed" || st === "unknown") {
+						await job.remove().catch(() => undefined);
+						job = undefined;
+					}
+				}
+				if (!job) {
+					await this.enqueue(id);
+					enqueued++;
+					this.logger.info(`booking sweeper: re-enqueued attempt ${id}`);
+				}
+			}
+			return { enqueued };
+		},
+
+		/**
+		 * Books a claimed attempt; throws AttemptFailed for a definitive failure.
+		 *
+		 * The order, its warehouses and the courier are read afresh here although
+		 * `book` read them moments before: a job may run minutes later (retries,
+		 * sweeper), on another pod, and must refuse what changed meanwhile (order
+		 * gone or B2B — spec §1 has the worker refuse `unsupported_channel` —,
+		 * warehouse retired, courier deactivated). The attempt row therefore holds
+		 * no copy of them (nor the consignee's address).
+		 */
+		async runAttempt(via: Caller, a: AttemptRow): Promise<ProcessResult> {
+			const opts = this.callOptions();
+			const order = await call(
+				via,
+				"intake.getOrder",
+				{ sender_id: a.sender_id, order_id: a.order_id },
+				opts,
+			);
+			if (!order) throw new AttemptFailed("the order no longer exists");
+			try {
+				assertNotB2B(order);
+			} catch (err) {
+				throw new AttemptFailed(`unsupported_channel: ${message(err)}`);
+			}
+			const warehouse = order.pickup_address_id
+				? await call(via, "warehouses.resolve", { sender_id: a.sender_id, id: order.pickup_address_id }, opts)
+				: null;
+			if (!warehouse) throw new AttemptFailed("the pickup warehouse is no longer active");
+			const rto =
+				order.rto_address_id && order.rto_address_id !== order.pickup_address_id
+					? await call(via, "warehouses.resolve", { sender_id: a.sender_id, id: order.rto_address_id }, opts)
+					: null;
+			const courier = await call(via, "rates.getCourier", { logistic_id: a.logistic_id }, opts);
+			if (!courier?.active) throw new AttemptFailed(`${a.courier_name} is no longer available`);
+			let adapter: CourierAdapter;
+			try {
+				adapter = adapterFor(courier);
+			} catch {
+				throw new AttemptFailed(`${a.courier_name} has no courier integration`);
+			}
+			await this.settlePrevious(via, a);
+			const req = bookRequestOf(a.attempt_id, order, warehouse, rto);
+			let result: BookResult | null = null;
+			try {
+				result = await this.bookAt(adapter, req, warehouse);
+			} catch (err) {
+				if (err instanceof CourierRefused)
+					throw new AttemptFailed(`${courier.logistic_name} refused: ${err.message}`);
+				if (!(err instanceof CourierUnavailable)) throw err;
+				// Ambiguous: the courier may have booked it. Ask before retrying.
+				const found = await adapter.lookupByReference(req.reference).catch((e2) => {
+					this.logger.warn(`booking ${a.attempt_id}: look-up failed: ${message(e2)}`);
+					return null;
+				});
+				if (!found) throw err;
+				if (found.status === "cancelled") {
+					throw new AttemptFailed(`${courier.logistic_name} reports the shipment as cancelled`);
+				}
+				this.logger.info(`booking ${a.attempt_id}: reconciled by reference look-up after: ${err.message}`);
+				result = found;
+			}
+			this.finish(await markBooked(this.db, a, result.awb_number, result.routing_code));
+			return { attempt_id: a.attempt_id, state: "booked", awb_number: result.awb_number };
+		},
+
+		/** Books; an unknown pickup location is registered once, then the booking is retried. */
+		async bookAt(adapter: CourierAdapter, req: BookRequest, warehouse: Warehouse): Promise<BookResult> {
+			try {
+				return await adapter.book(req);
+			} catch (err) {
+				if (!(err instanceof PickupLocationUnknown)) throw err;
+				await adapter.registerWarehouse(pickupLocationOf(warehouse));
+				return adapter.book(req);
+			}
+		},
+
+		/**
+		 * Settles earlier attempts of the same order that failed with the courier
+		 * unreachable: looks their reference up and cancels a shipment the courier
+		 * did book, so the order never holds two live AWBs. An earlier courier that
+		 * is gone or has no integration settles as such. Throws a plain Error
+		 * (retry) while that courier cannot be reached; AttemptFailed when it
+		 * refuses the cancel.
+		 */
+		async settlePrevious(via: Caller, a: AttemptRow): Promise<void> {
+			for (const p of await ambiguousAttempts(this.db, a.order_id, a.attempt_id)) {
+				const c = await call(via, "rates.getCourier", { logistic_id: p.logistic_id }, this.callOptions());
+				let adapter: CourierAdapter | null = null;
+				try {
+					adapter = c && adapterFor(c);
+				} catch {
+					/* no integration: nothing to look up */
+				}
+				if (!c || !adapter) {
+					const note = c ? "courier has no integration" : "courier no longer configured";
+					await settleAmbiguous(this.db, p.attempt_id, note);
+					continue;
+				}
+				const earlier = `an earlier booking at ${c.logistic_name}`;
+				let note: string;
+				let awb: string | undefined;
+				try {
+					const found = await adapter.lookupByReference(String(p.attempt_id));
+					if (found?.status === "booked") {
+						awb = found.awb_number;
+						await adapter.cancel(awb);
+						note = `late AWB ${awb} cancelled at the courier`;
+					} else note = found ? "already cancelled at the courier" : "unknown to the courier";
+				} catch (err) {
+					if (err instanceof CourierRefused) {
+						throw new AttemptFailed(`${earlier} (AWB ${awb}) could not be cancelled: ${err.message}`);
+					}
+					// A plain error (retried): on the last try it must not read as this attempt's courier being down.
+					throw new Error(`${earlier} could not be settled: ${message(err)}`);
+				}
+				await settleAmbiguous(this.db, p.attempt_id, note);
+			}
+		},
+
+		/** Runs `work` in the background: failures are logged, `stopped` waits for it. */
+		background(what: string, work: () => Promise<unknown>): Promise<void> {
+			const run: Promise<void> = work()
+				.then(() => undefined)
+				.catch((err) => this.logger.warn(`${what}: ${message(err)}`))
+				.finally(() => this.inflight.delete(run));
+			this.inflight.add(run);
+			return run;
+		},
+
+		/**
+		 * Relays freshly committed outbox rows without waiting (the timer retries
+		 * failures). Once stopping, nothing new starts: the rows stay in the outbox
+		 * for the next relay (another pod, or this one after a restart).
+		 */
+		finish(ids: number[] | null): void {
+			if (!ids?.length || this.bookingStopping) return;
+			void this.background("booking outbox relay", () => this.relay(ids));
+		},
+
+		/** One timer tick; a run never overlaps the previous one of its kind. */
+		tick(kind: Periodic): void {
+			if (this.bookingStopping || this.ticking.has(kind)) return;
+			this.ticking.add(kind);
+			const work = kind === "relay" ? () => this.relay() : () => this.sweepOnce();
+			void this.background(`booking ${kind}`, work).finally(() => this.ticking.delete(kind));
+		},
+	},
 	actions: {
 		/**
 		 * POST /v1/shipping/book (spec §4.2, §3, §7). Body `{order_id, logistic_id?}`;
@@ -215,14 +497,14 @@ const BookingService = {
 		 */
 		book: {
 			access: { writes: true },
-			async handler(this: This, ctx: Context<Record<string, unknown>, any>): Promise<BookAnswer> {
+			async handler(ctx): Promise<BookAnswer> {
 				const sender = senderOf(ctx);
 				const input = parseBookInput(ctx.params);
-				const order = await this.callService<OrderRecord | null>(
+				const order = await call(
 					ctx,
 					"intake.getOrder",
 					{ sender_id: sender, order_id: input.order_id },
-					"service_unavailable",
+					this.callOptions(),
 				);
 				if (!order || Number(order.sender_id) !== sender) {
 					const msg = "cannot create booking for another sender";
@@ -232,11 +514,11 @@ const BookingService = {
 				const live = await liveAttempt(this.db, input.order_id);
 				if (live) throw conflictFor(input.order_id, live);
 				const warehouse = order.pickup_address_id
-					? await this.callService<WarehouseRow | null>(
+					? await call(
 							ctx,
 							"warehouses.resolve",
 							{ sender_id: sender, id: order.pickup_address_id },
-							"service_unavailable",
+							this.callOptions(),
 						)
 					: null;
 				if (!warehouse) {
@@ -282,9 +564,9 @@ const BookingService = {
 		 */
 		processAttempt: {
 			params: { attempt_id: { type: "number", integer: true, positive: true, convert: true } },
-			async handler(this: This, ctx: Context<{ attempt_id: number }, any>): Promise<ProcessResult> {
+			async handler(ctx): Promise<ProcessResult> {
 				const id = ctx.params.attempt_id;
-				const job = ctx.meta?.job as { attemptsMade?: number } | undefined;
+				const job = ctx.meta?.job;
 				const lastTry = job !== undefined && Number(job.attemptsMade ?? 0) + 1 >= this.timings.jobAttempts;
 				const a = await claimAttempt(this.db, id, this.timings.claimStaleMs);
 				if (!a) {
@@ -316,384 +598,49 @@ const BookingService = {
 			},
 		},
 
-		/** Internal (lib/contracts.ts): the booked shipment of an order, or null. Money in rupees. */
+		/** Internal (lib/contracts/booking.ts): the booked shipment of an order, or null. Money in rupees. */
 		getShipment: {
 			params: {
 				sender_id: { type: "number", integer: true, positive: true, convert: true },
 				order_id: { type: "number", integer: true, positive: true, convert: true },
 			},
-			async handler(
-				this: This,
-				ctx: Context<{ sender_id: number; order_id: number }>,
-			): Promise<ShipmentRecord | null> {
+			async handler(ctx): Promise<ShipmentRecord | null> {
 				return shipmentOf(this.db, ctx.params.sender_id, ctx.params.order_id);
 			},
 		},
 
 		/** Ops: delivers due outbox rows now. → `{delivered, failed}`. */
 		relayOutbox: {
-			async handler(this: This) {
+			async handler(): Promise<{ delivered: number; failed: number }> {
 				return this.relay();
 			},
 		},
 
 		/** Ops: one sweeper pass now. → `{enqueued}`. */
 		sweep: {
-			async handler(this: This) {
+			async handler(): Promise<{ enqueued: number }> {
 				return this.sweepOnce();
 			},
 		},
 	},
-	methods: {
-		/**
-		 * Calls another service with the configured timeout. Contract errors
-		 * (ApiError) pass through; anything else (unreachable, timeout) becomes
-		 * 503 `<unavailable>`.
-		 */
-		async callService<R>(
-			this: This,
-			ctx: Context,
-			action: string,
-			params: unknown,
-			unavailable: string,
-		): Promise<R> {
-			try {
-				return (await ctx.call(action, params, { timeout: this.timings.callTimeoutMs })) as R;
-			} catch (err) {
-				if (errorBodyOf(err)) throw err;
-				this.logger.warn(`booking: ${action} failed: ${message(err)}`);
-				throw apiError(503, unavailable, `${action.split(".")[0]} is unavailable; retry`);
-			}
-		},
-
-		/**
-		 * The courier of a booking and its quote (rupees): the forced `logistic_id`,
-		 * or (undefined) the top-ranked courier that prices the lane (AUTO).
-		 * @throws 400 `unknown_logistic` (forced courier not on the active card),
-		 *   422 `lane_not_priced`, 503 `rate_unavailable`
-		 */
-		async pickCourier(
-			this: This,
-			ctx: Context,
-			sender: number,
-			order: OrderRecord,
-			warehouse: WarehouseRow,
-			logistic_id: number | undefined,
-		): Promise<{ courier: CourierInfo; quote: Quote }> {
-			const call = <R>(action: string, params: unknown) =>
-				this.callService<R>(ctx, action, params, "rate_unavailable");
-			const lane = `${warehouse.pincode} → ${order.receiver.pincode}`;
-			if (logistic_id === undefined) {
-				const [ranked, q] = await Promise.all([
-					rankCouriers(call, sender, order.shipment_type === 1 ? 1 : 0),
-					call<QuoteResult>("rates.quote", laneOf(order, warehouse)),
-				]);
-				const pick = pickAuto(ranked, q.data ?? []);
-				if (!pick) {
-					throw apiError(422, "lane_not_priced", `no courier on the rate card prices this lane (${lane})`);
-				}
-				return pick;
-			}
-			const courier = await call<CourierInfo | null>("rates.getCourier", { logistic_id });
-			if (!courier?.active) {
-				throw apiError(
-					400,
-					"unknown_logistic",
-					`logistic_id ${logistic_id} is not a courier on the active rate card`,
-				);
-			}
-			const q = await call<QuoteResult>("rates.quote", laneOf(order, warehouse, logistic_id));
-			const quote = (q.data ?? []).find((x) => x.logistic_id === logistic_id);
-			if (!quote) {
-				const why = (q.dropped_couriers ?? []).find((d) => d.logistic_id === logistic_id);
-				throw apiError(
-					422,
-					"lane_not_priced",
-					`${courier.logistic_name} does not price this lane (${lane})` +
-						(why ? `: ${why.detail || why.reason}` : ""),
-				);
-			}
-			return { courier, quote };
-		},
-
-		/**
-		 * Outbox relay: leases up to {@link RELAY_BATCH} due undelivered rows (all,
-		 * or only `ids`) with `FOR UPDATE SKIP LOCKED`, delivers them concurrently
-		 * by acknowledged calls (each bounded by `callTimeoutMs`), marks each
-		 * delivered or schedules its redelivery with backoff; repeats while full
-		 * batches come back. The lease (3 × `callTimeoutMs`, at least 30 s) outlives
-		 * a round, so another relay never takes a row this one is still delivering;
-		 * a relay that dies leaves its rows to be re-leased when the lease ends.
-		 * Receivers are idempotent and ordered by (attempt_id, seq), so neither a
-		 * redelivery nor the order of deliveries within a round matters.
-		 */
-		async relay(this: This, ids?: number[]) {
-			const leaseMs = Math.max(30_000, 3 * this.timings.callTimeoutMs);
-			let delivered = 0;
-			let failed = 0;
-			for (;;) {
-				const rows = await leaseOutbox(this.db, RELAY_BATCH, leaseMs, ids);
-				await Promise.all(
-					rows.map(async (row) => {
-						try {
-							await this.deliver(row);
-							await outboxDelivered(this.db, row.id);
-							delivered++;
-						} catch (err) {
-							failed++;
-							this.logger.warn(
-								`booking outbox ${row.id} (${row.kind}) not delivered (try ${row.tries}): ${message(err)}`,
-							);
-							await outboxRetryLater(this.db, row, message(err), this.timings.relayBackoffMs);
-						}
-					}),
-				);
-				if (ids || rows.length < RELAY_BATCH || this.bookingStopping) break;
-			}
-			return { delivered, failed };
-		},
-
-		/** Delivers one outbox row; resolves only when acknowledged. */
-		async deliver(this: This, row: OutboxRow) {
-			if (row.kind === "order_update") {
-				await this.broker.call("intake.applyBookingUpdate", row.payload, {
-					timeout: this.timings.callTimeoutMs,
-				});
-			} else if (row.kind === "enqueue_booking") {
-				await this.enqueue(Number(row.payload.attempt_id));
-			} else {
-				throw new Error(`unknown outbox kind ${(row as OutboxRow).kind}`);
-			}
-		},
-
-		/** Adds the attempt's job (jobId `attempt-<id>`: BullMQ ignores a duplicate add). */
-		async enqueue(this: This, attempt_id: number) {
-			const t = this.timings;
-			await withTimeout(
-				getQueue(BOOKING_QUEUE).add(
-					"book",
-					{ attempt_id },
-					{
-						jobId: jobIdOf(attempt_id),
-						attempts: t.jobAttempts,
-						backoff: { type: "exponential", delay: t.backoffMs },
-						removeOnComplete: true,
-						removeOnFail: { age: 7 * 24 * 3600 },
-					},
-				),
-				t.callTimeoutMs,
-				"booking queue add",
-			);
-		},
-
-		/**
-		 * Sweeper pass: attempts queued for longer than `sweepAfterMs` (or with a
-		 * stale claim) whose job is missing, finished or unknown get their job
-		 * re-added under the same jobId.
-		 */
-		async sweepOnce(this: This) {
-			const ids = await sweepCandidates(this.db, this.timings.sweepAfterMs, this.timings.claimStaleMs);
-			let enqueued = 0;
-			const q = getQueue(BOOKING_QUEUE);
-			for (const id of ids) {
-				let job = await withTimeout<any>(
-					q.getJob(jobIdOf(id)),
-					this.timings.callTimeoutMs,
-					"booking queue getJob",
-				);
-				if (job) {
-					const st = await job.getState();
-					if (st === "completed" || st === "failed" || st === "unknown") {
-						await job.remove().catch(() => undefined);
-						job = undefined;
-					}
-				}
-				if (!job) {
-					await this.enqueue(id);
-					enqueued++;
-					this.logger.info(`booking sweeper: re-enqueued attempt ${id}`);
-				}
-			}
-			return { enqueued };
-		},
-
-		/**
-		 * Books a claimed attempt; throws AttemptFailed for a definitive failure.
-		 *
-		 * The order, its warehouses and the courier are read afresh here although
-		 * `book` read them moments before: a job may run minutes later (retries,
-		 * sweeper), on another pod, and must refuse what changed meanwhile (order
-		 * gone or B2B — spec §1 has the worker refuse `unsupported_channel` —,
-		 * warehouse retired, courier deactivated). The attempt row therefore holds
-		 * no copy of them (nor the consignee's address).
-		 */
-		async runAttempt(this: This, ctx: Context, a: AttemptRow): Promise<ProcessResult> {
-			const call = <R>(action: string, params: unknown) =>
-				this.callService<R>(ctx, action, params, "service_unavailable");
-			const order = await call<OrderRecord | null>("intake.getOrder", {
-				sender_id: a.sender_id,
-				order_id: a.order_id,
-			});
-			if (!order) throw new AttemptFailed("the order no longer exists");
-			try {
-				assertNotB2B(order);
-			} catch (err) {
-				throw new AttemptFailed(`unsupported_channel: ${message(err)}`);
-			}
-			const warehouse = order.pickup_address_id
-				? await call<WarehouseRow | null>("warehouses.resolve", {
-						sender_id: a.sender_id,
-						id: order.pickup_address_id,
-					})
-				: null;
-			if (!warehouse) throw new AttemptFailed("the pickup warehouse is no longer active");
-			const rto =
-				order.rto_address_id && order.rto_address_id !== order.pickup_address_id
-					? await call<WarehouseRow | null>("warehouses.resolve", {
-							sender_id: a.sender_id,
-							id: order.rto_address_id,
-						})
-					: null;
-			const courier = await call<CourierInfo | null>("rates.getCourier", { logistic_id: a.logistic_id });
-			if (!courier?.active) throw new AttemptFailed(`${a.courier_name} is no longer available`);
-			let adapter: CourierAdapter;
-			try {
-				adapter = adapterFor(courier);
-			} catch {
-				throw new AttemptFailed(`${a.courier_name} has no courier integration`);
-			}
-			await this.settlePrevious(ctx, a);
-			const req = bookRequestOf(a.attempt_id, order, warehouse, rto);
-			let result: BookResult | null = null;
-			try {
-				result = await this.bookAt(adapter, req, warehouse);
-			} catch (err) {
-				if (err instanceof CourierRefused)
-					throw new AttemptFailed(`${courier.logistic_name} refused: ${err.message}`);
-				if (!(err instanceof CourierUnavailable)) throw err;
-				// Ambiguous: the courier may have booked it. Ask before retrying.
-				const found = await adapter.lookupByReference(req.reference).catch((e2) => {
-					this.logger.warn(`booking ${a.attempt_id}: look-up failed: ${message(e2)}`);
-					return null;
-				});
-				if (!found) throw err;
-				if (found.status === "cancelled") {
-					throw new AttemptFailed(`${courier.logistic_name} reports the shipment as cancelled`);
-				}
-				this.logger.info(`booking ${a.attempt_id}: reconciled by reference look-up after: ${err.message}`);
-				result = found;
-			}
-			this.finish(await markBooked(this.db, a, result.awb_number, result.routing_code));
-			return { attempt_id: a.attempt_id, state: "booked", awb_number: result.awb_number };
-		},
-
-		/** Books; an unknown pickup location is registered once, then the booking is retried. */
-		async bookAt(this: This, adapter: CourierAdapter, req: BookRequest, warehouse: WarehouseRow) {
-			try {
-				return await adapter.book(req);
-			} catch (err) {
-				if (!(err instanceof PickupLocationUnknown)) throw err;
-				await adapter.registerWarehouse(pickupLocationOf(warehouse));
-				return adapter.book(req);
-			}
-		},
-
-		/**
-		 * Settles earlier attempts of the same order that failed with the courier
-		 * unreachable: looks their reference up and cancels a shipment the courier
-		 * did book, so the order never holds two live AWBs. An earlier courier that
-		 * is gone or has no integration settles as such. Throws a plain Error
-		 * (retry) while that courier cannot be reached; AttemptFailed when it
-		 * refuses the cancel.
-		 */
-		async settlePrevious(this: This, ctx: Context, a: AttemptRow) {
-			for (const p of await ambiguousAttempts(this.db, a.order_id, a.attempt_id)) {
-				const c = await this.callService<CourierInfo | null>(
-					ctx,
-					"rates.getCourier",
-					{ logistic_id: p.logistic_id },
-					"service_unavailable",
-				);
-				let adapter: CourierAdapter | null = null;
-				try {
-					adapter = c && adapterFor(c);
-				} catch {
-					/* no integration: nothing to look up */
-				}
-				if (!c || !adapter) {
-					const note = c ? "courier has no integration" : "courier no longer configured";
-					await settleAmbiguous(this.db, p.attempt_id, note);
-					continue;
-				}
-				const earlier = `an earlier booking at ${c.logistic_name}`;
-				let note: string;
-				let awb: string | undefined;
-				try {
-					const found = await adapter.lookupByReference(String(p.attempt_id));
-					if (found?.status === "booked") {
-						awb = found.awb_number;
-						await adapter.cancel(awb);
-						note = `late AWB ${awb} cancelled at the courier`;
-					} else note = found ? "already cancelled at the courier" : "unknown to the courier";
-				} catch (err) {
-					if (err instanceof CourierRefused) {
-						throw new AttemptFailed(`${earlier} (AWB ${awb}) could not be cancelled: ${err.message}`);
-					}
-					// A plain error (retried): on the last try it must not read as this attempt's courier being down.
-					throw new Error(`${earlier} could not be settled: ${message(err)}`);
-				}
-				await settleAmbiguous(this.db, p.attempt_id, note);
-			}
-		},
-
-		/** Runs `work` in the background: failures are logged, `stopped` waits for it. */
-		background(this: This, what: string, work: () => Promise<unknown>): Promise<void> {
-			const run: Promise<void> = work()
-				.then(() => undefined)
-				.catch((err) => this.logger.warn(`${what}: ${message(err)}`))
-				.finally(() => this.inflight.delete(run));
-			this.inflight.add(run);
-			return run;
-		},
-
-		/**
-		 * Relays freshly committed outbox rows without waiting (the timer retries
-		 * failures). Once stopping, nothing new starts: the rows stay in the outbox
-		 * for the next relay (another pod, or this one after a restart).
-		 */
-		finish(this: This, ids: number[] | null) {
-			if (!ids?.length || this.bookingStopping) return;
-			void this.background("booking outbox relay", () => this.relay(ids));
-		},
-
-		/** One timer tick; a run never overlaps the previous one of its kind. */
-		tick(this: This, kind: Periodic) {
-			if (this.bookingStopping || this.ticking.has(kind)) return;
-			this.ticking.add(kind);
-			const work = kind === "relay" ? () => this.relay() : () => this.sweepOnce();
-			void this.background(`booking ${kind}`, work).finally(() => this.ticking.delete(kind));
-		},
-	},
-	created(this: This) {
+	created() {
 		this.timings = bookingTimings();
 		this.timers = [];
 		this.ticking = new Set();
 		this.inflight = new Set();
 		this.bookingStopping = false;
 	},
-	async started(this: This) {
+	async started() {
 		this.bookingStopping = false;
 		this.timers = [
 			setInterval(() => this.tick("relay"), this.timings.relayMs),
 			setInterval(() => this.tick("sweep"), this.timings.sweepMs),
 		];
 	},
-	async stopped(this: This) {
+	async stopped() {
 		this.bookingStopping = true;
 		for (const t of this.timers) clearInterval(t);
 		this.timers = [];
 		await Promise.allSettled([...this.inflight]);
 	},
-} satisfies ServiceSchema<Record<string, never>, any, any>;
-
-export default BookingService;
+});

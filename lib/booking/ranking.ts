@@ -5,29 +5,36 @@
  * `rates.listCouriers` (CourierInfo.default_priority). A per-merchant ranking
  * table (`PATCH /v1/shipping/couriers/priority`) is a later issue: implement
  * it by changing {@link rankCouriers} only — it receives the sender and the
- * shipment type, and its callers take the first ranked courier that prices the lane.
+ * shipment direction, and its callers take the first ranked courier that prices the lane.
  */
-import type { CourierInfo, Quote } from "../contracts";
-
-/** Calls another service (ctx.call / broker.call shaped). */
-export type Caller = <R>(action: string, params: Record<string, unknown>) => Promise<R>;
+import {
+	type Caller,
+	type CallOptions,
+	type CourierInfo,
+	call,
+	type Quote,
+	type ShipmentDirection,
+} from "../contracts";
 
 /**
- * Couriers in AUTO order for `sender_id` and `shipment_type` (0 forward, 1 reverse):
- * active couriers by default priority, then logistic_id.
+ * Couriers in AUTO order for `sender_id` and `direction`: the active couriers
+ * of that direction (`rates.listCouriers {direction}`) by default priority,
+ * then logistic_id. `opts` are the call's options (timeout, 503 code); a rates
+ * failure raises what {@link call} raises (503 `opts.unavailable`).
  */
 export async function rankCouriers(
-	call: Caller,
+	via: Caller,
 	_sender_id: number,
-	shipment_type: 0 | 1,
+	direction: ShipmentDirection,
+	opts: CallOptions = {},
 ): Promise<CourierInfo[]> {
-	const list = await call<CourierInfo[]>("rates.listCouriers", { shipment_type });
+	const list = await call(via, "rates.listCouriers", { direction }, opts);
 	return (list ?? [])
 		.filter((c) => c.active)
 		.sort((a, b) => a.default_priority - b.default_priority || a.logistic_id - b.logistic_id);
 }
 
-/** The top-ranked courier that prices the lane, with its quote; null when none does. */
+/** The top-ranked courier that prices the lane, with its quote (rupees); null when none does. */
 export function pickAuto(
 	ranked: CourierInfo[],
 	quotes: Quote[],

@@ -3,10 +3,9 @@
  * (`rates.quote`) and the courier booking request.
  * Units: kg, cm, rupees.
  */
-import type { OrderRecord, QuoteParams, WarehouseRow } from "../contracts";
-import { courierAddressOf } from "../couriers/locations";
+import type { OrderRecord, QuoteParams, Warehouse } from "../contracts";
 import type { BookRequest } from "../couriers/types";
-import { forwardLeg, returnDestination } from "../warehouse-legs";
+import { returnDestination } from "../warehouse-legs";
 
 /** Volumetric divisor used to give `rates.quote` a volumetric weight (cm³/kg; the most common one). */
 const VOLUMETRIC_DIVISOR = 5000;
@@ -26,67 +25,68 @@ function volumetricWeight(order: OrderRecord): number {
 }
 
 /**
- * The lane to price for an order: pickup warehouse pincode → receiver pincode,
- * dead and volumetric weight, COD from the order, `operation: "reverse"` for
- * a return (the rates service prices the return leg of that lane).
+ * The amount in rupees the courier collects on delivery: 0 for a prepaid
+ * order; for a COD order its `cod_amount` when positive, else its declared
+ * order total (spec §2.1). The one rule for booking, quotes and labels.
  */
-export function laneOf(order: OrderRecord, warehouse: WarehouseRow, logistic_id?: number): QuoteParams {
-	const cod = order.order_type === 1;
-	return {
-		from_pin: warehouse.pincode,
-		to_pin: order.receiver.pincode,
-		physical_weight: order.product.physical_weight,
-		volumetric_weight: volumetricWeight(order),
-		order_type: cod ? 1 : 0,
-		...(cod ? { collectable_amount: codAmount(order) } : {}),
-		operation: order.shipment_type === 1 ? "reverse" : "forward",
-		...(logistic_id ? { logistic_id } : {}),
-	};
-}
-
-/** COD amount in rupees (the order's `cod_amount`, else its declared total). */
-function codAmount(order: OrderRecord): number {
-	if (order.order_type !== 1) return 0;
+export function codAmountOf(order: OrderRecord): number {
+	if (order.payment_mode !== "cod") return 0;
 	const a = order.product.cod_amount;
 	return a !== null && a !== undefined && a > 0 ? a : order.product.declared_order_total;
 }
 
 /**
+ * The lane to price for an order (`rates.quote` params): pickup warehouse
+ * pincode → consignee pincode, dead and volumetric weight (kg), the order's
+ * payment mode (with `cod_amount` in rupees, {@link codAmountOf}, only when
+ * COD) and direction (a reverse order prices the return leg of that lane);
+ * `logistic_id` prices one courier only.
+ */
+export function laneOf(order: OrderRecord, warehouse: Warehouse, logistic_id?: number): QuoteParams {
+	const cod = order.payment_mode === "cod";
+	return {
+		from_pin: warehouse.pickup.pincode,
+		to_pin: order.consignee.pincode,
+		physical_weight: order.product.physical_weight,
+		volumetric_weight: volumetricWeight(order),
+		payment_mode: order.payment_mode,
+		...(cod ? { cod_amount: codAmountOf(order) } : {}),
+		direction: order.direction,
+		...(logistic_id ? { logistic_id } : {}),
+	};
+}
+
+/**
  * The courier request of attempt `attempt_id`: our attempt id is the courier's
- * client reference (it dedupes on it). The return address follows the one rule
- * of lib/warehouse-legs.ts `returnDestination` (the label prints the same).
+ * client reference (it dedupes on it). The consignee's landmark is folded into
+ * `address_2` ("address_2, landmark"); the pickup address is the pickup
+ * warehouse's pickup leg; the return address follows the one rule of
+ * lib/warehouse-legs.ts `returnDestination` (the label prints the same), with
+ * `rto` the order's RTO warehouse when it names another one.
  */
 export function bookRequestOf(
 	attempt_id: number,
 	order: OrderRecord,
-	pickup: WarehouseRow,
-	returnTo?: WarehouseRow | null,
+	pickup: Warehouse,
+	rto?: Warehouse | null,
 ): BookRequest {
 	const p = order.product;
-	const r = order.receiver;
-	const address_2 = [r.address_2, r.landmark].filter((x) => x && String(x).trim()).join(", ") || null;
+	const { landmark, ...consignee } = order.consignee;
+	const address_2 = [consignee.address_2, landmark].filter((x) => x && String(x).trim()).join(", ") || null;
 	return {
 		reference: String(attempt_id),
 		order_no: order.customer_order_no,
-		shipment_type: order.shipment_type,
-		payment: order.order_type === 1 ? "cod" : "prepaid",
-		cod_amount: codAmount(order),
+		direction: order.direction,
+		payment: order.payment_mode,
+		cod_amount: codAmountOf(order),
 		declared_value: p.declared_order_total,
 		weight_kg: p.physical_weight,
 		dimensions_cm: dimensionsOf(order),
 		product_description: p.product_name,
 		pickup_location_code: pickup.warehouse_code,
-		pickup: courierAddressOf(forwardLeg(pickup)),
-		consignee: {
-			name: r.name,
-			phone: r.mobile_no,
-			address_1: r.address_1,
-			address_2,
-			city: r.city ?? "",
-			state: r.state ?? "",
-			pincode: r.pincode,
-		},
+		pickup: pickup.pickup,
+		consignee: { ...consignee, address_2 },
 		// never null: the pickup warehouse is known
-		return_address: courierAddressOf(returnDestination(pickup, returnTo ?? null)!),
+		return_address: returnDestination(pickup, rto ?? null)!,
 	};
 }

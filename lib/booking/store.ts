@@ -9,6 +9,7 @@ import type { BookingUpdate, Quote, ShipmentRecord } from "../contracts";
 import { exec, select } from "../db";
 import { toPaise, toRupees } from "../money";
 
+/** State of a booking attempt (`booking.attempts.state`; queued, claimed and booked are live). */
 export type AttemptState = "queued" | "claimed" | "booked" | "failed" | "cancelled";
 
 /** Quoted charges in paise. */
@@ -46,15 +47,19 @@ export interface AttemptRow {
 	updated_at: Date;
 }
 
-/** One `booking.outbox` row. */
-export interface OutboxRow {
-	id: number;
-	kind: "enqueue_booking" | "order_update";
-	payload: any;
-	tries: number;
-}
+/** What an outbox row delivers: an order update for intake, or the attempt's BullMQ job. */
+export type OutboxMessage =
+	| { kind: "order_update"; payload: BookingUpdate }
+	| { kind: "enqueue_booking"; payload: { attempt_id: number } };
 
-function attempt(r: any): AttemptRow {
+/** One leased `booking.outbox` row; `tries` counts deliveries including this one. */
+export type OutboxRow = OutboxMessage & { id: number; tries: number };
+
+/** A `booking.attempts` row as pg returns it: bigint and integer ids may come as strings. */
+type StoredAttempt = Omit<AttemptRow, "attempt_id" | "order_id" | "sender_id" | "logistic_id" | "tries"> &
+	Record<"attempt_id" | "order_id" | "sender_id" | "logistic_id" | "tries", string | number>;
+
+function attempt(r: StoredAttempt): AttemptRow {
 	return {
 		...r,
 		attempt_id: Number(r.attempt_id),
@@ -84,7 +89,7 @@ export async function liveAttempt(
 	order_id: number,
 	t?: Transaction,
 ): Promise<AttemptRow | undefined> {
-	const rows = await select<any>(
+	const rows = await select<StoredAttempt>(
 		db,
 		`SELECT * FROM booking.attempts WHERE order_id = $1 AND state IN ('queued', 'claimed', 'booked')`,
 		[order_id],
@@ -95,10 +100,13 @@ export async function liveAttempt(
 
 /** One attempt by id. */
 export async function attemptById(db: Sequelize, attempt_id: number): Promise<AttemptRow | undefined> {
-	const rows = await select<any>(db, `SELECT * FROM booking.attempts WHERE attempt_id = $1`, [attempt_id]);
+	const rows = await select<StoredAttempt>(db, `SELECT * FROM booking.attempts WHERE attempt_id = $1`, [
+		attempt_id,
+	]);
 	return rows[0] ? attempt(rows[0]) : undefined;
 }
 
+/** What `book` commits for a new attempt (charges in paise, {@link chargesOf}). */
 export interface NewAttempt {
 	order_id: number;
 	sender_id: number;
@@ -108,11 +116,7 @@ export interface NewAttempt {
 	charges: StoredCharges | null;
 }
 
-async function addOutbox(
-	db: Sequelize,
-	t: Transaction,
-	rows: { kind: OutboxRow["kind"]; payload: unknown }[],
-): Promise<number[]> {
+async function addOutbox(db: Sequelize, t: Transaction, rows: OutboxMessage[]): Promise<number[]> {
 	const ids: number[] = [];
 	for (const r of rows) {
 		const { rows: out } = await exec<{ id: string }>(
@@ -137,7 +141,7 @@ export async function createAttempt(
 	a: NewAttempt,
 ): Promise<{ attempt: AttemptRow; outbox: number[] } | { conflict: AttemptRow | undefined }> {
 	return db.transaction(async (t) => {
-		const { rows } = await exec<any>(
+		const { rows } = await exec<StoredAttempt>(
 			db,
 			`INSERT INTO booking.attempts (order_id, sender_id, logistic_id, courier_name, mode, charges, state)
 			 VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'queued')
@@ -175,7 +179,7 @@ export async function claimAttempt(
 	attempt_id: number,
 	staleMs: number,
 ): Promise<AttemptRow | null> {
-	const { rows } = await exec<any>(
+	const { rows } = await exec<StoredAttempt>(
 		db,
 		`UPDATE booking.attempts
 		 SET state = 'claimed', claimed_at = now(), tries = tries + 1, updated_at = now()
@@ -197,7 +201,7 @@ export async function releaseAttempt(db: Sequelize, attempt_id: number, error: s
 	);
 }
 
-/** The `order_update` payload (lib/contracts.ts BookingUpdate) of attempt `a` at step `seq`. */
+/** The `order_update` payload (lib/contracts/intake.ts BookingUpdate) of attempt `a` at step `seq`. */
 function orderUpdate(
 	a: AttemptRow,
 	seq: 1 | 2,
@@ -292,7 +296,7 @@ export async function ambiguousAttempts(
 	order_id: number,
 	before: number,
 ): Promise<AttemptRow[]> {
-	const rows = await select<any>(
+	const rows = await select<StoredAttempt>(
 		db,
 		`SELECT * FROM booking.attempts WHERE order_id = $1 AND attempt_id < $2 AND state = 'failed' AND ambiguous ORDER BY attempt_id`,
 		[order_id, before],
@@ -320,7 +324,7 @@ export async function leaseOutbox(
 	leaseMs: number,
 	ids?: number[],
 ): Promise<OutboxRow[]> {
-	const { rows } = await exec<any>(
+	const { rows } = await exec<{ id: string; kind: OutboxRow["kind"]; payload: unknown; tries: number }>(
 		db,
 		`UPDATE booking.outbox o
 		 SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), tries = o.tries + 1
@@ -332,9 +336,14 @@ export async function leaseOutbox(
 		 RETURNING o.id, o.kind, o.payload, o.tries`,
 		[limit, leaseMs, ids ?? null],
 	);
-	return rows
-		.map((r) => ({ id: Number(r.id), kind: r.kind, payload: r.payload, tries: Number(r.tries) }))
-		.sort((a, b) => a.id - b.id);
+	return (
+		rows
+			// kind and payload were written together by addOutbox from one OutboxMessage
+			.map(
+				(r) => ({ id: Number(r.id), kind: r.kind, payload: r.payload, tries: Number(r.tries) }) as OutboxRow,
+			)
+			.sort((a, b) => a.id - b.id)
+	);
 }
 
 /** Marks an outbox row delivered (acknowledged). */
@@ -345,7 +354,7 @@ export async function outboxDelivered(db: Sequelize, id: number): Promise<void> 
 /** Schedules the redelivery of an outbox row: base · 2^(tries-1), at most 60 s. */
 export async function outboxRetryLater(
 	db: Sequelize,
-	row: OutboxRow,
+	row: Pick<OutboxRow, "id" | "tries">,
 	error: string,
 	baseMs: number,
 ): Promise<void> {
@@ -385,7 +394,7 @@ export async function shipmentOf(
 	sender_id: number,
 	order_id: number,
 ): Promise<ShipmentRecord | null> {
-	const rows = await select<any>(
+	const rows = await select<StoredAttempt>(
 		db,
 		`SELECT * FROM booking.attempts WHERE order_id = $1 AND sender_id = $2 AND state = 'booked'`,
 		[order_id, sender_id],

@@ -7,7 +7,7 @@ import type { CourierInfo } from "../contracts";
 import { SandboxAdapter } from "./sandbox";
 import type { CourierAdapter } from "./types";
 
-export { courierAddressOf, pickupLocationOf } from "./locations";
+export { pickupLocationOf } from "./locations";
 export { PickupLocationUnknown, SandboxAdapter } from "./sandbox";
 export * from "./types";
 

@@ -10,28 +10,24 @@
  * caller must look the reference up before retrying a side-effecting call.
  */
 
-/** Address as couriers need it. */
-export interface CourierAddress {
-	name: string;
-	phone: string;
-	address_1: string;
-	address_2?: string | null;
-	city: string;
-	state: string;
-	pincode: string;
-	email?: string | null;
-}
+import type { Address, PaymentMode, ShipmentDirection } from "../contracts";
 
-/** Warehouse registration as a courier pickup location. */
+/**
+ * Warehouse registration as a courier pickup location (lib/couriers/locations.ts
+ * `pickupLocationOf`). Addresses: `name` is the contact person the courier asks for.
+ */
 export interface PickupLocation {
 	/** our stable code, used as the courier's pickup location name */
 	warehouse_code: string;
 	warehouse_name: string;
-	address: CourierAddress;
-	return_address: CourierAddress;
+	/** where the courier collects parcels */
+	address: Address;
+	/** where the courier returns undeliverable parcels of this location */
+	return_address: Address;
 	gstin?: string | null;
 }
 
+/** Answer of a pickup-location registration. */
 export interface RegisterResult {
 	/** courier-side id/name of the pickup location */
 	courier_location_id: string;
@@ -42,19 +38,25 @@ export interface BookRequest {
 	/** our client reference (booking attempt id as string); the courier dedupes on it */
 	reference: string;
 	order_no: string;
-	shipment_type: 0 | 1;
-	payment: "prepaid" | "cod";
+	direction: ShipmentDirection;
+	payment: PaymentMode;
+	/** rupees collected on delivery; 0 when prepaid */
 	cod_amount: number;
+	/** rupees */
 	declared_value: number;
 	weight_kg: number;
 	dimensions_cm?: { length: number; width: number; height: number } | null;
 	product_description: string;
 	pickup_location_code: string;
-	pickup: CourierAddress;
-	consignee: CourierAddress;
-	return_address: CourierAddress;
+	/** the pickup warehouse's address (`name` = its contact person) */
+	pickup: Address;
+	/** who receives a forward parcel, or where a return is collected; `landmark` is not sent (fold it into `address_2`) */
+	consignee: Address;
+	/** where an undelivered or returned parcel goes */
+	return_address: Address;
 }
 
+/** A shipment at the courier: the answer of a booking or of a look-up by reference. */
 export interface BookResult {
 	reference: string;
 	awb_number: string;
@@ -64,6 +66,7 @@ export interface BookResult {
 	status: "booked" | "cancelled";
 }
 
+/** One tracking event, normalized (`code` is one of the sandbox SCAN_KINDS codes for sandbox couriers). */
 export interface TrackingScan {
 	status: string;
 	code: string;

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { ServiceBroker } from "moleculer";
-import type { CourierInfo } from "../../lib/contracts";
+import type { Address, CourierInfo } from "../../lib/contracts";
 import {
 	adapterFor,
 	type BookRequest,
@@ -18,6 +18,7 @@ import {
 import { sandboxSettings } from "../../lib/couriers/sandbox/settings";
 import { getSequelize, select } from "../../lib/db";
 import { rejects, startBroker } from "../helpers/broker";
+import { address as fixtureAddress, courier as fixtureCourier } from "../helpers/fixtures";
 import { freePort } from "../helpers/net";
 
 const run = Math.random().toString(36).slice(2, 8);
@@ -28,28 +29,13 @@ function ref(): string {
 	return `cr-${run}-${seq}`;
 }
 
+/** A courier of the simulator `code` (both directions, COD) behind adapter `adapter`. */
 function courier(code: string, adapter = "sandbox"): CourierInfo {
-	return {
-		logistic_id: 1,
-		logistic_name: code,
-		adapter,
-		code,
-		forward: true,
-		reverse: true,
-		cod: true,
-		default_priority: 1,
-		active: true,
-	};
+	return fixtureCourier(1, code, code, { adapter, reverse: true, cod: true });
 }
 
-const address = {
-	name: "Asha Traders",
-	phone: "9876543210",
-	address_1: "12 MG Road, Shivajinagar",
-	city: "Bengaluru",
-	state: "Karnataka",
-	pincode: "560001",
-};
+/** The pickup warehouse's address (Bengaluru 560001). */
+const address: Address = fixtureAddress({ name: "Asha Traders" });
 
 function location(code: string, over: Partial<PickupLocation> = {}): PickupLocation {
 	return {
@@ -65,12 +51,12 @@ function bookReq(
 	reference: string,
 	pickup: string,
 	over: Partial<BookRequest> = {},
-	consignee = {},
+	consignee: Partial<Address> = {},
 ): BookRequest {
 	return {
 		reference,
 		order_no: `ORD-${reference}`,
-		shipment_type: 0,
+		direction: "forward",
 		payment: "prepaid",
 		cod_amount: 0,
 		declared_value: 499,

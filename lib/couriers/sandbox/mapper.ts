@@ -9,10 +9,10 @@
  * - 401/403/404 (credentials or account problems) and answers we cannot read →
  *   {@link CourierUnavailable}: the courier did not decide on the parcel.
  */
+import type { Address } from "../../contracts";
 import {
 	type BookRequest,
 	type BookResult,
-	type CourierAddress,
 	CourierRefused,
 	CourierUnavailable,
 	type PickupLocation,
@@ -27,6 +27,7 @@ import {
 	type WireCancelResponse,
 	type WireCreateRequest,
 	type WireCreateResponse,
+	type WireShipment,
 	type WireTrackResponse,
 	type WireTrackShipment,
 	type WireWarehouse,
@@ -41,8 +42,15 @@ export class PickupLocationUnknown extends CourierRefused {
 	}
 }
 
-function oneLine(a: CourierAddress): string {
+/** An address's street lines as one line (`landmark` is not sent to the courier). */
+function oneLine(a: Address): string {
 	return a.address_2 ? `${a.address_1}, ${a.address_2}` : a.address_1;
+}
+
+/** The wire's `payment_mode`: a reverse shipment is a "Pickup", else "COD" or "Prepaid". */
+function wirePaymentMode(req: BookRequest): WireShipment["payment_mode"] {
+	if (req.direction === "reverse") return "Pickup";
+	return req.payment === "cod" ? "COD" : "Prepaid";
 }
 
 /** Builds the form body of `POST /api/cmu/create.json` (weights kg → grams). */
@@ -63,7 +71,7 @@ export function toCreateForm(req: BookRequest): Record<string, string> {
 				email: c.email ?? null,
 				order: req.reference,
 				client_order_no: req.order_no,
-				payment_mode: req.shipment_type === 1 ? "Pickup" : req.payment === "cod" ? "COD" : "Prepaid",
+				payment_mode: wirePaymentMode(req),
 				cod_amount: req.payment === "cod" ? req.cod_amount : 0,
 				total_amount: req.declared_value,
 				weight: Math.round(req.weight_kg * 1000),
