@@ -4,6 +4,7 @@
  * request and by the booking worker on stored orders (which internal callers
  * may have created by other channels).
  */
+import type { OrderRecord } from "./contracts";
 import { type ApiError, apiError } from "./errors";
 import { isPlainObject, parseBool, parseDecimal } from "./fields";
 
@@ -28,12 +29,17 @@ const B2B_FLAGS = ["is_b2b", "b2b", "is_mps", "multi_box", "multi_piece"];
  * top level, `order` and `product`: any of {@link B2B_ARRAYS} present (e.g.
  * `boxes`, `packages`), a flag such as `is_b2b` set to true (`true`, `1`,
  * `"1"`, `"true"`, as lib/fields.ts `parseBool` reads it), a box/package count
- * above 1 (e.g. `no_of_boxes: 2`), or `channel`/`order_type` naming `B2B`.
+ * above 1 (e.g. `no_of_boxes: 2`), or `channel`/`order_type`/`shipment_mode`
+ * naming `B2B`.
+ *
+ * `input` is a create request body (spec field names, intake) or a stored
+ * {@link OrderRecord} (booking: its `channel` and `product` are read the same
+ * way; it has no `order` block). Anything else is treated as an empty body.
  * @throws ApiError 400 `unsupported_channel`
  */
-export function assertNotB2B(body: unknown): void {
-	const b = isPlainObject(body) ? (body as Record<string, any>) : {};
-	const blocks = [b, b.order, b.product].filter(isPlainObject) as Record<string, any>[];
+export function assertNotB2B(input: OrderRecord | Record<string, unknown>): void {
+	const b: Record<string, unknown> = isPlainObject(input) ? input : {};
+	const blocks = [b, b.order, b.product].filter(isPlainObject);
 	const refuse = (why: string): ApiError =>
 		apiError(400, "unsupported_channel", `B2B / multi-box consignments are not supported (${why})`);
 	for (const blk of blocks) {
@@ -43,7 +49,9 @@ export function assertNotB2B(body: unknown): void {
 			const n = parseDecimal(blk[k]);
 			if (n !== null && n > 1) throw refuse(k);
 		}
-		for (const k of ["channel", "order_type", "shipment_mode"])
-			if (typeof blk[k] === "string" && blk[k].trim().toUpperCase() === "B2B") throw refuse(k);
+		for (const k of ["channel", "order_type", "shipment_mode"]) {
+			const v = blk[k];
+			if (typeof v === "string" && v.trim().toUpperCase() === "B2B") throw refuse(k);
+		}
 	}
 }

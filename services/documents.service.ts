@@ -13,37 +13,20 @@
  * Errors follow the §7 documents exception: 400 and 404 answer `{message}`
  * (no `error` key), 409 answers `{code, message}`.
  */
-import type { Context, ServiceSchema } from "moleculer";
+import type { Context } from "moleculer";
 import { senderOf } from "../lib/auth";
+import type { CallMeta } from "../lib/contracts";
 import { buildLabelData } from "../lib/documents/data";
 import { warmLabelFonts } from "../lib/documents/font";
 import { renderLabel } from "../lib/documents/label";
+import { DOCUMENTS_MIGRATIONS } from "../lib/documents/migrations";
 import { courierIssuesOwnLabel, describeFile } from "../lib/documents/policy";
 import { carrierLabelMissing, loadBookedOrder, loadWarehouses } from "../lib/documents/source";
-import {
-	documentsMigrations,
-	type LabelInfo,
-	labelInfo,
-	stampDownload,
-	storedLabel,
-} from "../lib/documents/store";
+import { labelInfo, stampDownload, storedLabel } from "../lib/documents/store";
 import { documentsError } from "../lib/errors";
 import { parsePositiveInt } from "../lib/fields";
-import { DbMixin, type DbVars } from "../mixins/db.mixin";
-
-/** `documents.label` params as the gateway passes them (path param, string). */
-export interface LabelParams {
-	orderId: string | number;
-}
-
-/** `documents.labelInfo` params. */
-export interface LabelInfoParams {
-	sender_id: number;
-	order_id: number;
-}
-
-/** `this` inside the actions: the db mixin's members. */
-type DocumentsThis = DbVars;
+import { defineService } from "../lib/service";
+import { DbMixin } from "../mixins/db.mixin";
 
 /** Characters kept in a download file name (the AWB is already validated; this is belt and braces). */
 function safeFileName(s: string): string {
@@ -51,7 +34,7 @@ function safeFileName(s: string): string {
 }
 
 /** Sets the binary-answer meta the gateway (moleculer-web) turns into HTTP headers. */
-function answerFile(ctx: Context<unknown, any>, type: string, fileName: string): void {
+function answerFile(ctx: Context<unknown, CallMeta>, type: string, fileName: string): void {
 	ctx.meta.$responseType = type;
 	ctx.meta.$responseHeaders = {
 		"Content-Disposition": `inline; filename="${safeFileName(fileName)}"`,
@@ -59,9 +42,9 @@ function answerFile(ctx: Context<unknown, any>, type: string, fileName: string):
 	};
 }
 
-export default {
+export default defineService()({
 	name: "documents",
-	mixins: [DbMixin("documents", documentsMigrations)],
+	mixins: [DbMixin("documents", DOCUMENTS_MIGRATIONS)],
 	settings: {},
 	actions: {
 		/**
@@ -80,11 +63,13 @@ export default {
 		 * 409 `{code:"not_ready_to_ship", message:"order is not booked yet"}` (no live
 		 * booked shipment: not booked, in progress, failed or cancelled);
 		 * 409 `{code:"carrier_label_missing", message}` (courier-issued label not captured);
-		 * 401 without an authenticated caller.
+		 * 401 without an authenticated caller. The order, its shipment and its
+		 * warehouses are read from intake, booking and warehouses; one that cannot
+		 * be asked answers 503 `service_unavailable` (through the gateway).
 		 */
 		label: {
 			access: { auth: true },
-			async handler(this: DocumentsThis, ctx: Context<LabelParams, any>): Promise<Buffer> {
+			async handler(ctx) {
 				const order_id = parsePositiveInt(ctx.params?.orderId, { trim: false });
 				if (order_id === null) throw documentsError(400, "orderId must be a positive integer");
 				const sender_id = senderOf(ctx);
@@ -121,7 +106,7 @@ export default {
 		/**
 		 * Internal: the label row of an order (its most recently created AWB), for
 		 * tests and other services. Params `{sender_id, order_id}` (positive
-		 * integers). Answers {@link LabelInfo} `{order_id, sender_id, awb_number,
+		 * integers). Answers `LabelInfo` (lib/contracts/documents.ts) `{order_id, sender_id, awb_number,
 		 * logistic_id, source, has_courier_file, label_downloaded_at,
 		 * first_downloaded_at, download_count, created_at}` (timestamps ISO-8601
 		 * UTC) or null when no label was ever downloaded or recorded.
@@ -131,7 +116,7 @@ export default {
 				sender_id: { type: "number", integer: true, positive: true, convert: true },
 				order_id: { type: "number", integer: true, positive: true, convert: true },
 			},
-			async handler(this: DocumentsThis, ctx: Context<LabelInfoParams>): Promise<LabelInfo | null> {
+			async handler(ctx) {
 				return labelInfo(this.db, ctx.params.sender_id, ctx.params.order_id);
 			},
 		},
@@ -140,4 +125,4 @@ export default {
 	created() {
 		warmLabelFonts();
 	},
-} satisfies ServiceSchema<Record<string, never>, Record<string, never>, DbVars>;
+});

@@ -1,62 +1,58 @@
 /**
  * intake: the order aggregate (ARCHITECTURE §1).
  *
- * Owns `intake.orders` (lib/intake/schema.ts): the merchant's order fields plus
+ * Owns `intake.orders` (lib/intake/migrations.ts): the merchant's order fields plus
  * the booking state and lifecycle status that other services report to it.
  *
  * Gateway-facing: `intake.createOrder` (POST /v1/intake/order, spec §2.1, §4.1),
  * `intake.createReverse` (POST /v1/intake/reverse, §2.2, §4.1), `intake.status`
  * (GET /v1/orders/status, §2.4, §4.3).
- * Internal (lib/contracts.ts): `intake.getOrder`, `intake.applyBookingUpdate`,
+ * Internal (lib/contracts/intake.ts): `intake.getOrder`, `intake.applyBookingUpdate`,
  * `intake.warehouseUsage`, `intake.adoptOrphanOrders`, `intake.shippedCounts`.
  */
-import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { Context } from "moleculer";
 import { senderOf } from "../lib/auth";
 import { assertNotB2B } from "../lib/channel";
-import type { BookingUpdate, WarehouseRow, WarehouseUsage } from "../lib/contracts";
+import {
+	type CallMeta,
+	type CreateOrderResult,
+	call,
+	type HttpParams,
+	type ShipmentDirection,
+	type StatusRecord,
+} from "../lib/contracts";
 import { apiError } from "../lib/errors";
 import { isPlainObject } from "../lib/fields";
-import { INTAKE_MIGRATIONS } from "../lib/intake/schema";
+import { INTAKE_MIGRATIONS } from "../lib/intake/migrations";
 import {
 	adoptOrphanOrders,
 	applyBookingUpdate,
-	type FullOrderRecord,
 	findStatus,
 	getOrder,
-	type InsertResult,
 	insertOrder,
-	type StatusRecord,
 	shippedCounts,
 	storedReference,
 	warehouseUsage,
 } from "../lib/intake/store";
 import { type OrderInput, parseOrderInput } from "../lib/intake/validation";
 import { WarehouseCache } from "../lib/intake/warehouse-cache";
-import { DbMixin, type DbVars } from "../mixins/db.mixin";
+import { defineService } from "../lib/service";
+import { DbMixin } from "../mixins/db.mixin";
 
 /** Timeout of the `warehouses.resolve` call (ms). */
 const RESOLVE_TIMEOUT_MS = 5_000;
 
-/** 201 `{order_id}` or 200 `{order_id, deduped:true}`. */
-export type CreateOrderResult = { order_id: number } | { order_id: number; deduped: true };
-
-interface IntakeMethods {
-	createFrom(ctx: Context<any, any>, kind: "forward" | "reverse"): Promise<CreateOrderResult>;
-	assertOwnWarehouses(ctx: Context, sender: number, refs: OrderInput["warehouse_refs"]): Promise<void>;
-}
-
-interface IntakeVars extends DbVars {
+/** State set in `created`. */
+interface IntakeVars {
 	warehouseCache: WarehouseCache;
 }
-
-type This = Service & IntakeVars & IntakeMethods;
 
 /**
  * 403 `cannot create order for another sender` when the body names a sender
  * (top-level `sender_id` or `order.sender_id`) other than the caller; a value
  * equal to the caller's id (number or digit string), null or "" is ignored.
  */
-function assertOwnSender(body: Record<string, any>, sender: number): void {
+function assertOwnSender(body: Record<string, unknown>, sender: number): void {
 	const named = [body.sender_id, isPlainObject(body.order) ? body.order.sender_id : undefined];
 	for (const v of named) {
 		if (v === undefined || v === null || v === "") continue;
@@ -76,10 +72,86 @@ function assertOwnSender(body: Record<string, any>, sender: number): void {
 /** Internal-action id params: positive integers (digit strings converted). */
 const idParam = { type: "number", integer: true, positive: true, convert: true } as const;
 
-const IntakeService = {
+export default defineService<IntakeVars>()({
 	name: "intake",
 	mixins: [DbMixin("intake", INTAKE_MIGRATIONS)],
 	settings: {},
+	methods: {
+		/**
+		 * Shared create path of createOrder / createReverse: sender check, B2B
+		 * refusal, validation, warehouse ownership, idempotent insert, answer.
+		 * @throws ApiError 403 / 400 / 409 as documented on the actions
+		 */
+		async createFrom(
+			ctx: Context<HttpParams, CallMeta>,
+			kind: ShipmentDirection,
+		): Promise<CreateOrderResult> {
+			const sender = senderOf(ctx);
+			const body: Record<string, unknown> = isPlainObject(ctx.params) ? ctx.params : {};
+			assertOwnSender(body, sender);
+			assertNotB2B(body);
+			const input: OrderInput = parseOrderInput(body, kind);
+			await this.assertOwnWarehouses(ctx, sender, input.warehouse_refs);
+
+			const res = await insertOrder(this.db, sender, input);
+			if (!res.created && res.direction !== input.direction) {
+				throw apiError(
+					409,
+					"reference_in_use",
+					`The reference ${storedReference(input)} is already used by a ${res.direction === "reverse" ? "return" : "forward"} order; use another customer_order_no`,
+				);
+			}
+			if (res.created) {
+				ctx.meta.$statusCode = 201;
+				this.logger.info("order created", {
+					sender_id: sender,
+					order_id: res.order_id,
+					direction: input.direction,
+				});
+				return { order_id: res.order_id };
+			}
+			ctx.meta.$statusCode = 200;
+			return { order_id: res.order_id, deduped: true };
+		},
+
+		/**
+		 * Checks that every warehouse id the body names is one of the caller's
+		 * active warehouses (`warehouses.resolve`, positive answers cached per
+		 * lib/intake/warehouse-cache.ts). Not found and not yours are the same
+		 * answer (§1 rule 4).
+		 * @throws ApiError 400 `invalid_pickup_address` naming the first bad field
+		 */
+		async assertOwnWarehouses(
+			ctx: Context<HttpParams, CallMeta>,
+			sender: number,
+			refs: OrderInput["warehouse_refs"],
+		): Promise<void> {
+			const cache = this.warehouseCache;
+			const owned = async (id: number): Promise<boolean> => {
+				if (cache.has(sender, id)) return true;
+				const since = cache.begin();
+				const warehouse = await call(
+					ctx,
+					"warehouses.resolve",
+					{ sender_id: sender, id },
+					{ timeout: RESOLVE_TIMEOUT_MS, unavailable: false },
+				);
+				if (warehouse) cache.remember(sender, id, since);
+				return warehouse !== null;
+			};
+			// one lookup per distinct id (pickup and RTO are often the same warehouse)
+			const byId = new Map<number, Promise<boolean>>();
+			for (const { id } of refs) if (!byId.has(id)) byId.set(id, owned(id));
+			const resolved = await Promise.all(refs.map((ref) => byId.get(ref.id)!));
+			const bad = refs.find((_, i) => !resolved[i]);
+			if (bad)
+				throw apiError(
+					400,
+					"invalid_pickup_address",
+					`${bad.field} is not one of your warehouses (unknown, retired, or another account's)`,
+				);
+		},
+	},
 	actions: {
 		/**
 		 * POST /v1/intake/order — create a forward order (spec §2.1, §3, §4.1, §7).
@@ -111,7 +183,7 @@ const IntakeService = {
 		 */
 		createOrder: {
 			access: { writes: true, capability: "orders.write" },
-			async handler(this: This, ctx: Context<any, any>): Promise<CreateOrderResult> {
+			async handler(ctx): Promise<CreateOrderResult> {
 				return this.createFrom(ctx, "forward");
 			},
 		},
@@ -140,7 +212,7 @@ const IntakeService = {
 		 */
 		createReverse: {
 			access: { writes: true, capability: "orders.write" },
-			async handler(this: This, ctx: Context<any, any>): Promise<CreateOrderResult> {
+			async handler(ctx): Promise<CreateOrderResult> {
 				return this.createFrom(ctx, "reverse");
 			},
 		},
@@ -164,7 +236,7 @@ const IntakeService = {
 		 */
 		status: {
 			access: { auth: true },
-			async handler(this: This, ctx: Context<any, any>): Promise<StatusRecord> {
+			async handler(ctx): Promise<StatusRecord> {
 				const sender = senderOf(ctx);
 				const raw = ctx.params?.order_no;
 				const orderNo = typeof raw === "number" ? String(raw) : typeof raw === "string" ? raw.trim() : "";
@@ -176,16 +248,16 @@ const IntakeService = {
 		},
 
 		/**
-		 * Internal: `{sender_id, order_id}` → the order (OrderRecord plus order_date,
-		 * order_from_source, booked_at, updated_at; money rupees, kg, cm, ISO UTC
-		 * timestamps) or null when it is not that sender's.
+		 * Internal: `{sender_id, order_id}` → the {@link OrderRecord} (`direction`
+		 * forward/reverse, `payment_mode` prepaid/cod, `consignee` Address with
+		 * phone = the stored 10-digit mobile, city/state "" when not given;
+		 * product money rupees, weight kg, dimensions cm; `reverse` details for
+		 * returns; booking state and status; ISO-8601 UTC timestamps) or null when
+		 * it does not exist or is not that sender's.
 		 */
 		getOrder: {
 			params: { sender_id: idParam, order_id: idParam },
-			async handler(
-				this: This,
-				ctx: Context<{ sender_id: number; order_id: number }>,
-			): Promise<FullOrderRecord | null> {
+			async handler(ctx) {
 				return getOrder(this.db, ctx.params.sender_id, ctx.params.order_id);
 			},
 		},
@@ -213,7 +285,7 @@ const IntakeService = {
 				logistic_id: { type: "number", integer: true, positive: true, optional: true, nullable: true },
 				failure_reason: { type: "string", max: 2000, optional: true, nullable: true },
 			},
-			async handler(this: This, ctx: Context<BookingUpdate>): Promise<{ applied: boolean }> {
+			async handler(ctx) {
 				const applied = await applyBookingUpdate(this.db, ctx.params);
 				if (!applied)
 					this.logger.debug("booking update not applied (stale, duplicate or unknown order)", {
@@ -235,10 +307,7 @@ const IntakeService = {
 		 */
 		warehouseUsage: {
 			params: { sender_id: idParam, warehouse_id: idParam },
-			async handler(
-				this: This,
-				ctx: Context<{ sender_id: number; warehouse_id: number }>,
-			): Promise<WarehouseUsage> {
+			async handler(ctx) {
 				return warehouseUsage(this.db, ctx.params.sender_id, ctx.params.warehouse_id);
 			},
 		},
@@ -250,10 +319,7 @@ const IntakeService = {
 		 */
 		adoptOrphanOrders: {
 			params: { sender_id: idParam, warehouse_id: idParam },
-			async handler(
-				this: This,
-				ctx: Context<{ sender_id: number; warehouse_id: number }>,
-			): Promise<{ count: number }> {
+			async handler(ctx) {
 				const count = await adoptOrphanOrders(this.db, ctx.params.sender_id, ctx.params.warehouse_id);
 				if (count) this.logger.info("orphan orders adopted", { sender_id: ctx.params.sender_id, count });
 				return { count };
@@ -261,108 +327,30 @@ const IntakeService = {
 		},
 
 		/**
-		 * Internal: `{sender_id, since}` (`since` ISO-8601 timestamp) → `{[warehouse_id]: n}`:
-		 * the sender's orders booked at or after `since`, per pickup warehouse
-		 * (§2.9 `shipped_30d`); warehouses with none are absent.
+		 * Internal: `{sender_id, since}` (`since` an ISO-8601 timestamp) →
+		 * `{[warehouse_id]: n}`: the sender's orders booked at or after `since`,
+		 * per pickup warehouse (§2.9 `shipped_30d`); warehouses with none are
+		 * absent. An unparsable `since` fails validation (ValidationError).
 		 */
 		shippedCounts: {
 			params: { sender_id: idParam, since: { type: "date", convert: true } },
-			async handler(
-				this: This,
-				ctx: Context<{ sender_id: number; since: Date }>,
-			): Promise<Record<string, number>> {
-				return shippedCounts(this.db, ctx.params.sender_id, ctx.params.since);
+			async handler(ctx) {
+				// the validator has converted the ISO string to a Date; new Date() reads either
+				return shippedCounts(this.db, ctx.params.sender_id, new Date(ctx.params.since));
 			},
 		},
 	},
 
 	events: {
 		/** A warehouse changed or was retired (broadcast by warehouses): forget its cached resolution. */
-		"warehouses.changed"(this: This, ctx: Context<{ sender_id: number; id: number }>) {
-			this.warehouseCache.evict(Number(ctx.params?.sender_id), Number(ctx.params?.id));
+		"warehouses.changed": {
+			handler(ctx): void {
+				this.warehouseCache.evict(Number(ctx.params?.sender_id), Number(ctx.params?.id));
+			},
 		},
 	},
-	methods: {
-		/**
-		 * Shared create path of createOrder / createReverse: sender check, B2B
-		 * refusal, validation, warehouse ownership, idempotent insert, answer.
-		 * @throws ApiError 403 / 400 / 409 as documented on the actions
-		 */
-		async createFrom(
-			this: This,
-			ctx: Context<any, any>,
-			kind: "forward" | "reverse",
-		): Promise<CreateOrderResult> {
-			const sender = senderOf(ctx);
-			const body: Record<string, any> = isPlainObject(ctx.params) ? ctx.params : {};
-			assertOwnSender(body, sender);
-			assertNotB2B(body);
-			const input: OrderInput = parseOrderInput(body, kind);
-			await this.assertOwnWarehouses(ctx, sender, input.warehouse_refs);
-
-			const res: InsertResult = await insertOrder(this.db, sender, input);
-			if (!res.created && res.shipment_type !== input.shipment_type) {
-				throw apiError(
-					409,
-					"reference_in_use",
-					`The reference ${storedReference(input)} is already used by a ${res.shipment_type === 1 ? "return" : "forward"} order; use another customer_order_no`,
-				);
-			}
-			if (res.created) {
-				ctx.meta.$statusCode = 201;
-				this.logger.info("order created", {
-					sender_id: sender,
-					order_id: res.order_id,
-					shipment_type: input.shipment_type,
-				});
-				return { order_id: res.order_id };
-			}
-			ctx.meta.$statusCode = 200;
-			return { order_id: res.order_id, deduped: true };
-		},
-
-		/**
-		 * Checks that every warehouse id the body names is one of the caller's
-		 * active warehouses (`warehouses.resolve`, positive answers cached per
-		 * lib/intake/warehouse-cache.ts). Not found and not yours are the same
-		 * answer (§1 rule 4).
-		 * @throws ApiError 400 `invalid_pickup_address` naming the first bad field
-		 */
-		async assertOwnWarehouses(
-			this: This,
-			ctx: Context,
-			sender: number,
-			refs: OrderInput["warehouse_refs"],
-		): Promise<void> {
-			const cache = this.warehouseCache;
-			const owned = async (id: number): Promise<boolean> => {
-				if (cache.has(sender, id)) return true;
-				const since = cache.begin();
-				const row = await ctx.call<WarehouseRow | null, { sender_id: number; id: number }>(
-					"warehouses.resolve",
-					{ sender_id: sender, id },
-					{ timeout: RESOLVE_TIMEOUT_MS },
-				);
-				if (row) cache.remember(sender, id, since);
-				return row !== null;
-			};
-			// one lookup per distinct id (pickup and RTO are often the same warehouse)
-			const byId = new Map<number, Promise<boolean>>();
-			for (const { id } of refs) if (!byId.has(id)) byId.set(id, owned(id));
-			const resolved = await Promise.all(refs.map((ref) => byId.get(ref.id)!));
-			const bad = refs.find((_, i) => !resolved[i]);
-			if (bad)
-				throw apiError(
-					400,
-					"invalid_pickup_address",
-					`${bad.field} is not one of your warehouses (unknown, retired, or another account's)`,
-				);
-		},
-	},
-	created(this: This) {
+	created() {
 		const ttl = Number(process.env.INTAKE_WAREHOUSE_CACHE_MS ?? 5000);
 		this.warehouseCache = new WarehouseCache(Number.isFinite(ttl) ? ttl : 5000);
 	},
-} satisfies ServiceSchema<ServiceSettingSchema, IntakeMethods, IntakeVars>;
-
-export default IntakeService;
+});

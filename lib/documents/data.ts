@@ -1,5 +1,5 @@
 /**
- * Turns the other services' records (lib/contracts.ts) into the printed
+ * Turns the other services' records (lib/contracts) into the printed
  * {@link LabelData} of one label (spec §4.4; DOMAIN "Labels").
  *
  * Decisions (documented for the README):
@@ -8,15 +8,17 @@
  *   address when the order names an `rto_address_id` other than the pickup
  *   warehouse; otherwise the pickup warehouse's return leg. Retired warehouses
  *   still print (the parcel was booked from them).
- * - Reverse orders (`shipment_type` 1): the parcel is picked up from the
- *   customer (`receiver`) and delivered to that return address; reverse
+ * - Reverse orders (`direction` reverse): the parcel is picked up from the
+ *   customer (`consignee`) and delivered to that return address; reverse
  *   labels are always PREPAID.
- * - COD amount: `product.cod_amount`, or the declared order total when the
- *   order is COD and no separate amount was given.
+ * - COD amount: lib/booking/shipment.ts `codAmountOf` (the amount the courier
+ *   is told to collect: `product.cod_amount`, or the declared order total when
+ *   the order is COD and no separate amount was given).
  * - The consignee phone is printed in full: the delivery agent calls it.
  */
-import type { OrderRecord, ShipmentRecord, WarehouseRow } from "../contracts";
-import { returnDestination, type WarehouseLeg } from "../warehouse-legs";
+import { codAmountOf } from "../booking/shipment";
+import type { OrderRecord, ShipmentRecord, Warehouse, WarehouseLeg } from "../contracts";
+import { returnDestination } from "../warehouse-legs";
 import type { LabelAddress, LabelData } from "./label";
 
 /** Printable AWB: 4 to 40 letters, digits or hyphens (DOMAIN "AWB": validate only length and character set). */
@@ -32,30 +34,30 @@ function present(s: string | null | undefined): string | null {
 	return t ? t : null;
 }
 
-/** A warehouse leg as printed: the business name, street lines, and the contact person beside the phone. */
+/** A warehouse leg as printed: the business name, street lines, and the contact person (`name`) beside the phone. */
 export function labelAddressOf(leg: WarehouseLeg): LabelAddress {
 	return {
 		name: leg.warehouse_name,
-		lines: [leg.address_line_1, leg.address_line_2 ?? ""].filter(Boolean),
+		lines: [leg.address_1, leg.address_2 ?? ""].filter(Boolean),
 		city: leg.city,
 		state: leg.state,
 		pincode: leg.pincode,
-		phone: leg.contact_no,
-		contact: leg.contact_person_name,
+		phone: leg.phone,
+		contact: leg.name,
 	};
 }
 
-/** The customer's address from the order's `receiver` block. */
-export function receiverAddress(order: OrderRecord): LabelAddress {
-	const r = order.receiver;
-	const landmark = present(r.landmark);
+/** The customer's address (the order's `consignee`): street lines with the landmark; "" city/state print as absent. */
+export function consigneeAddress(order: OrderRecord): LabelAddress {
+	const c = order.consignee;
+	const landmark = present(c.landmark);
 	return {
-		name: r.name,
-		lines: [r.address_1, r.address_2 ?? "", landmark ? `Landmark: ${landmark}` : ""].filter(Boolean),
-		city: present(r.city),
-		state: present(r.state),
-		pincode: r.pincode,
-		phone: present(r.mobile_no),
+		name: c.name,
+		lines: [c.address_1, c.address_2 ?? "", landmark ? `Landmark: ${landmark}` : ""].filter(Boolean),
+		city: present(c.city),
+		state: present(c.state),
+		pincode: c.pincode,
+		phone: present(c.phone),
 	};
 }
 
@@ -64,18 +66,18 @@ export interface LabelSource {
 	order: OrderRecord;
 	shipment: ShipmentRecord;
 	/** the order's pickup warehouse (include retired), null if unknown */
-	pickup: WarehouseRow | null;
-	/** the order's RTO warehouse when `rto_address_id` is set, else null */
-	rto: WarehouseRow | null;
+	pickup: Warehouse | null;
+	/** the order's RTO warehouse when `rto_address_id` names another warehouse, else null */
+	rto: Warehouse | null;
 }
 
 /** Builds the printed label from the records (pure; see the module notes for the decisions). */
 export function buildLabelData(src: LabelSource): LabelData {
 	const { order, shipment, pickup, rto } = src;
 	const p = order.product;
-	const reverse = order.shipment_type === 1;
-	const cod = !reverse && order.order_type === 1;
-	const customer = receiverAddress(order);
+	const reverse = order.direction === "reverse";
+	const cod = !reverse && order.payment_mode === "cod";
+	const customer = consigneeAddress(order);
 	const destination = returnDestination(pickup, rto);
 	const warehouseLeg = destination ? labelAddressOf(destination) : null;
 	const dims =
@@ -86,9 +88,9 @@ export function buildLabelData(src: LabelSource): LabelData {
 		awb_number: shipment.awb_number,
 		courier_name: shipment.courier_name,
 		routing_code: present(shipment.routing_code),
-		shipment_type: reverse ? 1 : 0,
+		direction: order.direction,
 		payment: cod ? "COD" : "PREPAID",
-		cod_amount: cod ? Number(p.cod_amount ?? p.declared_order_total ?? 0) : 0,
+		cod_amount: cod ? codAmountOf(order) : 0,
 		declared_value: Number(p.declared_order_total ?? 0),
 		weight_kg: Number(p.physical_weight ?? 0),
 		dimensions_cm: dims,
@@ -100,6 +102,6 @@ export function buildLabelData(src: LabelSource): LabelData {
 		// reverse: deliver to the warehouse leg, picked up from the customer
 		ship_to: reverse ? (warehouseLeg ?? customer) : customer,
 		from: reverse ? customer : warehouseLeg,
-		seller: pickup ? { name: pickup.warehouse_name, gstin: present(pickup.gstin) } : null,
+		seller: pickup ? { name: pickup.pickup.warehouse_name, gstin: present(pickup.gstin) } : null,
 	};
 }

@@ -53,10 +53,10 @@ export function isSimpleText(text: string): boolean {
 
 /** Wraps a parsed font so `layout()` skips shaping for simple text (see the module notes). */
 function withFastLayout(font: FontkitFont): FontkitFont {
-	const layout = (text: string, features?: unknown) =>
+	const layout = (text: string, features?: Parameters<FontkitFont["layout"]>[1]) =>
 		isSimpleText(text)
 			? ({ glyphs: font.glyphsForString(text) } as ReturnType<FontkitFont["layout"]>)
-			: font.layout(text, features as any);
+			: font.layout(text, features);
 	return new Proxy(font, {
 		get(target, prop) {
 			return prop === "layout" ? layout : Reflect.get(target, prop, target);

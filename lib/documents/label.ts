@@ -16,6 +16,7 @@
  * embedded once (STACK-NOTES: merging per-label PDFs repeats every font subset).
  */
 import { PDFDocument, type PDFFont, type PDFPage, rgb } from "pdf-lib";
+import type { ShipmentDirection } from "../contracts";
 import { code128, drawCode128, isCode128Encodable } from "./barcode";
 import { embedLabelFonts, type LabelFonts } from "./font";
 
@@ -44,8 +45,8 @@ export interface LabelData {
 	courier_name: string;
 	/** courier sort / routing code, e.g. "PNQ/VAD"; null when the courier gave none */
 	routing_code: string | null;
-	/** 0 forward, 1 reverse (return pickup) */
-	shipment_type: 0 | 1;
+	/** forward, or reverse (a return picked up from the customer) */
+	direction: ShipmentDirection;
 	payment: "PREPAID" | "COD";
 	/** rupees to collect on delivery; 0 for prepaid */
 	cod_amount: number;
@@ -326,7 +327,7 @@ export function drawLabelPage(ld: LabelDocument, data: LabelData): PDFPage {
 	}
 	const headW = inner - routingWidth - 6;
 	pen.text(cleanText(data.courier_name), left + 2, y - 14, 13, { bold: true, maxWidth: headW });
-	pen.text(data.shipment_type === 1 ? "REVERSE PICKUP" : "FORWARD", left + 2, y - 25, 7, {
+	pen.text(data.direction === "reverse" ? "REVERSE PICKUP" : "FORWARD", left + 2, y - 25, 7, {
 		color: GREY,
 		maxWidth: headW,
 	});
@@ -351,7 +352,7 @@ export function drawLabelPage(ld: LabelDocument, data: LabelData): PDFPage {
 
 	// 3. ship to
 	const to = data.ship_to;
-	y = addressHead(pen, data.shipment_type === 1 ? "DELIVER TO (RETURN)" : "SHIP TO", to.name, 11, y);
+	y = addressHead(pen, data.direction === "reverse" ? "DELIVER TO (RETURN)" : "SHIP TO", to.name, 11, y);
 	for (const line of wrapText(ld.fonts.regular, streetLines(to).join(", "), 8.5, inner - 4, 3)) {
 		pen.text(line, left + 2, y - 10, 8.5);
 		y -= 10.5;
@@ -435,7 +436,7 @@ export function drawLabelPage(ld: LabelDocument, data: LabelData): PDFPage {
 	if (from) {
 		y = addressHead(
 			pen,
-			data.shipment_type === 1 ? "PICKUP FROM" : "IF UNDELIVERED, RETURN TO",
+			data.direction === "reverse" ? "PICKUP FROM" : "IF UNDELIVERED, RETURN TO",
 			from.name,
 			8,
 			y,

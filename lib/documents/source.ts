@@ -1,12 +1,11 @@
 /**
- * Gathers what one label needs from the services that own it (lib/contracts.ts):
+ * Gathers what one label needs from the services that own it (lib/contracts):
  * the order (intake), its live shipment (booking) and the pickup / RTO
  * warehouses (warehouses). Two steps, so a caller can read its own rows (the
  * stored label of the AWB) alongside the warehouses. Shared by the single
  * label and, later, bulk labels.
  */
-import type { Context } from "moleculer";
-import type { OrderRecord, ShipmentRecord, WarehouseRow } from "../contracts";
+import { type Caller, type CallOptions, call, type OrderRecord, type Warehouse } from "../contracts";
 import { documentsConflict, documentsError } from "../errors";
 import { isPrintableAwb, type LabelSource } from "./data";
 
@@ -23,13 +22,17 @@ export const carrierLabelMissing = () =>
 		"the courier issues its own label for this shipment and it was not captured",
 	);
 
+/**
+ * Options of the collaborator calls: a failure is rethrown as it came (the
+ * gateway answers an unreachable service 503 `service_unavailable`, anything
+ * else 500), as the label route always has.
+ */
+const PASS_THROUGH: CallOptions = { unavailable: false };
+
 /** Reads a warehouse of the account, retired ones included; null when unknown. */
-async function warehouse(ctx: Context, sender_id: number, id: number | null): Promise<WarehouseRow | null> {
+async function warehouse(via: Caller, sender_id: number, id: number | null): Promise<Warehouse | null> {
 	if (!id) return null;
-	const w = await ctx.call<WarehouseRow | null, { sender_id: number; id: number; include_retired: boolean }>(
-		"warehouses.get",
-		{ sender_id, id, include_retired: true },
-	);
+	const w = await call(via, "warehouses.get", { sender_id, id, include_retired: true }, PASS_THROUGH);
 	return w ?? null;
 }
 
@@ -42,19 +45,13 @@ async function warehouse(ctx: Context, sender_id: number, id: number | null): Pr
  * courier's AWB is not printable (corrupt data, never expected).
  */
 export async function loadBookedOrder(
-	ctx: Context,
+	via: Caller,
 	sender_id: number,
 	order_id: number,
 ): Promise<Pick<LabelSource, "order" | "shipment">> {
 	const [order, shipment] = await Promise.all([
-		ctx.call<OrderRecord | null, { sender_id: number; order_id: number }>("intake.getOrder", {
-			sender_id,
-			order_id,
-		}),
-		ctx.call<ShipmentRecord | null, { sender_id: number; order_id: number }>("booking.getShipment", {
-			sender_id,
-			order_id,
-		}),
+		call(via, "intake.getOrder", { sender_id, order_id }, PASS_THROUGH),
+		call(via, "booking.getShipment", { sender_id, order_id }, PASS_THROUGH),
 	]);
 	if (!order || Number(order.sender_id) !== sender_id || Number(order.order_id) !== order_id)
 		throw labelNotFound();
@@ -71,15 +68,15 @@ export async function loadBookedOrder(
  * null for any the caller does not hold.
  */
 export async function loadWarehouses(
-	ctx: Context,
+	via: Caller,
 	sender_id: number,
 	order: OrderRecord,
 ): Promise<Pick<LabelSource, "pickup" | "rto">> {
 	const pickupId = order.pickup_address_id;
 	const rtoId = order.rto_address_id && order.rto_address_id !== pickupId ? order.rto_address_id : null;
 	const [pickup, rto] = await Promise.all([
-		warehouse(ctx, sender_id, pickupId),
-		warehouse(ctx, sender_id, rtoId),
+		warehouse(via, sender_id, pickupId),
+		warehouse(via, sender_id, rtoId),
 	]);
 	return { pickup, rto };
 }

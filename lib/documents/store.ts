@@ -1,5 +1,5 @@
 /**
- * Tables of the `documents` schema and their queries (ARCHITECTURE §1:
+ * SQL over the `documents` schema (tables in ./migrations.ts; ARCHITECTURE §1:
  * documents owns labels; manifests come with a later issue).
  *
  * `documents.labels`: one row per (order, AWB). `source` is `generated` for a
@@ -10,54 +10,8 @@
  * `INSERT … ON CONFLICT DO UPDATE` (no read-then-write).
  */
 import type { Sequelize } from "sequelize";
-import { exec, type Migration, select } from "../db";
-
-/** Migrations of the `documents` schema (idempotent SQL, schema-qualified names). */
-export const documentsMigrations: Migration[] = [
-	{
-		name: "0001_labels",
-		async up({ sequelize, transaction }) {
-			await sequelize.query(
-				`CREATE TABLE IF NOT EXISTS documents.labels (
-					order_id bigint NOT NULL,
-					sender_id bigint NOT NULL,
-					awb_number text NOT NULL,
-					logistic_id integer NOT NULL,
-					source text NOT NULL DEFAULT 'generated' CHECK (source IN ('generated', 'courier')),
-					courier_file bytea NULL,
-					label_downloaded_at timestamptz NULL,
-					first_downloaded_at timestamptz NULL,
-					download_count integer NOT NULL DEFAULT 0,
-					created_at timestamptz NOT NULL DEFAULT now(),
-					PRIMARY KEY (order_id, awb_number)
-				)`,
-				{ transaction },
-			);
-			await sequelize.query(
-				"CREATE INDEX IF NOT EXISTS labels_sender_order_idx ON documents.labels (sender_id, order_id, created_at DESC)",
-				{ transaction },
-			);
-		},
-	},
-];
-
-/** Where a label's bytes come from. */
-export type LabelSourceKind = "generated" | "courier";
-
-/** A `documents.labels` row as answered by {@link labelInfo} (timestamps ISO-8601 UTC). */
-export interface LabelInfo {
-	order_id: number;
-	sender_id: number;
-	awb_number: string;
-	logistic_id: number;
-	source: LabelSourceKind;
-	/** whether the courier's own file is stored (the bytes are never answered here) */
-	has_courier_file: boolean;
-	label_downloaded_at: string | null;
-	first_downloaded_at: string | null;
-	download_count: number;
-	created_at: string;
-}
+import type { LabelInfo, LabelSourceKind } from "../contracts";
+import { exec, select } from "../db";
 
 interface LabelRowDb {
 	order_id: string | number;

@@ -1,10 +1,24 @@
 /**
- * SQL over `intake.orders` (see ./schema.ts). Every statement binds its values
- * ($1, $2, …); the only SQL built from strings are the status lists of
+ * SQL over `intake.orders` (see ./migrations.ts). Every statement binds its
+ * values ($1, $2, …); the only SQL built from strings are the status lists of
  * ./status.ts, which are constants.
+ *
+ * The columns keep the spec's numbers (`shipment_type` 0 forward / 1 reverse,
+ * `order_type` 1 COD); this module converts them to and from
+ * {@link ShipmentDirection} / {@link PaymentMode}, the only words the rest of
+ * the system uses.
  */
 import type { Sequelize } from "sequelize";
-import type { BookingState, BookingUpdate, OrderRecord, WarehouseUsage } from "../contracts";
+import {
+	type BookingState,
+	type BookingUpdate,
+	type OrderRecord,
+	type PaymentMode,
+	paymentModeOf,
+	type ShipmentDirection,
+	type StatusRecord,
+	type WarehouseUsage,
+} from "../contracts";
 import { exec, select } from "../db";
 import { toRupees } from "../money";
 import { CLOSED_STATUSES, PICKED_UP_STATUSES, STATUS_NEW, UNSHIPPED_STATES } from "./status";
@@ -14,17 +28,26 @@ import type { OrderInput } from "./validation";
 export const REVERSE_SUFFIX = "-R";
 
 /** The reference an input is stored (and queried) under: `-R` appended for returns. */
-export function storedReference(input: Pick<OrderInput, "customer_order_no" | "shipment_type">): string {
-	return input.shipment_type === 1 ? `${input.customer_order_no}${REVERSE_SUFFIX}` : input.customer_order_no;
+export function storedReference(input: Pick<OrderInput, "customer_order_no" | "direction">): string {
+	return input.direction === "reverse"
+		? `${input.customer_order_no}${REVERSE_SUFFIX}`
+		: input.customer_order_no;
 }
+
+/** `shipment_type` column value of a direction (0 forward, 1 reverse). */
+const shipmentTypeOf = (d: ShipmentDirection): 0 | 1 => (d === "reverse" ? 1 : 0);
+/** Direction of a stored `shipment_type` (1 reverse, else forward). */
+const directionOfColumn = (n: number): ShipmentDirection => (n === 1 ? "reverse" : "forward");
+/** `order_type` column value of a payment mode (1 COD, 0 prepaid). */
+const orderTypeOf = (m: PaymentMode): 0 | 1 => (m === "cod" ? 1 : 0);
 
 /** Result of {@link insertOrder}. */
 export interface InsertResult {
 	order_id: number;
 	/** false: the reference already existed (nothing was written) */
 	created: boolean;
-	/** shipment type of the row holding the reference (differs from the input's on a forward/return clash) */
-	shipment_type: 0 | 1;
+	/** direction of the row holding the reference (differs from the input's on a forward/return clash) */
+	direction: ShipmentDirection;
 }
 
 /**
@@ -63,9 +86,9 @@ export async function insertOrder(
 		[
 			sender_id,
 			ref,
-			input.shipment_type,
+			shipmentTypeOf(input.direction),
 			input.channel,
-			o.order_type,
+			orderTypeOf(o.payment_mode),
 			o.pickup_address_id,
 			o.rto_address_id,
 			r.name,
@@ -93,8 +116,7 @@ export async function insertOrder(
 			STATUS_NEW,
 		],
 	);
-	if (rows.length)
-		return { order_id: Number(rows[0].order_id), created: true, shipment_type: input.shipment_type };
+	if (rows.length) return { order_id: Number(rows[0].order_id), created: true, direction: input.direction };
 	const existing = await select<{ order_id: string; shipment_type: number }>(
 		db,
 		`SELECT order_id, shipment_type FROM intake.orders WHERE sender_id = $1 AND customer_order_no = $2`,
@@ -104,7 +126,7 @@ export async function insertOrder(
 	return {
 		order_id: Number(existing[0].order_id),
 		created: false,
-		shipment_type: existing[0].shipment_type === 1 ? 1 : 0,
+		direction: directionOfColumn(existing[0].shipment_type),
 	};
 }
 
@@ -151,57 +173,57 @@ interface OrderRow {
 	updated_at: Date;
 }
 
-/** {@link OrderRecord} plus the order's remaining fields. Timestamps ISO-8601 UTC. */
-export interface FullOrderRecord extends OrderRecord {
-	order_date: string;
-	order_from_source: string | null;
-	booked_at: string | null;
-	updated_at: string;
-}
-
 const num = (x: string | number | null): number | null => (x === null ? null : Number(x));
 const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
 
-/** Maps a row to the internal order shape (money in rupees, kg, cm). */
-function toRecord(row: OrderRow): FullOrderRecord {
-	const reverse = row.shipment_type === 1;
+/**
+ * Maps a row to the contract's {@link OrderRecord} (money in rupees, kg, cm,
+ * timestamps ISO-8601 UTC): `shipment_type` → `direction`, `order_type` →
+ * `payment_mode`, the `receiver_*` columns → `consignee` (phone = the stored
+ * 10-digit mobile, email null, city/state "" when not given).
+ */
+function toRecord(row: OrderRow): OrderRecord {
+	const direction = directionOfColumn(row.shipment_type);
+	const payment_mode = paymentModeOf(row.order_type);
 	return {
 		order_id: Number(row.order_id),
 		sender_id: Number(row.sender_id),
 		customer_order_no: row.customer_order_no,
-		shipment_type: reverse ? 1 : 0,
+		direction,
 		channel: row.channel,
-		order_type: row.order_type === 1 ? 1 : 0,
+		payment_mode,
 		pickup_address_id: num(row.pickup_address_id),
 		rto_address_id: num(row.rto_address_id),
-		receiver: {
+		consignee: {
 			name: row.receiver_name,
+			phone: row.receiver_mobile_no,
+			email: null,
 			address_1: row.receiver_address_1,
 			address_2: row.receiver_address_2,
 			landmark: row.receiver_landmark,
-			city: row.receiver_city,
-			state: row.receiver_state,
+			city: row.receiver_city ?? "",
+			state: row.receiver_state ?? "",
 			pincode: row.receiver_pincode,
-			mobile_no: row.receiver_mobile_no,
 		},
 		product: {
 			product_name: row.product_name,
 			product_sku: row.product_sku,
 			physical_weight: Number(row.physical_weight),
 			declared_order_total: toRupees(row.declared_order_total_paise),
-			cod_amount: row.order_type === 1 ? toRupees(row.cod_amount_paise) : null,
+			cod_amount: payment_mode === "cod" ? toRupees(row.cod_amount_paise) : null,
 			length: num(row.length),
 			width: num(row.width),
 			height: num(row.height),
 		},
-		reverse: reverse
-			? {
-					forward_source: row.forward_source,
-					old_fwd_awb_no: row.old_fwd_awb_no,
-					reverse_pickup_address_id: num(row.reverse_pickup_address_id),
-					return_address: row.return_address,
-				}
-			: null,
+		reverse:
+			direction === "reverse"
+				? {
+						forward_source: row.forward_source,
+						old_fwd_awb_no: row.old_fwd_awb_no,
+						reverse_pickup_address_id: num(row.reverse_pickup_address_id),
+						return_address: row.return_address,
+					}
+				: null,
 		state: row.state,
 		status: row.status,
 		awb_number: row.awb_number,
@@ -221,25 +243,13 @@ export async function getOrder(
 	db: Sequelize,
 	sender_id: number,
 	order_id: number,
-): Promise<FullOrderRecord | null> {
+): Promise<OrderRecord | null> {
 	const rows = await select<OrderRow>(
 		db,
 		`SELECT * FROM intake.orders WHERE order_id = $1 AND sender_id = $2`,
 		[order_id, sender_id],
 	);
 	return rows.length ? toRecord(rows[0]) : null;
-}
-
-/** §2.4 booking status record. */
-export interface StatusRecord {
-	order_no: string;
-	state: BookingState;
-	awb_number: string | null;
-	courier: string | null;
-	status: string;
-	failure_reason: string | null;
-	/** ISO-8601 UTC */
-	created_at: string;
 }
 
 /**

@@ -59,6 +59,7 @@
  * failing field, `path: reason` (e.g. `receiver.pincode: must be 6 digits`).
  */
 import type { ValidationError, ValidationSchema } from "fastest-validator";
+import { type PaymentMode, paymentModeOf, type ShipmentDirection } from "../contracts";
 import { validationFailed } from "../errors";
 import {
 	codeString,
@@ -122,7 +123,7 @@ export interface ReverseInput {
 export interface OrderInput {
 	/** as sent (without the `-R` of returns) */
 	customer_order_no: string;
-	shipment_type: 0 | 1;
+	direction: ShipmentDirection;
 	channel: string | null;
 	receiver: ReceiverInput;
 	product: ProductInput;
@@ -130,7 +131,8 @@ export interface OrderInput {
 		/** the warehouse the order ships from (reverse: returns to); null only for internal callers */
 		pickup_address_id: number | null;
 		rto_address_id: number | null;
-		order_type: 0 | 1;
+		/** the request's `order_type` (1 = COD); returns are always prepaid */
+		payment_mode: PaymentMode;
 		/** null: time of creation */
 		order_date: Date | null;
 		order_from_source: string | null;
@@ -365,12 +367,17 @@ const productRule = obj(
 	"must be an object (one product per order; multi-SKU lists are not supported)",
 );
 
-const forwardSchema: ValidationSchema = {
+/** The fields forward and reverse bodies share (§2.1, §2.2). */
+const commonFields: ValidationSchema = {
 	$$strict: "remove",
 	customer_order_no: orderNo,
 	channel: text(0, 50, true),
 	receiver: obj(receiverProps),
 	product: productRule,
+};
+
+const forwardSchema: ValidationSchema = {
+	...commonFields,
 	order: obj({
 		pickup_address_id: id(),
 		rto_address_id: id(true),
@@ -381,11 +388,7 @@ const forwardSchema: ValidationSchema = {
 };
 
 const reverseSchema: ValidationSchema = {
-	$$strict: "remove",
-	customer_order_no: orderNo,
-	channel: text(0, 50, true),
-	receiver: obj(receiverProps),
-	product: productRule,
+	...commonFields,
 	order: obj({
 		pickup_address_id: id(true),
 		reverse_pickup_address_id: id(true),
@@ -399,6 +402,44 @@ const reverseSchema: ValidationSchema = {
 	}),
 };
 
+/** A create body after the schema ran: each field that passed holds its normalised value (kg, rupees, cm). */
+interface CheckedBody {
+	customer_order_no: string;
+	channel?: string | null;
+	receiver: {
+		name: string;
+		address_1: string;
+		address_2?: string | null;
+		landmark?: string | null;
+		city?: string | null;
+		state?: string | null;
+		pincode: string;
+		mobile_no: string;
+	};
+	product: {
+		product_name: string;
+		product_sku?: string | null;
+		physical_weight: number;
+		declared_order_total: number;
+		cod_amount?: number | null;
+		length?: number | null;
+		width?: number | null;
+		height?: number | null;
+	};
+	order: {
+		pickup_address_id?: number | null;
+		reverse_pickup_address_id?: number | null;
+		rto_address_id?: number | null;
+		/** the spec's number (1 = COD); absent on returns */
+		order_type?: 0 | 1;
+		order_date?: Date | null;
+		order_from_source?: string | null;
+		forward_source?: "tekipost" | "external";
+		old_fwd_awb_no?: string;
+		return_address?: Record<string, unknown> | null;
+	};
+}
+
 const checkForward = compile(forwardSchema);
 const checkReverse = compile(reverseSchema);
 
@@ -408,17 +449,20 @@ const checkReverse = compile(reverseSchema);
  * not check that warehouse ids are the caller's (the service does).
  * @throws ApiError 400 `validation_failed` with one `details` entry per failing field
  */
-export function parseOrderInput(body: unknown, kind: "forward" | "reverse"): OrderInput {
-	const b: Record<string, any> = isPlainObject(body) ? structuredClone(body) : {};
-	const res = (kind === "forward" ? checkForward : checkReverse)(b);
+export function parseOrderInput(body: unknown, kind: ShipmentDirection): OrderInput {
+	const raw: Record<string, unknown> = isPlainObject(body) ? structuredClone(body) : {};
+	const res = (kind === "forward" ? checkForward : checkReverse)(raw);
 	if (res instanceof Promise) throw new Error("async validation is not supported");
 	const errs = res === true ? [] : (res as ValidationError[]);
 	const details = errs.map(describe);
 	const bad = new Set(errs.map((e) => e.field));
 	const ok = (field: string) => !bad.has(field) && ![...bad].some((f) => field.startsWith(`${f}.`));
 
-	const product = b.product as Record<string, any> | undefined;
-	const order = b.order as Record<string, any> | undefined;
+	// The schema normalised every field in place; the cross-field rules below
+	// read only fields that passed (`ok`), so their values have these types.
+	const b = raw as Partial<CheckedBody>;
+	const product = b.product;
+	const order = b.order;
 
 	// Cross-field rules, only over fields that passed on their own.
 	if (kind === "reverse") {
@@ -446,26 +490,27 @@ export function parseOrderInput(body: unknown, kind: "forward" | "reverse"): Ord
 	}
 	if (details.length) throw validationFailed(details);
 
-	const r = b.receiver as Record<string, any>;
-	const p = product as Record<string, any>;
-	const o = order as Record<string, any>;
+	// Valid: every required block and field is present.
+	const { receiver: r, product: p, order: o } = b as CheckedBody;
 	const opt = <T>(x: T | undefined | null): T | null => (x === undefined ? null : x);
 	const reverse: ReverseInput | null =
 		kind === "reverse"
 			? {
-					forward_source: o.forward_source,
-					old_fwd_awb_no: o.old_fwd_awb_no,
+					forward_source: o.forward_source!,
+					old_fwd_awb_no: o.old_fwd_awb_no!,
 					reverse_pickup_address_id: opt(o.reverse_pickup_address_id),
 					return_address: o.return_address ? compact(o.return_address) : null,
 				}
 			: null;
-	const orderType: 0 | 1 = kind === "reverse" ? 0 : o.order_type;
+	const payment_mode = kind === "forward" ? paymentModeOf(o.order_type) : "prepaid";
 	const warehouse_refs: OrderInput["warehouse_refs"] = [];
-	for (const f of ["pickup_address_id", "reverse_pickup_address_id", "rto_address_id"])
-		if (typeof o[f] === "number") warehouse_refs.push({ field: `order.${f}`, id: o[f] });
+	for (const f of ["pickup_address_id", "reverse_pickup_address_id", "rto_address_id"] as const) {
+		const id = o[f];
+		if (typeof id === "number") warehouse_refs.push({ field: `order.${f}`, id });
+	}
 	return {
-		customer_order_no: b.customer_order_no,
-		shipment_type: kind === "reverse" ? 1 : 0,
+		customer_order_no: b.customer_order_no!,
+		direction: kind,
 		channel: opt(b.channel),
 		receiver: {
 			name: r.name,
@@ -482,7 +527,7 @@ export function parseOrderInput(body: unknown, kind: "forward" | "reverse"): Ord
 			product_sku: opt(p.product_sku),
 			physical_weight: p.physical_weight,
 			declared_order_total_paise: toPaise(p.declared_order_total),
-			cod_amount_paise: orderType === 1 ? toPaise(p.cod_amount) : 0,
+			cod_amount_paise: payment_mode === "cod" ? toPaise(p.cod_amount ?? 0) : 0,
 			length: opt(p.length),
 			width: opt(p.width),
 			height: opt(p.height),
@@ -490,7 +535,7 @@ export function parseOrderInput(body: unknown, kind: "forward" | "reverse"): Ord
 		order: {
 			pickup_address_id: reverse?.reverse_pickup_address_id ?? opt(o.pickup_address_id),
 			rto_address_id: opt(o.rto_address_id),
-			order_type: orderType,
+			payment_mode,
 			order_date: opt(o.order_date),
 			order_from_source: opt(o.order_from_source),
 		},
