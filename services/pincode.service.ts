@@ -44,6 +44,30 @@ export default defineService<PincodeVars>()({
 	name: "pincode",
 	mixins: [DbMixin("pincode", PINCODE_MIGRATIONS)],
 	settings: {},
+	methods: {
+		/**
+		 * The in-memory directory, loading it if the start did not. Throws 502
+		 * `lookup_failed` when the database cannot be read.
+		 */
+		async getDirectory(): Promise<Map<string, DirectoryEntry>> {
+			return this.directory ?? this.reloadDirectory();
+		},
+
+		/**
+		 * Reads the directory (a read started after this call; concurrent callers
+		 * share it) and swaps it in. 502 `lookup_failed` on failure (the previous
+		 * directory is kept).
+		 */
+		async reloadDirectory(): Promise<Map<string, DirectoryEntry>> {
+			try {
+				this.directory = await this.directoryLoader.load();
+				return this.directory;
+			} catch (err) {
+				this.logger.error("pincode directory unavailable", (err as Error).message);
+				throw lookupFailed();
+			}
+		},
+	},
 	actions: {
 		/**
 		 * GET /v1/pincode/:pincode (spec §4.7). Params `{pincode: string}` (path
@@ -128,30 +152,6 @@ export default defineService<PincodeVars>()({
 				}
 				await broadcastLocal(this.broker, "pincode.changed", {});
 			},
-		},
-	},
-	methods: {
-		/**
-		 * The in-memory directory, loading it if the start did not. Throws 502
-		 * `lookup_failed` when the database cannot be read.
-		 */
-		async getDirectory(): Promise<Map<string, DirectoryEntry>> {
-			return this.directory ?? this.reloadDirectory();
-		},
-
-		/**
-		 * Reads the directory (a read started after this call; concurrent callers
-		 * share it) and swaps it in. 502 `lookup_failed` on failure (the previous
-		 * directory is kept).
-		 */
-		async reloadDirectory(): Promise<Map<string, DirectoryEntry>> {
-			try {
-				this.directory = await this.directoryLoader.load();
-				return this.directory;
-			} catch (err) {
-				this.logger.error("pincode directory unavailable", (err as Error).message);
-				throw lookupFailed();
-			}
 		},
 	},
 	created() {

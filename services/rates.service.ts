@@ -10,7 +10,7 @@
  * Actions:
  * - `rates.serviceable`  GET /v1/shipping/serviceable (gateway-facing)
  * - `rates.quote`        internal QuoteParams → QuoteResult (never throws lane_not_priced)
- * - `rates.listCouriers` internal `{shipment_type?}` → CourierInfo[]
+ * - `rates.listCouriers` internal `{direction?}` → CourierInfo[]
  * - `rates.getCourier`   internal `{logistic_id}` → CourierInfo | null
  * - `rates.reload`       internal: re-reads the catalog from the database on
  *   every rates instance (broadcast `rates.changed`)
@@ -20,18 +20,26 @@
  * directory or zone facts were reloaded) the cached pincode facts are dropped.
  * The periodic reload stays as the safety net for a lost event.
  */
-import type { Context, Service, ServiceSchema } from "moleculer";
 import { loadConfig } from "../lib/config";
-import type { CourierInfo, PincodeInfo, QuoteResult } from "../lib/contracts";
+import {
+	broadcast,
+	type Caller,
+	type CourierInfo,
+	call,
+	type PincodeInfo,
+	type QuoteResult,
+	type ResultOf,
+} from "../lib/contracts";
 import { ApiError, apiError } from "../lib/errors";
 import { TtlLru } from "../lib/rates/cache";
 import { type CatalogSnapshot, courierInfo, loadCatalog } from "../lib/rates/catalog";
 import { RATES_MIGRATIONS } from "../lib/rates/migrations";
-import { parseQuoteInput } from "../lib/rates/params";
+import { parseQuoteParams, parseServiceableQuery } from "../lib/rates/params";
 import { type LaneQuery, quoteLane } from "../lib/rates/quote";
 import { seedSandbox } from "../lib/rates/seed";
 import { Reloader } from "../lib/reloader";
-import { DbMixin, type DbVars } from "../mixins/db.mixin";
+import { defineService } from "../lib/service";
+import { DbMixin } from "../mixins/db.mixin";
 
 interface RatesSettings {
 	/** TTL of cached pincode facts (reference data), ms. */
@@ -44,146 +52,30 @@ interface RatesSettings {
 	reloadIntervalMs: number;
 }
 
-interface RatesVars extends DbVars {
+/** State set in `created` / `started`. */
+interface RatesVars {
 	catalog?: CatalogSnapshot;
 	catalogLoader: Reloader<CatalogSnapshot>;
 	pincodeCache: TtlLru<PincodeInfo>;
 	reloadTimer?: NodeJS.Timeout;
 }
 
-interface RatesMethods {
-	getCatalog(): Promise<CatalogSnapshot>;
-	reloadCatalog(): Promise<CatalogSnapshot>;
-	pincodeFacts(ctx: Context, pins: string[]): Promise<Record<string, PincodeInfo>>;
-	runQuote(ctx: Context, q: LaneQuery): Promise<QuoteResult>;
-}
-
-type This = Service<RatesSettings> & RatesVars & RatesMethods;
-
 const unavailable = () => apiError(503, "rate_unavailable", "Pricing is temporarily unavailable; retry");
 
-const RatesService = {
+const settings: RatesSettings = {
+	pincodeCacheTtlMs: 10 * 60_000,
+	pincodeCacheMax: 50_000,
+	pincodeTimeoutMs: 5_000,
+	reloadIntervalMs: 5 * 60_000,
+};
+
+export default defineService<RatesVars>()({
 	name: "rates",
 	mixins: [DbMixin("rates", RATES_MIGRATIONS)],
-	settings: {
-		pincodeCacheTtlMs: 10 * 60_000,
-		pincodeCacheMax: 50_000,
-		pincodeTimeoutMs: 5_000,
-		reloadIntervalMs: 5 * 60_000,
-	},
-	actions: {
-		/**
-		 * GET /v1/shipping/serviceable (spec §4.2, §2.7). Query params arrive as
-		 * strings: `from_pin`, `to_pin` (`^\d{6}$`), `physical_weight` (kg, > 0),
-		 * `volumetric_weight` (kg, ≥ 0, default 0), `order_type` (1 = COD, anything
-		 * else prepaid), `collectable_amount` (rupees, ≥ 0; the COD amount),
-		 * `operation` ("reverse" prices the return leg, "forward" default).
-		 *
-		 * 200 `{data: Quote[], dropped_couriers: DroppedCourier[]}` (money in
-		 * rupees, `weight` = chargeable kg, sorted by courier priority).
-		 * Errors: 400 `from_pin, to_pin and physical_weight are required`; 400
-		 * `validation_failed` with `details`; 422 `{error:"lane_not_priced",
-		 * message, dropped_couriers}` when no courier prices the lane (including an
-		 * unknown pincode); 503 `rate_unavailable` when the pincode service or the
-		 * database cannot be reached.
-		 */
-		serviceable: {
-			access: { auth: true },
-			async handler(this: This, ctx: Context<Record<string, unknown>>): Promise<QuoteResult> {
-				const q = parseQuoteInput(ctx.params, false);
-				const res = await this.runQuote(ctx, q);
-				if (res.data.length === 0) {
-					const unknown = res.dropped_couriers.find((d) => d.reason === "unknown_pincode");
-					const message = unknown
-						? `No courier prices this lane: ${unknown.detail}`
-						: `No courier on the rate card prices ${q.from_pin} → ${q.to_pin}`;
-					throw apiError(422, "lane_not_priced", message, { dropped_couriers: res.dropped_couriers });
-				}
-				return res;
-			},
-		},
-
-		/**
-		 * Internal quote (lib/contracts.ts QuoteParams → QuoteResult): the same
-		 * pricing as `rates.serviceable`, optionally for one courier
-		 * (`logistic_id`). Never throws `lane_not_priced`: an unpriced lane answers
-		 * `data: []` with the reasons in `dropped_couriers`. Throws 400 (as
-		 * serviceable) on malformed input and 503 `rate_unavailable`.
-		 */
-		quote: {
-			async handler(this: This, ctx: Context<Record<string, unknown>>): Promise<QuoteResult> {
-				return this.runQuote(ctx, parseQuoteInput(ctx.params, true));
-			},
-		},
-
-		/**
-		 * Internal: active couriers by default priority (then logistic_id).
-		 * `shipment_type` 0 → forward couriers, 1 or 2 → reverse couriers, absent → all.
-		 * Answers CourierInfo[] (lib/contracts.ts).
-		 */
-		listCouriers: {
-			params: {
-				shipment_type: { type: "number", integer: true, min: 0, max: 2, convert: true, optional: true },
-			},
-			async handler(this: This, ctx: Context<{ shipment_type?: number }>): Promise<CourierInfo[]> {
-				const snap = await this.getCatalog();
-				const st = ctx.params.shipment_type;
-				return snap.couriers
-					.filter((c) => c.active && (st === undefined || (st === 0 ? c.forward : c.reverse)))
-					.map(courierInfo);
-			},
-		},
-
-		/** Internal: one courier (active or not) by `logistic_id`, or null. */
-		getCourier: {
-			params: { logistic_id: { type: "number", integer: true, positive: true, convert: true } },
-			async handler(this: This, ctx: Context<{ logistic_id: number }>): Promise<CourierInfo | null> {
-				const c = (await this.getCatalog()).byId.get(ctx.params.logistic_id);
-				return c ? courierInfo(c) : null;
-			},
-		},
-
-		/**
-		 * Internal: re-reads couriers, rate cards, COD/RTO rules, serviceability
-		 * and lane performance from the database (after an operator edit), clears
-		 * the pincode cache, then broadcasts `rates.changed` so every other rates
-		 * instance reloads too. Answers `{couriers, rate_cards, lanes}` counts.
-		 * On failure the previous catalog stays in use, nothing is broadcast and
-		 * 503 `rate_unavailable` is thrown.
-		 */
-		reload: {
-			async handler(
-				this: This,
-				ctx: Context,
-			): Promise<{ couriers: number; rate_cards: number; lanes: number }> {
-				const snap = await this.reloadCatalog();
-				this.pincodeCache.clear();
-				await ctx.broadcast("rates.changed", {});
-				return { couriers: snap.couriers.length, rate_cards: snap.cards.size, lanes: snap.performance.size };
-			},
-		},
-	},
-	events: {
-		/**
-		 * Another rates instance reloaded after an edit: reload here too (our own
-		 * broadcast is ignored: the action already reloaded). A failed read is
-		 * logged and the previous catalog kept (the periodic reload retries).
-		 */
-		"rates.changed": {
-			async handler(this: This, ctx: Context) {
-				if (ctx.nodeID === this.broker.nodeID) return;
-				this.pincodeCache.clear();
-				await this.reloadCatalog().catch(() => undefined);
-			},
-		},
-		/** The pincode directory or its zone facts were reloaded: drop the cached pincode facts. */
-		"pincode.changed"(this: This) {
-			this.pincodeCache.clear();
-		},
-	},
+	settings,
 	methods: {
 		/** The in-memory catalog, loading it if needed; 503 `rate_unavailable` if it cannot be read. */
-		async getCatalog(this: This): Promise<CatalogSnapshot> {
+		async getCatalog(): Promise<CatalogSnapshot> {
 			return this.catalog ?? this.reloadCatalog();
 		},
 
@@ -191,7 +83,7 @@ const RatesService = {
 		 * Reads a fresh catalog (a read started after this call; concurrent callers
 		 * share it) and swaps it in; 503 `rate_unavailable` on failure (old catalog kept).
 		 */
-		async reloadCatalog(this: This): Promise<CatalogSnapshot> {
+		async reloadCatalog(): Promise<CatalogSnapshot> {
 			try {
 				this.catalog = await this.catalogLoader.load();
 				return this.catalog;
@@ -203,10 +95,11 @@ const RatesService = {
 
 		/**
 		 * Pincode facts of `pins` (six-digit strings): cached ones from the LRU,
-		 * the rest with one `pincode.lookupMany` call. 503 `rate_unavailable` when
-		 * the pincode service fails or cannot be reached.
+		 * the rest with one `pincode.lookupMany` call (timeout
+		 * `settings.pincodeTimeoutMs`). 503 `rate_unavailable` when the pincode
+		 * service fails (any error, its own 502 included) or cannot be reached.
 		 */
-		async pincodeFacts(this: This, ctx: Context, pins: string[]): Promise<Record<string, PincodeInfo>> {
+		async pincodeFacts(ctx: Caller, pins: string[]): Promise<Record<string, PincodeInfo>> {
 			const out: Record<string, PincodeInfo> = {};
 			const missing: string[] = [];
 			for (const p of new Set(pins)) {
@@ -217,10 +110,11 @@ const RatesService = {
 			if (missing.length) {
 				let res: Record<string, PincodeInfo>;
 				try {
-					res = await ctx.call<Record<string, PincodeInfo>, { pincodes: string[] }>(
+					res = await call(
+						ctx,
 						"pincode.lookupMany",
 						{ pincodes: missing },
-						{ timeout: this.settings.pincodeTimeoutMs },
+						{ timeout: this.settings.pincodeTimeoutMs, unavailable: false },
 					);
 				} catch (err) {
 					this.logger.warn("pincode facts unavailable", (err as Error).message);
@@ -236,8 +130,8 @@ const RatesService = {
 			return out;
 		},
 
-		/** Prices a parsed lane query against the cached catalog. */
-		async runQuote(this: This, ctx: Context, q: LaneQuery): Promise<QuoteResult> {
+		/** Prices a parsed lane query against the cached catalog; 503 `rate_unavailable` on an unexpected failure. */
+		async runQuote(ctx: Caller, q: LaneQuery): Promise<QuoteResult> {
 			const [snap, facts] = await Promise.all([
 				this.getCatalog(),
 				this.pincodeFacts(ctx, [q.from_pin, q.to_pin]),
@@ -251,14 +145,123 @@ const RatesService = {
 			}
 		},
 	},
-	created(this: This) {
+	actions: {
+		/**
+		 * GET /v1/shipping/serviceable (spec §4.2, §2.7). Query params arrive as
+		 * strings: `from_pin`, `to_pin` (`^\d{6}$`), `physical_weight` (kg, > 0),
+		 * `volumetric_weight` (kg, ≥ 0, default 0), `order_type` (1 = COD, anything
+		 * else prepaid), `collectable_amount` (rupees, ≥ 0; the COD amount),
+		 * `operation` ("reverse" prices the return leg, "forward" default); they
+		 * are converted to the internal lane query here (lib/rates/params.ts).
+		 *
+		 * 200 `{data: Quote[], dropped_couriers: DroppedCourier[]}` (money in
+		 * rupees, `weight` = chargeable kg, sorted by courier priority).
+		 * Errors: 400 `from_pin, to_pin and physical_weight are required`; 400
+		 * `validation_failed` with `details`; 422 `{error:"lane_not_priced",
+		 * message, dropped_couriers}` when no courier prices the lane (including an
+		 * unknown pincode); 503 `rate_unavailable` when the pincode service or the
+		 * database cannot be reached.
+		 */
+		serviceable: {
+			access: { auth: true },
+			async handler(ctx): Promise<QuoteResult> {
+				const q = parseServiceableQuery(ctx.params);
+				const res = await this.runQuote(ctx, q);
+				if (res.data.length === 0) {
+					const unknown = res.dropped_couriers.find((d) => d.reason === "unknown_pincode");
+					const message = unknown
+						? `No courier prices this lane: ${unknown.detail}`
+						: `No courier on the rate card prices ${q.from_pin} → ${q.to_pin}`;
+					throw apiError(422, "lane_not_priced", message, { dropped_couriers: res.dropped_couriers });
+				}
+				return res;
+			},
+		},
+
+		/**
+		 * Internal quote (lib/contracts/rates.ts QuoteParams → QuoteResult): the
+		 * same pricing as `rates.serviceable` (weights kg, `cod_amount` rupees,
+		 * `payment_mode` default prepaid, `direction` default forward), optionally
+		 * for one courier (`logistic_id`). Never throws `lane_not_priced`: an
+		 * unpriced lane answers `data: []` with the reasons in `dropped_couriers`.
+		 * Throws 400 (REQUIRED_MESSAGE or `validation_failed`) on malformed input
+		 * and 503 `rate_unavailable`.
+		 */
+		quote: {
+			async handler(ctx): Promise<QuoteResult> {
+				return this.runQuote(ctx, parseQuoteParams(ctx.params));
+			},
+		},
+
+		/**
+		 * Internal: active couriers by default priority (then logistic_id).
+		 * `direction` "forward" → couriers doing forward shipments, "reverse" →
+		 * couriers doing reverse pickups, absent → all. Answers CourierInfo[].
+		 * Another value → Moleculer ValidationError.
+		 */
+		listCouriers: {
+			params: { direction: { type: "enum", values: ["forward", "reverse"], optional: true } },
+			async handler(ctx): Promise<CourierInfo[]> {
+				const snap = await this.getCatalog();
+				const dir = ctx.params.direction;
+				return snap.couriers
+					.filter((c) => c.active && (dir === undefined || (dir === "forward" ? c.forward : c.reverse)))
+					.map(courierInfo);
+			},
+		},
+
+		/** Internal: one courier (active or not) by `logistic_id`, or null. */
+		getCourier: {
+			params: { logistic_id: { type: "number", integer: true, positive: true, convert: true } },
+			async handler(ctx): Promise<CourierInfo | null> {
+				const c = (await this.getCatalog()).byId.get(ctx.params.logistic_id);
+				return c ? courierInfo(c) : null;
+			},
+		},
+
+		/**
+		 * Internal: re-reads couriers, rate cards, COD/RTO rules, serviceability
+		 * and lane performance from the database (after an operator edit), clears
+		 * the pincode cache, then broadcasts `rates.changed` so every other rates
+		 * instance reloads too. Answers `{couriers, rate_cards, lanes}` counts.
+		 * On failure the previous catalog stays in use, nothing is broadcast and
+		 * 503 `rate_unavailable` is thrown.
+		 */
+		reload: {
+			async handler(ctx): Promise<ResultOf<"rates.reload">> {
+				const snap = await this.reloadCatalog();
+				this.pincodeCache.clear();
+				await broadcast(ctx, "rates.changed", {});
+				return { couriers: snap.couriers.length, rate_cards: snap.cards.size, lanes: snap.performance.size };
+			},
+		},
+	},
+	events: {
+		/**
+		 * Another rates instance reloaded after an edit: reload here too (our own
+		 * broadcast is ignored: the action already reloaded). A failed read is
+		 * logged and the previous catalog kept (the periodic reload retries).
+		 */
+		"rates.changed": {
+			async handler(ctx) {
+				if (ctx.nodeID === this.broker.nodeID) return;
+				this.pincodeCache.clear();
+				await this.reloadCatalog().catch(() => undefined);
+			},
+		},
+		/** The pincode directory or its zone facts were reloaded: drop the cached pincode facts. */
+		"pincode.changed"() {
+			this.pincodeCache.clear();
+		},
+	},
+	created() {
 		this.catalogLoader = new Reloader(() => loadCatalog(this.db));
 		this.pincodeCache = new TtlLru<PincodeInfo>(
 			this.settings.pincodeCacheMax,
 			this.settings.pincodeCacheTtlMs,
 		);
 	},
-	async started(this: This) {
+	async started() {
 		// Runs after the DbMixin's migrations (mixin lifecycle handlers run first).
 		if (loadConfig().sandbox) {
 			const n = await seedSandbox(this.db);
@@ -273,10 +276,8 @@ const RatesService = {
 			this.reloadTimer.unref();
 		}
 	},
-	stopped(this: This) {
+	stopped() {
 		if (this.reloadTimer) clearInterval(this.reloadTimer);
 		this.reloadTimer = undefined;
 	},
-} satisfies ServiceSchema<RatesSettings, RatesMethods, RatesVars>;
-
-export default RatesService;
+});

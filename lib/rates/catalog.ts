@@ -5,16 +5,9 @@
  * snapshot replaces the old one atomically on reload.
  */
 import type { Sequelize } from "sequelize";
-import type { CourierInfo } from "../contracts";
+import type { CourierInfo, ShipmentDirection, Zone } from "../contracts";
 import { select } from "../db";
-import {
-	type CodConfig,
-	type Direction,
-	kgToGrams,
-	type RateCard,
-	type ServiceabilityRule,
-	type Zone,
-} from "./pricing";
+import { type CodConfig, kgToGrams, type RateCard, type ServiceabilityRule } from "./pricing";
 
 /** Minimum shipments on a lane before its performance is answered (never invented below it). */
 export const MIN_LANE_SHIPMENTS = 20;
@@ -51,11 +44,59 @@ export interface CatalogSnapshot {
 }
 
 /** Key of a rate card in {@link CatalogSnapshot.cards}. */
-export const cardKey = (id: number, zone: Zone, dir: Direction) => `${id}:${zone}:${dir}`;
+export const cardKey = (id: number, zone: Zone, dir: ShipmentDirection) => `${id}:${zone}:${dir}`;
 /** Key of a lane in {@link CatalogSnapshot.performance}. */
 export const laneKey = (id: number, from: string, to: string) => `${id}:${from}:${to}`;
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/** A numeric column as pg answers it: integers as numbers, `numeric` and `bigint` as strings. */
+type Num = number | string;
+
+/** Rows of the six catalog queries, as pg answers them. */
+interface CourierDbRow extends Omit<CourierInfo, "logistic_id" | "default_priority"> {
+	logistic_id: Num;
+	default_priority: Num;
+	mode: "air" | "surface";
+	volumetric_divisor: Num;
+	/** kg */
+	max_weight_kg: Num | null;
+}
+interface RateCardDbRow {
+	logistic_id: Num;
+	/** `char(1)`, may come space-padded */
+	zone: string;
+	direction: ShipmentDirection;
+	first_slab_kg: Num;
+	first_slab_paise: Num;
+	additional_slab_kg: Num;
+	additional_slab_paise: Num;
+	min_chargeable_kg: Num;
+}
+interface CodDbRow {
+	logistic_id: Num;
+	flat_paise: Num;
+	percent_bp: Num;
+}
+interface RtoDbRow {
+	logistic_id: Num;
+	percent_bp: Num;
+}
+interface ServiceabilityDbRow {
+	logistic_id: Num;
+	pincode_prefix: string;
+	applies_to: ServiceabilityRule["applies_to"];
+	serviceable: boolean;
+}
+interface LaneDbRow {
+	logistic_id: Num;
+	from_pin: string;
+	to_pin: string;
+	shipments: Num;
+	delivered: Num;
+	rto: Num;
+	tat_days_sum: Num;
+}
 
 /** The public {@link CourierInfo} of a courier row (exactly the contract's keys). */
 export function courierInfo(c: CourierRow): CourierInfo {
@@ -80,17 +121,20 @@ export function courierInfo(c: CourierRow): CourierInfo {
  */
 export async function loadCatalog(db: Sequelize): Promise<CatalogSnapshot> {
 	const [couriers, cards, cods, rtos, rules, perf] = await Promise.all([
-		select<any>(
+		select<CourierDbRow>(
 			db,
 			`SELECT logistic_id, logistic_name, adapter, code, forward, reverse, cod, mode, volumetric_divisor,
 			        max_weight_kg, default_priority, active
 			   FROM rates.couriers ORDER BY default_priority, logistic_id`,
 		),
-		select<any>(db, "SELECT * FROM rates.rate_cards"),
-		select<any>(db, "SELECT logistic_id, flat_paise, percent_bp FROM rates.cod_config"),
-		select<any>(db, "SELECT logistic_id, percent_bp FROM rates.rto_rules"),
-		select<any>(db, "SELECT logistic_id, pincode_prefix, applies_to, serviceable FROM rates.serviceability"),
-		select<any>(
+		select<RateCardDbRow>(db, "SELECT * FROM rates.rate_cards"),
+		select<CodDbRow>(db, "SELECT logistic_id, flat_paise, percent_bp FROM rates.cod_config"),
+		select<RtoDbRow>(db, "SELECT logistic_id, percent_bp FROM rates.rto_rules"),
+		select<ServiceabilityDbRow>(
+			db,
+			"SELECT logistic_id, pincode_prefix, applies_to, serviceable FROM rates.serviceability",
+		),
+		select<LaneDbRow>(
 			db,
 			"SELECT logistic_id, from_pin, to_pin, shipments, delivered, rto, tat_days_sum FROM rates.lane_performance WHERE shipments >= $1",
 			[MIN_LANE_SHIPMENTS],

@@ -1,8 +1,20 @@
 /**
- * Parsing of the serviceable / quote input (spec §4.2 `GET
- * /v1/shipping/serviceable`; lib/contracts.ts QuoteParams). Query-string
- * values arrive as strings; internal callers may send numbers.
+ * Parsing of the two ways into the quote engine, both ending in one internal
+ * {@link LaneQuery}:
+ * - `GET /v1/shipping/serviceable` (spec §4.2): the spec's query names
+ *   (`order_type`, `collectable_amount`, `operation`), values arriving as
+ *   strings, converted here at the edge ({@link paymentModeOf});
+ * - `rates.quote` (lib/contracts/rates.ts {@link QuoteParams}): the internal
+ *   names (`payment_mode`, `cod_amount`, `direction`, `logistic_id`).
  */
+import type { ValidationSchema } from "fastest-validator";
+import {
+	type HttpParams,
+	type PaymentMode,
+	paymentModeOf,
+	type QuoteParams,
+	type ShipmentDirection,
+} from "../contracts";
 import { apiError } from "../errors";
 import { assertValid, compile } from "../validate";
 import type { LaneQuery } from "./quote";
@@ -14,17 +26,18 @@ export const REQUIRED_MESSAGE = "from_pin, to_pin and physical_weight are requir
 export const MAX_WEIGHT_KG = 100_000;
 export const MAX_COLLECTABLE_RUPEES = 1_000_000_000;
 
-const pin = {
+const PIN = {
 	type: "string",
 	convert: true,
 	pattern: /^[0-9]{6}$/,
 	messages: { stringPattern: "The '{field}' field must be 6 digits" },
 } as const;
 
-const check = compile({
+/** Rules shared by both inputs: the two pincodes and the two weights (kg). */
+const LANE_RULES: ValidationSchema = {
 	$$strict: "remove",
-	from_pin: pin,
-	to_pin: pin,
+	from_pin: PIN,
+	to_pin: PIN,
 	physical_weight: { type: "number", convert: true, positive: true, finite: true, max: MAX_WEIGHT_KG },
 	volumetric_weight: {
 		type: "number",
@@ -34,44 +47,84 @@ const check = compile({
 		max: MAX_WEIGHT_KG,
 		optional: true,
 	},
-	collectable_amount: {
-		type: "number",
-		convert: true,
-		min: 0,
-		finite: true,
-		max: MAX_COLLECTABLE_RUPEES,
-		optional: true,
-	},
+};
+
+/** An amount in rupees (the COD amount), optional. */
+const RUPEES = {
+	type: "number",
+	convert: true,
+	min: 0,
+	finite: true,
+	max: MAX_COLLECTABLE_RUPEES,
+	optional: true,
+} as const;
+
+/** "forward" | "reverse", optional. */
+const DIRECTION = {
+	type: "enum",
+	values: ["forward", "reverse"] satisfies ShipmentDirection[],
+	optional: true,
+	messages: { enumValue: "The '{field}' field must be forward or reverse" },
+} as const;
+
+const checkServiceable = compile({
+	...LANE_RULES,
+	collectable_amount: RUPEES,
 	order_type: { type: "any", optional: true },
-	operation: {
-		type: "enum",
-		values: ["forward", "reverse"],
-		optional: true,
-		messages: { enumValue: "The '{field}' field must be forward or reverse" },
-	},
+	operation: DIRECTION,
+});
+
+const checkQuote = compile({
+	...LANE_RULES,
+	cod_amount: RUPEES,
+	payment_mode: { type: "enum", values: ["prepaid", "cod"] satisfies PaymentMode[], optional: true },
+	direction: DIRECTION,
 	logistic_id: { type: "number", convert: true, integer: true, positive: true, optional: true },
 });
+
+/** The query of `GET /v1/shipping/serviceable` once validated (spec §4.2 names; a type, so a validated record converts to it). */
+type ServiceableQuery = {
+	from_pin: string;
+	to_pin: string;
+	physical_weight: number;
+	volumetric_weight?: number;
+	collectable_amount?: number;
+	order_type?: unknown;
+	operation?: LaneQuery["direction"];
+};
 
 const blank = (v: unknown) => v === undefined || v === null || (typeof v === "string" && v.trim() === "");
 
 /**
- * Validates and normalises quote input.
- * - any of `from_pin`, `to_pin`, `physical_weight` missing or blank → 400
- *   `{error:"from_pin, to_pin and physical_weight are required", message: same}`;
- * - malformed (pins not `^\d{6}$`, weights not finite numbers, physical_weight
- *   ≤ 0, volumetric_weight < 0, collectable_amount < 0 or not a number,
- *   operation other than "forward"/"reverse", logistic_id not a positive
- *   integer) → 400 `validation_failed` with `details` (one string per field);
- * - `order_type` 1 (number or "1") means COD, anything else prepaid (§4.2);
- * - blank optional values count as absent; unknown keys (e.g. `sender_id`) are ignored.
- * @param allowLogisticId false for the public endpoint (no such query parameter)
+ * The non-blank values of `keys` in `raw` (blank optional values count as
+ * absent; other keys such as `sender_id` are dropped). Throws 400
+ * `{error: REQUIRED_MESSAGE, message: same}` when `from_pin`, `to_pin` or
+ * `physical_weight` is missing or blank.
  */
-export function parseQuoteInput(raw: unknown, allowLogisticId: boolean): LaneQuery {
-	const src = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
+function presentValues(raw: unknown, keys: readonly string[]): Record<string, unknown> {
+	const src = (raw && typeof raw === "object" ? raw : {}) as Readonly<Record<string, unknown>>;
 	if (blank(src.from_pin) || blank(src.to_pin) || blank(src.physical_weight))
 		throw apiError(400, REQUIRED_MESSAGE, REQUIRED_MESSAGE);
 	const v: Record<string, unknown> = {};
-	for (const k of [
+	for (const k of keys) if (!blank(src[k])) v[k] = src[k];
+	return v;
+}
+
+/**
+ * Validates the query of `GET /v1/shipping/serviceable` (spec §4.2; strings
+ * from the query string) and converts it to the internal lane query.
+ * - any of `from_pin`, `to_pin`, `physical_weight` missing or blank → 400
+ *   `{error:"from_pin, to_pin and physical_weight are required", message: same}`;
+ * - malformed (pins not `^\d{6}$`, weights (kg) not finite numbers,
+ *   physical_weight ≤ 0, volumetric_weight < 0, collectable_amount (rupees) < 0
+ *   or not a number, operation other than "forward"/"reverse") → 400
+ *   `validation_failed` with `details` (one string per field);
+ * - `order_type` 1 (number or "1") means COD, anything else prepaid (§4.2);
+ *   `collectable_amount` is the COD amount; `operation` the direction (default forward);
+ * - blank optional values count as absent; unknown keys (e.g. `sender_id`) are ignored.
+ */
+export function parseServiceableQuery(raw: HttpParams): LaneQuery {
+	const v = presentValues(raw, [
 		"from_pin",
 		"to_pin",
 		"physical_weight",
@@ -79,18 +132,53 @@ export function parseQuoteInput(raw: unknown, allowLogisticId: boolean): LaneQue
 		"collectable_amount",
 		"order_type",
 		"operation",
-	])
-		if (!blank(src[k])) v[k] = src[k];
-	if (allowLogisticId && !blank(src.logistic_id)) v.logistic_id = src.logistic_id;
-	assertValid(check, v);
+	]);
+	assertValid(checkServiceable, v);
+	const q = v as ServiceableQuery;
+	return laneQuery({
+		from_pin: q.from_pin,
+		to_pin: q.to_pin,
+		physical_weight: q.physical_weight,
+		volumetric_weight: q.volumetric_weight,
+		payment_mode: paymentModeOf(q.order_type),
+		cod_amount: q.collectable_amount,
+		direction: q.operation,
+	});
+}
+
+/**
+ * Validates `rates.quote` params ({@link QuoteParams}; internal callers send
+ * numbers, numeric strings are converted) and applies the defaults. Throws 400
+ * REQUIRED_MESSAGE as {@link parseServiceableQuery}, and 400
+ * `validation_failed` with `details` for malformed values (pins, weights,
+ * `cod_amount` < 0, `payment_mode` not prepaid/cod, `direction` not
+ * forward/reverse, `logistic_id` not a positive integer).
+ */
+export function parseQuoteParams(raw: QuoteParams): LaneQuery {
+	const v = presentValues(raw, [
+		"from_pin",
+		"to_pin",
+		"physical_weight",
+		"volumetric_weight",
+		"cod_amount",
+		"payment_mode",
+		"direction",
+		"logistic_id",
+	]);
+	assertValid(checkQuote, v);
+	return laneQuery(v as Readonly<QuoteParams>);
+}
+
+/** {@link QuoteParams} with the defaults: volumetric 0 kg, prepaid, COD amount ₹0, forward. */
+function laneQuery(p: QuoteParams): LaneQuery {
 	return {
-		from_pin: v.from_pin as string,
-		to_pin: v.to_pin as string,
-		physical_weight: v.physical_weight as number,
-		volumetric_weight: (v.volumetric_weight as number | undefined) ?? 0,
-		cod: Number(v.order_type) === 1,
-		collectable_amount: (v.collectable_amount as number | undefined) ?? 0,
-		operation: (v.operation as "forward" | "reverse" | undefined) ?? "forward",
-		logistic_id: v.logistic_id as number | undefined,
+		from_pin: p.from_pin,
+		to_pin: p.to_pin,
+		physical_weight: p.physical_weight,
+		volumetric_weight: p.volumetric_weight ?? 0,
+		payment_mode: p.payment_mode ?? "prepaid",
+		cod_amount: p.cod_amount ?? 0,
+		direction: p.direction ?? "forward",
+		logistic_id: p.logistic_id,
 	};
 }

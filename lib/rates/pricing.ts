@@ -3,10 +3,7 @@
  * "Weight and price"). No I/O: everything here works on the in-memory catalog
  * snapshot and pincode facts, in integer grams and integer paise.
  */
-import type { PincodeInfo } from "../contracts";
-
-export type Zone = "A" | "B" | "C" | "D" | "E";
-export type Direction = "forward" | "reverse";
+import type { PincodeInfo, Zone } from "../contracts";
 
 /** GST on courier services (SAC 9968): 18 %, in basis points. */
 export const GST_BP = 1800;
@@ -88,7 +85,8 @@ export interface Charges {
  * - GST (`shipping_charge_tax`) = 18 % of (freight + COD), rounded to the paisa;
  * - total = freight + COD + GST (so the parts always add up);
  * - RTO estimate = rto_bp × freight (forward only; reverse legs have no RTO), pre-tax.
- * @param codPaise COD amount in paise, or null for a prepaid / reverse quote
+ * @param codAmountPaise COD amount in paise, or null for a prepaid / reverse quote
+ * @param rtoBp RTO percent of the freight in basis points, or null for a reverse leg
  */
 export function priceCharges(
 	billableG: number,

@@ -3,24 +3,17 @@
  * catalog snapshot on a lane and explains every courier left out. Pure: the
  * pincode facts of both ends are passed in.
  */
-import type { DroppedCourier, PincodeInfo, Quote, QuoteResult } from "../contracts";
+import type { DroppedCourier, PincodeInfo, Quote, QuoteParams, QuoteResult } from "../contracts";
 import { toPaise, toRupees } from "../money";
 import { type CatalogSnapshot, type CourierRow, cardKey, laneKey } from "./catalog";
-import { type Direction, kgToGrams, priceCharges, serves, zoneOf } from "./pricing";
+import { kgToGrams, priceCharges, serves, zoneOf } from "./pricing";
 
-/** Normalised quote input (see lib/rates/params.ts). Weights kg, money rupees. */
-export interface LaneQuery {
-	from_pin: string;
-	to_pin: string;
-	physical_weight: number;
-	volumetric_weight: number;
-	/** true when order_type is 1 (COD) */
-	cod: boolean;
-	/** rupees */
-	collectable_amount: number;
-	operation: Direction;
-	logistic_id?: number;
-}
+/**
+ * The one internal lane query both entry points end in (lib/rates/params.ts:
+ * `GET /v1/shipping/serviceable` and `rates.quote`): {@link QuoteParams} with
+ * the defaults applied. Weights kg, `cod_amount` rupees.
+ */
+export type LaneQuery = Required<Omit<QuoteParams, "logistic_id">> & Pick<QuoteParams, "logistic_id">;
 
 const drop = (
 	c: Pick<CourierRow, "logistic_id" | "logistic_name">,
@@ -91,9 +84,9 @@ export function quoteLane(
 	}
 	const zone = zoneOf(from, to);
 	const billableG = kgToGrams(Math.max(q.physical_weight, q.volumetric_weight));
-	const reverse = q.operation === "reverse";
-	const wantsCod = q.cod && !reverse;
-	const codAmountPaise = wantsCod ? toPaise(q.collectable_amount) : null;
+	const reverse = q.direction === "reverse";
+	const wantsCod = q.payment_mode === "cod" && !reverse;
+	const codAmountPaise = wantsCod ? toPaise(q.cod_amount) : null;
 	for (const c of list) {
 		if (reverse && !c.reverse) {
 			dropped.push(drop(c, "reverse_not_supported", `${c.logistic_name} does not do reverse pickups`));
@@ -112,9 +105,9 @@ export function quoteLane(
 			dropped.push(drop(c, "cod_not_supported", `${c.logistic_name} does not collect COD`));
 			continue;
 		}
-		const card = snap.cards.get(cardKey(c.logistic_id, zone, q.operation));
+		const card = snap.cards.get(cardKey(c.logistic_id, zone, q.direction));
 		if (!card) {
-			dropped.push(drop(c, "no_rate_card", `no ${q.operation} rate card for zone ${zone}`));
+			dropped.push(drop(c, "no_rate_card", `no ${q.direction} rate card for zone ${zone}`));
 			continue;
 		}
 		const rules = snap.rules.get(c.logistic_id);

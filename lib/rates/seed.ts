@@ -7,24 +7,17 @@
  */
 import type { Sequelize } from "sequelize";
 import sandboxData from "../../data/sandbox-rates.json";
+import type { CourierInfo } from "../contracts";
 import { exec } from "../db";
 
 /** [first_slab_kg, first_slab_paise, additional_slab_kg, additional_slab_paise, min_chargeable_kg] */
 export type RateCardTuple = number[];
 
 /** One sandbox courier as written in the data file. */
-export interface SeedCourier {
-	logistic_id: number;
-	logistic_name: string;
-	adapter: string;
-	code: string;
-	forward: boolean;
-	reverse: boolean;
-	cod: boolean;
+export interface SeedCourier extends Omit<CourierInfo, "active"> {
 	mode: string;
 	volumetric_divisor: number;
 	max_weight_kg: number | null;
-	default_priority: number;
 	rate_cards: { forward?: Record<string, RateCardTuple>; reverse?: Record<string, RateCardTuple> };
 	cod_config?: { flat_paise: number; percent_bp: number } | null;
 	rto_percent_bp: number | null;

@@ -1,0 +1,324 @@
+/**
+ * The sandbox couriers' API endpoints (wire format lib/couriers/sandbox/wire.ts,
+ * ARCHITECTURE §4): each takes the parsed request and answers a {@link Reply}
+ * (status, JSON body, optional hang). HTTP parsing and routing are in
+ * ./server.ts; the SQL in ./store.ts.
+ */
+import type { Sequelize } from "sequelize";
+import type { EmittedScan, SimulatorEvent, SimulatorState } from "../contracts";
+import {
+	SCAN_KINDS,
+	type WireCancelRequest,
+	type WireCancelResponse,
+	type WireCreateRequest,
+	type WireCreateResponse,
+	type WirePackage,
+	type WireShipment,
+	type WireTrackResponse,
+	type WireTrackShipment,
+	type WireWarehouse,
+	type WireWarehouseResponse,
+} from "../couriers/sandbox/wire";
+import {
+	configuredDelay,
+	configuredHang,
+	refusalsOf,
+	SIM_COURIERS,
+	type SimCourier,
+	sortCode,
+	warehouseRefusals,
+} from "./couriers";
+import {
+	countsPerCourier,
+	firstFault,
+	insertPackage,
+	insertScan,
+	lastScanCode,
+	logCall,
+	markCancelled,
+	type PackageRow,
+	packageBy,
+	packageForScan,
+	packagesBy,
+	pickupLocation,
+	type ScanRow,
+	scansOf,
+	upsertPickupLocation,
+} from "./store";
+
+/** Answer of an HTTP route. */
+export interface Reply {
+	status: number;
+	body: unknown;
+	/** delay the answer (ms) after the work is done */
+	hangMs?: number;
+}
+
+/** An HTTP answer thrown from inside a route (status and JSON body as given). */
+export class HttpError extends Error {
+	constructor(
+		readonly status: number,
+		readonly body: unknown,
+	) {
+		super(`HTTP ${status}`);
+	}
+}
+
+/** Outcome of one shipment of a create, as logged in `simulator.calls`. */
+type CreateOutcome = "booked" | "duplicate" | "refused" | "503";
+
+/** Logs create calls: one row per shipment with its outcome (`503` for all when the call failed). */
+async function logCreates(
+	db: Sequelize,
+	courier: SimCourier,
+	shipments: WireShipment[],
+	outcomes: CreateOutcome[],
+): Promise<void> {
+	for (const [i, s] of shipments.entries()) {
+		const outcome = outcomes[i] ?? outcomes[0] ?? "";
+		await logCall(db, courier.code, "create", String(s.order ?? ""), outcome === "503" ? 503 : 200, outcome);
+	}
+}
+
+/** The wire package of a booked row (cancelled ones carry the remark "Shipment cancelled"). */
+function packageOf(row: PackageRow): WirePackage {
+	return {
+		waybill: row.waybill,
+		refnum: row.refnum,
+		status: "Success",
+		sort_code: row.sort_code,
+		remarks: row.cancelled_at ? ["Shipment cancelled"] : [],
+	};
+}
+
+/**
+ * `POST /api/cmu/create.json`: books each shipment (idempotent on `order`),
+ * after {@link configuredDelay}. Faults: `SIMULATE_5XX` answers 503 once per
+ * reference before anything is booked; `SIMULATE_TIMEOUT` holds an answer that
+ * booked something for {@link configuredHang}. Refusals answer `status:"Fail"`
+ * with the courier's remarks. Weights on the wire are grams.
+ */
+export async function create(db: Sequelize, courier: SimCourier, data: WireCreateRequest): Promise<Reply> {
+	const shipments = Array.isArray(data?.shipments) ? data.shipments : [];
+	if (!shipments.length)
+		return { status: 200, body: { success: false, rmk: "shipments are required", packages: [] } };
+	const pickupName = String(data.pickup_location?.name ?? "");
+	await new Promise((r) => setTimeout(r, configuredDelay()));
+	// 503 once per reference, before anything is booked.
+	for (const s of shipments) {
+		if (!String(s.name ?? "").includes("SIMULATE_5XX")) continue;
+		if (await firstFault(db, courier.code, String(s.order ?? ""))) {
+			await logCreates(db, courier, shipments, ["503"]);
+			return { status: 503, body: { error: "Service temporarily unavailable" } };
+		}
+	}
+	const pickup = await pickupLocation(db, courier.code, pickupName);
+	const packages: WirePackage[] = [];
+	const outcomes: CreateOutcome[] = [];
+	let hang = false;
+	for (const s of shipments) {
+		const ref = String(s.order ?? "");
+		if (String(s.name ?? "").includes("SIMULATE_TIMEOUT")) hang = true;
+		const existing = ref ? await packageBy(db, courier.code, "refnum", ref) : undefined;
+		if (existing) {
+			packages.push(packageOf(existing));
+			outcomes.push("duplicate");
+			continue;
+		}
+		const remarks = refusalsOf(courier, s, pickup !== undefined, pickupName);
+		if (remarks.length || !pickup) {
+			packages.push({ waybill: "", refnum: ref, status: "Fail", sort_code: null, remarks });
+			outcomes.push("refused");
+			continue;
+		}
+		const inserted = await insertPackage(db, {
+			courierCode: courier.code,
+			ref,
+			awbPrefix: courier.awbPrefix,
+			digits: courier.awbLength - courier.awbPrefix.length,
+			sortCode: sortCode(String(s.pin)),
+			pickupName,
+			shipment: s,
+		});
+		const row = inserted ?? (await packageBy(db, courier.code, "refnum", ref));
+		if (!row) throw new Error(`package ${courier.code}/${ref} vanished`);
+		if (inserted) await insertScan(db, row.waybill, "manifested", pickup.city, "Manifest uploaded by client");
+		packages.push(packageOf(row));
+		outcomes.push(inserted ? "booked" : "duplicate");
+	}
+	await logCreates(db, courier, shipments, outcomes);
+	const ok = packages.every((p) => p.status === "Success");
+	const body: WireCreateResponse = {
+		success: ok,
+		package_count: packages.length,
+		packages,
+		...(ok ? {} : { rmk: packages.flatMap((p) => p.remarks).join("; ") }),
+	};
+	// The fault hangs only a create that booked something (the answer is lost, the booking is not).
+	const booked = packages.some((p) => p.status === "Success");
+	return { status: 200, body, hangMs: hang && booked ? configuredHang() : 0 };
+}
+
+/** The wire tracking record of a package and its scans (oldest first); no scan yet → "Manifested". */
+function trackOf(row: PackageRow, scans: ScanRow[]): WireTrackShipment {
+	const wire = scans.map((s) => {
+		const k = SCAN_KINDS[s.code] ?? SCAN_KINDS.in_transit;
+		return {
+			ScanDetail: {
+				Scan: k.Scan,
+				ScanType: k.ScanType,
+				StatusCode: k.StatusCode,
+				ScannedLocation: s.location,
+				ScanDateTime: new Date(s.at).toISOString(),
+				Instructions: s.instructions,
+			},
+		};
+	});
+	const last = wire[wire.length - 1]?.ScanDetail;
+	return {
+		AWB: row.waybill,
+		ReferenceNo: row.refnum,
+		SortCode: row.sort_code,
+		Status: {
+			Status: last?.Scan ?? "Manifested",
+			StatusType: last?.ScanType ?? "UD",
+			StatusCode: last?.StatusCode ?? "X-UCI",
+			StatusLocation: last?.ScannedLocation ?? "",
+			StatusDateTime: last?.ScanDateTime ?? new Date().toISOString(),
+			Instructions: last?.Instructions ?? "",
+		},
+		Scans: wire,
+	};
+}
+
+/**
+ * `GET /api/v1/packages/json/?refnum=a,b` or `?waybill=a,b` (at most 50):
+ * Delhivery-like track answer. Neither given → 400; nothing found → 200 with
+ * `Error`.
+ */
+export async function lookup(
+	db: Sequelize,
+	courier: SimCourier,
+	refnum: string | null,
+	waybill: string | null,
+): Promise<Reply> {
+	await logCall(db, courier.code, "lookup", refnum ?? waybill ?? "", 200);
+	const list = (refnum ?? waybill ?? "")
+		.split(",")
+		.map((s) => s.trim())
+		.filter(Boolean)
+		.slice(0, 50);
+	if (!list.length) throw new HttpError(400, { ShipmentData: [], Error: "refnum or waybill is required" });
+	const rows = await packagesBy(db, courier.code, refnum !== null ? "refnum" : "waybill", list);
+	const scans = rows.length
+		? await scansOf(
+				db,
+				rows.map((r) => r.waybill),
+			)
+		: [];
+	const body: WireTrackResponse = {
+		ShipmentData: rows.map((r) => ({
+			Shipment: trackOf(
+				r,
+				scans.filter((s) => s.waybill === r.waybill),
+			),
+		})),
+	};
+	if (!rows.length) body.Error = "No such waybill or Order Id found";
+	return { status: 200, body };
+}
+
+/**
+ * `POST /api/p/edit` with `cancellation: "true"`: cancels a package not yet
+ * picked up. Cancelling twice answers success; every answer is 200 with
+ * `status` true/false.
+ */
+export async function cancelPackage(
+	db: Sequelize,
+	courier: SimCourier,
+	req: Partial<WireCancelRequest> | null,
+): Promise<Reply> {
+	const waybill = String(req?.waybill ?? "");
+	await logCall(db, courier.code, "cancel", waybill, 200);
+	const answer = (body: WireCancelResponse): Reply => ({ status: 200, body });
+	if (String(req?.cancellation) !== "true")
+		return answer({ status: false, waybill, error: "Only cancellation is supported" });
+	const pkg = await packageBy(db, courier.code, "waybill", waybill);
+	if (!pkg) return answer({ status: false, waybill, error: `No such waybill ${waybill}` });
+	if (pkg.cancelled_at) return answer({ status: true, waybill, remark: "Shipment has been cancelled." });
+	const lastCode = (await lastScanCode(db, waybill)) ?? "manifested";
+	if (lastCode !== "manifested") {
+		return answer({
+			status: false,
+			waybill,
+			error: `Shipment is ${SCAN_KINDS[lastCode]?.Scan ?? lastCode}; it can no longer be cancelled`,
+		});
+	}
+	if (await markCancelled(db, courier.code, waybill))
+		await insertScan(db, waybill, "cancelled", "Origin", "Cancelled by client");
+	return answer({ status: true, waybill, remark: "Shipment has been cancelled." });
+}
+
+/**
+ * `POST /api/backend/clientwarehouse/create/` (and `/edit/`): upserts a pickup
+ * location by `name`; 400 `{success:false, error: [reasons]}` when refused.
+ */
+export async function registerWarehouse(
+	db: Sequelize,
+	courier: SimCourier,
+	w: WireWarehouse | null,
+): Promise<Reply> {
+	const errors = warehouseRefusals(w ?? ({} as WireWarehouse));
+	await logCall(db, courier.code, "warehouse", String(w?.name ?? ""), errors.length ? 400 : 200);
+	if (!w || errors.length) {
+		const body: WireWarehouseResponse = { success: false, error: errors };
+		return { status: 400, body };
+	}
+	await upsertPickupLocation(db, courier.code, w);
+	const body: WireWarehouseResponse = {
+		success: true,
+		data: { name: w.name, pincode: w.pin, message: `Warehouse ${w.name} registered` },
+	};
+	return { status: 200, body };
+}
+
+/**
+ * Adds tracking scan `event` to booked AWB `awb` (of `courierCode`, or of any
+ * courier), at the consignee city (`Origin` for `rto_delivered`). Answers
+ * `{courier_code, awb_number, code, at}` (at ISO-8601 UTC), or null for an
+ * unknown AWB.
+ */
+export async function addScan(
+	db: Sequelize,
+	awb: string,
+	event: SimulatorEvent,
+	reason?: string,
+	courierCode?: string,
+): Promise<EmittedScan | null> {
+	const pkg = await packageForScan(db, awb, courierCode);
+	if (!pkg) return null;
+	const location = event === "rto_delivered" ? "Origin" : (pkg.city ?? "Hub");
+	const scan = await insertScan(db, awb, event, location, reason ?? "");
+	return {
+		courier_code: pkg.courier_code,
+		awb_number: awb,
+		code: event,
+		at: new Date(scan.at).toISOString(),
+	};
+}
+
+/** Ops view: per courier code its name, COD, AWB length and counts of packages, cancellations, pickup locations. */
+export async function stateView(db: Sequelize): Promise<SimulatorState> {
+	const { packages: pk, pickupLocations: wh } = await countsPerCourier(db);
+	return {
+		couriers: Object.values(SIM_COURIERS).map((c) => ({
+			code: c.code,
+			name: c.name,
+			cod: c.cod,
+			awb_length: c.awbLength,
+			packages: Number(pk.find((r) => r.courier_code === c.code)?.packages ?? 0),
+			cancelled: Number(pk.find((r) => r.courier_code === c.code)?.cancelled ?? 0),
+			pickup_locations: Number(wh.find((r) => r.courier_code === c.code)?.n ?? 0),
+		})),
+	};
+}

@@ -1,0 +1,151 @@
+/**
+ * The sandbox couriers the simulator plays (ARCHITECTURE §4) and their rules:
+ * AWB formats, refused pincodes, refusal wording (shipments and pickup
+ * locations), emittable tracking events, answer delays. Pure: no I/O.
+ */
+import type { SimulatorEvent } from "../contracts";
+import { sandboxSettings } from "../couriers/sandbox/settings";
+import {
+	SCAN_KINDS,
+	UNKNOWN_PICKUP_MARKER,
+	type WireShipment,
+	type WireWarehouse,
+} from "../couriers/sandbox/wire";
+
+/** Static description of one simulated courier. */
+export interface SimCourier {
+	code: string;
+	name: string;
+	/** leading digits of its AWBs */
+	awbPrefix: string;
+	/** total AWB length in digits */
+	awbLength: number;
+	cod: boolean;
+}
+
+/** The simulated couriers by code. */
+export const SIM_COURIERS: Record<string, SimCourier> = {
+	"sbx-express": { code: "sbx-express", name: "SBX Express", awbPrefix: "14", awbLength: 14, cod: true },
+	"sbx-surface": { code: "sbx-surface", name: "SBX Surface", awbPrefix: "15", awbLength: 15, cod: true },
+	"sbx-reverse": { code: "sbx-reverse", name: "SBX Reverse", awbPrefix: "12", awbLength: 12, cod: false },
+	"sbx-lite": { code: "sbx-lite", name: "SBX Lite", awbPrefix: "13", awbLength: 13, cod: false },
+};
+
+/** Pincodes every sandbox courier refuses (delivery and pickup). */
+export const REFUSED_PINCODES = ["000000", "999999", "111111"];
+
+/**
+ * Tracking events that can be emitted on demand (`simulator.emitScan`,
+ * `POST /couriers/<code>/sandbox/scan`); `manifested` and `cancelled` are the
+ * simulator's own (on create and cancel).
+ */
+export const EMITTABLE_EVENTS: readonly SimulatorEvent[] = Object.keys(SCAN_KINDS).filter(
+	(k): k is SimulatorEvent => k !== "manifested" && k !== "cancelled",
+);
+
+/** Whether `event` is one of {@link EMITTABLE_EVENTS}. */
+export function isEmittable(event: unknown): event is SimulatorEvent {
+	return typeof event === "string" && (EMITTABLE_EVENTS as readonly string[]).includes(event);
+}
+
+/** Maximum weight the sandbox couriers carry, grams. */
+const MAX_WEIGHT_G = 30_000;
+
+const HUBS: Record<string, string> = {
+	"11": "DEL",
+	"12": "GGN",
+	"20": "NOI",
+	"40": "BOM",
+	"41": "PNQ",
+	"38": "AMD",
+	"56": "BLR",
+	"60": "MAA",
+	"50": "HYD",
+	"70": "CCU",
+	"30": "JAI",
+	"22": "LKO",
+};
+
+/** Sort / routing code printed on the label, e.g. `BOM/400` (hub of the first two digits of the pincode). */
+export function sortCode(pin: string): string {
+	return `${HUBS[pin.slice(0, 2)] ?? `H${pin.slice(0, 2)}`}/${pin.slice(0, 3)}`;
+}
+
+/** Delay before a create answers, ms: `SANDBOX_COURIER_DELAY_MS` (≥ 0), else random 100–300 ms. */
+export function configuredDelay(): number {
+	const raw = process.env.SANDBOX_COURIER_DELAY_MS;
+	const n = raw === undefined || raw === "" ? Number.NaN : Number(raw);
+	if (Number.isFinite(n) && n >= 0) return n;
+	return 100 + Math.floor(Math.random() * 200);
+}
+
+/** How long a `SIMULATE_TIMEOUT` create holds its answer, ms: `SANDBOX_COURIER_HANG_MS`, else the adapter timeout + 3 s. */
+export function configuredHang(): number {
+	const n = Number(process.env.SANDBOX_COURIER_HANG_MS);
+	if (Number.isFinite(n) && n > 0) return n;
+	return sandboxSettings("sbx-express").timeoutMs + 3000;
+}
+
+/**
+ * Reasons `courier` refuses shipment `s` (empty when acceptable), in the
+ * courier's words: unregistered pickup location, `SIMULATE_REFUSE`, missing
+ * name or address, pincode malformed or refused, phone not 10 digits, weight
+ * (grams) not positive or over 30 kg, COD not offered or without an amount,
+ * unknown payment mode, missing client reference.
+ */
+export function refusalsOf(
+	courier: SimCourier,
+	s: WireShipment,
+	pickupKnown: boolean,
+	pickupName: string,
+): string[] {
+	const out: string[] = [];
+	if (!pickupKnown) {
+		out.push(`${UNKNOWN_PICKUP_MARKER}: pickup location "${pickupName}" is not registered`);
+	}
+	if (String(s.name ?? "").includes("SIMULATE_REFUSE"))
+		out.push("Shipment rejected by the courier (SIMULATE_REFUSE)");
+	if (!String(s.name ?? "").trim() || !String(s.add ?? "").trim())
+		out.push("Consignee name and address are required");
+	const pin = String(s.pin ?? "");
+	if (!/^\d{6}$/.test(pin)) out.push(`Invalid consignee pincode "${pin}": must be 6 digits`);
+	else if (REFUSED_PINCODES.includes(pin)) out.push(`Non serviceable pincode ${pin}`);
+	if (!/^\d{10}$/.test(String(s.phone ?? ""))) out.push("Invalid consignee phone: must be 10 digits");
+	const w = Number(s.weight);
+	if (!Number.isFinite(w) || w <= 0) out.push("Weight must be greater than zero");
+	else if (w > MAX_WEIGHT_G) out.push(`Weight ${(w / 1000).toFixed(2)} kg exceeds the 30 kg limit`);
+	if (s.payment_mode === "COD") {
+		if (!courier.cod) out.push(`COD is not available on ${courier.name}`);
+		else if (!(Number(s.cod_amount) > 0)) out.push("COD amount must be greater than zero");
+	} else if (!["Prepaid", "Pickup"].includes(String(s.payment_mode))) {
+		out.push(`Unknown payment_mode "${s.payment_mode}"`);
+	}
+	if (!String(s.order ?? "").trim()) out.push("order (client reference) is required");
+	return out;
+}
+
+/**
+ * Reasons a courier refuses pickup location `w` (empty when acceptable): name
+ * missing or under 3 characters, address under 10 characters, phone not 10
+ * digits, pin / return_pin malformed or refused, city or state missing.
+ */
+export function warehouseRefusals(w: WireWarehouse): string[] {
+	const out: string[] = [];
+	if (!String(w.name ?? "").trim()) out.push("name is required");
+	if (String(w.registered_name ?? w.name ?? "").trim().length < 3)
+		out.push("Warehouse name must be at least 3 characters");
+	if (String(w.address ?? "").trim().length < 10) {
+		out.push("Address is too short: give at least 10 characters (building, street, area)");
+	}
+	if (!/^\d{10}$/.test(String(w.phone ?? ""))) out.push("Invalid phone number: must be 10 digits");
+	for (const [label, pin] of [
+		["pin", w.pin],
+		["return_pin", w.return_pin],
+	] as const) {
+		const p = String(pin ?? "");
+		if (!/^\d{6}$/.test(p)) out.push(`${label} must be 6 digits`);
+		else if (REFUSED_PINCODES.includes(p)) out.push(`Pickup not serviceable at pincode ${p}`);
+	}
+	if (!String(w.city ?? "").trim() || !String(w.state ?? "").trim()) out.push("city and state are required");
+	return out;
+}

@@ -1,0 +1,72 @@
+/**
+ * Migrations of the `simulator` schema (ARCHITECTURE §4): the sandbox
+ * couriers' own state, so they behave as real couriers across restarts.
+ *
+ * - `simulator.awb_seq`: AWB numbers (unique across couriers);
+ * - `simulator.packages`: booked shipments per courier and client reference;
+ * - `simulator.scans`: tracking scans per AWB, oldest first by id;
+ * - `simulator.pickup_locations`: registered warehouses per courier;
+ * - `simulator.faults`: injected faults already played (SIMULATE_5XX once per reference);
+ * - `simulator.calls`: every courier call (ops and tests).
+ */
+import type { Migration } from "../db";
+
+/** Ordered migrations of the `simulator` schema (given to `DbMixin("simulator", …)`). */
+export const SIMULATOR_MIGRATIONS: Migration[] = [
+	{
+		name: "001-simulator",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`CREATE SEQUENCE IF NOT EXISTS simulator.awb_seq`);
+			await q(`CREATE TABLE IF NOT EXISTS simulator.packages (
+				courier_code text NOT NULL,
+				refnum text NOT NULL,
+				waybill text NOT NULL UNIQUE,
+				sort_code text,
+				client_order_no text,
+				pickup_location text NOT NULL,
+				payment_mode text NOT NULL,
+				shipment jsonb NOT NULL,
+				cancelled_at timestamptz,
+				created_at timestamptz NOT NULL DEFAULT now(),
+				PRIMARY KEY (courier_code, refnum)
+			)`);
+			await q(`CREATE TABLE IF NOT EXISTS simulator.scans (
+				id bigserial PRIMARY KEY,
+				waybill text NOT NULL,
+				code text NOT NULL,
+				location text NOT NULL,
+				instructions text NOT NULL DEFAULT '',
+				at timestamptz NOT NULL DEFAULT clock_timestamp()
+			)`);
+			await q(`CREATE INDEX IF NOT EXISTS scans_waybill ON simulator.scans (waybill, id)`);
+			await q(`CREATE TABLE IF NOT EXISTS simulator.pickup_locations (
+				courier_code text NOT NULL,
+				name text NOT NULL,
+				pincode text NOT NULL,
+				city text NOT NULL,
+				payload jsonb NOT NULL,
+				created_at timestamptz NOT NULL DEFAULT now(),
+				updated_at timestamptz NOT NULL DEFAULT now(),
+				PRIMARY KEY (courier_code, name)
+			)`);
+			await q(`CREATE TABLE IF NOT EXISTS simulator.faults (
+				courier_code text NOT NULL,
+				refnum text NOT NULL,
+				fault text NOT NULL,
+				at timestamptz NOT NULL DEFAULT now(),
+				PRIMARY KEY (courier_code, refnum, fault)
+			)`);
+			await q(`CREATE TABLE IF NOT EXISTS simulator.calls (
+				id bigserial PRIMARY KEY,
+				courier_code text NOT NULL,
+				endpoint text NOT NULL,
+				refnum text,
+				status int NOT NULL,
+				outcome text,
+				at timestamptz NOT NULL DEFAULT now()
+			)`);
+			await q(`CREATE INDEX IF NOT EXISTS calls_ref ON simulator.calls (courier_code, refnum)`);
+		},
+	},
+];

@@ -1,0 +1,234 @@
+/**
+ * SQL of the simulator (schema `simulator`, lib/simulator/migrations.ts): the
+ * sandbox couriers' packages, scans, pickup locations, played faults and call
+ * log. Every function takes the service's Sequelize pool.
+ */
+import type { Sequelize } from "sequelize";
+import type { WireShipment, WireWarehouse } from "../couriers/sandbox/wire";
+import { exec, select } from "../db";
+
+/** A row of `simulator.packages`. */
+export interface PackageRow {
+	courier_code: string;
+	refnum: string;
+	waybill: string;
+	sort_code: string | null;
+	pickup_location: string;
+	shipment: WireShipment;
+	/** ISO-8601 UTC, null while not cancelled */
+	cancelled_at: string | null;
+}
+
+/** A row of `simulator.scans`. */
+export interface ScanRow {
+	waybill: string;
+	/** our normalized scan code (SCAN_KINDS key) */
+	code: string;
+	location: string;
+	instructions: string;
+	at: string | Date;
+}
+
+/** Courier endpoints recorded in `simulator.calls`. */
+export type CallEndpoint = "create" | "lookup" | "cancel" | "warehouse";
+
+/**
+ * Records that the `5xx` fault of (`courierCode`, `refnum`) is played; true
+ * the first time only (remembered across restarts).
+ */
+export async function firstFault(db: Sequelize, courierCode: string, refnum: string): Promise<boolean> {
+	const { count } = await exec(
+		db,
+		`INSERT INTO simulator.faults (courier_code, refnum, fault) VALUES ($1, $2, '5xx') ON CONFLICT DO NOTHING`,
+		[courierCode, refnum],
+	);
+	return count > 0;
+}
+
+/** The registered pickup location `name` of a courier (its city), or undefined. */
+export async function pickupLocation(
+	db: Sequelize,
+	courierCode: string,
+	name: string,
+): Promise<{ city: string } | undefined> {
+	const [row] = await select<{ city: string }>(
+		db,
+		`SELECT city FROM simulator.pickup_locations WHERE courier_code = $1 AND name = $2`,
+		[courierCode, name],
+	);
+	return row;
+}
+
+/** Inserts or updates pickup location `w` (by courier and `w.name`). */
+export async function upsertPickupLocation(
+	db: Sequelize,
+	courierCode: string,
+	w: WireWarehouse,
+): Promise<void> {
+	await exec(
+		db,
+		`INSERT INTO simulator.pickup_locations (courier_code, name, pincode, city, payload)
+				 VALUES ($1, $2, $3, $4, $5::jsonb)
+				 ON CONFLICT (courier_code, name) DO UPDATE SET pincode = EXCLUDED.pincode, city = EXCLUDED.city,
+				   payload = EXCLUDED.payload, updated_at = now()`,
+		[courierCode, w.name, w.pin, w.city, JSON.stringify(w)],
+	);
+}
+
+/** The package of a courier by client reference (`refnum`) or AWB (`waybill`), or undefined. */
+export async function packageBy(
+	db: Sequelize,
+	courierCode: string,
+	col: "refnum" | "waybill",
+	value: string,
+): Promise<PackageRow | undefined> {
+	const rows = await select<PackageRow>(
+		db,
+		`SELECT * FROM simulator.packages WHERE courier_code = $1 AND ${col} = $2`,
+		[courierCode, value],
+	);
+	return rows[0];
+}
+
+/** Packages of a courier whose `refnum` (or `waybill`) is in `list`, oldest first. */
+export async function packagesBy(
+	db: Sequelize,
+	courierCode: string,
+	col: "refnum" | "waybill",
+	list: string[],
+): Promise<PackageRow[]> {
+	return select<PackageRow>(
+		db,
+		`SELECT * FROM simulator.packages WHERE courier_code = $1 AND ${col} = ANY($2::text[]) ORDER BY created_at`,
+		[courierCode, list],
+	);
+}
+
+/** A new package to book. */
+export interface NewPackage {
+	courierCode: string;
+	ref: string;
+	/** leading digits of the AWB */
+	awbPrefix: string;
+	/** digits after the prefix (zero-padded sequence number) */
+	digits: number;
+	sortCode: string;
+	pickupName: string;
+	shipment: WireShipment;
+}
+
+/**
+ * Books `p` with the next AWB of `simulator.awb_seq`; undefined when the
+ * reference was booked concurrently (ON CONFLICT DO NOTHING).
+ */
+export async function insertPackage(db: Sequelize, p: NewPackage): Promise<PackageRow | undefined> {
+	const { rows } = await exec<PackageRow>(
+		db,
+		`INSERT INTO simulator.packages (courier_code, refnum, waybill, sort_code, client_order_no, pickup_location, payment_mode, shipment)
+					 VALUES ($1, $2, $3 || lpad(nextval('simulator.awb_seq')::text, $4, '0'), $5, $6, $7, $8, $9::jsonb)
+					 ON CONFLICT (courier_code, refnum) DO NOTHING
+					 RETURNING *`,
+		[
+			p.courierCode,
+			p.ref,
+			p.awbPrefix,
+			p.digits,
+			p.sortCode,
+			p.shipment.client_order_no ?? null,
+			p.pickupName,
+			p.shipment.payment_mode,
+			JSON.stringify(p.shipment),
+		],
+	);
+	return rows[0];
+}
+
+/** Marks a package cancelled; true when it was not cancelled before. */
+export async function markCancelled(db: Sequelize, courierCode: string, waybill: string): Promise<boolean> {
+	const { count } = await exec(
+		db,
+		`UPDATE simulator.packages SET cancelled_at = now() WHERE courier_code = $1 AND waybill = $2 AND cancelled_at IS NULL`,
+		[courierCode, waybill],
+	);
+	return count > 0;
+}
+
+/** Adds a scan to `waybill` and answers it. */
+export async function insertScan(
+	db: Sequelize,
+	waybill: string,
+	code: string,
+	location: string,
+	instructions = "",
+): Promise<ScanRow> {
+	const { rows } = await exec<ScanRow>(
+		db,
+		`INSERT INTO simulator.scans (waybill, code, location, instructions) VALUES ($1, $2, $3, $4) RETURNING *`,
+		[waybill, code, location, instructions],
+	);
+	return rows[0];
+}
+
+/** Scans of `waybills`, oldest first. */
+export async function scansOf(db: Sequelize, waybills: string[]): Promise<ScanRow[]> {
+	return select<ScanRow>(db, `SELECT * FROM simulator.scans WHERE waybill = ANY($1::text[]) ORDER BY id`, [
+		waybills,
+	]);
+}
+
+/** Code of the latest scan of `waybill`, or undefined. */
+export async function lastScanCode(db: Sequelize, waybill: string): Promise<string | undefined> {
+	const last = await select<{ code: string }>(
+		db,
+		`SELECT code FROM simulator.scans WHERE waybill = $1 ORDER BY id DESC LIMIT 1`,
+		[waybill],
+	);
+	return last[0]?.code;
+}
+
+/** The courier and consignee city of AWB `awb` (of `courierCode`, or of any courier), or undefined. */
+export async function packageForScan(
+	db: Sequelize,
+	awb: string,
+	courierCode?: string,
+): Promise<{ courier_code: string; city: string | null } | undefined> {
+	const [pkg] = await select<{ courier_code: string; city: string | null }>(
+		db,
+		`SELECT courier_code, shipment->>'city' AS city FROM simulator.packages
+				 WHERE waybill = $1 AND ($2::text IS NULL OR courier_code = $2)`,
+		[awb, courierCode ?? null],
+	);
+	return pkg;
+}
+
+/** Records one courier call. `refnum` is the reference, waybill or name asked for. */
+export async function logCall(
+	db: Sequelize,
+	courierCode: string,
+	endpoint: CallEndpoint,
+	refnum: string,
+	status: number,
+	outcome: string | null = null,
+): Promise<void> {
+	await exec(
+		db,
+		`INSERT INTO simulator.calls (courier_code, endpoint, refnum, status, outcome) VALUES ($1, $2, $3, $4, $5)`,
+		[courierCode, endpoint, refnum, status, outcome],
+	);
+}
+
+/** Counts per courier code: packages, cancelled packages, pickup locations (pg answers counts as strings). */
+export async function countsPerCourier(db: Sequelize): Promise<{
+	packages: { courier_code: string; packages: string; cancelled: string }[];
+	pickupLocations: { courier_code: string; n: string }[];
+}> {
+	const packages = await select<{ courier_code: string; packages: string; cancelled: string }>(
+		db,
+		`SELECT courier_code, count(*) AS packages, count(cancelled_at) AS cancelled FROM simulator.packages GROUP BY 1`,
+	);
+	const pickupLocations = await select<{ courier_code: string; n: string }>(
+		db,
+		`SELECT courier_code, count(*) AS n FROM simulator.pickup_locations GROUP BY 1`,
+	);
+	return { packages, pickupLocations };
+}

@@ -1,0 +1,54 @@
+/**
+ * Internal courier catalogue actions: `rates.listCouriers` `{direction?}` and `rates.getCourier` `{logistic_id}` (lib/contracts/rates.ts).
+ */
+import { strict as assert } from "node:assert";
+import type { CourierInfo } from "../../../lib/contracts";
+import { rejects } from "../../helpers/broker";
+import { useRates } from "./setup";
+
+describe("rates.listCouriers / rates.getCourier (internal)", () => {
+	const t = useRates();
+
+	it("lists active couriers by default priority with exactly the CourierInfo keys", async () => {
+		const all = await t.broker.call<CourierInfo[], any>("rates.listCouriers", {});
+		assert.deepEqual(
+			all.map((c) => c.logistic_id),
+			[1, 2, 3, 4],
+		);
+		assert.deepEqual(all[0], {
+			logistic_id: 1,
+			logistic_name: "Sandbox Express",
+			adapter: "sandbox",
+			code: "sbx-express",
+			forward: true,
+			reverse: false,
+			cod: true,
+			default_priority: 1,
+			active: true,
+		});
+	});
+
+	it("filters by direction (forward, reverse; absent → all)", async () => {
+		const ids = async (direction?: unknown) =>
+			(
+				await t.broker.call<CourierInfo[], any>(
+					"rates.listCouriers",
+					direction === undefined ? {} : { direction },
+				)
+			).map((c) => c.logistic_id);
+		assert.deepEqual(await ids("forward"), [1, 2, 4]);
+		assert.deepEqual(await ids("reverse"), [3]);
+		assert.deepEqual(await ids(), [1, 2, 3, 4]);
+		const err = await rejects(() => ids("sideways"));
+		assert.equal(err.name, "ValidationError");
+		const old = await rejects(() => ids(0));
+		assert.equal(old.name, "ValidationError", "the spec's shipment_type numbers stay at the HTTP edge");
+	});
+
+	it("gets one courier or null", async () => {
+		const c = await t.broker.call<CourierInfo | null, any>("rates.getCourier", { logistic_id: 3 });
+		assert.equal(c?.code, "sbx-reverse");
+		assert.equal(c?.reverse, true);
+		assert.equal(await t.broker.call("rates.getCourier", { logistic_id: 99 }), null);
+	});
+});
