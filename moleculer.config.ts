@@ -37,7 +37,7 @@ export default function brokerOptions(
 			options: { level: cfg.logLevel, formatter: jsonFormatter, colors: false, moduleColors: false },
 		},
 		metrics: { enabled: false },
-		middlewares: [RequestContextMiddleware as any, PermissionsMiddleware as any],
+		middlewares: [RequestContextMiddleware, PermissionsMiddleware],
 		...overrides,
 	};
 }

@@ -16,7 +16,8 @@ import autocannon from "autocannon";
 import IORedis from "ioredis";
 import { Client } from "pg";
 import { createDevIdp, serveJwks } from "../lib/devidp";
-import { client, orderBody, warehouseBody } from "../test/helpers/flow";
+import { orderBody, warehouseBody } from "../test/helpers/fixtures";
+import { client } from "../test/helpers/flow";
 import { freePort } from "../test/helpers/net";
 import { type StartedProcess, startProcess, waitReady } from "../test/helpers/processes";
 
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
 		const sender = 900_001;
 		const token = await idp.tokenFor(sender);
 		const api = client(base, token);
-		const wh = await api.post("/v1/warehouses", warehouseBody("Bench warehouse"));
+		const wh = await api.post("/v1/warehouses", warehouseBody({ warehouse_name: "Bench warehouse" }));
 		if (wh.status !== 201) throw new Error(`warehouse: ${JSON.stringify(wh.body)}`);
 		const whId = wh.body.data.id as number;
 		const auth = { authorization: `Bearer ${token}` };

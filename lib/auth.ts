@@ -5,7 +5,9 @@
  * only. Verification: jose, RS256 only, `exp` and `sub` required, issuer and
  * audience when configured, keys from `AUTH_JWKS_URL`.
  */
+
 import { createRemoteJWKSet, type JWTPayload, errors as joseErrors, jwtVerify } from "jose";
+import type { Context, Middleware } from "moleculer";
 import { ApiError } from "./errors";
 
 export const CAPABILITIES = ["orders.write", "courier.rank", "warehouses.write", "ndr.act"] as const;
@@ -184,18 +186,24 @@ export function checkAccess(user: AuthUser | undefined, access: ActionAccess | u
  */
 export const PermissionsMiddleware = {
 	name: "Permissions",
-	localAction(next: (ctx: any) => Promise<unknown>, action: { access?: ActionAccess }) {
-		if (!action.access) return next;
-		return function checkPermissions(ctx: any) {
-			checkAccess(ctx.meta?.user as AuthUser | undefined, action.access);
+	localAction(next: (ctx: Context) => unknown, action: { access?: ActionAccess }) {
+		const access = action.access;
+		if (!access) return next;
+		return function checkPermissions(ctx: Context) {
+			checkAccess(userOf(ctx), access);
 			return next(ctx);
 		};
 	},
-};
+} satisfies Middleware;
+
+/** The {@link AuthUser} a context's meta carries, if any. */
+function userOf(ctx: { meta?: object | null }): AuthUser | undefined {
+	return (ctx.meta as { user?: AuthUser } | null | undefined)?.user;
+}
 
 /** The caller's account id; throws 401 when the context carries none. */
-export function senderOf(ctx: { meta: any }): number {
-	const u = ctx.meta?.user as AuthUser | undefined;
+export function senderOf(ctx: { meta?: object | null }): number {
+	const u = userOf(ctx);
 	if (!hasAccount(u)) throw authRequired();
 	return u.sender_id;
 }

@@ -81,6 +81,20 @@ export async function migrate(
 	});
 }
 
+/**
+ * What {@link TxSequelizeStorage} uses of umzug's migration-log model (a
+ * Sequelize model class): umzug's own minimal type leaves out the options
+ * (the transaction) these calls pass.
+ */
+interface MigrationLogModel {
+	sync(opts: { transaction: Transaction }): Promise<unknown>;
+	create(values: Record<string, string>, opts: { transaction: Transaction }): Promise<unknown>;
+	findAll(opts: {
+		order: [string, string][];
+		transaction: Transaction;
+	}): Promise<Array<{ get(column: string): unknown }>>;
+}
+
 /** umzug's SequelizeStorage, bound to the migration transaction so the log commits with the schema. */
 class TxSequelizeStorage extends SequelizeStorage {
 	constructor(
@@ -94,14 +108,14 @@ class TxSequelizeStorage extends SequelizeStorage {
 		super({ sequelize, schema, tableName: "schema_migrations", modelName: `schema_migrations_${schema}` });
 	}
 	override async logMigration({ name }: { name: string }): Promise<void> {
-		const model = this.model as any;
+		const model = this.model as MigrationLogModel;
 		await model.sync({ transaction: this.tx });
 		await model.create({ [this.columnName]: name }, { transaction: this.tx });
 	}
 	override async executed(): Promise<string[]> {
-		const model = this.model as any;
+		const model = this.model as MigrationLogModel;
 		await model.sync({ transaction: this.tx });
-		const rows: any[] = await model.findAll({ order: [[this.columnName, "ASC"]], transaction: this.tx });
+		const rows = await model.findAll({ order: [[this.columnName, "ASC"]], transaction: this.tx });
 		return rows.map((r) => String(r.get(this.columnName)));
 	}
 }

@@ -12,7 +12,9 @@ import { createServer, type Server } from "node:http";
 import { dirname } from "node:path";
 import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from "jose";
 import type { Role } from "./auth";
+import type { TokenResponse } from "./contracts/platform";
 
+/** One login of the development users file (`config/dev-users.json`). */
 export interface DevUser {
 	email: string;
 	password: string;
@@ -20,13 +22,7 @@ export interface DevUser {
 	role: Role;
 }
 
-export interface TokenResponse {
-	access_token: string;
-	refresh_token: string;
-	expires_in: number;
-	token_type: "bearer";
-}
-
+/** A development identity provider made by {@link createDevIdp}. */
 export interface DevIdp {
 	/** Public JWKS `{keys:[…]}`. */
 	jwks: { keys: JWK[] };

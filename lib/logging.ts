@@ -8,6 +8,7 @@
  * adds it as `request_id` to every log line written inside that scope.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { Context, Middleware } from "moleculer";
 
 const scope = new AsyncLocalStorage<{ requestID?: string }>();
 
@@ -16,20 +17,17 @@ export function currentRequestId(): string | undefined {
 	return scope.getStore()?.requestID;
 }
 
-/** Moleculer middleware: binds `ctx.requestID` to the async scope of each handler. */
+/** Wraps a local action or event handler: runs `next(ctx)` inside the request-id scope of `ctx` (when it has one). */
+function withRequestContext<R>(next: (ctx: Context) => R): (ctx: Context) => R {
+	return (ctx) => (ctx.requestID ? scope.run({ requestID: ctx.requestID }, () => next(ctx)) : next(ctx));
+}
+
+/** Moleculer middleware: binds `ctx.requestID` to the async scope of each local action and event handler. */
 export const RequestContextMiddleware = {
 	name: "RequestContext",
-	localAction(next: (ctx: any) => Promise<unknown>) {
-		return function withRequestContext(ctx: any) {
-			return ctx.requestID ? scope.run({ requestID: ctx.requestID }, () => next(ctx)) : next(ctx);
-		};
-	},
-	localEvent(next: (ctx: any) => Promise<unknown>) {
-		return function withRequestContext(ctx: any) {
-			return ctx.requestID ? scope.run({ requestID: ctx.requestID }, () => next(ctx)) : next(ctx);
-		};
-	},
-};
+	localAction: withRequestContext,
+	localEvent: withRequestContext,
+} satisfies Middleware;
 
 /**
  * Console logger formatter: one JSON object per line

@@ -27,14 +27,18 @@ export interface AnyQueue {
 export interface AnyWorker {
 	close(force?: boolean): Promise<void>;
 	run(): Promise<void>;
-	on(ev: string, fn: (...a: any[]) => void): unknown;
+	/** BullMQ worker events used here: `error` (Error) and `failed` (job or undefined, Error). */
+	on(ev: "error", fn: (err: Error) => void): unknown;
+	on(ev: "failed", fn: (job: Job | undefined, err: Error) => void): unknown;
 }
 
-/** Queue / Worker constructors plus the options that bind them to this process's backend. */
+/** Worker options a caller may set (the backend sets the connection and key prefix). */
+export type WorkerTuning = Omit<Partial<WorkerOptions>, "connection" | "prefix">;
+
+/** Makes queues and workers on this process's backend (Redis or PostgreSQL). */
 interface Backend {
-	Queue: new (name: string, opts: any) => unknown;
-	Worker: new (name: string, processor: any, opts: any) => unknown;
-	options: Record<string, unknown>;
+	queue(name: string): AnyQueue;
+	worker<D, R>(name: string, processor: (job: Job<D, R>) => Promise<R>, opts: WorkerTuning): AnyWorker;
 }
 
 const queues = new Map<string, AnyQueue>();
@@ -56,14 +60,19 @@ function redisConnection(url: string): ConnectionOptions {
 function backend(): Backend {
 	const cfg = loadConfig();
 	if (cfg.redisUrl) {
-		return { Queue, Worker, options: { connection: redisConnection(cfg.redisUrl), prefix: cfg.queuePrefix } };
+		const options = { connection: redisConnection(cfg.redisUrl), prefix: cfg.queuePrefix };
+		return {
+			queue: (name) => new Queue(name, options),
+			worker: (name, processor, opts) => new Worker(name, processor, { ...options, autorun: false, ...opts }),
+		};
 	}
 	const pg = withBackend(createPostgresBackend);
 	const schema = `bullmq_${cfg.queuePrefix.replace(/[^a-z0-9_]/gi, "_").toLowerCase()}`;
+	const options = { connection: { connectionString: cfg.databaseUrl, schema, max: 4, migrate: true } };
 	return {
-		Queue: pg.Queue,
-		Worker: pg.Worker,
-		options: { connection: { connectionString: cfg.databaseUrl, schema, max: 4, migrate: true } },
+		queue: (name) => new pg.Queue(name, options),
+		worker: (name, processor, opts) =>
+			new pg.Worker(name, processor, { ...options, autorun: false, ...opts }),
 	};
 }
 
@@ -72,8 +81,7 @@ export function getQueue(name: string): AnyQueue {
 	const key = `${loadConfig().queuePrefix}:${name}`;
 	let q = queues.get(key);
 	if (!q) {
-		const b = backend();
-		q = new b.Queue(name, b.options) as AnyQueue;
+		q = backend().queue(name);
 		queues.set(key, q);
 	}
 	return q;
@@ -86,10 +94,9 @@ export function getQueue(name: string): AnyQueue {
 export function createWorker<D = unknown, R = unknown>(
 	name: string,
 	processor: (job: Job<D, R>) => Promise<R>,
-	opts: Partial<WorkerOptions> = {},
+	opts: WorkerTuning = {},
 ): AnyWorker {
-	const b = backend();
-	return new b.Worker(name, processor, { ...b.options, autorun: false, ...opts }) as AnyWorker;
+	return backend().worker(name, processor, opts);
 }
 
 /** Closes every queue this process opened. */

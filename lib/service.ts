@@ -9,9 +9,9 @@
  * export default defineService<IntakeVars>()({
  *   name: "intake",
  *   mixins: [DbMixin("intake", INTAKE_MIGRATIONS)],        // adds this.db, this.dbSchema
+ *   methods: { ... },
  *   actions: { getOrder: { params: {...}, async handler(ctx) { ... } }, ... },
  *   events: { "warehouses.changed"(ctx) { ... } },
- *   methods: { ... },
  *   created() { this.warehouseCache = new WarehouseCache(5000); },
  * });
  * ```
@@ -24,6 +24,13 @@
  * - `events` handlers get the contract's payload for that event name.
  * - `this` in handlers, methods and lifecycle handlers is
  *   `Service<settings> & mixins' members & Vars & methods`.
+ *
+ * Order of keys: name, mixins, settings, methods, actions, events, then the
+ * lifecycle handlers. `methods` come BEFORE `actions` and `events` (a
+ * departure from the design card's order): TypeScript infers the methods'
+ * type in source order, and a handler written before `methods` that uses
+ * `this` would see no methods ("Property '<method>' does not exist on type
+ * ServiceThis<…>") unless it declared its return type.
  *
  * The runtime schema is the object given (plus `hiddenActions` as `false`
  * entries): nothing is wrapped, so Moleculer behaves exactly as without it.

@@ -29,9 +29,11 @@ export function dataDir(): string {
 
 /** Loads a service schema by name from `services/<name>.service.ts`. */
 export function loadServiceSchema(name: ServiceName): ServiceSchema {
-	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const mod = require(`../services/${name}.service`);
-	return (mod.default ?? mod) as ServiceSchema;
+	// A dynamic require (the name is chosen at run time); every service module
+	// default-exports its schema (`defineService(...)`).
+	const mod: { default?: ServiceSchema } = require(`../services/${name}.service`);
+	if (!mod.default) throw new Error(`services/${name}.service has no default export`);
+	return mod.default;
 }
 
 /** Stops a postmaster left running by a killed earlier run (pid file in the data dir). */

@@ -16,20 +16,11 @@
  */
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Context, ServiceSchema } from "moleculer";
-import type { DevIdp, TokenResponse } from "../lib/devidp";
-import { createDevIdp } from "../lib/devidp";
+import type { TokenResponse } from "../lib/contracts";
+import { createDevIdp, type DevIdp } from "../lib/devidp";
 import { apiError } from "../lib/errors";
+import { defineService } from "../lib/service";
 import { dataDir } from "../lib/system";
-
-/** Login input, JSON or form-encoded; `grant_type` comes from the query string. */
-export interface TokenParams {
-	grant_type?: string;
-	email?: string;
-	/** accepted instead of `email` (OAuth2 password grant field name) */
-	username?: string;
-	password?: string;
-}
 
 /** Finds `config/dev-users.json`: `MSA_DEV_USERS_FILE`, else beside the sources (tsx) or the build (dist/). */
 export function devUsersFile(): string {
@@ -42,11 +33,17 @@ export function devUsersFile(): string {
 	return candidates.find((f) => existsSync(f)) ?? candidates[0];
 }
 
-interface DevAuthVars {
-	idp?: DevIdp;
+/** A string param, else "" (HTTP params are untrusted). */
+function text(v: unknown): string {
+	return typeof v === "string" ? v : "";
 }
 
-export default {
+/** State set in `started`. */
+interface DevAuthVars {
+	idp: DevIdp;
+}
+
+export default defineService<DevAuthVars>()({
 	name: "devauth",
 
 	actions: {
@@ -62,19 +59,17 @@ export default {
 		 * (unknown user or wrong password).
 		 */
 		token: {
-			async handler(this: any, ctx: Context<TokenParams, any>): Promise<TokenResponse> {
+			async handler(ctx): Promise<TokenResponse> {
 				const p = ctx.params ?? {};
 				if (p.grant_type !== "password") {
 					throw apiError(400, "unsupported_grant_type", "grant_type must be password");
 				}
-				const email =
-					typeof p.email === "string" ? p.email : typeof p.username === "string" ? p.username : "";
-				const password = typeof p.password === "string" ? p.password : "";
+				const email = typeof p.email === "string" ? p.email : text(p.username);
+				const password = text(p.password);
 				if (!email || !password) {
 					throw apiError(400, "invalid_request", "email and password are required");
 				}
-				const idp = this.idp as DevIdp;
-				const token = await idp.login(email.trim(), password);
+				const token = await this.idp.login(email.trim(), password);
 				if (!token) throw apiError(400, "invalid_grant", "Invalid login credentials");
 				ctx.meta.$responseHeaders = { "Cache-Control": "no-store", Pragma: "no-cache" };
 				return token;
@@ -83,19 +78,19 @@ export default {
 
 		/** The public JWKS `{keys:[RS256 JWK]}` (cacheable for 5 minutes). */
 		jwks: {
-			handler(this: any, ctx: Context<unknown, any>): { keys: unknown[] } {
+			handler(ctx) {
 				ctx.meta.$responseHeaders = { "Cache-Control": "public, max-age=300" };
-				return (this.idp as DevIdp).jwks;
+				return this.idp.jwks;
 			},
 		},
 	},
 
 	/** Loads (or creates) the signing key and the user list. */
-	async started(this: any) {
+	async started() {
 		this.idp = await createDevIdp({
 			keyFile: join(dataDir(), "dev-idp-key.json"),
 			usersFile: devUsersFile(),
 		});
 		this.logger.info("Development identity provider ready (zero-setup only; never use in production)");
 	},
-} satisfies ServiceSchema<any, any, DevAuthVars>;
+});

@@ -58,51 +58,117 @@
  * One structured JSON access-log line per request on stdout (method, path
  * without query, status, ms, request_id, sender_id; never tokens) when the
  * log level is info or finer.
+ *
+ * ## moleculer-web hooks and the two remaining overrides
+ *
+ * Everything above is done with moleculer-web 0.11's documented hooks:
+ * `rootCallOptions` (request id, common headers, query parsing, `OPTIONS`
+ * never matching an alias, the access-log line), route `aliases` with
+ * `mappingPolicy: "restrict"`, `onBeforeCall` (body shape), the
+ * `authenticate` / `authorize` methods, and `settings.onError` (every error
+ * answer, including 404/405/204 for URLs that match no alias).
+ *
+ * Two internal methods are still overridden, because no hook reaches them.
+ * moleculer-web is therefore pinned to exactly 0.11.0 (package.json) and
+ * test/unit/gateway/upstream.spec.ts fails when an upgrade changes them:
+ * - `errorHandler`: upstream logs every 5xx with its stack at error level
+ *   before calling `onError` (a polled `/ready` 503 or a 503
+ *   `service_unavailable` would log a stack each time); ours only calls
+ *   `sendError`, and `onError` logs unexpected errors once, with the request id.
+ * - `sendResponse`: upstream warns on every 201 without `ctx.meta.$location`;
+ *   our creates answer 201 with the id in the body and no `Location` header
+ *   (§4.1, §4.5), so ours calls upstream's with that warning silenced.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Context, ServiceSchema } from "moleculer";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { Context } from "moleculer";
 import ApiGateway from "moleculer-web";
-import { type AuthUser, checkAccess, createVerifier, invalidToken } from "../lib/auth";
+import { type ActionAccess, type AuthUser, checkAccess, createVerifier, invalidToken } from "../lib/auth";
 import { loadConfig } from "../lib/config";
+import type { CallMeta } from "../lib/contracts";
 import { ApiError } from "../lib/errors";
 import { answerFor, GatewayError } from "../lib/gateway/errors";
 import { accessLogLine, parseQuery, pathOf, requestIdOf } from "../lib/gateway/http";
 import { API_ALIASES, actionsByService, DEV_IDP_ALIASES, PROBE_ALIASES } from "../lib/gateway/routes";
 import { bearerToken, cachedVerifier } from "../lib/gateway/tokens";
-
-/** The original moleculer-web methods our overrides delegate to. */
-const Base = (ApiGateway as any).methods as Record<string, (...args: any[]) => any>;
+import { defineService, type Mixin } from "../lib/service";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"];
 
-/** A request as moleculer-web decorates it. */
+/** A request as moleculer-web decorates it (the fields this service reads). */
 type GwRequest = IncomingMessage & {
-	$ctx?: Context<any, any>;
-	$action?: { name?: string; access?: Parameters<typeof checkAccess>[1] };
+	$ctx?: Context<unknown, CallMeta>;
+	/** the routed action's schema (set once an alias matched and its endpoint was found) */
+	$action?: { name?: string; access?: ActionAccess };
+	/** the matched alias; undefined when the URL matched none */
+	$alias?: unknown;
 	$params?: Record<string, unknown>;
 	$startTime?: [number, number];
 	parsedUrl?: string;
 	originalUrl?: string;
 	body?: unknown;
+	/** query params; moleculer-web keeps a value set before it parses the URL */
+	query?: Record<string, string>;
 };
 
-/** Instance state of the gateway. */
+/** One alias of moleculer-web's alias table. */
+interface WebAlias {
+	/** `GET`, `POST`… (`*` for any method; none of ours) */
+	method: string;
+	/** path-to-regexp matcher of the full path */
+	re: RegExp;
+}
+
+/** Options of one route (moleculer-web `addRoute`), as far as this service uses them. */
+interface RouteOptions {
+	name: string;
+	path: string;
+	aliases: Record<string, string>;
+	mappingPolicy: "restrict";
+	bodyParsers: false | Record<string, unknown>;
+	logging: boolean;
+	callOptions?: { nodeID: string };
+	authentication?: boolean;
+	authorization?: boolean;
+	onBeforeCall?: (ctx: Context, route: unknown, req: GwRequest) => void;
+}
+
+/**
+ * The members moleculer-web 0.11.0 adds to this service and that it uses.
+ * moleculer-web's own typings declare its schema as an untyped ServiceSchema,
+ * so its mixin is cast to `Mixin<WebGateway>` below.
+ */
+interface WebGateway {
+	/** the alias table (built by `addRoute`) */
+	aliases: WebAlias[];
+	/** the HTTP server (created in moleculer-web's `created`, listening after `started`) */
+	server: Server;
+	addRoute(route: RouteOptions): unknown;
+	/** answers `err` through `settings.onError` */
+	sendError(req: GwRequest, res: ServerResponse, err: unknown): void;
+}
+
+/** moleculer-web's own implementation of the overridden `sendResponse` (see file head). */
+interface UpstreamMethods {
+	sendResponse(this: unknown, req: GwRequest, res: ServerResponse, data: unknown, action: unknown): void;
+}
+
+// moleculer-web's typings declare its schema as a bare ServiceSchema (methods
+// typed `any`); these casts state what it is at run time (checked by
+// test/unit/gateway/upstream.spec.ts against the pinned version).
+const WebMixin = ApiGateway as unknown as Mixin<WebGateway>;
+const upstream = (ApiGateway as unknown as { methods: UpstreamMethods }).methods;
+const { NotFoundError } = ApiGateway.Errors;
+
+/** Instance state of the gateway (set in `created`). */
 interface GatewayVars {
 	/** Verifies a bearer token into an AuthUser (cached); undefined without AUTH_JWKS_URL. */
 	verifyToken?: (token: string) => Promise<AuthUser>;
 	/** Services (→ their aliased actions) that must be reachable for `/ready`. */
 	requiredActions: Map<string, string[]>;
-	/** Write access-log lines. */
+	/** Write access-log lines (read per request). */
 	accessLog: boolean;
 	/** The service with a logger whose `warn` is a no-op (see `sendResponse`). */
 	quietSelf: unknown;
-	/** moleculer-web state */
-	aliases: Array<{ method: string; re: RegExp }>;
-	server: import("node:http").Server;
-	addRoute(route: Record<string, unknown>): unknown;
-	sendError(req: GwRequest, res: ServerResponse, err: unknown): void;
-	logAccess(req: GwRequest, res: ServerResponse): void;
-	allowedMethods(path: string): string[];
 }
 
 /** Path of a request without its query string (moleculer-web's `parsedUrl` once it has parsed the URL). */
@@ -124,16 +190,54 @@ function checkBody(_ctx: Context, _route: unknown, req: GwRequest): void {
 	if (p && Object.getPrototypeOf(p) !== Object.prototype) Object.setPrototypeOf(p, Object.prototype);
 }
 
-export default {
+/**
+ * True when the broker's logger writes info lines: it is on, and its level
+ * (`loggerOpt.options.level`, else `fallback`) is info or finer.
+ */
+function logsInfo(loggerOpt: unknown, fallback: string): boolean {
+	if (loggerOpt === false || loggerOpt == null) return false;
+	const level = (loggerOpt as { options?: { level?: unknown } }).options?.level;
+	return LOG_LEVELS.indexOf(typeof level === "string" ? level : fallback) >= LOG_LEVELS.indexOf("info");
+}
+
+/** The gateway's own methods that its moleculer-web settings hooks call. */
+interface HookTarget {
+	beginRequest(options: { requestID?: string }, req: GwRequest, res: ServerResponse): void;
+	answerError(req: GwRequest, res: ServerResponse, err: unknown): void;
+}
+
+/**
+ * `settings.rootCallOptions`, run first for every request (moleculer-web calls
+ * it with the service as `this`): see the `beginRequest` method.
+ */
+function rootCallOptions(
+	this: HookTarget,
+	options: { requestID?: string },
+	req: GwRequest,
+	res: ServerResponse,
+): void {
+	this.beginRequest(options, req, res);
+}
+
+/**
+ * `settings.onError`, the global error handler (moleculer-web calls it with
+ * the service as `this`): see the `answerError` method.
+ */
+function onError(this: HookTarget, req: GwRequest, res: ServerResponse, err: unknown): void {
+	this.answerError(req, res, err);
+}
+
+export default defineService<GatewayVars>()({
 	name: "gateway",
-	mixins: [ApiGateway as any],
+	hiddenActions: ["addRoute", "removeRoute", "listAliases"],
+	mixins: [WebMixin],
 
 	settings: {
 		/** Replaced by `loadConfig().port` in `created`. */
 		port: 3000,
 		path: "/",
-		/** Routes are added in `created` (configuration is read there, not at import). */
-		routes: null as unknown as [],
+		/** Routes are added in `created` (configuration is read there); `[]` would add a catch-all route. */
+		routes: null,
 		logRequest: null,
 		logResponse: null,
 		logRequestParams: null,
@@ -142,28 +246,88 @@ export default {
 		logRouteRegistration: "debug",
 		optimizeOrder: true,
 
+		rootCallOptions,
+		onError,
+	},
+
+	methods: {
 		/**
-		 * Per request, before anything else: picks the request id (sane incoming
-		 * `x-request-id` or a new UUID) as the root context's `requestID`, and
-		 * sets the headers every response carries.
+		 * moleculer-web `authenticate` hook of the /v1 route: returns the
+		 * {@link AuthUser} of the verified bearer token (becomes `ctx.meta.user`).
+		 * Throws 401 `{error:"Authentication required"}` (no / malformed header)
+		 * or 401 `{error:"Invalid or expired token", code}` (§5.6).
 		 */
-		rootCallOptions(options: Record<string, unknown>, req: IncomingMessage, res: ServerResponse): void {
+		async authenticate(_ctx: Context, _route: unknown, req: GwRequest): Promise<AuthUser> {
+			const token = bearerToken(req.headers.authorization);
+			if (!this.verifyToken) throw invalidToken("jwks_unavailable");
+			return this.verifyToken(token);
+		},
+
+		/**
+		 * moleculer-web `authorize` hook: applies the target action's `access`
+		 * rule (lib/auth.ts `checkAccess`) before the handler runs: 403
+		 * `Read-only role`, 403 `forbidden` with `cap`.
+		 */
+		authorize(ctx: Context<unknown, CallMeta>, _route: unknown, req: GwRequest): void {
+			checkAccess(ctx.meta.user, req.$action?.access);
+		},
+
+		/**
+		 * `rootCallOptions`, run first for every request: picks the request id
+		 * (sane incoming `x-request-id` or a new UUID) as the root context's
+		 * `requestID`; sets the headers every response carries; parses the
+		 * query string into flat strings (`parseQuery`, kept by moleculer-web
+		 * as `req.query`); makes `OPTIONS` match no alias (moleculer-web would
+		 * route it as its `Access-Control-Request-Method`, or as GET without
+		 * one; CORS is off), so it is answered by `answerError`; and registers
+		 * the access-log line for when the answer is written.
+		 */
+		beginRequest(options: { requestID?: string }, req: GwRequest, res: ServerResponse): void {
 			const id = requestIdOf(req.headers["x-request-id"]);
 			options.requestID = id;
 			res.setHeader("X-Request-ID", id);
 			res.setHeader("X-Content-Type-Options", "nosniff");
 			res.setHeader("Cache-Control", "no-store");
+			const url = req.url ?? "/";
+			const q = url.indexOf("?", 1);
+			req.query = q === -1 ? {} : parseQuery(url.slice(q + 1));
+			if (req.method === "OPTIONS") req.headers["access-control-request-method"] = "OPTIONS";
+			if (this.accessLog) {
+				let logged = false;
+				const log = () => {
+					if (logged) return;
+					logged = true;
+					this.logAccess(req, res);
+				};
+				res.once("finish", log);
+				res.once("close", log);
+			}
 		},
 
 		/**
-		 * Global error handler: answers the status and body of
-		 * `answerFor(err)` (see file head). Never sends a stack trace; logs
-		 * unexpected (500) errors with the request id.
+		 * `settings.onError`: answers the status and body of `answerFor(err)`
+		 * (see file head). A URL that matched no alias (moleculer-web's
+		 * NotFoundError) is 405 `method_not_allowed` with `Allow` when the path
+		 * exists for other methods, 204 + `Allow` for OPTIONS there, else 404
+		 * `not_found`. Never sends a stack trace; logs unexpected (500) errors
+		 * with the request id. 401 answers carry `WWW-Authenticate`.
 		 */
-		onError(this: any, req: GwRequest, res: ServerResponse, err: unknown): void {
+		answerError(req: GwRequest, res: ServerResponse, err: unknown): void {
 			const ctx = req.$ctx;
 			const requestId = ctx?.requestID ?? String(res.getHeader("x-request-id") ?? "");
 			const path = requestPath(req);
+			if (err instanceof NotFoundError && req.$alias === undefined) {
+				const allowed = this.allowedMethods(path);
+				if (allowed.length > 0 && !res.headersSent) {
+					res.setHeader("Allow", allowed.join(", "));
+					if (req.method === "OPTIONS") {
+						res.statusCode = 204;
+						res.end();
+						return;
+					}
+					err = new GatewayError(405, "method_not_allowed", `Method ${req.method} is not allowed on ${path}`);
+				}
+			}
 			const answer = answerFor(err, path, requestId, req.$action?.name);
 			if (answer.log) {
 				const e = err as Error | undefined;
@@ -190,17 +354,57 @@ export default {
 			res.setHeader("Content-Length", Buffer.byteLength(payload));
 			res.end(payload);
 		},
+
+		/** Methods (e.g. `["GET","POST"]`) of the aliases matching `path`; empty for an unknown path. */
+		allowedMethods(path: string): string[] {
+			const out: string[] = [];
+			for (const a of this.aliases) {
+				if (a.re.test(path) && !out.includes(a.method)) out.push(a.method);
+			}
+			return out;
+		},
+
+		/**
+		 * OVERRIDE of moleculer-web's `errorHandler(req, res, err)` (pinned, see
+		 * file head): no stack logging here; everything goes to `onError`.
+		 */
+		errorHandler(req: GwRequest, res: ServerResponse, err: unknown): void {
+			this.sendError(req, res, err);
+		},
+
+		/**
+		 * OVERRIDE of moleculer-web's `sendResponse(req, res, data, action)`
+		 * (pinned, see file head): upstream's, except that a 201 without
+		 * `ctx.meta.$location` does not log a warning on every request.
+		 */
+		sendResponse(req: GwRequest, res: ServerResponse, data: unknown, action: unknown): void {
+			const meta = req.$ctx?.meta;
+			const quiet = meta?.$statusCode === 201 && !meta.$location;
+			upstream.sendResponse.call(quiet ? this.quietSelf : this, req, res, data, action);
+		},
+
+		/** Writes the access-log line of a request (stdout, JSON; never tokens, queries or bodies). */
+		logAccess(req: GwRequest, res: ServerResponse): void {
+			const d = process.hrtime(req.$startTime);
+			const ctx = req.$ctx;
+			process.stdout.write(
+				accessLogLine({
+					nodeID: this.broker.nodeID,
+					ns: this.broker.namespace,
+					method: req.method,
+					path: requestPath(req),
+					status: res.statusCode,
+					ms: Math.round((d[0] * 1e3 + d[1] / 1e6) * 10) / 10,
+					request_id: ctx?.requestID ?? undefined,
+					sender_id: ctx?.meta?.user?.sender_id,
+				}),
+			);
+		},
 	},
-
 	actions: {
-		/** Route management actions of moleculer-web are not exposed (routes are fixed). */
-		addRoute: false,
-		removeRoute: false,
-		listAliases: false,
-
 		/** Liveness (`GET /health`, no auth): 200 `{status:"ok"}` while the process serves HTTP. */
 		health: {
-			handler(): { status: "ok" } {
+			handler() {
 				return { status: "ok" };
 			},
 		},
@@ -212,10 +416,10 @@ export default {
 		 * `{error:"not_ready", message, missing:[service…]}`.
 		 */
 		ready: {
-			handler(this: any): { status: "ready"; services: Record<string, boolean> } {
+			handler() {
 				const services: Record<string, boolean> = {};
 				const missing: string[] = [];
-				for (const [svc, actions] of this.requiredActions as Map<string, string[]>) {
+				for (const [svc, actions] of this.requiredActions) {
 					const ok = actions.every(
 						(a) => this.broker.registry.getActionEndpoints(a)?.hasAvailable() === true,
 					);
@@ -234,155 +438,19 @@ export default {
 		},
 	},
 
-	methods: {
-		/**
-		 * moleculer-web `authentication` hook of the /v1 route: returns the
-		 * {@link AuthUser} of the verified bearer token (becomes `ctx.meta.user`).
-		 * Throws 401 `{error:"Authentication required"}` (no / malformed header)
-		 * or 401 `{error:"Invalid or expired token", code}` (§5.6).
-		 */
-		async authenticate(this: any, _ctx: Context, _route: unknown, req: GwRequest): Promise<AuthUser> {
-			const token = bearerToken(req.headers.authorization);
-			if (!this.verifyToken) throw invalidToken("jwks_unavailable");
-			return this.verifyToken(token);
-		},
-
-		/**
-		 * moleculer-web `authorization` hook: applies the target action's
-		 * `access` rule (lib/auth.ts `checkAccess`) before the handler runs:
-		 * 403 `Read-only role`, 403 `forbidden` with `cap`.
-		 */
-		authorize(ctx: Context<unknown, { user?: AuthUser }>, _route: unknown, req: GwRequest): void {
-			checkAccess(ctx.meta.user, req.$action?.access);
-		},
-
-		/** Replaces moleculer-web's handler (which logs stacks of 5xx): everything goes to `onError`. */
-		errorHandler(this: any, req: GwRequest, res: ServerResponse, err: unknown): void {
-			this.sendError(req, res, err);
-		},
-
-		/**
-		 * Only alias matches are handled; a URL matching no alias never runs a
-		 * route's middlewares (no body parsing for unknown routes) and gets 404/405.
-		 */
-		routeHandler(
-			this: any,
-			ctx: Context,
-			route: unknown,
-			req: GwRequest,
-			res: ServerResponse,
-			found?: unknown,
-		) {
-			if (!found) return null;
-			return Base.routeHandler.call(this, ctx, route, req, res, found);
-		},
-
-		/** Like moleculer-web's, but a request without a method (OPTIONS) matches no alias. */
-		resolveAlias(this: any, url: string, method?: string) {
-			if (typeof method !== "string") return false;
-			return Base.resolveAlias.call(this, url, method);
-		},
-
-		/** Methods (e.g. `["GET","POST"]`) of the aliases matching `path`; empty for an unknown path. */
-		allowedMethods(this: any, path: string): string[] {
-			const out: string[] = [];
-			for (const a of this.aliases as Array<{ method: string; re: RegExp }>) {
-				if (a.re.test(path) && !out.includes(a.method)) out.push(a.method);
-			}
-			return out;
-		},
-
-		/**
-		 * Not routed: 405 `method_not_allowed` (with `Allow`) when the path exists
-		 * for other methods, 204 + `Allow` for OPTIONS, else 404 `not_found`.
-		 */
-		send404(this: any, req: GwRequest, res: ServerResponse): void {
-			const path = requestPath(req);
-			const allowed = this.allowedMethods(path) as string[];
-			if (allowed.length > 0) {
-				res.setHeader("Allow", allowed.join(", "));
-				if (req.method === "OPTIONS") {
-					res.statusCode = 204;
-					res.end();
-					return;
-				}
-				this.sendError(
-					req,
-					res,
-					new GatewayError(405, "method_not_allowed", `Method ${req.method} is not allowed on ${path}`),
-				);
-				return;
-			}
-			this.sendError(req, res, new GatewayError(404, "not_found", "Route not found"));
-		},
-
-		/**
-		 * moleculer-web's `sendResponse`, except that a 201 without
-		 * `ctx.meta.$location` (our creates answer 201 with the id in the body,
-		 * no Location, §4.1/§4.5) does not log a warning on every request.
-		 */
-		sendResponse(this: any, req: GwRequest, res: ServerResponse, data: unknown, action: unknown): void {
-			const meta = req.$ctx?.meta;
-			if (meta && meta.$statusCode === 201 && !meta.$location) {
-				Base.sendResponse.call(this.quietSelf, req, res, data, action);
-				return;
-			}
-			Base.sendResponse.call(this, req, res, data, action);
-		},
-
-		/** Query strings as flat string maps (lib/gateway/http.ts `parseQuery`) instead of `qs`. */
-		parseQueryString(req: IncomingMessage): { query: Record<string, string>; url: string } {
-			const url = req.url ?? "/";
-			const i = url.indexOf("?", 1);
-			if (i === -1) return { query: {}, url };
-			return { query: parseQuery(url.slice(i + 1)), url: url.slice(0, i) };
-		},
-
-		/**
-		 * Node HTTP handler: moleculer-web's, plus one access-log line when the
-		 * answer is written. `OPTIONS` never resolves to an action.
-		 */
-		async httpHandler(this: any, req: GwRequest, res: ServerResponse, next?: unknown): Promise<void> {
-			if (req.method === "OPTIONS") delete req.headers["access-control-request-method"];
-			await Base.httpHandler.call(this, req, res, next);
-			if (this.accessLog) this.logAccess(req, res);
-		},
-
-		/** Writes the access-log line of a request (stdout, JSON). */
-		logAccess(this: any, req: GwRequest, res: ServerResponse): void {
-			const d = process.hrtime(req.$startTime);
-			const ctx = req.$ctx;
-			process.stdout.write(
-				accessLogLine({
-					nodeID: this.broker.nodeID,
-					ns: this.broker.namespace,
-					method: req.method,
-					path: requestPath(req),
-					status: res.statusCode,
-					ms: Math.round((d[0] * 1e3 + d[1] / 1e6) * 10) / 10,
-					request_id: ctx?.requestID ?? undefined,
-					sender_id: (ctx?.meta?.user as AuthUser | undefined)?.sender_id,
-				}),
-			);
-		},
-	},
-
 	/**
 	 * Reads the configuration (port, JWKS, dev IdP switch, log level), builds
 	 * the cached token verifier (jose fetches keys lazily on first use) and
-	 * mounts the routes.
+	 * mounts the routes. The probes route is added first: a URL matching no
+	 * alias is handed by moleculer-web to the first route, which has no body
+	 * parser, so an unknown route never parses a body before its 404/405.
 	 */
-	created(this: any) {
+	created() {
 		const cfg = loadConfig();
 		this.settings.port = cfg.port;
 		const devIdp = process.env.MSA_DEV_IDP === "1";
-		const loggerOpt = this.broker.options.logger;
-		const level = typeof loggerOpt?.options?.level === "string" ? loggerOpt.options.level : cfg.logLevel;
 		this.accessLog =
-			loggerOpt !== false &&
-			loggerOpt != null &&
-			process.env.GATEWAY_ACCESS_LOG !== "0" &&
-			LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf("info");
+			process.env.GATEWAY_ACCESS_LOG !== "0" && logsInfo(this.broker.options.logger, cfg.logLevel);
 		this.verifyToken = cfg.authJwksUrl
 			? cachedVerifier(
 					createVerifier({ jwksUrl: cfg.authJwksUrl, issuer: cfg.authIssuer, audience: cfg.authAudience }),
@@ -429,9 +497,9 @@ export default {
 	},
 
 	/** Refuses to run without an identity provider (ARCHITECTURE §2: never fall back to development keys). */
-	started(this: any) {
+	started() {
 		if (!this.verifyToken) {
 			throw new Error("gateway: AUTH_JWKS_URL is required (no identity provider configured)");
 		}
 	},
-} satisfies ServiceSchema<any, any, GatewayVars>;
+});

@@ -34,6 +34,21 @@ export interface EmittedScan {
 	at: string;
 }
 
+/** The simulator's ops view (`simulator.state`, `GET /state` of its HTTP server). */
+export interface SimulatorState {
+	couriers: {
+		/** courier code, e.g. `sbx-express` */
+		code: string;
+		name: string;
+		cod: boolean;
+		/** digits of its AWBs */
+		awb_length: number;
+		packages: number;
+		cancelled: number;
+		pickup_locations: number;
+	}[];
+}
+
 export interface PlatformActions {
 	/** GET /health: liveness of this gateway process. */
 	"gateway.health": { params: Record<string, never>; result: { status: "ok" } };
@@ -51,8 +66,8 @@ export interface PlatformActions {
 		params: { awb_number: string; event: SimulatorEvent; reason?: string };
 		result: EmittedScan;
 	};
-	/** Ops view of the simulator: packages, cancellations, pickup locations and calls per courier code. */
-	"simulator.state": { params: Record<string, never>; result: Record<string, unknown> };
+	/** Ops view of the simulator: packages, cancellations and pickup locations per courier code. */
+	"simulator.state": { params: Record<string, never>; result: SimulatorState };
 }
 
 export type PlatformEvents = Record<never, never>;

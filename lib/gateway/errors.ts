@@ -22,6 +22,7 @@
  * `{message}` with no `error` key; bodies thrown by the documents service are
  * passed through verbatim like every other contract body.
  */
+import type { ValidationError } from "fastest-validator";
 import { Errors } from "moleculer";
 import { type ErrorBody, errorBodyOf, validationFailed } from "../errors";
 import { describe } from "../validate";
@@ -84,6 +85,16 @@ function envelope(status: number, error: string, message: string, path: string):
 	return { status, body: { error, message }, log: false };
 }
 
+/** The fields of an error (Moleculer, body-parser, anything thrown) that {@link answerFor} reads. */
+interface ErrorLike {
+	name?: string;
+	type?: string;
+	code?: unknown;
+	message?: string;
+	/** Moleculer error data: `{gateway:true}` for a GatewayError, the failures of a ValidationError */
+	data?: unknown;
+}
+
 /**
  * True when `e` is a broker `ValidationError` about the params of `action`
  * itself. The broker validator tags every failure with the action it guards;
@@ -91,13 +102,10 @@ function envelope(status: number, error: string, message: string, path: string):
  * service made with bad params, which is not the client's fault. Without
  * `action`, or for untagged failures, any `ValidationError` counts.
  */
-function isClientValidationError(
-	e: { name?: string; type?: string; code?: unknown; data?: any },
-	action: string | undefined,
-): boolean {
+function isClientValidationError(e: ErrorLike, action: string | undefined): boolean {
 	if (e.name !== "ValidationError" && !(e.type === "VALIDATION_ERROR" && e.code === 422)) return false;
 	if (action === undefined || !Array.isArray(e.data)) return true;
-	return e.data.every((d: { action?: unknown }) => d?.action === undefined || d.action === action);
+	return e.data.every((d: { action?: unknown } | null) => d?.action === undefined || d.action === action);
 }
 
 /**
@@ -111,12 +119,14 @@ export function answerFor(err: unknown, path: string, requestId: string, action?
 	if (contract && contract.status >= 400 && contract.status <= 599) {
 		return { status: contract.status, body: contract.body, log: false };
 	}
-	const e = (err ?? {}) as { name?: string; type?: string; code?: unknown; message?: string; data?: any };
-	if (e.data?.gateway === true && typeof e.code === "number") {
+	const e = (err ?? {}) as ErrorLike;
+	if ((e.data as { gateway?: unknown } | null)?.gateway === true && typeof e.code === "number") {
 		return envelope(e.code, String(e.type), String(e.message), path);
 	}
 	if (isClientValidationError(e, action)) {
-		const details = Array.isArray(e.data) ? e.data.map((d: any) => describe(d)) : [String(e.message)];
+		const details = Array.isArray(e.data)
+			? e.data.map((d: ValidationError) => describe(d))
+			: [String(e.message)];
 		const { body } = errorBodyOf(validationFailed(details))!;
 		const documents = path.startsWith(DOCUMENTS_PREFIX);
 		return { status: 400, body: documents ? { message: body.message } : body, log: false };

@@ -5,8 +5,10 @@
  *
  * Keys are `"<METHOD> <path>"` in moleculer-web / path-to-regexp 8 syntax
  * (`:name` is a path parameter, passed to the action as a STRING in
- * `ctx.params`); values are the exact action names.
+ * `ctx.params`); values are the exact action names, checked against the
+ * contract (lib/contracts): an alias to a renamed or missing action fails the type check.
  */
+import type { ActionName } from "../contracts";
 
 /** Bearer-authenticated public API (§4, §5). */
 export const API_ALIASES = {
@@ -22,7 +24,7 @@ export const API_ALIASES = {
 	"DELETE /v1/warehouses/:id": "warehouses.remove",
 	/** Binary answer: the action sets `ctx.meta.$responseType` / `$responseHeaders` and returns a Buffer. */
 	"GET /v1/documents/label/:orderId": "documents.label",
-} as const satisfies Record<string, string>;
+} as const satisfies Record<string, ActionName>;
 
 /** Unauthenticated probes, always answered by the local gateway node. */
 export const PROBE_ALIASES = {
@@ -30,7 +32,7 @@ export const PROBE_ALIASES = {
 	"GET /health": "gateway.health",
 	/** Readiness: 200 `{status:"ready", services}` or 503 `{error:"not_ready", message, missing}`. */
 	"GET /ready": "gateway.ready",
-} as const satisfies Record<string, string>;
+} as const satisfies Record<string, ActionName>;
 
 /**
  * Development identity provider (zero-setup start only, env `MSA_DEV_IDP=1`;
@@ -40,7 +42,7 @@ export const DEV_IDP_ALIASES = {
 	/** `?grant_type=password`, JSON or form body `{email|username, password}`. */
 	"POST /auth/v1/token": "devauth.token",
 	"GET /auth/v1/.well-known/jwks.json": "devauth.jwks",
-} as const satisfies Record<string, string>;
+} as const satisfies Record<string, ActionName>;
 
 /** Path prefix whose gateway-made 400/404 answers use the §7 documents shape `{message}`. */
 export const DOCUMENTS_PREFIX = "/v1/documents/";

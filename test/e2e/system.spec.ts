@@ -7,7 +7,8 @@ import { strict as assert } from "node:assert";
 import type { Server } from "node:http";
 import { createDevIdp, type DevIdp, serveJwks } from "../../lib/devidp";
 import { newSender } from "../helpers/broker";
-import { client, typicalFlow, warehouseBody } from "../helpers/flow";
+import { warehouseBody } from "../helpers/fixtures";
+import { client, typicalFlow } from "../helpers/flow";
 import { freePort } from "../helpers/net";
 import { type StartedProcess, startProcess, waitReady } from "../helpers/processes";
 

@@ -3,8 +3,9 @@
  * REDIS_URL, TRANSPORTER or AUTH_JWKS_URL (embedded PostgreSQL under a
  * temporary data dir, BullMQ on PostgreSQL, in-process transport, development
  * identity provider, sandbox). Logs in as a listed user, books one order and
- * downloads its label; then kills the process with SIGKILL (leaving a stale
- * postmaster) and checks the next start recovers with the data intact.
+ * downloads its label; then (its own order again) kills the process with
+ * SIGKILL (leaving a stale postmaster) and checks the next start recovers with
+ * the data intact. Each test starts the system when it is not running.
  * Only ports and the data directory are set, so the test cannot collide with
  * anything else on the machine.
  */
@@ -56,27 +57,34 @@ describe("e2e: zero-setup start (no environment)", function () {
 		return body.access_token;
 	}
 
+	/** Starts the system unless a previous test left it running (each test works on its own). */
+	async function running(): Promise<StartedProcess> {
+		if (!proc) {
+			proc = startProcess(env);
+			await waitReady(base, [proc], 120_000);
+		}
+		return proc;
+	}
+
 	it("starts with nothing configured, books an order and serves its label", async () => {
-		proc = startProcess(env);
-		await waitReady(base, [proc], 120_000);
-		const token = await login();
-		const r = await typicalFlow(base, token);
+		await running();
+		const r = await typicalFlow(base, await login());
 		assert.equal(r.label.subarray(0, 5).toString(), "%PDF-");
-		(this as any).flow = r;
-		process.env.MSA_SMOKE_ORDER_NO = r.customer_order_no;
 	});
 
 	it("recovers from a killed run (stale postmaster) with the data intact", async () => {
-		assert.ok(proc);
-		await proc.stop("SIGKILL");
-		proc = startProcess(env);
-		await waitReady(base, [proc], 120_000);
+		// Its own booked order, made before the kill.
+		const killed = await running();
+		const booked = await typicalFlow(base, await login());
+		await killed.stop("SIGKILL");
+		proc = undefined;
+		const restarted = await running();
 		const api = client(base, await login());
-		const st = await api.get(`/v1/orders/status?order_no=${process.env.MSA_SMOKE_ORDER_NO}`);
+		const st = await api.get(`/v1/orders/status?order_no=${booked.customer_order_no}`);
 		assert.equal(st.status, 200, JSON.stringify(st.body));
 		assert.equal(st.body.state, "booked");
-		const code = await proc.stop("SIGTERM");
-		assert.equal(code, 0, proc.output().slice(-3000));
+		const code = await restarted.stop("SIGTERM");
+		assert.equal(code, 0, restarted.output().slice(-3000));
 		proc = undefined;
 	});
 });

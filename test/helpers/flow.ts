@@ -1,9 +1,12 @@
 /**
  * The spec's §1 "Typical flow" over real HTTP, shared by the integration,
  * end-to-end and zero-setup smoke tests: warehouse → quote → order → book →
- * status → label. Every step asserts the real response.
+ * status → label. Every step asserts the real response. Request bodies come
+ * from ./fixtures.ts, polling from ./poll.ts.
  */
 import { strict as assert } from "node:assert";
+import { freshRef, orderBody, warehouseBody } from "./fixtures";
+import { eventually } from "./poll";
 
 export interface HttpResult<T = any> {
 	status: number;
@@ -51,64 +54,6 @@ export function client(base: string, token?: string) {
 	};
 }
 
-/** A valid warehouse body (real Delhi address, 110001). */
-export function warehouseBody(name = `WH ${Date.now()}-${Math.floor(Math.random() * 1e6)}`) {
-	return {
-		warehouse_name: name,
-		contact_person_name: "Asha Verma",
-		contact_no: "9876543210",
-		address_line_1: "12 Connaught Place, Block A",
-		city: "New Delhi",
-		state: "Delhi",
-		pincode: "110001",
-		is_return_same: true,
-	};
-}
-
-/** A valid forward COD order body to Bengaluru 560001. */
-export function orderBody(
-	pickup_address_id: number,
-	customer_order_no = `ORD-${Date.now()}-${Math.floor(Math.random() * 1e6)}`,
-) {
-	return {
-		customer_order_no,
-		channel: "api",
-		receiver: {
-			name: "Ravi Kumar",
-			address_1: "45 MG Road, Ashok Nagar",
-			city: "Bengaluru",
-			state: "Karnataka",
-			pincode: "560001",
-			mobile_no: "9123456780",
-		},
-		product: {
-			product_name: "Cotton kurta",
-			physical_weight: 0.8,
-			declared_order_total: 1499,
-			cod_amount: 1499,
-			length: 30,
-			width: 25,
-			height: 5,
-		},
-		order: { pickup_address_id, order_type: 1 },
-	};
-}
-
-/** Polls `fn` until it returns a truthy value or `ms` elapse. */
-export async function waitFor<T>(
-	fn: () => Promise<T | undefined | false>,
-	ms = 20_000,
-	every = 150,
-): Promise<T> {
-	const end = Date.now() + ms;
-	for (;;) {
-		const v = await fn();
-		if (v) return v;
-		if (Date.now() > end) throw new Error(`condition not met within ${ms} ms`);
-		await new Promise((r) => setTimeout(r, every));
-	}
-}
-
 export interface FlowResult {
 	warehouse_id: number;
 	order_id: number;
@@ -138,7 +83,8 @@ export async function typicalFlow(base: string, token: string): Promise<FlowResu
 		assert.ok(q.total > 0 && q.cod_charge > 0);
 	}
 
-	const ob = orderBody(warehouse_id);
+	const customer_order_no = freshRef();
+	const ob = orderBody(warehouse_id, customer_order_no);
 	const created = await api.post("/v1/intake/order", ob);
 	assert.equal(created.status, 201, JSON.stringify(created.body));
 	const order_id = created.body.order_id as number;
@@ -152,14 +98,17 @@ export async function typicalFlow(base: string, token: string): Promise<FlowResu
 	assert.equal(book.body.status, "queued");
 	assert.ok(!JSON.stringify(book.body).toLowerCase().includes("awb"));
 
-	const status = await waitFor(async () => {
-		const s = await api.get(`/v1/orders/status?order_no=${encodeURIComponent(ob.customer_order_no)}`);
-		assert.equal(s.status, 200, JSON.stringify(s.body));
-		assert.notEqual(s.body.state, "failed", JSON.stringify(s.body));
-		return s.body.state === "booked" ? s.body : undefined;
-	});
+	const status = await eventually(
+		async () => {
+			const s = await api.get(`/v1/orders/status?order_no=${encodeURIComponent(customer_order_no)}`);
+			assert.equal(s.status, 200, JSON.stringify(s.body));
+			assert.notEqual(s.body.state, "failed", JSON.stringify(s.body));
+			return s.body.state === "booked" ? s.body : undefined;
+		},
+		{ what: "the order to be booked", ms: 20_000, every: 150 },
+	);
 	const bookedAfterMs = Date.now() - t0;
-	assert.equal(status.order_no, ob.customer_order_no);
+	assert.equal(status.order_no, customer_order_no);
 	assert.match(status.awb_number, /^[A-Z0-9]{8,20}$/);
 	assert.ok(status.courier);
 
@@ -170,7 +119,7 @@ export async function typicalFlow(base: string, token: string): Promise<FlowResu
 	return {
 		warehouse_id,
 		order_id,
-		customer_order_no: ob.customer_order_no,
+		customer_order_no,
 		awb_number: status.awb_number,
 		courier: status.courier,
 		label: label.bytes!,

@@ -9,7 +9,8 @@ import type { Server } from "node:http";
 import type { ServiceBroker } from "moleculer";
 import { createDevIdp, type DevIdp, serveJwks } from "../../lib/devidp";
 import { as, newSender, rejects, startBroker } from "../helpers/broker";
-import { client, orderBody, typicalFlow, warehouseBody } from "../helpers/flow";
+import { orderBody, warehouseBody } from "../helpers/fixtures";
+import { client, typicalFlow } from "../helpers/flow";
 import { freePort } from "../helpers/net";
 
 describe("integration: services split over NATS", function () {

@@ -147,13 +147,16 @@ describe("devauth service", () => {
 				password: "pw",
 			});
 			assert.deepEqual(decodeJwt(r.access_token).app_metadata, { sender_id: 77, role: "merchant_staff" });
-			await rejects(() =>
+			// The default users are gone: their login is refused like any unknown user.
+			const err = await rejects(() =>
 				b.call("devauth.token", {
 					grant_type: "password",
 					email: "merchant@example.com",
 					password: "merchant-pass",
 				}),
 			);
+			assert.equal(err.code, 400);
+			assert.deepEqual(err.data.body, { error: "invalid_grant", message: "Invalid login credentials" });
 		} finally {
 			await b.stop();
 			delete process.env.MSA_DEV_USERS_FILE;

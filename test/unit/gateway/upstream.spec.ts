@@ -1,0 +1,132 @@
+/**
+ * Guards the two moleculer-web internals the gateway still overrides
+ * (services/gateway.service.ts, file head): `errorHandler` and
+ * `sendResponse`. moleculer-web is pinned to an exact version; these tests
+ * fail when the installed version differs from the pin, when the gateway
+ * overrides another upstream method, or when an overridden method changes
+ * its signature or the behaviour the override exists for.
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import ApiGateway from "moleculer-web";
+import gatewaySchema from "../../../services/gateway.service";
+
+type Method = (this: unknown, ...args: unknown[]) => unknown;
+const upstream = (ApiGateway as unknown as { methods: Record<string, Method> }).methods;
+const ours = gatewaySchema.methods as Record<string, Method>;
+
+/** The `authenticate` / `authorize` methods are moleculer-web's documented hooks, not overrides. */
+const DOCUMENTED_HOOKS = ["authenticate", "authorize"];
+
+/** A ServerResponse stand-in recording what a method wrote. */
+function fakeResponse() {
+	const headers: Record<string, unknown> = {};
+	return {
+		statusCode: 200,
+		headersSent: false,
+		body: undefined as unknown,
+		headers,
+		setHeader(k: string, v: unknown) {
+			headers[k.toLowerCase()] = v;
+		},
+		getHeader(k: string) {
+			return headers[k.toLowerCase()];
+		},
+		removeHeader(k: string) {
+			delete headers[k.toLowerCase()];
+		},
+		end(chunk?: unknown) {
+			this.body = chunk;
+		},
+	};
+}
+
+describe("gateway: moleculer-web overrides (pinned upstream)", () => {
+	it("the installed moleculer-web is exactly the version package.json pins", () => {
+		const pkg = JSON.parse(readFileSync(resolve(__dirname, "../../../package.json"), "utf8"));
+		const pin = pkg.dependencies["moleculer-web"];
+		assert.match(pin, /^\d+\.\d+\.\d+$/, "moleculer-web must be pinned to an exact version");
+		const installed = JSON.parse(readFileSync(require.resolve("moleculer-web/package.json"), "utf8")).version;
+		assert.equal(installed, pin);
+		assert.equal(pin, "0.11.0");
+	});
+
+	it("the gateway overrides exactly errorHandler and sendResponse of moleculer-web's methods", () => {
+		const overridden = Object.keys(ours)
+			.filter((m) => m in upstream && !DOCUMENTED_HOOKS.includes(m))
+			.sort();
+		assert.deepEqual(overridden, ["errorHandler", "sendResponse"]);
+	});
+
+	it("upstream errorHandler(req, res, err) logs a 5xx with its stack, then calls sendError", () => {
+		assert.equal(typeof upstream.errorHandler, "function");
+		assert.equal(upstream.errorHandler.length, 3);
+		const logged: unknown[][] = [];
+		const sent: unknown[] = [];
+		const self = {
+			settings: { log4XXResponses: false },
+			logger: { error: (...a: unknown[]) => logged.push(a) },
+			sendError: (_req: unknown, _res: unknown, err: unknown) => sent.push(err),
+		};
+		const err = Object.assign(new Error("down"), { code: 503 });
+		upstream.errorHandler.call(self, {}, {}, err);
+		assert.equal(logged.length, 1, "upstream logs 5xx (the reason for our override)");
+		assert.ok(logged[0].includes(err.stack));
+		assert.deepEqual(sent, [err]);
+	});
+
+	it("our errorHandler only calls sendError (no stack logging)", () => {
+		const sent: unknown[] = [];
+		const self = {
+			logger: { error: () => assert.fail("must not log") },
+			sendError: (_req: unknown, _res: unknown, err: unknown) => sent.push(err),
+		};
+		const err = Object.assign(new Error("down"), { code: 503 });
+		ours.errorHandler.call(self, {}, {}, err);
+		assert.deepEqual(sent, [err]);
+	});
+
+	it("upstream sendResponse(req, res, data, action) warns on a 201 without $location; ours does not", () => {
+		assert.equal(typeof upstream.sendResponse, "function");
+		assert.equal(upstream.sendResponse.length, 4);
+		const request = () => ({
+			method: "POST",
+			url: "/v1/intake/order",
+			headers: {},
+			$route: { etag: false },
+			$ctx: { meta: { $statusCode: 201 } },
+		});
+		const warnings: unknown[][] = [];
+		const logger = { warn: (...a: unknown[]) => warnings.push(a) };
+		const self = { logger, encodeResponse: (_q: unknown, _s: unknown, d: unknown) => JSON.stringify(d) };
+
+		const upstreamRes = fakeResponse();
+		upstream.sendResponse.call(self, request(), upstreamRes, { order_id: 1 }, undefined);
+		assert.equal(warnings.length, 1, "upstream warns (the reason for our override)");
+		assert.match(String(warnings[0][0]), /\$location/);
+		assert.equal(upstreamRes.statusCode, 201);
+		assert.equal(upstreamRes.body, '{"order_id":1}');
+		assert.equal(upstreamRes.headers.location, undefined);
+
+		warnings.length = 0;
+		const quietSelf = { ...self, logger: { warn: () => undefined } };
+		const ourRes = fakeResponse();
+		ours.sendResponse.call({ ...self, quietSelf }, request(), ourRes, { order_id: 1 }, undefined);
+		assert.equal(warnings.length, 0);
+		assert.equal(ourRes.statusCode, 201);
+		assert.equal(ourRes.body, '{"order_id":1}');
+		assert.equal(ourRes.headers["content-type"], "application/json; charset=utf-8");
+		assert.equal(ourRes.headers.location, undefined);
+	});
+
+	it("upstream keeps a req.query set by rootCallOptions and routes OPTIONS by Access-Control-Request-Method", () => {
+		// The hooks the gateway relies on instead of overriding parseQueryString/resolveAlias/httpHandler.
+		const src = readFileSync(require.resolve("moleculer-web/src/index.js"), "utf8");
+		assert.ok(src.includes("this.settings.rootCallOptions.call(this, options, req, res)"));
+		assert.ok(src.includes("if (!req.query) req.query = parsed.query;"));
+		assert.ok(src.includes('method = req.headers["access-control-request-method"];'));
+		assert.ok(src.includes("this.send404(req, res);"));
+		assert.ok(src.includes("this.sendError(req, res, new NotFoundError());"));
+	});
+});
