@@ -4,24 +4,31 @@
  * `meta` cross the wire). The database, Redis prefix and namespace come from
  * test/helpers/global.ts.
  */
-import { ServiceBroker } from "moleculer";
+import { type BrokerOptions, ServiceBroker } from "moleculer";
 import { type AuthUser, type Role, userFor } from "../../lib/auth";
 import { loadConfig, type ServiceName } from "../../lib/config";
 import { loadServiceSchema } from "../../lib/system";
 import brokerOptions from "../../moleculer.config";
+
+/**
+ * Broker options of a test broker: the production options (moleculer.config.ts)
+ * with logs off unless TEST_LOGS is set, and, for an in-process broker (no
+ * transporter: no other node has to notice it leave), no stop delay.
+ */
+export function testBrokerOptions(nats: boolean, overrides: Partial<BrokerOptions> = {}): BrokerOptions {
+	const base = brokerOptions(
+		{ ...loadConfig(), transporter: nats ? process.env.TEST_NATS_URL : undefined },
+		{ logger: process.env.TEST_LOGS ? undefined : false, ...overrides },
+	);
+	return nats ? base : { ...base, registry: { ...base.registry, stopDelay: 0 } };
+}
 
 /** Starts a broker running `services` (in-process transport unless `nats` is true). */
 export async function startBroker(
 	services: ServiceName[],
 	opts: { nats?: boolean; nodeID?: string } = {},
 ): Promise<ServiceBroker> {
-	const cfg = loadConfig();
-	const broker = new ServiceBroker(
-		brokerOptions(
-			{ ...cfg, transporter: opts.nats ? process.env.TEST_NATS_URL : undefined },
-			{ logger: process.env.TEST_LOGS ? undefined : false, nodeID: opts.nodeID },
-		),
-	);
+	const broker = new ServiceBroker(testBrokerOptions(!!opts.nats, { nodeID: opts.nodeID }));
 	for (const s of services) broker.createService(loadServiceSchema(s));
 	await broker.start();
 	return broker;

@@ -5,7 +5,6 @@
  * the contract shapes of lib/contracts (fixtures from test/helpers/fixtures.ts).
  */
 import { ServiceBroker } from "moleculer";
-import { loadConfig } from "../../../lib/config";
 import type {
 	Address,
 	BookingUpdate,
@@ -17,8 +16,7 @@ import type {
 } from "../../../lib/contracts";
 import { exec, getSequelize, select } from "../../../lib/db";
 import { loadServiceSchema } from "../../../lib/system";
-import brokerOptions from "../../../moleculer.config";
-import { as } from "../../helpers/broker";
+import { as, testBrokerOptions } from "../../helpers/broker";
 import { courier, order, COURIERS as SANDBOX_COURIERS, warehouse } from "../../helpers/fixtures";
 import { freePort } from "../../helpers/net";
 import { eventually } from "../../helpers/poll";
@@ -160,12 +158,7 @@ export function useBookingBroker(): () => ServiceBroker {
 	before(async () => {
 		Object.assign(process.env, ENV, { SANDBOX_COURIER_PORT: String(await freePort()) });
 		delete process.env.SANDBOX_COURIER_URL;
-		broker = new ServiceBroker(
-			brokerOptions(
-				{ ...loadConfig(), transporter: undefined },
-				{ logger: process.env.TEST_LOGS ? undefined : false },
-			),
-		);
+		broker = new ServiceBroker(testBrokerOptions(false));
 		broker.createService(loadServiceSchema("simulator"));
 		broker.createService(loadServiceSchema("booking"));
 		for (const f of fakes) {

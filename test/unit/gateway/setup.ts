@@ -6,11 +6,10 @@
  */
 import { type Context, ServiceBroker } from "moleculer";
 import type { AuthUser } from "../../../lib/auth";
-import { loadConfig } from "../../../lib/config";
 import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
 import { apiError, documentsError } from "../../../lib/errors";
 import { loadServiceSchema } from "../../../lib/system";
-import brokerOptions from "../../../moleculer.config";
+import { testBrokerOptions } from "../../helpers/broker";
 
 export const PDF = Buffer.concat([
 	Buffer.from("%PDF-1.7\n"),
@@ -158,11 +157,8 @@ export async function startGateway(
 	opts: { nats?: boolean; nodeID?: string; services?: ("gateway" | "devauth")[] } = {},
 ): Promise<{ broker: ServiceBroker; base: string }> {
 	const broker = new ServiceBroker(
-		brokerOptions(
-			{ ...loadConfig(), transporter: opts.nats ? process.env.TEST_NATS_URL : undefined },
-			// No PermissionsMiddleware: the gateway alone must enforce `access` in these tests.
-			{ logger: process.env.TEST_LOGS ? undefined : false, nodeID: opts.nodeID, middlewares: [] },
-		),
+		// No PermissionsMiddleware: the gateway alone must enforce `access` in these tests.
+		testBrokerOptions(!!opts.nats, { nodeID: opts.nodeID, middlewares: [] }),
 	);
 	for (const s of opts.services ?? ["gateway"]) broker.createService(loadServiceSchema(s));
 	for (const f of extra) broker.createService(f);

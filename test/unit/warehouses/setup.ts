@@ -10,12 +10,10 @@
 import { strict as assert } from "node:assert";
 import { type Context, ServiceBroker } from "moleculer";
 import type { Role } from "../../../lib/auth";
-import { loadConfig } from "../../../lib/config";
 import type { CourierInfo, ParamsOf, PincodeInfo, ResultOf, WarehouseUsage } from "../../../lib/contracts";
 import { getSequelize, select } from "../../../lib/db";
 import { loadServiceSchema } from "../../../lib/system";
-import brokerOptions from "../../../moleculer.config";
-import { as, rejects } from "../../helpers/broker";
+import { as, rejects, testBrokerOptions } from "../../helpers/broker";
 import { address, COURIERS, warehouseBody } from "../../helpers/fixtures";
 import { freePort } from "../../helpers/net";
 
@@ -214,13 +212,7 @@ export function useWarehouses(): WarehousesHarness {
 		// The timer never fires during the run; sweeps are triggered through the action.
 		process.env.WAREHOUSE_SWEEP_MS = "3600000";
 		process.env.WAREHOUSE_REGISTRATION_STALE_MS = "60000";
-		const cfg = loadConfig();
-		broker = new ServiceBroker(
-			brokerOptions(
-				{ ...cfg, transporter: undefined },
-				{ logger: process.env.TEST_LOGS ? undefined : false },
-			),
-		);
+		broker = new ServiceBroker(testBrokerOptions(false));
 		broker.createService(loadServiceSchema("warehouses"));
 		broker.createService(loadServiceSchema("simulator"));
 		for (const s of [fakeIntake, fakeRates, fakePincode, changesListener]) broker.createService(s);
