@@ -598,6 +598,59 @@ export default defineService<BookingVars>()({
 			},
 		},
 
+		// STUB(sync): replaced by the sync work of issue 6.
+		bookSync: {
+			access: { writes: true },
+			handler() {
+				throw apiError(501, "not_implemented", "bookSync is not implemented yet");
+			},
+		},
+		// END STUB(sync)
+
+		// STUB(cancel): replaced by the cancel work of issue 6.
+		cancel: {
+			access: { writes: true },
+			handler() {
+				throw apiError(501, "not_implemented", "cancel is not implemented yet");
+			},
+		},
+		// END STUB(cancel)
+
+		// STUB(cancel): replaced by the cancel work of issue 6.
+		orderState: {
+			handler() {
+				throw apiError(501, "not_implemented", "orderState is not implemented yet");
+			},
+		},
+		// END STUB(cancel)
+
+		// STUB(couriers): replaced by the couriers work of issue 6.
+		couriers: {
+			access: { auth: true },
+			handler() {
+				throw apiError(501, "not_implemented", "couriers is not implemented yet");
+			},
+		},
+		// END STUB(couriers)
+
+		// STUB(couriers): replaced by the couriers work of issue 6.
+		setPriority: {
+			access: { writes: true, capability: "courier.rank" },
+			handler() {
+				throw apiError(501, "not_implemented", "setPriority is not implemented yet");
+			},
+		},
+		// END STUB(couriers)
+
+		// STUB(wallet): replaced by the wallet work of issue 6.
+		wallet: {
+			access: { auth: true },
+			handler() {
+				throw apiError(501, "not_implemented", "wallet is not implemented yet");
+			},
+		},
+		// END STUB(wallet)
+
 		/** Internal (lib/contracts/booking.ts): the booked shipment of an order, or null. Money in rupees. */
 		getShipment: {
 			params: {

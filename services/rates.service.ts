@@ -210,6 +210,14 @@ export default defineService<RatesVars>()({
 			},
 		},
 
+		// STUB(couriers): replaced by the couriers work of issue 6.
+		coverage: {
+			handler() {
+				throw apiError(501, "not_implemented", "rates.coverage is not implemented yet");
+			},
+		},
+		// END STUB(couriers)
+
 		/** Internal: one courier (active or not) by `logistic_id`, or null. */
 		getCourier: {
 			params: { logistic_id: { type: "number", integer: true, positive: true, convert: true } },

@@ -8,6 +8,11 @@
  * - `booking.outbox`: side effects committed with the attempt and delivered
  *   after commit by the relay until acknowledged (`enqueue_booking` → BullMQ
  *   job, `order_update` → `intake.applyBookingUpdate`).
+ * - `booking.rankings`: a merchant's AUTO ranking per direction (spec §2.8,
+ *   `PATCH /v1/shipping/couriers/priority`); no rows = the rate card's default order.
+ * - `booking.ledger`: the wallet, append-only, one row per movement (a
+ *   booking's charge, its refund), at most one of each kind per attempt, paise.
+ * - `booking.accounts`: per-account settings (optional credit limit, paise).
  */
 import type { Migration } from "../db";
 
@@ -57,6 +62,45 @@ export const BOOKING_MIGRATIONS: Migration[] = [
 			)`);
 			await q(`CREATE INDEX IF NOT EXISTS outbox_pending
 				ON booking.outbox (next_attempt_at, id) WHERE delivered_at IS NULL`);
+		},
+	},
+	{
+		name: "002-ledger-rankings-sync-cancel",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`ALTER TABLE booking.attempts
+				ADD COLUMN IF NOT EXISTS direction text NOT NULL DEFAULT 'forward' CHECK (direction IN ('forward', 'reverse')),
+				ADD COLUMN IF NOT EXISTS via text NOT NULL DEFAULT 'async' CHECK (via IN ('async', 'sync')),
+				ADD COLUMN IF NOT EXISTS chain jsonb NOT NULL DEFAULT '[]'::jsonb,
+				ADD COLUMN IF NOT EXISTS cancel_requested_at timestamptz,
+				ADD COLUMN IF NOT EXISTS cancelled_at timestamptz,
+				ADD COLUMN IF NOT EXISTS settled_at timestamptz`);
+			await q(`CREATE TABLE IF NOT EXISTS booking.rankings (
+				sender_id bigint NOT NULL,
+				direction text NOT NULL CHECK (direction IN ('forward', 'reverse')),
+				logistic_id integer NOT NULL,
+				priority integer NOT NULL CHECK (priority > 0),
+				updated_at timestamptz NOT NULL DEFAULT now(),
+				PRIMARY KEY (sender_id, direction, logistic_id)
+			)`);
+			await q(`CREATE TABLE IF NOT EXISTS booking.ledger (
+				id bigserial PRIMARY KEY,
+				sender_id bigint NOT NULL,
+				attempt_id bigint NOT NULL REFERENCES booking.attempts (attempt_id),
+				order_id bigint NOT NULL,
+				kind text NOT NULL CHECK (kind IN ('charge', 'refund')),
+				amount_paise bigint NOT NULL CHECK (amount_paise >= 0),
+				awb_number text,
+				note text,
+				created_at timestamptz NOT NULL DEFAULT now(),
+				UNIQUE (attempt_id, kind)
+			)`);
+			await q(`CREATE INDEX IF NOT EXISTS ledger_sender ON booking.ledger (sender_id, id DESC)`);
+			await q(`CREATE TABLE IF NOT EXISTS booking.accounts (
+				sender_id bigint PRIMARY KEY,
+				credit_limit_paise bigint CHECK (credit_limit_paise IS NULL OR credit_limit_paise >= 0),
+				updated_at timestamptz NOT NULL DEFAULT now()
+			)`);
 		},
 	},
 ];

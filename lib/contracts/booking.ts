@@ -1,8 +1,9 @@
 /**
- * Contract of the `booking` service (spec §2.4, §3, §4.2 book): booking
- * attempts, their outbox and the booking worker.
+ * Contract of the `booking` service (spec §2.4, §2.8, §3, §4.2): booking
+ * attempts (async and sync), cancellation, per-account courier rankings, the
+ * wallet ledger, the outbox and the booking worker.
  */
-import type { BookingState, HttpParams } from "./common";
+import type { BookingState, HttpParams, ShipmentDirection } from "./common";
 
 /** A live shipment (booking attempt that holds an AWB). Money in rupees. */
 export interface ShipmentRecord {
@@ -30,9 +31,110 @@ export interface ProcessResult {
 	awb_number?: string | null;
 }
 
+/**
+ * 200 answer of `POST /v1/shipping/book/sync` (§4.2). `forward_id` is our
+ * booking (shipment) id, `bk_<attempt id>` (the `idem_key` of the async
+ * route); `label_url` the label of the order (docs/DECISIONS.md).
+ */
+export interface BookSyncAnswer {
+	status: "booked";
+	awb: string;
+	forward_id: string;
+	logistic_id: number;
+	order_id: number;
+	courier_name: string;
+	label_url: string;
+}
+
+/** 200 answer of `POST /v1/shipping/cancel` (§4.2). `refunded` in rupees (0 when nothing was charged). */
+export interface CancelAnswer {
+	status: "cancelled";
+	/** null when the booking was cancelled before the courier issued an AWB */
+	awb: string | null;
+	forward_id: string;
+	refunded: number;
+	order_id: number;
+	mode: "auto" | "forced";
+}
+
+/** One courier of a merchant's ranking (§2.8). */
+export interface CourierRankEntry {
+	logistic_id: number;
+	logistic_name: string;
+	/** active on the rate card for this shipment type */
+	enabled: boolean;
+	/** position in the AUTO ranking, 1 = first; a permutation of 1..n */
+	priority: number;
+	/** how many pincodes of the India Post directory the courier serves for this shipment type */
+	serviceable_pincodes: number;
+}
+
+/**
+ * 200 answer of `GET /v1/shipping/couriers` and `PATCH /v1/shipping/couriers/priority`
+ * (§4.2, §2.8). Inner shapes of `strategy`, `rules`, `restrictions` are ours
+ * (the spec says "not shown"; docs/DECISIONS.md).
+ */
+export interface CouriersAnswer {
+	data: CourierRankEntry[];
+	strategy: Record<string, unknown>;
+	/** distinct pincodes served by at least one of the couriers */
+	unique_pincodes: number;
+	rules: unknown[];
+	restrictions: Record<string, unknown>;
+	/** the account's bookings of this shipment type over the last 30 days */
+	shipments_30d: number;
+}
+
+/** One wallet movement (rupees, ISO-8601 UTC). */
+export interface WalletMovement {
+	id: number;
+	kind: "charge" | "refund";
+	/** rupees, positive */
+	amount: number;
+	order_id: number;
+	attempt_id: number;
+	awb_number: string | null;
+	note: string | null;
+	created_at: string;
+}
+
+/** 200 answer of `GET /v1/wallet` (ours; docs/DECISIONS.md): post-paid balance and cursor-paged movements (§2.12). */
+export interface WalletAnswer {
+	/** rupees: refunds minus charges (negative = owed by the merchant) */
+	balance: number;
+	/** rupees, or null (no limit) */
+	credit_limit: number | null;
+	data: WalletMovement[];
+	pagination: { mode: "cursor"; limit: number; nextCursor: string | null };
+}
+
+/** Booking's own view of an order's latest attempt (read-your-writes for `GET /v1/orders/status`). */
+export interface OrderBookingState {
+	attempt_id: number;
+	state: BookingState;
+	status: string;
+	awb_number: string | null;
+	courier: string | null;
+	logistic_id: number;
+	failure_reason: string | null;
+	direction: ShipmentDirection;
+}
+
 export interface BookingActions {
 	/** POST /v1/shipping/book (§4.2, §3, §7): 202 {@link BookAnswer}. */
 	"booking.book": { params: HttpParams; result: BookAnswer };
+	/** POST /v1/shipping/book/sync (§4.2, §3, §7): 200 {@link BookSyncAnswer}, or 202 {@link BookAnswer} when the courier call is handed to the worker. */
+	"booking.bookSync": { params: HttpParams; result: BookSyncAnswer | BookAnswer };
+	/** POST /v1/shipping/cancel (§4.2, §3, §7): 200 {@link CancelAnswer}. */
+	"booking.cancel": { params: HttpParams; result: CancelAnswer };
+	/** GET /v1/shipping/couriers (§4.2, §2.8). */
+	"booking.couriers": { params: HttpParams; result: CouriersAnswer };
+	/** PATCH /v1/shipping/couriers/priority (§4.2, §2.8): the re-read ranking. */
+	"booking.setPriority": { params: HttpParams; result: CouriersAnswer };
+	/** GET /v1/wallet (ours): balance and movements. */
+	"booking.wallet": { params: HttpParams; result: WalletAnswer };
+	/** Internal: the order's latest booking attempt as booking knows it, or null (none, or not that sender's). */
+	"booking.orderState": { params: { sender_id: number; order_id: number }; result: OrderBookingState | null };
 	/** Worker (BullMQ queue "booking"): books one attempt; at-least-once, idempotent. */
 	"booking.processAttempt": { params: { attempt_id: number }; result: ProcessResult };
 	/** Internal: the order's live booked shipment, or null. */

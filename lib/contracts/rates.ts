@@ -78,6 +78,15 @@ export interface RatesActions {
 	"rates.quote": { params: QuoteParams; result: QuoteResult };
 	/** Internal: active couriers by default priority; `direction` filters forward / reverse couriers, absent → all. */
 	"rates.listCouriers": { params: { direction?: ShipmentDirection }; result: CourierInfo[] };
+	/**
+	 * Internal: how many directory pincodes each active courier serves for
+	 * `direction` (keyed by logistic_id), and how many distinct pincodes at
+	 * least one of them serves.
+	 */
+	"rates.coverage": {
+		params: { direction: ShipmentDirection };
+		result: { couriers: Record<string, number>; unique_pincodes: number };
+	};
 	/** Internal: one courier (active or not), or null. */
 	"rates.getCourier": { params: { logistic_id: number }; result: CourierInfo | null };
 	/** Internal: re-reads the catalog on every instance (broadcasts `rates.changed`); 503 `rate_unavailable`. */

@@ -1,13 +1,13 @@
 /**
- * SQL of the booking service (schema `booking`, see ./migrations.ts). Every
+ * SQL of the booking service (schema `booking`, see ../migrations.ts): attempts and the outbox. Every
  * state change is a conditional UPDATE (compare-and-set on `state`), every
  * create an INSERT guarded by a unique index, never read-then-write.
  * Money is stored as integer paise in `charges`.
  */
 import type { Sequelize, Transaction } from "sequelize";
-import type { BookingUpdate, Quote, ShipmentRecord } from "../contracts";
-import { exec, select } from "../db";
-import { toPaise, toRupees } from "../money";
+import type { BookingUpdate, Quote, ShipmentRecord } from "../../contracts";
+import { exec, select } from "../../db";
+import { toPaise, toRupees } from "../../money";
 
 /** State of a booking attempt (`booking.attempts.state`; queued, claimed and booked are live). */
 export type AttemptState = "queued" | "claimed" | "booked" | "failed" | "cancelled";

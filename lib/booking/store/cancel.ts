@@ -1,0 +1,4 @@
+/**
+ * SQL of the booking service: cancel (see ./index.ts).
+ */
+export {};

@@ -1,0 +1,4 @@
+/**
+ * SQL of the booking service: ledger (see ./index.ts).
+ */
+export {};

@@ -1,0 +1,4 @@
+/**
+ * SQL of the booking service: rankings (see ./index.ts).
+ */
+export {};
