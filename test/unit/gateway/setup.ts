@@ -8,6 +8,7 @@ import { type Context, ServiceBroker } from "moleculer";
 import type { AuthUser } from "../../../lib/auth";
 import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
 import { apiError, documentsError } from "../../../lib/errors";
+import { API_ALIASES } from "../../../lib/gateway/routes";
 import { loadServiceSchema } from "../../../lib/system";
 import { testBrokerOptions } from "../../helpers/broker";
 
@@ -132,7 +133,15 @@ export const FAKES: any[] = [
 			lookup: (ctx: Context<any>) => ({ found: false, pincode: ctx.params.pincode, city: "", state: "" }),
 		},
 	},
-	{ name: "booking", actions: { book: () => ({ status: "queued", mode: "auto" }) } },
+	{
+		// every aliased booking action answers (so /ready sees booking whole as routes are added)
+		name: "booking",
+		actions: Object.fromEntries(
+			Object.values(API_ALIASES)
+				.filter((a) => a.startsWith("booking."))
+				.map((a) => [a.slice("booking.".length), () => ({ status: "queued", mode: "auto" })]),
+		),
+	},
 ];
 
 /** Runs `fn` with env vars set, restoring them afterwards (config is read when services are created). */
