@@ -8,6 +8,7 @@
  * - `pincode.lookup`     GET /v1/pincode/:pincode (gateway-facing) → `{found, pincode, city, state}`
  * - `pincode.info`       internal `{pincode}` → full PincodeInfo (district, metro, special)
  * - `pincode.lookupMany` internal `{pincodes}` → Record<pincode, PincodeInfo>
+ * - `pincode.all`        internal `{}` → every pincode of the directory (string[])
  * - `pincode.reload`     internal: re-reads the directory from the database on
  *   every pincode instance (broadcast `pincode.changed`)
  *
@@ -115,6 +116,18 @@ export default defineService<PincodeVars>()({
 				const out: Record<string, PincodeInfo> = {};
 				for (const p of ctx.params.pincodes) out[String(p)] = infoOf(dir, p);
 				return out;
+			},
+		},
+
+		/**
+		 * Internal: every pincode of the directory, six-digit strings in ascending
+		 * order (~19k; the rates service reads it once per directory change to
+		 * count courier coverage). Throws 502 `lookup_failed` when the directory
+		 * cannot be loaded.
+		 */
+		all: {
+			async handler(): Promise<string[]> {
+				return [...(await this.getDirectory()).keys()].sort();
 			},
 		},
 

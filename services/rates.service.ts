@@ -12,12 +12,14 @@
  * - `rates.quote`        internal QuoteParams → QuoteResult (never throws lane_not_priced)
  * - `rates.listCouriers` internal `{direction?}` → CourierInfo[]
  * - `rates.getCourier`   internal `{logistic_id}` → CourierInfo | null
+ * - `rates.coverage`     internal `{direction}` → pincodes served per courier (cached)
  * - `rates.reload`       internal: re-reads the catalog from the database on
  *   every rates instance (broadcast `rates.changed`)
  *
  * Events: broadcasts `rates.changed` `{}` after a `rates.reload` (every other
  * rates instance re-reads its catalog); on `pincode.changed` (the pincode
- * directory or zone facts were reloaded) the cached pincode facts are dropped.
+ * directory or zone facts were reloaded) the cached pincode facts and the
+ * directory's pincode list (coverage) are dropped.
  * The periodic reload stays as the safety net for a lost event.
  */
 import { loadConfig } from "../lib/config";
@@ -33,6 +35,7 @@ import {
 import { ApiError, apiError } from "../lib/errors";
 import { TtlLru } from "../lib/rates/cache";
 import { type CatalogSnapshot, courierInfo, loadCatalog } from "../lib/rates/catalog";
+import { CoverageCache } from "../lib/rates/coverage";
 import { RATES_MIGRATIONS } from "../lib/rates/migrations";
 import { parseQuoteParams, parseServiceableQuery } from "../lib/rates/params";
 import { type LaneQuery, quoteLane } from "../lib/rates/quote";
@@ -57,6 +60,8 @@ interface RatesVars {
 	catalog?: CatalogSnapshot;
 	catalogLoader: Reloader<CatalogSnapshot>;
 	pincodeCache: TtlLru<PincodeInfo>;
+	/** courier coverage counts (`rates.coverage`) and the directory's pincodes they are counted over */
+	coverageCache: CoverageCache;
 	reloadTimer?: NodeJS.Timeout;
 }
 
@@ -210,13 +215,24 @@ export default defineService<RatesVars>()({
 			},
 		},
 
-		// STUB(couriers): replaced by the couriers work of issue 6.
+		/**
+		 * Internal (spec §2.8 `serviceable_pincodes`, `unique_pincodes`):
+		 * `{direction: "forward"|"reverse"}` → `{couriers: {[logistic_id]: count},
+		 * unique_pincodes, limits: {[logistic_id]: {max_weight_kg (kg|null), mode,
+		 * zones}}}` over the active couriers doing that direction: how many pincodes
+		 * of the India Post directory (`pincode.all`) each serves at the customer's
+		 * end (forward: delivery, reverse: pickup) by its serviceability rules
+		 * (lib/rates/coverage.ts). Cached in memory; recomputed after a catalog
+		 * reload or `pincode.changed`. Another direction → Moleculer
+		 * ValidationError; 503 `rate_unavailable` when the catalog or the pincode
+		 * service cannot be read.
+		 */
 		coverage: {
-			handler() {
-				throw apiError(501, "not_implemented", "rates.coverage is not implemented yet");
+			params: { direction: { type: "enum", values: ["forward", "reverse"] } },
+			async handler(ctx): Promise<ResultOf<"rates.coverage">> {
+				return this.coverageCache.get(await this.getCatalog(), ctx.params.direction);
 			},
 		},
-		// END STUB(couriers)
 
 		/** Internal: one courier (active or not) by `logistic_id`, or null. */
 		getCourier: {
@@ -257,9 +273,10 @@ export default defineService<RatesVars>()({
 				await this.reloadCatalog().catch(() => undefined);
 			},
 		},
-		/** The pincode directory or its zone facts were reloaded: drop the cached pincode facts. */
+		/** The pincode directory or its zone facts were reloaded: drop the cached pincode facts and coverage. */
 		"pincode.changed"() {
 			this.pincodeCache.clear();
+			this.coverageCache.clearPincodes();
 		},
 	},
 	created() {
@@ -267,6 +284,12 @@ export default defineService<RatesVars>()({
 		this.pincodeCache = new TtlLru<PincodeInfo>(
 			this.settings.pincodeCacheMax,
 			this.settings.pincodeCacheTtlMs,
+		);
+		this.coverageCache = new CoverageCache(() =>
+			call(this.broker, "pincode.all", {}, { timeout: this.settings.pincodeTimeoutMs }).catch((err) => {
+				this.logger.warn("pincode directory unavailable for coverage", (err as Error).message);
+				throw unavailable();
+			}),
 		);
 	},
 	async started() {

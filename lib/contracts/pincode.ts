@@ -28,6 +28,8 @@ export interface PincodeActions {
 	"pincode.info": { params: { pincode: string }; result: PincodeInfo };
 	/** Internal: at most 1000 pincodes → info keyed by each pincode exactly as given; 502 `lookup_failed`. */
 	"pincode.lookupMany": { params: { pincodes: string[] }; result: Record<string, PincodeInfo> };
+	/** Internal: every pincode of the directory (six-digit strings, ascending); 502 `lookup_failed`. */
+	"pincode.all": { params: Record<string, never>; result: string[] };
 	/** Internal: re-reads the directory on every instance (broadcasts `pincode.changed`) → `{pincodes}` count. */
 	"pincode.reload": { params: Record<string, never>; result: { pincodes: number } };
 }
