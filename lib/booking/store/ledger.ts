@@ -1,4 +1,209 @@
 /**
- * SQL of the booking service: ledger (see ./index.ts).
+ * SQL of the booking service: the wallet ledger and credit limits (tables
+ * `booking.ledger`, `booking.accounts`; ../migrations.ts, migration 002).
+ *
+ * The ledger is append-only: one row per movement (a booking's `charge`, its
+ * `refund`), at most one of each kind per attempt (UNIQUE (attempt_id, kind)),
+ * amounts in integer paise, never updated or deleted. The balance is
+ * refunds − charges (post-paid: negative = owed by the merchant). An account
+ * has no credit limit unless `booking.accounts` holds one.
  */
-export {};
+import type { Sequelize, Transaction } from "sequelize";
+import { exec, select } from "../../db";
+import { apiError } from "../../errors";
+import { toRupees } from "../../money";
+
+/** A movement to record (paise). */
+export interface LedgerEntry {
+	sender_id: number;
+	attempt_id: number;
+	order_id: number;
+	kind: "charge" | "refund";
+	/** integer paise, ≥ 0 */
+	amount_paise: number;
+	awb_number?: string | null;
+	note?: string | null;
+}
+
+/** One `booking.ledger` row (ids as numbers, paise). */
+export interface LedgerRow {
+	id: number;
+	sender_id: number;
+	attempt_id: number;
+	order_id: number;
+	kind: "charge" | "refund";
+	amount_paise: number;
+	awb_number: string | null;
+	note: string | null;
+	created_at: Date;
+}
+
+/** A ledger row as pg returns it: bigints come as strings. */
+type StoredLedger = Omit<LedgerRow, "id" | "sender_id" | "attempt_id" | "order_id" | "amount_paise"> &
+	Record<"id" | "sender_id" | "attempt_id" | "order_id" | "amount_paise", string | number>;
+
+function ledgerRow(r: StoredLedger): LedgerRow {
+	return {
+		...r,
+		id: Number(r.id),
+		sender_id: Number(r.sender_id),
+		attempt_id: Number(r.attempt_id),
+		order_id: Number(r.order_id),
+		amount_paise: Number(r.amount_paise),
+	};
+}
+
+/**
+ * Appends one movement in the caller's transaction `t` (the one that marks
+ * the attempt booked / cancelled): INSERT … ON CONFLICT (attempt_id, kind) DO
+ * NOTHING, so a retried worker or a double cancel never moves money twice
+ * (a concurrent duplicate waits for the first transaction, then does nothing).
+ * @returns true when this call inserted the row, false when the attempt
+ *   already had a movement of that kind
+ * @throws Error for an amount that is not a non-negative safe integer of paise (a bug, not input)
+ */
+export async function recordLedger(db: Sequelize, t: Transaction, e: LedgerEntry): Promise<boolean> {
+	if (!Number.isSafeInteger(e.amount_paise) || e.amount_paise < 0) {
+		throw new Error(`ledger amount must be a non-negative integer of paise, got ${e.amount_paise}`);
+	}
+	const { rows } = await exec<{ id: string }>(
+		db,
+		`INSERT INTO booking.ledger (sender_id, attempt_id, order_id, kind, amount_paise, awb_number, note)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7)
+		 ON CONFLICT (attempt_id, kind) DO NOTHING
+		 RETURNING id`,
+		[e.sender_id, e.attempt_id, e.order_id, e.kind, e.amount_paise, e.awb_number ?? null, e.note ?? null],
+		t,
+	);
+	return rows.length === 1;
+}
+
+/** The attempt's charge in paise, or null when it was never charged. */
+export async function chargedPaise(
+	db: Sequelize,
+	attempt_id: number,
+	t?: Transaction,
+): Promise<number | null> {
+	const rows = await select<{ amount_paise: string }>(
+		db,
+		`SELECT amount_paise FROM booking.ledger WHERE attempt_id = $1 AND kind = 'charge'`,
+		[attempt_id],
+		t,
+	);
+	return rows[0] ? Number(rows[0].amount_paise) : null;
+}
+
+/** The account's balance in paise: refunds − charges (negative = owed). */
+export async function balancePaise(db: Sequelize, sender_id: number, t?: Transaction): Promise<number> {
+	const rows = await select<{ balance: string }>(
+		db,
+		`SELECT COALESCE(SUM(CASE kind WHEN 'refund' THEN amount_paise ELSE -amount_paise END), 0) AS balance
+		 FROM booking.ledger WHERE sender_id = $1`,
+		[sender_id],
+		t,
+	);
+	return Number(rows[0].balance);
+}
+
+/**
+ * One page of the account's movements, newest first (by id): at most `limit`
+ * rows with id below `before_id` (all when null), plus whether more follow.
+ */
+export async function ledgerPage(
+	db: Sequelize,
+	sender_id: number,
+	before_id: number | null,
+	limit: number,
+	t?: Transaction,
+): Promise<{ rows: LedgerRow[]; more: boolean }> {
+	const rows = await select<StoredLedger>(
+		db,
+		`SELECT * FROM booking.ledger
+		 WHERE sender_id = $1 AND ($2::bigint IS NULL OR id < $2::bigint)
+		 ORDER BY id DESC LIMIT $3`,
+		[sender_id, before_id, limit + 1],
+		t,
+	);
+	return { rows: rows.slice(0, limit).map(ledgerRow), more: rows.length > limit };
+}
+
+/** The account's credit limit in paise, or null (none: post-paid without limit). */
+export async function creditLimitPaise(
+	db: Sequelize,
+	sender_id: number,
+	t?: Transaction,
+): Promise<number | null> {
+	const rows = await select<{ credit_limit_paise: string | null }>(
+		db,
+		`SELECT credit_limit_paise FROM booking.accounts WHERE sender_id = $1`,
+		[sender_id],
+		t,
+	);
+	const v = rows[0]?.credit_limit_paise;
+	return v === null || v === undefined ? null : Number(v);
+}
+
+/**
+ * Sets (paise ≥ 0) or removes (null) the account's credit limit. The
+ * settings row is kept (with a null limit) when removed.
+ */
+export async function setCreditLimitPaise(
+	db: Sequelize,
+	sender_id: number,
+	paise: number | null,
+): Promise<void> {
+	await exec(
+		db,
+		`INSERT INTO booking.accounts (sender_id, credit_limit_paise) VALUES ($1, $2)
+		 ON CONFLICT (sender_id) DO UPDATE SET credit_limit_paise = EXCLUDED.credit_limit_paise, updated_at = now()`,
+		[sender_id, paise],
+	);
+}
+
+/**
+ * Credit check of a new booking, INSIDE the transaction `t` that creates the
+ * attempt and BEFORE its INSERT (a queued attempt of this transaction would
+ * otherwise count twice). No limit → returns at once. Otherwise takes a
+ * per-account `pg_advisory_xact_lock` (held until `t` ends, so concurrent
+ * bookings of one account are checked one after the other, each seeing the
+ * ones committed before) and refuses when
+ * outstanding + needed > limit, where outstanding = charges − refunds +
+ * quoted totals of the account's live unbooked (queued, claimed) attempts.
+ * @param needed_paise the new booking's quoted total, paise
+ * @throws 409 `credit_limit_exceeded` `{error, message, credit_limit,
+ *   outstanding, needed}` (rupees)
+ */
+export async function assertCredit(
+	db: Sequelize,
+	t: Transaction,
+	sender_id: number,
+	needed_paise: number,
+): Promise<void> {
+	const limit = await creditLimitPaise(db, sender_id, t);
+	if (limit === null) return;
+	await exec(
+		db,
+		`SELECT pg_advisory_xact_lock(hashtextextended('booking.credit:' || $1::text, 0))`,
+		[sender_id],
+		t,
+	);
+	const rows = await select<{ ledger: string; pending: string }>(
+		db,
+		`SELECT
+		   (SELECT COALESCE(SUM(CASE kind WHEN 'charge' THEN amount_paise ELSE -amount_paise END), 0)
+		    FROM booking.ledger WHERE sender_id = $1) AS ledger,
+		   (SELECT COALESCE(SUM((charges->>'total')::bigint), 0)
+		    FROM booking.attempts WHERE sender_id = $1 AND state IN ('queued', 'claimed')) AS pending`,
+		[sender_id],
+		t,
+	);
+	const outstanding = Number(rows[0].ledger) + Number(rows[0].pending);
+	if (outstanding + needed_paise <= limit) return;
+	const [lim, out, need] = [toRupees(limit), toRupees(outstanding), toRupees(needed_paise)];
+	throw apiError(
+		409,
+		"credit_limit_exceeded",
+		`this booking (₹${need}) would take the account's outstanding ₹${out} beyond its credit limit of ₹${lim}`,
+		{ credit_limit: lim, outstanding: out, needed: need },
+	);
+}

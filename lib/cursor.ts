@@ -1,0 +1,115 @@
+/**
+ * Opaque, tamper-evident page cursors for every list endpoint (spec §2.12,
+ * §4.8; ARCHITECTURE §6: "Cursors are opaque, tamper-evident (signed), and
+ * rejected with `cursor: unrecognised shape` when not ours").
+ *
+ * A cursor is `<payload>.<signature>`, both base64url (URL-safe, no padding):
+ * the payload is the JSON `{k: kind, p: position}` (the list it belongs to and
+ * a small position in it, e.g. `{k:"wallet", p:{s: sender_id, id: 41}}`), the
+ * signature HMAC-SHA256 of the payload text under a key derived from the
+ * configured secret (`CURSOR_SECRET`, else `LABEL_LINK_SECRET`; the zero-setup
+ * start generates the latter, so cursors work with no configuration). A
+ * cursor of another kind, one whose payload or signature was modified, one
+ * signed under another secret, or anything else the client makes up is
+ * refused with 400 `cursor: unrecognised shape`.
+ *
+ * Cursors carry no expiry: a position stays meaningful (keyset paging), and
+ * rotating the secret invalidates every cursor issued before.
+ */
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { type ApiError, apiError } from "./errors";
+
+/** A cursor position: a small flat JSON object (ids, timestamps as strings, the account). */
+export type CursorPosition = Record<string, string | number | boolean | null>;
+
+/** The §7 code (and message) for a cursor that is not ours. */
+export const CURSOR_UNRECOGNISED = "cursor: unrecognised shape";
+
+/** Longest cursor accepted (bytes); positions are a few ids. */
+const MAX_CURSOR_LENGTH = 512;
+
+/** Domain separation: the cursor key is never the label-link key itself. */
+const KEY_LABEL = "msa-cursor-v1";
+
+let cachedKey: { secret: string; key: Buffer } | undefined;
+
+/**
+ * The HMAC key: HMAC-SHA256(secret, "msa-cursor-v1") of `CURSOR_SECRET`, else
+ * `LABEL_LINK_SECRET` (read at each use, so a test or the zero-setup start can
+ * set them before the first cursor).
+ * @throws Error when neither is configured (a deployment error, not the client's)
+ */
+function cursorKey(): Buffer {
+	const secret = process.env.CURSOR_SECRET || process.env.LABEL_LINK_SECRET;
+	if (!secret) throw new Error("CURSOR_SECRET (or LABEL_LINK_SECRET) is required to sign page cursors");
+	if (cachedKey?.secret !== secret) {
+		cachedKey = { secret, key: createHmac("sha256", secret).update(KEY_LABEL).digest() };
+	}
+	return cachedKey.key;
+}
+
+/** True when a cursor key is configured (for start-up checks). */
+export function cursorSecretConfigured(): boolean {
+	return !!(process.env.CURSOR_SECRET || process.env.LABEL_LINK_SECRET);
+}
+
+function sign(payload: string): Buffer {
+	return createHmac("sha256", cursorKey()).update(payload).digest();
+}
+
+/** 400 `cursor: unrecognised shape` (§7, list endpoints): the §2.11 envelope, that text as code and message. */
+export function cursorUnrecognised(): ApiError {
+	return apiError(400, CURSOR_UNRECOGNISED, CURSOR_UNRECOGNISED);
+}
+
+/**
+ * Encodes `position` in list `kind` into an opaque signed cursor (the
+ * `pagination.nextCursor` of a page).
+ * @param kind the list, e.g. "wallet", "orders"
+ * @param position a flat JSON object; keep it small (ids)
+ */
+export function encodeCursor(kind: string, position: CursorPosition): string {
+	const payload = Buffer.from(JSON.stringify({ k: kind, p: position })).toString("base64url");
+	return `${payload}.${sign(payload).toString("base64url")}`;
+}
+
+const B64URL = /^[A-Za-z0-9_-]+$/;
+
+function isPosition(v: unknown): v is CursorPosition {
+	if (!v || typeof v !== "object" || Array.isArray(v)) return false;
+	return Object.values(v).every((x) => x === null || ["string", "number", "boolean"].includes(typeof x));
+}
+
+/**
+ * Decodes a cursor the client passed back: the position, when the cursor is
+ * one we signed for list `kind` and `accept` (if given) accepts its position.
+ * @param kind the list the cursor must belong to
+ * @param cursor the raw query value (anything the client sent)
+ * @param accept narrows the position to the list's shape (e.g. a positive id and the caller's account)
+ * @throws 400 `cursor: unrecognised shape` for anything else (garbage, another
+ *   list's cursor, a modified one, one signed under another secret, a
+ *   repeated query parameter)
+ */
+export function decodeCursor<P extends CursorPosition = CursorPosition>(
+	kind: string,
+	cursor: unknown,
+	accept?: (p: CursorPosition) => p is P,
+): P {
+	if (typeof cursor !== "string" || cursor.length > MAX_CURSOR_LENGTH) throw cursorUnrecognised();
+	const [payload, sig, ...rest] = cursor.split(".");
+	if (rest.length || !payload || !sig || !B64URL.test(payload) || !B64URL.test(sig))
+		throw cursorUnrecognised();
+	// compare the canonical text: base64url decoding ignores the spare bits of the last character
+	const given = Buffer.from(sig);
+	const want = Buffer.from(sign(payload).toString("base64url"));
+	if (given.length !== want.length || !timingSafeEqual(given, want)) throw cursorUnrecognised();
+	let body: unknown;
+	try {
+		body = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+	} catch {
+		throw cursorUnrecognised();
+	}
+	const { k, p } = (body ?? {}) as { k?: unknown; p?: unknown };
+	if (k !== kind || !isPosition(p) || (accept && !accept(p))) throw cursorUnrecognised();
+	return p as P;
+}
