@@ -18,18 +18,21 @@ import {
 	type CreateOrderResult,
 	call,
 	type HttpParams,
+	type OrderBookingState,
 	type ShipmentDirection,
 	type StatusRecord,
 } from "../lib/contracts";
 import { apiError } from "../lib/errors";
 import { isPlainObject } from "../lib/fields";
 import { INTAKE_MIGRATIONS } from "../lib/intake/migrations";
+import { BOOKING_STATE_TIMEOUT_MS, mayLag, readThrough } from "../lib/intake/read-through";
 import {
 	adoptOrphanOrders,
 	applyBookingUpdate,
 	findStatus,
 	getOrder,
 	insertOrder,
+	type StoredStatus,
 	shippedCounts,
 	storedReference,
 	warehouseUsage,
@@ -151,6 +154,33 @@ export default defineService<IntakeVars>()({
 					`${bad.field} is not one of your warehouses (unknown, retired, or another account's)`,
 				);
 		},
+
+		/**
+		 * Read-your-writes (lib/intake/read-through.ts): when the stored state
+		 * may lag behind a newer booking attempt (`not_shipped`, `failed`), asks
+		 * `booking.orderState` (timeout {@link BOOKING_STATE_TIMEOUT_MS}) and
+		 * answers booking's state when its attempt is newer; when booking cannot
+		 * be asked, the stored record.
+		 */
+		async statusOf(
+			ctx: Context<HttpParams, CallMeta>,
+			sender: number,
+			s: StoredStatus,
+		): Promise<StatusRecord> {
+			if (!mayLag(s)) return s.record;
+			let b: OrderBookingState | null = null;
+			try {
+				b = await call(
+					ctx,
+					"booking.orderState",
+					{ sender_id: sender, order_id: s.order_id },
+					{ timeout: BOOKING_STATE_TIMEOUT_MS, unavailable: false },
+				);
+			} catch (err) {
+				this.logger.debug(`status of order ${s.order_id}: booking not asked: ${(err as Error)?.message}`);
+			}
+			return readThrough(s, b);
+		},
 	},
 	actions: {
 		/**
@@ -177,8 +207,10 @@ export default defineService<IntakeVars>()({
 		 * - 409 `reference_in_use`: the reference is held by a return (a forward
 		 *   `customer_order_no` equal to an existing return's stored `…-R`).
 		 * - 201 `{order_id}` (committed before the answer); 200 `{order_id, deduped:true}`
-		 *   when the caller already has an order with this `customer_order_no`
-		 *   (nothing is written; concurrent identical calls create one order).
+		 *   when the caller already has a live order with this `customer_order_no`
+		 *   (nothing is written; concurrent identical calls create one order). An
+		 *   order whose booking was cancelled released its number: the same
+		 *   `customer_order_no` then creates a new order (201).
 		 * Read-only roles: 403 `Read-only role`; roles without `orders.write`: 403 `forbidden`.
 		 */
 		createOrder: {
@@ -230,6 +262,10 @@ export default defineService<IntakeVars>()({
 		 * in_transit, out_for_delivery, delivered, undelivered, rto_initiated,
 		 * rto_in_transit, rto_delivered, cancelled, lost, damaged); `created_at`
 		 * ISO-8601 UTC.
+		 * A reference reused after a cancellation answers the live order (else
+		 * the newest). Read-your-writes: once `POST /v1/shipping/book` answered
+		 * 202 this never reads `not_shipped` (booking's state is read through
+		 * while its update is on the way; see the `statusOf` method).
 		 * 400 `{error:"order_no is required"}` when absent or empty; 404
 		 * `order_not_found` when the account has no order with that reference
 		 * (another merchant's reference included; never means "not yet booked").
@@ -241,9 +277,9 @@ export default defineService<IntakeVars>()({
 				const raw = ctx.params?.order_no;
 				const orderNo = typeof raw === "number" ? String(raw) : typeof raw === "string" ? raw.trim() : "";
 				if (!orderNo) throw apiError(400, "order_no is required", "order_no is required");
-				const rec = await findStatus(this.db, sender, orderNo);
-				if (!rec) throw apiError(404, "order_not_found", "No order with this order_no on your account");
-				return rec;
+				const found = await findStatus(this.db, sender, orderNo);
+				if (!found) throw apiError(404, "order_not_found", "No order with this order_no on your account");
+				return this.statusOf(ctx, sender, found);
 			},
 		},
 
@@ -270,7 +306,8 @@ export default defineService<IntakeVars>()({
 		 * not that sender's) answers `{applied:false}` without error. Sets state,
 		 * status, awb_number, courier, logistic_id, failure_reason (omitted: kept
 		 * within the same attempt, cleared for a new one) and booked_at (when the
-		 * order becomes booked).
+		 * order becomes booked). Status `cancelled` releases the order number (a
+		 * later create with the same `customer_order_no` makes a new order).
 		 */
 		applyBookingUpdate: {
 			params: {

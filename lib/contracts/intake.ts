@@ -65,7 +65,10 @@ export interface BookingUpdate {
 	sender_id: number;
 	/** booking attempt id; updates of an older attempt never overwrite a newer one */
 	attempt_id: number;
-	/** monotonically increasing per attempt (1 queued, 2 booked/failed) */
+	/**
+	 * monotonically increasing per attempt (1 queued, 2 booked / failed / cancelled by the worker,
+	 * 3 cancelled through POST /v1/shipping/cancel). Status `cancelled` releases the order number.
+	 */
 	seq: number;
 	state: BookingState;
 	status: string;

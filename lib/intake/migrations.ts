@@ -7,8 +7,12 @@
  * columns suffixed `_paise`), dimensions cm (numeric), timestamps timestamptz
  * (UTC).
  *
- * Idempotent create rests on `UNIQUE (sender_id, customer_order_no)` plus
- * `INSERT … ON CONFLICT DO NOTHING` (never read-then-write).
+ * Idempotent create rests on a unique index over `(sender_id,
+ * customer_order_no)` plus `INSERT … ON CONFLICT DO NOTHING` (never
+ * read-then-write). Since 0002 that index covers live orders only
+ * (`released_at IS NULL`): a cancelled booking releases the order number
+ * (spec §3 row "booked → cancel"), and a later create with the same
+ * `customer_order_no` makes a new order.
  */
 import type { Migration } from "../db";
 
@@ -76,6 +80,23 @@ CREATE TABLE IF NOT EXISTS intake.orders (
 			await q(
 				`CREATE INDEX IF NOT EXISTS orders_booked_at_idx ON intake.orders (sender_id, booked_at) WHERE booked_at IS NOT NULL`,
 			);
+		},
+	},
+	{
+		// Order number release (spec §3, §4.2 cancel): `released_at` is stamped when
+		// a booking update reports the order cancelled; the reference is unique
+		// among unreleased orders only. Lookups by reference (status, dedupe) use
+		// the plain index, newest first.
+		name: "0002-release-order-numbers",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`ALTER TABLE intake.orders ADD COLUMN IF NOT EXISTS released_at timestamptz`);
+			await q(
+				`CREATE INDEX IF NOT EXISTS orders_sender_ref_idx ON intake.orders (sender_id, customer_order_no, order_id DESC)`,
+			);
+			await q(`CREATE UNIQUE INDEX IF NOT EXISTS orders_sender_ref_live
+				ON intake.orders (sender_id, customer_order_no) WHERE released_at IS NULL`);
+			await q(`ALTER TABLE intake.orders DROP CONSTRAINT IF EXISTS orders_sender_ref_key`);
 		},
 	},
 ];

@@ -52,10 +52,14 @@ export interface InsertResult {
 
 /**
  * Idempotent create (ARCHITECTURE §5): `INSERT … ON CONFLICT (sender_id,
- * customer_order_no) DO NOTHING RETURNING order_id`; on conflict, reads the
- * existing row's id (committed by then: the INSERT waited for it). Concurrent
- * identical calls create exactly one row. Autocommit: the row is committed when
- * this resolves. State `not_shipped`, status `new`.
+ * customer_order_no) WHERE released_at IS NULL DO NOTHING RETURNING order_id`
+ * (the partial unique index `orders_sender_ref_live`: only unreleased orders
+ * hold their reference); on conflict, reads the live row's id (committed by
+ * then: the INSERT waited for it). Concurrent identical calls create exactly
+ * one row. A reference whose order was released (cancelled booking) is free:
+ * a new order is created. Should the live row be released between the INSERT
+ * and the read, the INSERT is tried again. Autocommit: the row is committed
+ * when this resolves. State `not_shipped`, status `new`.
  */
 export async function insertOrder(
 	db: Sequelize,
@@ -63,6 +67,33 @@ export async function insertOrder(
 	input: OrderInput,
 ): Promise<InsertResult> {
 	const ref = storedReference(input);
+	for (let round = 0; ; round++) {
+		const created = await insertLive(db, sender_id, input, ref);
+		if (created !== null) return { order_id: created, created: true, direction: input.direction };
+		const existing = await select<{ order_id: string; shipment_type: number }>(
+			db,
+			`SELECT order_id, shipment_type FROM intake.orders
+			WHERE sender_id = $1 AND customer_order_no = $2 AND released_at IS NULL`,
+			[sender_id, ref],
+		);
+		if (existing.length) {
+			return {
+				order_id: Number(existing[0].order_id),
+				created: false,
+				direction: directionOfColumn(existing[0].shipment_type),
+			};
+		}
+		if (round >= 2) throw new Error("order insert conflicted but no live row was found");
+	}
+}
+
+/** The INSERT of {@link insertOrder}: the new order id, or null when a live order holds the reference. */
+async function insertLive(
+	db: Sequelize,
+	sender_id: number,
+	input: OrderInput,
+	ref: string,
+): Promise<number | null> {
 	const r = input.receiver;
 	const p = input.product;
 	const o = input.order;
@@ -81,7 +112,7 @@ export async function insertOrder(
 			$16, $17, $18, $19, $20, $21, $22, $23,
 			$24, $25, $26, $27::jsonb,
 			COALESCE($28::timestamptz, now()), $29, 'not_shipped', $30)
-		ON CONFLICT (sender_id, customer_order_no) DO NOTHING
+		ON CONFLICT (sender_id, customer_order_no) WHERE released_at IS NULL DO NOTHING
 		RETURNING order_id`,
 		[
 			sender_id,
@@ -116,18 +147,7 @@ export async function insertOrder(
 			STATUS_NEW,
 		],
 	);
-	if (rows.length) return { order_id: Number(rows[0].order_id), created: true, direction: input.direction };
-	const existing = await select<{ order_id: string; shipment_type: number }>(
-		db,
-		`SELECT order_id, shipment_type FROM intake.orders WHERE sender_id = $1 AND customer_order_no = $2`,
-		[sender_id, ref],
-	);
-	if (!existing.length) throw new Error("order insert conflicted but no row was found");
-	return {
-		order_id: Number(existing[0].order_id),
-		created: false,
-		direction: directionOfColumn(existing[0].shipment_type),
-	};
+	return rows.length ? Number(rows[0].order_id) : null;
 }
 
 /** A row of intake.orders as the driver returns it. */
@@ -252,37 +272,63 @@ export async function getOrder(
 	return rows.length ? toRecord(rows[0]) : null;
 }
 
+/** The §2.4 record of an order plus what `intake.status` needs to read booking's state through. */
+export interface StoredStatus {
+	record: StatusRecord;
+	order_id: number;
+	/** booking attempt of the last applied booking update; null when none arrived yet */
+	booking_attempt_id: number | null;
+	/** the order number was released (booking cancelled) */
+	released: boolean;
+}
+
 /**
  * §2.4 record of the caller's order stored under `order_no` (exact match), or
- * null. `awb_number`/`courier` only when booked, `failure_reason` only when failed.
+ * null. A reference reused after a cancellation answers the live (unreleased)
+ * order, else the newest released one. `awb_number`/`courier` only when
+ * booked, `failure_reason` only when failed.
  */
 export async function findStatus(
 	db: Sequelize,
 	sender_id: number,
 	order_no: string,
-): Promise<StatusRecord | null> {
+): Promise<StoredStatus | null> {
 	const rows = await select<
 		Pick<
 			OrderRow,
-			"customer_order_no" | "state" | "status" | "awb_number" | "courier" | "failure_reason" | "created_at"
-		>
+			| "order_id"
+			| "customer_order_no"
+			| "state"
+			| "status"
+			| "awb_number"
+			| "courier"
+			| "failure_reason"
+			| "created_at"
+		> & { booking_attempt_id: string | null; released_at: Date | null }
 	>(
 		db,
-		`SELECT customer_order_no, state, status, awb_number, courier, failure_reason, created_at
-		FROM intake.orders WHERE sender_id = $1 AND customer_order_no = $2`,
+		`SELECT order_id, customer_order_no, state, status, awb_number, courier, failure_reason, created_at,
+			booking_attempt_id, released_at
+		FROM intake.orders WHERE sender_id = $1 AND customer_order_no = $2
+		ORDER BY (released_at IS NULL) DESC, order_id DESC LIMIT 1`,
 		[sender_id, order_no],
 	);
 	if (!rows.length) return null;
 	const r = rows[0];
 	const booked = r.state === "booked";
 	return {
-		order_no: r.customer_order_no,
-		state: r.state,
-		awb_number: booked ? r.awb_number : null,
-		courier: booked ? r.courier : null,
-		status: r.status,
-		failure_reason: r.state === "failed" ? r.failure_reason : null,
-		created_at: iso(r.created_at)!,
+		record: {
+			order_no: r.customer_order_no,
+			state: r.state,
+			awb_number: booked ? r.awb_number : null,
+			courier: booked ? r.courier : null,
+			status: r.status,
+			failure_reason: r.state === "failed" ? r.failure_reason : null,
+			created_at: iso(r.created_at)!,
+		},
+		order_id: Number(r.order_id),
+		booking_attempt_id: num(r.booking_attempt_id),
+		released: r.released_at !== null,
 	};
 }
 
@@ -293,7 +339,9 @@ export async function findStatus(
  * (including null) is written; an omitted one keeps the row's value when the
  * update belongs to the same attempt and is cleared for a new attempt.
  * `booked_at` is stamped when the order becomes booked (kept while the same
- * attempt stays booked). Returns whether the row changed.
+ * attempt stays booked). Status `cancelled` (a cancelled booking) stamps
+ * `released_at`: the order number is released for a new order (spec §3); a
+ * released order stays released. Returns whether the row changed.
  */
 export async function applyBookingUpdate(db: Sequelize, u: BookingUpdate): Promise<boolean> {
 	const given = (x: unknown) => x !== undefined;
@@ -310,6 +358,7 @@ export async function applyBookingUpdate(db: Sequelize, u: BookingUpdate): Promi
 				WHEN $5::text <> 'booked' THEN booked_at
 				WHEN state = 'booked' AND booking_attempt_id = $3::bigint AND booked_at IS NOT NULL THEN booked_at
 				ELSE now() END,
+			released_at = CASE WHEN $6::text = 'cancelled' THEN COALESCE(released_at, now()) ELSE released_at END,
 			booking_attempt_id = $3::bigint,
 			booking_seq = $4::integer,
 			updated_at = now()

@@ -1,4 +1,187 @@
 /**
- * SQL of the booking service: cancel (see ./index.ts).
+ * SQL of the booking service: cancellation (spec §4.2 `POST /v1/shipping/cancel`, §3 row
+ * "booked → cancel") and booking's own view of an order (`booking.orderState`).
+ * See ./index.ts; the decisions live in ../cancel.ts.
+ *
+ * Every state change is a conditional UPDATE (compare-and-set on `state`):
+ * - queued → cancelled at once ({@link cancelQueued});
+ * - claimed: only `cancel_requested_at` is set ({@link requestCancel}); the
+ *   worker, which holds the courier call, never books such an attempt and
+ *   cancels a late AWB at the courier;
+ * - booked → cancelled after the courier accepted the cancel
+ *   ({@link settleCancel}), with the refund ledger row and the order update in
+ *   the same transaction.
+ * Money: integer paise.
  */
-export {};
+import type { Sequelize, Transaction } from "sequelize";
+import type { BookingUpdate } from "../../contracts";
+import { exec, select } from "../../db";
+import type { AttemptRow } from "./attempts";
+import { chargedPaise, recordLedger } from "./ledger";
+
+/**
+ * `seq` of the order update that reports a cancelled booking: after 1 (queued)
+ * and 2 (booked / failed), so intake applies it over either and never lets a
+ * late seq-1 or seq-2 delivery of the same attempt overwrite it.
+ */
+export const CANCEL_SEQ = 3;
+
+/**
+ * What cancellation and `booking.orderState` read of an attempt (ids as
+ * numbers; `cancel_requested_at` set when a cancel arrived while the courier
+ * call was in flight).
+ */
+export type AttemptView = Pick<
+	AttemptRow,
+	| "attempt_id"
+	| "order_id"
+	| "sender_id"
+	| "logistic_id"
+	| "courier_name"
+	| "mode"
+	| "state"
+	| "direction"
+	| "awb_number"
+	| "failure_reason"
+	| "cancel_requested_at"
+	| "cancelled_at"
+>;
+
+const VIEW_COLUMNS = `attempt_id::float8 AS attempt_id, order_id::float8 AS order_id, sender_id::float8 AS sender_id,
+	logistic_id, courier_name, mode, state, direction, awb_number, failure_reason, cancel_requested_at, cancelled_at`;
+
+/**
+ * The latest attempt (highest id) of the sender's order, or undefined (no
+ * attempt, or the order is another sender's).
+ */
+export async function latestAttempt(
+	db: Sequelize,
+	sender_id: number,
+	order_id: number,
+	t?: Transaction,
+): Promise<AttemptView | undefined> {
+	const rows = await select<AttemptView>(
+		db,
+		`SELECT ${VIEW_COLUMNS} FROM booking.attempts
+		 WHERE order_id = $1 AND sender_id = $2 ORDER BY attempt_id DESC LIMIT 1`,
+		[order_id, sender_id],
+		t,
+	);
+	return rows[0];
+}
+
+/**
+ * The order update that reports attempt `a` cancelled (seq {@link CANCEL_SEQ}):
+ * state `not_shipped`, status `cancelled`, no AWB / courier / logistic_id /
+ * failure reason. Intake releases the order number when it applies it.
+ */
+export function cancelledUpdate(
+	a: Pick<AttemptView, "attempt_id" | "order_id" | "sender_id">,
+): BookingUpdate {
+	return {
+		order_id: a.order_id,
+		sender_id: a.sender_id,
+		attempt_id: a.attempt_id,
+		seq: CANCEL_SEQ,
+		state: "not_shipped",
+		status: "cancelled",
+		awb_number: null,
+		courier: null,
+		logistic_id: null,
+		failure_reason: null,
+	};
+}
+
+/** Inserts the `order_update` outbox row of a cancellation; returns its id. */
+async function addCancelOutbox(db: Sequelize, t: Transaction, a: AttemptView): Promise<number> {
+	const { rows } = await exec<{ id: string }>(
+		db,
+		`INSERT INTO booking.outbox (kind, payload) VALUES ('order_update', $1::jsonb) RETURNING id`,
+		[JSON.stringify(cancelledUpdate(a))],
+		t,
+	);
+	return Number(rows[0].id);
+}
+
+/**
+ * In ONE transaction: queued → cancelled (conditional UPDATE; `cancelled_at`,
+ * `cancel_requested_at` stamped) and the cancelled order update in the outbox.
+ * Nothing was charged (no AWB), so no ledger row. Returns the outbox ids, or
+ * null when the attempt was no longer queued (a worker claimed it meanwhile).
+ */
+export async function cancelQueued(db: Sequelize, a: AttemptView): Promise<number[] | null> {
+	return db.transaction(async (t) => {
+		const { count } = await exec(
+			db,
+			`UPDATE booking.attempts
+			 SET state = 'cancelled', cancelled_at = now(), cancel_requested_at = COALESCE(cancel_requested_at, now()),
+			     claimed_at = NULL, settled_at = COALESCE(settled_at, now()), updated_at = now()
+			 WHERE attempt_id = $1 AND state = 'queued'`,
+			[a.attempt_id],
+			t,
+		);
+		if (!count) return null;
+		return [await addCancelOutbox(db, t, a)];
+	});
+}
+
+/**
+ * Marks a claimed attempt (courier call in flight) as cancel-requested
+ * (idempotent: the first request's time is kept). True when the attempt was
+ * still claimed; false when the worker finished (or released) it meanwhile.
+ */
+export async function requestCancel(db: Sequelize, attempt_id: number): Promise<boolean> {
+	const { count } = await exec(
+		db,
+		`UPDATE booking.attempts SET cancel_requested_at = COALESCE(cancel_requested_at, now()), updated_at = now()
+		 WHERE attempt_id = $1 AND state = 'claimed'`,
+		[attempt_id],
+	);
+	return count > 0;
+}
+
+/**
+ * After the courier accepted the cancel of `a`'s AWB, in ONE transaction:
+ * booked → cancelled (conditional UPDATE, `cancelled_at`), the refund ledger
+ * row (amount = the attempt's charge, {@link chargedPaise}; none when nothing
+ * was charged; idempotent per attempt) and the cancelled order update in the
+ * outbox. Returns the outbox ids, or null when the attempt was no longer
+ * booked (a concurrent cancel settled it first).
+ */
+export async function settleCancel(db: Sequelize, a: AttemptView): Promise<number[] | null> {
+	return db.transaction(async (t) => {
+		const { count } = await exec(
+			db,
+			`UPDATE booking.attempts
+			 SET state = 'cancelled', cancelled_at = now(), cancel_requested_at = COALESCE(cancel_requested_at, now()),
+			     updated_at = now()
+			 WHERE attempt_id = $1 AND state = 'booked'`,
+			[a.attempt_id],
+			t,
+		);
+		if (!count) return null;
+		const charged = await chargedPaise(db, a.attempt_id, t);
+		if (charged !== null) {
+			await recordLedger(db, t, {
+				sender_id: a.sender_id,
+				attempt_id: a.attempt_id,
+				order_id: a.order_id,
+				kind: "refund",
+				amount_paise: charged,
+				awb_number: a.awb_number,
+				note: `cancelled by the merchant; AWB ${a.awb_number} cancelled at ${a.courier_name}`,
+			});
+		}
+		return [await addCancelOutbox(db, t, a)];
+	});
+}
+
+/** The refund of an attempt in paise (0 when none was recorded). */
+export async function refundedPaise(db: Sequelize, attempt_id: number): Promise<number> {
+	const rows = await select<{ amount_paise: string }>(
+		db,
+		`SELECT amount_paise FROM booking.ledger WHERE attempt_id = $1 AND kind = 'refund'`,
+		[attempt_id],
+	);
+	return rows[0] ? Number(rows[0].amount_paise) : 0;
+}

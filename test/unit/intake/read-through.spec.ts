@@ -1,0 +1,137 @@
+/**
+ * intake service: read-your-writes of GET /v1/orders/status (issue 6; lib/intake/read-through.ts):
+ * while intake's stored state is `not_shipped` or `failed`, booking's view of
+ * a newer attempt (`booking.orderState`) is answered; when booking cannot be
+ * asked (down, slow), intake's own record.
+ * A fake `booking` service answers `booking.orderState` in the contract's shape.
+ */
+import assert from "node:assert/strict";
+import type { Context } from "moleculer";
+import type { OrderBookingState } from "../../../lib/contracts";
+import { as, newSender } from "../../helpers/broker";
+import { book, broker, create, forwardBody, useIntake, warehouseOf } from "./setup";
+
+/** order_id → booking's answer. */
+const known = new Map<number, OrderBookingState>();
+/** How `booking.orderState` behaves: answers, fails, or answers after 3 s. */
+let mode: "ok" | "down" | "slow" = "ok";
+const asked: number[] = [];
+
+/** Booking's view of an attempt (contract shape). */
+function state(attempt_id: number, over: Partial<OrderBookingState> = {}): OrderBookingState {
+	return {
+		attempt_id,
+		state: "booking_in_progress",
+		status: "booking_queued",
+		awb_number: null,
+		courier: null,
+		logistic_id: 2,
+		failure_reason: null,
+		direction: "forward",
+		...over,
+	};
+}
+
+describe("intake service", () => {
+	useIntake();
+	before(async () => {
+		broker().createService({
+			name: "booking",
+			actions: {
+				async orderState(ctx: Context<{ sender_id: number; order_id: number }>) {
+					asked.push(ctx.params.order_id);
+					if (mode === "down") throw new Error("booking is unreachable");
+					if (mode === "slow") await new Promise((r) => setTimeout(r, 3_000));
+					return known.get(ctx.params.order_id) ?? null;
+				},
+			},
+		});
+		await broker().waitForServices(["booking"], 10_000, 10);
+	});
+	afterEach(() => {
+		mode = "ok";
+	});
+
+	describe("intake.status reads booking's state through while its update is on the way", () => {
+		async function order() {
+			const s = newSender();
+			const body = forwardBody(warehouseOf(s));
+			const { result } = await create(s, body);
+			const status = () =>
+				broker().call("intake.status", { order_no: body.customer_order_no }, as(s)) as Promise<any>;
+			return { s, id: result.order_id as number, status };
+		}
+
+		it("not_shipped but booking has a queued attempt → booking_in_progress", async () => {
+			const { id, status } = await order();
+			assert.equal((await status()).state, "not_shipped", "no attempt yet: intake's record");
+			known.set(id, state(11));
+			const st = await status();
+			assert.equal(st.state, "booking_in_progress");
+			assert.equal(st.status, "booking_queued");
+			assert.equal(st.awb_number, null);
+			assert.equal(st.failure_reason, null);
+		});
+
+		it("booking's booked and failed states carry the AWB / the reason", async () => {
+			const a = await order();
+			known.set(
+				a.id,
+				state(12, {
+					state: "booked",
+					status: "booked",
+					awb_number: "140000000012",
+					courier: "Sandbox Surface",
+				}),
+			);
+			const booked = await a.status();
+			assert.deepEqual(
+				[booked.state, booked.status, booked.awb_number, booked.courier, booked.failure_reason],
+				["booked", "booked", "140000000012", "Sandbox Surface", null],
+			);
+			const b = await order();
+			known.set(b.id, state(13, { state: "failed", status: "booking_failed", failure_reason: "refused" }));
+			const failed = await b.status();
+			assert.deepEqual([failed.state, failed.failure_reason, failed.awb_number], ["failed", "refused", null]);
+		});
+
+		it("a failed order re-booked: booking's newer attempt wins; the same attempt does not", async () => {
+			const { s, id, status } = await order();
+			await book(s, id, {
+				attempt_id: 20,
+				seq: 2,
+				state: "failed",
+				status: "booking_failed",
+				failure_reason: "no",
+			});
+			known.set(id, state(20, { state: "failed", status: "booking_failed", failure_reason: "no" }));
+			assert.equal((await status()).state, "failed");
+			known.set(id, state(21));
+			assert.equal((await status()).state, "booking_in_progress");
+			// the update arrives: intake's own record, booking no longer asked
+			await book(s, id, { attempt_id: 21, seq: 1, state: "booking_in_progress", status: "booking_queued" });
+			const before = asked.length;
+			assert.equal((await status()).state, "booking_in_progress");
+			assert.equal(asked.length, before, "booking is not asked for a booking_in_progress order");
+		});
+
+		it("booked orders never ask booking", async () => {
+			const { s, id, status } = await order();
+			await book(s, id);
+			const before = asked.length;
+			assert.equal((await status()).state, "booked");
+			assert.equal(asked.length, before);
+		});
+
+		it("booking down or slow: intake's record, within the short timeout", async () => {
+			const { id, status } = await order();
+			known.set(id, state(30));
+			mode = "down";
+			assert.equal((await status()).state, "not_shipped");
+			mode = "slow";
+			const t0 = Date.now();
+			assert.equal((await status()).state, "not_shipped");
+			assert.ok(Date.now() - t0 < 2_500, `answered after ${Date.now() - t0} ms`);
+		});
+	});
+});
