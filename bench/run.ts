@@ -9,30 +9,17 @@
  *   202 → booked                    p50, p99 over 200 bookings
  *
  * Usage: npm run bench   (env: BENCH_SPLIT=1, BENCH_DURATION=10, BENCH_CONNECTIONS=50, BENCH_BOOKINGS=200)
- * Creates and drops its own database and Redis prefix.
+ * Creates and drops its own database and Redis prefix (bench/lib.ts).
+ * Sustained booking throughput and sync booking: bench/booking.ts (npm run bench:booking).
  */
-import { randomBytes } from "node:crypto";
 import autocannon from "autocannon";
-import IORedis from "ioredis";
 import { Client } from "pg";
-import { createDevIdp, serveJwks } from "../lib/devidp";
-import { orderBody, warehouseBody } from "../test/helpers/fixtures";
-import { client } from "../test/helpers/flow";
-import { freePort } from "../test/helpers/net";
-import { type StartedProcess, startProcess, waitReady } from "../test/helpers/processes";
+import { orderBody } from "../test/helpers/fixtures";
+import { pct, startSystem } from "./lib";
 
-const adminUrl = process.env.TEST_PG_ADMIN_URL || "postgres://postgres@127.0.0.1:5432/postgres";
-const redisUrl = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";
-const natsUrl = process.env.TEST_NATS_URL || "nats://127.0.0.1:4222";
 const duration = Number(process.env.BENCH_DURATION || 10);
 const connections = Number(process.env.BENCH_CONNECTIONS || 50);
 const bookings = Number(process.env.BENCH_BOOKINGS || 200);
-const split = process.env.BENCH_SPLIT === "1";
-
-function pct(sorted: number[], p: number): number {
-	if (!sorted.length) return Number.NaN;
-	return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 async function cannon(title: string, opts: autocannon.Options): Promise<void> {
 	const r = await autocannon({ connections, duration, ...opts });
@@ -43,53 +30,12 @@ async function cannon(title: string, opts: autocannon.Options): Promise<void> {
 }
 
 async function main(): Promise<void> {
-	const run = `${Date.now().toString(36)}_${randomBytes(2).toString("hex")}`;
-	const db = `msa_bench_${run}`;
-	const admin = new Client({ connectionString: adminUrl });
-	await admin.connect();
-	await admin.query(`CREATE DATABASE "${db}"`);
-	const u = new URL(adminUrl);
-	u.pathname = `/${db}`;
-	const idp = await createDevIdp();
-	const jwks = await serveJwks(idp);
-	const port = await freePort();
-	const base = `http://127.0.0.1:${port}`;
-	const common = {
-		DATABASE_URL: u.toString(),
-		REDIS_URL: redisUrl,
-		QUEUE_PREFIX: `msa-bench-${run}`,
-		NAMESPACE: `bench-${run}`,
-		AUTH_JWKS_URL: jwks.url,
-		LABEL_LINK_SECRET: "bench",
-		SANDBOX: "1",
-		SANDBOX_COURIER_PORT: String(await freePort()),
-		SANDBOX_COURIER_DELAY_MS: process.env.SANDBOX_COURIER_DELAY_MS,
-		PORT: String(port),
-		LOGLEVEL: "warn",
-		NODE_ENV: "production",
-	};
-	const procs: StartedProcess[] = split
-		? [
-				startProcess({ ...common, TRANSPORTER: natsUrl, SERVICES: "gateway,documents" }),
-				startProcess({
-					...common,
-					TRANSPORTER: natsUrl,
-					SERVICES: "pincode,rates,warehouses,intake,booking,simulator",
-				}),
-			]
-		: [startProcess(common)];
+	const sys = await startSystem();
+	const { base, api, run, token } = sys;
 	try {
-		await waitReady(base, procs, 90_000);
-		const sender = 900_001;
-		const token = await idp.tokenFor(sender);
-		const api = client(base, token);
-		const wh = await api.post("/v1/warehouses", warehouseBody({ warehouse_name: "Bench warehouse" }));
-		if (wh.status !== 201) throw new Error(`warehouse: ${JSON.stringify(wh.body)}`);
-		const whId = wh.body.data.id as number;
+		const whId = sys.warehouseId;
 		const auth = { authorization: `Bearer ${token}` };
-		console.log(
-			`\nmode: ${split ? "2 processes over NATS" : "1 process"}, ${connections} connections, ${duration} s, node ${process.version}`,
-		);
+		console.log(`\nmode: ${sys.mode}, ${connections} connections, ${duration} s, node ${process.version}`);
 
 		// warm-up
 		await autocannon({
@@ -139,7 +85,7 @@ async function main(): Promise<void> {
 				accepted.set(order_id, Date.now());
 			}),
 		);
-		const dbc = new Client({ connectionString: u.toString() });
+		const dbc = new Client({ connectionString: sys.databaseUrl });
 		await dbc.connect();
 		const latencies: number[] = [];
 		let failed = 0;
@@ -165,18 +111,7 @@ async function main(): Promise<void> {
 			`202 -> booked (${bookings} bookings)    p50 ${pct(latencies, 50)} ms   p99 ${pct(latencies, 99)} ms   max ${latencies.at(-1)} ms   failed ${failed}   wall ${Date.now() - t0} ms   (booked_at from the orders table)`,
 		);
 	} finally {
-		await Promise.all(procs.map((p) => p.stop()));
-		jwks.server.close();
-		await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
-		await admin.end();
-		const r = new IORedis(redisUrl);
-		let cursor = "0";
-		do {
-			const [next, keys] = await r.scan(cursor, "MATCH", `msa-bench-${run}:*`, "COUNT", 1000);
-			cursor = next;
-			if (keys.length) await r.del(...keys);
-		} while (cursor !== "0");
-		await r.quit();
+		await sys.close();
 	}
 }
 

@@ -21,8 +21,12 @@ export interface WorkerSpec<N extends ActionName = ActionName> {
 	action: N;
 	/** Parallel jobs per process (a function is read when the worker starts, so env set by tests applies). */
 	concurrency?: number | (() => number);
-	/** Lock duration in ms before a job of a dead worker is re-run. */
-	lockDuration?: number;
+	/**
+	 * Lock duration in ms before a job of a dead worker is re-run (also the
+	 * stalled-job check interval, at most 30 s); a function is read when the
+	 * worker starts. Default 60 000.
+	 */
+	lockDuration?: number | (() => number);
 }
 
 /** Members the worker mixin adds to a service. */
@@ -34,6 +38,12 @@ export interface WorkerVars {
 }
 
 type WorkerThis = Service & WorkerVars;
+
+/** The spec's lock duration in ms (default 60 000). */
+function lockOf(spec: WorkerSpec): number {
+	const v = typeof spec.lockDuration === "function" ? spec.lockDuration() : spec.lockDuration;
+	return v && v > 0 ? v : 60_000;
+}
 
 /** Adds one or more BullMQ workers to a service. */
 export function WorkerMixin(specs: WorkerSpec[]): Mixin<WorkerVars> {
@@ -52,7 +62,8 @@ export function WorkerMixin(specs: WorkerSpec[]): Mixin<WorkerVars> {
 					{
 						concurrency:
 							(typeof spec.concurrency === "function" ? spec.concurrency() : spec.concurrency) ?? 8,
-						lockDuration: spec.lockDuration ?? 60_000,
+						lockDuration: lockOf(spec),
+						stalledInterval: Math.min(lockOf(spec), 30_000),
 					},
 				);
 				worker.on("error", (err: Error) => this.logger.warn(`worker ${spec.queue}: ${err.message}`));

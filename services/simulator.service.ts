@@ -38,6 +38,8 @@
  * `booked` | `duplicate` | `refused` | `503`) for ops and tests.
  *
  * Ops/testing endpoints: `GET /health`, `GET /state` (counts per courier),
+ * `GET /references?reference=a,b` (per client reference: packages held, live
+ * ones, creates received; the `simulator.references` action),
  * `POST /couriers/<code>/sandbox/scan` `{waybill, event, reason?}` (same as
  * the `simulator.emitScan` action, events {@link EMITTABLE_EVENTS}; 404 for an
  * AWB not of that courier).
@@ -48,9 +50,9 @@
  */
 import { Errors } from "moleculer";
 import { loadConfig } from "../lib/config";
-import type { EmittedScan, SimulatorState } from "../lib/contracts";
+import type { EmittedScan, SimulatorReference, SimulatorState } from "../lib/contracts";
 import { defineService } from "../lib/service";
-import { addScan, stateView } from "../lib/simulator/api";
+import { addScan, MAX_REFERENCES, referencesView, stateView } from "../lib/simulator/api";
 import { EMITTABLE_EVENTS } from "../lib/simulator/couriers";
 import { SIMULATOR_MIGRATIONS } from "../lib/simulator/migrations";
 import { SimulatorServer } from "../lib/simulator/server";
@@ -92,6 +94,21 @@ export default defineService<SimulatorVars>()({
 		state: {
 			async handler(): Promise<SimulatorState> {
 				return stateView(this.db);
+			},
+		},
+		/**
+		 * Ops/test view of client references (our booking attempt ids; at most
+		 * 500): per reference, the packages the sandbox couriers hold
+		 * (`{courier_code, awb_number, cancelled_at}`, ISO-8601 UTC), `live` (not
+		 * cancelled) and `creates` (create calls received). The exactly-once
+		 * invariant: over an order's attempts, live ≤ 1.
+		 */
+		references: {
+			params: {
+				references: { type: "array", items: { type: "string", min: 1 }, max: MAX_REFERENCES },
+			},
+			async handler(ctx): Promise<{ references: SimulatorReference[] }> {
+				return { references: await referencesView(this.db, ctx.params.references) };
 			},
 		},
 	},

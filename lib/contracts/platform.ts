@@ -49,6 +49,27 @@ export interface SimulatorState {
 	}[];
 }
 
+/**
+ * What the sandbox couriers hold for one client reference (our booking attempt
+ * id): `simulator.references`, `GET /references` of its HTTP server. Tests
+ * check the exactly-once invariant with it (one live AWB per order).
+ */
+export interface SimulatorReference {
+	/** the client reference asked for */
+	reference: string;
+	/** packages booked under it at any sandbox courier, oldest first */
+	packages: {
+		courier_code: string;
+		awb_number: string;
+		/** ISO-8601 UTC, null while not cancelled */
+		cancelled_at: string | null;
+	}[];
+	/** packages not cancelled */
+	live: number;
+	/** create calls received for it (any outcome: booked, duplicate, refused, 503) */
+	creates: number;
+}
+
 export interface PlatformActions {
 	/** GET /health: liveness of this gateway process. */
 	"gateway.health": { params: Record<string, never>; result: { status: "ok" } };
@@ -68,6 +89,11 @@ export interface PlatformActions {
 	};
 	/** Ops view of the simulator: packages, cancellations and pickup locations per courier code. */
 	"simulator.state": { params: Record<string, never>; result: SimulatorState };
+	/** Per client reference (at most 500): the packages the sandbox couriers hold and the creates received. */
+	"simulator.references": {
+		params: { references: string[] };
+		result: { references: SimulatorReference[] };
+	};
 }
 
 export type PlatformEvents = Record<never, never>;

@@ -5,7 +5,7 @@
  * ./server.ts; the SQL in ./store.ts.
  */
 import type { Sequelize } from "sequelize";
-import type { EmittedScan, SimulatorEvent, SimulatorState } from "../contracts";
+import type { EmittedScan, SimulatorEvent, SimulatorReference, SimulatorState } from "../contracts";
 import {
 	SCAN_KINDS,
 	type WireCancelRequest,
@@ -41,6 +41,7 @@ import {
 	packageForScan,
 	packagesBy,
 	pickupLocation,
+	referenceCounts,
 	type ScanRow,
 	scansOf,
 	upsertPickupLocation,
@@ -321,4 +322,35 @@ export async function stateView(db: Sequelize): Promise<SimulatorState> {
 			pickup_locations: Number(wh.find((r) => r.courier_code === c.code)?.n ?? 0),
 		})),
 	};
+}
+
+/** Most references {@link referencesView} answers in one call. */
+export const MAX_REFERENCES = 500;
+
+/**
+ * Ops/test view of client references (our booking attempt ids): per reference
+ * asked (in the order asked, duplicates and blanks dropped, at most
+ * {@link MAX_REFERENCES}), the packages held at any sandbox courier
+ * (cancelled ones with `cancelled_at`, ISO-8601 UTC), how many are live, and
+ * how many create calls it received. An unknown reference answers no packages.
+ */
+export async function referencesView(db: Sequelize, refs: string[]): Promise<SimulatorReference[]> {
+	const asked = [...new Set(refs.map((r) => String(r).trim()).filter(Boolean))].slice(0, MAX_REFERENCES);
+	if (!asked.length) return [];
+	const { packages, creates } = await referenceCounts(db, asked);
+	return asked.map((reference) => {
+		const held = packages
+			.filter((p) => p.refnum === reference)
+			.map((p) => ({
+				courier_code: p.courier_code,
+				awb_number: p.waybill,
+				cancelled_at: p.cancelled_at ? new Date(p.cancelled_at).toISOString() : null,
+			}));
+		return {
+			reference,
+			packages: held,
+			live: held.filter((p) => !p.cancelled_at).length,
+			creates: Number(creates.find((c) => c.refnum === reference)?.n ?? 0),
+		};
+	});
 }

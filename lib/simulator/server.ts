@@ -1,8 +1,8 @@
 /**
  * The simulator's HTTP server (node:http on 127.0.0.1): routes
  * `/couriers/<code>/…` to the courier endpoints of ./api.ts with the
- * courier's token check, plus `GET /health`, `GET /state` and
- * `POST /couriers/<code>/sandbox/scan`. Answers are JSON; a `SIMULATE_TIMEOUT`
+ * courier's token check, plus `GET /health`, `GET /state`,
+ * `GET /references?reference=a,b` and `POST /couriers/<code>/sandbox/scan`. Answers are JSON; a `SIMULATE_TIMEOUT`
  * answer is held (and released on {@link SimulatorServer.close}).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -17,6 +17,7 @@ import {
 	HttpError,
 	lookup,
 	type Reply,
+	referencesView,
 	registerWarehouse,
 	stateView,
 } from "./api";
@@ -120,13 +121,18 @@ export class SimulatorServer {
 
 	/**
 	 * Dispatches to the endpoints: 404 for an unknown path or courier code, 401
-	 * without `Authorization: Token <SANDBOX_COURIER_TOKEN>`.
+	 * without `Authorization: Token <SANDBOX_COURIER_TOKEN>` (the ops endpoints
+	 * `/health`, `/state` and `/references` need no token).
 	 */
 	private async route(req: IncomingMessage): Promise<Reply> {
 		const url = new URL(req.url ?? "/", "http://simulator");
 		if (url.pathname === "/health") return { status: 200, body: { ok: true } };
 		if (url.pathname === "/state" && req.method === "GET")
 			return { status: 200, body: await stateView(this.db) };
+		if (url.pathname === "/references" && req.method === "GET") {
+			const refs = (url.searchParams.get("reference") ?? "").split(",");
+			return { status: 200, body: { references: await referencesView(this.db, refs) } };
+		}
 		const m = /^\/couriers\/([^/]+)(\/.*)$/.exec(url.pathname);
 		if (!m) throw new HttpError(404, { error: "not found" });
 		const courier: SimCourier | undefined = SIM_COURIERS[decodeURIComponent(m[1])];

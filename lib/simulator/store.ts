@@ -232,3 +232,33 @@ export async function countsPerCourier(db: Sequelize): Promise<{
 	);
 	return { packages, pickupLocations };
 }
+
+/** A package held under one of the asked references (any courier). */
+export interface ReferencePackageRow {
+	refnum: string;
+	courier_code: string;
+	waybill: string;
+	cancelled_at: string | Date | null;
+}
+
+/**
+ * Packages (any courier, oldest first) and create calls (count per reference,
+ * any outcome) of the client references `refs`.
+ */
+export async function referenceCounts(
+	db: Sequelize,
+	refs: string[],
+): Promise<{ packages: ReferencePackageRow[]; creates: { refnum: string; n: string }[] }> {
+	const packages = await select<ReferencePackageRow>(
+		db,
+		`SELECT refnum, courier_code, waybill, cancelled_at FROM simulator.packages
+				 WHERE refnum = ANY($1::text[]) ORDER BY created_at, waybill`,
+		[refs],
+	);
+	const creates = await select<{ refnum: string; n: string }>(
+		db,
+		`SELECT refnum, count(*) AS n FROM simulator.calls WHERE endpoint = 'create' AND refnum = ANY($1::text[]) GROUP BY 1`,
+		[refs],
+	);
+	return { packages, creates };
+}

@@ -1,0 +1,125 @@
+/**
+ * Shared parts of the benchmarks (bench/run.ts, bench/booking.ts): the system
+ * started as in production (bin/start.ts with real PostgreSQL, Redis and an
+ * external JWKS; all services in one process, or split over NATS with
+ * BENCH_SPLIT=1) on its own database and Redis prefix, removed afterwards;
+ * a merchant with a warehouse; percentiles.
+ */
+import { randomBytes } from "node:crypto";
+import IORedis from "ioredis";
+import { Client } from "pg";
+import { createDevIdp, serveJwks } from "../lib/devidp";
+import { warehouseBody } from "../test/helpers/fixtures";
+import { client } from "../test/helpers/flow";
+import { freePort } from "../test/helpers/net";
+import { type StartedProcess, startProcess, waitReady } from "../test/helpers/processes";
+
+const adminUrl = process.env.TEST_PG_ADMIN_URL || "postgres://postgres@127.0.0.1:5432/postgres";
+const redisUrl = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";
+const natsUrl = process.env.TEST_NATS_URL || "nats://127.0.0.1:4222";
+
+/** Whether the benchmark runs split over NATS (`BENCH_SPLIT=1`). */
+export const split = process.env.BENCH_SPLIT === "1";
+
+/** The `p`-th percentile (0–100) of ascending `sorted`; NaN when empty. */
+export function pct(sorted: number[], p: number): number {
+	if (!sorted.length) return Number.NaN;
+	return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** A started system with one merchant (sender 900001) and its warehouse. */
+export interface BenchSystem {
+	/** e.g. `http://127.0.0.1:PORT` */
+	base: string;
+	/** the run's own database */
+	databaseUrl: string;
+	/** run id (order numbers use it) */
+	run: string;
+	/** bearer token of the merchant */
+	token: string;
+	api: ReturnType<typeof client>;
+	/** the merchant's warehouse id */
+	warehouseId: number;
+	/** the mode in words, e.g. "1 process" */
+	mode: string;
+	/** stops the processes, drops the database and the Redis keys */
+	close(): Promise<void>;
+}
+
+/**
+ * Creates a database, starts the system (`BENCH_SPLIT`, plus `env` for every
+ * process: e.g. SANDBOX_COURIER_DELAY_MS, BOOKING_*), waits for `/ready` and
+ * creates the merchant's warehouse. On failure everything is removed.
+ */
+export async function startSystem(env: Record<string, string | undefined> = {}): Promise<BenchSystem> {
+	const run = `${Date.now().toString(36)}_${randomBytes(2).toString("hex")}`;
+	const db = `msa_bench_${run}`;
+	const admin = new Client({ connectionString: adminUrl });
+	await admin.connect();
+	await admin.query(`CREATE DATABASE "${db}"`);
+	const u = new URL(adminUrl);
+	u.pathname = `/${db}`;
+	const idp = await createDevIdp();
+	const jwks = await serveJwks(idp);
+	const port = await freePort();
+	const base = `http://127.0.0.1:${port}`;
+	const common = {
+		DATABASE_URL: u.toString(),
+		REDIS_URL: redisUrl,
+		QUEUE_PREFIX: `msa-bench-${run}`,
+		NAMESPACE: `bench-${run}`,
+		AUTH_JWKS_URL: jwks.url,
+		LABEL_LINK_SECRET: "bench",
+		SANDBOX: "1",
+		SANDBOX_COURIER_PORT: String(await freePort()),
+		SANDBOX_COURIER_DELAY_MS: process.env.SANDBOX_COURIER_DELAY_MS,
+		PORT: String(port),
+		LOGLEVEL: "warn",
+		NODE_ENV: "production",
+		...env,
+	};
+	const procs: StartedProcess[] = split
+		? [
+				startProcess({ ...common, TRANSPORTER: natsUrl, SERVICES: "gateway,documents" }),
+				startProcess({
+					...common,
+					TRANSPORTER: natsUrl,
+					SERVICES: "pincode,rates,warehouses,intake,booking,simulator",
+				}),
+			]
+		: [startProcess(common)];
+	const close = async () => {
+		await Promise.all(procs.map((p) => p.stop()));
+		jwks.server.close();
+		await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
+		await admin.end();
+		const r = new IORedis(redisUrl);
+		let cursor = "0";
+		do {
+			const [next, keys] = await r.scan(cursor, "MATCH", `msa-bench-${run}:*`, "COUNT", 1000);
+			cursor = next;
+			if (keys.length) await r.del(...keys);
+		} while (cursor !== "0");
+		await r.quit();
+	};
+	try {
+		await waitReady(base, procs, 90_000);
+		const token = await idp.tokenFor(900_001);
+		const api = client(base, token);
+		const wh = await api.post("/v1/warehouses", warehouseBody({ warehouse_name: "Bench warehouse" }));
+		if (wh.status !== 201) throw new Error(`warehouse: ${JSON.stringify(wh.body)}`);
+		return {
+			base,
+			databaseUrl: u.toString(),
+			run,
+			token,
+			api,
+			warehouseId: wh.body.data.id as number,
+			mode: split ? "2 processes over NATS" : "1 process",
+			close,
+		};
+	} catch (err) {
+		await close();
+		throw err;
+	}
+}
