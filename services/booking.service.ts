@@ -2,7 +2,8 @@
  * `booking` service: courier booking of orders (spec §4.2 book, §2.4, §3;
  * ARCHITECTURE §5 durability).
  *
- * Public (gateway): `booking.book` — POST /v1/shipping/book.
+ * Public (gateway): `booking.book` — POST /v1/shipping/book; `booking.bookSync` —
+ * POST /v1/shipping/book/sync (same attempt/outbox/claim path, courier called inline).
  * Internal (lib/contracts/booking.ts): `booking.getShipment` {sender_id, order_id} → ShipmentRecord | null.
  * Worker: `booking.processAttempt` {attempt_id} — handed each job of BullMQ queue "booking".
  * Ops: `booking.relayOutbox` → {delivered, failed}, `booking.sweep` → {enqueued}.
@@ -21,7 +22,13 @@
  *    reference up before retrying. Booked/failed is committed with the seq-2
  *    `order_update` in one transaction, then relayed.
  * 3. A sweeper (every `BOOKING_SWEEP_MS`) re-enqueues queued attempts (and
- *    stale claims) whose BullMQ job is missing (Redis loss), same jobId.
+ *    stale claims) whose BullMQ job is missing (Redis loss), same jobId, and
+ *    settles attempts unsettled for `BOOKING_UNSETTLED_MS` by asking the
+ *    courier about their reference (booked → booked; else failed).
+ * 5. AUTO falls over: a definitive refusal fails the attempt and creates the
+ *    next ranked courier's attempt in one transaction (lib/booking/fallover.ts).
+ * 6. Money: `booked` records the ledger charge in the same transaction; a new
+ *    attempt passes the account's credit check in the transaction that creates it.
  * 4. One order never holds two live AWBs: a partial unique index allows one
  *    live attempt (queued, claimed, booked) per order; an attempt that failed
  *    with the courier unreachable is marked `ambiguous`, and the next attempt
@@ -31,10 +38,19 @@
  */
 import type { Job } from "bullmq";
 import { senderOf } from "../lib/auth";
+import { cancelBooking, orderStateOf, parseCancelInput } from "../lib/booking/cancel";
+import { couriersAnswer, couriersQuery, parsePriorityBody, setRanking } from "../lib/booking/couriers";
+import { chainAfter, chainReason, durationWords, nextCourier } from "../lib/booking/fallover";
 import { BOOKING_MIGRATIONS } from "../lib/booking/migrations";
-import { parseBookInput } from "../lib/booking/params";
+import { parseBookInput, parseBookSyncInput } from "../lib/booking/params";
 import { pickAuto, rankCouriers } from "../lib/booking/ranking";
-import { BOOKING_QUEUE, type BookingTimings, bookingTimings, jobIdOf } from "../lib/booking/settings";
+import {
+	BACKOFF_JITTER,
+	BOOKING_QUEUE,
+	type BookingTimings,
+	bookingTimings,
+	jobIdOf,
+} from "../lib/booking/settings";
 import { bookRequestOf, laneOf } from "../lib/booking/shipment";
 import {
 	type AttemptRow,
@@ -43,31 +59,45 @@ import {
 	chargesOf,
 	claimAttempt,
 	createAttempt,
+	enqueueNow,
+	failOver,
 	leaseOutbox,
 	liveAttempt,
 	markBooked,
 	markFailed,
+	markLateCancelled,
 	type OutboxRow,
+	orderUpdateRows,
 	outboxDelivered,
 	outboxRetryLater,
 	releaseAttempt,
 	settleAmbiguous,
 	shipmentOf,
 	sweepCandidates,
+	takeOverUnsettled,
+	unsettledAttempts,
 } from "../lib/booking/store";
+import { latestAttempt } from "../lib/booking/store/cancel";
+import { parseWalletQuery, setCreditLimit, walletOf } from "../lib/booking/wallet";
 import { assertNotB2B } from "../lib/channel";
 import {
 	type BookAnswer,
+	type BookSyncAnswer,
 	type Caller,
 	type CallOptions,
 	type CourierInfo,
+	type CouriersAnswer,
+	type CreditLimit,
 	call,
 	type OrderRecord,
 	type ProcessResult,
 	type Quote,
+	type ShipmentDirection,
 	type ShipmentRecord,
+	type WalletAnswer,
 	type Warehouse,
 } from "../lib/contracts";
+import type { CancelAnswer, OrderBookingState } from "../lib/contracts/booking";
 import {
 	adapterFor,
 	type BookRequest,
@@ -78,7 +108,7 @@ import {
 	PickupLocationUnknown,
 	pickupLocationOf,
 } from "../lib/couriers";
-import { type ApiError, apiError } from "../lib/errors";
+import { ApiError, apiError, validationFailed } from "../lib/errors";
 import { getQueue } from "../lib/queue";
 import { defineService } from "../lib/service";
 import { DbMixin } from "../mixins/db.mixin";
@@ -119,14 +149,65 @@ function message(err: unknown): string {
 	return (err as Error)?.message ?? String(err);
 }
 
-/** Thrown inside the worker to end an attempt as failed (plain words). */
+/**
+ * Thrown inside the worker to end an attempt as failed (plain words).
+ * `fallover`: a failure of this courier (refusal, no integration, gone), after
+ * which an AUTO booking moves on to the next ranked courier.
+ */
 class AttemptFailed extends Error {
 	constructor(
 		readonly reason: string,
-		readonly ambiguous = false,
+		readonly opts: { ambiguous?: boolean; fallover?: boolean } = {},
 	) {
 		super(reason);
 	}
+}
+
+/**
+ * How a claimed attempt ended, or moved on, after `settleAttempt`. `outbox`:
+ * the ids committed with it (order updates, the next attempt's job). `lost`:
+ * the claim was no longer this one's (another worker or the sweeper took it);
+ * `attempt` is then the current row.
+ */
+type Outcome =
+	| { kind: "booked"; attempt: AttemptRow; awb: string; outbox: number[] | null }
+	| { kind: "failed"; attempt: AttemptRow; reason: string; outbox: number[] }
+	| { kind: "cancelled"; attempt: AttemptRow; outbox: number[] }
+	| { kind: "next"; attempt: AttemptRow; next: AttemptRow; outbox: number[] }
+	| { kind: "lost"; attempt: AttemptRow };
+
+/** What the worker read for an attempt (kept for an AUTO fall-over). */
+interface Seen {
+	order?: OrderRecord;
+	warehouse?: Warehouse;
+}
+
+/** What `book` and `bookSync` have checked before creating the attempt. */
+interface Prepared {
+	order: OrderRecord;
+	warehouse: Warehouse;
+	courier: CourierInfo;
+	quote: Quote;
+}
+
+/** The 200 body of book/sync for a booked attempt (§4.2). */
+function syncAnswer(a: AttemptRow, awb: string): BookSyncAnswer {
+	return {
+		status: "booked",
+		awb,
+		forward_id: a.idem_key,
+		logistic_id: a.logistic_id,
+		order_id: a.order_id,
+		courier_name: a.courier_name,
+		label_url: `/v1/documents/label/${a.order_id}`,
+	};
+}
+
+/** The 202 body (the async route's) for an attempt handed to the worker. */
+function queuedAnswer(a: AttemptRow): BookAnswer {
+	return a.mode === "auto"
+		? { status: "queued", mode: "auto", idem_key: a.idem_key }
+		: { status: "queued", idem_key: a.idem_key };
 }
 
 type Periodic = "relay" | "sweep";
@@ -153,6 +234,8 @@ export default defineService<BookingVars>()({
 				action: "booking.processAttempt",
 				// courier calls are I/O-bound (seconds at real couriers): many in flight per pod
 				concurrency: () => Number(process.env.BOOKING_CONCURRENCY) || 50,
+				// a killed worker's job runs again after this lock expires
+				lockDuration: () => Number(process.env.BOOKING_LOCK_MS) || 60_000,
 			},
 		]),
 	],
@@ -187,7 +270,7 @@ export default defineService<BookingVars>()({
 			const lane = `${warehouse.pickup.pincode} → ${order.consignee.pincode}`;
 			if (logistic_id === undefined) {
 				const [ranked, q] = await Promise.all([
-					rankCouriers(via, sender, order.direction, opts),
+					rankCouriers(this.db, via, sender, order.direction, opts),
 					call(via, "rates.quote", laneOf(order, warehouse), opts),
 				]);
 				const pick = pickAuto(ranked, q.data ?? []);
@@ -282,7 +365,7 @@ export default defineService<BookingVars>()({
 					{
 						jobId: jobIdOf(attempt_id),
 						attempts: t.jobAttempts,
-						backoff: { type: "exponential", delay: t.backoffMs },
+						backoff: { type: "exponential", delay: t.backoffMs, jitter: BACKOFF_JITTER },
 						removeOnComplete: true,
 						removeOnFail: { age: 7 * 24 * 3600 },
 					},
@@ -293,11 +376,15 @@ export default defineService<BookingVars>()({
 		},
 
 		/**
-		 * Sweeper pass: attempts queued for longer than `sweepAfterMs` (or with a
-		 * stale claim) whose job is missing, finished or unknown get their job
-		 * re-added under the same jobId.
+		 * Sweeper pass: first settles attempts unsettled for `unsettledMs`
+		 * ({@link resolveUnsettled}); then attempts queued for longer than
+		 * `sweepAfterMs` (or with a stale claim) whose job is missing, finished or
+		 * unknown get their job re-added under the same jobId.
 		 */
 		async sweepOnce(): Promise<{ enqueued: number }> {
+			const settled = await this.resolveUnsettled();
+			if (settled)
+				this.logger.info(`booking sweeper: settled ${settled} unsettled attempt(s) with the courier`);
 			const ids = await sweepCandidates(this.db, this.timings.sweepAfterMs, this.timings.claimStaleMs);
 			let enqueued = 0;
 			const q = getQueue(BOOKING_QUEUE);
@@ -324,7 +411,79 @@ export default defineService<BookingVars>()({
 		},
 
 		/**
-		 * Books a claimed attempt; throws AttemptFailed for a definitive failure.
+		 * Settles attempts unsettled (queued or claimed) for longer than
+		 * `unsettledMs` since their creation: takes each over (a new claim, so a
+		 * worker still holding the old one can no longer settle it) and asks the
+		 * courier about our reference. Returns how many settled.
+		 */
+		async resolveUnsettled(): Promise<number> {
+			const ms = this.timings.unsettledMs;
+			let settled = 0;
+			for (const id of await unsettledAttempts(this.db, ms)) {
+				const a = await takeOverUnsettled(this.db, id, ms);
+				if (!a) continue;
+				try {
+					const ids = await this.confirmWithCourier(a);
+					if (ids) {
+						settled++;
+						this.finish(ids);
+					}
+				} catch (err) {
+					this.logger.warn(`booking sweeper: attempt ${id} not settled: ${message(err)}`);
+					await releaseAttempt(this.db, a, message(err));
+				}
+			}
+			return settled;
+		},
+
+		/**
+		 * Ends an unsettled attempt `a` (claimed by the sweeper) by what the courier
+		 * knows of our reference: booked → booked and charged (or, cancel requested,
+		 * the AWB cancelled at the courier and the attempt cancelled); cancelled or
+		 * unknown → failed "…could not be confirmed with the courier within
+		 * <BOOKING_UNSETTLED_MS>; no AWB was issued"; courier unreachable → failed,
+		 * marked ambiguous (a later attempt of the order looks it up again and
+		 * cancels what it finds). Returns the committed outbox ids (null: settled meanwhile).
+		 */
+		async confirmWithCourier(a: AttemptRow): Promise<number[] | null> {
+			const within = durationWords(this.timings.unsettledMs);
+			const adapter = await this.adapterOf(this.broker, a.logistic_id);
+			let found: BookResult | null = null;
+			if (adapter) {
+				try {
+					found = await adapter.lookupByReference(String(a.attempt_id));
+				} catch (err) {
+					this.logger.warn(`booking ${a.attempt_id}: look-up failed: ${message(err)}`);
+					const reason = `${a.courier_name} could not be reached to confirm the booking within ${within}; any AWB it issued is cancelled before the order is booked again`;
+					return markFailed(this.db, a, reason, true);
+				}
+			}
+			if (found?.status === "booked" && adapter) {
+				if (a.cancel_requested_at) {
+					const out = await this.cancelLate(adapter, a, found.awb_number);
+					return out.kind === "lost" ? null : out.outbox;
+				}
+				return markBooked(this.db, a, found.awb_number, found.routing_code);
+			}
+			const reason = `${a.courier_name}: the booking could not be confirmed with the courier within ${within}; no AWB was issued`;
+			return markFailed(this.db, a, reason, found === null);
+		},
+
+		/** The adapter of courier `logistic_id`; null when the courier is gone or has no integration. */
+		async adapterOf(via: Caller, logistic_id: number): Promise<CourierAdapter | null> {
+			const c = await call(via, "rates.getCourier", { logistic_id }, this.callOptions());
+			try {
+				return c ? adapterFor(c) : null;
+			} catch {
+				return null;
+			}
+		},
+
+		/**
+		 * Books a claimed attempt at its courier and returns the courier's answer
+		 * (and the adapter); throws AttemptFailed for a definitive failure
+		 * (`fallover` when it is this courier's), anything else for a transient one.
+		 * Fills `seen` with the order and warehouse it read.
 		 *
 		 * The order, its warehouses and the courier are read afresh here although
 		 * `book` read them moments before: a job may run minutes later (retries,
@@ -333,7 +492,11 @@ export default defineService<BookingVars>()({
 		 * warehouse retired, courier deactivated). The attempt row therefore holds
 		 * no copy of them (nor the consignee's address).
 		 */
-		async runAttempt(via: Caller, a: AttemptRow): Promise<ProcessResult> {
+		async runAttempt(
+			via: Caller,
+			a: AttemptRow,
+			seen: Seen,
+		): Promise<{ result: BookResult; adapter: CourierAdapter }> {
 			const opts = this.callOptions();
 			const order = await call(
 				via,
@@ -351,26 +514,30 @@ export default defineService<BookingVars>()({
 				? await call(via, "warehouses.resolve", { sender_id: a.sender_id, id: order.pickup_address_id }, opts)
 				: null;
 			if (!warehouse) throw new AttemptFailed("the pickup warehouse is no longer active");
+			seen.order = order;
+			seen.warehouse = warehouse;
 			const rto =
 				order.rto_address_id && order.rto_address_id !== order.pickup_address_id
 					? await call(via, "warehouses.resolve", { sender_id: a.sender_id, id: order.rto_address_id }, opts)
 					: null;
 			const courier = await call(via, "rates.getCourier", { logistic_id: a.logistic_id }, opts);
-			if (!courier?.active) throw new AttemptFailed(`${a.courier_name} is no longer available`);
+			if (!courier?.active) {
+				throw new AttemptFailed(`${a.courier_name} is no longer available`, { fallover: true });
+			}
 			let adapter: CourierAdapter;
 			try {
 				adapter = adapterFor(courier);
 			} catch {
-				throw new AttemptFailed(`${a.courier_name} has no courier integration`);
+				throw new AttemptFailed(`${a.courier_name} has no courier integration`, { fallover: true });
 			}
 			await this.settlePrevious(via, a);
 			const req = bookRequestOf(a.attempt_id, order, warehouse, rto);
-			let result: BookResult | null = null;
 			try {
-				result = await this.bookAt(adapter, req, warehouse);
+				return { result: await this.bookAt(adapter, req, warehouse), adapter };
 			} catch (err) {
-				if (err instanceof CourierRefused)
-					throw new AttemptFailed(`${courier.logistic_name} refused: ${err.message}`);
+				if (err instanceof CourierRefused) {
+					throw new AttemptFailed(`${courier.logistic_name} refused: ${err.message}`, { fallover: true });
+				}
 				if (!(err instanceof CourierUnavailable)) throw err;
 				// Ambiguous: the courier may have booked it. Ask before retrying.
 				const found = await adapter.lookupByReference(req.reference).catch((e2) => {
@@ -382,10 +549,333 @@ export default defineService<BookingVars>()({
 					throw new AttemptFailed(`${courier.logistic_name} reports the shipment as cancelled`);
 				}
 				this.logger.info(`booking ${a.attempt_id}: reconciled by reference look-up after: ${err.message}`);
-				result = found;
+				return { result: found, adapter };
 			}
-			this.finish(await markBooked(this.db, a, result.awb_number, result.routing_code));
-			return { attempt_id: a.attempt_id, state: "booked", awb_number: result.awb_number };
+		},
+
+		/**
+		 * Runs claimed attempt `a` to its outcome (see {@link Outcome}); throws on a
+		 * transient failure (the caller releases the claim and retries).
+		 * - cancel requested before the courier call: the reference is looked up,
+		 *   a late AWB cancelled at the courier, the attempt `cancelled`;
+		 * - the courier issued an AWB: booked and charged (markBooked), unless a
+		 *   cancel was requested meanwhile (then the AWB is cancelled at the
+		 *   courier, the attempt `cancelled`, nothing charged) or the claim was
+		 *   lost to a settlement without this AWB (then the AWB is cancelled);
+		 * - a definitive failure of this courier on an AUTO booking: falls over to
+		 *   the next ranked courier (its job due after `enqueueDelayMs`; the sync
+		 *   path books it inline); none left → failed with the whole chain;
+		 * - any other definitive failure: failed (plain words).
+		 */
+		async settleAttempt(via: Caller, a: AttemptRow, enqueueDelayMs: number): Promise<Outcome> {
+			if (a.cancel_requested_at) return this.settleCancelRequested(via, a);
+			const seen: Seen = {};
+			let booked: { result: BookResult; adapter: CourierAdapter };
+			try {
+				booked = await this.runAttempt(via, a, seen);
+			} catch (err) {
+				if (!(err instanceof AttemptFailed)) throw err;
+				let reason = err.reason;
+				if (a.mode === "auto" && err.opts.fallover && seen.order && seen.warehouse) {
+					const moved = await this.fallOver(via, a, err.reason, seen.order, seen.warehouse, enqueueDelayMs);
+					if (typeof moved !== "string") return moved;
+					reason = moved;
+				} else if (a.chain.length) {
+					reason = chainReason(chainAfter(a, err.reason));
+				}
+				return this.endFailed(a, reason, err.opts.ambiguous ?? false);
+			}
+			const { result, adapter } = booked;
+			const ids = await markBooked(this.db, a, result.awb_number, result.routing_code);
+			if (ids) return { kind: "booked", attempt: a, awb: result.awb_number, outbox: ids };
+			const cur = await attemptById(this.db, a.attempt_id);
+			if (cur?.state === "claimed" && cur.tries === a.tries && cur.cancel_requested_at) {
+				return this.cancelLate(adapter, a, result.awb_number);
+			}
+			if (
+				cur &&
+				cur.awb_number !== result.awb_number &&
+				(cur.state === "failed" || cur.state === "cancelled")
+			) {
+				// settled without this AWB (the sweeper found nothing): the AWB must not stay live
+				await adapter
+					.cancel(result.awb_number)
+					.then(() => this.logger.warn(`booking ${a.attempt_id}: late AWB ${result.awb_number} cancelled`))
+					.catch((e) =>
+						this.logger.error(
+							`booking ${a.attempt_id}: late AWB ${result.awb_number} not cancelled: ${message(e)}`,
+						),
+					);
+			}
+			return { kind: "lost", attempt: cur ?? a };
+		},
+
+		/**
+		 * AUTO fall-over after attempt `a`'s courier failed definitively with
+		 * `reason`: the next courier of the account's ranking that prices the lane
+		 * and was not tried yet gets a new attempt, created with `a`'s failure in
+		 * one transaction (failOver). Returns the `next` outcome, or the plain-words
+		 * failure_reason of the whole booking when it ends here (no courier left:
+		 * the chain; the next courier over the credit limit).
+		 */
+		async fallOver(
+			via: Caller,
+			a: AttemptRow,
+			reason: string,
+			order: OrderRecord,
+			warehouse: Warehouse,
+			enqueueDelayMs: number,
+		): Promise<Outcome | string> {
+			const chain = chainAfter(a, reason);
+			const opts = this.callOptions("rate_unavailable");
+			const [ranked, q] = await Promise.all([
+				rankCouriers(this.db, via, a.sender_id, a.direction, opts),
+				call(via, "rates.quote", laneOf(order, warehouse), opts),
+			]);
+			const pick = nextCourier(a, ranked, q.data ?? []);
+			if (!pick) return chainReason(chain);
+			try {
+				const res = await failOver(this.db, a, reason, {
+					order_id: a.order_id,
+					sender_id: a.sender_id,
+					logistic_id: pick.courier.logistic_id,
+					courier_name: pick.courier.logistic_name,
+					mode: "auto",
+					charges: chargesOf(pick.quote),
+					direction: a.direction,
+					via: a.via,
+					chain,
+					enqueueDelayMs,
+				});
+				// lost claim or cancel requested: endFailed settles (or finds it settled)
+				if (!res) return chainReason(chain);
+				this.logger.info(
+					`booking ${a.attempt_id}: ${reason}; falling over to ${pick.courier.logistic_name} (attempt ${res.attempt.attempt_id})`,
+				);
+				return { kind: "next", attempt: a, next: res.attempt, outbox: res.outbox };
+			} catch (err) {
+				if (err instanceof ApiError && err.type === "credit_limit_exceeded") {
+					return `${chainReason(chain)}; ${pick.courier.logistic_name} not tried: ${err.message}`;
+				}
+				throw err;
+			}
+		},
+
+		/** Ends claimed attempt `a` as failed (or cancelled, if a cancel was requested); `lost` when no longer ours. */
+		async endFailed(a: AttemptRow, reason: string, ambiguous: boolean): Promise<Outcome> {
+			const ids = await markFailed(this.db, a, reason, ambiguous);
+			const cur = (await attemptById(this.db, a.attempt_id)) ?? a;
+			if (!ids) return { kind: "lost", attempt: cur };
+			return cur.state === "cancelled"
+				? { kind: "cancelled", attempt: cur, outbox: ids }
+				: { kind: "failed", attempt: cur, reason: cur.failure_reason ?? reason, outbox: ids };
+		},
+
+		/**
+		 * Claimed attempt `a` whose cancel was requested before its courier call:
+		 * asks the courier about our reference (an earlier try may have booked
+		 * it), cancels a booked AWB there, and ends the attempt `cancelled`.
+		 * Throws (retry) while the courier cannot be reached.
+		 */
+		async settleCancelRequested(via: Caller, a: AttemptRow): Promise<Outcome> {
+			const adapter = await this.adapterOf(via, a.logistic_id);
+			const found = adapter ? await adapter.lookupByReference(String(a.attempt_id)) : null;
+			if (adapter && found?.status === "booked") return this.cancelLate(adapter, a, found.awb_number);
+			const ids = await markLateCancelled(this.db, a, null, "cancelled before the courier issued an AWB");
+			return ids
+				? { kind: "cancelled", attempt: a, outbox: ids }
+				: { kind: "lost", attempt: (await attemptById(this.db, a.attempt_id)) ?? a };
+		},
+
+		/**
+		 * The courier issued `awb` for attempt `a` after its cancel was requested:
+		 * cancels the AWB at the courier, then ends the attempt `cancelled` (no
+		 * charge; order update not_shipped / cancelled). A courier refusing the
+		 * cancel is recorded in the note (and logged); unreachable → throws (retry).
+		 */
+		async cancelLate(adapter: CourierAdapter, a: AttemptRow, awb: string): Promise<Outcome> {
+			let note = `cancelled while booking: late AWB ${awb} cancelled at the courier`;
+			try {
+				await adapter.cancel(awb);
+			} catch (err) {
+				if (!(err instanceof CourierRefused)) throw err;
+				note = `cancelled while booking: late AWB ${awb} could not be cancelled at the courier: ${err.message}`;
+				this.logger.error(`booking ${a.attempt_id}: ${note}`);
+			}
+			const ids = await markLateCancelled(this.db, a, awb, note);
+			return ids
+				? { kind: "cancelled", attempt: a, outbox: ids }
+				: { kind: "lost", attempt: (await attemptById(this.db, a.attempt_id)) ?? a };
+		},
+
+		/**
+		 * The checks `book` and `bookSync` share (spec §4.2, §7), in order: the
+		 * order is the caller's (403), not B2B (400 unsupported_channel), of the
+		 * `direction` asked (bookSync's operation; 400 validation_failed), has no
+		 * live attempt (409), has an active pickup warehouse (400
+		 * invalid_pickup_address); then the courier and its quote (pickCourier).
+		 */
+		async prepareBooking(
+			via: Caller,
+			sender: number,
+			order_id: number,
+			logistic_id: number | undefined,
+			direction?: ShipmentDirection,
+		): Promise<Prepared> {
+			const order = await call(via, "intake.getOrder", { sender_id: sender, order_id }, this.callOptions());
+			if (!order || Number(order.sender_id) !== sender) {
+				const msg = "cannot create booking for another sender";
+				throw apiError(403, msg, msg);
+			}
+			assertNotB2B(order);
+			if (direction && order.direction !== direction) {
+				throw validationFailed([
+					direction === "reverse"
+						? `operation: reverse books return orders; order ${order_id} is a forward order (use book)`
+						: `operation: book books forward orders; order ${order_id} is a return order (use reverse)`,
+				]);
+			}
+			const live = await liveAttempt(this.db, order_id);
+			if (live) throw conflictFor(order_id, live);
+			const warehouse = order.pickup_address_id
+				? await call(
+						via,
+						"warehouses.resolve",
+						{ sender_id: sender, id: order.pickup_address_id },
+						this.callOptions(),
+					)
+				: null;
+			if (!warehouse) {
+				throw apiError(
+					400,
+					"invalid_pickup_address",
+					"the order's pickup warehouse is not one of your active warehouses; set one before booking",
+				);
+			}
+			const { courier, quote } = await this.pickCourier(via, sender, order, warehouse, logistic_id);
+			return { order, warehouse, courier, quote };
+		},
+
+		/**
+		 * Commits the attempt of a prepared booking (createAttempt: credit check,
+		 * attempt, seq-1 order update, job due after `enqueueDelayMs`).
+		 * @throws 409 `already_booked` / `booking_in_progress` (a concurrent booking won),
+		 *   409 `credit_limit_exceeded`
+		 */
+		async openAttempt(
+			sender: number,
+			input: { order_id: number; logistic_id?: number },
+			p: Prepared,
+			via: "async" | "sync",
+			enqueueDelayMs: number,
+		): Promise<{ attempt: AttemptRow; outbox: number[] }> {
+			const res = await createAttempt(this.db, {
+				order_id: input.order_id,
+				sender_id: sender,
+				logistic_id: p.courier.logistic_id,
+				courier_name: p.courier.logistic_name,
+				mode: input.logistic_id === undefined ? "auto" : "forced",
+				charges: chargesOf(p.quote),
+				direction: p.order.direction,
+				via,
+				enqueueDelayMs,
+			});
+			if ("conflict" in res) throw conflictFor(input.order_id, res.conflict);
+			return res;
+		},
+
+		/** Delivers outbox rows `ids` now (logged, left to the relay on failure). */
+		async deliverNow(attempt_id: number, ids: number[] | null): Promise<void> {
+			if (!ids?.length) return;
+			try {
+				await this.relay(ids);
+			} catch (err) {
+				this.logger.warn(`booking ${attempt_id}: outbox delivery deferred: ${message(err)}`);
+			}
+		},
+
+		/**
+		 * The inline part of book/sync: claims attempt `a` (the same conditional
+		 * UPDATE as the worker) and runs it, AUTO fall-over included, until it
+		 * settles or `deadline` (epoch ms) passes. Booked → 200 BookSyncAnswer;
+		 * failed → 422 `booking_failed` (the courier's words; AUTO: the chain);
+		 * a transient failure → the claim released, the job made due now, 202
+		 * with the async body; the deadline → the job made due now, the courier
+		 * call left to finish in the background (it still holds the claim), 202.
+		 */
+		async bookInline(
+			via: Caller,
+			first: AttemptRow,
+			deadline: number,
+		): Promise<{ status: 200; body: BookSyncAnswer } | { status: 202; body: BookAnswer }> {
+			let current = first;
+			for (;;) {
+				const a = await claimAttempt(this.db, current.attempt_id, this.timings.claimStaleMs);
+				if (!a) return this.handOver(current, false);
+				const left = Math.max(0, deadline - Date.now());
+				const work = this.settleAttempt(via, a, left);
+				let timer: NodeJS.Timeout | undefined;
+				const spent = new Promise<{ spent: true }>((r) => {
+					timer = setTimeout(() => r({ spent: true }), left);
+				});
+				const raced = await Promise.race([
+					work.then(
+						(out) => ({ out }),
+						(err: unknown) => ({ err }),
+					),
+					spent,
+				]).finally(() => clearTimeout(timer));
+				if ("spent" in raced) {
+					void this.background(`booking ${a.attempt_id} (sync, after its budget)`, () =>
+						this.settleLater(work, a),
+					);
+					this.logger.info(`booking ${a.attempt_id}: sync budget spent; the worker takes over`);
+					return this.handOver(a, true);
+				}
+				if ("err" in raced) {
+					await releaseAttempt(this.db, a, message(raced.err));
+					this.logger.info(
+						`booking ${a.attempt_id}: sync booking handed to the worker: ${message(raced.err)}`,
+					);
+					return this.handOver(a, true);
+				}
+				const out = raced.out;
+				if (out.kind !== "lost") await this.deliverNow(a.attempt_id, out.outbox);
+				if (out.kind === "booked") return { status: 200, body: syncAnswer(a, out.awb) };
+				if (out.kind === "next") {
+					current = out.next;
+					continue;
+				}
+				if (out.kind === "failed") throw apiError(422, "booking_failed", out.reason);
+				if (out.kind === "cancelled") {
+					throw apiError(422, "booking_failed", "the booking was cancelled while the courier was booking it");
+				}
+				const cur = out.attempt;
+				if (cur.state === "booked" && cur.awb_number)
+					return { status: 200, body: syncAnswer(cur, cur.awb_number) };
+				if (cur.state === "failed")
+					throw apiError(422, "booking_failed", cur.failure_reason ?? "booking failed");
+				return this.handOver(cur, false);
+			}
+		},
+
+		/** After the sync budget: lets the inline courier call settle the attempt (or release its claim). */
+		async settleLater(work: Promise<Outcome>, a: AttemptRow): Promise<void> {
+			try {
+				const out = await work;
+				if (out.kind !== "lost") this.finish(out.outbox);
+				// a fall-over's next attempt is enqueued by the relay when its row falls due
+				if (out.kind === "next") this.finish(await enqueueNow(this.db, out.next.attempt_id));
+			} catch (err) {
+				await releaseAttempt(this.db, a, message(err));
+				throw err;
+			}
+		},
+
+		/** 202 of book/sync: the attempt is the worker's now (its job made due and relayed when `now`). */
+		async handOver(a: AttemptRow, now: boolean): Promise<{ status: 202; body: BookAnswer }> {
+			if (now) this.finish(await enqueueNow(this.db, a.attempt_id));
+			return { status: 202, body: queuedAnswer(a) };
 		},
 
 		/** Books; an unknown pickup location is registered once, then the booking is retried. */
@@ -500,55 +990,12 @@ export default defineService<BookingVars>()({
 			async handler(ctx): Promise<BookAnswer> {
 				const sender = senderOf(ctx);
 				const input = parseBookInput(ctx.params);
-				const order = await call(
-					ctx,
-					"intake.getOrder",
-					{ sender_id: sender, order_id: input.order_id },
-					this.callOptions(),
-				);
-				if (!order || Number(order.sender_id) !== sender) {
-					const msg = "cannot create booking for another sender";
-					throw apiError(403, msg, msg);
-				}
-				assertNotB2B(order);
-				const live = await liveAttempt(this.db, input.order_id);
-				if (live) throw conflictFor(input.order_id, live);
-				const warehouse = order.pickup_address_id
-					? await call(
-							ctx,
-							"warehouses.resolve",
-							{ sender_id: sender, id: order.pickup_address_id },
-							this.callOptions(),
-						)
-					: null;
-				if (!warehouse) {
-					throw apiError(
-						400,
-						"invalid_pickup_address",
-						"the order's pickup warehouse is not one of your active warehouses; set one before booking",
-					);
-				}
-				const { courier, quote } = await this.pickCourier(ctx, sender, order, warehouse, input.logistic_id);
-				const res = await createAttempt(this.db, {
-					order_id: input.order_id,
-					sender_id: sender,
-					logistic_id: courier.logistic_id,
-					courier_name: courier.logistic_name,
-					mode: input.logistic_id === undefined ? "auto" : "forced",
-					charges: chargesOf(quote),
-				});
-				if ("conflict" in res) throw conflictFor(input.order_id, res.conflict);
+				const prepared = await this.prepareBooking(ctx, sender, input.order_id, input.logistic_id);
+				const res = await this.openAttempt(sender, input, prepared, "async", 0);
 				// Committed: deliver the outbox now; whatever fails is retried by the relay.
-				try {
-					await this.relay(res.outbox);
-				} catch (err) {
-					this.logger.warn(`booking ${res.attempt.attempt_id}: outbox delivery deferred: ${message(err)}`);
-				}
+				await this.deliverNow(res.attempt.attempt_id, res.outbox);
 				ctx.meta.$statusCode = 202;
-				const idem_key = res.attempt.idem_key;
-				return input.logistic_id === undefined
-					? { status: "queued", mode: "auto", idem_key }
-					: { status: "queued", idem_key };
+				return queuedAnswer(res.attempt);
 			},
 		},
 
@@ -556,11 +1003,14 @@ export default defineService<BookingVars>()({
 		 * Worker step for one attempt (BullMQ job of queue "booking"; at-least-once,
 		 * idempotent). Claims the attempt (queued → claimed, or a stale claim);
 		 * an attempt already booked/failed/cancelled is a no-op. Books at the courier
-		 * with the attempt id as reference. Courier unreachable (timeout, reset, 5xx):
-		 * looks the reference up; found → booked; else the claim is released and the
-		 * error thrown so BullMQ retries with backoff; on the last try → failed (plain
-		 * words). Courier refusal → failed `<courier> refused: <courier's words>`.
-		 * Returns `{attempt_id, state, awb_number?}`.
+		 * with the attempt id as reference (settleAttempt). Courier unreachable
+		 * (timeout, reset, 5xx): looks the reference up; found → booked; else the
+		 * claim is released and the error thrown so BullMQ retries (exponential
+		 * backoff with jitter); on the last try → failed (plain words). Courier
+		 * refusal → failed `<courier> refused: <courier's words>`; AUTO falls over to
+		 * the next ranked courier (a new attempt, its own job). Booked → charged.
+		 * A cancel requested meanwhile → the late AWB cancelled at the courier,
+		 * attempt `cancelled`. Returns `{attempt_id, state, awb_number?}`.
 		 */
 		processAttempt: {
 			params: { attempt_id: { type: "number", integer: true, positive: true, convert: true } },
@@ -578,78 +1028,236 @@ export default defineService<BookingVars>()({
 					return { attempt_id: id, state: cur.state, awb_number: cur.awb_number };
 				}
 				try {
-					return await this.runAttempt(ctx, a);
-				} catch (err) {
-					if (err instanceof AttemptFailed) {
-						this.finish(await markFailed(this.db, a, err.reason, err.ambiguous));
-						return { attempt_id: id, state: "failed" };
+					const out = await this.settleAttempt(ctx, a, 0);
+					if (out.kind === "lost") {
+						return { attempt_id: id, state: out.attempt.state, awb_number: out.attempt.awb_number };
 					}
+					this.finish(out.outbox);
+					if (out.kind === "booked") return { attempt_id: id, state: "booked", awb_number: out.awb };
+					return { attempt_id: id, state: out.kind === "cancelled" ? "cancelled" : "failed" };
+				} catch (err) {
 					if (lastTry) {
 						const courierDown = err instanceof CourierUnavailable;
 						const reason = courierDown
 							? `${a.courier_name} could not be reached after ${a.tries} tries; no AWB was issued`
 							: `the booking could not be completed after ${a.tries} tries (a service was unavailable)`;
-						this.finish(await markFailed(this.db, a, reason, courierDown));
-						return { attempt_id: id, state: "failed" };
+						const whole = a.chain.length ? chainReason(chainAfter(a, reason)) : reason;
+						const out = await this.endFailed(a, whole, courierDown);
+						if (out.kind !== "lost") this.finish(out.outbox);
+						return { attempt_id: id, state: out.attempt.state };
 					}
-					await releaseAttempt(this.db, id, message(err));
+					await releaseAttempt(this.db, a, message(err));
 					throw err;
 				}
 			},
 		},
 
-		// STUB(sync): replaced by the sync work of issue 6.
+		/**
+		 * POST /v1/shipping/book/sync (spec §4.2, §3 row "any → book/sync", §7).
+		 * Body `{order_id, logistic_id?, operation?}`: `logistic_id` omitted (or
+		 * null) = AUTO, forward only; `operation` `book` (default, forward orders)
+		 * or `reverse` (return orders, courier required). Goes through the same
+		 * attempt/outbox/claim path as `book`: the attempt (via `sync`), its seq-1
+		 * order update and its job are committed first (the job due only after
+		 * `BOOKING_SYNC_BUDGET_MS`, so a crash hands it to the worker), the seq-1
+		 * update delivered, then the attempt claimed with the worker's conditional
+		 * UPDATE and booked inline (AUTO falls over inline).
+		 *
+		 * Answers:
+		 * - 200 {@link BookSyncAnswer} `{status:"booked", awb, forward_id:"bk_<attempt id>",
+		 *   logistic_id, order_id, courier_name, label_url:"/v1/documents/label/<order_id>"}`
+		 *   (the booked, charged attempt; the order update delivered before the answer)
+		 * - 202 {@link BookAnswer} `{status:"queued", idem_key}` (`mode:"auto"` for AUTO)
+		 *   when the courier failed transiently (timeout, 5xx, reset) or the budget
+		 *   ran out: the worker books it; a client timeout never means "not booked".
+		 *
+		 * Access: `writes` (read-only roles 403, as `book`). Errors: 400 `order_id and
+		 * logistic_id must be positive integers`; 400 `validation_failed` (operation
+		 * not book/reverse, reverse without logistic_id, operation not matching the
+		 * order's direction); then as `book`: 403 `cannot create booking for another
+		 * sender`, 400 `unsupported_channel`, 400 `invalid_pickup_address`, 409
+		 * `already_booked` / `booking_in_progress`, 400 `unknown_logistic`, 422
+		 * `lane_not_priced`, 409 `credit_limit_exceeded`, 503 `rate_unavailable` /
+		 * `service_unavailable`; and 422 `booking_failed` with the courier's words as
+		 * `message` (forced courier refused; AUTO: every ranked courier refused, the
+		 * chain "A refused: …; B refused: …").
+		 */
 		bookSync: {
 			access: { writes: true },
-			handler() {
-				throw apiError(501, "not_implemented", "bookSync is not implemented yet");
+			async handler(ctx): Promise<BookSyncAnswer | BookAnswer> {
+				const started = Date.now();
+				const sender = senderOf(ctx);
+				const input = parseBookSyncInput(ctx.params);
+				const direction: ShipmentDirection = input.operation === "reverse" ? "reverse" : "forward";
+				const prepared = await this.prepareBooking(ctx, sender, input.order_id, input.logistic_id, direction);
+				const budget = this.timings.syncBudgetMs;
+				const res = await this.openAttempt(sender, input, prepared, "sync", budget);
+				await this.deliverNow(res.attempt.attempt_id, await orderUpdateRows(this.db, res.outbox));
+				const answer = await this.bookInline(ctx, res.attempt, started + budget);
+				ctx.meta.$statusCode = answer.status;
+				return answer.body;
 			},
 		},
-		// END STUB(sync)
 
-		// STUB(cancel): replaced by the cancel work of issue 6.
+		/**
+		 * POST /v1/shipping/cancel (spec §4.2, §3, §7; lib/booking/cancel.ts). Body
+		 * `{order_id, logistic_id}`, both required positive integers. Cancels the
+		 * order's latest booking at courier `logistic_id` and answers 200
+		 * {@link CancelAnswer} `{status:"cancelled", awb, forward_id:"bk_<attempt id>",
+		 * refunded (rupees, from the wallet ledger), order_id, mode}`:
+		 * - booked: cancelled at the courier, then (one transaction) attempt
+		 *   `cancelled`, refund of the charged total, order update not_shipped /
+		 *   `cancelled` (intake releases the order number), relayed before the answer;
+		 * - queued: cancelled at once (`awb` null, `refunded` 0);
+		 * - claimed (courier call in flight): the cancel is recorded (`awb` null,
+		 *   `refunded` 0) and the worker cancels a late AWB at the courier;
+		 * - already cancelled: the same body again (the refund is never paid twice).
+		 *
+		 * Access: `writes` (read-only roles 403 `Read-only role`, §5 rule 3).
+		 * Errors: 400 `validation_failed` (details name `order_id` / `logistic_id`);
+		 * 403 `cannot cancel for another sender` (missing or not the caller's order);
+		 * 409 `not_cancellable` (no booking, latest booking failed, or booked at
+		 * another courier than `logistic_id`); 422 `cancel_failed` (the courier's
+		 * words); 503 `cancel_unavailable` (courier or rates unreachable: nothing
+		 * changed, retry), `service_unavailable` (intake).
+		 */
 		cancel: {
 			access: { writes: true },
-			handler() {
-				throw apiError(501, "not_implemented", "cancel is not implemented yet");
+			async handler(ctx): Promise<CancelAnswer> {
+				const sender = senderOf(ctx);
+				const input = parseCancelInput(ctx.params);
+				const order = await call(
+					ctx,
+					"intake.getOrder",
+					{ sender_id: sender, order_id: input.order_id },
+					this.callOptions(),
+				);
+				if (!order || Number(order.sender_id) !== sender) {
+					const msg = "cannot cancel for another sender";
+					throw apiError(403, msg, msg);
+				}
+				const relay = async (ids: number[]): Promise<void> => {
+					try {
+						await this.relay(ids);
+					} catch (err) {
+						this.logger.warn(`cancel of order ${input.order_id}: outbox delivery deferred: ${message(err)}`);
+					}
+				};
+				return cancelBooking(
+					{ db: this.db, via: ctx, callOptions: this.callOptions(), relay },
+					sender,
+					input,
+				);
 			},
 		},
-		// END STUB(cancel)
 
-		// STUB(cancel): replaced by the cancel work of issue 6.
+		/**
+		 * Internal (lib/contracts/booking.ts): `{sender_id, order_id}` → the order's
+		 * latest attempt as {@link OrderBookingState} (queued/claimed →
+		 * booking_in_progress, booked → booked, failed → failed, cancelled →
+		 * not_shipped with status `cancelled`), or null (no attempt, or not that
+		 * sender's). Used by `intake.status` for read-your-writes.
+		 */
 		orderState: {
-			handler() {
-				throw apiError(501, "not_implemented", "orderState is not implemented yet");
+			params: {
+				sender_id: { type: "number", integer: true, positive: true, convert: true },
+				order_id: { type: "number", integer: true, positive: true, convert: true },
+			},
+			async handler(ctx): Promise<OrderBookingState | null> {
+				const a = await latestAttempt(this.db, ctx.params.sender_id, ctx.params.order_id);
+				return a ? orderStateOf(a) : null;
 			},
 		},
-		// END STUB(cancel)
 
-		// STUB(couriers): replaced by the couriers work of issue 6.
+		/**
+		 * GET /v1/shipping/couriers (spec §4.2, §2.8, §7). Query `shipment_type`:
+		 * absent or `0` forward, `1` or `2` reverse. Answers 200 CouriersAnswer:
+		 * `data` = the account's AUTO ranking for that direction
+		 * `[{logistic_id, logistic_name, enabled, priority (1..n), serviceable_pincodes}]`
+		 * over the couriers of the active rate card; `strategy`, `unique_pincodes`,
+		 * `rules`, `restrictions`, `shipments_30d` (lib/booking/couriers.ts
+		 * `couriersAnswer`; shapes in docs/DECISIONS.md). Any authenticated role.
+		 *
+		 * Errors: 400 `shipment_type must be 0 (forward), 1 or 2 (reverse)`;
+		 * 503 `rate_unavailable` (rates or the pincode directory unreachable).
+		 */
 		couriers: {
 			access: { auth: true },
-			handler() {
-				throw apiError(501, "not_implemented", "couriers is not implemented yet");
+			async handler(ctx): Promise<CouriersAnswer> {
+				const sender = senderOf(ctx);
+				const scope = couriersQuery(ctx.params);
+				return couriersAnswer(this.db, ctx, sender, scope, this.callOptions("rate_unavailable"));
 			},
 		},
-		// END STUB(couriers)
 
-		// STUB(couriers): replaced by the couriers work of issue 6.
+		/**
+		 * PATCH /v1/shipping/couriers/priority (spec §4.2, §2.8, §7). Body
+		 * `{shipment_type: 0|1, order: [{logistic_id, priority}]}`: reorder only,
+		 * every courier of the active rate card for that direction exactly once,
+		 * priorities a permutation of 1..n. Replaces the account's ranking for that
+		 * direction in one transaction (the other direction and other accounts are
+		 * untouched) and answers 200 the re-read ranking (the GET answer for that
+		 * `shipment_type`).
+		 *
+		 * Access: `writes` + capability `courier.rank`: read-only roles 403
+		 * `Read-only role`, roles without the capability 403 `forbidden` `{cap}`.
+		 *
+		 * Errors: 400 `validation_failed` with `details` (malformed body,
+		 * `shipment_type` not 0|1); 400 `duplicate_logistic` `{logistic_ids}`;
+		 * 400 `unknown_logistic` `{logistic_ids}` (not on the active card for the
+		 * direction); 400 `incomplete_ranking` `{missing}` (a courier of the card left
+		 * out) or `{priorities}` (not a permutation of 1..n); 503 `rate_unavailable`.
+		 */
 		setPriority: {
 			access: { writes: true, capability: "courier.rank" },
-			handler() {
-				throw apiError(501, "not_implemented", "setPriority is not implemented yet");
+			async handler(ctx): Promise<CouriersAnswer> {
+				const sender = senderOf(ctx);
+				const input = parsePriorityBody(ctx.params);
+				const opts = this.callOptions("rate_unavailable");
+				await setRanking(this.db, ctx, sender, input, opts);
+				return couriersAnswer(this.db, ctx, sender, input, opts);
 			},
 		},
-		// END STUB(couriers)
 
-		// STUB(wallet): replaced by the wallet work of issue 6.
+		/**
+		 * GET /v1/wallet (ours; docs/DECISIONS.md; §2.12, §4.8): the caller's
+		 * post-paid wallet. Query `limit` (integer 1–1000, default 20), `cursor`
+		 * (a `nextCursor` of this route). Answers 200 `{balance, credit_limit,
+		 * data:[{id, kind:"charge"|"refund", amount, order_id, attempt_id,
+		 * awb_number, note, created_at}], pagination:{mode:"cursor", limit,
+		 * nextCursor}}`: money in rupees (balance = refunds − charges, negative =
+		 * owed; credit_limit null = none), movements newest first, timestamps UTC,
+		 * `nextCursor` null on the last page. Only the caller's account.
+		 *
+		 * Access: any authenticated role (read-only roles may read).
+		 *
+		 * Errors: 400 `validation_failed` details `limit: must be an integer from 1 to 1000`;
+		 * 400 `cursor: unrecognised shape` (not a cursor this route issued to this account).
+		 */
 		wallet: {
 			access: { auth: true },
-			handler() {
-				throw apiError(501, "not_implemented", "wallet is not implemented yet");
+			async handler(ctx): Promise<WalletAnswer> {
+				const sender = senderOf(ctx);
+				return walletOf(this.db, sender, parseWalletQuery(ctx.params, sender));
 			},
 		},
-		// END STUB(wallet)
+
+		/**
+		 * Ops (internal, no route): sets an account's credit limit in rupees
+		 * (≥ 0, rounded to the paisa) or removes it (`null`: post-paid without
+		 * limit, the default). `{sender_id, credit_limit}` → the same, as stored.
+		 * A booking that would take the outstanding amount beyond the limit is
+		 * refused with 409 `credit_limit_exceeded` (lib/booking/store/ledger.ts `assertCredit`).
+		 */
+		setCreditLimit: {
+			params: {
+				sender_id: { type: "number", integer: true, positive: true, convert: true },
+				credit_limit: { type: "number", min: 0, max: 1e12, nullable: true, convert: true },
+			},
+			async handler(ctx): Promise<CreditLimit> {
+				return setCreditLimit(this.db, ctx.params.sender_id, ctx.params.credit_limit);
+			},
+		},
 
 		/** Internal (lib/contracts/booking.ts): the booked shipment of an order, or null. Money in rupees. */
 		getShipment: {

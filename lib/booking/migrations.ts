@@ -103,4 +103,15 @@ export const BOOKING_MIGRATIONS: Migration[] = [
 			)`);
 		},
 	},
+	{
+		// GET /v1/shipping/couriers `shipments_30d`: the account's bookings of a direction by booked_at.
+		name: "005-attempts-sender-booked",
+		async up({ sequelize, transaction }) {
+			await sequelize.query(
+				`CREATE INDEX IF NOT EXISTS attempts_sender_booked
+				 ON booking.attempts (sender_id, direction, booked_at) WHERE booked_at IS NOT NULL`,
+				{ transaction },
+			);
+		},
+	},
 ];

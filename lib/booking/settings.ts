@@ -5,14 +5,19 @@
  * | Variable | Meaning | Default |
  * |---|---|---|
  * | `BOOKING_JOB_ATTEMPTS` | BullMQ attempts per booking job | 6 |
- * | `BOOKING_BACKOFF_MS` | first retry delay (exponential: delay · 2^(n-1)) | 2000 |
+ * | `BOOKING_BACKOFF_MS` | first retry delay (exponential: delay · 2^(n-1), minus up to {@link BACKOFF_JITTER} of it at random) | 2000 |
  * | `BOOKING_RELAY_MS` | outbox relay period | 1000 |
  * | `BOOKING_RELAY_BACKOFF_MS` | first redelivery delay of a failed outbox row (doubles, max 60 s) | 1000 |
  * | `BOOKING_SWEEP_MS` | sweeper period | 30000 |
  * | `BOOKING_SWEEP_AFTER_MS` | age after which a queued attempt without a job is re-enqueued | 20000 |
  * | `BOOKING_CLAIM_STALE_MS` | age after which another worker may take over a claim | 60000 |
  * | `BOOKING_CALL_TIMEOUT_MS` | timeout of calls to other services and of queue adds | 5000 |
+ * | `BOOKING_SYNC_BUDGET_MS` | how long `POST /v1/shipping/book/sync` books inline before handing the attempt to the worker (202) | 25000 |
+ * | `BOOKING_UNSETTLED_MS` | age of a queued/claimed attempt after which the sweeper settles it by asking the courier about its reference | 120000 |
  */
+
+/** BullMQ backoff jitter: each retry delay is drawn from [delay · (1 − 0.5), delay]. */
+export const BACKOFF_JITTER = 0.5;
 
 export interface BookingTimings {
 	jobAttempts: number;
@@ -23,6 +28,8 @@ export interface BookingTimings {
 	sweepAfterMs: number;
 	claimStaleMs: number;
 	callTimeoutMs: number;
+	syncBudgetMs: number;
+	unsettledMs: number;
 }
 
 function num(v: string | undefined, dflt: number, min = 1): number {
@@ -41,6 +48,8 @@ export function bookingTimings(env: NodeJS.ProcessEnv = process.env): BookingTim
 		sweepAfterMs: num(env.BOOKING_SWEEP_AFTER_MS, 20_000, 0),
 		claimStaleMs: num(env.BOOKING_CLAIM_STALE_MS, 60_000),
 		callTimeoutMs: num(env.BOOKING_CALL_TIMEOUT_MS, 5000),
+		syncBudgetMs: num(env.BOOKING_SYNC_BUDGET_MS, 25_000),
+		unsettledMs: num(env.BOOKING_UNSETTLED_MS, 120_000),
 	};
 }
 

@@ -108,6 +108,12 @@ export interface WalletAnswer {
 	pagination: { mode: "cursor"; limit: number; nextCursor: string | null };
 }
 
+/** An account's credit limit (ops action `booking.setCreditLimit`): rupees, null = no limit (post-paid). */
+export interface CreditLimit {
+	sender_id: number;
+	credit_limit: number | null;
+}
+
 /** Booking's own view of an order's latest attempt (read-your-writes for `GET /v1/orders/status`). */
 export interface OrderBookingState {
 	attempt_id: number;
@@ -133,6 +139,8 @@ export interface BookingActions {
 	"booking.setPriority": { params: HttpParams; result: CouriersAnswer };
 	/** GET /v1/wallet (ours): balance and movements. */
 	"booking.wallet": { params: HttpParams; result: WalletAnswer };
+	/** Ops: sets (rupees ≥ 0) or removes (null) an account's credit limit; answers what is now set. */
+	"booking.setCreditLimit": { params: CreditLimit; result: CreditLimit };
 	/** Internal: the order's latest booking attempt as booking knows it, or null (none, or not that sender's). */
 	"booking.orderState": { params: { sender_id: number; order_id: number }; result: OrderBookingState | null };
 	/** Worker (BullMQ queue "booking"): books one attempt; at-least-once, idempotent. */

@@ -71,6 +71,15 @@ export interface CourierInfo {
 	active: boolean;
 }
 
+/** What one courier takes for a direction (`rates.coverage` `limits`). */
+export interface CourierLimits {
+	/** kg, null = no limit */
+	max_weight_kg: number | null;
+	mode: "air" | "surface";
+	/** zones with a rate card for the direction */
+	zones: Zone[];
+}
+
 export interface RatesActions {
 	/** GET /v1/shipping/serviceable (§4.2, §2.7): query strings → {@link QuoteResult}; 400, 422 `lane_not_priced`, 503 `rate_unavailable`. */
 	"rates.serviceable": { params: HttpParams; result: QuoteResult };
@@ -81,11 +90,15 @@ export interface RatesActions {
 	/**
 	 * Internal: how many directory pincodes each active courier serves for
 	 * `direction` (keyed by logistic_id), and how many distinct pincodes at
-	 * least one of them serves.
+	 * least one of them serves; `limits` (keyed by logistic_id) what each takes.
 	 */
 	"rates.coverage": {
 		params: { direction: ShipmentDirection };
-		result: { couriers: Record<string, number>; unique_pincodes: number };
+		result: {
+			couriers: Record<string, number>;
+			unique_pincodes: number;
+			limits: Record<string, CourierLimits>;
+		};
 	};
 	/** Internal: one courier (active or not), or null. */
 	"rates.getCourier": { params: { logistic_id: number }; result: CourierInfo | null };

@@ -5,68 +5,28 @@
  * permission middleware inside services for internal callers.
  */
 import { strict as assert } from "node:assert";
-import type { Server } from "node:http";
-import type { ServiceBroker } from "moleculer";
-import { createDevIdp, type DevIdp, serveJwks } from "../../lib/devidp";
-import { as, newSender, rejects, startBroker } from "../helpers/broker";
+import { as, newSender, rejects } from "../helpers/broker";
+import { useCluster } from "../helpers/cluster";
 import { orderBody, warehouseBody } from "../helpers/fixtures";
 import { client, typicalFlow } from "../helpers/flow";
-import { freePort } from "../helpers/net";
 
 describe("integration: services split over NATS", function () {
 	this.timeout(90_000);
-	let idp: DevIdp;
-	let jwks: Server;
-	const brokers: ServiceBroker[] = [];
-	let base = "";
-	const saved = { ...process.env };
-
-	before(async () => {
-		idp = await createDevIdp();
-		const served = await serveJwks(idp);
-		jwks = served.server;
-		const port = await freePort();
-		Object.assign(process.env, {
-			AUTH_JWKS_URL: served.url,
-			PORT: String(port),
-			SANDBOX: "1",
-			SANDBOX_COURIER_PORT: String(await freePort()),
-			NAMESPACE: `${saved.NAMESPACE}-split`,
-		});
-		delete process.env.SANDBOX_COURIER_URL;
-		base = `http://127.0.0.1:${port}`;
-		brokers.push(
-			...(await Promise.all([
-				startBroker(["gateway"], { nats: true, nodeID: "it-gateway" }),
-				startBroker(["pincode", "rates", "warehouses"], { nats: true, nodeID: "it-catalog" }),
-				startBroker(["intake", "booking", "simulator"], { nats: true, nodeID: "it-orders" }),
-				startBroker(["documents"], { nats: true, nodeID: "it-documents" }),
-			])),
-		);
-		await brokers[0].waitForServices(
-			["pincode", "rates", "warehouses", "intake", "booking", "documents"],
-			30_000,
-		);
-		await brokers[3].waitForServices(["intake", "warehouses"], 30_000);
-	});
-
-	after(async () => {
-		await Promise.all(brokers.map((b) => b.stop()));
-		jwks?.close();
-		for (const k of ["AUTH_JWKS_URL", "PORT", "SANDBOX", "SANDBOX_COURIER_PORT", "NAMESPACE"]) {
-			if (saved[k] === undefined) delete process.env[k];
-			else process.env[k] = saved[k];
-		}
-	});
+	const c = useCluster(
+		"split",
+		[["gateway"], ["pincode", "rates", "warehouses"], ["intake", "booking", "simulator"], ["documents"]],
+		["pincode", "rates", "warehouses", "intake", "booking", "documents"],
+	);
+	const brokers = c.brokers;
 
 	it("runs the typical flow through the gateway with every hop over NATS", async () => {
 		const sender = newSender();
-		const r = await typicalFlow(base, await idp.tokenFor(sender));
+		const r = await typicalFlow(c.base, await c.idp.tokenFor(sender));
 		assert.ok(r.awb_number.length >= 10);
 	});
 
 	it("serves pincode look-ups and warehouse PATCH / list through the gateway", async () => {
-		const api = client(base, await idp.tokenFor(newSender()));
+		const api = client(c.base, await c.idp.tokenFor(newSender()));
 		const known = await api.get("/v1/pincode/%20560%20001%20");
 		assert.equal(known.status, 200);
 		assert.deepEqual(Object.keys(known.body).sort(), ["city", "found", "pincode", "state"]);
@@ -96,8 +56,8 @@ describe("integration: services split over NATS", function () {
 	it("keeps merchants apart across nodes: another account sees 404s", async () => {
 		const owner = newSender();
 		const stranger = newSender();
-		const mine = client(base, await idp.tokenFor(owner));
-		const theirs = client(base, await idp.tokenFor(stranger));
+		const mine = client(c.base, await c.idp.tokenFor(owner));
+		const theirs = client(c.base, await c.idp.tokenFor(stranger));
 		const wh = await mine.post("/v1/warehouses", warehouseBody());
 		assert.equal(wh.status, 201);
 		const ob = orderBody(wh.body.data.id);
@@ -129,7 +89,7 @@ describe("integration: services split over NATS", function () {
 
 	it("refuses orders from a warehouse deleted on another node (cached resolution evicted)", async () => {
 		const sender = newSender();
-		const api = client(base, await idp.tokenFor(sender));
+		const api = client(c.base, await c.idp.tokenFor(sender));
 		const wh = await api.post("/v1/warehouses", warehouseBody());
 		assert.equal(wh.status, 201);
 		const first = await api.post("/v1/intake/order", orderBody(wh.body.data.id));
@@ -177,7 +137,7 @@ describe("integration: services split over NATS", function () {
 	});
 
 	it("answers 400/404 envelopes, never 500, for bad input across services", async () => {
-		const api = client(base, await idp.tokenFor(newSender()));
+		const api = client(c.base, await c.idp.tokenFor(newSender()));
 		const cases: Array<[string, string, unknown, number, string | undefined]> = [
 			["GET", "/v1/pincode/12345", undefined, 400, "pincode must be 6 digits"],
 			[

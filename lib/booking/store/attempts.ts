@@ -5,9 +5,10 @@
  * Money is stored as integer paise in `charges`.
  */
 import type { Sequelize, Transaction } from "sequelize";
-import type { BookingUpdate, Quote, ShipmentRecord } from "../../contracts";
+import type { BookingUpdate, Quote, ShipmentDirection, ShipmentRecord } from "../../contracts";
 import { exec, select } from "../../db";
 import { toPaise, toRupees } from "../../money";
+import { assertCredit, recordLedger } from "./ledger";
 
 /** State of a booking attempt (`booking.attempts.state`; queued, claimed and booked are live). */
 export type AttemptState = "queued" | "claimed" | "booked" | "failed" | "cancelled";
@@ -22,6 +23,14 @@ export interface StoredCharges {
 	zone: string;
 	/** chargeable kg */
 	weight: number;
+}
+
+/** One refusal of an AUTO booking's fall-over chain (`booking.attempts.chain`). */
+export interface ChainEntry {
+	logistic_id: number;
+	courier_name: string;
+	/** that attempt's failure_reason, plain words ("Sandbox Express refused: …") */
+	reason: string;
 }
 
 /** One `booking.attempts` row (ids as numbers). */
@@ -45,6 +54,14 @@ export interface AttemptRow {
 	booked_at: Date | null;
 	created_at: Date;
 	updated_at: Date;
+	direction: ShipmentDirection;
+	/** the route that created it: `async` (POST /v1/shipping/book) or `sync` (book/sync) */
+	via: "async" | "sync";
+	/** AUTO: earlier attempts of this booking whose courier refused, oldest first */
+	chain: ChainEntry[];
+	cancel_requested_at: Date | null;
+	cancelled_at: Date | null;
+	settled_at: Date | null;
 }
 
 /** What an outbox row delivers: an order update for intake, or the attempt's BullMQ job. */
@@ -106,7 +123,7 @@ export async function attemptById(db: Sequelize, attempt_id: number): Promise<At
 	return rows[0] ? attempt(rows[0]) : undefined;
 }
 
-/** What `book` commits for a new attempt (charges in paise, {@link chargesOf}). */
+/** What `book` / `bookSync` / a fall-over commit for a new attempt (charges in paise, {@link chargesOf}). */
 export interface NewAttempt {
 	order_id: number;
 	sender_id: number;
@@ -114,15 +131,29 @@ export interface NewAttempt {
 	courier_name: string;
 	mode: "auto" | "forced";
 	charges: StoredCharges | null;
+	direction: ShipmentDirection;
+	via: "async" | "sync";
+	/** AUTO fall-over: the refusals before this attempt (default none) */
+	chain?: ChainEntry[];
+	/**
+	 * Delay (ms) before the `enqueue_booking` row is due: 0 for the worker; the
+	 * sync budget for book/sync, which books inline and leaves the job to the
+	 * relay only if it cannot settle in time (or dies).
+	 */
+	enqueueDelayMs?: number;
 }
 
-async function addOutbox(db: Sequelize, t: Transaction, rows: OutboxMessage[]): Promise<number[]> {
+/** An outbox message and the delay (ms, default 0) before the relay may deliver it. */
+type Pending = OutboxMessage & { delayMs?: number };
+
+async function addOutbox(db: Sequelize, t: Transaction, rows: Pending[]): Promise<number[]> {
 	const ids: number[] = [];
 	for (const r of rows) {
 		const { rows: out } = await exec<{ id: string }>(
 			db,
-			`INSERT INTO booking.outbox (kind, payload) VALUES ($1, $2::jsonb) RETURNING id`,
-			[r.kind, JSON.stringify(r.payload)],
+			`INSERT INTO booking.outbox (kind, payload, next_attempt_at)
+			 VALUES ($1, $2::jsonb, now() + make_interval(secs => $3::double precision / 1000)) RETURNING id`,
+			[r.kind, JSON.stringify(r.payload), r.delayMs ?? 0],
 			t,
 		);
 		ids.push(Number(out[0].id));
@@ -130,49 +161,125 @@ async function addOutbox(db: Sequelize, t: Transaction, rows: OutboxMessage[]): 
 	return ids;
 }
 
+/** Ids of the undelivered `order_update` rows among `ids` (delivered before an answer: read-your-writes). */
+export async function orderUpdateRows(db: Sequelize, ids: number[]): Promise<number[]> {
+	const rows = await select<{ id: string }>(
+		db,
+		`SELECT id FROM booking.outbox WHERE id = ANY($1::bigint[]) AND kind = 'order_update' AND delivered_at IS NULL`,
+		[ids],
+	);
+	return rows.map((r) => Number(r.id));
+}
+
 /**
- * In ONE transaction: inserts the queued attempt and its outbox rows (the
- * seq-1 `order_update` "booking_in_progress" then `enqueue_booking`).
- * Returns `{attempt, outbox}` or `{conflict}` (the order's live attempt) when
- * the partial unique index says the order already has one.
+ * Makes the attempt's undelivered `enqueue_booking` row due now (book/sync
+ * hands the attempt to the worker). Returns the row ids.
+ */
+export async function enqueueNow(db: Sequelize, attempt_id: number): Promise<number[]> {
+	const { rows } = await exec<{ id: string }>(
+		db,
+		`UPDATE booking.outbox SET next_attempt_at = now()
+		 WHERE kind = 'enqueue_booking' AND delivered_at IS NULL AND (payload->>'attempt_id')::bigint = $1
+		 RETURNING id`,
+		[attempt_id],
+	);
+	return rows.map((r) => Number(r.id));
+}
+
+/**
+ * Inside transaction `t`: the credit check of the quoted total (ledger.ts
+ * `assertCredit`, throws 409 `credit_limit_exceeded`), then the queued attempt
+ * and its outbox rows (the seq-1 `order_update` "booking_in_progress", then
+ * `enqueue_booking`, due after `enqueueDelayMs`). `{conflict}` (the order's
+ * live attempt) when the partial unique index says the order already has one.
+ */
+async function insertAttempt(
+	db: Sequelize,
+	t: Transaction,
+	a: NewAttempt,
+): Promise<{ attempt: AttemptRow; outbox: number[] } | { conflict: AttemptRow | undefined }> {
+	await assertCredit(db, t, a.sender_id, a.charges?.total ?? 0);
+	const { rows } = await exec<StoredAttempt>(
+		db,
+		`INSERT INTO booking.attempts (order_id, sender_id, logistic_id, courier_name, mode, charges, state, direction, via, chain)
+		 VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'queued', $7, $8, $9::jsonb)
+		 ON CONFLICT (order_id) WHERE state IN ('queued', 'claimed', 'booked') DO NOTHING
+		 RETURNING *`,
+		[
+			a.order_id,
+			a.sender_id,
+			a.logistic_id,
+			a.courier_name,
+			a.mode,
+			a.charges ? JSON.stringify(a.charges) : null,
+			a.direction,
+			a.via,
+			JSON.stringify(a.chain ?? []),
+		],
+		t,
+	);
+	if (!rows[0]) return { conflict: await liveAttempt(db, a.order_id, t) };
+	const row = attempt(rows[0]);
+	const outbox = await addOutbox(db, t, [
+		{
+			kind: "order_update",
+			payload: orderUpdate(row, 1, { state: "booking_in_progress", status: "booking_queued" }),
+		},
+		{ kind: "enqueue_booking", payload: { attempt_id: row.attempt_id }, delayMs: a.enqueueDelayMs ?? 0 },
+	]);
+	return { attempt: row, outbox };
+}
+
+/**
+ * In ONE transaction: credit check, the queued attempt and its outbox rows
+ * (see {@link insertAttempt}). Returns `{attempt, outbox}` or `{conflict}`.
+ * @throws ApiError 409 `credit_limit_exceeded` (nothing committed)
  */
 export async function createAttempt(
 	db: Sequelize,
 	a: NewAttempt,
 ): Promise<{ attempt: AttemptRow; outbox: number[] } | { conflict: AttemptRow | undefined }> {
+	return db.transaction((t) => insertAttempt(db, t, a));
+}
+
+/**
+ * AUTO fall-over, in ONE transaction: the claimed attempt `a` → failed with
+ * `reason` (the courier's words; no order update, so intake stays at
+ * booking_in_progress: the next attempt's seq-1 update supersedes it), and the
+ * next attempt `next` for the next ranked courier (credit check, seq-1 update,
+ * enqueue row). Null when `a` is no longer this claim's, or its cancel was
+ * requested (the caller then ends it with {@link markFailed}).
+ * @throws ApiError 409 `credit_limit_exceeded` (nothing committed)
+ */
+export async function failOver(
+	db: Sequelize,
+	a: AttemptRow,
+	reason: string,
+	next: NewAttempt,
+): Promise<{ attempt: AttemptRow; outbox: number[] } | null> {
 	return db.transaction(async (t) => {
-		const { rows } = await exec<StoredAttempt>(
+		const { count } = await exec(
 			db,
-			`INSERT INTO booking.attempts (order_id, sender_id, logistic_id, courier_name, mode, charges, state)
-			 VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'queued')
-			 ON CONFLICT (order_id) WHERE state IN ('queued', 'claimed', 'booked') DO NOTHING
-			 RETURNING *`,
-			[
-				a.order_id,
-				a.sender_id,
-				a.logistic_id,
-				a.courier_name,
-				a.mode,
-				a.charges ? JSON.stringify(a.charges) : null,
-			],
+			`UPDATE booking.attempts
+			 SET state = 'failed', failure_reason = $3, claimed_at = NULL, settled_at = now(), updated_at = now()
+			 WHERE attempt_id = $1 AND state = 'claimed' AND tries = $2 AND cancel_requested_at IS NULL`,
+			[a.attempt_id, a.tries, reason.slice(0, 2000)],
 			t,
 		);
-		if (!rows[0]) return { conflict: await liveAttempt(db, a.order_id, t) };
-		const row = attempt(rows[0]);
-		const outbox = await addOutbox(db, t, [
-			{
-				kind: "order_update",
-				payload: orderUpdate(row, 1, { state: "booking_in_progress", status: "booking_queued" }),
-			},
-			{ kind: "enqueue_booking", payload: { attempt_id: row.attempt_id } },
-		]);
-		return { attempt: row, outbox };
+		if (!count) return null;
+		await skipEnqueue(db, t, a.attempt_id);
+		const res = await insertAttempt(db, t, next);
+		// the order's only live attempt was `a`, failed above: no conflict is possible
+		if ("conflict" in res) throw new Error(`order ${a.order_id}: a live attempt appeared during fall-over`);
+		return res;
 	});
 }
 
 /**
  * Claims an attempt for processing: queued → claimed, or a claimed attempt
- * whose claim is older than `staleMs` (its worker died). Null when not claimable.
+ * whose claim is older than `staleMs` (its worker died). Every claim bumps
+ * `tries`: only the holder of the latest claim (same `tries`) can settle or
+ * release it. Null when not claimable.
  */
 export async function claimAttempt(
 	db: Sequelize,
@@ -191,13 +298,68 @@ export async function claimAttempt(
 	return rows[0] ? attempt(rows[0]) : null;
 }
 
-/** Gives a claim back (claimed → queued) so a retry can take it; records the error for ops. */
-export async function releaseAttempt(db: Sequelize, attempt_id: number, error: string): Promise<void> {
+/** Gives this claim back (claimed → queued) so a retry can take it; records the error for ops. */
+export async function releaseAttempt(
+	db: Sequelize,
+	a: Pick<AttemptRow, "attempt_id" | "tries">,
+	error: string,
+): Promise<void> {
 	await exec(
 		db,
-		`UPDATE booking.attempts SET state = 'queued', claimed_at = NULL, last_error = $2, updated_at = now()
-		 WHERE attempt_id = $1 AND state = 'claimed'`,
-		[attempt_id, error.slice(0, 1000)],
+		`UPDATE booking.attempts SET state = 'queued', claimed_at = NULL, last_error = $3, updated_at = now()
+		 WHERE attempt_id = $1 AND state = 'claimed' AND tries = $2`,
+		[a.attempt_id, a.tries, error.slice(0, 1000)],
+	);
+}
+
+/**
+ * Attempts unsettled (queued or claimed) since longer than `olderMs` after
+ * their creation: the sweeper settles them by asking the courier.
+ */
+export async function unsettledAttempts(db: Sequelize, olderMs: number, limit = 100): Promise<number[]> {
+	const rows = await select<{ attempt_id: string }>(
+		db,
+		`SELECT attempt_id FROM booking.attempts
+		 WHERE state IN ('queued', 'claimed') AND created_at < now() - make_interval(secs => $1::double precision / 1000)
+		 ORDER BY attempt_id LIMIT $2`,
+		[olderMs, limit],
+	);
+	return rows.map((r) => Number(r.attempt_id));
+}
+
+/**
+ * Takes an unsettled attempt over (see {@link unsettledAttempts}): a new claim
+ * (tries + 1) whatever its current claim, so a worker still holding the old
+ * one can no longer settle it. Null when it settled meanwhile.
+ */
+export async function takeOverUnsettled(
+	db: Sequelize,
+	attempt_id: number,
+	olderMs: number,
+): Promise<AttemptRow | null> {
+	const { rows } = await exec<StoredAttempt>(
+		db,
+		`UPDATE booking.attempts
+		 SET state = 'claimed', claimed_at = now(), tries = tries + 1, updated_at = now()
+		 WHERE attempt_id = $1 AND state IN ('queued', 'claimed')
+		   AND created_at < now() - make_interval(secs => $2::double precision / 1000)
+		 RETURNING *`,
+		[attempt_id, olderMs],
+	);
+	return rows[0] ? attempt(rows[0]) : null;
+}
+
+/**
+ * Marks the attempt's undelivered `enqueue_booking` rows delivered (the
+ * attempt settled before its job was needed: book/sync, fall-over).
+ */
+async function skipEnqueue(db: Sequelize, t: Transaction, attempt_id: number): Promise<void> {
+	await exec(
+		db,
+		`UPDATE booking.outbox SET delivered_at = now(), last_error = 'not needed: the attempt settled first'
+		 WHERE kind = 'enqueue_booking' AND delivered_at IS NULL AND (payload->>'attempt_id')::bigint = $1`,
+		[attempt_id],
+		t,
 	);
 }
 
@@ -220,33 +382,51 @@ function orderUpdate(
 	};
 }
 
+/** The seq-2 order update of a cancelled booking (common brief "Cancel semantics"). */
+function cancelledUpdate(a: AttemptRow): BookingUpdate {
+	return orderUpdate(a, 2, { state: "not_shipped", status: "cancelled" });
+}
+
 /**
- * Ends a claimed attempt: in ONE transaction, the conditional UPDATE
- * (`set` assignments, bind params from $2 on; claimed → booked/failed) and the
- * seq-2 `order_update` outbox row. Returns the outbox ids, or null when the
- * attempt was no longer claimed (another worker finished it).
+ * Ends this claim of attempt `a` (same `tries`): in ONE transaction, the
+ * conditional UPDATE (`set` assignments, bind params from $3 on; `extra` more
+ * WHERE conditions), `after` (e.g. the ledger charge), the seq-2
+ * `order_update` built from the updated row, and the skip of a still pending
+ * enqueue row. Returns the outbox ids, or null when the claim is no longer
+ * this one's (another worker or the sweeper took it) or `extra` did not hold.
  */
 async function settleClaimed(
 	db: Sequelize,
 	a: AttemptRow,
 	set: string,
 	bind: unknown[],
-	update: BookingUpdate,
+	update: (row: AttemptRow) => BookingUpdate,
+	opts: { extra?: string; after?: (t: Transaction, row: AttemptRow) => Promise<unknown> } = {},
 ): Promise<number[] | null> {
 	return db.transaction(async (t) => {
-		const { count } = await exec(
+		const { rows } = await exec<StoredAttempt>(
 			db,
-			`UPDATE booking.attempts SET ${set}, claimed_at = NULL, updated_at = now()
-			 WHERE attempt_id = $1 AND state = 'claimed'`,
-			[a.attempt_id, ...bind],
+			`UPDATE booking.attempts SET ${set}, claimed_at = NULL, settled_at = now(), updated_at = now()
+			 WHERE attempt_id = $1 AND state = 'claimed' AND tries = $2 ${opts.extra ?? ""}
+			 RETURNING *`,
+			[a.attempt_id, a.tries, ...bind],
 			t,
 		);
-		if (!count) return null;
-		return addOutbox(db, t, [{ kind: "order_update", payload: update }]);
+		if (!rows[0]) return null;
+		const row = attempt(rows[0]);
+		await opts.after?.(t, row);
+		await skipEnqueue(db, t, a.attempt_id);
+		return addOutbox(db, t, [{ kind: "order_update", payload: update(row) }]);
 	});
 }
 
-/** claimed → booked with the AWB, plus the seq-2 `order_update` (see {@link settleClaimed}). */
+/**
+ * claimed → booked with the AWB, the ledger charge (kind `charge`, the quoted
+ * total in paise; idempotent per attempt) and the seq-2 `order_update`, in ONE
+ * transaction (see {@link settleClaimed}). Books only while no cancel was
+ * requested: null when the claim is not this one's or a cancel was requested
+ * (the caller re-reads the attempt to tell which).
+ */
 export function markBooked(
 	db: Sequelize,
 	a: AttemptRow,
@@ -256,15 +436,29 @@ export function markBooked(
 	return settleClaimed(
 		db,
 		a,
-		"state = 'booked', awb_number = $2, routing_code = $3, booked_at = now(), failure_reason = NULL",
+		"state = 'booked', awb_number = $3, routing_code = $4, booked_at = now(), failure_reason = NULL",
 		[awb_number, routing_code],
-		orderUpdate(a, 2, {
-			state: "booked",
-			status: "booked",
-			awb_number,
-			courier: a.courier_name,
-			logistic_id: a.logistic_id,
-		}),
+		(row) =>
+			orderUpdate(row, 2, {
+				state: "booked",
+				status: "booked",
+				awb_number,
+				courier: row.courier_name,
+				logistic_id: row.logistic_id,
+			}),
+		{
+			extra: "AND cancel_requested_at IS NULL",
+			after: (t, row) =>
+				recordLedger(db, t, {
+					sender_id: row.sender_id,
+					attempt_id: row.attempt_id,
+					order_id: row.order_id,
+					kind: "charge",
+					amount_paise: row.charges?.total ?? 0,
+					awb_number,
+					note: `booked with ${row.courier_name}`,
+				}),
+		},
 	);
 }
 
@@ -272,7 +466,8 @@ export function markBooked(
  * claimed → failed with a plain-words reason, plus the seq-2 `order_update`
  * (see {@link settleClaimed}). `ambiguous` marks an attempt whose courier
  * outcome is unknown (the courier could not be reached): a later attempt of
- * the order checks it first.
+ * the order checks it first. An attempt whose cancel was requested meanwhile
+ * ends `cancelled` instead (order update not_shipped / cancelled).
  */
 export function markFailed(
 	db: Sequelize,
@@ -284,9 +479,37 @@ export function markFailed(
 	return settleClaimed(
 		db,
 		a,
-		"state = 'failed', failure_reason = $2, ambiguous = $3",
+		`state = CASE WHEN cancel_requested_at IS NULL THEN 'failed' ELSE 'cancelled' END,
+		 cancelled_at = CASE WHEN cancel_requested_at IS NULL THEN NULL ELSE now() END,
+		 failure_reason = $3, ambiguous = $4`,
 		[failure_reason, ambiguous],
-		orderUpdate(a, 2, { state: "failed", status: "booking_failed", failure_reason }),
+		(row) =>
+			row.state === "cancelled"
+				? cancelledUpdate(row)
+				: orderUpdate(row, 2, { state: "failed", status: "booking_failed", failure_reason }),
+	);
+}
+
+/**
+ * claimed → cancelled for an attempt whose cancel was requested while the
+ * courier call was in flight: `awb_number` (the late AWB, cancelled at the
+ * courier by the caller; null when none was issued) is kept for the record,
+ * `note` says what happened. No ledger row (nothing was charged). Seq-2 order
+ * update not_shipped / cancelled.
+ */
+export function markLateCancelled(
+	db: Sequelize,
+	a: AttemptRow,
+	awb_number: string | null,
+	note: string,
+): Promise<number[] | null> {
+	return settleClaimed(
+		db,
+		a,
+		"state = 'cancelled', cancelled_at = now(), awb_number = $3, last_error = $4",
+		[awb_number, note.slice(0, 1000)],
+		cancelledUpdate,
+		{ extra: "AND cancel_requested_at IS NOT NULL" },
 	);
 }
 

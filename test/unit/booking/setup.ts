@@ -64,6 +64,18 @@ function fakeQuote(p: QuoteParams): QuoteResult {
 	return { data, dropped_couriers: dropped };
 }
 
+/** `rates.coverage` of the fake: courier n serves 19,000 − 100·n pincodes, at most 10·n kg, zones A–D. */
+export function fakeCoverage(direction: "forward" | "reverse") {
+	const list = COURIERS.filter((c) => c.active && (direction === "forward" ? c.forward : c.reverse));
+	const by = <T>(f: (id: number) => T) =>
+		Object.fromEntries(list.map((c) => [String(c.logistic_id), f(c.logistic_id)]));
+	return {
+		couriers: by((id) => 19_000 - 100 * id),
+		unique_pincodes: 19_000 - 100 * Math.min(...list.map((c) => c.logistic_id)),
+		limits: by((id) => ({ max_weight_kg: 10 * id, mode: "surface", zones: ["A", "B", "C", "D"] })),
+	};
+}
+
 export const orders = new Map<number, OrderRecord>();
 export const warehouses = new Map<number, Warehouse>();
 /** Every booking update intake acknowledged. */
@@ -132,6 +144,7 @@ const fakes: { name: string; actions: Record<string, (ctx: any) => unknown> }[] 
 				);
 			},
 			getCourier: (ctx) => COURIERS.find((c) => c.logistic_id === Number(ctx.params.logistic_id)) ?? null,
+			coverage: (ctx) => fakeCoverage(ctx.params.direction),
 		},
 	},
 ];
