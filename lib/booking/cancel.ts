@@ -8,7 +8,9 @@
  *   required; anything else is 400 `validation_failed` naming each bad field.
  * - The booking cancelled is the order's latest attempt, and only when it is
  *   at the courier the body names (`logistic_id`); otherwise 409 `not_cancellable`.
- * - Attempt `queued` (no courier call yet): cancelled at once, nothing charged.
+ * - Attempt `queued` and never tried (no courier call yet): cancelled at once, nothing charged.
+ *   Attempt `queued` again after a try (released after a transient courier
+ *   failure, so the courier may hold an AWB): handled like `claimed`.
  *   Attempt `claimed` (courier call in flight): the cancel is recorded and
  *   answered 200 with `awb: null`; the worker never books it and cancels a late
  *   AWB at the courier. Attempt `booked`: cancelled at the courier first, then
@@ -90,7 +92,8 @@ export function cancelStep(input: CancelInput, a: AttemptView | undefined): Canc
 	if (cancelled) return "answer";
 	switch (a.state) {
 		case "queued":
-			return "cancel_queued";
+			// queued again after a try: the courier may hold an AWB for it; the worker settles it
+			return a.tries > 0 ? "request_cancel" : "cancel_queued";
 		case "claimed":
 			return "request_cancel";
 		case "booked":

@@ -45,10 +45,12 @@ export type AttemptView = Pick<
 	| "failure_reason"
 	| "cancel_requested_at"
 	| "cancelled_at"
+	| "tries"
 >;
 
 const VIEW_COLUMNS = `attempt_id::float8 AS attempt_id, order_id::float8 AS order_id, sender_id::float8 AS sender_id,
-	logistic_id, courier_name, mode, state, direction, awb_number, failure_reason, cancel_requested_at, cancelled_at`;
+	logistic_id, courier_name, mode, state, direction, awb_number, failure_reason, cancel_requested_at, cancelled_at,
+	tries`;
 
 /**
  * The latest attempt (highest id) of the sender's order, or undefined (no
@@ -116,7 +118,7 @@ export async function cancelQueued(db: Sequelize, a: AttemptView): Promise<numbe
 			`UPDATE booking.attempts
 			 SET state = 'cancelled', cancelled_at = now(), cancel_requested_at = COALESCE(cancel_requested_at, now()),
 			     claimed_at = NULL, settled_at = COALESCE(settled_at, now()), updated_at = now()
-			 WHERE attempt_id = $1 AND state = 'queued'`,
+			 WHERE attempt_id = $1 AND state = 'queued' AND tries = 0`,
 			[a.attempt_id],
 			t,
 		);
@@ -126,15 +128,18 @@ export async function cancelQueued(db: Sequelize, a: AttemptView): Promise<numbe
 }
 
 /**
- * Marks a claimed attempt (courier call in flight) as cancel-requested
- * (idempotent: the first request's time is kept). True when the attempt was
- * still claimed; false when the worker finished (or released) it meanwhile.
+ * Marks an attempt the courier may have seen as cancel-requested: claimed
+ * (courier call in flight) or queued again after a try (released after a
+ * transient failure, so the courier may hold an AWB for it). Idempotent: the
+ * first request's time is kept. The worker never books it: it looks the
+ * reference up and cancels any AWB. True when the attempt was still in such a
+ * state; false when the worker finished it meanwhile.
  */
 export async function requestCancel(db: Sequelize, attempt_id: number): Promise<boolean> {
 	const { count } = await exec(
 		db,
 		`UPDATE booking.attempts SET cancel_requested_at = COALESCE(cancel_requested_at, now()), updated_at = now()
-		 WHERE attempt_id = $1 AND state = 'claimed'`,
+		 WHERE attempt_id = $1 AND (state = 'claimed' OR (state = 'queued' AND tries > 0))`,
 		[attempt_id],
 	);
 	return count > 0;

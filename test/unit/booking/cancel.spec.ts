@@ -67,23 +67,16 @@ async function ledgerOf(attempt_id: number): Promise<{ kind: string; amount_pais
 
 /**
  * Books `o` at courier 1 through the worker and waits for `booked`. Returns the
- * attempt and its charge in paise: the worker's ledger row (written when the
- * attempt is booked); a row with the quoted total is added if the worker
- * wrote none, so the refund checks hold either way.
+ * attempt and its charge in paise: the worker's ledger row, written when the
+ * attempt was booked, equal to the quoted total.
  */
 async function bookedOrder(broker: ServiceBroker, o: OrderRecord) {
 	await book(broker, o.sender_id, { order_id: o.order_id, logistic_id: 1 });
 	const done = await settled(o.order_id);
 	assert.equal(done.state, "booked");
 	const [a] = await attemptsOf(o.order_id);
-	await exec(
-		getSequelize(),
-		`INSERT INTO booking.ledger (sender_id, attempt_id, order_id, kind, amount_paise, awb_number)
-		 VALUES ($1, $2, $3, 'charge', $4, $5) ON CONFLICT (attempt_id, kind) DO NOTHING`,
-		[o.sender_id, a.attempt_id, o.order_id, a.charges.total, a.awb_number],
-	);
 	const [charge] = await ledgerOf(Number(a.attempt_id));
-	assert.equal(charge.kind, "charge");
+	assert.deepEqual(charge, { kind: "charge", amount_paise: Number(a.charges.total) });
 	return { attempt_id: Number(a.attempt_id), awb: a.awb_number as string, charged: charge.amount_paise };
 }
 
@@ -387,6 +380,25 @@ describe("booking: POST /v1/shipping/cancel and booking.orderState", function ()
 			const p: any = await broker().call("booking.processAttempt", { attempt_id: a });
 			assert.equal(p.state, "cancelled");
 			assert.equal(await simCalls(String(a), "create"), 0);
+		});
+
+		it("queued again after a try (the courier may hold an AWB) → cancel requested; the worker settles it cancelled", async () => {
+			const s = newSender();
+			const o = addOrder(s);
+			const a = await insertAt(o, 1, "queued");
+			await exec(getSequelize(), "UPDATE booking.attempts SET tries = 1 WHERE attempt_id = $1", [a]);
+			const body = { order_id: o.order_id, logistic_id: 1 };
+			assert.deepEqual(await cancel(broker(), s, body), answer(o, a, null, 0));
+			const [row] = await attemptsOf(o.order_id);
+			assert.equal(row.state, "queued", "not cancelled blind: the worker looks the reference up first");
+			assert.ok(row.cancel_requested_at);
+			const p: any = await broker().call("booking.processAttempt", { attempt_id: a });
+			assert.equal(p.state, "cancelled");
+			const [after] = await attemptsOf(o.order_id);
+			assert.equal(after.state, "cancelled");
+			assert.equal(await simCalls(String(a), "create"), 0, "never booked at the courier");
+			assert.deepEqual(await ledgerOf(a), []);
+			await eventually(() => cancelUpdates(o.order_id).length === 1, { what: "the cancelled update" });
 		});
 
 		it("claimed → cancel requested (awb null, refunded 0), the attempt stays with its worker", async () => {
