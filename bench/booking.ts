@@ -14,7 +14,8 @@
  * Target (issue 6): ≥ 150 bookings/s with 202 → booked p99 < 1.5 s in one process.
  *
  * Usage: npm run bench:booking   (env: BENCH_SPLIT=1, BENCH_RATE=150, BENCH_DURATION=10,
- *   BENCH_SYNC=100, BENCH_SYNC_CONNECTIONS=10, SANDBOX_COURIER_DELAY_MS=200, BOOKING_* passed through)
+ *   BENCH_SYNC=100, BENCH_SYNC_CONNECTIONS=10, SANDBOX_COURIER_DELAY_MS=200, BOOKING_* passed through,
+ *   BENCH_NODE_OPTIONS as the system's NODE_OPTIONS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
  */
 import { Client } from "pg";
 import { orderBody } from "../test/helpers/fixtures";
@@ -138,7 +139,12 @@ async function syncBookings(sys: BenchSystem): Promise<void> {
 
 async function main(): Promise<void> {
 	const booking = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith("BOOKING_")));
-	const sys = await startSystem({ ...booking, SANDBOX_COURIER_DELAY_MS: courierDelay });
+	const sys = await startSystem({
+		...booking,
+		SANDBOX_COURIER_DELAY_MS: courierDelay,
+		// e.g. BENCH_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the system's process(es)
+		NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS,
+	});
 	const db = new Client({ connectionString: sys.databaseUrl });
 	try {
 		await db.connect();

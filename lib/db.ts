@@ -7,7 +7,8 @@
  * schema, so several processes starting at once apply each migration exactly
  * once (the others wait, then find nothing pending).
  */
-import { QueryTypes, Sequelize, type Transaction } from "sequelize";
+import type { QueryResult, QueryResultRow } from "pg";
+import { Sequelize, type Transaction } from "sequelize";
 import { SequelizeStorage, Umzug } from "umzug";
 import { loadConfig } from "./config";
 
@@ -120,6 +121,54 @@ class TxSequelizeStorage extends SequelizeStorage {
 	}
 }
 
+/** The pg client beneath a Sequelize connection (what the postgres dialect hands out). */
+interface PgClient {
+	query<R extends QueryResultRow>(sql: string, values?: unknown[]): Promise<QueryResult<R>>;
+	/** set to have Sequelize's pool discard the connection (as Sequelize does on a reset) */
+	_invalid?: boolean;
+}
+
+/** What {@link run} uses of Sequelize internals: its postgres error mapping. */
+interface DialectWithQuery {
+	Query: new (
+		connection: unknown,
+		sequelize: Sequelize,
+		options: Record<string, unknown>,
+	) => { formatError(err: Error, stack?: string): Error };
+}
+
+/**
+ * Runs one statement straight on the pg client beneath Sequelize: the
+ * transaction's connection, or one borrowed from Sequelize's pool (the same
+ * connections, type parsers, time zone and statement_timeout as
+ * `sequelize.query`), without Sequelize's per-query work (bind rewriting,
+ * hooks, retry, a stack trace per query). Errors are mapped as
+ * `sequelize.query` maps them (e.g. `SequelizeUniqueConstraintError`).
+ */
+async function run<T extends object>(
+	sequelize: Sequelize,
+	sql: string,
+	bind: unknown[],
+	transaction?: Transaction,
+): Promise<QueryResult<T & QueryResultRow>> {
+	const tx = transaction as (Transaction & { connection?: PgClient; finished?: string }) | undefined;
+	if (tx?.finished) {
+		throw new Error(`${tx.finished} has been called on this transaction, you can no longer use it`);
+	}
+	const cm = sequelize.connectionManager;
+	const conn = tx?.connection ?? ((await cm.getConnection({ type: "write" })) as PgClient);
+	try {
+		return await conn.query<T & QueryResultRow>(sql, bind.length ? bind : undefined);
+	} catch (err) {
+		const e = err as Error & { code?: string };
+		if (e.code === "ECONNRESET" || e.message === "Query read timeout") conn._invalid = true;
+		const Query = (sequelize as unknown as { dialect: DialectWithQuery }).dialect.Query;
+		throw new Query(conn, sequelize, {}).formatError(e, new Error().stack);
+	} finally {
+		if (!tx?.connection) cm.releaseConnection(conn);
+	}
+}
+
 /**
  * Runs a parameterised SELECT (or DML … RETURNING) and returns the rows.
  * `bind` values map to $1, $2, …
@@ -130,7 +179,7 @@ export async function select<T extends object>(
 	bind: unknown[] = [],
 	transaction?: Transaction,
 ): Promise<T[]> {
-	return sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT, transaction, raw: true });
+	return (await run<T>(sequelize, sql, bind, transaction)).rows;
 }
 
 /** Runs DML and returns the affected row count plus any RETURNING rows. */
@@ -140,8 +189,6 @@ export async function exec<T extends object = Record<string, unknown>>(
 	bind: unknown[] = [],
 	transaction?: Transaction,
 ): Promise<{ rows: T[]; count: number }> {
-	const [rows, meta] = (await sequelize.query(sql, { bind, transaction, raw: true })) as [T[], unknown];
-	const m = meta as { rowCount?: number } | number | undefined;
-	const count = typeof m === "number" ? m : (m?.rowCount ?? rows.length);
-	return { rows, count };
+	const r = await run<T>(sequelize, sql, bind, transaction);
+	return { rows: r.rows, count: r.rowCount ?? r.rows.length };
 }

@@ -304,8 +304,9 @@ export default defineService<BookingVars>()({
 		/**
 		 * Outbox relay: leases up to {@link RELAY_BATCH} due undelivered rows (all,
 		 * or only `ids`) with `FOR UPDATE SKIP LOCKED`, delivers them concurrently
-		 * by acknowledged calls (each bounded by `callTimeoutMs`), marks each
-		 * delivered or schedules its redelivery with backoff; repeats while full
+		 * by acknowledged calls (each bounded by `callTimeoutMs`), marks the
+		 * acknowledged ones delivered (one UPDATE) and schedules the redelivery of
+		 * the others with backoff; repeats while full
 		 * batches come back. The lease (3 × `callTimeoutMs`, at least 30 s) outlives
 		 * a round, so another relay never takes a row this one is still delivering;
 		 * a relay that dies leaves its rows to be re-leased when the lease ends.
@@ -318,12 +319,12 @@ export default defineService<BookingVars>()({
 			let failed = 0;
 			for (;;) {
 				const rows = await leaseOutbox(this.db, RELAY_BATCH, leaseMs, ids);
+				const acked: number[] = [];
 				await Promise.all(
 					rows.map(async (row) => {
 						try {
 							await this.deliver(row);
-							await outboxDelivered(this.db, row.id);
-							delivered++;
+							acked.push(row.id);
 						} catch (err) {
 							failed++;
 							this.logger.warn(
@@ -333,6 +334,9 @@ export default defineService<BookingVars>()({
 						}
 					}),
 				);
+				// the round's acknowledged rows in one UPDATE (a relay dying before it only redelivers them)
+				await outboxDelivered(this.db, acked);
+				delivered += acked.length;
 				if (ids || rows.length < RELAY_BATCH || this.bookingStopping) break;
 			}
 			return { delivered, failed };
@@ -898,6 +902,8 @@ export default defineService<BookingVars>()({
 		 * refuses the cancel.
 		 */
 		async settlePrevious(via: Caller, a: AttemptRow): Promise<void> {
+			// known at the claim: no earlier ambiguous attempt (none can become one while `a` is live)
+			if (a.earlier_ambiguous === false) return;
 			for (const p of await ambiguousAttempts(this.db, a.order_id, a.attempt_id)) {
 				const c = await call(via, "rates.getCourier", { logistic_id: p.logistic_id }, this.callOptions());
 				let adapter: CourierAdapter | null = null;

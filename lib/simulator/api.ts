@@ -35,6 +35,7 @@ import {
 	insertScan,
 	lastScanCode,
 	logCall,
+	logCreateCalls,
 	markCancelled,
 	type PackageRow,
 	packageBy,
@@ -75,10 +76,14 @@ async function logCreates(
 	shipments: WireShipment[],
 	outcomes: CreateOutcome[],
 ): Promise<void> {
-	for (const [i, s] of shipments.entries()) {
-		const outcome = outcomes[i] ?? outcomes[0] ?? "";
-		await logCall(db, courier.code, "create", String(s.order ?? ""), outcome === "503" ? 503 : 200, outcome);
-	}
+	await logCreateCalls(
+		db,
+		courier.code,
+		shipments.map((s, i) => {
+			const outcome = outcomes[i] ?? outcomes[0] ?? "";
+			return { refnum: String(s.order ?? ""), status: outcome === "503" ? 503 : 200, outcome };
+		}),
+	);
 }
 
 /** The wire package of a booked row (cancelled ones carry the remark "Shipment cancelled"). */
@@ -120,30 +125,35 @@ export async function create(db: Sequelize, courier: SimCourier, data: WireCreat
 	for (const s of shipments) {
 		const ref = String(s.order ?? "");
 		if (String(s.name ?? "").includes("SIMULATE_TIMEOUT")) hang = true;
-		const existing = ref ? await packageBy(db, courier.code, "refnum", ref) : undefined;
-		if (existing) {
-			packages.push(packageOf(existing));
-			outcomes.push("duplicate");
-			continue;
-		}
+		// A reference booked before answers its package (a duplicate) even where it would now be refused;
+		// a bookable one is inserted at once (ON CONFLICT: booked before → its package).
 		const remarks = refusalsOf(courier, s, pickup !== undefined, pickupName);
 		if (remarks.length || !pickup) {
+			const existing = ref ? await packageBy(db, courier.code, "refnum", ref) : undefined;
+			if (existing) {
+				packages.push(packageOf(existing));
+				outcomes.push("duplicate");
+				continue;
+			}
 			packages.push({ waybill: "", refnum: ref, status: "Fail", sort_code: null, remarks });
 			outcomes.push("refused");
 			continue;
 		}
-		const inserted = await insertPackage(db, {
-			courierCode: courier.code,
-			ref,
-			awbPrefix: courier.awbPrefix,
-			digits: courier.awbLength - courier.awbPrefix.length,
-			sortCode: sortCode(String(s.pin)),
-			pickupName,
-			shipment: s,
-		});
+		const inserted = await insertPackage(
+			db,
+			{
+				courierCode: courier.code,
+				ref,
+				awbPrefix: courier.awbPrefix,
+				digits: courier.awbLength - courier.awbPrefix.length,
+				sortCode: sortCode(String(s.pin)),
+				pickupName,
+				shipment: s,
+			},
+			{ code: "manifested", location: pickup.city, instructions: "Manifest uploaded by client" },
+		);
 		const row = inserted ?? (await packageBy(db, courier.code, "refnum", ref));
 		if (!row) throw new Error(`package ${courier.code}/${ref} vanished`);
-		if (inserted) await insertScan(db, row.waybill, "manifested", pickup.city, "Manifest uploaded by client");
 		packages.push(packageOf(row));
 		outcomes.push(inserted ? "booked" : "duplicate");
 	}

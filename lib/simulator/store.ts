@@ -118,16 +118,27 @@ export interface NewPackage {
 }
 
 /**
- * Books `p` with the next AWB of `simulator.awb_seq`; undefined when the
- * reference was booked concurrently (ON CONFLICT DO NOTHING).
+ * Books `p` with the next AWB of `simulator.awb_seq` and, in the same
+ * statement, adds its first scan `scan` (code, location, instructions);
+ * undefined (nothing written) when the reference was booked concurrently
+ * (ON CONFLICT DO NOTHING).
  */
-export async function insertPackage(db: Sequelize, p: NewPackage): Promise<PackageRow | undefined> {
+export async function insertPackage(
+	db: Sequelize,
+	p: NewPackage,
+	scan: { code: string; location: string; instructions: string },
+): Promise<PackageRow | undefined> {
 	const { rows } = await exec<PackageRow>(
 		db,
-		`INSERT INTO simulator.packages (courier_code, refnum, waybill, sort_code, client_order_no, pickup_location, payment_mode, shipment)
-					 VALUES ($1, $2, $3 || lpad(nextval('simulator.awb_seq')::text, $4, '0'), $5, $6, $7, $8, $9::jsonb)
-					 ON CONFLICT (courier_code, refnum) DO NOTHING
-					 RETURNING *`,
+		`WITH p AS (
+		   INSERT INTO simulator.packages (courier_code, refnum, waybill, sort_code, client_order_no, pickup_location, payment_mode, shipment)
+		   VALUES ($1, $2, $3 || lpad(nextval('simulator.awb_seq')::text, $4, '0'), $5, $6, $7, $8, $9::jsonb)
+		   ON CONFLICT (courier_code, refnum) DO NOTHING
+		   RETURNING *),
+		 s AS (
+		   INSERT INTO simulator.scans (waybill, code, location, instructions)
+		   SELECT waybill, $10, $11, $12 FROM p)
+		 SELECT * FROM p`,
 		[
 			p.courierCode,
 			p.ref,
@@ -138,6 +149,9 @@ export async function insertPackage(db: Sequelize, p: NewPackage): Promise<Packa
 			p.pickupName,
 			p.shipment.payment_mode,
 			JSON.stringify(p.shipment),
+			scan.code,
+			scan.location,
+			scan.instructions,
 		],
 	);
 	return rows[0];
@@ -199,6 +213,26 @@ export async function packageForScan(
 		[awb, courierCode ?? null],
 	);
 	return pkg;
+}
+
+/**
+ * Records the create calls of `calls` (one row each: reference, status,
+ * outcome) in one statement.
+ */
+export async function logCreateCalls(
+	db: Sequelize,
+	courierCode: string,
+	calls: { refnum: string; status: number; outcome: string }[],
+): Promise<void> {
+	if (!calls.length) return;
+	await exec(
+		db,
+		`INSERT INTO simulator.calls (courier_code, endpoint, refnum, status, outcome)
+		 SELECT $1, 'create', c.refnum, c.status, c.outcome
+		 FROM unnest($2::text[], $3::int[], $4::text[]) WITH ORDINALITY AS c(refnum, status, outcome, n)
+		 ORDER BY c.n`,
+		[courierCode, calls.map((c) => c.refnum), calls.map((c) => c.status), calls.map((c) => c.outcome)],
+	);
 }
 
 /** Records one courier call. `refnum` is the reference, waybill or name asked for. */

@@ -62,6 +62,13 @@ export interface AttemptRow {
 	cancel_requested_at: Date | null;
 	cancelled_at: Date | null;
 	settled_at: Date | null;
+	/**
+	 * Only on a row returned by {@link claimAttempt}: whether an earlier attempt
+	 * of the order was failed and ambiguous at the claim (see {@link ambiguousAttempts}).
+	 * False stays false while this attempt is live: an earlier attempt is then
+	 * settled, and a settled attempt never becomes ambiguous.
+	 */
+	earlier_ambiguous?: boolean;
 }
 
 /** What an outbox row delivers: an order update for intake, or the attempt's BullMQ job. */
@@ -146,19 +153,23 @@ export interface NewAttempt {
 /** An outbox message and the delay (ms, default 0) before the relay may deliver it. */
 type Pending = OutboxMessage & { delayMs?: number };
 
+/**
+ * Inserts outbox rows in ONE statement (transaction `t`); returns their ids in
+ * the order of `rows` (ids come from a sequence, assigned in that order).
+ */
 async function addOutbox(db: Sequelize, t: Transaction, rows: Pending[]): Promise<number[]> {
-	const ids: number[] = [];
-	for (const r of rows) {
-		const { rows: out } = await exec<{ id: string }>(
-			db,
-			`INSERT INTO booking.outbox (kind, payload, next_attempt_at)
-			 VALUES ($1, $2::jsonb, now() + make_interval(secs => $3::double precision / 1000)) RETURNING id`,
-			[r.kind, JSON.stringify(r.payload), r.delayMs ?? 0],
-			t,
-		);
-		ids.push(Number(out[0].id));
-	}
-	return ids;
+	if (!rows.length) return [];
+	const { rows: out } = await exec<{ id: string }>(
+		db,
+		`INSERT INTO booking.outbox (kind, payload, next_attempt_at)
+		 SELECT r.kind, r.payload, now() + make_interval(secs => r.delay / 1000)
+		 FROM unnest($1::text[], $2::jsonb[], $3::double precision[]) WITH ORDINALITY AS r(kind, payload, delay, n)
+		 ORDER BY r.n
+		 RETURNING id`,
+		[rows.map((r) => r.kind), rows.map((r) => JSON.stringify(r.payload)), rows.map((r) => r.delayMs ?? 0)],
+		t,
+	);
+	return out.map((r) => Number(r.id)).sort((a, b) => a - b);
 }
 
 /** Ids of the undelivered `order_update` rows among `ids` (delivered before an answer: read-your-writes). */
@@ -279,7 +290,9 @@ export async function failOver(
  * Claims an attempt for processing: queued → claimed, or a claimed attempt
  * whose claim is older than `staleMs` (its worker died). Every claim bumps
  * `tries`: only the holder of the latest claim (same `tries`) can settle or
- * release it. Null when not claimable.
+ * release it. Null when not claimable. The row tells whether an earlier
+ * attempt of the order is ambiguous (`earlier_ambiguous`), which spares the
+ * worker the look-up of {@link ambiguousAttempts} when none is.
  */
 export async function claimAttempt(
 	db: Sequelize,
@@ -288,11 +301,14 @@ export async function claimAttempt(
 ): Promise<AttemptRow | null> {
 	const { rows } = await exec<StoredAttempt>(
 		db,
-		`UPDATE booking.attempts
-		 SET state = 'claimed', claimed_at = now(), tries = tries + 1, updated_at = now()
-		 WHERE attempt_id = $1
-		   AND (state = 'queued' OR (state = 'claimed' AND claimed_at < now() - make_interval(secs => $2::double precision / 1000)))
-		 RETURNING *`,
+		`UPDATE booking.attempts x
+		 SET state = 'claimed', claimed_at = now(), tries = x.tries + 1, updated_at = now()
+		 WHERE x.attempt_id = $1
+		   AND (x.state = 'queued' OR (x.state = 'claimed' AND x.claimed_at < now() - make_interval(secs => $2::double precision / 1000)))
+		 RETURNING x.*, EXISTS (
+		   SELECT 1 FROM booking.attempts p
+		   WHERE p.order_id = x.order_id AND p.attempt_id < x.attempt_id AND p.state = 'failed' AND p.ambiguous
+		 ) AS earlier_ambiguous`,
 		[attempt_id, staleMs],
 	);
 	return rows[0] ? attempt(rows[0]) : null;
@@ -349,6 +365,9 @@ export async function takeOverUnsettled(
 	return rows[0] ? attempt(rows[0]) : null;
 }
 
+/** `last_error` of an `enqueue_booking` row skipped because its attempt settled first. */
+const ENQUEUE_SKIPPED = "not needed: the attempt settled first";
+
 /**
  * Marks the attempt's undelivered `enqueue_booking` rows delivered (the
  * attempt settled before its job was needed: book/sync, fall-over).
@@ -356,7 +375,7 @@ export async function takeOverUnsettled(
 async function skipEnqueue(db: Sequelize, t: Transaction, attempt_id: number): Promise<void> {
 	await exec(
 		db,
-		`UPDATE booking.outbox SET delivered_at = now(), last_error = 'not needed: the attempt settled first'
+		`UPDATE booking.outbox SET delivered_at = now(), last_error = '${ENQUEUE_SKIPPED}'
 		 WHERE kind = 'enqueue_booking' AND delivered_at IS NULL AND (payload->>'attempt_id')::bigint = $1`,
 		[attempt_id],
 		t,
@@ -404,18 +423,24 @@ async function settleClaimed(
 	opts: { extra?: string; after?: (t: Transaction, row: AttemptRow) => Promise<unknown> } = {},
 ): Promise<number[] | null> {
 	return db.transaction(async (t) => {
+		// the attempt's UPDATE and (when it matched) the skip of its pending enqueue row, one statement
 		const { rows } = await exec<StoredAttempt>(
 			db,
-			`UPDATE booking.attempts SET ${set}, claimed_at = NULL, settled_at = now(), updated_at = now()
-			 WHERE attempt_id = $1 AND state = 'claimed' AND tries = $2 ${opts.extra ?? ""}
-			 RETURNING *`,
+			`WITH a AS (
+			   UPDATE booking.attempts SET ${set}, claimed_at = NULL, settled_at = now(), updated_at = now()
+			   WHERE attempt_id = $1 AND state = 'claimed' AND tries = $2 ${opts.extra ?? ""}
+			   RETURNING *),
+			 skip AS (
+			   UPDATE booking.outbox SET delivered_at = now(), last_error = '${ENQUEUE_SKIPPED}'
+			   WHERE kind = 'enqueue_booking' AND delivered_at IS NULL AND (payload->>'attempt_id')::bigint = $1
+			     AND EXISTS (SELECT 1 FROM a))
+			 SELECT * FROM a`,
 			[a.attempt_id, a.tries, ...bind],
 			t,
 		);
 		if (!rows[0]) return null;
 		const row = attempt(rows[0]);
 		await opts.after?.(t, row);
-		await skipEnqueue(db, t, a.attempt_id);
 		return addOutbox(db, t, [{ kind: "order_update", payload: update(row) }]);
 	});
 }
@@ -569,9 +594,15 @@ export async function leaseOutbox(
 	);
 }
 
-/** Marks an outbox row delivered (acknowledged). */
-export async function outboxDelivered(db: Sequelize, id: number): Promise<void> {
-	await exec(db, `UPDATE booking.outbox SET delivered_at = now(), last_error = NULL WHERE id = $1`, [id]);
+/** Marks outbox rows delivered (acknowledged): one row, or a relay round's rows in one UPDATE. */
+export async function outboxDelivered(db: Sequelize, id: number | number[]): Promise<void> {
+	const ids = Array.isArray(id) ? id : [id];
+	if (!ids.length) return;
+	await exec(
+		db,
+		`UPDATE booking.outbox SET delivered_at = now(), last_error = NULL WHERE id = ANY($1::bigint[])`,
+		[ids],
+	);
 }
 
 /** Schedules the redelivery of an outbox row: base · 2^(tries-1), at most 60 s. */
