@@ -13,7 +13,7 @@
  *
  * Target (issue 6): ≥ 150 bookings/s with 202 → booked p99 < 1.5 s in one process.
  *
- * Usage: npm run bench:booking   (env: BENCH_SPLIT=1, BENCH_RATE=150, BENCH_DURATION=10,
+ * Usage: npm run bench:booking   (env: BENCH_SPLIT=1, BENCH_COURIER=process (the sandbox courier in its own process), BENCH_RATE=150, BENCH_DURATION=10,
  *   BENCH_SYNC=100, BENCH_SYNC_CONNECTIONS=10, SANDBOX_COURIER_DELAY_MS=200, BOOKING_* passed through,
  *   BENCH_NODE_OPTIONS as the system's NODE_OPTIONS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
  */

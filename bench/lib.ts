@@ -78,16 +78,28 @@ export async function startSystem(env: Record<string, string | undefined> = {}):
 		NODE_ENV: "production",
 		...env,
 	};
+	// BENCH_COURIER=process: the sandbox courier (simulator) runs in its own process, as an
+	// external courier would, so the system's figures do not include the courier's own work.
+	const courierApart = process.env.BENCH_COURIER === "process";
+	const sim = courierApart ? "" : ",simulator";
 	const procs: StartedProcess[] = split
 		? [
 				startProcess({ ...common, TRANSPORTER: natsUrl, SERVICES: "gateway,documents" }),
 				startProcess({
 					...common,
 					TRANSPORTER: natsUrl,
-					SERVICES: "pincode,rates,warehouses,intake,booking,simulator",
+					SERVICES: `pincode,rates,warehouses,intake,booking${sim}`,
 				}),
 			]
-		: [startProcess(common)];
+		: [
+				startProcess(
+					courierApart
+						? { ...common, SERVICES: "gateway,pincode,rates,warehouses,intake,booking,documents" }
+						: common,
+				),
+			];
+	if (courierApart)
+		procs.push(startProcess({ ...common, SERVICES: "simulator", PORT: String(await freePort()) }));
 	const close = async () => {
 		await Promise.all(procs.map((p) => p.stop()));
 		jwks.server.close();
@@ -115,7 +127,7 @@ export async function startSystem(env: Record<string, string | undefined> = {}):
 			token,
 			api,
 			warehouseId: wh.body.data.id as number,
-			mode: split ? "2 processes over NATS" : "1 process",
+			mode: `${split ? "2 processes over NATS" : "1 process"}${courierApart ? " + the sandbox courier in its own process" : ""}`,
 			close,
 		};
 	} catch (err) {
