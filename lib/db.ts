@@ -192,3 +192,17 @@ export async function exec<T extends object = Record<string, unknown>>(
 	const r = await run<T>(sequelize, sql, bind, transaction);
 	return { rows: r.rows, count: r.rowCount ?? r.rows.length };
 }
+
+/** A row as pg returns it: the columns `K` (bigint, numeric) may come as strings. */
+export type StoredRow<T, K extends keyof T> = Omit<T, K> & Record<K, string | number>;
+
+/**
+ * The row with its columns `keys` (bigint ids, paise amounts: exact below 2^53)
+ * converted to numbers.
+ */
+export function numbersIn<T, K extends keyof T>(row: StoredRow<T, K>, keys: readonly K[]): T {
+	const out: Record<string, unknown> = { ...row };
+	for (const k of keys) out[k as string] = Number(row[k]);
+	// every key of T is present: the others came through unchanged
+	return out as unknown as T;
+}

@@ -6,7 +6,7 @@
  */
 import type { Sequelize, Transaction } from "sequelize";
 import type { BookingUpdate, Quote, ShipmentDirection, ShipmentRecord } from "../../contracts";
-import { exec, select } from "../../db";
+import { exec, numbersIn, type StoredRow, select } from "../../db";
 import { toPaise, toRupees } from "../../money";
 import { assertCredit, recordLedger } from "./ledger";
 
@@ -79,19 +79,13 @@ export type OutboxMessage =
 /** One leased `booking.outbox` row; `tries` counts deliveries including this one. */
 export type OutboxRow = OutboxMessage & { id: number; tries: number };
 
+const ATTEMPT_NUMBERS = ["attempt_id", "order_id", "sender_id", "logistic_id", "tries"] as const;
+
 /** A `booking.attempts` row as pg returns it: bigint and integer ids may come as strings. */
-type StoredAttempt = Omit<AttemptRow, "attempt_id" | "order_id" | "sender_id" | "logistic_id" | "tries"> &
-	Record<"attempt_id" | "order_id" | "sender_id" | "logistic_id" | "tries", string | number>;
+type StoredAttempt = StoredRow<AttemptRow, (typeof ATTEMPT_NUMBERS)[number]>;
 
 function attempt(r: StoredAttempt): AttemptRow {
-	return {
-		...r,
-		attempt_id: Number(r.attempt_id),
-		order_id: Number(r.order_id),
-		sender_id: Number(r.sender_id),
-		logistic_id: Number(r.logistic_id),
-		tries: Number(r.tries),
-	};
+	return numbersIn<AttemptRow, (typeof ATTEMPT_NUMBERS)[number]>(r, ATTEMPT_NUMBERS);
 }
 
 /** Quote (rupees) → stored charges (paise). */

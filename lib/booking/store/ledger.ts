@@ -9,7 +9,7 @@
  * has no credit limit unless `booking.accounts` holds one.
  */
 import type { Sequelize, Transaction } from "sequelize";
-import { exec, select } from "../../db";
+import { exec, numbersIn, type StoredRow, select } from "../../db";
 import { apiError } from "../../errors";
 import { toRupees } from "../../money";
 
@@ -38,19 +38,13 @@ export interface LedgerRow {
 	created_at: Date;
 }
 
+const LEDGER_NUMBERS = ["id", "sender_id", "attempt_id", "order_id", "amount_paise"] as const;
+
 /** A ledger row as pg returns it: bigints come as strings. */
-type StoredLedger = Omit<LedgerRow, "id" | "sender_id" | "attempt_id" | "order_id" | "amount_paise"> &
-	Record<"id" | "sender_id" | "attempt_id" | "order_id" | "amount_paise", string | number>;
+type StoredLedger = StoredRow<LedgerRow, (typeof LEDGER_NUMBERS)[number]>;
 
 function ledgerRow(r: StoredLedger): LedgerRow {
-	return {
-		...r,
-		id: Number(r.id),
-		sender_id: Number(r.sender_id),
-		attempt_id: Number(r.attempt_id),
-		order_id: Number(r.order_id),
-		amount_paise: Number(r.amount_paise),
-	};
+	return numbersIn<LedgerRow, (typeof LEDGER_NUMBERS)[number]>(r, LEDGER_NUMBERS);
 }
 
 /**
