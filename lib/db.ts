@@ -121,9 +121,44 @@ class TxSequelizeStorage extends SequelizeStorage {
 	}
 }
 
+/** At most this many distinct statements are prepared by name (per process, so per connection too). */
+const MAX_PREPARED = 500;
+/** Longer SQL (e.g. a batch INSERT whose text grows with the batch) is never prepared by name. */
+const MAX_PREPARED_SQL = 4000;
+/** SQL text → its prepared-statement name. */
+const statementNames = new Map<string, string>();
+
+/**
+ * The name under which `sql` is prepared on each connection (pg parses a named
+ * statement once per connection, then only binds and executes it: PostgreSQL
+ * skips parse and analysis, which is most of a short statement's cost), or
+ * undefined (run unnamed) once {@link MAX_PREPARED} names are taken or for
+ * long SQL. Statements are prepared at the protocol level: outside any
+ * transaction's rollback, and pg prepares again on a connection whose Parse failed.
+ */
+function statementName(sql: string): string | undefined {
+	let n = statementNames.get(sql);
+	if (n === undefined && statementNames.size < MAX_PREPARED && sql.length <= MAX_PREPARED_SQL) {
+		n = `msa_${statementNames.size + 1}`;
+		statementNames.set(sql, n);
+	}
+	return n;
+}
+
+/** PostgreSQL's "cached plan must not change result type" (feature_not_supported on a stale prepared statement). */
+function isStalePlan(err: unknown): boolean {
+	const e = err as { code?: string; message?: string };
+	return e?.code === "0A000" && /cached plan must not change result type/.test(e.message ?? "");
+}
+
 /** The pg client beneath a Sequelize connection (what the postgres dialect hands out). */
 interface PgClient {
 	query<R extends QueryResultRow>(sql: string, values?: unknown[]): Promise<QueryResult<R>>;
+	query<R extends QueryResultRow>(q: {
+		name: string;
+		text: string;
+		values: unknown[];
+	}): Promise<QueryResult<R>>;
 	/** set to have Sequelize's pool discard the connection (as Sequelize does on a reset) */
 	_invalid?: boolean;
 }
@@ -142,7 +177,8 @@ interface DialectWithQuery {
  * transaction's connection, or one borrowed from Sequelize's pool (the same
  * connections, type parsers, time zone and statement_timeout as
  * `sequelize.query`), without Sequelize's per-query work (bind rewriting,
- * hooks, retry, a stack trace per query). Errors are mapped as
+ * hooks, retry, a stack trace per query). A statement with bind values is
+ * prepared by name (parsed once per connection, see statementName). Errors are mapped as
  * `sequelize.query` maps them (e.g. `SequelizeUniqueConstraintError`).
  */
 async function run<T extends object>(
@@ -157,8 +193,22 @@ async function run<T extends object>(
 	}
 	const cm = sequelize.connectionManager;
 	const conn = tx?.connection ?? ((await cm.getConnection({ type: "write" })) as PgClient);
+	// parameterised statements are prepared by name (see statementName)
+	const name = bind.length ? statementName(sql) : undefined;
 	try {
-		return await conn.query<T & QueryResultRow>(sql, bind.length ? bind : undefined);
+		try {
+			return await (name
+				? conn.query<T & QueryResultRow>({ name, text: sql, values: bind })
+				: conn.query<T & QueryResultRow>(sql, bind.length ? bind : undefined));
+		} catch (err) {
+			// A table changed under a prepared statement (a migration by a newer pod during a rolling
+			// deploy): PostgreSQL refuses the cached plan. The connection is dropped from the pool (its
+			// prepared statements with it); outside a transaction the statement runs again unnamed.
+			if (!name || !isStalePlan(err)) throw err;
+			conn._invalid = true;
+			if (tx?.connection) throw err;
+			return await conn.query<T & QueryResultRow>(sql, bind);
+		}
 	} catch (err) {
 		const e = err as Error & { code?: string };
 		if (e.code === "ECONNRESET" || e.message === "Query read timeout") conn._invalid = true;

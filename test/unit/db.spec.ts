@@ -63,3 +63,31 @@ describe("db: migrations", () => {
 		assert.deepEqual(await migrate(pools[3], schema, migrations), []);
 	});
 });
+
+describe("db: prepared statements", () => {
+	const schema = `prep_test_${Date.now().toString(36)}`;
+	let pool: Sequelize;
+	before(async () => {
+		// one connection, so the prepared statement is certainly on it
+		pool = new Sequelize(process.env.DATABASE_URL!, { logging: false, pool: { max: 1 } });
+		await pool.query(`CREATE SCHEMA "${schema}"`);
+		await pool.query(`CREATE TABLE "${schema}".t (id int PRIMARY KEY, a text)`);
+		await pool.query(`INSERT INTO "${schema}".t VALUES (1, 'x')`);
+	});
+	after(async () => {
+		await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+		await pool.close();
+	});
+
+	it("a table changed under a prepared SELECT * (a migration by a newer process) is read again, not an error", async () => {
+		const sql = `SELECT * FROM "${schema}".t WHERE id = $1`;
+		assert.deepEqual(await select(pool, sql, [1]), [{ id: 1, a: "x" }]);
+		await pool.query(`ALTER TABLE "${schema}".t ADD COLUMN b int NOT NULL DEFAULT 7`);
+		assert.deepEqual(await select(pool, sql, [1]), [{ id: 1, a: "x", b: 7 }]);
+		assert.deepEqual(
+			await select(pool, sql, [1]),
+			[{ id: 1, a: "x", b: 7 }],
+			"and again on a fresh connection",
+		);
+	});
+});

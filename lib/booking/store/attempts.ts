@@ -8,7 +8,7 @@ import type { Sequelize, Transaction } from "sequelize";
 import type { BookingUpdate, Quote, ShipmentDirection, ShipmentRecord } from "../../contracts";
 import { exec, numbersIn, type StoredRow, select } from "../../db";
 import { toPaise, toRupees } from "../../money";
-import { assertCredit, recordLedger } from "./ledger";
+import { assertCredit, assertPaise } from "./ledger";
 
 /** State of a booking attempt (`booking.attempts.state`; queued, claimed and booked are live). */
 export type AttemptState = "queued" | "claimed" | "booked" | "failed" | "cancelled";
@@ -236,15 +236,100 @@ async function insertAttempt(
 }
 
 /**
- * In ONE transaction: credit check, the queued attempt and its outbox rows
- * (see {@link insertAttempt}). Returns `{attempt, outbox}` or `{conflict}`.
+ * Atomically (one transaction): credit check, the queued attempt and its
+ * outbox rows (see {@link insertAttempt}). Returns `{attempt, outbox}` or
+ * `{conflict}`.
+ *
+ * Fast path: an account without a credit limit needs no check, so the attempt
+ * and its outbox rows are written by ONE autocommitted statement
+ * (data-modifying CTEs: all or nothing), guarded by the same unique index. The
+ * statement writes nothing when the account has a credit limit; the booking
+ * then takes the transactional path (credit check under the account's
+ * advisory lock, {@link insertAttempt}).
  * @throws ApiError 409 `credit_limit_exceeded` (nothing committed)
  */
 export async function createAttempt(
 	db: Sequelize,
 	a: NewAttempt,
 ): Promise<{ attempt: AttemptRow; outbox: number[] } | { conflict: AttemptRow | undefined }> {
-	return db.transaction((t) => insertAttempt(db, t, a));
+	const fast = await insertAttemptUnlimited(db, a);
+	if (fast === "limited") return db.transaction((t) => insertAttempt(db, t, a));
+	return fast;
+}
+
+/** An outbox row of a new attempt whose payload lacks `attempt_id` (the statement adds it). */
+interface PendingWithoutId {
+	kind: OutboxMessage["kind"];
+	payload: Omit<BookingUpdate, "attempt_id"> | Record<string, never>;
+	delayMs: number;
+}
+
+/** The outbox rows of a new attempt: as {@link insertAttempt} writes them, without `attempt_id`. */
+function newAttemptOutbox(a: NewAttempt): PendingWithoutId[] {
+	const { attempt_id: _, ...update } = orderUpdate(
+		{ order_id: a.order_id, sender_id: a.sender_id, attempt_id: 0 },
+		1,
+		{
+			state: "booking_in_progress",
+			status: "booking_queued",
+		},
+	);
+	return [
+		{ kind: "order_update", payload: update, delayMs: 0 },
+		{ kind: "enqueue_booking", payload: {}, delayMs: a.enqueueDelayMs ?? 0 },
+	];
+}
+
+/**
+ * {@link createAttempt}'s fast path: ONE statement inserting the queued
+ * attempt and its outbox rows (`payload || {attempt_id}`, in the order of
+ * {@link newAttemptOutbox}) unless `booking.accounts` holds a credit limit for
+ * the sender (then nothing is written: `"limited"`). `{conflict}` when the
+ * order already has a live attempt (the partial unique index).
+ */
+async function insertAttemptUnlimited(
+	db: Sequelize,
+	a: NewAttempt,
+): Promise<{ attempt: AttemptRow; outbox: number[] } | { conflict: AttemptRow | undefined } | "limited"> {
+	const rows = newAttemptOutbox(a);
+	const res = await select<StoredAttempt & { x_limited: boolean; x_outbox: string[] | null }>(
+		db,
+		`WITH lim AS (
+		   SELECT 1 FROM booking.accounts WHERE sender_id = $2 AND credit_limit_paise IS NOT NULL),
+		 a AS (
+		   INSERT INTO booking.attempts (order_id, sender_id, logistic_id, courier_name, mode, charges, state, direction, via, chain)
+		   SELECT $1, $2, $3, $4, $5, $6::jsonb, 'queued', $7, $8, $9::jsonb
+		   WHERE NOT EXISTS (SELECT 1 FROM lim)
+		   ON CONFLICT (order_id) WHERE state IN ('queued', 'claimed', 'booked') DO NOTHING
+		   RETURNING *),
+		 o AS (
+		   INSERT INTO booking.outbox (kind, payload, next_attempt_at)
+		   SELECT r.kind, r.payload || jsonb_build_object('attempt_id', a.attempt_id),
+		          now() + make_interval(secs => r.delay / 1000)
+		   FROM a, unnest($10::text[], $11::jsonb[], $12::double precision[]) WITH ORDINALITY AS r(kind, payload, delay, n)
+		   ORDER BY r.n
+		   RETURNING id)
+		 SELECT a.*, l.x_limited, (SELECT array_agg(o.id ORDER BY o.id) FROM o) AS x_outbox
+		 FROM (SELECT EXISTS (SELECT 1 FROM lim) AS x_limited) l LEFT JOIN a ON true`,
+		[
+			a.order_id,
+			a.sender_id,
+			a.logistic_id,
+			a.courier_name,
+			a.mode,
+			a.charges ? JSON.stringify(a.charges) : null,
+			a.direction,
+			a.via,
+			JSON.stringify(a.chain ?? []),
+			rows.map((r) => r.kind),
+			rows.map((r) => JSON.stringify(r.payload)),
+			rows.map((r) => r.delayMs),
+		],
+	);
+	const { x_limited, x_outbox, ...stored } = res[0];
+	if (x_limited) return "limited";
+	if (stored.attempt_id === null) return { conflict: await liveAttempt(db, a.order_id) };
+	return { attempt: attempt(stored), outbox: (x_outbox ?? []).map(Number) };
 }
 
 /**
@@ -378,7 +463,7 @@ async function skipEnqueue(db: Sequelize, t: Transaction, attempt_id: number): P
 
 /** The `order_update` payload (lib/contracts/intake.ts BookingUpdate) of attempt `a` at step `seq`. */
 function orderUpdate(
-	a: AttemptRow,
+	a: Pick<AttemptRow, "order_id" | "sender_id" | "attempt_id">,
 	seq: 1 | 2,
 	outcome: Pick<BookingUpdate, "state" | "status"> & Partial<BookingUpdate>,
 ): BookingUpdate {
@@ -396,53 +481,65 @@ function orderUpdate(
 }
 
 /** The seq-2 order update of a cancelled booking (common brief "Cancel semantics"). */
-function cancelledUpdate(a: AttemptRow): BookingUpdate {
+function cancelledUpdate(a: Pick<AttemptRow, "order_id" | "sender_id" | "attempt_id">): BookingUpdate {
 	return orderUpdate(a, 2, { state: "not_shipped", status: "cancelled" });
 }
 
 /**
- * Ends this claim of attempt `a` (same `tries`): in ONE transaction, the
- * conditional UPDATE (`set` assignments, bind params from $3 on; `extra` more
- * WHERE conditions), `after` (e.g. the ledger charge), the seq-2
- * `order_update` built from the updated row, and the skip of a still pending
- * enqueue row. Returns the outbox ids, or null when the claim is no longer
- * this one's (another worker or the sweeper took it) or `extra` did not hold.
+ * Ends this claim of attempt `a` (same `tries`) in ONE autocommitted statement
+ * (data-modifying CTEs: all or nothing): the conditional UPDATE (`set`
+ * assignments, bind params from $3 on; `extra` more WHERE conditions), the
+ * skip of a still pending enqueue row, the ledger `charge` when given
+ * (idempotent per attempt: ON CONFLICT (attempt_id, kind) DO NOTHING) and the
+ * seq-2 `order_update`: `updates[state]`, picked by the state the UPDATE set.
+ * Nothing is written unless the UPDATE matched. Returns the outbox ids, or
+ * null when the claim is no longer this one's (another worker or the sweeper
+ * took it) or `extra` did not hold.
  */
 async function settleClaimed(
 	db: Sequelize,
 	a: AttemptRow,
 	set: string,
 	bind: unknown[],
-	update: (row: AttemptRow) => BookingUpdate,
-	opts: { extra?: string; after?: (t: Transaction, row: AttemptRow) => Promise<unknown> } = {},
+	updates: Partial<Record<AttemptState, BookingUpdate>>,
+	opts: { extra?: string; charge?: { amount_paise: number; awb_number: string; note: string } } = {},
 ): Promise<number[] | null> {
-	return db.transaction(async (t) => {
-		// the attempt's UPDATE and (when it matched) the skip of its pending enqueue row, one statement
-		const { rows } = await exec<StoredAttempt>(
-			db,
-			`WITH a AS (
-			   UPDATE booking.attempts SET ${set}, claimed_at = NULL, settled_at = now(), updated_at = now()
-			   WHERE attempt_id = $1 AND state = 'claimed' AND tries = $2 ${opts.extra ?? ""}
-			   RETURNING *),
-			 skip AS (
-			   UPDATE booking.outbox SET delivered_at = now(), last_error = '${ENQUEUE_SKIPPED}'
-			   WHERE kind = 'enqueue_booking' AND delivered_at IS NULL AND (payload->>'attempt_id')::bigint = $1
-			     AND EXISTS (SELECT 1 FROM a))
-			 SELECT * FROM a`,
-			[a.attempt_id, a.tries, ...bind],
-			t,
-		);
-		if (!rows[0]) return null;
-		const row = attempt(rows[0]);
-		await opts.after?.(t, row);
-		return addOutbox(db, t, [{ kind: "order_update", payload: update(row) }]);
-	});
+	const params: unknown[] = [a.attempt_id, a.tries, ...bind, JSON.stringify(updates)];
+	const u = params.length;
+	let charge = "";
+	if (opts.charge) {
+		assertPaise(opts.charge.amount_paise);
+		params.push(opts.charge.amount_paise, opts.charge.awb_number, opts.charge.note);
+		charge = `,
+			 charge AS (
+			   INSERT INTO booking.ledger (sender_id, attempt_id, order_id, kind, amount_paise, awb_number, note)
+			   SELECT a.sender_id, a.attempt_id, a.order_id, 'charge', $${u + 1}, $${u + 2}, $${u + 3} FROM a
+			   ON CONFLICT (attempt_id, kind) DO NOTHING)`;
+	}
+	const { rows } = await exec<{ id: string }>(
+		db,
+		`WITH a AS (
+		   UPDATE booking.attempts SET ${set}, claimed_at = NULL, settled_at = now(), updated_at = now()
+		   WHERE attempt_id = $1 AND state = 'claimed' AND tries = $2 ${opts.extra ?? ""}
+		   RETURNING *),
+		 skip AS (
+		   UPDATE booking.outbox SET delivered_at = now(), last_error = '${ENQUEUE_SKIPPED}'
+		   WHERE kind = 'enqueue_booking' AND delivered_at IS NULL AND (payload->>'attempt_id')::bigint = $1
+		     AND EXISTS (SELECT 1 FROM a))${charge},
+		 o AS (
+		   INSERT INTO booking.outbox (kind, payload, next_attempt_at)
+		   SELECT 'order_update', $${u}::jsonb -> a.state, now() FROM a
+		   RETURNING id)
+		 SELECT id FROM o`,
+		params,
+	);
+	return rows.length ? rows.map((r) => Number(r.id)) : null;
 }
 
 /**
  * claimed → booked with the AWB, the ledger charge (kind `charge`, the quoted
- * total in paise; idempotent per attempt) and the seq-2 `order_update`, in ONE
- * transaction (see {@link settleClaimed}). Books only while no cancel was
+ * total in paise; idempotent per attempt) and the seq-2 `order_update`,
+ * atomically (see {@link settleClaimed}). Books only while no cancel was
  * requested: null when the claim is not this one's or a cancel was requested
  * (the caller re-reads the attempt to tell which).
  */
@@ -452,31 +549,28 @@ export function markBooked(
 	awb_number: string,
 	routing_code: string | null,
 ): Promise<number[] | null> {
+	// order, sender, courier and charges of an attempt never change after its INSERT
 	return settleClaimed(
 		db,
 		a,
 		"state = 'booked', awb_number = $3, routing_code = $4, booked_at = now(), failure_reason = NULL",
 		[awb_number, routing_code],
-		(row) =>
-			orderUpdate(row, 2, {
+		{
+			booked: orderUpdate(a, 2, {
 				state: "booked",
 				status: "booked",
 				awb_number,
-				courier: row.courier_name,
-				logistic_id: row.logistic_id,
+				courier: a.courier_name,
+				logistic_id: a.logistic_id,
 			}),
+		},
 		{
 			extra: "AND cancel_requested_at IS NULL",
-			after: (t, row) =>
-				recordLedger(db, t, {
-					sender_id: row.sender_id,
-					attempt_id: row.attempt_id,
-					order_id: row.order_id,
-					kind: "charge",
-					amount_paise: row.charges?.total ?? 0,
-					awb_number,
-					note: `booked with ${row.courier_name}`,
-				}),
+			charge: {
+				amount_paise: a.charges?.total ?? 0,
+				awb_number,
+				note: `booked with ${a.courier_name}`,
+			},
 		},
 	);
 }
@@ -502,10 +596,10 @@ export function markFailed(
 		 cancelled_at = CASE WHEN cancel_requested_at IS NULL THEN NULL ELSE now() END,
 		 failure_reason = $3, ambiguous = $4`,
 		[failure_reason, ambiguous],
-		(row) =>
-			row.state === "cancelled"
-				? cancelledUpdate(row)
-				: orderUpdate(row, 2, { state: "failed", status: "booking_failed", failure_reason }),
+		{
+			failed: orderUpdate(a, 2, { state: "failed", status: "booking_failed", failure_reason }),
+			cancelled: cancelledUpdate(a),
+		},
 	);
 }
 
@@ -527,7 +621,7 @@ export function markLateCancelled(
 		a,
 		"state = 'cancelled', cancelled_at = now(), awb_number = $3, last_error = $4",
 		[awb_number, note.slice(0, 1000)],
-		cancelledUpdate,
+		{ cancelled: cancelledUpdate(a) },
 		{ extra: "AND cancel_requested_at IS NOT NULL" },
 	);
 }

@@ -48,6 +48,16 @@ function ledgerRow(r: StoredLedger): LedgerRow {
 }
 
 /**
+ * Checks a ledger amount before it is written.
+ * @throws Error for an amount that is not a non-negative safe integer of paise (a bug, not input)
+ */
+export function assertPaise(amount_paise: number): void {
+	if (!Number.isSafeInteger(amount_paise) || amount_paise < 0) {
+		throw new Error(`ledger amount must be a non-negative integer of paise, got ${amount_paise}`);
+	}
+}
+
+/**
  * Appends one movement in the caller's transaction `t` (the one that marks
  * the attempt booked / cancelled): INSERT … ON CONFLICT (attempt_id, kind) DO
  * NOTHING, so a retried worker or a double cancel never moves money twice
@@ -57,9 +67,7 @@ function ledgerRow(r: StoredLedger): LedgerRow {
  * @throws Error for an amount that is not a non-negative safe integer of paise (a bug, not input)
  */
 export async function recordLedger(db: Sequelize, t: Transaction, e: LedgerEntry): Promise<boolean> {
-	if (!Number.isSafeInteger(e.amount_paise) || e.amount_paise < 0) {
-		throw new Error(`ledger amount must be a non-negative integer of paise, got ${e.amount_paise}`);
-	}
+	assertPaise(e.amount_paise);
 	const { rows } = await exec<{ id: string }>(
 		db,
 		`INSERT INTO booking.ledger (sender_id, attempt_id, order_id, kind, amount_paise, awb_number, note)
