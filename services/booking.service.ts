@@ -108,6 +108,7 @@ import {
 	PickupLocationUnknown,
 	pickupLocationOf,
 } from "../lib/couriers";
+import { cursorSecretConfigured } from "../lib/cursor";
 import { ApiError, apiError, validationFailed } from "../lib/errors";
 import { getQueue } from "../lib/queue";
 import { defineService } from "../lib/service";
@@ -1297,7 +1298,11 @@ export default defineService<BookingVars>()({
 		this.inflight = new Set();
 		this.bookingStopping = false;
 	},
+	/** Refuses to run without a cursor secret (wallet pages are signed; ARCHITECTURE §2: fail loudly at start). */
 	async started() {
+		if (!cursorSecretConfigured()) {
+			throw new Error("booking: CURSOR_SECRET or LABEL_LINK_SECRET is required (signed page cursors)");
+		}
 		this.bookingStopping = false;
 		this.timers = [
 			setInterval(() => this.tick("relay"), this.timings.relayMs),
