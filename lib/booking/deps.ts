@@ -1,0 +1,33 @@
+/**
+ * What the booking worker, relay and request modules (lib/booking/worker.ts,
+ * relay.ts, request.ts) need from the `booking` service: built once per call
+ * by the service's `deps()` method, so the modules are plain functions.
+ */
+import type { Logger, ServiceBroker } from "moleculer";
+import type { Sequelize } from "sequelize";
+import type { CallOptions } from "../contracts";
+import type { BookingTimings } from "./settings";
+
+/** The booking service's pieces the booking modules use. */
+export interface BookingDeps {
+	/** the `booking` schema's connection (SQL only through lib/booking/store) */
+	db: Sequelize;
+	/** the broker: `call` made outside a request (relay, sweeper, late settlements) */
+	broker: ServiceBroker;
+	/** timings in milliseconds (lib/booking/settings.ts) */
+	timings: BookingTimings;
+	logger: Logger;
+	/** options of a call to another service: timeout `callTimeoutMs`, the 503 code a failure becomes */
+	callOptions(unavailable?: string): CallOptions;
+	/** relays freshly committed outbox rows `ids` without waiting (nothing once stopping) */
+	finish(ids: number[] | null): void;
+	/** runs `work` in the background: failures are logged, the service's `stopped` waits for it */
+	background(what: string, work: () => Promise<unknown>): Promise<void>;
+	/** true once the service is stopping (relay rounds end, nothing new starts) */
+	stopping(): boolean;
+}
+
+/** The message of a thrown value (plain words for logs and failure reasons). */
+export function message(err: unknown): string {
+	return (err as Error)?.message ?? String(err);
+}

@@ -1,0 +1,153 @@
+/**
+ * The booking outbox relay and the sweeper (ARCHITECTURE §5 durability, points
+ * 1 and 3; spec §4.2): delivers committed outbox rows (acknowledged
+ * `intake.applyBookingUpdate`, BullMQ add with jobId `attempt-<id>`) and
+ * re-enqueues attempts whose job is missing. Timings in milliseconds
+ * (lib/booking/settings.ts); SQL in lib/booking/store.
+ */
+import type { Job } from "bullmq";
+import { call } from "../contracts";
+import { getQueue } from "../queue";
+import { type BookingDeps, message } from "./deps";
+import { BACKOFF_JITTER, BOOKING_QUEUE, jobIdOf } from "./settings";
+import { leaseOutbox, type OutboxRow, outboxDelivered, outboxRetryLater, sweepCandidates } from "./store";
+import { resolveUnsettled } from "./worker";
+
+/** Outbox rows leased (and delivered concurrently) per relay round. */
+const RELAY_BATCH = 50;
+
+/** Resolves `p` or rejects after `ms` (the work itself is not cancelled). */
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+	let timer: NodeJS.Timeout | undefined;
+	return Promise.race([
+		p,
+		new Promise<T>((_, reject) => {
+			timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+		}),
+	]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Outbox relay: leases up to {@link RELAY_BATCH} due undelivered rows (all,
+ * or only `ids`) with `FOR UPDATE SKIP LOCKED`, delivers them concurrently
+ * by acknowledged calls (each bounded by `callTimeoutMs`), marks the
+ * acknowledged ones delivered (one UPDATE) and schedules the redelivery of
+ * the others with backoff; repeats while full
+ * batches come back. The lease (3 × `callTimeoutMs`, at least 30 s) outlives
+ * a round, so another relay never takes a row this one is still delivering;
+ * a relay that dies leaves its rows to be re-leased when the lease ends.
+ * Receivers are idempotent and ordered by (attempt_id, seq), so neither a
+ * redelivery nor the order of deliveries within a round matters.
+ */
+export async function relay(
+	deps: BookingDeps,
+	ids?: number[],
+): Promise<{ delivered: number; failed: number }> {
+	const leaseMs = Math.max(30_000, 3 * deps.timings.callTimeoutMs);
+	let delivered = 0;
+	let failed = 0;
+	for (;;) {
+		const rows = await leaseOutbox(deps.db, RELAY_BATCH, leaseMs, ids);
+		const acked: number[] = [];
+		await Promise.all(
+			rows.map(async (row) => {
+				try {
+					await deliver(deps, row);
+					acked.push(row.id);
+				} catch (err) {
+					failed++;
+					deps.logger.warn(
+						`booking outbox ${row.id} (${row.kind}) not delivered (try ${row.tries}): ${message(err)}`,
+					);
+					await outboxRetryLater(deps.db, row, message(err), deps.timings.relayBackoffMs);
+				}
+			}),
+		);
+		// the round's acknowledged rows in one UPDATE (a relay dying before it only redelivers them)
+		await outboxDelivered(deps.db, acked);
+		delivered += acked.length;
+		if (ids || rows.length < RELAY_BATCH || deps.stopping()) break;
+	}
+	return { delivered, failed };
+}
+
+/**
+ * Delivers one outbox row; resolves only when acknowledged. A failure is
+ * rethrown as it came (the relay logs it and redelivers the row later).
+ */
+export async function deliver(deps: BookingDeps, row: OutboxRow): Promise<void> {
+	if (row.kind === "order_update") {
+		await call(deps.broker, "intake.applyBookingUpdate", row.payload, {
+			timeout: deps.timings.callTimeoutMs,
+			unavailable: false,
+		});
+	} else if (row.kind === "enqueue_booking") {
+		await enqueue(deps, Number(row.payload.attempt_id));
+	} else {
+		throw new Error(`unknown outbox kind ${(row as OutboxRow).kind}`);
+	}
+}
+
+/** Adds the attempt's job (jobId `attempt-<id>`: BullMQ ignores a duplicate add). */
+export async function enqueue(deps: BookingDeps, attempt_id: number): Promise<void> {
+	const t = deps.timings;
+	await withTimeout(
+		getQueue(BOOKING_QUEUE).add(
+			"book",
+			{ attempt_id },
+			{
+				jobId: jobIdOf(attempt_id),
+				attempts: t.jobAttempts,
+				backoff: { type: "exponential", delay: t.backoffMs, jitter: BACKOFF_JITTER },
+				removeOnComplete: true,
+				removeOnFail: { age: 7 * 24 * 3600 },
+			},
+		),
+		t.callTimeoutMs,
+		"booking queue add",
+	);
+}
+
+/** Delivers outbox rows `ids` now (logged, left to the relay on failure). */
+export async function deliverNow(deps: BookingDeps, attempt_id: number, ids: number[] | null): Promise<void> {
+	if (!ids?.length) return;
+	try {
+		await relay(deps, ids);
+	} catch (err) {
+		deps.logger.warn(`booking ${attempt_id}: outbox delivery deferred: ${message(err)}`);
+	}
+}
+
+/**
+ * Sweeper pass: first settles attempts unsettled for `unsettledMs`
+ * ({@link resolveUnsettled}); then attempts queued for longer than
+ * `sweepAfterMs` (or with a stale claim) whose job is missing, finished or
+ * unknown get their job re-added under the same jobId.
+ */
+export async function sweepOnce(deps: BookingDeps): Promise<{ enqueued: number }> {
+	const settled = await resolveUnsettled(deps);
+	if (settled) deps.logger.info(`booking sweeper: settled ${settled} unsettled attempt(s) with the courier`);
+	const ids = await sweepCandidates(deps.db, deps.timings.sweepAfterMs, deps.timings.claimStaleMs);
+	let enqueued = 0;
+	const q = getQueue(BOOKING_QUEUE);
+	for (const id of ids) {
+		let job: Job | undefined = await withTimeout(
+			q.getJob(jobIdOf(id)),
+			deps.timings.callTimeoutMs,
+			"booking queue getJob",
+		);
+		if (job) {
+			const st = await job.getState();
+			if (st === "completed" || st === "failed" || st === "unknown") {
+				await job.remove().catch(() => undefined);
+				job = undefined;
+			}
+		}
+		if (!job) {
+			await enqueue(deps, id);
+			enqueued++;
+			deps.logger.info(`booking sweeper: re-enqueued attempt ${id}`);
+		}
+	}
+	return { enqueued };
+}
