@@ -258,6 +258,9 @@ export async function cancelPackage(
 	if (!pkg) return answer({ status: false, waybill, error: `No such waybill ${waybill}` });
 	if (pkg.cancelled_at) return answer({ status: true, waybill, remark: "Shipment has been cancelled." });
 	const lastCode = (await lastScanCode(db, waybill)) ?? "manifested";
+	// a concurrent cancel of the same waybill got there first: cancelling twice is a success
+	if (lastCode === "cancelled")
+		return answer({ status: true, waybill, remark: "Shipment has been cancelled." });
 	if (lastCode !== "manifested") {
 		return answer({
 			status: false,
