@@ -212,6 +212,7 @@ async function run<T extends object>(
 	} catch (err) {
 		const e = err as Error & { code?: string };
 		if (e.code === "ECONNRESET" || e.message === "Query read timeout") conn._invalid = true;
+		// Sequelize's typings do not expose its dialect; its Query class maps pg errors as sequelize.query does
 		const Query = (sequelize as unknown as { dialect: DialectWithQuery }).dialect.Query;
 		throw new Query(conn, sequelize, {}).formatError(e, new Error().stack);
 	} finally {
