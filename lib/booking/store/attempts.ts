@@ -412,12 +412,25 @@ export async function releaseAttempt(
  * their creation: the sweeper settles them by asking the courier.
  */
 export async function unsettledAttempts(db: Sequelize, olderMs: number, limit = 100): Promise<number[]> {
+	return attemptIdsWhere(db, `state IN ('queued', 'claimed') AND created_at < ${ago(1)}`, [olderMs], limit);
+}
+
+/** SQL for "now minus `$n` milliseconds" (a bound number of ms). */
+function ago(n: number): string {
+	return `now() - make_interval(secs => $${n}::double precision / 1000)`;
+}
+
+/** Ids of the attempts matching `where` (constant SQL binding `bind` as $1…), oldest first, at most `limit`. */
+async function attemptIdsWhere(
+	db: Sequelize,
+	where: string,
+	bind: unknown[],
+	limit: number,
+): Promise<number[]> {
 	const rows = await select<{ attempt_id: string }>(
 		db,
-		`SELECT attempt_id FROM booking.attempts
-		 WHERE state IN ('queued', 'claimed') AND created_at < now() - make_interval(secs => $1::double precision / 1000)
-		 ORDER BY attempt_id LIMIT $2`,
-		[olderMs, limit],
+		`SELECT attempt_id FROM booking.attempts WHERE ${where} ORDER BY attempt_id LIMIT $${bind.length + 1}`,
+		[...bind, limit],
 	);
 	return rows.map((r) => Number(r.attempt_id));
 }
@@ -437,7 +450,7 @@ export async function takeOverUnsettled(
 		`UPDATE booking.attempts
 		 SET state = 'claimed', claimed_at = now(), tries = tries + 1, updated_at = now()
 		 WHERE attempt_id = $1 AND state IN ('queued', 'claimed')
-		   AND created_at < now() - make_interval(secs => $2::double precision / 1000)
+		   AND created_at < ${ago(2)}
 		 RETURNING *`,
 		[attempt_id, olderMs],
 	);
@@ -719,15 +732,12 @@ export async function sweepCandidates(
 	staleMs: number,
 	limit = 200,
 ): Promise<number[]> {
-	const rows = await select<{ attempt_id: string }>(
+	return attemptIdsWhere(
 		db,
-		`SELECT attempt_id FROM booking.attempts
-		 WHERE (state = 'queued' AND updated_at < now() - make_interval(secs => $1::double precision / 1000))
-		    OR (state = 'claimed' AND claimed_at < now() - make_interval(secs => $2::double precision / 1000))
-		 ORDER BY attempt_id LIMIT $3`,
-		[afterMs, staleMs, limit],
+		`(state = 'queued' AND updated_at < ${ago(1)}) OR (state = 'claimed' AND claimed_at < ${ago(2)})`,
+		[afterMs, staleMs],
+		limit,
 	);
-	return rows.map((r) => Number(r.attempt_id));
 }
 
 /** The booked shipment of an order for its sender (rupees), or null. */
