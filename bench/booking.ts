@@ -13,7 +13,7 @@
  *
  * Target (issue 6): ≥ 150 bookings/s with 202 → booked p99 < 1.5 s in one process.
  *
- * Usage: npm run bench:booking   (env: BENCH_SPLIT=1, BENCH_COURIER=process (the sandbox courier in its own process), BENCH_RATE=150, BENCH_DURATION=10,
+ * Usage: npm run bench:booking   (env: BENCH_SPLIT=1, BENCH_COURIER=process (the sandbox courier in its own process), BENCH_RATE=180, BENCH_DURATION=10,
  *   BENCH_SYNC=100, BENCH_SYNC_CONNECTIONS=10, SANDBOX_COURIER_DELAY_MS=200, BOOKING_* passed through,
  *   BENCH_NODE_OPTIONS as the system's NODE_OPTIONS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
  */
@@ -21,9 +21,10 @@ import { Client } from "pg";
 import { orderBody } from "../test/helpers/fixtures";
 import { type BenchSystem, pct, startSystem } from "./lib";
 
-const rate = Number(process.env.BENCH_RATE || 150);
+// offered above the 150/s target: a sustained rate can only reach what is offered
+const rate = Number(process.env.BENCH_RATE || 180);
 const duration = Number(process.env.BENCH_DURATION || 10);
-const syncCount = Number(process.env.BENCH_SYNC || 100);
+const syncCount = Number(process.env.BENCH_SYNC ?? 100);
 const syncConnections = Number(process.env.BENCH_SYNC_CONNECTIONS || 10);
 const courierDelay = process.env.SANDBOX_COURIER_DELAY_MS || "200";
 
@@ -118,6 +119,7 @@ async function asyncBookings(sys: BenchSystem, db: Client): Promise<void> {
 }
 
 async function syncBookings(sys: BenchSystem): Promise<void> {
+	if (syncCount <= 0) return console.log("sync book: skipped (BENCH_SYNC=0)");
 	const ids = await createOrders(sys, syncCount, "SYNC");
 	const probe = await sys.api.post("/v1/shipping/book/sync", { order_id: ids[0] });
 	if (probe.status === 501) {

@@ -41,10 +41,10 @@
 import { senderOf } from "../lib/auth";
 import { cancelBooking, orderStateOf, parseCancelInput } from "../lib/booking/cancel";
 import { couriersAnswer, couriersQuery, parsePriorityBody, setRanking } from "../lib/booking/couriers";
-import { type BookingDeps, message } from "../lib/booking/deps";
+import { type BookingDeps, message, type OutboxBatch } from "../lib/booking/deps";
 import { BOOKING_MIGRATIONS } from "../lib/booking/migrations";
 import { parseBookInput, parseBookSyncInput } from "../lib/booking/params";
-import { deliverNow, relay, sweepOnce } from "../lib/booking/relay";
+import { deliverNow, outboxBatch, relay, sweepOnce } from "../lib/booking/relay";
 import { bookInline, openAttempt, prepareBooking, queuedAnswer } from "../lib/booking/request";
 import { BOOKING_QUEUE, type BookingTimings, bookingTimings } from "../lib/booking/settings";
 import { orderUpdateRows, shipmentOf } from "../lib/booking/store";
@@ -82,6 +82,8 @@ interface BookingVars {
 	/** background work in progress (awaited by `stopped`) */
 	inflight: Set<Promise<unknown>>;
 	bookingStopping: boolean;
+	/** coalesced outbox lease / delivered marks of this instance (made in `started`: needs the db) */
+	outbox: OutboxBatch;
 }
 
 export default defineService<BookingVars>()({
@@ -125,6 +127,7 @@ export default defineService<BookingVars>()({
 				timings: this.timings,
 				logger: this.logger,
 				callOptions: (unavailable) => this.callOptions(unavailable),
+				outbox: this.outbox,
 				finish: (ids) => this.finish(ids),
 				background: (what, work) => this.background(what, work),
 				stopping: () => this.bookingStopping,
@@ -474,6 +477,7 @@ export default defineService<BookingVars>()({
 			throw new Error("booking: CURSOR_SECRET or LABEL_LINK_SECRET is required (signed page cursors)");
 		}
 		this.bookingStopping = false;
+		this.outbox = outboxBatch(this.db, this.timings);
 		this.timers = [
 			setInterval(() => this.tick("relay"), this.timings.relayMs),
 			setInterval(() => this.tick("sweep"), this.timings.sweepMs),

@@ -13,7 +13,9 @@
 import type { Context } from "moleculer";
 import { senderOf } from "../lib/auth";
 import { assertNotB2B } from "../lib/channel";
+import { coalesce } from "../lib/coalesce";
 import {
+	type BookingUpdate,
 	type CallMeta,
 	type CreateOrderResult,
 	call,
@@ -28,13 +30,14 @@ import { INTAKE_MIGRATIONS } from "../lib/intake/migrations";
 import { BOOKING_STATE_TIMEOUT_MS, mayLag, readThrough } from "../lib/intake/read-through";
 import {
 	adoptOrphanOrders,
-	applyBookingUpdate,
+	applyBookingUpdates,
 	findStatus,
 	getOrder,
 	insertOrder,
 	type StoredStatus,
 	shippedCounts,
 	storedReference,
+	updateKey,
 	warehouseUsage,
 } from "../lib/intake/store";
 import { type OrderInput, parseOrderInput } from "../lib/intake/validation";
@@ -48,6 +51,8 @@ const RESOLVE_TIMEOUT_MS = 5_000;
 /** State set in `created`. */
 interface IntakeVars {
 	warehouseCache: WarehouseCache;
+	/** booking updates of concurrent calls applied together (lib/coalesce.ts; made in `started`: needs the db) */
+	bookingUpdates: (us: BookingUpdate[]) => Promise<Set<string>>;
 }
 
 /**
@@ -323,7 +328,7 @@ export default defineService<IntakeVars>()({
 				failure_reason: { type: "string", max: 2000, optional: true, nullable: true },
 			},
 			async handler(ctx) {
-				const applied = await applyBookingUpdate(this.db, ctx.params);
+				const applied = (await this.bookingUpdates([ctx.params])).has(updateKey(ctx.params));
 				if (!applied)
 					this.logger.debug("booking update not applied (stale, duplicate or unknown order)", {
 						order_id: ctx.params.order_id,
@@ -389,5 +394,8 @@ export default defineService<IntakeVars>()({
 	created() {
 		const ttl = Number(process.env.INTAKE_WAREHOUSE_CACHE_MS ?? 5000);
 		this.warehouseCache = new WarehouseCache(Number.isFinite(ttl) ? ttl : 5000);
+	},
+	async started() {
+		this.bookingUpdates = coalesce((us: BookingUpdate[]) => applyBookingUpdates(this.db, us));
 	},
 });

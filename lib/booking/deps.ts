@@ -7,6 +7,15 @@ import type { Logger, ServiceBroker } from "moleculer";
 import type { Sequelize } from "sequelize";
 import type { CallOptions } from "../contracts";
 import type { BookingTimings } from "./settings";
+import type { OutboxRow } from "./store";
+
+/** The outbox operations a relay of just-committed rows shares with concurrent ones (lib/booking/relay.ts `outboxBatch`). */
+export interface OutboxBatch {
+	/** leases the due undelivered rows among `ids` (with other callers' ids: keep your own) */
+	lease(ids: number[]): Promise<OutboxRow[]>;
+	/** marks acknowledged rows `ids` delivered */
+	delivered(ids: number[]): Promise<void>;
+}
 
 /** The booking service's pieces the booking modules use. */
 export interface BookingDeps {
@@ -19,6 +28,8 @@ export interface BookingDeps {
 	logger: Logger;
 	/** options of a call to another service: timeout `callTimeoutMs`, the 503 code a failure becomes */
 	callOptions(unavailable?: string): CallOptions;
+	/** coalesced lease and delivered marks of just-committed outbox rows (one per service instance) */
+	outbox: OutboxBatch;
 	/** relays freshly committed outbox rows `ids` without waiting (nothing once stopping) */
 	finish(ids: number[] | null): void;
 	/** runs `work` in the background: failures are logged, the service's `stopped` waits for it */

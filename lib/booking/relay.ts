@@ -6,10 +6,12 @@
  * (lib/booking/settings.ts); SQL in lib/booking/store.
  */
 import type { Job } from "bullmq";
+import type { Sequelize } from "sequelize";
+import { coalesce } from "../coalesce";
 import { call } from "../contracts";
 import { getQueue } from "../queue";
-import { type BookingDeps, message } from "./deps";
-import { BACKOFF_JITTER, BOOKING_QUEUE, jobIdOf } from "./settings";
+import { type BookingDeps, message, type OutboxBatch } from "./deps";
+import { BACKOFF_JITTER, BOOKING_QUEUE, type BookingTimings, jobIdOf } from "./settings";
 import { leaseOutbox, type OutboxRow, outboxDelivered, outboxRetryLater, sweepCandidates } from "./store";
 import { resolveUnsettled } from "./worker";
 
@@ -33,42 +35,87 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
  * by acknowledged calls (each bounded by `callTimeoutMs`), marks the
  * acknowledged ones delivered (one UPDATE) and schedules the redelivery of
  * the others with backoff; repeats while full
- * batches come back. The lease (3 × `callTimeoutMs`, at least 30 s) outlives
+ * batches come back. The lease (see {@link relayLeaseMs}) outlives
  * a round, so another relay never takes a row this one is still delivering;
  * a relay that dies leaves its rows to be re-leased when the lease ends.
  * Receivers are idempotent and ordered by (attempt_id, seq), so neither a
  * redelivery nor the order of deliveries within a round matters.
+ *
+ * With `ids` (rows just committed by this process) the lease and the
+ * delivered mark go through `deps.outbox`, which coalesces them with the
+ * other requests' ({@link outboxBatch}): one round trip each per batch of
+ * concurrent bookings instead of one per booking.
  */
 export async function relay(
 	deps: BookingDeps,
 	ids?: number[],
 ): Promise<{ delivered: number; failed: number }> {
-	const leaseMs = Math.max(30_000, 3 * deps.timings.callTimeoutMs);
+	if (ids) {
+		if (!ids.length) return { delivered: 0, failed: 0 };
+		const mine = new Set(ids);
+		const rows = (await deps.outbox.lease(ids)).filter((r) => mine.has(r.id));
+		const { acked, failed } = await deliverRows(deps, rows);
+		await deps.outbox.delivered(acked);
+		return { delivered: acked.length, failed };
+	}
+	const leaseMs = relayLeaseMs(deps.timings);
 	let delivered = 0;
 	let failed = 0;
 	for (;;) {
-		const rows = await leaseOutbox(deps.db, RELAY_BATCH, leaseMs, ids);
-		const acked: number[] = [];
-		await Promise.all(
-			rows.map(async (row) => {
-				try {
-					await deliver(deps, row);
-					acked.push(row.id);
-				} catch (err) {
-					failed++;
-					deps.logger.warn(
-						`booking outbox ${row.id} (${row.kind}) not delivered (try ${row.tries}): ${message(err)}`,
-					);
-					await outboxRetryLater(deps.db, row, message(err), deps.timings.relayBackoffMs);
-				}
-			}),
-		);
+		const rows = await leaseOutbox(deps.db, RELAY_BATCH, leaseMs);
+		const round = await deliverRows(deps, rows);
+		failed += round.failed;
 		// the round's acknowledged rows in one UPDATE (a relay dying before it only redelivers them)
-		await outboxDelivered(deps.db, acked);
-		delivered += acked.length;
-		if (ids || rows.length < RELAY_BATCH || deps.stopping()) break;
+		await outboxDelivered(deps.db, round.acked);
+		delivered += round.acked.length;
+		if (rows.length < RELAY_BATCH || deps.stopping()) break;
 	}
 	return { delivered, failed };
+}
+
+/** How long a leased outbox row stays invisible to other relays: 3 × `callTimeoutMs`, at least 30 s. */
+export function relayLeaseMs(t: BookingTimings): number {
+	return Math.max(30_000, 3 * t.callTimeoutMs);
+}
+
+/**
+ * The coalesced outbox operations of one booking service instance (see
+ * lib/coalesce.ts): `lease(ids)` leases the due undelivered rows among the
+ * ids of every concurrent caller in one statement (each caller keeps its
+ * own); `delivered(ids)` marks acknowledged rows in one UPDATE.
+ */
+export function outboxBatch(db: Sequelize, t: BookingTimings): OutboxBatch {
+	return {
+		lease: coalesce((ids: number[]) => leaseOutbox(db, ids.length, relayLeaseMs(t), ids)),
+		delivered: coalesce((ids: number[]) => outboxDelivered(db, ids)),
+	};
+}
+
+/**
+ * Delivers leased `rows` concurrently; a failed row is logged and its
+ * redelivery scheduled with backoff. Answers the acknowledged ids and how many failed.
+ */
+async function deliverRows(
+	deps: BookingDeps,
+	rows: OutboxRow[],
+): Promise<{ acked: number[]; failed: number }> {
+	const acked: number[] = [];
+	let failed = 0;
+	await Promise.all(
+		rows.map(async (row) => {
+			try {
+				await deliver(deps, row);
+				acked.push(row.id);
+			} catch (err) {
+				failed++;
+				deps.logger.warn(
+					`booking outbox ${row.id} (${row.kind}) not delivered (try ${row.tries}): ${message(err)}`,
+				);
+				await outboxRetryLater(deps.db, row, message(err), deps.timings.relayBackoffMs);
+			}
+		}),
+	);
+	return { acked, failed };
 }
 
 /**

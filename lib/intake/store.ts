@@ -332,56 +332,98 @@ export async function findStatus(
 	};
 }
 
+/** `order_id:attempt_id:seq`: how {@link applyBookingUpdates} names an applied update. */
+export function updateKey(u: Pick<BookingUpdate, "order_id" | "attempt_id" | "seq">): string {
+	return `${u.order_id}:${u.attempt_id}:${u.seq}`;
+}
+
 /**
- * Applies a booking update if `(attempt_id, seq)` is newer than the row's
- * (one conditional UPDATE; re-delivered or stale updates change nothing).
+ * Applies booking updates, each only if `(attempt_id, seq)` is newer than the
+ * row's (a conditional UPDATE; re-delivered or stale updates change nothing).
  * `awb_number`, `courier`, `logistic_id`, `failure_reason`: a given value
  * (including null) is written; an omitted one keeps the row's value when the
  * update belongs to the same attempt and is cleared for a new attempt.
  * `booked_at` is stamped when the order becomes booked (kept while the same
  * attempt stays booked). Status `cancelled` (a cancelled booking) stamps
  * `released_at`: the order number is released for a new order (spec §3); a
- * released order stays released. Returns whether the row changed.
+ * released order stays released.
+ *
+ * Many updates at once give the same result as applying them one by one
+ * oldest first: one UPDATE … FROM unnest per wave, where a wave holds at most
+ * one update per order (an order with several updates in `us` gets them in
+ * (attempt_id, seq) order over successive waves). Answers the
+ * {@link updateKey}s of the updates applied (the rows changed).
  */
-export async function applyBookingUpdate(db: Sequelize, u: BookingUpdate): Promise<boolean> {
+export async function applyBookingUpdates(db: Sequelize, us: BookingUpdate[]): Promise<Set<string>> {
+	const applied = new Set<string>();
+	const sorted = [...us].sort((a, b) => a.attempt_id - b.attempt_id || a.seq - b.seq);
+	let rest = sorted;
+	while (rest.length) {
+		const seen = new Set<number>();
+		const wave: BookingUpdate[] = [];
+		const later: BookingUpdate[] = [];
+		for (const u of rest) {
+			if (seen.has(u.order_id)) later.push(u);
+			else {
+				seen.add(u.order_id);
+				wave.push(u);
+			}
+		}
+		for (const k of await applyWave(db, wave)) applied.add(k);
+		rest = later;
+	}
+	return applied;
+}
+
+/** One UPDATE for updates of distinct orders (see {@link applyBookingUpdates} for the rules). */
+async function applyWave(db: Sequelize, wave: BookingUpdate[]): Promise<string[]> {
+	const col = <T>(f: (u: BookingUpdate) => T) => wave.map(f);
 	const given = (x: unknown) => x !== undefined;
-	const { count } = await exec(
+	const { rows } = await exec<{ order_id: string; attempt_id: string; seq: number }>(
 		db,
-		`UPDATE intake.orders SET
-			state = $5::text,
-			status = $6::text,
-			awb_number = CASE WHEN $7::boolean THEN $8::text WHEN booking_attempt_id = $3::bigint THEN awb_number END,
-			courier = CASE WHEN $9::boolean THEN $10::text WHEN booking_attempt_id = $3::bigint THEN courier END,
-			logistic_id = CASE WHEN $11::boolean THEN $12::integer WHEN booking_attempt_id = $3::bigint THEN logistic_id END,
-			failure_reason = CASE WHEN $13::boolean THEN $14::text WHEN booking_attempt_id = $3::bigint THEN failure_reason END,
+		`UPDATE intake.orders o SET
+			state = u.state,
+			status = u.status,
+			awb_number = CASE WHEN u.has_awb THEN u.awb WHEN o.booking_attempt_id = u.attempt_id THEN o.awb_number END,
+			courier = CASE WHEN u.has_courier THEN u.courier WHEN o.booking_attempt_id = u.attempt_id THEN o.courier END,
+			logistic_id = CASE WHEN u.has_logistic THEN u.logistic_id WHEN o.booking_attempt_id = u.attempt_id THEN o.logistic_id END,
+			failure_reason = CASE WHEN u.has_reason THEN u.reason WHEN o.booking_attempt_id = u.attempt_id THEN o.failure_reason END,
 			booked_at = CASE
-				WHEN $5::text <> 'booked' THEN booked_at
-				WHEN state = 'booked' AND booking_attempt_id = $3::bigint AND booked_at IS NOT NULL THEN booked_at
+				WHEN u.state <> 'booked' THEN o.booked_at
+				WHEN o.state = 'booked' AND o.booking_attempt_id = u.attempt_id AND o.booked_at IS NOT NULL THEN o.booked_at
 				ELSE now() END,
-			released_at = CASE WHEN $6::text = 'cancelled' THEN COALESCE(released_at, now()) ELSE released_at END,
-			booking_attempt_id = $3::bigint,
-			booking_seq = $4::integer,
+			released_at = CASE WHEN u.status = 'cancelled' THEN COALESCE(o.released_at, now()) ELSE o.released_at END,
+			booking_attempt_id = u.attempt_id,
+			booking_seq = u.seq,
 			updated_at = now()
-		WHERE order_id = $1 AND sender_id = $2
-			AND (booking_attempt_id IS NULL OR (booking_attempt_id, COALESCE(booking_seq, -1)) < ($3::bigint, $4::integer))`,
+		FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::integer[], $5::text[], $6::text[],
+		            $7::boolean[], $8::text[], $9::boolean[], $10::text[], $11::boolean[], $12::integer[],
+		            $13::boolean[], $14::text[])
+		     AS u(order_id, sender_id, attempt_id, seq, state, status, has_awb, awb, has_courier, courier,
+		          has_logistic, logistic_id, has_reason, reason)
+		WHERE o.order_id = u.order_id AND o.sender_id = u.sender_id
+			AND (o.booking_attempt_id IS NULL OR (o.booking_attempt_id, COALESCE(o.booking_seq, -1)) < (u.attempt_id, u.seq))
+		RETURNING o.order_id, u.attempt_id, u.seq`,
 		[
-			u.order_id,
-			u.sender_id,
-			u.attempt_id,
-			u.seq,
-			u.state,
-			u.status,
-			given(u.awb_number),
-			u.awb_number ?? null,
-			given(u.courier),
-			u.courier ?? null,
-			given(u.logistic_id),
-			u.logistic_id ?? null,
-			given(u.failure_reason),
-			u.failure_reason ?? null,
+			col((u) => u.order_id),
+			col((u) => u.sender_id),
+			col((u) => u.attempt_id),
+			col((u) => u.seq),
+			col((u) => u.state),
+			col((u) => u.status),
+			col((u) => given(u.awb_number)),
+			col((u) => u.awb_number ?? null),
+			col((u) => given(u.courier)),
+			col((u) => u.courier ?? null),
+			col((u) => given(u.logistic_id)),
+			col((u) => u.logistic_id ?? null),
+			col((u) => given(u.failure_reason)),
+			col((u) => u.failure_reason ?? null),
 		],
 	);
-	return count > 0;
+	return rows.map((r) =>
+		updateKey({ order_id: Number(r.order_id), attempt_id: Number(r.attempt_id), seq: r.seq }),
+	);
 }
 
 /** SQL literal list of constant status / state names (never user input). */

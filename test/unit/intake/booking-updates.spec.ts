@@ -72,6 +72,41 @@ describe("intake service", () => {
 			assert.equal(row.booking_seq, 1);
 		});
 
+		it("updates arriving together (one coalesced statement) end as if applied one by one, oldest first", async () => {
+			const s = newSender();
+			const a = (await create(s, forwardBody(warehouseOf(s)))).result.order_id;
+			const b = (await create(s, forwardBody(warehouseOf(s)))).result.order_id;
+			const queued = {
+				seq: 1,
+				state: "booking_in_progress",
+				status: "booking_queued",
+				awb_number: null,
+			} as const;
+			// all in flight at once: order a's seq 2 is listed before its seq 1 and omits the courier seq 1 gives
+			const answers = await Promise.all([
+				book(s, a, { seq: 2, courier: undefined, logistic_id: undefined }),
+				book(s, a, { ...queued, courier: "Sandbox Express", logistic_id: 3 }),
+				book(s, a, { seq: 2, courier: undefined, logistic_id: undefined }), // re-delivered within the batch
+				book(s, b, { ...queued, courier: "Sandbox Express", logistic_id: 3 }),
+				book(newSender(), b), // another sender's: never applied
+			]);
+			assert.deepEqual(
+				answers.map((x) => (x as { applied: boolean }).applied),
+				[true, true, true, true, false],
+			);
+			const [ra, rb] = await rowsFor(s);
+			assert.equal(ra.state, "booked");
+			assert.equal(ra.booking_seq, 2);
+			assert.equal(ra.awb_number, `AWB${a}`);
+			// seq 1 ran first: its courier survives seq 2, which omits it (same attempt)
+			assert.equal(ra.courier, "Sandbox Express");
+			assert.equal(ra.logistic_id, 3);
+			assert.ok(ra.booked_at);
+			assert.equal(rb.state, "booking_in_progress");
+			assert.equal(rb.booking_seq, 1);
+			assert.equal(rb.awb_number, null);
+		});
+
 		it("does not touch another sender's order; rejects malformed updates", async () => {
 			const s = newSender();
 			const { result } = await create(s, forwardBody(warehouseOf(s)));
