@@ -13,6 +13,8 @@
  * - `rates.listCouriers` internal `{direction?}` → CourierInfo[]
  * - `rates.getCourier`   internal `{logistic_id}` → CourierInfo | null
  * - `rates.coverage`     internal `{direction}` → pincodes served per courier (cached)
+ * - `rates.recordLaneOutcome` internal: a shipment's delivered / RTO outcome
+ *   into its lane's performance (once per attempt id)
  * - `rates.reload`       internal: re-reads the catalog from the database on
  *   every rates instance (broadcast `rates.changed`)
  *
@@ -34,12 +36,19 @@ import {
 } from "../lib/contracts";
 import { ApiError, apiError } from "../lib/errors";
 import { TtlLru } from "../lib/rates/cache";
-import { type CatalogSnapshot, courierInfo, loadCatalog } from "../lib/rates/catalog";
+import {
+	type CatalogSnapshot,
+	courierInfo,
+	laneKey,
+	lanePerformanceOf,
+	loadCatalog,
+} from "../lib/rates/catalog";
 import { CoverageCache } from "../lib/rates/coverage";
 import { RATES_MIGRATIONS } from "../lib/rates/migrations";
 import { parseQuoteParams, parseServiceableQuery } from "../lib/rates/params";
 import { type LaneQuery, quoteLane } from "../lib/rates/quote";
 import { seedSandbox } from "../lib/rates/seed";
+import { recordLaneOutcome } from "../lib/rates/store";
 import { Reloader } from "../lib/reloader";
 import { defineService } from "../lib/service";
 import { DbMixin } from "../mixins/db.mixin";
@@ -240,6 +249,63 @@ export default defineService<RatesVars>()({
 			async handler(ctx): Promise<CourierInfo | null> {
 				const c = (await this.getCatalog()).byId.get(ctx.params.logistic_id);
 				return c ? courierInfo(c) : null;
+			},
+		},
+
+		/**
+		 * Internal (spec §2.7 `performance`; issue 7): counts one shipment's
+		 * final outcome into its lane. Params: `attempt_id` (booking attempt,
+		 * positive integer), `logistic_id`, `from_pin` / `to_pin` (six digits),
+		 * `outcome` "delivered" | "rto", `tat_days` (days ≥ 0, two decimals
+		 * kept; averaged over delivered outcomes only). Idempotent per
+		 * `attempt_id`: the first call inserts `rates.lane_outcomes` and
+		 * increments `rates.lane_performance` in one statement (lib/rates/store.ts)
+		 * and answers `{recorded: true}`; a repeat changes nothing and answers
+		 * `{recorded: false}`. This instance's catalog snapshot takes the lane's
+		 * new counters at once (the quote's `performance` appears once the lane
+		 * has MIN_LANE_SHIPMENTS = 20 shipments); other rates instances take
+		 * them at their periodic reload (`reloadIntervalMs`, 5 min).
+		 * A courier no longer in the database answers `{recorded: false}` (logged):
+		 * there is no lane to count it into, and a retry would not change that.
+		 * Errors: Moleculer ValidationError for malformed params; 503
+		 * `rate_unavailable` when the database cannot be reached.
+		 */
+		recordLaneOutcome: {
+			params: {
+				attempt_id: { type: "number", integer: true, positive: true, convert: true },
+				logistic_id: { type: "number", integer: true, positive: true, convert: true },
+				from_pin: { type: "string", pattern: /^\d{6}$/ },
+				to_pin: { type: "string", pattern: /^\d{6}$/ },
+				outcome: { type: "enum", values: ["delivered", "rto"] },
+				tat_days: { type: "number", min: 0, max: 999_999, convert: true },
+			},
+			async handler(ctx): Promise<{ recorded: boolean }> {
+				const p = ctx.params;
+				let lane: Awaited<ReturnType<typeof recordLaneOutcome>>;
+				try {
+					lane = await recordLaneOutcome(this.db, p);
+				} catch (err) {
+					// no such courier in the database (the snapshot may lag a new one, so the database decides)
+					// (a courier removed since the shipment was booked: nothing to count it into; answering
+					// `recorded:false` lets booking's outbox deliver the row instead of retrying it forever)
+					if ((err as Error).name === "SequelizeForeignKeyConstraintError") {
+						this.logger.warn(
+							`lane outcome of attempt ${p.attempt_id} not recorded: unknown courier ${p.logistic_id}`,
+						);
+						return { recorded: false };
+					}
+					this.logger.error("lane outcome not recorded", (err as Error).message);
+					throw unavailable();
+				}
+				if (!lane) return { recorded: false };
+				const perf = lanePerformanceOf(lane);
+				// into the snapshot in use now (none loaded yet: its first load reads the lane); counters only
+				// grow, so an answer that raced a later one never replaces it
+				const cur = this.catalog;
+				const key = laneKey(p.logistic_id, p.from_pin, p.to_pin);
+				const held = cur?.performance.get(key);
+				if (cur && perf && (!held || held.shipments <= perf.shipments)) cur.performance.set(key, perf);
+				return { recorded: true };
 			},
 		},
 

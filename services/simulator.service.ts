@@ -33,6 +33,16 @@
  *   restarts); later creates of that reference work.
  * - `SIMULATE_REFUSE`: refused with "Shipment rejected by the courier (SIMULATE_REFUSE)".
  *
+ * Tracking: `GET /couriers/<code>/api/v1/packages/json/?waybill=a,b,…` answers
+ * up to 50 waybills in one call (every one it knows, with all its scans; two
+ * queries whatever the count). Scan push: when `SANDBOX_SCAN_PUSH_URL` is set
+ * (e.g. `http://127.0.0.1:3000/v1/tracking/webhooks/{courier}`, `{courier}`
+ * replaced by the courier code), every scan emitted on demand is also POSTed
+ * there in Delhivery's push shape, signed `x-sandbox-signature:
+ * sha256=<hex HMAC-SHA256 of the body>` under `SANDBOX_WEBHOOK_SECRET` (default
+ * `sandbox-webhook-secret`), fire-and-forget with a 2 s timeout: a failed push
+ * is logged and the poller still finds the scan (lib/simulator/push.ts).
+ *
  * Every courier call is recorded in `simulator.calls` (courier, endpoint,
  * reference / waybill / location name, HTTP status, create outcome
  * `booked` | `duplicate` | `refused` | `503`) for ops and tests.
@@ -41,8 +51,9 @@
  * `GET /references?reference=a,b` (per client reference: packages held, live
  * ones, creates received; the `simulator.references` action),
  * `POST /couriers/<code>/sandbox/scan` `{waybill, event, reason?}` (same as
- * the `simulator.emitScan` action, events {@link EMITTABLE_EVENTS}; 404 for an
- * AWB not of that courier).
+ * the `simulator.emitScan` action, events {@link EMITTABLE_EVENTS}: every
+ * normalized status but booked, manifested and cancelled; 404 for an AWB not
+ * of that courier).
  *
  * Where it lives: couriers and refusal rules lib/simulator/couriers.ts, the
  * endpoints lib/simulator/api.ts, the HTTP server lib/simulator/server.ts,
@@ -72,8 +83,11 @@ export default defineService<SimulatorVars>()({
 		/**
 		 * Emits a tracking scan for a booked AWB, as the courier would
 		 * (ARCHITECTURE §4 sandbox events). Params: `awb_number`, `event` (one of
-		 * picked_up, in_transit, out_for_delivery, delivered, undelivered,
-		 * rto_initiated, rto_delivered), `reason?` (NDR reason / remark).
+		 * {@link EMITTABLE_EVENTS}: every normalized status but booked,
+		 * manifested and cancelled), `reason?` (NDR reason / remark, ≤ 255).
+		 * The scan is stored (the track API answers it) and, when
+		 * `SANDBOX_SCAN_PUSH_URL` is set, also pushed there signed
+		 * (lib/simulator/push.ts; fire-and-forget, a failure is logged).
 		 * Returns `{courier_code, awb_number, code, at}` (at ISO-8601 UTC); throws
 		 * a 404 MoleculerClientError `not_found` for an unknown AWB.
 		 */
@@ -85,9 +99,9 @@ export default defineService<SimulatorVars>()({
 			},
 			async handler(ctx): Promise<EmittedScan> {
 				const { awb_number, event, reason } = ctx.params;
-				const scan = await addScan(this.db, awb_number, event, reason);
-				if (!scan) throw new Errors.MoleculerClientError(`No such waybill ${awb_number}`, 404, "not_found");
-				return scan;
+				const added = await addScan(this.db, awb_number, event, { reason, logger: this.logger });
+				if (!added) throw new Errors.MoleculerClientError(`No such waybill ${awb_number}`, 404, "not_found");
+				return added.scan;
 			},
 		},
 		/** Ops view: packages, cancellations and pickup locations per courier code. */

@@ -4,6 +4,7 @@
  * `simulator` (the sandbox couriers, ARCHITECTURE §4).
  */
 import type { JWK } from "jose";
+import type { ShipmentStatus } from "../shipment-status";
 import type { HttpParams } from "./common";
 
 /** §5.5 token answer of the development identity provider. */
@@ -15,21 +16,21 @@ export interface TokenResponse {
 	token_type: "bearer";
 }
 
-/** Tracking events the simulator can emit (ARCHITECTURE §4). */
-export type SimulatorEvent =
-	| "picked_up"
-	| "in_transit"
-	| "out_for_delivery"
-	| "delivered"
-	| "undelivered"
-	| "rto_initiated"
-	| "rto_delivered";
+/**
+ * Tracking events the simulator can emit on demand (ARCHITECTURE §4): every
+ * normalized shipment status (lib/shipment-status.ts) but `booked`,
+ * `manifested` and `cancelled`, which the simulator writes itself (on create
+ * and cancel) or which are ours.
+ */
+export type SimulatorEvent = Exclude<ShipmentStatus, "booked" | "manifested" | "cancelled">;
 
 /** A scan the simulator emitted. */
 export interface EmittedScan {
+	/** the sandbox courier's code, e.g. `sbx-express` */
 	courier_code: string;
 	awb_number: string;
-	code: string;
+	/** the event emitted (the scan's normalized status) */
+	code: SimulatorEvent;
 	/** ISO-8601 UTC */
 	at: string;
 }
@@ -82,7 +83,10 @@ export interface PlatformActions {
 	"devauth.token": { params: HttpParams; result: TokenResponse };
 	/** GET /auth/v1/.well-known/jwks.json (zero-setup only). */
 	"devauth.jwks": { params: Record<string, never>; result: { keys: JWK[] } };
-	/** Sandbox: the simulated courier emits a tracking scan for a booked AWB; 404 for an unknown AWB. */
+	/**
+	 * Sandbox: the simulated courier emits a tracking scan for a booked AWB (and pushes it, signed, to
+	 * `SANDBOX_SCAN_PUSH_URL` when set); 404 `not_found` for an unknown AWB.
+	 */
 	"simulator.emitScan": {
 		params: { awb_number: string; event: SimulatorEvent; reason?: string };
 		result: EmittedScan;

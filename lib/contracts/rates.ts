@@ -80,6 +80,21 @@ export interface CourierLimits {
 	zones: Zone[];
 }
 
+/** `rates.recordLaneOutcome` input: one shipment's final outcome on its lane (§2.7 `performance`). */
+export interface LaneOutcomeParams {
+	/** booking attempt id: an outcome is counted once per attempt */
+	attempt_id: number;
+	logistic_id: number;
+	/** six-digit pickup pincode */
+	from_pin: string;
+	/** six-digit delivery pincode */
+	to_pin: string;
+	/** delivered to the consignee, or returned to origin (rto_delivered) */
+	outcome: "delivered" | "rto";
+	/** turnaround in days (≥ 0, two decimals kept): pickup to delivery, or to the RTO delivery */
+	tat_days: number;
+}
+
 export interface RatesActions {
 	/** GET /v1/shipping/serviceable (§4.2, §2.7): query strings → {@link QuoteResult}; 400, 422 `lane_not_priced`, 503 `rate_unavailable`. */
 	"rates.serviceable": { params: HttpParams; result: QuoteResult };
@@ -102,6 +117,12 @@ export interface RatesActions {
 	};
 	/** Internal: one courier (active or not), or null. */
 	"rates.getCourier": { params: { logistic_id: number }; result: CourierInfo | null };
+	/**
+	 * Internal: counts a shipment's final outcome into its lane's performance, once per `attempt_id`
+	 * (`recorded: false` for a repeat, nothing changed); the quote's `performance` reflects it at once on
+	 * this instance. 400 `validation_failed` for an unknown courier; 503 `rate_unavailable`.
+	 */
+	"rates.recordLaneOutcome": { params: LaneOutcomeParams; result: { recorded: boolean } };
 	/** Internal: re-reads the catalog on every instance (broadcasts `rates.changed`); 503 `rate_unavailable`. */
 	"rates.reload": {
 		params: Record<string, never>;

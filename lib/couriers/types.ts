@@ -11,6 +11,7 @@
  */
 
 import type { Address, PaymentMode, ShipmentDirection } from "../contracts";
+import type { ShipmentStatus } from "../shipment-status";
 
 /**
  * Warehouse registration as a courier pickup location (lib/couriers/locations.ts
@@ -66,12 +67,18 @@ export interface BookResult {
 	status: "booked" | "cancelled";
 }
 
-/** One tracking event, normalized (`code` is one of the sandbox SCAN_KINDS codes for sandbox couriers). */
+/** One tracking scan as a courier reports it, normalized (ARCHITECTURE §1). */
 export interface TrackingScan {
-	status: string;
-	code: string;
+	/** normalized status (lib/shipment-status.ts) */
+	status: ShipmentStatus;
+	/** the courier's own status code, e.g. Delhivery StatusCode "EOD-38" */
+	courier_code: string;
+	/** the courier's own words, e.g. "Delivered" */
+	courier_status: string;
 	location: string;
+	/** ISO-8601 UTC */
 	at: string;
+	/** courier remarks / NDR reason, when given */
 	remarks?: string;
 }
 
@@ -85,8 +92,16 @@ export interface CourierAdapter {
 	lookupByReference(reference: string): Promise<BookResult | null>;
 	/** Cancels an AWB. */
 	cancel(awb_number: string): Promise<{ cancelled: boolean }>;
-	/** Tracking scans, oldest first. */
+	/** Tracking scans of one AWB, oldest first. Unknown AWB → CourierRefused; unreachable → CourierUnavailable. */
 	track(awb_number: string): Promise<TrackingScan[]>;
+	/** Most AWBs one trackMany call takes (Delhivery: 50). */
+	readonly trackBatchSize: number;
+	/** Scans of up to trackBatchSize AWBs in one call, each list oldest first; AWBs the courier does not know are absent. Throws CourierUnavailable when unreachable. */
+	trackMany(awb_numbers: string[]): Promise<Map<string, TrackingScan[]>>;
+	/** Whether a pushed scan webhook body is authentic (HMAC / shared secret per the courier's scheme). `headers` lower-cased. */
+	verifyPush(raw: Buffer, headers: Record<string, string | undefined>): boolean;
+	/** The scans of a pushed webhook body (already verified). Throws CourierRefused (its words) for a body it cannot read. */
+	parsePush(raw: Buffer): { awb_number: string; scans: TrackingScan[] }[];
 }
 
 /** The courier said no (definitive). `message` is the courier's words. */

@@ -88,14 +88,34 @@ interface ServiceabilityDbRow {
 	applies_to: ServiceabilityRule["applies_to"];
 	serviceable: boolean;
 }
-interface LaneDbRow {
+/** A `rates.lane_performance` row as pg answers it. */
+export interface LaneDbRow {
 	logistic_id: Num;
 	from_pin: string;
 	to_pin: string;
 	shipments: Num;
 	delivered: Num;
 	rto: Num;
+	/** days, summed over the delivered shipments */
 	tat_days_sum: Num;
+}
+
+/**
+ * The answered performance of a lane's counters, or null under
+ * {@link MIN_LANE_SHIPMENTS} shipments: delivered % and RTO % of all
+ * shipments (one decimal), average turnaround days over the delivered ones
+ * (one decimal; null when none was delivered).
+ */
+export function lanePerformanceOf(r: LaneDbRow): LanePerformance | null {
+	const shipments = Number(r.shipments);
+	if (!(shipments >= MIN_LANE_SHIPMENTS)) return null;
+	const delivered = Number(r.delivered);
+	return {
+		delivered_pct: round1((delivered * 100) / shipments),
+		rto_pct: round1((Number(r.rto) * 100) / shipments),
+		avg_tat_days: delivered > 0 ? round1(Number(r.tat_days_sum) / delivered) : null,
+		shipments,
+	};
 }
 
 /** The public {@link CourierInfo} of a courier row (exactly the contract's keys). */
@@ -190,14 +210,8 @@ export async function loadCatalog(db: Sequelize): Promise<CatalogSnapshot> {
 		snap.rules.set(id, list);
 	}
 	for (const r of perf) {
-		const shipments = Number(r.shipments);
-		const delivered = Number(r.delivered);
-		snap.performance.set(laneKey(Number(r.logistic_id), r.from_pin, r.to_pin), {
-			delivered_pct: round1((delivered * 100) / shipments),
-			rto_pct: round1((Number(r.rto) * 100) / shipments),
-			avg_tat_days: delivered > 0 ? round1(Number(r.tat_days_sum) / delivered) : null,
-			shipments,
-		});
+		const p = lanePerformanceOf(r);
+		if (p) snap.performance.set(laneKey(Number(r.logistic_id), r.from_pin, r.to_pin), p);
 	}
 	return snap;
 }

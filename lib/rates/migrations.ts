@@ -12,6 +12,9 @@
  *   no matching rule = serviceable), for pickup, delivery or both ends.
  * - `rates.lane_performance`: per courier and lane (origin pincode → destination
  *   pincode) outcome counters; empty until shipments report history.
+ * - `rates.lane_outcomes` (002): one row per booking attempt whose outcome was
+ *   counted into `lane_performance` (`rates.recordLaneOutcome`), so a
+ *   re-delivered outcome is counted once.
  *
  * Sandbox couriers are NOT seeded here (see lib/rates/seed.ts, run in `started`).
  */
@@ -81,6 +84,23 @@ export const RATES_MIGRATIONS: Migration[] = [
 				updated_at   timestamptz NOT NULL DEFAULT now(),
 				PRIMARY KEY (logistic_id, from_pin, to_pin)
 			)`);
+		},
+	},
+	{
+		name: "002_lane_outcomes",
+		async up({ sequelize, transaction }) {
+			await sequelize.query(
+				`CREATE TABLE IF NOT EXISTS rates.lane_outcomes (
+				attempt_id  bigint PRIMARY KEY CHECK (attempt_id > 0),
+				logistic_id integer NOT NULL REFERENCES rates.couriers (logistic_id) ON DELETE CASCADE,
+				from_pin    text NOT NULL CHECK (from_pin ~ '^[0-9]{6}$'),
+				to_pin      text NOT NULL CHECK (to_pin ~ '^[0-9]{6}$'),
+				outcome     text NOT NULL CHECK (outcome IN ('delivered', 'rto')),
+				tat_days    numeric(8,2) NOT NULL CHECK (tat_days >= 0),
+				recorded_at timestamptz NOT NULL DEFAULT now()
+			)`,
+				{ transaction },
+			);
 		},
 	},
 ];

@@ -4,15 +4,19 @@
  * (status, JSON body, optional hang). HTTP parsing and routing are in
  * ./server.ts; the SQL in ./store.ts.
  */
+
+import type { Logger } from "moleculer";
 import type { Sequelize } from "sequelize";
 import type { EmittedScan, SimulatorEvent, SimulatorReference, SimulatorState } from "../contracts";
 import {
 	SCAN_KINDS,
+	scanKindOf,
 	type WireCancelRequest,
 	type WireCancelResponse,
 	type WireCreateRequest,
 	type WireCreateResponse,
 	type WirePackage,
+	type WirePushScan,
 	type WireShipment,
 	type WireTrackResponse,
 	type WireTrackShipment,
@@ -28,6 +32,7 @@ import {
 	sortCode,
 	warehouseRefusals,
 } from "./couriers";
+import { firePush } from "./push";
 import {
 	countsPerCourier,
 	firstFault,
@@ -173,7 +178,7 @@ export async function create(db: Sequelize, courier: SimCourier, data: WireCreat
 /** The wire tracking record of a package and its scans (oldest first); no scan yet → "Manifested". */
 function trackOf(row: PackageRow, scans: ScanRow[]): WireTrackShipment {
 	const wire = scans.map((s) => {
-		const k = SCAN_KINDS[s.code] ?? SCAN_KINDS.in_transit;
+		const k = scanKindOf(s.code) ?? SCAN_KINDS.in_transit;
 		return {
 			ScanDetail: {
 				Scan: k.Scan,
@@ -203,9 +208,11 @@ function trackOf(row: PackageRow, scans: ScanRow[]): WireTrackShipment {
 }
 
 /**
- * `GET /api/v1/packages/json/?refnum=a,b` or `?waybill=a,b` (at most 50):
- * Delhivery-like track answer. Neither given → 400; nothing found → 200 with
- * `Error`.
+ * `GET /api/v1/packages/json/?refnum=a,b` or `?waybill=a,b` (comma-separated,
+ * the first 50 taken): Delhivery-like track answer with every package found
+ * (oldest booked first), each with all its scans; unknown ones are left out.
+ * Two queries whatever the count (packages, then their scans). Neither given
+ * → 400; nothing found → 200 with `Error`.
  */
 export async function lookup(
 	db: Sequelize,
@@ -227,13 +234,14 @@ export async function lookup(
 				rows.map((r) => r.waybill),
 			)
 		: [];
+	const byWaybill = new Map<string, ScanRow[]>();
+	for (const s of scans) {
+		const list = byWaybill.get(s.waybill);
+		if (list) list.push(s);
+		else byWaybill.set(s.waybill, [s]);
+	}
 	const body: WireTrackResponse = {
-		ShipmentData: rows.map((r) => ({
-			Shipment: trackOf(
-				r,
-				scans.filter((s) => s.waybill === r.waybill),
-			),
-		})),
+		ShipmentData: rows.map((r) => ({ Shipment: trackOf(r, byWaybill.get(r.waybill) ?? []) })),
 	};
 	if (!rows.length) body.Error = "No such waybill or Order Id found";
 	return { status: 200, body };
@@ -265,7 +273,7 @@ export async function cancelPackage(
 		return answer({
 			status: false,
 			waybill,
-			error: `Shipment is ${SCAN_KINDS[lastCode]?.Scan ?? lastCode}; it can no longer be cancelled`,
+			error: `Shipment is ${scanKindOf(lastCode)?.Scan ?? lastCode}; it can no longer be cancelled`,
 		});
 	}
 	if (await markCancelled(db, courier.code, waybill))
@@ -296,28 +304,61 @@ export async function registerWarehouse(
 	return { status: 200, body };
 }
 
+/** The push body (Delhivery's scan-push shape) of scan `scan` of AWB `awb`. */
+export function pushBodyOf(awb: string, scan: ScanRow): WirePushScan {
+	const k = scanKindOf(scan.code) ?? SCAN_KINDS.in_transit;
+	return {
+		Shipment: {
+			AWB: awb,
+			Status: {
+				Status: k.Scan,
+				StatusCode: k.StatusCode,
+				StatusType: k.ScanType,
+				StatusLocation: scan.location,
+				StatusDateTime: new Date(scan.at).toISOString(),
+				Instructions: scan.instructions,
+			},
+		},
+	};
+}
+
+/** Options of {@link addScan}. */
+export interface AddScanOptions {
+	/** NDR reason / remark, sent as the scan's `Instructions` */
+	reason?: string;
+	/** only an AWB of this courier (the HTTP scan endpoint); absent → any courier */
+	courierCode?: string;
+	/** when given and `SANDBOX_SCAN_PUSH_URL` is set, the scan is also pushed (./push.ts), failures logged here */
+	logger?: Pick<Logger, "warn">;
+}
+
 /**
- * Adds tracking scan `event` to booked AWB `awb` (of `courierCode`, or of any
- * courier), at the consignee city (`Origin` for `rto_delivered`). Answers
- * `{courier_code, awb_number, code, at}` (at ISO-8601 UTC), or null for an
- * unknown AWB.
+ * Adds tracking scan `event` to booked AWB `awb` (of `opts.courierCode`, or
+ * of any courier), at the consignee city (`Origin` for `rto_delivered`), and
+ * pushes it (fire-and-forget, ./push.ts) when `opts.logger` is given and
+ * `SANDBOX_SCAN_PUSH_URL` is set. Answers `{courier_code, awb_number, code,
+ * at}` (at ISO-8601 UTC) and the push in flight (`pushed`, null when none;
+ * never rejects), or null for an unknown AWB.
  */
 export async function addScan(
 	db: Sequelize,
 	awb: string,
 	event: SimulatorEvent,
-	reason?: string,
-	courierCode?: string,
-): Promise<EmittedScan | null> {
-	const pkg = await packageForScan(db, awb, courierCode);
+	opts: AddScanOptions = {},
+): Promise<{ scan: EmittedScan; pushed: Promise<void> | null } | null> {
+	const pkg = await packageForScan(db, awb, opts.courierCode);
 	if (!pkg) return null;
 	const location = event === "rto_delivered" ? "Origin" : (pkg.city ?? "Hub");
-	const scan = await insertScan(db, awb, event, location, reason ?? "");
+	const row = await insertScan(db, awb, event, location, opts.reason ?? "");
+	const pushed = opts.logger ? firePush(opts.logger, pkg.courier_code, pushBodyOf(awb, row)) : null;
 	return {
-		courier_code: pkg.courier_code,
-		awb_number: awb,
-		code: event,
-		at: new Date(scan.at).toISOString(),
+		scan: {
+			courier_code: pkg.courier_code,
+			awb_number: awb,
+			code: event,
+			at: new Date(row.at).toISOString(),
+		},
+		pushed,
 	};
 }
 

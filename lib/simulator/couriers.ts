@@ -36,7 +36,8 @@ export const REFUSED_PINCODES = ["000000", "999999", "111111"];
 
 /**
  * Tracking events that can be emitted on demand (`simulator.emitScan`,
- * `POST /couriers/<code>/sandbox/scan`); `manifested` and `cancelled` are the
+ * `POST /couriers/<code>/sandbox/scan`): every scan kind of SCAN_KINDS (every
+ * normalized status but `booked`) except `manifested` and `cancelled`, the
  * simulator's own (on create and cancel).
  */
 export const EMITTABLE_EVENTS: readonly SimulatorEvent[] = Object.keys(SCAN_KINDS).filter(

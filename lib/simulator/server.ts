@@ -2,7 +2,8 @@
  * The simulator's HTTP server (node:http on 127.0.0.1): routes
  * `/couriers/<code>/…` to the courier endpoints of ./api.ts with the
  * courier's token check, plus `GET /health`, `GET /state`,
- * `GET /references?reference=a,b` and `POST /couriers/<code>/sandbox/scan`. Answers are JSON; a `SIMULATE_TIMEOUT`
+ * `GET /references?reference=a,b` and `POST /couriers/<code>/sandbox/scan`
+ * (the scan is also pushed when `SANDBOX_SCAN_PUSH_URL` is set, ./push.ts). Answers are JSON; a `SIMULATE_TIMEOUT`
  * answer is held (and released on {@link SimulatorServer.close}).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -175,9 +176,13 @@ export class SimulatorServer {
 			if (!b.waybill || !isEmittable(b.event)) {
 				throw new HttpError(400, { error: "waybill and a valid event are required" });
 			}
-			const scan = await addScan(this.db, b.waybill, b.event, b.reason, courier.code);
-			if (!scan) throw new HttpError(404, { error: `No such waybill ${b.waybill}` });
-			return { status: 200, body: scan };
+			const added = await addScan(this.db, b.waybill, b.event, {
+				reason: b.reason,
+				courierCode: courier.code,
+				logger: this.logger,
+			});
+			if (!added) throw new HttpError(404, { error: `No such waybill ${b.waybill}` });
+			return { status: 200, body: added.scan };
 		}
 		throw new HttpError(404, { error: "not found" });
 	}

@@ -254,8 +254,8 @@ describe("couriers: sandbox adapter against the simulator", function () {
 		const b = await a.book(bookReq(ref(), WH));
 		let scans = await a.track(b.awb_number);
 		assert.deepEqual(
-			scans.map((s) => s.code),
-			["manifested"],
+			scans.map((s) => s.status),
+			["booked"],
 		);
 		await broker.call("simulator.emitScan", { awb_number: b.awb_number, event: "picked_up" });
 		await broker.call("simulator.emitScan", {
@@ -265,10 +265,11 @@ describe("couriers: sandbox adapter against the simulator", function () {
 		});
 		scans = await a.track(b.awb_number);
 		assert.deepEqual(
-			scans.map((s) => s.code),
-			["manifested", "picked_up", "undelivered"],
+			scans.map((s) => s.status),
+			["booked", "picked_up", "undelivered"],
 		);
-		assert.equal(scans[2].status, "Pending");
+		assert.equal(scans[2].courier_status, "Pending");
+		assert.equal(scans[2].courier_code, "EOD-74");
 		assert.equal(scans[2].remarks, "Consignee not available");
 		assert.equal(scans[2].location, "Mumbai");
 		const unknown = await rejects(() => a.track("00000000000000"));
@@ -291,7 +292,7 @@ describe("couriers: sandbox adapter against the simulator", function () {
 		assert.equal(ok.body.courier_code, "sbx-express");
 		assert.equal(ok.body.awb_number, b.awb_number);
 		assert.equal(ok.body.code, "in_transit");
-		for (const event of ["manifested", "cancelled", "lost"]) {
+		for (const event of ["manifested", "cancelled", "booked", "nosuch"]) {
 			assert.equal((await scan("sbx-express", { waybill: b.awb_number, event })).status, 400, event);
 		}
 		assert.equal((await scan("sbx-surface", { waybill: b.awb_number, event: "in_transit" })).status, 404);
@@ -302,8 +303,8 @@ describe("couriers: sandbox adapter against the simulator", function () {
 		assert.equal(err.code, 404);
 		const scans = await adapterFor(courier("sbx-express")).track(b.awb_number);
 		assert.deepEqual(
-			scans.map((x) => x.code),
-			["manifested", "in_transit"],
+			scans.map((x) => x.status),
+			["booked", "in_transit"],
 		);
 	});
 

@@ -16,7 +16,9 @@ import {
 	parseCancel,
 	parseCreate,
 	parseLookup,
+	parsePush,
 	parseTrack,
+	parseTrackMany,
 	parseWarehouse,
 	toCancel,
 	toCreateForm,
@@ -24,12 +26,20 @@ import {
 } from "./mapper";
 import { callCourier } from "./proxy";
 import { type SandboxSettings, sandboxSettings } from "./settings";
+import { verifyPushSignature } from "./signature";
+import { PUSH_SIGNATURE_HEADER } from "./wire";
 
-export { PickupLocationUnknown } from "./mapper";
+export { PickupLocationUnknown, statusOfScan } from "./mapper";
+export { signPush } from "./signature";
+
+/** Most waybills one sandbox (Delhivery) track call takes. */
+export const SANDBOX_TRACK_BATCH = 50;
 
 /** One sandbox courier account (courier code + token) behind the adapter interface. */
 export class SandboxAdapter implements CourierAdapter {
 	readonly settings: SandboxSettings;
+	/** Delhivery's track API takes up to 50 comma-separated waybills. */
+	readonly trackBatchSize = SANDBOX_TRACK_BATCH;
 
 	/** @param courierCode the simulator's courier code, e.g. `sbx-express` */
 	constructor(courierCode: string, settings: Partial<SandboxSettings> = {}) {
@@ -84,5 +94,46 @@ export class SandboxAdapter implements CourierAdapter {
 			query: { waybill: awb_number },
 		});
 		return parseTrack(res, this.settings.courierCode, awb_number);
+	}
+
+	/**
+	 * `GET /api/v1/packages/json/?waybill=a,b,c`: scans of each AWB the courier
+	 * knows, oldest first; unknown AWBs are absent. Duplicates and blanks are
+	 * dropped; more than {@link SANDBOX_TRACK_BATCH} AWBs are asked in
+	 * consecutive calls of that size. No AWB → an empty map, no call.
+	 * Throws CourierUnavailable when the courier is unreachable or answers
+	 * something unreadable.
+	 */
+	async trackMany(awb_numbers: string[]): Promise<Map<string, TrackingScan[]>> {
+		const list = [...new Set(awb_numbers.map((a) => a.trim()).filter(Boolean))];
+		const out = new Map<string, TrackingScan[]>();
+		for (let i = 0; i < list.length; i += this.trackBatchSize) {
+			const batch = list.slice(i, i + this.trackBatchSize);
+			const res = await callCourier(this.settings, {
+				method: "GET",
+				path: "/api/v1/packages/json/",
+				query: { waybill: batch.join(",") },
+			});
+			for (const [awb, scans] of parseTrackMany(res, this.settings.courierCode, batch)) out.set(awb, scans);
+		}
+		return out;
+	}
+
+	/**
+	 * Whether a pushed scan body is authentic: header `x-sandbox-signature`
+	 * is `sha256=<hex HMAC-SHA256 of raw>` under `settings.webhookSecret`
+	 * (constant-time compare). Missing or malformed header → false.
+	 */
+	verifyPush(raw: Buffer, headers: Record<string, string | undefined>): boolean {
+		return verifyPushSignature(raw, headers[PUSH_SIGNATURE_HEADER], this.settings.webhookSecret);
+	}
+
+	/**
+	 * Scans of a pushed body (Delhivery push shape, one scan per `Shipment`
+	 * entry; lib/couriers/sandbox/wire.ts WirePushScan): per AWB its scans,
+	 * oldest first. Throws CourierRefused naming what it cannot read.
+	 */
+	parsePush(raw: Buffer): { awb_number: string; scans: TrackingScan[] }[] {
+		return parsePush(raw, this.settings.courierCode);
 	}
 }

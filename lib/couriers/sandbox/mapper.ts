@@ -10,6 +10,7 @@
  *   {@link CourierUnavailable}: the courier did not decide on the parcel.
  */
 import type { Address } from "../../contracts";
+import type { ShipmentStatus } from "../../shipment-status";
 import {
 	type BookRequest,
 	type BookResult,
@@ -27,6 +28,7 @@ import {
 	type WireCancelResponse,
 	type WireCreateRequest,
 	type WireCreateResponse,
+	type WirePushScan,
 	type WireShipment,
 	type WireTrackResponse,
 	type WireTrackShipment,
@@ -164,24 +166,224 @@ export function parseLookup(res: ProxyResponse, courierCode: string, reference: 
 	return hit ? resultOf(hit) : null;
 }
 
-const BY_STATUS_CODE = new Map(Object.values(SCAN_KINDS).map((k) => [k.StatusCode, k.code]));
+/**
+ * Delhivery NDR ("non-delivery") status codes a real courier sends with an
+ * undelivered attempt, besides the sandbox's own `EOD-74`.
+ */
+const NDR_STATUS_CODES = ["EOD-6", "EOD-11", "EOD-15", "EOD-43", "EOD-69", "EOD-86", "EOD-104"];
 
-/** Reads tracking scans of `awb_number`, oldest first. Unknown AWB → CourierRefused. */
-export function parseTrack(res: ProxyResponse, courierCode: string, awb_number: string): TrackingScan[] {
+/**
+ * Normalized status by the courier's `StatusCode`: the sandbox scans, then the
+ * known NDR codes. The courier's "Manifested" (`X-UCI`, the simulator's create
+ * scan `SCAN_KINDS.manifested`) only says "shipment data received": it is our
+ * `booked`; Ready-for-pickup (`manifested`) is set by our own manifest (spec §3).
+ */
+const BY_STATUS_CODE = new Map<string, ShipmentStatus>([
+	...Object.values(SCAN_KINDS).map((k): [string, ShipmentStatus] => [
+		k.StatusCode.toUpperCase(),
+		k.code === "manifested" ? "booked" : k.code,
+	]),
+	...NDR_STATUS_CODES.map((c): [string, ShipmentStatus] => [c, "undelivered"]),
+]);
+
+/** Default normalized status by Delhivery `ScanType` / `StatusType` when neither code nor words decide. */
+const BY_SCAN_TYPE: Record<string, ShipmentStatus> = {
+	UD: "in_transit",
+	PU: "picked_up",
+	PP: "picked_up",
+	DL: "delivered",
+	RT: "rto_in_transit",
+	CN: "cancelled",
+	LT: "lost",
+};
+
+/**
+ * Maps one sandbox (Delhivery-protocol) scan to a {@link ShipmentStatus};
+ * never throws. Nothing from a courier maps to `manifested` (Ready-for-pickup):
+ * our own manifest (`POST /v1/documents/manifest`, spec §3) sets it; the
+ * courier's "Manifested" scan (`X-UCI`, Delhivery's "shipment data received",
+ * the first scan of every booked parcel) is our `booked`. In this order:
+ *
+ * 1. By `StatusCode` (case-insensitive):
+ *
+ * | StatusCode | Scan (words) | ScanType | status |
+ * |---|---|---|---|
+ * | X-UCI | Manifested | UD | booked |
+ * | X-ASP | Pickup Scheduled | UD | pickup_scheduled |
+ * | X-PPOM | Picked Up | PU | picked_up |
+ * | X-DLL2F | In Transit | UD | in_transit |
+ * | X-DDD3FD | Dispatched | UD | out_for_delivery |
+ * | EOD-38 | Delivered | DL | delivered |
+ * | EOD-74 (and NDR codes EOD-6, -11, -15, -43, -69, -86, -104) | Pending | UD | undelivered |
+ * | RT-101 | RTO Initiated | RT | rto_initiated |
+ * | RT-102 | In Transit | RT | rto_in_transit |
+ * | RT-110 | RTO Delivered | DL | rto_delivered |
+ * | LT-100 | Lost | LT | lost |
+ * | ST-108 | Damaged | UD | damaged |
+ * | X-CN | Canceled | CN | cancelled |
+ *
+ * 2. An unknown code by `ScanType` and the words (case-insensitive): CN →
+ *    cancelled; words "lost" → lost, "damage" → damaged; DL → rto_delivered
+ *    when the words say "RTO" / "return", else delivered; RT → rto_initiated
+ *    when the words say "initiat", else rto_in_transit; otherwise the words
+ *    "manifest" → booked, "not picked" / "schedul" / (PP) "pending" →
+ *    pickup_scheduled, "picked" → picked_up, "dispatched" / "out for
+ *    delivery" → out_for_delivery, "undelivered" / "not delivered" / (UD)
+ *    "pending" → undelivered, "in transit" → in_transit.
+ * 3. Else the default by ScanType: UD → in_transit, PU / PP → picked_up,
+ *    DL → delivered, RT → rto_in_transit, CN → cancelled, LT → lost; an
+ *    unknown ScanType → in_transit.
+ */
+export function statusOfScan(scan: {
+	StatusCode?: string;
+	ScanType?: string;
+	Scan?: string;
+}): ShipmentStatus {
+	const byCode = BY_STATUS_CODE.get(
+		String(scan.StatusCode ?? "")
+			.trim()
+			.toUpperCase(),
+	);
+	if (byCode) return byCode;
+	const type = String(scan.ScanType ?? "")
+		.trim()
+		.toUpperCase();
+	const words = String(scan.Scan ?? "")
+		.trim()
+		.toLowerCase();
+	if (type === "CN") return "cancelled";
+	if (/\blost\b/.test(words)) return "lost";
+	if (words.includes("damage")) return "damaged";
+	if (type === "DL") return /\brto\b|return/.test(words) ? "rto_delivered" : "delivered";
+	if (type === "RT") return words.includes("initiat") ? "rto_initiated" : "rto_in_transit";
+	if (words.includes("manifest")) return "booked";
+	if (/not picked|schedul/.test(words) || (type === "PP" && words.includes("pending")))
+		return "pickup_scheduled";
+	if (words.includes("picked")) return "picked_up";
+	if (/dispatched|out for delivery/.test(words)) return "out_for_delivery";
+	if (/undelivered|not delivered/.test(words) || (type === "UD" && words.includes("pending")))
+		return "undelivered";
+	if (words.includes("in transit")) return "in_transit";
+	return BY_SCAN_TYPE[type] ?? "in_transit";
+}
+
+/**
+ * A courier time as ISO-8601 UTC, or null when unreadable. A time without a
+ * zone (Delhivery sends `2024-03-05T14:02:11.000` or `2024-03-05 14:02:11`)
+ * is India Standard Time (+05:30).
+ */
+export function courierTimeToUtc(t: unknown): string | null {
+	if (typeof t !== "string" || !t.trim()) return null;
+	let s = t.trim().replace(/^(\d{4}-\d{2}-\d{2}) (\d)/, "$1T$2");
+	if (/T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(s)) s += "+05:30";
+	const ms = Date.parse(s);
+	return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+}
+
+/** Oldest first; scans of the same time keep the courier's order (stable sort). */
+function oldestFirst(scans: TrackingScan[]): TrackingScan[] {
+	return scans.sort((a, b) => a.at.localeCompare(b.at));
+}
+
+/** The normalized scans of one tracked shipment, oldest first; scans without a readable time are left out. */
+function scansOfShipment(s: WireTrackShipment): TrackingScan[] {
+	const out: TrackingScan[] = [];
+	for (const { ScanDetail: d } of s.Scans ?? []) {
+		const at = d ? courierTimeToUtc(d.ScanDateTime) : null;
+		if (!d || !at) continue;
+		out.push({
+			status: statusOfScan(d),
+			courier_code: String(d.StatusCode || d.ScanType || ""),
+			courier_status: String(d.Scan ?? ""),
+			location: String(d.ScannedLocation ?? ""),
+			at,
+			...(d.Instructions ? { remarks: String(d.Instructions) } : {}),
+		});
+	}
+	return oldestFirst(out);
+}
+
+/**
+ * Reads a track answer of several waybills (`?waybill=a,b,c`): per AWB asked
+ * and known to the courier its scans, oldest first (scans without a readable
+ * time are left out); AWBs the courier does not know are absent, as are
+ * shipments it answered but we did not ask for. An answer we cannot read or
+ * a 4xx → {@link CourierUnavailable}.
+ */
+export function parseTrackMany(
+	res: ProxyResponse,
+	courierCode: string,
+	awb_numbers: readonly string[],
+): Map<string, TrackingScan[]> {
 	guard(res, courierCode, "track");
 	if (res.status >= 400) throw new CourierUnavailable(`${courierCode} track: ${textOf(res.body)}`);
 	const body = res.body as WireTrackResponse;
-	const s = (body.ShipmentData ?? []).map((d) => d.Shipment).find((x) => x && x.AWB === awb_number);
-	if (!s) throw new CourierRefused(body.Error || `No such waybill: ${awb_number}`, courierCode);
-	return (s.Scans ?? [])
-		.map(({ ScanDetail: d }) => ({
-			status: d.Scan,
-			code: BY_STATUS_CODE.get(d.StatusCode) ?? d.Scan.toLowerCase().replace(/\s+/g, "_"),
-			location: d.ScannedLocation,
-			at: new Date(d.ScanDateTime).toISOString(),
-			...(d.Instructions ? { remarks: d.Instructions } : {}),
-		}))
-		.sort((a, b) => a.at.localeCompare(b.at));
+	if (body.ShipmentData !== undefined && !Array.isArray(body.ShipmentData))
+		throw new CourierUnavailable(`${courierCode} track: unreadable answer (ShipmentData)`);
+	const asked = new Set(awb_numbers);
+	const out = new Map<string, TrackingScan[]>();
+	for (const entry of body.ShipmentData ?? []) {
+		const s = entry?.Shipment;
+		if (!s || typeof s.AWB !== "string" || !asked.has(s.AWB) || out.has(s.AWB)) continue;
+		out.set(s.AWB, scansOfShipment(s));
+	}
+	return out;
+}
+
+/** Reads tracking scans of `awb_number`, oldest first. Unknown AWB → CourierRefused. */
+export function parseTrack(res: ProxyResponse, courierCode: string, awb_number: string): TrackingScan[] {
+	const scans = parseTrackMany(res, courierCode, [awb_number]).get(awb_number);
+	if (!scans) {
+		const body = res.body as WireTrackResponse;
+		throw new CourierRefused(body.Error || `No such waybill: ${awb_number}`, courierCode);
+	}
+	return scans;
+}
+
+/**
+ * Reads a pushed scan body ({@link WirePushScan} or an array of them; the
+ * signature is checked before, ./signature.ts): per AWB, in the order first
+ * seen, its scans oldest first. Throws {@link CourierRefused} naming the
+ * problem for a body that is not JSON, not an object or array of objects, or
+ * an entry without `Shipment.AWB` or a readable `Status.StatusDateTime`.
+ */
+export function parsePush(
+	raw: Buffer,
+	courierCode?: string,
+): { awb_number: string; scans: TrackingScan[] }[] {
+	let body: unknown;
+	try {
+		body = JSON.parse(raw.toString("utf8"));
+	} catch {
+		throw new CourierRefused("Malformed JSON body", courierCode);
+	}
+	const entries = Array.isArray(body) ? body : [body];
+	const byAwb = new Map<string, TrackingScan[]>();
+	entries.forEach((e: unknown, i) => {
+		const where = Array.isArray(body) ? `entry ${i}: ` : "";
+		const ship = (e as Partial<WirePushScan> | null)?.Shipment;
+		if (!ship || typeof ship !== "object")
+			throw new CourierRefused(`${where}Shipment is required`, courierCode);
+		const awb = typeof ship.AWB === "string" ? ship.AWB.trim() : "";
+		if (!awb) throw new CourierRefused(`${where}Shipment.AWB is required`, courierCode);
+		const st = ship.Status;
+		if (!st || typeof st !== "object")
+			throw new CourierRefused(`${where}Shipment.Status is required`, courierCode);
+		const at = courierTimeToUtc(st.StatusDateTime);
+		if (!at)
+			throw new CourierRefused(`${where}Shipment.Status.StatusDateTime is not a readable time`, courierCode);
+		const scans = byAwb.get(awb) ?? [];
+		scans.push({
+			status: statusOfScan({ StatusCode: st.StatusCode, ScanType: st.StatusType, Scan: st.Status }),
+			courier_code: String(st.StatusCode || st.StatusType || ""),
+			courier_status: String(st.Status ?? ""),
+			location: String(st.StatusLocation ?? ""),
+			at,
+			...(st.Instructions ? { remarks: String(st.Instructions) } : {}),
+		});
+		byAwb.set(awb, scans);
+	});
+	return [...byAwb].map(([awb_number, scans]) => ({ awb_number, scans: oldestFirst(scans) }));
 }
 
 /** Builds the cancel body of `POST /api/p/edit`. */

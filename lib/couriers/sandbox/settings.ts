@@ -7,6 +7,8 @@
  * - `SANDBOX_COURIER_URL` / `SANDBOX_COURIER_PORT` → base URL (lib/config.ts `simulatorUrl`)
  * - `SANDBOX_COURIER_TIMEOUT_MS` → per-call timeout in ms (default 5000)
  * - `SANDBOX_COURIER_TOKEN` → API token sent as `Authorization: Token <token>` (default `sandbox-token`)
+ * - `SANDBOX_WEBHOOK_SECRET` → HMAC secret of pushed scans (default `sandbox-webhook-secret`; the
+ *   simulator signs with it, the adapter's `verifyPush` checks it)
  */
 import { loadConfig } from "../../config";
 
@@ -20,6 +22,8 @@ export interface SandboxSettings {
 	token: string;
 	/** Per-call timeout in ms. */
 	timeoutMs: number;
+	/** HMAC-SHA256 secret of pushed scan bodies (never logged). */
+	webhookSecret: string;
 }
 
 /** Default API token of the sandbox courier accounts (the simulator accepts the same default). */
@@ -28,6 +32,14 @@ export const DEFAULT_SANDBOX_TOKEN = "sandbox-token";
 /** The API token the simulator expects and the adapter sends. */
 export function sandboxToken(env: NodeJS.ProcessEnv = process.env): string {
 	return env.SANDBOX_COURIER_TOKEN || DEFAULT_SANDBOX_TOKEN;
+}
+
+/** Default secret of pushed scans (the simulator signs with the same default). */
+export const DEFAULT_SANDBOX_WEBHOOK_SECRET = "sandbox-webhook-secret";
+
+/** The secret pushed scan bodies are signed with (`SANDBOX_WEBHOOK_SECRET`, else the default). */
+export function sandboxWebhookSecret(env: NodeJS.ProcessEnv = process.env): string {
+	return env.SANDBOX_WEBHOOK_SECRET || DEFAULT_SANDBOX_WEBHOOK_SECRET;
 }
 
 /** Builds the settings of courier `courierCode` from the environment. */
@@ -39,5 +51,6 @@ export function sandboxSettings(courierCode: string, env: NodeJS.ProcessEnv = pr
 		courierCode,
 		token: sandboxToken(env),
 		timeoutMs: Number.isInteger(t) && t > 0 ? t : 5000,
+		webhookSecret: sandboxWebhookSecret(env),
 	};
 }

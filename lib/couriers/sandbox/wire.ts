@@ -10,7 +10,13 @@
  * - `POST /api/p/edit` JSON {@link WireCancelRequest} → {@link WireCancelResponse}
  * - `POST /api/backend/clientwarehouse/create/` JSON {@link WireWarehouse} → {@link WireWarehouseResponse}
  * Weights are grams on this wire (as at Delhivery), dimensions cm, money rupees.
+ * `?waybill=` takes up to 50 comma-separated AWBs and answers every one it knows.
+ *
+ * Scan push (courier → us): {@link WirePushScan} or an array of them, POSTed
+ * to the URL the simulator is given (`SANDBOX_SCAN_PUSH_URL`), signed with
+ * {@link PUSH_SIGNATURE_HEADER}.
  */
+import type { ShipmentStatus } from "../../shipment-status";
 
 /** One shipment of a create call. `order` is our client reference (the courier dedupes on it). */
 export interface WireShipment {
@@ -142,27 +148,78 @@ export interface WireWarehouseResponse {
  */
 export const UNKNOWN_PICKUP_MARKER = "ClientWarehouse matching query does not exist";
 
+/**
+ * One pushed scan (Delhivery's scan-push webhook shape): the sandbox courier
+ * POSTs one of these, or an array of them, to our webhook route, signed with
+ * `x-sandbox-signature: sha256=<hex HMAC-SHA256 of the raw body>`
+ * (./signature.ts). One scan per entry; `StatusDateTime` ISO-8601 (a time
+ * without a zone is India Standard Time, as at Delhivery).
+ */
+export interface WirePushScan {
+	Shipment: {
+		AWB: string;
+		Status: {
+			/** the courier's words, e.g. "Delivered" */
+			Status: string;
+			StatusCode: string;
+			/** UD | PU | PP | DL | RT | CN | LT … */
+			StatusType: string;
+			StatusLocation: string;
+			StatusDateTime: string;
+			Instructions: string;
+		};
+	};
+}
+
+/** Header carrying the signature of a pushed scan body (lower-cased, as node delivers headers). */
+export const PUSH_SIGNATURE_HEADER = "x-sandbox-signature";
+
+/**
+ * Scan kinds of the sandbox couriers, keyed like {@link ShipmentStatus} but `booked`: the `manifested` kind is the
+ * courier's create scan (X-UCI "Manifested"), which the mapper reads as our `booked` (our Ready-for-pickup comes from
+ * our own manifest, §3).
+ */
+export type SandboxScanStatus = Exclude<ShipmentStatus, "booked">;
+
 /** One normalized tracking event and its wire rendering. */
 export interface ScanKind {
-	/** our normalized code (TrackingScan.code) */
-	code: string;
+	/** the normalized status this scan means (TrackingScan.status) */
+	code: SandboxScanStatus;
+	/** the courier's words */
 	Scan: string;
+	/** Delhivery status type: UD undelivered (forward, moving), PU picked up, PP pickup pending, DL delivered, RT returning, CN cancelled, LT lost */
 	ScanType: string;
+	/** the courier's own status code */
 	StatusCode: string;
 }
 
 /**
- * Scan kinds the sandbox couriers emit, keyed by our normalized code (the
- * ARCHITECTURE §4 sandbox events plus `manifested` and `cancelled`).
+ * Scan kinds the sandbox couriers emit, one per normalized status but
+ * `booked` (the compiler checks that none is missing). The simulator stores
+ * scans by these keys; the mapper reads them back by `StatusCode`.
  */
-export const SCAN_KINDS: Record<string, ScanKind> = {
+export const SCAN_KINDS: Record<SandboxScanStatus, ScanKind> = {
 	manifested: { code: "manifested", Scan: "Manifested", ScanType: "UD", StatusCode: "X-UCI" },
+	pickup_scheduled: {
+		code: "pickup_scheduled",
+		Scan: "Pickup Scheduled",
+		ScanType: "UD",
+		StatusCode: "X-ASP",
+	},
 	picked_up: { code: "picked_up", Scan: "Picked Up", ScanType: "PU", StatusCode: "X-PPOM" },
 	in_transit: { code: "in_transit", Scan: "In Transit", ScanType: "UD", StatusCode: "X-DLL2F" },
 	out_for_delivery: { code: "out_for_delivery", Scan: "Dispatched", ScanType: "UD", StatusCode: "X-DDD3FD" },
 	delivered: { code: "delivered", Scan: "Delivered", ScanType: "DL", StatusCode: "EOD-38" },
 	undelivered: { code: "undelivered", Scan: "Pending", ScanType: "UD", StatusCode: "EOD-74" },
 	rto_initiated: { code: "rto_initiated", Scan: "RTO Initiated", ScanType: "RT", StatusCode: "RT-101" },
+	rto_in_transit: { code: "rto_in_transit", Scan: "In Transit", ScanType: "RT", StatusCode: "RT-102" },
 	rto_delivered: { code: "rto_delivered", Scan: "RTO Delivered", ScanType: "DL", StatusCode: "RT-110" },
+	lost: { code: "lost", Scan: "Lost", ScanType: "LT", StatusCode: "LT-100" },
+	damaged: { code: "damaged", Scan: "Damaged", ScanType: "UD", StatusCode: "ST-108" },
 	cancelled: { code: "cancelled", Scan: "Canceled", ScanType: "CN", StatusCode: "X-CN" },
 };
+
+/** The scan kind stored under `code` (a `simulator.scans.code`), or undefined for an unknown one. */
+export function scanKindOf(code: string): ScanKind | undefined {
+	return Object.hasOwn(SCAN_KINDS, code) ? SCAN_KINDS[code as SandboxScanStatus] : undefined;
+}
