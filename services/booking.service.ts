@@ -7,6 +7,12 @@
  * Internal (lib/contracts/booking.ts): `booking.getShipment` {sender_id, order_id} → ShipmentRecord | null.
  * Worker: `booking.processAttempt` {attempt_id} — handed each job of BullMQ queue "booking".
  * Ops: `booking.relayOutbox` → {delivered, failed}, `booking.sweep` → {enqueued}.
+ * Tracking (issue 7; lib/booking/tracking.ts): `booking.tracking` — GET /v1/orders/{id}/tracking;
+ * `booking.sandboxEvent` — POST /v1/sandbox/orders/{order_id}/events (SANDBOX=1); `booking.courierPush` —
+ * POST /v1/tracking/webhooks/{courier} (no bearer token; the courier's signature); ops
+ * `booking.pollTracking`, also run every `BOOKING_TRACK_MS` by the poller tick. Courier scans are folded
+ * into one status per shipment, each change sent to intake through the outbox (seq = the attempt's
+ * `order_seq` + 1) and broadcast as `shipment.status_changed` / `shipment.undelivered`.
  *
  * Durability (ARCHITECTURE §5):
  * 1. The request commits, in ONE transaction, the attempt (state `queued`,
@@ -47,10 +53,19 @@ import { parseBookInput, parseBookSyncInput } from "../lib/booking/params";
 import { deliverNow, outboxBatch, relay, sweepOnce } from "../lib/booking/relay";
 import { bookInline, openAttempt, prepareBooking, queuedAnswer } from "../lib/booking/request";
 import { BOOKING_QUEUE, type BookingTimings, bookingTimings } from "../lib/booking/settings";
-import { orderUpdateRows, shipmentOf } from "../lib/booking/store";
+import { closeOpenCancellation, orderUpdateRows, shipmentOf } from "../lib/booking/store";
 import { latestAttempt } from "../lib/booking/store/cancel";
+import {
+	courierPush,
+	parseSandboxEvent,
+	parseTrackingQuery,
+	pollOnce,
+	sandboxEvent,
+	trackingOf,
+} from "../lib/booking/tracking";
 import { parseWalletQuery, setCreditLimit, walletOf } from "../lib/booking/wallet";
 import { processAttempt } from "../lib/booking/worker";
+import { loadConfig } from "../lib/config";
 import {
 	type BookAnswer,
 	type BookSyncAnswer,
@@ -63,14 +78,22 @@ import {
 	type ShipmentRecord,
 	type WalletAnswer,
 } from "../lib/contracts";
-import type { CancelAnswer, OrderBookingState } from "../lib/contracts/booking";
+import type {
+	CancelAnswer,
+	OrderBookingState,
+	PollResult,
+	PushAnswer,
+	SandboxEventAnswer,
+	TrackingAnswer,
+} from "../lib/contracts/booking";
 import { cursorSecretConfigured } from "../lib/cursor";
 import { apiError } from "../lib/errors";
+import { toRupees } from "../lib/money";
 import { defineService } from "../lib/service";
 import { DbMixin } from "../mixins/db.mixin";
 import { WorkerMixin } from "../mixins/worker.mixin";
 
-type Periodic = "relay" | "sweep";
+type Periodic = "relay" | "sweep" | "track";
 
 /** State set in `created` / `started` (db comes from the DbMixin). */
 interface BookingVars {
@@ -158,7 +181,12 @@ export default defineService<BookingVars>()({
 		tick(kind: Periodic): void {
 			if (this.bookingStopping || this.ticking.has(kind)) return;
 			this.ticking.add(kind);
-			const work = kind === "relay" ? () => relay(this.deps()) : () => sweepOnce(this.deps());
+			const work =
+				kind === "relay"
+					? () => relay(this.deps())
+					: kind === "sweep"
+						? () => sweepOnce(this.deps())
+						: () => pollOnce(this.deps());
 			void this.background(`booking ${kind}`, work).finally(() => this.ticking.delete(kind));
 		},
 	},
@@ -350,6 +378,26 @@ export default defineService<BookingVars>()({
 		},
 
 		/**
+		 * Internal (intake's `POST /v1/orders/{id}/hide`, spec §3, §4.3):
+		 * `{sender_id, order_id}` → `{closed, refunded}`. Closes the order's open
+		 * cancellation (a cancel requested while the courier call was in flight)
+		 * without contacting the courier; the worker still guarantees no live AWB.
+		 * `closed`: whether this call closed one (a repeat answers false);
+		 * `refunded`: rupees the wallet ledger refunded for the order's cancelled
+		 * bookings (0 when none). Another sender's order: `{closed:false, refunded:0}`.
+		 */
+		closeCancellation: {
+			params: {
+				sender_id: { type: "number", integer: true, positive: true, convert: true },
+				order_id: { type: "number", integer: true, positive: true, convert: true },
+			},
+			async handler(ctx): Promise<{ closed: boolean; refunded: number }> {
+				const r = await closeOpenCancellation(this.db, ctx.params.sender_id, ctx.params.order_id);
+				return { closed: r.closed, refunded: toRupees(r.refunded_paise) };
+			},
+		},
+
+		/**
 		 * GET /v1/shipping/couriers (spec §4.2, §2.8, §7). Query `shipment_type`:
 		 * absent or `0` forward, `1` or `2` reverse. Answers 200 CouriersAnswer:
 		 * `data` = the account's AUTO ranking for that direction
@@ -463,6 +511,80 @@ export default defineService<BookingVars>()({
 				return sweepOnce(this.deps());
 			},
 		},
+
+		// --- tracking (issue 7; lib/booking/tracking.ts) ---
+
+		/**
+		 * Ops: one tracking poll pass now (the periodic tick every
+		 * `BOOKING_TRACK_MS` runs the same): leases the due open shipments,
+		 * asks their couriers in batches (`trackMany`), folds the scans.
+		 * → {@link PollResult} `{leased, calls, accepted, applied, failed}`.
+		 */
+		pollTracking: {
+			async handler(): Promise<PollResult> {
+				return pollOnce(this.deps());
+			},
+		},
+
+		/**
+		 * POST /v1/tracking/webhooks/{courier} (ours; no bearer token: the
+		 * gateway's webhook route passes `{courier, body: raw body base64,
+		 * headers: lower-cased}`). The courier's signature is checked on the raw
+		 * body, then its scans are folded. 200 {@link PushAnswer} `{accepted,
+		 * applied}`. Errors: 404 `not_found` (unknown courier code), 401
+		 * `invalid_signature`, 400 `validation_failed` (unreadable body), 503
+		 * `service_unavailable`. See lib/booking/tracking.ts `courierPush`.
+		 */
+		courierPush: {
+			params: {
+				courier: { type: "string", max: 100 },
+				body: { type: "string" },
+				headers: { type: "record", key: { type: "string" }, value: { type: "string" } },
+			},
+			async handler(ctx): Promise<PushAnswer> {
+				return courierPush(this.deps(), ctx, ctx.params);
+			},
+		},
+
+		/**
+		 * POST /v1/sandbox/orders/{order_id}/events (ARCHITECTURE §4; only with
+		 * `SANDBOX=1`, else 404 `not_found`). Body `{event, reason?}`: event one
+		 * of picked_up, in_transit, out_for_delivery, delivered, undelivered
+		 * (`reason` required), rto_initiated, rto_delivered. The simulator emits
+		 * the scan for the order's AWB, which is polled back and folded at once:
+		 * 200 {@link SandboxEventAnswer} `{order_id, awb_number, event, status,
+		 * status_name}`. Access: `writes` (read-only roles 403).
+		 * Errors: 400 `validation_failed`; 404 `order not found`; 409
+		 * `not_booked`, `not_sandbox_courier`; 503 `courier_unavailable`,
+		 * `service_unavailable`. See lib/booking/tracking.ts `sandboxEvent`.
+		 */
+		sandboxEvent: {
+			access: { writes: true },
+			async handler(ctx): Promise<SandboxEventAnswer> {
+				if (!loadConfig().sandbox) throw apiError(404, "not_found", "Route not found");
+				const sender = senderOf(ctx);
+				return sandboxEvent(this.deps(), ctx, sender, parseSandboxEvent(ctx.params));
+			},
+		},
+
+		/**
+		 * GET /v1/orders/{id}/tracking (spec §2.6, §4.3). Query `scan_limit`
+		 * (1–500, default 100). 200 {@link TrackingAnswer} `{scans, truncated,
+		 * scan_limit, status_name, order_status_id}`: the current shipment's
+		 * scans oldest first (the newest `scan_limit` kept), each `{at (UTC),
+		 * location, status, status_name, courier_code, courier_status,
+		 * remarks}`. Access: any authenticated role.
+		 * Errors: 400 `validation_failed` (`id`, `scan_limit`); 404 `order not
+		 * found` (missing or another account's); 503 `service_unavailable`.
+		 * See lib/booking/tracking.ts `trackingOf`.
+		 */
+		tracking: {
+			access: { auth: true },
+			async handler(ctx): Promise<TrackingAnswer> {
+				const sender = senderOf(ctx);
+				return trackingOf(this.deps(), ctx, sender, parseTrackingQuery(ctx.params));
+			},
+		},
 	},
 	created() {
 		this.timings = bookingTimings();
@@ -481,6 +603,7 @@ export default defineService<BookingVars>()({
 		this.timers = [
 			setInterval(() => this.tick("relay"), this.timings.relayMs),
 			setInterval(() => this.tick("sweep"), this.timings.sweepMs),
+			setInterval(() => this.tick("track"), this.timings.trackMs),
 		];
 	},
 	async stopped() {

@@ -17,10 +17,18 @@
  * | PATCH  /v1/warehouses/:id              | warehouses.update    | bearer |
  * | DELETE /v1/warehouses/:id              | warehouses.remove    | bearer |
  * | GET    /v1/documents/label/:orderId    | documents.label (PDF)| bearer |
+ * | POST   /v1/tracking/webhooks/:courier  | booking.courierPush  | none: the courier's signature on the raw body (checked by booking) |
  * | GET    /health                         | gateway.health       | none   |
  * | GET    /ready                          | gateway.ready        | none   |
  * | POST   /auth/v1/token?grant_type=…     | devauth.token        | none (only with MSA_DEV_IDP=1) |
  * | GET    /auth/v1/.well-known/jwks.json  | devauth.jwks         | none (only with MSA_DEV_IDP=1) |
+ *
+ * Courier scan webhooks (`WEBHOOK_ALIASES`, route `webhooks`): no bearer
+ * token and no JSON parsing: the body is kept RAW (any content type, 512 KB:
+ * base64 in the action's params, it still fits NATS' 1 MB payload)
+ * because the courier signs the exact bytes; the action receives `{courier,
+ * body: <raw body, base64>, headers: <request headers, lower-cased, without
+ * authorization / cookie>}` and answers errors in the same §2.11 envelope.
  *
  * Params: query-string and path params reach actions as STRINGS (a repeated
  * query key keeps its last value; no nested objects from the query); a JSON
@@ -88,7 +96,13 @@ import type { CallMeta } from "../lib/contracts";
 import { ApiError } from "../lib/errors";
 import { answerFor, GatewayError } from "../lib/gateway/errors";
 import { accessLogLine, parseQuery, pathOf, requestIdOf } from "../lib/gateway/http";
-import { API_ALIASES, actionsByService, DEV_IDP_ALIASES, PROBE_ALIASES } from "../lib/gateway/routes";
+import {
+	API_ALIASES,
+	actionsByService,
+	DEV_IDP_ALIASES,
+	PROBE_ALIASES,
+	WEBHOOK_ALIASES,
+} from "../lib/gateway/routes";
 import { bearerToken, cachedVerifier } from "../lib/gateway/tokens";
 import { defineService, type Mixin } from "../lib/service";
 
@@ -124,6 +138,8 @@ interface RouteOptions {
 	path: string;
 	aliases: Record<string, string>;
 	mappingPolicy: "restrict";
+	/** false: params are `{body, query, params}` instead of body, query and path params merged */
+	mergeParams?: boolean;
 	bodyParsers: false | Record<string, unknown>;
 	logging: boolean;
 	callOptions?: { nodeID: string };
@@ -188,6 +204,24 @@ function checkBody(_ctx: Context, _route: unknown, req: GwRequest): void {
 	}
 	const p = req.$params;
 	if (p && Object.getPrototypeOf(p) !== Object.prototype) Object.setPrototypeOf(p, Object.prototype);
+}
+
+/**
+ * `onBeforeCall` of the courier webhook route (`mergeParams: false`, raw body
+ * parser): the action's params become `{courier, body, headers}`: the path's
+ * courier code, the raw body bytes as base64 (the signature covers them
+ * exactly; an absent body is empty) and the request headers (lower-cased by
+ * node; repeated ones joined with ", "; never `authorization` or `cookie`).
+ */
+function webhookParams(_ctx: Context, _route: unknown, req: GwRequest): void {
+	const path = (req.$params as { params?: Record<string, unknown> } | undefined)?.params;
+	const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+	const headers: Record<string, string> = {};
+	for (const [k, v] of Object.entries(req.headers)) {
+		if (v === undefined || k === "authorization" || k === "cookie") continue;
+		headers[k] = Array.isArray(v) ? v.join(", ") : v;
+	}
+	req.$params = { courier: String(path?.courier ?? ""), body: raw.toString("base64"), headers };
 }
 
 /**
@@ -460,6 +494,7 @@ export default defineService<GatewayVars>()({
 		this.quietSelf = Object.create(this, {
 			logger: { value: { ...this.logger, warn: () => undefined } },
 		});
+		// the webhook route's action (booking.courierPush) lives in booking, already required by API_ALIASES
 		this.requiredActions = actionsByService(API_ALIASES, ...(devIdp ? [DEV_IDP_ALIASES] : []));
 
 		this.addRoute({
@@ -482,6 +517,18 @@ export default defineService<GatewayVars>()({
 				logging: false,
 			});
 		}
+		this.addRoute({
+			name: "webhooks",
+			path: "/",
+			aliases: WEBHOOK_ALIASES,
+			mappingPolicy: "restrict",
+			mergeParams: false,
+			// couriers sign the exact bytes: keep the body raw, whatever its content type (512 KB:
+			// passed base64 to booking, it stays under NATS' 1 MB message size)
+			bodyParsers: { raw: { type: () => true, limit: "512kb" } },
+			onBeforeCall: webhookParams,
+			logging: false,
+		});
 		this.addRoute({
 			name: "api",
 			path: "/",

@@ -13,6 +13,11 @@
  * - `booking.ledger`: the wallet, append-only, one row per movement (a
  *   booking's charge, its refund), at most one of each kind per attempt, paise.
  * - `booking.accounts`: per-account settings (optional credit limit, paise).
+ * - `booking.scans`: courier tracking scans of booked shipments (pushed or
+ *   polled; issue 7), deduplicated on (awb_number, at, courier_code, status);
+ *   attempts carry the folded `shipment_status` (lib/shipment-status.ts), the
+ *   order-update counter `order_seq`, the poller's `next_track_at`, the lane
+ *   (`from_pin`, `to_pin`) and `picked_up_at` (lib/booking/tracking.ts).
  */
 import type { Migration } from "../db";
 
@@ -112,6 +117,65 @@ export const BOOKING_MIGRATIONS: Migration[] = [
 				 ON booking.attempts (sender_id, direction, booked_at) WHERE booked_at IS NOT NULL`,
 				{ transaction },
 			);
+		},
+	},
+	{
+		// POST /v1/orders/{id}/hide (issue 7): the merchant closed an open cancellation
+		// (a cancel requested while the courier call was in flight) by hiding the order.
+		name: "006-attempts-cancel-closed",
+		async up({ sequelize, transaction }) {
+			await sequelize.query(
+				`ALTER TABLE booking.attempts ADD COLUMN IF NOT EXISTS cancel_closed_at timestamptz`,
+				{ transaction },
+			);
+		},
+	},
+	{
+		// Tracking pipeline (issue 7; spec §2.6, §3; lib/booking/tracking.ts).
+		name: "006-tracking",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			const statuses = `'booked', 'manifested', 'pickup_scheduled', 'picked_up', 'in_transit', 'out_for_delivery',
+				'undelivered', 'rto_initiated', 'rto_in_transit', 'delivered', 'rto_delivered', 'lost', 'damaged', 'cancelled'`;
+			// shipment_status: the folded normalized status of a booked attempt (null before booked);
+			// order_seq: the seq of the attempt's last order update (1 queued, 2 settled; each later
+			// update — tracking, cancel — takes order_seq + 1 in the statement that writes it).
+			await q(`ALTER TABLE booking.attempts
+				ADD COLUMN IF NOT EXISTS shipment_status text CHECK (shipment_status IN (${statuses})),
+				ADD COLUMN IF NOT EXISTS shipment_status_at timestamptz,
+				ADD COLUMN IF NOT EXISTS order_seq integer NOT NULL DEFAULT 2,
+				ADD COLUMN IF NOT EXISTS next_track_at timestamptz,
+				ADD COLUMN IF NOT EXISTS from_pin text,
+				ADD COLUMN IF NOT EXISTS to_pin text,
+				ADD COLUMN IF NOT EXISTS picked_up_at timestamptz`);
+			// attempts booked before this migration: booked, due for a first poll
+			await q(`UPDATE booking.attempts
+				SET shipment_status = 'booked', shipment_status_at = COALESCE(booked_at, updated_at), next_track_at = now()
+				WHERE state = 'booked' AND shipment_status IS NULL`);
+			// the poller: open (booked, not terminal) shipments by when they are due
+			await q(`CREATE INDEX IF NOT EXISTS attempts_track_due
+				ON booking.attempts (next_track_at) WHERE state = 'booked' AND next_track_at IS NOT NULL`);
+			await q(`CREATE TABLE IF NOT EXISTS booking.scans (
+				id bigserial PRIMARY KEY,
+				attempt_id bigint NOT NULL REFERENCES booking.attempts (attempt_id),
+				awb_number text NOT NULL,
+				logistic_id integer NOT NULL,
+				status text NOT NULL CHECK (status IN (${statuses})),
+				courier_code text NOT NULL,
+				courier_status text NOT NULL,
+				location text NOT NULL,
+				at timestamptz NOT NULL,
+				remarks text,
+				source text NOT NULL CHECK (source IN ('push', 'poll')),
+				received_at timestamptz NOT NULL DEFAULT now(),
+				CONSTRAINT scans_dedupe UNIQUE (awb_number, at, courier_code, status)
+			)`);
+			// GET /v1/orders/{id}/tracking: one attempt's scans by time
+			await q(`CREATE INDEX IF NOT EXISTS scans_attempt ON booking.scans (attempt_id, at, id)`);
+			// lane outcomes (delivered / RTO delivered) are delivered to rates.recordLaneOutcome
+			await q(`ALTER TABLE booking.outbox DROP CONSTRAINT IF EXISTS outbox_kind_check`);
+			await q(`ALTER TABLE booking.outbox ADD CONSTRAINT outbox_kind_check
+				CHECK (kind IN ('enqueue_booking', 'order_update', 'lane_outcome'))`);
 		},
 	},
 ];

@@ -1,7 +1,8 @@
 /**
  * The booking outbox relay and the sweeper (ARCHITECTURE §5 durability, points
  * 1 and 3; spec §4.2): delivers committed outbox rows (acknowledged
- * `intake.applyBookingUpdate`, BullMQ add with jobId `attempt-<id>`) and
+ * `intake.applyBookingUpdate`, BullMQ add with jobId `attempt-<id>`,
+ * acknowledged `rates.recordLaneOutcome`) and
  * re-enqueues attempts whose job is missing. Timings in milliseconds
  * (lib/booking/settings.ts); SQL in lib/booking/store.
  */
@@ -130,6 +131,12 @@ export async function deliver(deps: BookingDeps, row: OutboxRow): Promise<void> 
 		});
 	} else if (row.kind === "enqueue_booking") {
 		await enqueue(deps, Number(row.payload.attempt_id));
+	} else if (row.kind === "lane_outcome") {
+		// idempotent per attempt at rates (lib/booking/tracking.ts writes it on delivered / rto_delivered)
+		await call(deps.broker, "rates.recordLaneOutcome", row.payload, {
+			timeout: deps.timings.callTimeoutMs,
+			unavailable: false,
+		});
 	} else {
 		throw new Error(`unknown outbox kind ${(row as OutboxRow).kind}`);
 	}

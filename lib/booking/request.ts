@@ -180,7 +180,7 @@ export async function prepareBooking(
 
 /**
  * Commits the attempt of a prepared booking (createAttempt: credit check,
- * attempt, seq-1 order update, job due after `enqueueDelayMs`).
+ * attempt with its lane's pincodes, seq-1 order update, job due after `enqueueDelayMs`).
  * @throws 409 `already_booked` / `booking_in_progress` (a concurrent booking won),
  *   409 `credit_limit_exceeded`
  */
@@ -192,6 +192,7 @@ export async function openAttempt(
 	via: "async" | "sync",
 	enqueueDelayMs: number,
 ): Promise<{ attempt: AttemptRow; outbox: number[] }> {
+	const lane = laneOf(p.order, p.warehouse);
 	const res = await createAttempt(deps.db, {
 		order_id: input.order_id,
 		sender_id: sender,
@@ -202,6 +203,9 @@ export async function openAttempt(
 		direction: p.order.direction,
 		via,
 		enqueueDelayMs,
+		// the lane its delivered / RTO outcome is recorded for (lib/booking/tracking.ts)
+		from_pin: lane.from_pin,
+		to_pin: lane.to_pin,
 	});
 	if ("conflict" in res) throw conflictFor(input.order_id, res.conflict);
 	return res;

@@ -14,6 +14,8 @@
  * | `BOOKING_CALL_TIMEOUT_MS` | timeout of calls to other services and of queue adds | 5000 |
  * | `BOOKING_SYNC_BUDGET_MS` | how long `POST /v1/shipping/book/sync` books inline before handing the attempt to the worker (202) | 25000 |
  * | `BOOKING_UNSETTLED_MS` | age of a queued/claimed attempt after which the sweeper settles it by asking the courier about its reference | 120000 |
+ * | `BOOKING_TRACK_MS` | tracking poller period (lib/booking/tracking.ts): each tick leases the due open shipments and asks their couriers | 30000 |
+ * | `BOOKING_TRACK_INTERVAL_MS` | how often one open shipment is asked again (a shipment is due this long after it was last leased) | 900000 |
  */
 
 /** BullMQ backoff jitter: each retry delay is drawn from [delay · (1 − 0.5), delay]. */
@@ -30,6 +32,8 @@ export interface BookingTimings {
 	callTimeoutMs: number;
 	syncBudgetMs: number;
 	unsettledMs: number;
+	trackMs: number;
+	trackIntervalMs: number;
 }
 
 function num(v: string | undefined, dflt: number, min = 1): number {
@@ -50,6 +54,8 @@ export function bookingTimings(env: NodeJS.ProcessEnv = process.env): BookingTim
 		callTimeoutMs: num(env.BOOKING_CALL_TIMEOUT_MS, 5000),
 		syncBudgetMs: num(env.BOOKING_SYNC_BUDGET_MS, 25_000),
 		unsettledMs: num(env.BOOKING_UNSETTLED_MS, 120_000),
+		trackMs: num(env.BOOKING_TRACK_MS, 30_000),
+		trackIntervalMs: num(env.BOOKING_TRACK_INTERVAL_MS, 900_000),
 	};
 }
 

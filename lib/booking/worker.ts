@@ -9,7 +9,14 @@
  * lib/booking/store.
  */
 import { assertNotB2B } from "../channel";
-import { type Caller, call, type OrderRecord, type ProcessResult, type Warehouse } from "../contracts";
+import {
+	type Caller,
+	call,
+	type FailureCode,
+	type OrderRecord,
+	type ProcessResult,
+	type Warehouse,
+} from "../contracts";
 import {
 	adapterFor,
 	type BookRequest,
@@ -44,12 +51,13 @@ import {
 /**
  * Thrown inside the worker to end an attempt as failed (plain words).
  * `fallover`: a failure of this courier (refusal, no integration, gone), after
- * which an AUTO booking moves on to the next ranked courier.
+ * which an AUTO booking moves on to the next ranked courier. `code`: the
+ * failure's class for the unshipped queue (default `booking_error`).
  */
 export class AttemptFailed extends Error {
 	constructor(
 		readonly reason: string,
-		readonly opts: { ambiguous?: boolean; fallover?: boolean } = {},
+		readonly opts: { ambiguous?: boolean; fallover?: boolean; code?: FailureCode } = {},
 	) {
 		super(reason);
 	}
@@ -118,7 +126,13 @@ export async function processAttempt(
 				? `${a.courier_name} could not be reached after ${a.tries} tries; no AWB was issued`
 				: `the booking could not be completed after ${a.tries} tries (a service was unavailable)`;
 			const whole = a.chain.length ? chainReason(chainAfter(a, reason)) : reason;
-			const out = await endFailed(deps, a, whole, courierDown);
+			const out = await endFailed(
+				deps,
+				a,
+				whole,
+				courierDown,
+				courierDown ? "courier_unreachable" : "booking_error",
+			);
 			if (out.kind !== "lost") deps.finish(out.outbox);
 			return { attempt_id: id, state: out.attempt.state };
 		}
@@ -172,7 +186,7 @@ export async function confirmWithCourier(deps: BookingDeps, a: AttemptRow): Prom
 		} catch (err) {
 			deps.logger.warn(`booking ${a.attempt_id}: look-up failed: ${message(err)}`);
 			const reason = `${a.courier_name} could not be reached to confirm the booking within ${within}; any AWB it issued is cancelled before the order is booked again`;
-			return markFailed(deps.db, a, reason, true);
+			return markFailed(deps.db, a, reason, true, "courier_unreachable");
 		}
 	}
 	if (found?.status === "booked" && adapter) {
@@ -183,7 +197,7 @@ export async function confirmWithCourier(deps: BookingDeps, a: AttemptRow): Prom
 		return markBooked(deps.db, a, found.awb_number, found.routing_code);
 	}
 	const reason = `${a.courier_name}: the booking could not be confirmed with the courier within ${within}; no AWB was issued`;
-	return markFailed(deps.db, a, reason, found === null);
+	return markFailed(deps.db, a, reason, found === null, "courier_unreachable");
 }
 
 /** The adapter of courier `logistic_id`; null when the courier is gone or has no integration. */
@@ -221,16 +235,17 @@ export async function runAttempt(
 ): Promise<{ result: BookResult; adapter: CourierAdapter }> {
 	const opts = deps.callOptions();
 	const order = await call(via, "intake.getOrder", { sender_id: a.sender_id, order_id: a.order_id }, opts);
-	if (!order) throw new AttemptFailed("the order no longer exists");
+	if (!order) throw new AttemptFailed("the order no longer exists", { code: "order_changed" });
 	try {
 		assertNotB2B(order);
 	} catch (err) {
-		throw new AttemptFailed(`unsupported_channel: ${message(err)}`);
+		throw new AttemptFailed(`unsupported_channel: ${message(err)}`, { code: "order_changed" });
 	}
 	const warehouse = order.pickup_address_id
 		? await call(via, "warehouses.resolve", { sender_id: a.sender_id, id: order.pickup_address_id }, opts)
 		: null;
-	if (!warehouse) throw new AttemptFailed("the pickup warehouse is no longer active");
+	if (!warehouse)
+		throw new AttemptFailed("the pickup warehouse is no longer active", { code: "pickup_unavailable" });
 	seen.order = order;
 	seen.warehouse = warehouse;
 	const rto =
@@ -253,7 +268,10 @@ export async function runAttempt(
 		return { result: await bookAt(adapter, req, warehouse), adapter };
 	} catch (err) {
 		if (err instanceof CourierRefused) {
-			throw new AttemptFailed(`${courier.logistic_name} refused: ${err.message}`, { fallover: true });
+			throw new AttemptFailed(`${courier.logistic_name} refused: ${err.message}`, {
+				fallover: true,
+				code: "courier_refused",
+			});
 		}
 		if (!(err instanceof CourierUnavailable)) throw err;
 		// Ambiguous: the courier may have booked it. Ask before retrying.
@@ -305,7 +323,7 @@ export async function settleAttempt(
 		} else if (a.chain.length) {
 			reason = chainReason(chainAfter(a, err.reason));
 		}
-		return endFailed(deps, a, reason, err.opts.ambiguous ?? false);
+		return endFailed(deps, a, reason, err.opts.ambiguous ?? false, err.opts.code);
 	}
 	const { result, adapter } = booked;
 	const ids = await markBooked(deps.db, a, result.awb_number, result.routing_code);
@@ -380,14 +398,18 @@ export async function fallOver(
 	}
 }
 
-/** Ends claimed attempt `a` as failed (or cancelled, if a cancel was requested); `lost` when no longer ours. */
+/**
+ * Ends claimed attempt `a` as failed with `reason` and failure `code` (default
+ * `booking_error`), or cancelled if a cancel was requested; `lost` when no longer ours.
+ */
 export async function endFailed(
 	deps: BookingDeps,
 	a: AttemptRow,
 	reason: string,
 	ambiguous: boolean,
+	code?: FailureCode,
 ): Promise<Outcome> {
-	const ids = await markFailed(deps.db, a, reason, ambiguous);
+	const ids = await markFailed(deps.db, a, reason, ambiguous, code);
 	const cur = (await attemptById(deps.db, a.attempt_id)) ?? a;
 	if (!ids) return { kind: "lost", attempt: cur };
 	return cur.state === "cancelled"

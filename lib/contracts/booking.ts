@@ -3,6 +3,7 @@
  * attempts (async and sync), cancellation, per-account courier rankings, the
  * wallet ledger, the outbox and the booking worker.
  */
+import type { ShipmentStatus } from "../shipment-status";
 import type { BookingState, HttpParams, ShipmentDirection } from "./common";
 
 /** A live shipment (booking attempt that holds an AWB). Money in rupees. */
@@ -151,6 +152,121 @@ export interface BookingActions {
 	"booking.relayOutbox": { params: Record<string, never>; result: { delivered: number; failed: number } };
 	/** Ops: one sweeper pass now. */
 	"booking.sweep": { params: Record<string, never>; result: { enqueued: number } };
+	/**
+	 * Internal (intake's `POST /v1/orders/{id}/hide`, §4.3): closes the order's
+	 * open cancellation, if any, without contacting the courier; `closed` says
+	 * whether one was open, `refunded` (rupees) is what the wallet ledger
+	 * refunded for the order's cancelled bookings (0 when none).
+	 */
+	"booking.closeCancellation": {
+		params: { sender_id: number; order_id: number };
+		result: { closed: boolean; refunded: number };
+	};
+	// tracking (issue 7)
+	/**
+	 * Ops: one tracking poll pass now (lib/booking/tracking.ts `pollOnce`): leases
+	 * the due open shipments, asks their couriers in batches, folds the scans.
+	 */
+	"booking.pollTracking": { params: Record<string, never>; result: PollResult };
+	/**
+	 * POST /v1/tracking/webhooks/{courier} (ours; no bearer token; the gateway's
+	 * webhook route passes the raw body base64-encoded and the lower-cased
+	 * headers): 200 {@link PushAnswer}; 404 `not_found`, 401 `invalid_signature`,
+	 * 400 `validation_failed`.
+	 */
+	"booking.courierPush": {
+		params: { courier: string; body: string; headers: Record<string, string> };
+		result: PushAnswer;
+	};
+	/** POST /v1/sandbox/orders/{order_id}/events (ARCHITECTURE §4; only with SANDBOX=1): 200 {@link SandboxEventAnswer}. */
+	"booking.sandboxEvent": { params: HttpParams; result: SandboxEventAnswer };
+	/** GET /v1/orders/{id}/tracking (§2.6, §4.3): 200 {@link TrackingAnswer}. */
+	"booking.tracking": { params: HttpParams; result: TrackingAnswer };
 }
 
-export type BookingEvents = Record<never, never>;
+/** Answer of `booking.pollTracking` (one poll pass). */
+export interface PollResult {
+	/** shipments leased (due, open) */
+	leased: number;
+	/** trackMany calls made */
+	calls: number;
+	/** scans read for known shipments (duplicates included) */
+	accepted: number;
+	/** shipments whose status changed */
+	applied: number;
+	/** trackMany calls that failed (courier unreachable, no adapter) */
+	failed: number;
+}
+
+/**
+ * 200 answer of the courier scan webhook: `accepted` scans read from the body
+ * for shipments we know (re-sent ones included), `applied` shipments whose
+ * status changed.
+ */
+export interface PushAnswer {
+	accepted: number;
+	applied: number;
+}
+
+/** 200 answer of `POST /v1/sandbox/orders/{order_id}/events`: the scan emitted and the status it folded into. */
+export interface SandboxEventAnswer {
+	order_id: number;
+	awb_number: string;
+	event: string;
+	/** the shipment's status after the scan was polled and folded */
+	status: ShipmentStatus;
+	status_name: string;
+}
+
+/** One courier scan of `GET /v1/orders/{id}/tracking` (§2.6; fields: docs/DECISIONS.md). */
+export interface TrackingScanView {
+	/** ISO-8601 UTC */
+	at: string;
+	location: string;
+	/** normalized status (lib/shipment-status.ts) */
+	status: ShipmentStatus;
+	status_name: string;
+	/** the courier's own status code */
+	courier_code: string;
+	/** the courier's own words */
+	courier_status: string;
+	remarks: string | null;
+}
+
+/** §2.6 tracking result: scans oldest first, capped at `scan_limit` (the newest kept) with `truncated`. */
+export interface TrackingAnswer {
+	scans: TrackingScanView[];
+	truncated: boolean;
+	scan_limit: number;
+	status_name: string;
+	order_status_id: number;
+}
+
+/** Event `shipment.status_changed` (§6): a shipment's folded status changed (after commit). */
+export interface ShipmentStatusChanged {
+	order_id: number;
+	sender_id: number;
+	awb_number: string;
+	logistic_id: number;
+	status: ShipmentStatus;
+	/** ISO-8601 UTC: the scan time the status was reached */
+	status_at: string;
+}
+
+/** Event `shipment.undelivered`: a failed delivery attempt (NDR) was scanned (after commit). */
+export interface ShipmentUndelivered {
+	order_id: number;
+	sender_id: number;
+	awb_number: string;
+	logistic_id: number;
+	/** the courier's remarks (NDR reason), else its status words */
+	reason: string;
+	/** ISO-8601 UTC scan time */
+	at: string;
+}
+
+/** Events booking broadcasts (lib/booking/tracking.ts). */
+export interface BookingEvents {
+	"shipment.status_changed": ShipmentStatusChanged;
+	"shipment.undelivered": ShipmentUndelivered;
+}

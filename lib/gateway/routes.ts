@@ -17,6 +17,19 @@ export const API_ALIASES = {
 	"POST /v1/intake/order": "intake.createOrder",
 	"POST /v1/intake/reverse": "intake.createReverse",
 	"GET /v1/orders/status": "intake.status",
+	// orders read side, unshipped queue, tracking (issue 7): literal /v1/orders/* paths stay before "/v1/orders/:id"
+	"GET /v1/orders": "intake.listOrders",
+	// unshipped queue (§4.3): literal paths, so before "GET /v1/orders/:id"
+	"GET /v1/orders/unshipped": "intake.listUnshipped",
+	"GET /v1/orders/unshipped/error-types": "intake.unshippedErrorTypes",
+	"GET /v1/orders/unshipped/counts": "intake.unshippedCounts",
+	"PATCH /v1/orders/unshipped/:id": "intake.editUnshipped",
+	"POST /v1/orders/:id/hide": "intake.hideOrder",
+	// tracking (§2.6, §4.3) and sandbox scan events (ARCHITECTURE §4; 404 unless SANDBOX=1)
+	"GET /v1/orders/:id/tracking": "booking.tracking",
+	"POST /v1/sandbox/orders/:order_id/events": "booking.sandboxEvent",
+	/** After every literal `/v1/orders/<word>` path: the first matching alias wins (moleculer-web keeps this order). */
+	"GET /v1/orders/:id": "intake.orderDetail",
 	"POST /v1/shipping/book": "booking.book",
 	"POST /v1/shipping/book/sync": "booking.bookSync",
 	"POST /v1/shipping/cancel": "booking.cancel",
@@ -29,6 +42,16 @@ export const API_ALIASES = {
 	"DELETE /v1/warehouses/:id": "warehouses.remove",
 	/** Binary answer: the action sets `ctx.meta.$responseType` / `$responseHeaders` and returns a Buffer. */
 	"GET /v1/documents/label/:orderId": "documents.label",
+} as const satisfies Record<string, ActionName>;
+
+/**
+ * Courier scan webhooks (ours; docs/DECISIONS.md tracking): no bearer token,
+ * each courier's own signature on the RAW body, checked by booking. Served by
+ * the gateway's `webhooks` route (raw body parser; params `{courier, body:
+ * base64, headers}`, see services/gateway.service.ts).
+ */
+export const WEBHOOK_ALIASES = {
+	"POST /v1/tracking/webhooks/:courier": "booking.courierPush",
 } as const satisfies Record<string, ActionName>;
 
 /** Unauthenticated probes, always answered by the local gateway node. */

@@ -5,9 +5,17 @@
  * Money is stored as integer paise in `charges`.
  */
 import type { Sequelize, Transaction } from "sequelize";
-import type { BookingUpdate, Quote, ShipmentDirection, ShipmentRecord } from "../../contracts";
+import type {
+	BookingUpdate,
+	FailureCode,
+	LaneOutcomeParams,
+	Quote,
+	ShipmentDirection,
+	ShipmentRecord,
+} from "../../contracts";
 import { exec, numbersIn, type StoredRow, select } from "../../db";
 import { toPaise, toRupees } from "../../money";
+import type { ShipmentStatus } from "../../shipment-status";
 import { assertCredit, assertPaise } from "./ledger";
 
 /** State of a booking attempt (`booking.attempts.state`; queued, claimed and booked are live). */
@@ -62,6 +70,19 @@ export interface AttemptRow {
 	cancel_requested_at: Date | null;
 	cancelled_at: Date | null;
 	settled_at: Date | null;
+	/** the folded normalized status of a booked shipment (lib/booking/tracking.ts); null before booked */
+	shipment_status: ShipmentStatus | null;
+	/** time of the latest scan folded into `shipment_status` (booked_at when booked) */
+	shipment_status_at: Date | null;
+	/** seq of the attempt's last order update (2 after settling; each tracking update and the cancel add 1) */
+	order_seq: number;
+	/** when the poller asks the courier about this shipment next; null when not tracked (not booked, terminal) */
+	next_track_at: Date | null;
+	/** the lane priced (lib/booking/shipment.ts `laneOf`): pickup and delivery pincodes; null on older attempts */
+	from_pin: string | null;
+	to_pin: string | null;
+	/** time of the earliest picked_up scan */
+	picked_up_at: Date | null;
 	/**
 	 * Only on a row returned by {@link claimAttempt}: whether an earlier attempt
 	 * of the order was failed and ambiguous at the claim (see {@link ambiguousAttempts}).
@@ -71,10 +92,15 @@ export interface AttemptRow {
 	earlier_ambiguous?: boolean;
 }
 
-/** What an outbox row delivers: an order update for intake, or the attempt's BullMQ job. */
+/**
+ * What an outbox row delivers: an order update for intake, the attempt's
+ * BullMQ job, or a delivered / RTO outcome for `rates.recordLaneOutcome`
+ * (lib/booking/tracking.ts).
+ */
 export type OutboxMessage =
 	| { kind: "order_update"; payload: BookingUpdate }
-	| { kind: "enqueue_booking"; payload: { attempt_id: number } };
+	| { kind: "enqueue_booking"; payload: { attempt_id: number } }
+	| { kind: "lane_outcome"; payload: LaneOutcomeParams };
 
 /** One leased `booking.outbox` row; `tries` counts deliveries including this one. */
 export type OutboxRow = OutboxMessage & { id: number; tries: number };
@@ -136,6 +162,9 @@ export interface NewAttempt {
 	via: "async" | "sync";
 	/** AUTO fall-over: the refusals before this attempt (default none) */
 	chain?: ChainEntry[];
+	/** the lane (`laneOf`): pickup and delivery pincodes; a fall-over keeps the failed attempt's */
+	from_pin?: string | null;
+	to_pin?: string | null;
 	/**
 	 * Delay (ms) before the `enqueue_booking` row is due: 0 for the worker; the
 	 * sync budget for book/sync, which books inline and leaves the job to the
@@ -206,8 +235,8 @@ async function insertAttempt(
 	await assertCredit(db, t, a.sender_id, a.charges?.total ?? 0);
 	const { rows } = await exec<StoredAttempt>(
 		db,
-		`INSERT INTO booking.attempts (order_id, sender_id, logistic_id, courier_name, mode, charges, state, direction, via, chain)
-		 VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'queued', $7, $8, $9::jsonb)
+		`INSERT INTO booking.attempts (order_id, sender_id, logistic_id, courier_name, mode, charges, state, direction, via, chain, from_pin, to_pin)
+		 VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'queued', $7, $8, $9::jsonb, $10, $11)
 		 ON CONFLICT (order_id) WHERE state IN ('queued', 'claimed', 'booked') DO NOTHING
 		 RETURNING *`,
 		[
@@ -220,6 +249,8 @@ async function insertAttempt(
 			a.direction,
 			a.via,
 			JSON.stringify(a.chain ?? []),
+			a.from_pin ?? null,
+			a.to_pin ?? null,
 		],
 		t,
 	);
@@ -297,8 +328,8 @@ async function insertAttemptUnlimited(
 		`WITH lim AS (
 		   SELECT 1 FROM booking.accounts WHERE sender_id = $2 AND credit_limit_paise IS NOT NULL),
 		 a AS (
-		   INSERT INTO booking.attempts (order_id, sender_id, logistic_id, courier_name, mode, charges, state, direction, via, chain)
-		   SELECT $1, $2, $3, $4, $5, $6::jsonb, 'queued', $7, $8, $9::jsonb
+		   INSERT INTO booking.attempts (order_id, sender_id, logistic_id, courier_name, mode, charges, state, direction, via, chain, from_pin, to_pin)
+		   SELECT $1, $2, $3, $4, $5, $6::jsonb, 'queued', $7, $8, $9::jsonb, $13, $14
 		   WHERE NOT EXISTS (SELECT 1 FROM lim)
 		   ON CONFLICT (order_id) WHERE state IN ('queued', 'claimed', 'booked') DO NOTHING
 		   RETURNING *),
@@ -324,6 +355,8 @@ async function insertAttemptUnlimited(
 			rows.map((r) => r.kind),
 			rows.map((r) => JSON.stringify(r.payload)),
 			rows.map((r) => r.delayMs),
+			a.from_pin ?? null,
+			a.to_pin ?? null,
 		],
 	);
 	const { x_limited, x_outbox, ...stored } = res[0];
@@ -358,7 +391,11 @@ export async function failOver(
 		);
 		if (!count) return null;
 		await skipEnqueue(db, t, a.attempt_id);
-		const res = await insertAttempt(db, t, next);
+		const res = await insertAttempt(db, t, {
+			...next,
+			from_pin: next.from_pin ?? a.from_pin,
+			to_pin: next.to_pin ?? a.to_pin,
+		});
 		// the order's only live attempt was `a`, failed above: no conflict is possible
 		if ("conflict" in res) throw new Error(`order ${a.order_id}: a live attempt appeared during fall-over`);
 		return res;
@@ -489,6 +526,7 @@ function orderUpdate(
 		courier: null,
 		logistic_id: null,
 		failure_reason: null,
+		failure_code: null,
 		...outcome,
 	};
 }
@@ -554,7 +592,9 @@ async function settleClaimed(
  * total in paise; idempotent per attempt) and the seq-2 `order_update`,
  * atomically (see {@link settleClaimed}). Books only while no cancel was
  * requested: null when the claim is not this one's or a cancel was requested
- * (the caller re-reads the attempt to tell which).
+ * (the caller re-reads the attempt to tell which). Tracking starts here:
+ * `shipment_status` booked as of `booked_at`, `next_track_at` now (the
+ * poller's first ask picks up the courier's first scans).
  */
 export function markBooked(
 	db: Sequelize,
@@ -566,7 +606,9 @@ export function markBooked(
 	return settleClaimed(
 		db,
 		a,
-		"state = 'booked', awb_number = $3, routing_code = $4, booked_at = now(), failure_reason = NULL",
+		// tracking (lib/booking/tracking.ts): status booked as of now, due for a first poll at once
+		`state = 'booked', awb_number = $3, routing_code = $4, booked_at = now(), failure_reason = NULL,
+		 shipment_status = 'booked', shipment_status_at = now(), next_track_at = now()`,
 		[awb_number, routing_code],
 		{
 			booked: orderUpdate(a, 2, {
@@ -592,14 +634,17 @@ export function markBooked(
  * claimed → failed with a plain-words reason, plus the seq-2 `order_update`
  * (see {@link settleClaimed}). `ambiguous` marks an attempt whose courier
  * outcome is unknown (the courier could not be reached): a later attempt of
- * the order checks it first. An attempt whose cancel was requested meanwhile
- * ends `cancelled` instead (order update not_shipped / cancelled).
+ * the order checks it first. `failure_code` classifies the failure for the
+ * unshipped queue (lib/contracts/intake.ts FailureCode). An attempt whose
+ * cancel was requested meanwhile ends `cancelled` instead (order update
+ * not_shipped / cancelled).
  */
 export function markFailed(
 	db: Sequelize,
 	a: AttemptRow,
 	reason: string,
 	ambiguous = false,
+	failure_code: FailureCode = "booking_error",
 ): Promise<number[] | null> {
 	const failure_reason = reason.slice(0, 2000);
 	return settleClaimed(
@@ -610,7 +655,7 @@ export function markFailed(
 		 failure_reason = $3, ambiguous = $4`,
 		[failure_reason, ambiguous],
 		{
-			failed: orderUpdate(a, 2, { state: "failed", status: "booking_failed", failure_reason }),
+			failed: orderUpdate(a, 2, { state: "failed", status: "booking_failed", failure_reason, failure_code }),
 			cancelled: cancelledUpdate(a),
 		},
 	);

@@ -20,9 +20,12 @@ import type { AttemptRow } from "./attempts";
 import { chargedPaise, recordLedger } from "./ledger";
 
 /**
- * `seq` of the order update that reports a cancelled booking: after 1 (queued)
- * and 2 (booked / failed), so intake applies it over either and never lets a
- * late seq-1 or seq-2 delivery of the same attempt overwrite it.
+ * `seq` of the order update that reports a cancelled booking when nothing came
+ * after the settlement: after 1 (queued) and 2 (booked / failed). The cancel
+ * path takes the attempt's counter instead (`order_seq + 1`, incremented by
+ * the UPDATE that cancels): after any tracking update (lib/booking/tracking.ts),
+ * so intake applies the cancel over every earlier update of the attempt and
+ * never lets a late one overwrite it.
  */
 export const CANCEL_SEQ = 3;
 
@@ -73,18 +76,20 @@ export async function latestAttempt(
 }
 
 /**
- * The order update that reports attempt `a` cancelled (seq {@link CANCEL_SEQ}):
- * state `not_shipped`, status `cancelled`, no AWB / courier / logistic_id /
- * failure reason. Intake releases the order number when it applies it.
+ * The order update that reports attempt `a` cancelled at step `seq` (the
+ * attempt's incremented `order_seq`; default {@link CANCEL_SEQ}): state
+ * `not_shipped`, status `cancelled`, no AWB / courier / logistic_id / failure
+ * reason. Intake releases the order number when it applies it.
  */
 export function cancelledUpdate(
 	a: Pick<AttemptView, "attempt_id" | "order_id" | "sender_id">,
+	seq: number = CANCEL_SEQ,
 ): BookingUpdate {
 	return {
 		order_id: a.order_id,
 		sender_id: a.sender_id,
 		attempt_id: a.attempt_id,
-		seq: CANCEL_SEQ,
+		seq,
 		state: "not_shipped",
 		status: "cancelled",
 		awb_number: null,
@@ -94,12 +99,12 @@ export function cancelledUpdate(
 	};
 }
 
-/** Inserts the `order_update` outbox row of a cancellation; returns its id. */
-async function addCancelOutbox(db: Sequelize, t: Transaction, a: AttemptView): Promise<number> {
+/** Inserts the `order_update` outbox row of a cancellation at step `seq`; returns its id. */
+async function addCancelOutbox(db: Sequelize, t: Transaction, a: AttemptView, seq: number): Promise<number> {
 	const { rows } = await exec<{ id: string }>(
 		db,
 		`INSERT INTO booking.outbox (kind, payload) VALUES ('order_update', $1::jsonb) RETURNING id`,
-		[JSON.stringify(cancelledUpdate(a))],
+		[JSON.stringify(cancelledUpdate(a, seq))],
 		t,
 	);
 	return Number(rows[0].id);
@@ -113,17 +118,18 @@ async function addCancelOutbox(db: Sequelize, t: Transaction, a: AttemptView): P
  */
 export async function cancelQueued(db: Sequelize, a: AttemptView): Promise<number[] | null> {
 	return db.transaction(async (t) => {
-		const { count } = await exec(
+		const { rows } = await exec<{ order_seq: number }>(
 			db,
 			`UPDATE booking.attempts
 			 SET state = 'cancelled', cancelled_at = now(), cancel_requested_at = COALESCE(cancel_requested_at, now()),
-			     claimed_at = NULL, settled_at = COALESCE(settled_at, now()), updated_at = now()
-			 WHERE attempt_id = $1 AND state = 'queued' AND tries = 0`,
+			     claimed_at = NULL, settled_at = COALESCE(settled_at, now()), order_seq = order_seq + 1, updated_at = now()
+			 WHERE attempt_id = $1 AND state = 'queued' AND tries = 0
+			 RETURNING order_seq`,
 			[a.attempt_id],
 			t,
 		);
-		if (!count) return null;
-		return [await addCancelOutbox(db, t, a)];
+		if (!rows[0]) return null;
+		return [await addCancelOutbox(db, t, a, Number(rows[0].order_seq))];
 	});
 }
 
@@ -155,16 +161,17 @@ export async function requestCancel(db: Sequelize, attempt_id: number): Promise<
  */
 export async function settleCancel(db: Sequelize, a: AttemptView): Promise<number[] | null> {
 	return db.transaction(async (t) => {
-		const { count } = await exec(
+		const { rows } = await exec<{ order_seq: number }>(
 			db,
 			`UPDATE booking.attempts
 			 SET state = 'cancelled', cancelled_at = now(), cancel_requested_at = COALESCE(cancel_requested_at, now()),
-			     updated_at = now()
-			 WHERE attempt_id = $1 AND state = 'booked'`,
+			     order_seq = order_seq + 1, updated_at = now()
+			 WHERE attempt_id = $1 AND state = 'booked'
+			 RETURNING order_seq`,
 			[a.attempt_id],
 			t,
 		);
-		if (!count) return null;
+		if (!rows[0]) return null;
 		const charged = await chargedPaise(db, a.attempt_id, t);
 		if (charged !== null) {
 			await recordLedger(db, t, {
@@ -177,7 +184,7 @@ export async function settleCancel(db: Sequelize, a: AttemptView): Promise<numbe
 				note: `cancelled by the merchant; AWB ${a.awb_number} cancelled at ${a.courier_name}`,
 			});
 		}
-		return [await addCancelOutbox(db, t, a)];
+		return [await addCancelOutbox(db, t, a, Number(rows[0].order_seq))];
 	});
 }
 

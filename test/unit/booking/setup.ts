@@ -8,6 +8,7 @@ import { ServiceBroker } from "moleculer";
 import type {
 	Address,
 	BookingUpdate,
+	LaneOutcomeParams,
 	OrderRecord,
 	Quote,
 	QuoteParams,
@@ -82,6 +83,8 @@ export const warehouses = new Map<number, Warehouse>();
 export const updates: BookingUpdate[] = [];
 /** order_id → number of applyBookingUpdate calls to fail before acknowledging. */
 export const intakeFailures = new Map<number, number>();
+/** Every lane outcome the fake `rates.recordLaneOutcome` received (tracking: delivered / RTO delivered). */
+export const laneOutcomes: LaneOutcomeParams[] = [];
 /** Fake actions ("rates.quote", …) that currently fail as if their service were unreachable. */
 export const down = new Set<string>();
 
@@ -145,6 +148,12 @@ const fakes: { name: string; actions: Record<string, (ctx: any) => unknown> }[] 
 			},
 			getCourier: (ctx) => COURIERS.find((c) => c.logistic_id === Number(ctx.params.logistic_id)) ?? null,
 			coverage: (ctx) => fakeCoverage(ctx.params.direction),
+			recordLaneOutcome(ctx) {
+				const p = ctx.params as LaneOutcomeParams;
+				const recorded = !laneOutcomes.some((o) => o.attempt_id === p.attempt_id);
+				if (recorded) laneOutcomes.push(structuredClone(p));
+				return { recorded };
+			},
 		},
 	},
 ];

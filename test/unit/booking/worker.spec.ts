@@ -34,6 +34,7 @@ describe("booking: worker", function () {
 		assert.equal(done.state, "failed");
 		assert.equal(done.status, "booking_failed");
 		assert.equal(done.failure_reason, "Sandbox Express refused: Non serviceable pincode 999999");
+		assert.equal(done.failure_code, "courier_refused");
 		const [row] = await attemptsOf(o.order_id);
 		assert.equal(row.state, "failed");
 		assert.equal(row.awb_number, null);
@@ -92,6 +93,7 @@ describe("booking: worker", function () {
 		const done = await settled(o.order_id);
 		assert.equal(done.state, "failed");
 		assert.equal(done.failure_reason, "Broken Courier could not be reached after 6 tries; no AWB was issued");
+		assert.equal(done.failure_code, "courier_unreachable");
 		const [row] = await attemptsOf(o.order_id);
 		assert.equal(row.tries, 6);
 		assert.equal(row.ambiguous, true);
@@ -141,6 +143,7 @@ describe("booking: worker", function () {
 		const done = await settled(o.order_id);
 		assert.equal(done.state, "failed");
 		assert.equal(done.failure_reason, "Unwired Courier has no courier integration");
+		assert.equal(done.failure_code, "booking_error");
 		const [row] = await attemptsOf(o.order_id);
 		assert.equal(row.tries, 1, "not retried");
 		assert.equal(row.ambiguous, false);
@@ -154,6 +157,7 @@ describe("booking: worker", function () {
 		assert.equal(r.state, "failed");
 		const [row] = await attemptsOf(o.order_id);
 		assert.match(row.failure_reason, /^unsupported_channel: B2B \/ multi-box consignments are not supported/);
+		assert.equal((await settled(o.order_id)).failure_code, "order_changed");
 		assert.equal(await simCalls(String(aid), "create"), 0);
 	});
 });

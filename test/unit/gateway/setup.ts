@@ -42,6 +42,12 @@ export const FAKES: any[] = [
 	{
 		name: "intake",
 		actions: {
+			// every other aliased intake action answers (so /ready sees intake whole as routes are added)
+			...Object.fromEntries(
+				Object.values(API_ALIASES)
+					.filter((x) => x.startsWith("intake."))
+					.map((x) => [x.slice("intake.".length), { access: { auth: true }, handler: () => ({ data: [] }) }]),
+			),
 			createOrder: {
 				access: { writes: true, capability: "orders.write" },
 				handler(ctx: Context<any, any>) {

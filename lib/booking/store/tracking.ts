@@ -1,0 +1,430 @@
+/**
+ * SQL of the tracking pipeline (issue 7; spec §2.6, §3; lib/booking/tracking.ts):
+ * courier scans (`booking.scans`), their fold into the attempt's
+ * `shipment_status` with the order updates and lane outcomes in the outbox,
+ * the poller's lease of due shipments, and the tracking read. See ./index.ts.
+ *
+ * Every batch of scans is ONE transaction ({@link ingestScans}): the attempts
+ * of its AWBs are locked (ordered by id, so concurrent batches never
+ * deadlock), its scans inserted with the dedupe of `scans_dedupe`, the new
+ * ones folded (../tracking-fold.ts), and the changed attempts, their order
+ * updates (seq = `order_seq + 1`) and lane outcomes written set-based.
+ */
+import type { Sequelize } from "sequelize";
+import type { BookingUpdate, LaneOutcomeParams } from "../../contracts";
+import type { TrackingScan } from "../../couriers";
+import { exec, select } from "../../db";
+import { isShipmentStatus, isTerminal, type ShipmentStatus } from "../../shipment-status";
+import { type FoldResult, type FoldTarget, foldScans, laneOutcomeOf, type NewScan } from "../tracking-fold";
+
+/** Where scans came from: pushed to our webhook or polled from the courier. */
+export type ScanSource = "push" | "poll";
+
+/** Scans of one AWB as an adapter reports them (`trackMany`, `parsePush`). */
+export interface AwbScans {
+	awb_number: string;
+	scans: TrackingScan[];
+}
+
+/** Scans of one AWB and how they reached us. */
+export interface SourcedScans extends AwbScans {
+	source: ScanSource;
+}
+
+/** A status change committed by {@link ingestScans} (for `shipment.status_changed`). */
+export interface StatusChange {
+	attempt_id: number;
+	order_id: number;
+	sender_id: number;
+	awb_number: string;
+	logistic_id: number;
+	status: ShipmentStatus;
+	/** when the status was reached (the scan's time) */
+	status_at: Date;
+}
+
+/** A folded undelivered scan (for `shipment.undelivered`). */
+export interface UndeliveredScan {
+	order_id: number;
+	sender_id: number;
+	awb_number: string;
+	logistic_id: number;
+	reason: string;
+	at: Date;
+}
+
+/** What one batch did. */
+export interface IngestResult {
+	/** scans of known shipments in the batch (re-sent ones included) */
+	accepted: number;
+	/** `accepted` per item of the batch, in its order */
+	acceptedPerItem: number[];
+	/** scans stored (new: not seen before) */
+	stored: number;
+	/** scans of AWBs we hold no booked or cancelled shipment for (ignored) */
+	unknown: number;
+	/** scans dropped as malformed (status not normalized, time unreadable) */
+	invalid: number;
+	changes: StatusChange[];
+	undelivered: UndeliveredScan[];
+	/** outbox rows committed (order updates, lane outcomes), to relay */
+	outbox: number[];
+}
+
+/** A locked attempt as pg returns it. */
+interface LockedRow {
+	attempt_id: string;
+	order_id: string;
+	sender_id: string;
+	logistic_id: number;
+	awb_number: string;
+	state: "booked" | "cancelled";
+	shipment_status: ShipmentStatus | null;
+	shipment_status_at: Date | null;
+	booked_at: Date | null;
+	picked_up_at: Date | null;
+	order_seq: number;
+	from_pin: string | null;
+	to_pin: string | null;
+}
+
+/** One scan row to insert (parallel arrays for unnest). */
+interface ScanRow {
+	attempt_id: number;
+	awb_number: string;
+	logistic_id: number;
+	status: ShipmentStatus;
+	courier_code: string;
+	courier_status: string;
+	location: string;
+	at: Date;
+	remarks: string | null;
+	source: ScanSource;
+}
+
+/** A scan time as a Date, or null when unreadable. */
+function timeOf(at: unknown): Date | null {
+	if (typeof at !== "string" && !(at instanceof Date)) return null;
+	const d = new Date(at);
+	return Number.isNaN(d.getTime()) ? null : d;
+}
+
+/** Text of at most `max` characters (couriers' strings are bounded before they are stored). */
+function clip(v: unknown, max: number): string {
+	return String(v ?? "").slice(0, max);
+}
+
+/**
+ * In ONE transaction: locks the booked / cancelled attempts holding the AWBs
+ * of `batch` (any courier; unknown AWBs are counted and ignored; an AWB may
+ * come in several items, e.g. several pushes folded together), stores the
+ * scans (ON CONFLICT DO NOTHING on (awb_number, at, courier_code, status):
+ * couriers re-send scans; `source` per item), folds each attempt's NEW scans
+ * over its status (../tracking-fold.ts) and, in one statement, updates the
+ * attempts whose tracking changed (UPDATE … FROM unnest) and writes per
+ * status change the `order_update` (state `booked`, the new status,
+ * `status_at` the scan time, seq `order_seq + 1`; AWB and courier omitted so
+ * intake keeps them) and per delivered / rto_delivered the `lane_outcome`. A
+ * cancelled booking is terminal: its scans are stored, nothing changes. A
+ * terminal status stops the polling (`next_track_at` null). Five round trips
+ * whatever the batch's size: BEGIN, lock, insert, update with its outbox
+ * rows, COMMIT.
+ */
+export async function ingestScans(db: Sequelize, batch: SourcedScans[]): Promise<IngestResult> {
+	const out: IngestResult = {
+		accepted: 0,
+		acceptedPerItem: batch.map(() => 0),
+		stored: 0,
+		unknown: 0,
+		invalid: 0,
+		changes: [],
+		undelivered: [],
+		outbox: [],
+	};
+	const awbs = [...new Set(batch.map((b) => String(b.awb_number ?? "").trim()).filter(Boolean))];
+	if (!awbs.length) {
+		out.unknown = batch.reduce((n, b) => n + (Array.isArray(b.scans) ? b.scans.length : 0), 0);
+		return out;
+	}
+	return db.transaction(async (t) => {
+		const locked = await select<LockedRow>(
+			db,
+			`SELECT attempt_id, order_id, sender_id, logistic_id, awb_number, state, shipment_status, shipment_status_at,
+			        booked_at, picked_up_at, order_seq, from_pin, to_pin
+			 FROM booking.attempts
+			 WHERE awb_number = ANY($1::text[]) AND state IN ('booked', 'cancelled')
+			 ORDER BY attempt_id
+			 FOR UPDATE`,
+			[awbs],
+			t,
+		);
+		const byAwb = new Map<string, FoldTarget>();
+		for (const r of locked) {
+			byAwb.set(r.awb_number, {
+				...r,
+				attempt_id: Number(r.attempt_id),
+				order_id: Number(r.order_id),
+				sender_id: Number(r.sender_id),
+				logistic_id: Number(r.logistic_id),
+				order_seq: Number(r.order_seq),
+			});
+		}
+		const rows: ScanRow[] = [];
+		for (const [i, b] of batch.entries()) {
+			const a = byAwb.get(String(b.awb_number ?? "").trim());
+			const scans = Array.isArray(b.scans) ? b.scans : [];
+			if (!a) {
+				out.unknown += scans.length;
+				continue;
+			}
+			for (const s of scans) {
+				const at = timeOf(s?.at);
+				if (!at || !isShipmentStatus(s?.status)) {
+					out.invalid++;
+					continue;
+				}
+				out.accepted++;
+				out.acceptedPerItem[i]++;
+				rows.push({
+					attempt_id: a.attempt_id,
+					awb_number: a.awb_number,
+					logistic_id: a.logistic_id,
+					status: s.status,
+					courier_code: clip(s.courier_code, 100),
+					courier_status: clip(s.courier_status, 500),
+					location: clip(s.location, 255),
+					at,
+					remarks: s.remarks ? clip(s.remarks, 1000) : null,
+					source: b.source,
+				});
+			}
+		}
+		if (!rows.length) return out;
+		const col = <T>(f: (r: ScanRow) => T) => rows.map(f);
+		const inserted = await exec<{
+			attempt_id: string;
+			status: ShipmentStatus;
+			at: Date;
+			courier_status: string;
+			remarks: string | null;
+		}>(
+			db,
+			`INSERT INTO booking.scans (attempt_id, awb_number, logistic_id, status, courier_code, courier_status, location, at, remarks, source)
+			 SELECT * FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::text[], $5::text[], $6::text[], $7::text[],
+			   $8::timestamptz[], $9::text[], $10::text[])
+			 ON CONFLICT ON CONSTRAINT scans_dedupe DO NOTHING
+			 RETURNING attempt_id, status, at, courier_status, remarks`,
+			[
+				col((r) => r.attempt_id),
+				col((r) => r.awb_number),
+				col((r) => r.logistic_id),
+				col((r) => r.status),
+				col((r) => r.courier_code),
+				col((r) => r.courier_status),
+				col((r) => r.location),
+				col((r) => r.at),
+				col((r) => r.remarks),
+				col((r) => r.source),
+			],
+			t,
+		);
+		out.stored = inserted.rows.length;
+		const fresh = new Map<number, NewScan[]>();
+		for (const r of inserted.rows) {
+			const id = Number(r.attempt_id);
+			const list = fresh.get(id) ?? [];
+			list.push({ status: r.status, at: r.at, courier_status: r.courier_status, remarks: r.remarks });
+			fresh.set(id, list);
+		}
+		const folded: { a: FoldTarget; f: FoldResult }[] = [];
+		for (const a of byAwb.values()) {
+			const scans = fresh.get(a.attempt_id);
+			if (!scans) continue;
+			const f = foldScans(a, scans);
+			if (f.dirty && a.state === "booked") folded.push({ a, f });
+		}
+		if (!folded.length) return out;
+		const kinds: string[] = [];
+		const payloads: string[] = [];
+		for (const { a, f } of folded) {
+			for (const u of f.undelivered) {
+				out.undelivered.push({
+					order_id: a.order_id,
+					sender_id: a.sender_id,
+					awb_number: a.awb_number,
+					logistic_id: a.logistic_id,
+					reason: u.remarks || u.courier_status || "undelivered",
+					at: u.at,
+				});
+			}
+			if (!f.changed || !f.reached_at) continue;
+			// the fold only moves to statuses of scans: a changed status is a ShipmentStatus
+			const status = f.status as ShipmentStatus;
+			out.changes.push({
+				attempt_id: a.attempt_id,
+				order_id: a.order_id,
+				sender_id: a.sender_id,
+				awb_number: a.awb_number,
+				logistic_id: a.logistic_id,
+				status,
+				status_at: f.reached_at,
+			});
+			const update: BookingUpdate = {
+				order_id: a.order_id,
+				sender_id: a.sender_id,
+				attempt_id: a.attempt_id,
+				seq: a.order_seq + 1,
+				state: "booked",
+				status,
+				status_at: f.reached_at.toISOString(),
+			};
+			kinds.push("order_update");
+			payloads.push(JSON.stringify(update));
+			const lane: LaneOutcomeParams | null = laneOutcomeOf(a, f);
+			if (lane) {
+				kinds.push("lane_outcome");
+				payloads.push(JSON.stringify(lane));
+			}
+		}
+		// the changed attempts and their outbox rows in one statement (a data-modifying CTE always runs)
+		const ids = await exec<{ id: string }>(
+			db,
+			`WITH u AS (
+			   UPDATE booking.attempts a
+			   SET shipment_status = u.status, shipment_status_at = u.at, picked_up_at = u.picked, order_seq = u.seq,
+			       next_track_at = CASE WHEN u.terminal THEN NULL ELSE a.next_track_at END, updated_at = now()
+			   FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::integer[], $6::boolean[])
+			     AS u(id, status, at, picked, seq, terminal)
+			   WHERE a.attempt_id = u.id
+			   RETURNING a.attempt_id)
+			 INSERT INTO booking.outbox (kind, payload)
+			 SELECT r.kind, r.payload FROM unnest($7::text[], $8::jsonb[]) WITH ORDINALITY AS r(kind, payload, n)
+			 ORDER BY r.n
+			 RETURNING id`,
+			[
+				folded.map((x) => x.a.attempt_id),
+				folded.map((x) => x.f.status),
+				folded.map((x) => x.f.status_at),
+				folded.map((x) => x.f.picked_up_at),
+				folded.map((x) => (x.f.changed ? x.a.order_seq + 1 : x.a.order_seq)),
+				folded.map((x) => isTerminal(x.f.status)),
+				kinds,
+				payloads,
+			],
+			t,
+		);
+		out.outbox = ids.rows.map((r) => Number(r.id)).sort((x, y) => x - y);
+		return out;
+	});
+}
+
+/** A shipment leased for a poll. */
+export interface DueShipment {
+	attempt_id: number;
+	awb_number: string;
+	logistic_id: number;
+}
+
+/**
+ * Leases up to `limit` due open shipments (state booked, `next_track_at` set
+ * and past; terminal ones have none) skipping rows another poller or a fold
+ * holds (`FOR UPDATE SKIP LOCKED`); the lease is the next schedule:
+ * `next_track_at` = now + `intervalMs`, so another pod never asks the same
+ * shipment meanwhile, and a failed ask is retried at the next interval.
+ * Most overdue first.
+ */
+export async function leaseDueShipments(
+	db: Sequelize,
+	limit: number,
+	intervalMs: number,
+): Promise<DueShipment[]> {
+	const { rows } = await exec<{ attempt_id: string; awb_number: string; logistic_id: number }>(
+		db,
+		`UPDATE booking.attempts a SET next_track_at = now() + make_interval(secs => $2::double precision / 1000)
+		 WHERE a.attempt_id IN (
+		   SELECT attempt_id FROM booking.attempts
+		   WHERE state = 'booked' AND next_track_at IS NOT NULL AND next_track_at <= now()
+		   ORDER BY next_track_at LIMIT $1
+		   FOR UPDATE SKIP LOCKED)
+		 RETURNING a.attempt_id, a.awb_number, a.logistic_id`,
+		[limit, intervalMs],
+	);
+	return rows.map((r) => ({
+		attempt_id: Number(r.attempt_id),
+		awb_number: r.awb_number,
+		logistic_id: Number(r.logistic_id),
+	}));
+}
+
+/** The folded status of a booked attempt, or null when it is not booked / cancelled. */
+export async function shipmentStatusOf(
+	db: Sequelize,
+	attempt_id: number,
+): Promise<{ state: string; shipment_status: ShipmentStatus | null } | null> {
+	const rows = await select<{ state: string; shipment_status: ShipmentStatus | null }>(
+		db,
+		`SELECT state, shipment_status FROM booking.attempts WHERE attempt_id = $1`,
+		[attempt_id],
+	);
+	return rows[0] ?? null;
+}
+
+/** One stored scan as the tracking read answers it. */
+export interface StoredScan {
+	at: Date;
+	location: string;
+	status: ShipmentStatus;
+	courier_code: string;
+	courier_status: string;
+	remarks: string | null;
+}
+
+/**
+ * The newest `limit` scans of an attempt, oldest first, and whether older
+ * ones were left out (ordered by scan time, then arrival).
+ */
+export async function scansOf(
+	db: Sequelize,
+	attempt_id: number,
+	limit: number,
+): Promise<{ scans: StoredScan[]; truncated: boolean }> {
+	const rows = await select<StoredScan & { id: string }>(
+		db,
+		`SELECT id, at, location, status, courier_code, courier_status, remarks FROM booking.scans
+		 WHERE attempt_id = $1 ORDER BY at DESC, id DESC LIMIT $2`,
+		[attempt_id, limit + 1],
+	);
+	const truncated = rows.length > limit;
+	const kept = rows.slice(0, limit).reverse();
+	return { scans: kept.map(({ id: _, ...s }) => s), truncated };
+}
+
+/**
+ * The order's current shipment: its latest attempt when that holds an AWB
+ * (booked, or cancelled after the AWB was issued); null otherwise (never
+ * booked, booking in progress or failed, or another sender's order).
+ */
+export async function trackedShipment(
+	db: Sequelize,
+	sender_id: number,
+	order_id: number,
+): Promise<{
+	attempt_id: number;
+	state: "booked" | "cancelled";
+	shipment_status: ShipmentStatus | null;
+} | null> {
+	const rows = await select<{
+		attempt_id: string;
+		state: string;
+		awb_number: string | null;
+		shipment_status: ShipmentStatus | null;
+	}>(
+		db,
+		`SELECT attempt_id, state, awb_number, shipment_status FROM booking.attempts
+		 WHERE order_id = $1 AND sender_id = $2 ORDER BY attempt_id DESC LIMIT 1`,
+		[order_id, sender_id],
+	);
+	const a = rows[0];
+	if (!a?.awb_number || (a.state !== "booked" && a.state !== "cancelled")) return null;
+	return { attempt_id: Number(a.attempt_id), state: a.state, shipment_status: a.shipment_status };
+}

@@ -1,0 +1,517 @@
+/**
+ * The tracking pipeline of booked shipments (issue 7; spec §2.6, §3, §4.3
+ * tracking, §6; ARCHITECTURE §1, §4): courier scans reach us pushed to our
+ * webhook (`POST /v1/tracking/webhooks/{courier}`, {@link courierPush}) and
+ * pulled by a poller ({@link pollOnce}); both fold them the same way
+ * ({@link ingest}: lib/booking/store/tracking.ts `ingestScans`, the rule in
+ * ./tracking-fold.ts) into one status per shipment, report each change to
+ * intake through the outbox (an `order_update` with seq `order_seq + 1`) and
+ * broadcast `shipment.status_changed` / `shipment.undelivered` after commit.
+ * The sandbox route ({@link sandboxEvent}) emits a scan at the simulator and
+ * polls it back through the same path; the read ({@link trackingOf}) answers
+ * §2.6. Plain functions over {@link BookingDeps}; SQL in lib/booking/store.
+ *
+ * Decisions: docs/DECISIONS.md "Shipment status and tracking".
+ */
+import type { ServiceBroker } from "moleculer";
+import { coalesce } from "../coalesce";
+import { broadcast, type Caller, type CourierInfo, call } from "../contracts";
+import type {
+	PollResult,
+	PushAnswer,
+	SandboxEventAnswer,
+	TrackingAnswer,
+	TrackingScanView,
+} from "../contracts/booking";
+import type { SimulatorEvent } from "../contracts/platform";
+import { adapterFor, type CourierAdapter, CourierRefused, CourierUnavailable } from "../couriers";
+import { type ApiError, apiError, validationFailed } from "../errors";
+import { parsePositiveInt } from "../fields";
+import { isLifecycleStatus, orderStatusIdOf, type ShipmentStatus, statusNameOf } from "../shipment-status";
+import { type BookingDeps, message } from "./deps";
+import { deliverNow } from "./relay";
+import {
+	type AwbScans,
+	type DueShipment,
+	type IngestResult,
+	ingestScans,
+	latestAttempt,
+	leaseDueShipments,
+	type ScanSource,
+	type SourcedScans,
+	scansOf,
+	shipmentStatusOf,
+	trackedShipment,
+} from "./store";
+
+/** Shipments leased per poller round (grouped per courier, then asked in the adapter's batches). */
+export const POLL_LEASE = 500;
+/** trackMany calls in flight at once during a poll round. */
+export const POLL_CONCURRENCY = 4;
+
+/** The events `POST /v1/sandbox/orders/{order_id}/events` accepts (issue 7), in lifecycle order. */
+export const SANDBOX_EVENTS: readonly SimulatorEvent[] = [
+	"picked_up",
+	"in_transit",
+	"out_for_delivery",
+	"delivered",
+	"undelivered",
+	"rto_initiated",
+	"rto_delivered",
+];
+
+/** Default and maximum `scan_limit` of `GET /v1/orders/{id}/tracking`. */
+export const SCAN_LIMIT_DEFAULT = 100;
+export const SCAN_LIMIT_MAX = 500;
+
+/** 404 `order not found` (§7: order detail, tracking…): no such order on the caller's account. */
+export function orderNotFound(): ApiError {
+	return apiError(404, "order not found", "order not found");
+}
+
+/** At most this many concurrent callers' scans are folded in one transaction. */
+export const FOLD_MAX_CALLS = 50;
+
+/** How long the active couriers (`rates.listCouriers`) are reused to resolve a webhook's courier code, ms. */
+export const COURIER_CACHE_MS = 10_000;
+
+/** One caller's batch in a coalesced fold. */
+interface FoldCall {
+	batch: SourcedScans[];
+}
+
+/** A caller's share of a coalesced fold: its scans accepted, the status changes of its AWBs. */
+export interface FoldShare {
+	accepted: number;
+	applied: number;
+}
+
+/** The coalesced fold of each booking service instance (keyed by its broker). */
+const folders = new WeakMap<ServiceBroker, (calls: FoldCall[]) => Promise<Map<FoldCall, FoldShare>>>();
+
+/**
+ * The coalesced fold of this service instance (lib/coalesce.ts): while one
+ * fold transaction runs, the batches of further callers (pushes, poll
+ * batches) queue and the next run folds them all in one transaction
+ * ({@link ingestScans}), at most {@link FOLD_MAX_CALLS} callers at a time. So
+ * concurrent pushes cost one transaction, and never wait on each other's row
+ * locks. Each run relays its outbox rows in the background (`deps.finish`)
+ * and broadcasts its events ({@link announce}).
+ */
+function folderOf(deps: BookingDeps): (calls: FoldCall[]) => Promise<Map<FoldCall, FoldShare>> {
+	const known = folders.get(deps.broker);
+	if (known) return known;
+	const folder = coalesce(async (calls: FoldCall[]) => {
+		const res = await ingestScans(
+			deps.db,
+			calls.flatMap((c) => c.batch),
+		);
+		deps.finish(res.outbox);
+		void announce(deps, res);
+		if (res.unknown) deps.logger.debug(`tracking: ${res.unknown} scan(s) of unknown AWBs ignored`);
+		const shares = new Map<FoldCall, FoldShare>();
+		let offset = 0;
+		for (const c of calls) {
+			const accepted = res.acceptedPerItem.slice(offset, offset + c.batch.length).reduce((n, x) => n + x, 0);
+			offset += c.batch.length;
+			const mine = new Set(c.batch.map((b) => String(b.awb_number ?? "").trim()));
+			shares.set(c, { accepted, applied: res.changes.filter((x) => mine.has(x.awb_number)).length });
+		}
+		return shares;
+	}, FOLD_MAX_CALLS);
+	folders.set(deps.broker, folder);
+	return folder;
+}
+
+/**
+ * Folds one batch of scans (coalesced with concurrent callers' into one
+ * transaction, {@link folderOf}; the store's `ingestScans`), relays the order
+ * updates and lane outcomes in the background and broadcasts
+ * `shipment.status_changed` per status change and `shipment.undelivered` per
+ * folded undelivered scan. Answers this batch's scans accepted (of shipments
+ * we hold, re-sent ones included) and the status changes of its AWBs.
+ */
+export async function ingest(deps: BookingDeps, batch: AwbScans[], source: ScanSource): Promise<FoldShare> {
+	if (!batch.length) return { accepted: 0, applied: 0 };
+	const call: FoldCall = { batch: batch.map((b) => ({ ...b, source })) };
+	const shares = await folderOf(deps)([call]);
+	return shares.get(call) ?? { accepted: 0, applied: 0 };
+}
+
+/** Broadcasts the events of a committed fold (notifications: a failed broadcast is logged). */
+async function announce(deps: BookingDeps, res: IngestResult): Promise<void> {
+	const sent: Promise<void>[] = [];
+	for (const c of res.changes) {
+		sent.push(
+			broadcast(deps.broker, "shipment.status_changed", {
+				order_id: c.order_id,
+				sender_id: c.sender_id,
+				awb_number: c.awb_number,
+				logistic_id: c.logistic_id,
+				status: c.status,
+				status_at: c.status_at.toISOString(),
+			}),
+		);
+	}
+	for (const u of res.undelivered) {
+		sent.push(
+			broadcast(deps.broker, "shipment.undelivered", {
+				order_id: u.order_id,
+				sender_id: u.sender_id,
+				awb_number: u.awb_number,
+				logistic_id: u.logistic_id,
+				reason: u.reason,
+				at: u.at.toISOString(),
+			}),
+		);
+	}
+	for (const r of await Promise.allSettled(sent)) {
+		if (r.status === "rejected") deps.logger.warn(`tracking event not sent: ${message(r.reason)}`);
+	}
+}
+
+/**
+ * Asks `adapter` about `awbs` (its `trackMany`, one call per
+ * `trackBatchSize`) and folds what it answers ({@link ingest}, source
+ * `poll`); AWBs the courier does not know are skipped.
+ * @throws CourierUnavailable (courier unreachable; nothing folded for that call)
+ */
+export async function trackAndFold(
+	deps: BookingDeps,
+	adapter: CourierAdapter,
+	awbs: string[],
+): Promise<{ calls: number; accepted: number; applied: number }> {
+	const out = { calls: 0, accepted: 0, applied: 0 };
+	const size = Math.max(1, adapter.trackBatchSize);
+	for (let i = 0; i < awbs.length; i += size) {
+		const found = await adapter.trackMany(awbs.slice(i, i + size));
+		out.calls++;
+		const r = await ingest(
+			deps,
+			[...found].map(([awb_number, scans]) => ({ awb_number, scans })),
+			"poll",
+		);
+		out.accepted += r.accepted;
+		out.applied += r.applied;
+	}
+	return out;
+}
+
+/** Per service instance (its broker): the active couriers and until when they are reused (epoch ms). */
+const courierCache = new WeakMap<ServiceBroker, { until: number; list: Promise<CourierInfo[]> }>();
+
+/**
+ * The active couriers of the rate card (`rates.listCouriers`), read at most
+ * once per {@link COURIER_CACHE_MS} per service instance: a webhook resolves
+ * its courier code with them. A failed read is not kept (the next push asks
+ * again); 503 `service_unavailable` while rates cannot be asked.
+ */
+function activeCouriers(deps: BookingDeps, via: Caller): Promise<CourierInfo[]> {
+	const hit = courierCache.get(deps.broker);
+	if (hit && hit.until > Date.now()) return hit.list;
+	const list = call(via, "rates.listCouriers", {}, deps.callOptions());
+	courierCache.set(deps.broker, { until: Date.now() + COURIER_CACHE_MS, list });
+	list.catch(() => courierCache.delete(deps.broker));
+	return list;
+}
+
+/** The adapter of courier `logistic_id` as `rates.getCourier` describes it; null when gone or without integration. */
+async function courierAdapter(
+	deps: BookingDeps,
+	via: Caller,
+	logistic_id: number,
+): Promise<{ courier: CourierInfo; adapter: CourierAdapter } | null> {
+	const courier = await call(via, "rates.getCourier", { logistic_id }, deps.callOptions());
+	if (!courier) return null;
+	try {
+		return { courier, adapter: adapterFor(courier) };
+	} catch {
+		return null;
+	}
+}
+
+/** Runs `work` over `items` with at most `width` in flight. */
+async function inLanes<T>(items: T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
+	let next = 0;
+	await Promise.all(
+		Array.from({ length: Math.min(width, items.length) }, async () => {
+			for (let i = next++; i < items.length; i = next++) await work(items[i]);
+		}),
+	);
+}
+
+/**
+ * One poller pass (the periodic tick every `BOOKING_TRACK_MS`, and the ops
+ * action `booking.pollTracking`): leases due open shipments
+ * ({@link leaseDueShipments}, {@link POLL_LEASE} at a time, `FOR UPDATE SKIP
+ * LOCKED`: several pods share the work, a shipment is asked again only after
+ * `BOOKING_TRACK_INTERVAL_MS`), groups them per courier, asks each courier in
+ * batches of its `trackBatchSize` ({@link POLL_CONCURRENCY} calls in flight)
+ * and folds the answers. A courier that is unreachable or has no integration
+ * is logged and counted in `failed`: its shipments are asked again at the
+ * next interval. Repeats while full leases come back.
+ */
+export async function pollOnce(deps: BookingDeps): Promise<PollResult> {
+	const total: PollResult = { leased: 0, calls: 0, accepted: 0, applied: 0, failed: 0 };
+	for (;;) {
+		const due = await leaseDueShipments(deps.db, POLL_LEASE, deps.timings.trackIntervalMs);
+		total.leased += due.length;
+		const perCourier = new Map<number, DueShipment[]>();
+		for (const d of due) {
+			const list = perCourier.get(d.logistic_id);
+			if (list) list.push(d);
+			else perCourier.set(d.logistic_id, [d]);
+		}
+		const jobs: { adapter: CourierAdapter; awbs: string[] }[] = [];
+		for (const [logistic_id, list] of perCourier) {
+			let found: { adapter: CourierAdapter } | null = null;
+			try {
+				found = await courierAdapter(deps, deps.broker, logistic_id);
+			} catch (err) {
+				deps.logger.warn(`tracking poll: courier ${logistic_id} not resolved: ${message(err)}`);
+			}
+			if (!found) {
+				total.failed++;
+				continue;
+			}
+			const size = Math.max(1, found.adapter.trackBatchSize);
+			for (let i = 0; i < list.length; i += size) {
+				jobs.push({ adapter: found.adapter, awbs: list.slice(i, i + size).map((d) => d.awb_number) });
+			}
+		}
+		await inLanes(jobs, POLL_CONCURRENCY, async (job) => {
+			try {
+				const r = await trackAndFold(deps, job.adapter, job.awbs);
+				total.calls += r.calls;
+				total.accepted += r.accepted;
+				total.applied += r.applied;
+			} catch (err) {
+				total.failed++;
+				deps.logger.warn(`tracking poll: ${job.awbs.length} shipment(s) not tracked: ${message(err)}`);
+			}
+		});
+		if (due.length < POLL_LEASE || deps.stopping()) break;
+	}
+	return total;
+}
+
+/**
+ * `POST /v1/tracking/webhooks/{courier}` (ours; docs/DECISIONS.md): a
+ * courier pushes scans. `courier` is the courier's code on the rate card
+ * (`rates.listCouriers`, e.g. `sbx-express`); `body` the raw request body,
+ * base64; `headers` the request headers, lower-cased. The adapter checks the
+ * signature on the raw bytes (`verifyPush`) before anything is read, then
+ * parses (`parsePush`) and folds the scans ({@link ingest}, source `push`).
+ * Answers `{accepted, applied}` (see {@link PushAnswer}); scans of AWBs we do
+ * not hold are ignored (accepted 0).
+ *
+ * Errors: 404 `not_found` (no active courier with that code, or one without
+ * an integration); 401 `invalid_signature` (missing or wrong signature);
+ * 400 `validation_failed` (a body the adapter cannot read; its words in
+ * `details`); 503 `service_unavailable` (rates unreachable).
+ */
+export async function courierPush(
+	deps: BookingDeps,
+	via: Caller,
+	p: { courier: string; body: string; headers: Record<string, string> },
+): Promise<PushAnswer> {
+	const courier = (await activeCouriers(deps, via)).find((c) => c.code === p.courier);
+	let adapter: CourierAdapter | null = null;
+	try {
+		adapter = courier ? adapterFor(courier) : null;
+	} catch {
+		adapter = null;
+	}
+	if (!adapter) throw apiError(404, "not_found", `no courier "${p.courier}" pushes scans here`);
+	const raw = Buffer.from(p.body, "base64");
+	if (!adapter.verifyPush(raw, p.headers)) {
+		throw apiError(401, "invalid_signature", "the webhook signature is missing or does not match the body");
+	}
+	let batch: AwbScans[];
+	try {
+		batch = adapter.parsePush(raw);
+	} catch (err) {
+		if (err instanceof CourierRefused) throw validationFailed([`body: ${err.message}`]);
+		throw err;
+	}
+	return ingest(deps, batch, "push");
+}
+
+/** Validated input of `POST /v1/sandbox/orders/{order_id}/events`. */
+export interface SandboxEventInput {
+	order_id: number;
+	event: SimulatorEvent;
+	reason?: string;
+}
+
+/**
+ * Validates the sandbox event: path `order_id` a positive integer; body
+ * `event` one of {@link SANDBOX_EVENTS}; `reason` a string of at most 255
+ * characters, required (non-blank) for `undelivered`.
+ * @throws ApiError 400 `validation_failed` with one detail per bad field
+ */
+export function parseSandboxEvent(params: Record<string, unknown>): SandboxEventInput {
+	const details: string[] = [];
+	const order_id = parsePositiveInt(params.order_id, { trim: false });
+	if (order_id === null) details.push("order_id: must be a positive integer");
+	const event = params.event;
+	const known = typeof event === "string" && (SANDBOX_EVENTS as readonly string[]).includes(event);
+	if (!known) details.push(`event: must be one of ${SANDBOX_EVENTS.join(", ")}`);
+	let reason: string | undefined;
+	if (params.reason !== undefined && params.reason !== null) {
+		if (typeof params.reason !== "string" || params.reason.trim().length > 255) {
+			details.push("reason: must be a string of at most 255 characters");
+		} else if (params.reason.trim()) reason = params.reason.trim();
+	}
+	if (event === "undelivered" && reason === undefined && !details.some((d) => d.startsWith("reason"))) {
+		details.push("reason: required for undelivered (the failed-delivery reason)");
+	}
+	if (details.length || order_id === null || !known) throw validationFailed(details);
+	return { order_id, event: event as SimulatorEvent, ...(reason ? { reason } : {}) };
+}
+
+/**
+ * `POST /v1/sandbox/orders/{order_id}/events` (ARCHITECTURE §4; issue 7):
+ * the simulator emits the scan for the order's booked AWB
+ * (`simulator.emitScan`), then that AWB is polled at once through its adapter
+ * ({@link trackAndFold}, the poller's path; pushes, if configured, race it
+ * harmlessly: scans are deduplicated) and its order updates relayed before
+ * the answer, which carries the folded status.
+ *
+ * Errors: 404 `not_found` unless `SANDBOX=1` (the route does not exist);
+ * 400 `validation_failed` ({@link parseSandboxEvent}); 404 `order not found`
+ * (missing or another account's); 409 `not_booked` (the order's latest
+ * booking holds no live AWB); 409 `not_sandbox_courier` (booked with a courier
+ * that is not a sandbox one); 503 `courier_unavailable` (the courier could not
+ * be asked back: the poller folds the scan later), `service_unavailable`.
+ */
+export async function sandboxEvent(
+	deps: BookingDeps,
+	via: Caller,
+	sender: number,
+	input: SandboxEventInput,
+): Promise<SandboxEventAnswer> {
+	const { order_id } = input;
+	const order = await call(via, "intake.getOrder", { sender_id: sender, order_id }, deps.callOptions());
+	if (!order || Number(order.sender_id) !== sender) throw orderNotFound();
+	const a = await latestAttempt(deps.db, sender, order_id);
+	if (a?.state !== "booked" || !a.awb_number) {
+		throw apiError(409, "not_booked", `order ${order_id} has no booked shipment: book it first`);
+	}
+	const awb_number = a.awb_number;
+	const found = await courierAdapter(deps, via, a.logistic_id);
+	if (found?.courier.adapter !== "sandbox") {
+		throw apiError(
+			409,
+			"not_sandbox_courier",
+			`order ${order_id} is booked with ${a.courier_name}, which is not a sandbox courier`,
+		);
+	}
+	await call(
+		via,
+		"simulator.emitScan",
+		{ awb_number, event: input.event, ...(input.reason ? { reason: input.reason } : {}) },
+		deps.callOptions(),
+	);
+	// not coalesced: this answer waits for its own order update to reach intake
+	let res: IngestResult;
+	try {
+		const answer = await found.adapter.trackMany([awb_number]);
+		res = await ingestScans(
+			deps.db,
+			[...answer].map(([awb, scans]) => ({ awb_number: awb, scans, source: "poll" as const })),
+		);
+	} catch (err) {
+		if (!(err instanceof CourierUnavailable)) throw err;
+		throw apiError(
+			503,
+			"courier_unavailable",
+			`${a.courier_name} could not be asked for the scan; the poller folds it later`,
+		);
+	}
+	await deliverNow(deps, a.attempt_id, res.outbox);
+	void announce(deps, res);
+	const now = await shipmentStatusOf(deps.db, a.attempt_id);
+	const status: ShipmentStatus =
+		now?.state === "cancelled" ? "cancelled" : (now?.shipment_status ?? "booked");
+	return { order_id, awb_number, event: input.event, status, status_name: statusNameOf(status) };
+}
+
+/** Validated query of `GET /v1/orders/{id}/tracking`. */
+export interface TrackingQuery {
+	order_id: number;
+	scan_limit: number;
+}
+
+/**
+ * Validates the tracking read: path `id` a positive integer; query
+ * `scan_limit` an integer from 1 to {@link SCAN_LIMIT_MAX} (absent or empty:
+ * {@link SCAN_LIMIT_DEFAULT}).
+ * @throws ApiError 400 `validation_failed` with one detail per bad field
+ */
+export function parseTrackingQuery(params: Record<string, unknown>): TrackingQuery {
+	const details: string[] = [];
+	const order_id = parsePositiveInt(params.id, { trim: false });
+	if (order_id === null) details.push("id: must be a positive integer");
+	let scan_limit: number | null = SCAN_LIMIT_DEFAULT;
+	if (params.scan_limit !== undefined && params.scan_limit !== "") {
+		scan_limit = parsePositiveInt(params.scan_limit, { trim: false });
+		if (scan_limit === null || scan_limit > SCAN_LIMIT_MAX) {
+			details.push(`scan_limit: must be an integer from 1 to ${SCAN_LIMIT_MAX}`);
+		}
+	}
+	if (details.length || order_id === null || scan_limit === null) throw validationFailed(details);
+	return { order_id, scan_limit };
+}
+
+/**
+ * `GET /v1/orders/{id}/tracking` (§2.6, §4.3): the scans of the order's
+ * current shipment (its latest booking, when it holds an AWB: booked, or
+ * cancelled), oldest first, capped at `scan_limit` keeping the NEWEST
+ * (`truncated` when older ones were left out); `status_name` and
+ * `order_status_id` of that shipment's folded status (cancelled for a
+ * cancelled booking), else of the order's status as intake holds it (never
+ * booked, booking in progress or failed: no scans). A status this build does
+ * not know answers its own string and id 0.
+ * @throws ApiError 404 `order not found` (missing or another account's), 503 `service_unavailable`
+ */
+export async function trackingOf(
+	deps: BookingDeps,
+	via: Caller,
+	sender: number,
+	q: TrackingQuery,
+): Promise<TrackingAnswer> {
+	const [order, shipment] = await Promise.all([
+		call(via, "intake.getOrder", { sender_id: sender, order_id: q.order_id }, deps.callOptions()),
+		trackedShipment(deps.db, sender, q.order_id),
+	]);
+	if (!order || Number(order.sender_id) !== sender) throw orderNotFound();
+	const status: string = !shipment
+		? order.status
+		: shipment.state === "cancelled"
+			? "cancelled"
+			: (shipment.shipment_status ?? "booked");
+	let scans: TrackingScanView[] = [];
+	let truncated = false;
+	if (shipment) {
+		const read = await scansOf(deps.db, shipment.attempt_id, q.scan_limit);
+		truncated = read.truncated;
+		scans = read.scans.map((s) => ({
+			at: new Date(s.at).toISOString(),
+			location: s.location,
+			status: s.status,
+			status_name: statusNameOf(s.status),
+			courier_code: s.courier_code,
+			courier_status: s.courier_status,
+			remarks: s.remarks,
+		}));
+	}
+	const known = isLifecycleStatus(status);
+	return {
+		scans,
+		truncated,
+		scan_limit: q.scan_limit,
+		status_name: known ? statusNameOf(status) : status,
+		order_status_id: known ? orderStatusIdOf(status) : 0,
+	};
+}
