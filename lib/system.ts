@@ -145,6 +145,10 @@ export async function startSystem(): Promise<RunningSystem> {
 			env.MSA_DEV_IDP = "1";
 			extraServices.push("devauth");
 		}
+		if (env.SANDBOX_SCAN_PUSH_URL === undefined) {
+			// the sandbox couriers push their scans to our own webhook route, as a real courier would
+			env.SANDBOX_SCAN_PUSH_URL = `http://127.0.0.1:${env.PORT || 3000}/v1/tracking/webhooks/{courier}`;
+		}
 		if (!env.LABEL_LINK_SECRET) {
 			const f = join(dir, "label-link-secret");
 			if (!existsSync(f)) writeFileSync(f, randomBytes(32).toString("hex"), { mode: 0o600 });

@@ -6,7 +6,12 @@
  *
  * Gateway-facing: `intake.createOrder` (POST /v1/intake/order, spec §2.1, §4.1),
  * `intake.createReverse` (POST /v1/intake/reverse, §2.2, §4.1), `intake.status`
- * (GET /v1/orders/status, §2.4, §4.3).
+ * (GET /v1/orders/status, §2.4, §4.3), `intake.listOrders` (GET /v1/orders) and
+ * `intake.orderDetail` (GET /v1/orders/{id}) (§2.5, §2.12, §4.3; lib/intake/list.ts);
+ * the unshipped queue (§2.5, §3, §4.3; lib/intake/unshipped.ts): `intake.listUnshipped`,
+ * `intake.unshippedErrorTypes`, `intake.unshippedCounts` (GET /v1/orders/unshipped,
+ * …/error-types, …/counts), `intake.editUnshipped` (PATCH /v1/orders/unshipped/{id}),
+ * `intake.hideOrder` (POST /v1/orders/{id}/hide).
  * Internal (lib/contracts/intake.ts): `intake.getOrder`, `intake.applyBookingUpdate`,
  * `intake.warehouseUsage`, `intake.adoptOrphanOrders`, `intake.shippedCounts`.
  */
@@ -18,14 +23,33 @@ import {
 	type BookingUpdate,
 	type CallMeta,
 	type CreateOrderResult,
+	type CursorPage,
 	call,
+	type FailureCode,
+	type HideOrderResult,
 	type HttpParams,
 	type OrderBookingState,
+	type OrderDetail,
+	type OrderListRow,
 	type ShipmentDirection,
 	type StatusRecord,
+	type UnshippedCounts,
+	type UnshippedEditResult,
+	type UnshippedErrorTypeEntry,
+	type UnshippedPage,
 } from "../lib/contracts";
 import { apiError } from "../lib/errors";
 import { isPlainObject } from "../lib/fields";
+import {
+	type ListRowDb,
+	listPage,
+	type OrderListQuery,
+	orderDetail,
+	orderNotFound,
+	parseOrderId,
+	parseOrderListQuery,
+} from "../lib/intake/list";
+import { orderPageReader, orderRow } from "../lib/intake/list-store";
 import { INTAKE_MIGRATIONS } from "../lib/intake/migrations";
 import { BOOKING_STATE_TIMEOUT_MS, mayLag, readThrough } from "../lib/intake/read-through";
 import {
@@ -40,6 +64,24 @@ import {
 	updateKey,
 	warehouseUsage,
 } from "../lib/intake/store";
+import {
+	EDIT_WINDOW_DAYS,
+	errorTypeEntries,
+	nextUnshippedCursor,
+	notEditable,
+	parseCountsDirection,
+	parseReceiverPatch,
+	parseUnshippedQuery,
+} from "../lib/intake/unshipped";
+import {
+	editBlocker,
+	editReceiver,
+	errorTypeCounts,
+	hideOrder,
+	orderReference,
+	queueCounts,
+	unshippedPage,
+} from "../lib/intake/unshipped-store";
 import { type OrderInput, parseOrderInput } from "../lib/intake/validation";
 import { WarehouseCache } from "../lib/intake/warehouse-cache";
 import { defineService } from "../lib/service";
@@ -53,6 +95,8 @@ interface IntakeVars {
 	warehouseCache: WarehouseCache;
 	/** booking updates of concurrent calls applied together (lib/coalesce.ts; made in `started`: needs the db) */
 	bookingUpdates: (us: BookingUpdate[]) => Promise<Set<string>>;
+	/** `GET /v1/orders` pages; concurrent requests share statements (lib/intake/list-store.ts; made in `started`) */
+	orderPages: (sender_id: number, q: OrderListQuery) => Promise<ListRowDb[]>;
 }
 
 /**
@@ -76,6 +120,18 @@ function assertOwnSender(body: Record<string, unknown>, sender: number): void {
 		}
 	}
 }
+
+/** Every `BookingUpdate.failure_code` (lib/contracts/intake.ts). */
+const FAILURE_CODES: readonly FailureCode[] = [
+	"courier_refused",
+	"courier_unreachable",
+	"pickup_unavailable",
+	"order_changed",
+	"booking_error",
+];
+
+/** Timeout of the booking / documents calls of `intake.orderDetail` (ms). */
+const DETAIL_CALL_TIMEOUT_MS = 3_000;
 
 /** Internal-action id params: positive integers (digit strings converted). */
 const idParam = { type: "number", integer: true, positive: true, convert: true } as const;
@@ -262,8 +318,8 @@ export default defineService<IntakeVars>()({
 		 * 200 `{order_no, state, awb_number, courier, status, failure_reason, created_at}`:
 		 * `state` ∈ not_shipped | booking_in_progress | booked | failed;
 		 * `awb_number`/`courier` null unless booked; `failure_reason` null unless
-		 * failed; `status` the lifecycle status (values in lib/intake/status.ts:
-		 * new, booking_queued, booked, booking_failed, manifested, picked_up,
+		 * failed; `status` the lifecycle status (values in lib/shipment-status.ts:
+		 * new, booking_queued, booked, booking_failed, manifested, pickup_scheduled, picked_up,
 		 * in_transit, out_for_delivery, delivered, undelivered, rto_initiated,
 		 * rto_in_transit, rto_delivered, cancelled, lost, damaged); `created_at`
 		 * ISO-8601 UTC.
@@ -309,10 +365,15 @@ export default defineService<IntakeVars>()({
 		 * when `(attempt_id, seq)` is newer than the order's last applied pair, in
 		 * one conditional UPDATE; a re-delivered or stale update (or an order that is
 		 * not that sender's) answers `{applied:false}` without error. Sets state,
-		 * status, awb_number, courier, logistic_id, failure_reason (omitted: kept
-		 * within the same attempt, cleared for a new one) and booked_at (when the
-		 * order becomes booked). Status `cancelled` releases the order number (a
-		 * later create with the same `customer_order_no` makes a new order).
+		 * status, awb_number, courier, logistic_id, failure_reason, failure_code
+		 * (omitted: kept within the same attempt, cleared for a new one),
+		 * booked_at (when the order becomes booked), status_at (given ISO-8601
+		 * time, else now) and the lifecycle timestamps manifested_at,
+		 * picked_up_at, delivered_at, rto_at, closed_at (rules in
+		 * lib/intake/store.ts `applyBookingUpdates`). Status `cancelled` releases
+		 * the order number (a later create with the same `customer_order_no`
+		 * makes a new order). A malformed update (e.g. `status_at` not a time) is
+		 * a ValidationError.
 		 */
 		applyBookingUpdate: {
 			params: {
@@ -326,6 +387,9 @@ export default defineService<IntakeVars>()({
 				courier: { type: "string", max: 128, optional: true, nullable: true },
 				logistic_id: { type: "number", integer: true, positive: true, optional: true, nullable: true },
 				failure_reason: { type: "string", max: 2000, optional: true, nullable: true },
+				failure_code: { type: "enum", values: FAILURE_CODES, optional: true, nullable: true },
+				// converted to a Date by the validator (any Date.parse-able time); stored as timestamptz
+				status_at: { type: "date", convert: true, optional: true, nullable: true },
 			},
 			async handler(ctx) {
 				const applied = (await this.bookingUpdates([ctx.params])).has(updateKey(ctx.params));
@@ -381,6 +445,246 @@ export default defineService<IntakeVars>()({
 				return shippedCounts(this.db, ctx.params.sender_id, new Date(ctx.params.since));
 			},
 		},
+
+		// --- orders read side (GET /v1/orders, GET /v1/orders/{id}) ---
+
+		/**
+		 * GET /v1/orders — the caller's orders, newest first (spec §2.5, §2.12,
+		 * §3, §4.3, §4.8, §7; decisions in docs/DECISIONS.md "Orders read side").
+		 *
+		 * Query (all optional; empty = absent; other keys, `sender_id` included,
+		 * ignored): `bucket` (rts, pickup, manifest, transit, delivered, rto,
+		 * exceptions, cancelled, all; default all; statuses per bucket in
+		 * lib/shipment-status.ts), `limit` (1–1000, default 50), `cursor` (a
+		 * `nextCursor` of this list, same account and filters; `limit` may
+		 * change), `awb_number` (exact), `order_no` (exact stored reference; a
+		 * return also by its `customer_order_no` without `-R`), `shipment_type`
+		 * (0/1), `date_from` / `date_to` (inclusive `YYYY-MM-DD` India Standard
+		 * Time days of `created_at`), `city` (≤ 100 characters, case-insensitive
+		 * exact match on the receiver's city). Hidden orders are never listed.
+		 *
+		 * 200 `{data:[OrderListRow…], pagination:{mode:"cursor", limit, nextCursor}}`
+		 * (row fields in lib/contracts/intake.ts OrderListRow: rupees, ISO-8601
+		 * UTC); `nextCursor` null on the last page. Keyset on order_id: walking
+		 * the cursors visits every order that existed at the start exactly once;
+		 * orders created meanwhile are not seen.
+		 *
+		 * Errors: 400 `bucket: unrecognised` (`field` "bucket"); 400
+		 * `validation_failed` with `field` and `details` for any other bad
+		 * filter; 400 `cursor: unrecognised shape` (tampered, another account's,
+		 * another list's, or issued for other filters). Any authenticated role.
+		 */
+		listOrders: {
+			access: { auth: true },
+			async handler(ctx): Promise<CursorPage<OrderListRow>> {
+				const sender = senderOf(ctx);
+				const q = parseOrderListQuery(ctx.params ?? {}, sender);
+				return listPage(sender, q, await this.orderPages(sender, q));
+			},
+		},
+
+		/**
+		 * GET /v1/orders/{id} — the caller's order with its shipment (spec §2.5,
+		 * §4.3, §7): every field of lib/contracts/intake.ts OrderDetail (order,
+		 * receiver, product, warehouse ids, courier, AWB, `charges` from
+		 * booking's booked shipment, lifecycle status with `status_name`,
+		 * `order_status_id`, `bucket` and every timestamp, `channel`,
+		 * `tracking_url`, `label_downloaded_at` from documents). A hidden order
+		 * is still answered (with `hidden_at`). Booking and documents are asked
+		 * only once the order has an AWB, in parallel
+		 * ({@link DETAIL_CALL_TIMEOUT_MS} each).
+		 *
+		 * Errors: 400 `validation_failed` (`field` "id") when `id` is not a
+		 * positive integer; 404 `order not found` for a missing or another
+		 * account's order (the same answer, §1 rule 4); 503
+		 * `service_unavailable` when booking or documents cannot be asked.
+		 * Any authenticated role.
+		 */
+		orderDetail: {
+			access: { auth: true },
+			async handler(ctx): Promise<OrderDetail> {
+				const sender = senderOf(ctx);
+				const order_id = parseOrderId(ctx.params?.id);
+				const row = await orderRow(this.db, sender, order_id);
+				if (!row) throw orderNotFound();
+				if (!row.awb_number) return orderDetail(row, null, null);
+				const key = { sender_id: sender, order_id };
+				const opts = { timeout: DETAIL_CALL_TIMEOUT_MS };
+				const [shipment, label] = await Promise.all([
+					call(ctx, "booking.getShipment", key, opts),
+					call(ctx, "documents.labelInfo", key, opts),
+				]);
+				const downloaded = label && label.awb_number === row.awb_number ? label.label_downloaded_at : null;
+				return orderDetail(row, shipment, downloaded);
+			},
+		},
+
+		// --- unshipped queue (GET /v1/orders/unshipped*, PATCH /v1/orders/unshipped/{id}, POST /v1/orders/{id}/hide) ---
+
+		/**
+		 * GET /v1/orders/unshipped — the caller's stuck orders (spec §2.5, §2.12,
+		 * §4.3, §4.8, §7; rules in lib/intake/unshipped.ts).
+		 *
+		 * The queue: not hidden, not cancelled, state not_shipped /
+		 * booking_in_progress / failed. Query: `limit` (1–1000, default 50),
+		 * `cursor`, `error_type` (closed list of `/v1/orders/unshipped/error-types`),
+		 * `customer_order_no` (stored reference, exact), `pickup_address_id`,
+		 * `order_type` (`0`/`1`), `amount_min` / `amount_max` (rupees, inclusive
+		 * bounds of the declared order total); empty values count as absent.
+		 * 200 `{data:[UnshippedRow], pagination:{mode:"cursor", limit, nextCursor}}`,
+		 * newest first (keyset on order_id); rows carry `order_value` (rupees),
+		 * `channel`, `confirmation`, `address` (§2.1 receiver names), `error_type`
+		 * and `reason` (lib/contracts/intake.ts `UnshippedRow`).
+		 * 400 `order_type: must be 0 (prepaid) or 1 (COD)`, `amount_min: must be a
+		 * rupee amount` / `amount_max: …` (body `field`); 400 `validation_failed`
+		 * (`details`, `field`) for `limit`, `error_type`, `customer_order_no`,
+		 * `pickup_address_id`, amount_min > amount_max; 400 `cursor: unrecognised
+		 * shape` (garbage, tampered, another account's or other filters' cursor).
+		 */
+		listUnshipped: {
+			access: { auth: true },
+			async handler(ctx): Promise<UnshippedPage> {
+				const sender = senderOf(ctx);
+				const q = parseUnshippedQuery(ctx.params ?? {}, sender);
+				const page = await unshippedPage(this.db, sender, q);
+				const last = page.rows.at(-1);
+				return {
+					data: page.rows,
+					pagination: {
+						mode: "cursor",
+						limit: q.limit,
+						nextCursor: page.more && last ? nextUnshippedCursor(sender, q.filters, last.order_id) : null,
+					},
+				};
+			},
+		},
+
+		/**
+		 * GET /v1/orders/unshipped/error-types — the values `error_type` accepts
+		 * (spec §4.3: shape "not shown"; ours). No query. 200 `{data:[{error_type,
+		 * label, description, count}]}`, every type of the closed list in a fixed
+		 * order, `count` the caller's unshipped orders of that type now (both
+		 * directions; 0 when none).
+		 */
+		unshippedErrorTypes: {
+			access: { auth: true },
+			async handler(ctx): Promise<{ data: UnshippedErrorTypeEntry[] }> {
+				const sender = senderOf(ctx);
+				return { data: errorTypeEntries(await errorTypeCounts(this.db, sender)) };
+			},
+		},
+
+		/**
+		 * GET /v1/orders/unshipped/counts — the queue's counts (spec §4.3, §7).
+		 * Query `shipment_type`: `0` forward (default when absent or empty), `1`
+		 * reverse. Forward 200 `{total, unshipped, failed, in_queue}`: `unshipped`
+		 * state not_shipped, `failed` failed, `in_queue` booking_in_progress,
+		 * `total` their sum. Reverse 200 `{unshipped, failed}`: `unshipped` counts
+		 * not_shipped and booking_in_progress returns (the reverse shape has no
+		 * `in_queue`), so unshipped + failed is the reverse queue.
+		 * 400 `shipment_type: must be 0 (forward) or 1 (reverse)` (body `field`).
+		 */
+		unshippedCounts: {
+			access: { auth: true },
+			async handler(ctx): Promise<UnshippedCounts> {
+				const sender = senderOf(ctx);
+				const direction = parseCountsDirection(ctx.params ?? {});
+				const c = await queueCounts(this.db, sender, direction);
+				if (direction === "reverse") return { unshipped: c.not_shipped + c.in_queue, failed: c.failed };
+				return {
+					total: c.not_shipped + c.failed + c.in_queue,
+					unshipped: c.not_shipped,
+					failed: c.failed,
+					in_queue: c.in_queue,
+				};
+			},
+		},
+
+		/**
+		 * PATCH /v1/orders/unshipped/{id} — edit the buyer's details of an
+		 * unbooked order (spec §3, §4.3, §7; allow-list and rules in
+		 * lib/intake/unshipped.ts `parseReceiverPatch`).
+		 *
+		 * Body: flat §2.1 receiver keys `name, address_1, address_2, landmark,
+		 * city, state, pincode, mobile_no`, each validated and normalised as on
+		 * create; `sender_id` ignored. Editable: the caller's order, not hidden,
+		 * not cancelled, state not_shipped or failed, created less than
+		 * {@link EDIT_WINDOW_DAYS} days ago. Booking's own state is read through
+		 * first (`booking.orderState`, short timeout; skipped when booking cannot
+		 * be asked): an attempt queued or booked there, not yet reported to
+		 * intake, also refuses the edit. The write is one conditional UPDATE.
+		 * 200 `{order_id, status, changed}`: `changed` the fields whose value
+		 * changed (`edited_at` stamped only then); an empty body answers
+		 * `changed: []`.
+		 * Errors: 400 `validation_failed` (`details`, `field` the offending key:
+		 * a key outside the allow-list or a value the create rules refuse; a path
+		 * id that is not a positive integer: `field` "id"); 404 `order not found`
+		 * (missing or another account's); 409 `not_editable` (`reason`: booked,
+		 * booking_in_progress, cancelled, hidden, expired). Read-only roles: 403
+		 * `Read-only role`; roles without `orders.write`: 403 `forbidden`.
+		 */
+		editUnshipped: {
+			access: { writes: true, capability: "orders.write" },
+			async handler(ctx): Promise<UnshippedEditResult> {
+				const sender = senderOf(ctx);
+				const params = ctx.params ?? {};
+				const order_id = parseOrderId(params.id);
+				const patch = parseReceiverPatch(params);
+				let b: OrderBookingState | null = null;
+				try {
+					b = await call(
+						ctx,
+						"booking.orderState",
+						{ sender_id: sender, order_id },
+						{ timeout: BOOKING_STATE_TIMEOUT_MS, unavailable: false },
+					);
+				} catch (err) {
+					this.logger.debug(`edit of order ${order_id}: booking not asked: ${(err as Error)?.message}`);
+				}
+				if (b && (b.state === "booking_in_progress" || b.state === "booked")) throw notEditable(b.state);
+				const done = await editReceiver(this.db, sender, order_id, patch, EDIT_WINDOW_DAYS);
+				if (!done) {
+					const why = await editBlocker(this.db, sender, order_id, EDIT_WINDOW_DAYS);
+					if (why === "missing") throw orderNotFound();
+					throw notEditable(why);
+				}
+				if (done.changed.length)
+					this.logger.info("unshipped order edited", { sender_id: sender, order_id, changed: done.changed });
+				return { order_id, status: done.status, changed: done.changed };
+			},
+		},
+
+		/**
+		 * POST /v1/orders/{id}/hide — hide an order from every list and count
+		 * (spec §3, §4.3, §7). Any of the caller's orders, in any state; never
+		 * contacts the courier. Closes the order's open cancellation through
+		 * `booking.closeCancellation` (`closed`, `refunded` rupees from booking's
+		 * wallet ledger), then stamps `hidden_at` (the first time only).
+		 * Idempotent: hiding again answers `{order_id, order_no, hidden:true}` again
+		 * with booking's `closed` / `refunded` read again.
+		 * 200 `{order_id, order_no, hidden:true, closed, refunded}`; 400
+		 * `validation_failed` (`field` "id") for a path id that is not a positive
+		 * integer; 404 `order not found` (missing or another account's; booking
+		 * is not asked); 503 `service_unavailable` when booking cannot be asked
+		 * (nothing hidden; retry). Read-only roles: 403 `Read-only role`; roles
+		 * without `orders.write`: 403 `forbidden`.
+		 */
+		hideOrder: {
+			access: { writes: true, capability: "orders.write" },
+			async handler(ctx): Promise<HideOrderResult> {
+				const sender = senderOf(ctx);
+				const order_id = parseOrderId(ctx.params?.id);
+				if ((await orderReference(this.db, sender, order_id)) === null) throw orderNotFound();
+				const { closed, refunded } = await call(ctx, "booking.closeCancellation", {
+					sender_id: sender,
+					order_id,
+				});
+				const order_no = await hideOrder(this.db, sender, order_id);
+				if (order_no === null) throw orderNotFound();
+				this.logger.info("order hidden", { sender_id: sender, order_id, closed, refunded });
+				return { order_id, order_no, hidden: true, closed, refunded };
+			},
+		},
 	},
 
 	events: {
@@ -397,5 +701,6 @@ export default defineService<IntakeVars>()({
 	},
 	async started() {
 		this.bookingUpdates = coalesce((us: BookingUpdate[]) => applyBookingUpdates(this.db, us));
+		this.orderPages = orderPageReader(this.db);
 	},
 });

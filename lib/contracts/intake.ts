@@ -59,6 +59,17 @@ export interface OrderRecord {
 	updated_at: string;
 }
 
+/**
+ * Why a booking failed, as a machine code (BookingUpdate `failure_code`; the
+ * unshipped queue's `error_type` of a failed order).
+ */
+export type FailureCode =
+	| "courier_refused"
+	| "courier_unreachable"
+	| "pickup_unavailable"
+	| "order_changed"
+	| "booking_error";
+
 /** Booking progress reported by booking to intake (outbox → acknowledged call). */
 export interface BookingUpdate {
 	order_id: number;
@@ -66,8 +77,9 @@ export interface BookingUpdate {
 	/** booking attempt id; updates of an older attempt never overwrite a newer one */
 	attempt_id: number;
 	/**
-	 * monotonically increasing per attempt (1 queued, 2 booked / failed / cancelled by the worker,
-	 * 3 cancelled through POST /v1/shipping/cancel). Status `cancelled` releases the order number.
+	 * monotonically increasing per attempt: 1 queued, 2 booked / failed / cancelled by the worker,
+	 * then the attempt's next `order_seq` (3, 4, …) for each later update: a tracking status change,
+	 * a cancel through POST /v1/shipping/cancel. Status `cancelled` releases the order number.
 	 */
 	seq: number;
 	state: BookingState;
@@ -76,6 +88,16 @@ export interface BookingUpdate {
 	courier?: string | null;
 	logistic_id?: number | null;
 	failure_reason?: string | null;
+	/**
+	 * Why a failed booking failed, as a machine code (the unshipped queue's
+	 * `error_type`): `courier_refused`, `courier_unreachable`,
+	 * `pickup_unavailable` (warehouse retired / location unknown), `order_changed`
+	 * (order gone or B2B), `booking_error` (anything else). Omitted: kept for the
+	 * same attempt, cleared for a new one (like the fields above).
+	 */
+	failure_code?: FailureCode | null;
+	/** When `status` was reached (ISO-8601 UTC; a scan's time for courier statuses); omitted: now */
+	status_at?: string | null;
 }
 
 /** §4.5 409 warehouse_in_use body parts. */
@@ -101,6 +123,97 @@ export interface StatusRecord {
 	created_at: string;
 }
 
+/**
+ * A row of `GET /v1/orders` (§2.5 list row; field list in docs/DECISIONS.md
+ * "Orders read side"). Money in rupees, timestamps ISO-8601 UTC.
+ */
+export interface OrderListRow {
+	order_id: number;
+	/** the stored reference: `customer_order_no` as sent, `-R` appended for returns */
+	order_no: string;
+	/** 0 forward, 1 reverse (spec numbers at the edge) */
+	shipment_type: 0 | 1;
+	/** payment mode: 0 prepaid, 1 COD (§2.1) */
+	order_type: 0 | 1;
+	channel: string | null;
+	/** rupees: the declared order total */
+	order_value: number;
+	/** rupees: what the courier collects; null for prepaid */
+	cod_amount: number | null;
+	/** the consignee (§2.1 receiver names): who receives it (forward) or where a return is collected */
+	receiver: { name: string; city: string | null; pincode: string };
+	pickup_address_id: number | null;
+	/** booking state (§2.4): not_shipped, booking_in_progress, booked, failed */
+	state: BookingState;
+	/** lifecycle status (lib/shipment-status.ts) */
+	status: string;
+	/** words for `status` */
+	status_name: string;
+	/** list bucket of `status` (§3); null for orders not booked yet (listed only under `all`) */
+	bucket: string | null;
+	awb_number: string | null;
+	courier: string | null;
+	logistic_id: number | null;
+	/** buyer-facing tracking page of the AWB (TRACKING_URL_TEMPLATE); null until an AWB exists */
+	tracking_url: string | null;
+	created_at: string;
+	booked_at: string | null;
+	/** when `status` was reached (created_at for a new order) */
+	status_at: string;
+}
+
+/** §2.12 cursor page. */
+export interface CursorPage<T> {
+	data: T[];
+	pagination: { mode: "cursor"; limit: number; nextCursor: string | null };
+}
+
+/**
+ * `GET /v1/orders/{id}` (§2.5 detail: the full order row plus `channel`,
+ * `tracking_url`; every field in docs/DECISIONS.md "Orders read side").
+ * Money rupees, weight kg, dimensions cm, timestamps ISO-8601 UTC (null: not
+ * reached).
+ */
+export interface OrderDetail extends Omit<OrderListRow, "receiver"> {
+	order_status_id: number;
+	order_date: string;
+	order_from_source: string | null;
+	/** §2.1 receiver block as stored (mobile as its 10 digits) */
+	receiver: {
+		name: string;
+		address_1: string;
+		address_2: string | null;
+		landmark: string | null;
+		city: string | null;
+		state: string | null;
+		pincode: string;
+		mobile_no: string;
+	};
+	/** §2.1 product block (rupees, kg, cm) */
+	product: OrderProduct;
+	rto_address_id: number | null;
+	/** returns only (§2.2) */
+	reverse: ReverseDetails | null;
+	/** the booked shipment's charges (booking), rupees; null when not booked */
+	charges: { freight_charge: number; cod_charge: number; shipping_charge_tax: number; total: number } | null;
+	failure_reason: string | null;
+	failure_code: string | null;
+	manifested_at: string | null;
+	picked_up_at: string | null;
+	delivered_at: string | null;
+	rto_at: string | null;
+	closed_at: string | null;
+	/** the order number was released (booking cancelled) */
+	released_at: string | null;
+	/** hidden from lists (`POST /v1/orders/{id}/hide`); still readable here */
+	hidden_at: string | null;
+	/** buyer details last edited (`PATCH /v1/orders/unshipped/{id}`) */
+	edited_at: string | null;
+	/** last download of the current AWB's label (documents) */
+	label_downloaded_at: string | null;
+	updated_at: string;
+}
+
 type SenderOrder = { sender_id: number; order_id: number };
 type SenderWarehouse = { sender_id: number; warehouse_id: number };
 
@@ -121,6 +234,129 @@ export interface IntakeActions {
 	"intake.adoptOrphanOrders": { params: SenderWarehouse; result: { count: number } };
 	/** Internal: orders booked at or after `since` (ISO-8601) per pickup warehouse id (§2.9 `shipped_30d`). */
 	"intake.shippedCounts": { params: { sender_id: number; since: string }; result: Record<string, number> };
+	// orders read side
+	/** GET /v1/orders (§2.5, §2.12, §4.3, §4.8): the caller's orders, newest first, cursor-paged. */
+	"intake.listOrders": { params: HttpParams; result: CursorPage<OrderListRow> };
+	/** GET /v1/orders/{id} (§2.5, §4.3): the caller's order with its shipment. */
+	"intake.orderDetail": { params: HttpParams; result: OrderDetail };
+	// unshipped queue
+	/** GET /v1/orders/unshipped (§2.5, §2.12, §4.3, §4.8): the caller's stuck orders, newest first. */
+	"intake.listUnshipped": { params: HttpParams; result: UnshippedPage };
+	/** GET /v1/orders/unshipped/error-types (§4.3; shape ours): the `error_type` values with the caller's counts. */
+	"intake.unshippedErrorTypes": { params: HttpParams; result: { data: UnshippedErrorTypeEntry[] } };
+	/** GET /v1/orders/unshipped/counts (§4.3): forward or reverse counts of the queue. */
+	"intake.unshippedCounts": { params: HttpParams; result: UnshippedCounts };
+	/** PATCH /v1/orders/unshipped/{id} (§3, §4.3): buyer-detail edit of an unbooked order. */
+	"intake.editUnshipped": { params: HttpParams; result: UnshippedEditResult };
+	/** POST /v1/orders/{id}/hide (§3, §4.3): hides the order from every list and count. */
+	"intake.hideOrder": { params: HttpParams; result: HideOrderResult };
+}
+
+/**
+ * Why an order sits in the unshipped queue (`error_type`, a closed list; spec
+ * §4.3 leaves the values to `GET /v1/orders/unshipped/error-types`; table and
+ * words in lib/intake/unshipped.ts): a failed order's {@link FailureCode}, or
+ * what keeps an unfailed one from shipping.
+ */
+export type UnshippedErrorType = "pickup_address_missing" | "in_queue" | "not_booked" | FailureCode;
+
+/** The buyer's address of an unshipped row, by the §2.1 `receiver` field names (the PATCH's names). */
+export interface ReceiverFields {
+	name: string;
+	address_1: string;
+	address_2: string | null;
+	landmark: string | null;
+	city: string | null;
+	state: string | null;
+	/** six digits */
+	pincode: string;
+	/** bare 10-digit Indian mobile number */
+	mobile_no: string;
+}
+
+/**
+ * COD buyer confirmation of an unshipped row (§2.5 `confirmation`):
+ * `not_required` (prepaid orders and returns), `pending` (COD, not confirmed
+ * by the buyer; this system has no confirmation channel yet, so every COD row
+ * answers `pending`).
+ */
+export type OrderConfirmation = "not_required" | "pending";
+
+/** One row of `GET /v1/orders/unshipped` (§2.5). Money rupees, timestamps ISO-8601 UTC. */
+export interface UnshippedRow {
+	order_id: number;
+	/** the stored reference (returns carry `-R`) */
+	customer_order_no: string;
+	/** 0 forward, 1 reverse */
+	shipment_type: 0 | 1;
+	/** 0 prepaid, 1 COD */
+	order_type: 0 | 1;
+	channel: string | null;
+	/** rupees: the declared order total */
+	order_value: number;
+	/** rupees; null unless COD */
+	cod_amount: number | null;
+	confirmation: OrderConfirmation;
+	/** the buyer (forward) or where a return is collected */
+	address: ReceiverFields;
+	product_name: string;
+	/** kg */
+	physical_weight: number;
+	pickup_address_id: number | null;
+	/** booking state: not_shipped, booking_in_progress or failed */
+	state: BookingState;
+	/** lifecycle status (lib/shipment-status.ts) */
+	status: string;
+	error_type: UnshippedErrorType;
+	/** why the order is stuck, in plain words (the courier's failure reason when there is one) */
+	reason: string;
+	created_at: string;
+	order_date: string;
+	/** last buyer-detail edit (PATCH /v1/orders/unshipped/{id}), or null */
+	edited_at: string | null;
+}
+
+/** §2.12 page of unshipped rows. */
+export interface UnshippedPage {
+	data: UnshippedRow[];
+	pagination: { mode: "cursor"; limit: number; nextCursor: string | null };
+}
+
+/** One entry of `GET /v1/orders/unshipped/error-types`. */
+export interface UnshippedErrorTypeEntry {
+	error_type: UnshippedErrorType;
+	/** short words for a filter chip */
+	label: string;
+	/** what it means and what to do */
+	description: string;
+	/** the caller's unshipped orders of this type now (both directions) */
+	count: number;
+}
+
+/** §4.3 counts: forward `{total, unshipped, failed, in_queue}`, reverse `{unshipped, failed}`. */
+export type UnshippedCounts =
+	| { total: number; unshipped: number; failed: number; in_queue: number }
+	| { unshipped: number; failed: number };
+
+/** 200 of PATCH /v1/orders/unshipped/{id} (§4.3). */
+export interface UnshippedEditResult {
+	order_id: number;
+	/** the order's lifecycle status (unchanged by the edit) */
+	status: string;
+	/** the fields whose stored value changed, in allow-list order */
+	changed: Array<keyof ReceiverFields>;
+}
+
+/** 200 of POST /v1/orders/{id}/hide (§4.3). */
+export interface HideOrderResult {
+	order_id: number;
+	/** the stored reference */
+	order_no: string;
+	hidden: true;
+	/** an open cancellation was closed (booking.closeCancellation) */
+	closed: boolean;
+	/** rupees refunded for the order's cancelled bookings (wallet ledger) */
+	refunded: number;
 }
 
 export type IntakeEvents = Record<never, never>;

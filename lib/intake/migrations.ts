@@ -99,4 +99,72 @@ CREATE TABLE IF NOT EXISTS intake.orders (
 			await q(`ALTER TABLE intake.orders DROP CONSTRAINT IF EXISTS orders_sender_ref_key`);
 		},
 	},
+	{
+		// Orders read side and tracking (issue 7; spec §2.5, §3, §4.3, §4.8):
+		// lifecycle timestamps, the failure code of the unshipped queue, hiding,
+		// buyer-detail edits, and the list bucket as a stored generated column
+		// (lib/shipment-status.ts `bucketOf`; test/unit/intake/ checks the two
+		// agree) so every bucket is one keyset index range.
+		name: "0003-orders-read-side",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`ALTER TABLE intake.orders
+				ADD COLUMN IF NOT EXISTS failure_code text,
+				ADD COLUMN IF NOT EXISTS status_at timestamptz,
+				ADD COLUMN IF NOT EXISTS manifested_at timestamptz,
+				ADD COLUMN IF NOT EXISTS picked_up_at timestamptz,
+				ADD COLUMN IF NOT EXISTS delivered_at timestamptz,
+				ADD COLUMN IF NOT EXISTS rto_at timestamptz,
+				ADD COLUMN IF NOT EXISTS closed_at timestamptz,
+				ADD COLUMN IF NOT EXISTS hidden_at timestamptz,
+				ADD COLUMN IF NOT EXISTS edited_at timestamptz,
+				ADD COLUMN IF NOT EXISTS bucket text GENERATED ALWAYS AS (CASE status
+					WHEN 'booked' THEN 'rts'
+					WHEN 'manifested' THEN 'manifest'
+					WHEN 'pickup_scheduled' THEN 'pickup'
+					WHEN 'picked_up' THEN 'transit'
+					WHEN 'in_transit' THEN 'transit'
+					WHEN 'out_for_delivery' THEN 'transit'
+					WHEN 'delivered' THEN 'delivered'
+					WHEN 'rto_initiated' THEN 'rto'
+					WHEN 'rto_in_transit' THEN 'rto'
+					WHEN 'rto_delivered' THEN 'rto'
+					WHEN 'undelivered' THEN 'exceptions'
+					WHEN 'lost' THEN 'exceptions'
+					WHEN 'damaged' THEN 'exceptions'
+					WHEN 'cancelled' THEN 'cancelled'
+				END) STORED`);
+			// GET /v1/orders: newest first per account (bucket all), per bucket, by AWB, by city
+			await q(`CREATE INDEX IF NOT EXISTS orders_list_idx
+				ON intake.orders (sender_id, order_id DESC) WHERE hidden_at IS NULL`);
+			await q(`CREATE INDEX IF NOT EXISTS orders_bucket_idx
+				ON intake.orders (sender_id, bucket, order_id DESC) WHERE hidden_at IS NULL`);
+			await q(`CREATE INDEX IF NOT EXISTS orders_awb_idx
+				ON intake.orders (sender_id, awb_number) WHERE awb_number IS NOT NULL`);
+			await q(`CREATE INDEX IF NOT EXISTS orders_city_idx
+				ON intake.orders (sender_id, lower(receiver_city), order_id DESC) WHERE hidden_at IS NULL`);
+			// GET /v1/orders/unshipped and its counts: the open, not-yet-shipped orders
+			await q(`CREATE INDEX IF NOT EXISTS orders_unshipped_idx
+				ON intake.orders (sender_id, shipment_type, order_id DESC)
+				WHERE hidden_at IS NULL AND state IN ('not_shipped', 'failed', 'booking_in_progress')
+				  AND status <> 'cancelled'`);
+		},
+	},
+	{
+		// GET /v1/orders (issue 7, §4.3): the filters 0003 left without an
+		// index. date_from / date_to (IST days over created_at): a range far in
+		// the past scanned every newer order of the account; the planner takes
+		// orders_created_idx when the range is selective and keeps orders_list_idx
+		// (keyset order) otherwise. shipment_type: returns are a few percent of an
+		// account's orders, so `shipment_type=1` read ~30 rows per row answered
+		// through orders_list_idx; orders_type_idx is the keyset range itself.
+		name: "0004-orders-list-filters",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`CREATE INDEX IF NOT EXISTS orders_created_idx
+				ON intake.orders (sender_id, created_at) WHERE hidden_at IS NULL`);
+			await q(`CREATE INDEX IF NOT EXISTS orders_type_idx
+				ON intake.orders (sender_id, shipment_type, order_id DESC) WHERE hidden_at IS NULL`);
+		},
+	},
 ];

@@ -2,23 +2,17 @@
  * Order lifecycle `status` strings held on `intake.orders.status` (spec §2.4:
  * "present; its values are not enumerated in the contract").
  *
+ * The vocabulary, its words, ids, buckets and fold rule live in ONE place:
+ * lib/shipment-status.ts (`LifecycleStatus` = the intake-only `new`,
+ * `booking_queued`, `booking_failed` plus every normalized `ShipmentStatus`
+ * from `booked` to `cancelled`; its table says which `GET /v1/orders` bucket
+ * each belongs to, and migration 0003 stores that bucket as a generated
+ * column). This module only keeps the status groups intake's own SQL needs.
+ *
  * intake itself only writes {@link STATUS_NEW} (on create). Every later value is
  * reported by its owner through `intake.applyBookingUpdate` (booking: queued,
- * booked, failed, cancelled; documents: manifested; tracking: pickup onwards).
- * Values in use:
- *
- * | status | meaning |
- * |---|---|
- * | `new` | created, no booking requested (`state` not_shipped) |
- * | `booking_queued` | booking requested, worker pending (`booking_in_progress`) |
- * | `booked` | AWB issued (`booked`) |
- * | `booking_failed` | booking gave up (`failed`, see `failure_reason`) |
- * | `manifested` | on a handover manifest: Ready-for-pickup |
- * | `picked_up`, `in_transit`, `out_for_delivery`, `delivered` | courier scans |
- * | `undelivered` | failed delivery attempt (NDR) |
- * | `rto_initiated`, `rto_in_transit`, `rto_delivered` | return to origin |
- * | `cancelled` | booking cancelled at the courier |
- * | `lost`, `damaged` | courier exceptions |
+ * booked, failed, cancelled and the courier statuses it folds from scans;
+ * documents: manifested).
  */
 
 /** Status of a freshly created order. */

@@ -1,7 +1,7 @@
 /**
  * SQL over `intake.orders` (see ./migrations.ts). Every statement binds its
  * values ($1, $2, …); the only SQL built from strings are the status lists of
- * ./status.ts, which are constants.
+ * ./status.ts and ../shipment-status.ts, which are constants.
  *
  * The columns keep the spec's numbers (`shipment_type` 0 forward / 1 reverse,
  * `order_type` 1 COD); this module converts them to and from
@@ -21,6 +21,7 @@ import {
 } from "../contracts";
 import { exec, select } from "../db";
 import { toRupees } from "../money";
+import { type ShipmentStatus, TERMINAL_STATUSES } from "../shipment-status";
 import { CLOSED_STATUSES, PICKED_UP_STATUSES, STATUS_NEW, UNSHIPPED_STATES } from "./status";
 import type { OrderInput } from "./validation";
 
@@ -340,13 +341,26 @@ export function updateKey(u: Pick<BookingUpdate, "order_id" | "attempt_id" | "se
 /**
  * Applies booking updates, each only if `(attempt_id, seq)` is newer than the
  * row's (a conditional UPDATE; re-delivered or stale updates change nothing).
- * `awb_number`, `courier`, `logistic_id`, `failure_reason`: a given value
- * (including null) is written; an omitted one keeps the row's value when the
- * update belongs to the same attempt and is cleared for a new attempt.
- * `booked_at` is stamped when the order becomes booked (kept while the same
- * attempt stays booked). Status `cancelled` (a cancelled booking) stamps
- * `released_at`: the order number is released for a new order (spec §3); a
- * released order stays released.
+ * `awb_number`, `courier`, `logistic_id`, `failure_reason`, `failure_code`: a
+ * given value (including null) is written; an omitted one keeps the row's
+ * value when the update belongs to the same attempt and is cleared for a new
+ * attempt. `booked_at` is stamped when the order becomes booked (kept while
+ * the same attempt stays booked). Status `cancelled` (a cancelled booking)
+ * stamps `released_at`: the order number is released for a new order (spec
+ * §3); a released order stays released.
+ *
+ * Lifecycle (issue 7, spec §3; statuses of lib/shipment-status.ts):
+ * `status_at` is the update's `status_at` (ISO-8601 UTC), else the row's
+ * when the same attempt reports the same status again, else now(). The
+ * shipment timestamps are stamped from the status applied, each keeping the
+ * first stamp of the attempt (a new attempt starts a new shipment: they are
+ * cleared first): `manifested_at` (manifested), `picked_up_at` (picked_up,
+ * in_transit, out_for_delivery, undelivered, delivered, rto_* — any status
+ * that means the courier has the parcel, so a missed pick-up scan still
+ * stamps it), `delivered_at` (delivered), `rto_at` (rto_initiated, or the
+ * first later rto_* status when that scan was missed), `closed_at` (any
+ * terminal status: delivered, rto_delivered, lost, damaged, cancelled). Each
+ * takes the applied `status_at`.
  *
  * Many updates at once give the same result as applying them one by one
  * oldest first: one UPDATE … FROM unnest per wave, where a wave holds at most
@@ -375,52 +389,94 @@ export async function applyBookingUpdates(db: Sequelize, us: BookingUpdate[]): P
 	return applied;
 }
 
+/** Statuses after which the courier holds the parcel (`picked_up_at`; see {@link applyBookingUpdates}). */
+const PICKUP_STAMP: readonly ShipmentStatus[] = [
+	"picked_up",
+	"in_transit",
+	"out_for_delivery",
+	"undelivered",
+	"delivered",
+	"rto_initiated",
+	"rto_in_transit",
+	"rto_delivered",
+];
+/** Statuses that stamp `rto_at` (the first of them). */
+const RTO_STAMP: readonly ShipmentStatus[] = ["rto_initiated", "rto_in_transit", "rto_delivered"];
+
+/**
+ * SQL of the `status_at` an update applies (o: the row before the update, u:
+ * the update): the update's time, else the row's when the same attempt
+ * reports the same status again, else now().
+ */
+const STATUS_AT = `CASE WHEN u.status_at IS NOT NULL THEN u.status_at
+	WHEN o.booking_attempt_id = u.attempt_id AND o.status = u.status THEN COALESCE(o.status_at, now())
+	ELSE now() END`;
+
+/**
+ * SQL of one lifecycle timestamp column: the applied {@link STATUS_AT} when
+ * the status is one of `statuses` and the attempt has no stamp yet; else the
+ * attempt's stamp (kept); null for a new attempt.
+ */
+function stamp(column: string, statuses: readonly string[]): string {
+	const kept = `CASE WHEN o.booking_attempt_id = u.attempt_id THEN o.${column} END`;
+	return `${column} = CASE WHEN u.status IN (${sqlList(statuses)}) THEN COALESCE(${kept}, ${STATUS_AT}) ELSE ${kept} END`;
+}
+
+/** The UPDATE of {@link applyWave} (built once: the status lists are constants). */
+const WAVE_SQL = `UPDATE intake.orders o SET
+		state = u.state,
+		status = u.status,
+		awb_number = CASE WHEN u.has_awb THEN u.awb WHEN o.booking_attempt_id = u.attempt_id THEN o.awb_number END,
+		courier = CASE WHEN u.has_courier THEN u.courier WHEN o.booking_attempt_id = u.attempt_id THEN o.courier END,
+		logistic_id = CASE WHEN u.has_logistic THEN u.logistic_id WHEN o.booking_attempt_id = u.attempt_id THEN o.logistic_id END,
+		failure_reason = CASE WHEN u.has_reason THEN u.reason WHEN o.booking_attempt_id = u.attempt_id THEN o.failure_reason END,
+		failure_code = CASE WHEN u.has_code THEN u.code WHEN o.booking_attempt_id = u.attempt_id THEN o.failure_code END,
+		booked_at = CASE
+			WHEN u.state <> 'booked' THEN o.booked_at
+			WHEN o.state = 'booked' AND o.booking_attempt_id = u.attempt_id AND o.booked_at IS NOT NULL THEN o.booked_at
+			ELSE now() END,
+		released_at = CASE WHEN u.status = 'cancelled' THEN COALESCE(o.released_at, now()) ELSE o.released_at END,
+		status_at = ${STATUS_AT},
+		${stamp("manifested_at", ["manifested"])},
+		${stamp("picked_up_at", PICKUP_STAMP)},
+		${stamp("delivered_at", ["delivered"])},
+		${stamp("rto_at", RTO_STAMP)},
+		${stamp("closed_at", TERMINAL_STATUSES)},
+		booking_attempt_id = u.attempt_id,
+		booking_seq = u.seq,
+		updated_at = now()
+	FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::integer[], $5::text[], $6::text[],
+	            $7::boolean[], $8::text[], $9::boolean[], $10::text[], $11::boolean[], $12::integer[],
+	            $13::boolean[], $14::text[], $15::boolean[], $16::text[], $17::timestamptz[])
+	     AS u(order_id, sender_id, attempt_id, seq, state, status, has_awb, awb, has_courier, courier,
+	          has_logistic, logistic_id, has_reason, reason, has_code, code, status_at)
+	WHERE o.order_id = u.order_id AND o.sender_id = u.sender_id
+		AND (o.booking_attempt_id IS NULL OR (o.booking_attempt_id, COALESCE(o.booking_seq, -1)) < (u.attempt_id, u.seq))
+	RETURNING o.order_id, u.attempt_id, u.seq`;
+
 /** One UPDATE for updates of distinct orders (see {@link applyBookingUpdates} for the rules). */
 async function applyWave(db: Sequelize, wave: BookingUpdate[]): Promise<string[]> {
 	const col = <T>(f: (u: BookingUpdate) => T) => wave.map(f);
 	const given = (x: unknown) => x !== undefined;
-	const { rows } = await exec<{ order_id: string; attempt_id: string; seq: number }>(
-		db,
-		`UPDATE intake.orders o SET
-			state = u.state,
-			status = u.status,
-			awb_number = CASE WHEN u.has_awb THEN u.awb WHEN o.booking_attempt_id = u.attempt_id THEN o.awb_number END,
-			courier = CASE WHEN u.has_courier THEN u.courier WHEN o.booking_attempt_id = u.attempt_id THEN o.courier END,
-			logistic_id = CASE WHEN u.has_logistic THEN u.logistic_id WHEN o.booking_attempt_id = u.attempt_id THEN o.logistic_id END,
-			failure_reason = CASE WHEN u.has_reason THEN u.reason WHEN o.booking_attempt_id = u.attempt_id THEN o.failure_reason END,
-			booked_at = CASE
-				WHEN u.state <> 'booked' THEN o.booked_at
-				WHEN o.state = 'booked' AND o.booking_attempt_id = u.attempt_id AND o.booked_at IS NOT NULL THEN o.booked_at
-				ELSE now() END,
-			released_at = CASE WHEN u.status = 'cancelled' THEN COALESCE(o.released_at, now()) ELSE o.released_at END,
-			booking_attempt_id = u.attempt_id,
-			booking_seq = u.seq,
-			updated_at = now()
-		FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::integer[], $5::text[], $6::text[],
-		            $7::boolean[], $8::text[], $9::boolean[], $10::text[], $11::boolean[], $12::integer[],
-		            $13::boolean[], $14::text[])
-		     AS u(order_id, sender_id, attempt_id, seq, state, status, has_awb, awb, has_courier, courier,
-		          has_logistic, logistic_id, has_reason, reason)
-		WHERE o.order_id = u.order_id AND o.sender_id = u.sender_id
-			AND (o.booking_attempt_id IS NULL OR (o.booking_attempt_id, COALESCE(o.booking_seq, -1)) < (u.attempt_id, u.seq))
-		RETURNING o.order_id, u.attempt_id, u.seq`,
-		[
-			col((u) => u.order_id),
-			col((u) => u.sender_id),
-			col((u) => u.attempt_id),
-			col((u) => u.seq),
-			col((u) => u.state),
-			col((u) => u.status),
-			col((u) => given(u.awb_number)),
-			col((u) => u.awb_number ?? null),
-			col((u) => given(u.courier)),
-			col((u) => u.courier ?? null),
-			col((u) => given(u.logistic_id)),
-			col((u) => u.logistic_id ?? null),
-			col((u) => given(u.failure_reason)),
-			col((u) => u.failure_reason ?? null),
-		],
-	);
+	const { rows } = await exec<{ order_id: string; attempt_id: string; seq: number }>(db, WAVE_SQL, [
+		col((u) => u.order_id),
+		col((u) => u.sender_id),
+		col((u) => u.attempt_id),
+		col((u) => u.seq),
+		col((u) => u.state),
+		col((u) => u.status),
+		col((u) => given(u.awb_number)),
+		col((u) => u.awb_number ?? null),
+		col((u) => given(u.courier)),
+		col((u) => u.courier ?? null),
+		col((u) => given(u.logistic_id)),
+		col((u) => u.logistic_id ?? null),
+		col((u) => given(u.failure_reason)),
+		col((u) => u.failure_reason ?? null),
+		col((u) => given(u.failure_code)),
+		col((u) => u.failure_code ?? null),
+		col((u) => (u.status_at ? new Date(u.status_at).toISOString() : null)),
+	]);
 	return rows.map((r) =>
 		updateKey({ order_id: Number(r.order_id), attempt_id: Number(r.attempt_id), seq: r.seq }),
 	);

@@ -76,6 +76,57 @@ describe("e2e: npm start over NATS in two processes", function () {
 		assert.ok(bad.body.code);
 	});
 
+	it("moves a booked shipment through its lifecycle from sandbox scans: tracking, buckets, detail (issue 7)", async () => {
+		const sender = newSender();
+		const token = await idp.tokenFor(sender, "merchant_ops");
+		const r = await typicalFlow(base, token);
+		const api = client(base, token);
+		const id = r.order_id;
+		const inBucket = async (bucket: string) =>
+			((await api.get(`/v1/orders?bucket=${bucket}&limit=1000`)).body.data as { order_id: number }[]).some(
+				(o) => o.order_id === id,
+			);
+		assert.ok(await inBucket("rts"), "booked, not manifested: ready to ship");
+		const steps = [
+			["picked_up", "transit"],
+			["in_transit", "transit"],
+			["undelivered", "exceptions"],
+			["out_for_delivery", "transit"],
+			["delivered", "delivered"],
+		] as const;
+		for (const [event, bucket] of steps) {
+			const e = await api.post(`/v1/sandbox/orders/${id}/events`, {
+				event,
+				...(event === "undelivered" ? { reason: "Consignee not available" } : {}),
+			});
+			assert.equal(e.status, 200, JSON.stringify(e.body));
+			assert.equal(e.body.status, event);
+			// the lifecycle status reaches intake through booking's outbox
+			for (let i = 0; i < 50 && !(await inBucket(bucket)); i++)
+				await new Promise((res) => setTimeout(res, 100));
+			assert.ok(await inBucket(bucket), `${event} lists the order under ${bucket}`);
+		}
+		assert.equal(await inBucket("transit"), false);
+		const t = await api.get(`/v1/orders/${id}/tracking`);
+		assert.equal(t.status, 200);
+		assert.equal(t.body.status_name, "Delivered");
+		assert.equal(t.body.truncated, false);
+		const statuses = (t.body.scans as { status: string; at: string }[]).map((x) => x.status);
+		assert.deepEqual(
+			statuses.slice(-5),
+			steps.map(([e]) => e),
+		);
+		const detail = await api.get(`/v1/orders/${id}`);
+		assert.equal(detail.status, 200);
+		assert.equal(detail.body.status, "delivered");
+		assert.ok(detail.body.delivered_at);
+		// another account sees none of it
+		const other = client(base, await idp.tokenFor(newSender(), "merchant"));
+		assert.equal((await other.get(`/v1/orders/${id}/tracking`)).status, 404);
+		assert.equal((await other.get(`/v1/orders/${id}`)).status, 404);
+		assert.equal((await other.post(`/v1/sandbox/orders/${id}/events`, { event: "delivered" })).status, 404);
+	});
+
 	it("stops gracefully on SIGTERM", async () => {
 		const codes = await Promise.all(procs.map((p) => p.stop("SIGTERM")));
 		assert.deepEqual(codes, [0, 0], procs.map((p) => p.output().slice(-2000)).join("\n"));

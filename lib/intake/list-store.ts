@@ -1,0 +1,310 @@
+/**
+ * SQL of the orders read side (`GET /v1/orders`, `GET /v1/orders/{id}`;
+ * ./list.ts parses and shapes). Every value is bound ($1, $2, …); the
+ * statement text only varies by which filters are present, so each filter
+ * combination is one prepared statement (lib/db.ts) with a plan of its own;
+ * concurrent list requests of one combination share a statement
+ * ({@link orderPageReader}).
+ *
+ * Keyset pagination on `order_id` only (never OFFSET): a page is `order_id <
+ * <last id of the previous page>`, newest first, so a page 10,000 rows deep
+ * costs what page 1 costs, and a walk never sees an order inserted after it
+ * started (higher ids). Hidden orders (`hidden_at`) are never listed. Indexes
+ * (lib/intake/migrations.ts 0003, 0004): bucket `all` → `orders_list_idx
+ * (sender_id, order_id DESC)`; a bucket → `orders_bucket_idx (sender_id,
+ * bucket, order_id DESC)`; `shipment_type` → `orders_type_idx (sender_id,
+ * shipment_type, order_id DESC)` (0004); `awb_number` → `orders_awb_idx`;
+ * `order_no` → `orders_sender_ref_idx`; `city` → `orders_city_idx (sender_id,
+ * lower(receiver_city), order_id DESC)`; the date filters →
+ * `orders_created_idx (sender_id, created_at)` (0004) when the range is
+ * selective, else the list index; all but the AWB and reference ones partial
+ * on `hidden_at IS NULL`. test/unit/intake/list-plans.spec.ts checks the
+ * plans on a seeded table.
+ */
+import type { Sequelize } from "sequelize";
+import { coalesce } from "../coalesce";
+import { select } from "../db";
+import type { DetailRowDb, ListRowDb, OrderListQuery } from "./list";
+
+/**
+ * `column` as ISO-8601 UTC text with milliseconds (what `Date#toISOString`
+ * writes), formatted by PostgreSQL: a page of rows then needs no Date parsing
+ * and formatting in Node (the largest per-row cost of the list once measured).
+ */
+const iso = (column: string): string =>
+	`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${column}`;
+
+/** Columns of a list row (./list.ts {@link ListRowDb}). */
+const LIST_COLUMNS = `order_id, customer_order_no, shipment_type, order_type, channel,
+	declared_order_total_paise, cod_amount_paise, receiver_name, receiver_city, receiver_pincode,
+	pickup_address_id, state, status, bucket, awb_number, courier, logistic_id,
+	${iso("created_at")}, ${iso("booked_at")}, ${iso("status_at")}`;
+
+/** Columns of the detail (./list.ts {@link DetailRowDb}): the list's and the rest of the row. */
+const DETAIL_COLUMNS = `${LIST_COLUMNS},
+	receiver_address_1, receiver_address_2, receiver_landmark, receiver_state, receiver_mobile_no,
+	product_name, product_sku, physical_weight, length, width, height, rto_address_id,
+	forward_source, old_fwd_awb_no, reverse_pickup_address_id, return_address, order_from_source,
+	failure_reason, failure_code, ${[
+		"order_date",
+		"manifested_at",
+		"picked_up_at",
+		"delivered_at",
+		"rto_at",
+		"closed_at",
+		"released_at",
+		"hidden_at",
+		"edited_at",
+		"updated_at",
+	]
+		.map(iso)
+		.join(", ")}`;
+
+/** A statement and its bound values. */
+export interface Statement {
+	text: string;
+	values: unknown[];
+}
+
+/** Largest bigint: the `order_id <` bound of a first page (every order is below it). */
+const NO_CURSOR = "9223372036854775807";
+
+/** A page request: the account and its parsed query. */
+interface PageRequest {
+	sender_id: number;
+	q: OrderListQuery;
+}
+
+/**
+ * The filter columns of a page query: name, PostgreSQL type, whether a query
+ * has it, its value, and its condition given how the value is referenced
+ * (`$n::type` in a single statement, `k.<name>` in a batch).
+ */
+const FILTERS: Array<{
+	name: string;
+	type: string;
+	has: (q: OrderListQuery) => boolean;
+	value: (q: OrderListQuery) => unknown;
+	where: (v: string) => string;
+}> = [
+	{
+		name: "bucket",
+		type: "text",
+		has: (q) => q.filters.bucket !== "all",
+		value: (q) => q.filters.bucket,
+		where: (v) => `bucket = ${v}`,
+	},
+	{
+		name: "awb",
+		type: "text",
+		has: (q) => q.filters.awb_number !== null,
+		value: (q) => q.filters.awb_number,
+		where: (v) => `awb_number = ${v}`,
+	},
+	{
+		name: "order_no",
+		type: "text",
+		has: (q) => q.filters.order_no !== null,
+		value: (q) => q.filters.order_no,
+		where: (v) => `(customer_order_no = ${v} OR (customer_order_no = (${v} || '-R') AND shipment_type = 1))`,
+	},
+	{
+		name: "type",
+		type: "smallint",
+		has: (q) => q.filters.shipment_type !== null,
+		value: (q) => q.filters.shipment_type,
+		where: (v) => `shipment_type = ${v}`,
+	},
+	{
+		name: "created_from",
+		type: "timestamptz",
+		has: (q) => q.created_from !== null,
+		value: (q) => q.created_from,
+		where: (v) => `created_at >= ${v}`,
+	},
+	{
+		name: "created_before",
+		type: "timestamptz",
+		has: (q) => q.created_before !== null,
+		value: (q) => q.created_before,
+		where: (v) => `created_at < ${v}`,
+	},
+	{
+		name: "city",
+		type: "text",
+		has: (q) => q.filters.city !== null,
+		value: (q) => q.filters.city,
+		where: (v) => `lower(receiver_city) = lower(${v})`,
+	},
+];
+
+/** The values of a request by name: the account, the `order_id <` bound, `limit + 1`, and its filters. */
+function valuesOf(r: PageRequest): Record<string, unknown> {
+	const out: Record<string, unknown> = {
+		sender: r.sender_id,
+		before: r.q.before_id === null ? NO_CURSOR : r.q.before_id,
+		lim: r.q.limit + 1,
+	};
+	for (const f of FILTERS) if (f.has(r.q)) out[f.name] = f.value(r.q);
+	return out;
+}
+
+/**
+ * Whether a query is a keyset shape: only `bucket`, `city`, `shipment_type`
+ * (see {@link pageQuery} for why the account is then written as a range).
+ */
+function isKeyset(q: OrderListQuery): boolean {
+	const f = q.filters;
+	return f.awb_number === null && f.order_no === null && q.created_from === null && q.created_before === null;
+}
+
+/** The shape of a query: its form and which filters its statement has. */
+function shapeOf(q: OrderListQuery): string {
+	return `${isKeyset(q) ? "k" : "e"}:${FILTERS.filter((f) => f.has(q))
+		.map((f) => f.name)
+		.join(",")}`;
+}
+
+/**
+ * The page query of a request of `q`'s shape, its values referenced through
+ * `ref(name, type)`: the account's visible orders matching the filters, below
+ * the `order_id` bound, newest first, `limit + 1` rows (the extra row says
+ * whether a next page exists).
+ *
+ * Two forms. A keyset shape (only `bucket`, `city`, `shipment_type`: a
+ * bucket or a slice of the account walked page by page) writes the account
+ * as the range `sender_id >= $s AND sender_id <= $s` and the order as
+ * `sender_id, order_id DESC`: the same rows and order, but only an index
+ * whose columns are (sender_id, [an equality column,] order_id DESC) — the
+ * list, bucket, city and type indexes — yields that order without a sort,
+ * so each page is one index range read from its start. Written as
+ * `sender_id = $s … ORDER BY order_id DESC`, PostgreSQL's default cost model
+ * (random_page_cost 4, the heap correlated with order_id) preferred, for an
+ * account holding a few percent of the table, walking the primary key
+ * backwards and filtering the account's rows out of everyone's (40 rows read
+ * per row answered for a 2.5 % account). With `awb_number`, `order_no` or a
+ * date the account is an equality (so the AWB, reference and date indexes
+ * are entered at the account and value) and the few matching rows are sorted.
+ *
+ * `order_no` matches the stored reference exactly, and a return also by the
+ * `customer_order_no` it was created with (stored with `-R`); `city` matches
+ * `lower(receiver_city)` = `lower(city)`; the date bounds are `created_at`
+ * (from inclusive, before exclusive: IST midnights computed by ./list.ts).
+ */
+function pageQuery(q: OrderListQuery, ref: (name: string, type: string) => string): string {
+	const keyset = isKeyset(q);
+	const s = ref("sender", "bigint");
+	const where = [
+		keyset ? `sender_id >= ${s} AND sender_id <= ${s}` : `sender_id = ${s}`,
+		"hidden_at IS NULL",
+		...FILTERS.filter((f) => f.has(q)).map((f) => f.where(ref(f.name, f.type))),
+		`order_id < ${ref("before", "bigint")}`,
+	];
+	return `SELECT ${LIST_COLUMNS} FROM intake.orders WHERE ${where.join(" AND ")}
+		ORDER BY ${keyset ? "sender_id, " : ""}order_id DESC LIMIT ${ref("lim", "integer")}`;
+}
+
+/** The page statement of one request ({@link pageQuery} with bound values). */
+export function listOrdersStatement(sender_id: number, q: OrderListQuery): Statement {
+	const vals = valuesOf({ sender_id, q });
+	const values: unknown[] = [];
+	const refs = new Map<string, string>();
+	const text = pageQuery(q, (name, type) => {
+		let r = refs.get(name);
+		if (r === undefined) {
+			values.push(vals[name]);
+			r = `$${values.length}::${type}`;
+			refs.set(name, r);
+		}
+		return r;
+	});
+	return { text, values };
+}
+
+/**
+ * One statement answering the pages of several requests of one shape
+ * (`requests` non-empty, all of `requests[0]`'s shape): a row per request
+ * from `unnest` of one bound array per value (`k`: position `i`, account,
+ * bound, limit, filters), each joined LATERAL to its {@link pageQuery}. Rows
+ * carry `i`, the position of their request.
+ */
+export function batchStatement(requests: PageRequest[]): Statement {
+	const cols: Array<[name: string, type: string]> = [["i", "integer"]];
+	const inner = pageQuery(requests[0].q, (name, type) => {
+		if (!cols.some(([n]) => n === name)) cols.push([name, type]);
+		return `k.${name}`;
+	});
+	const rows = requests.map(valuesOf);
+	return {
+		text: `SELECT k.i, page.* FROM unnest(${cols.map(([, type], n) => `$${n + 1}::${type}[]`).join(", ")})
+				AS k(${cols.map(([name]) => name).join(", ")})
+			CROSS JOIN LATERAL (${inner}) page`,
+		values: cols.map(([name]) => (name === "i" ? requests.map((_, i) => i) : rows.map((r) => r[name]))),
+	};
+}
+
+/**
+ * Reads the pages of requests of one shape: the rows of each, newest first.
+ * One request: its own statement (planned for its values); several: one
+ * {@link batchStatement}.
+ */
+async function readPages(db: Sequelize, requests: PageRequest[]): Promise<ListRowDb[][]> {
+	if (requests.length === 1) {
+		const st = listOrdersStatement(requests[0].sender_id, requests[0].q);
+		return [await select<ListRowDb>(db, st.text, st.values)];
+	}
+	const st = batchStatement(requests);
+	const rows = await select<ListRowDb & { i: number }>(db, st.text, st.values);
+	const pages: ListRowDb[][] = requests.map(() => []);
+	for (const r of rows) pages[r.i].push(r);
+	// LATERAL rows come out in each page's order; an explicit order costs little on sorted input
+	for (const p of pages) p.sort((a, b) => Number(b.order_id) - Number(a.order_id));
+	return pages;
+}
+
+/** Most requests one page statement answers (each up to 1,001 rows). */
+const MAX_BATCH = 32;
+
+/**
+ * The page reader of one service instance: `(sender_id, q) → up to q.limit + 1
+ * rows` of {@link pageQuery}. Concurrent requests of the same shape share
+ * statements (lib/coalesce.ts): while one runs, the requests made meanwhile
+ * (identical ones once) form the next, so under load N list requests cost
+ * about one PostgreSQL round trip per shape and period instead of N (each
+ * round trip costs both processes CPU); a lone request runs at once. A
+ * request never gets rows read before it was made: it joins the next run,
+ * never the one in flight.
+ */
+export function orderPageReader(
+	db: Sequelize,
+): (sender_id: number, q: OrderListQuery) => Promise<ListRowDb[]> {
+	const byShape = new Map<string, (keys: string[]) => Promise<Map<string, ListRowDb[]>>>();
+	return async (sender_id, q) => {
+		const shape = shapeOf(q);
+		let run = byShape.get(shape);
+		if (!run) {
+			run = coalesce(async (keys: string[]) => {
+				const requests = keys.map((k) => JSON.parse(k) as PageRequest);
+				const pages = await readPages(db, requests);
+				return new Map(keys.map((k, i) => [k, pages[i]]));
+			}, MAX_BATCH);
+			byShape.set(shape, run);
+		}
+		const key = JSON.stringify({ sender_id, q });
+		return (await run([key])).get(key) ?? [];
+	};
+}
+
+/** The sender's order row (hidden or not) for the detail, or null (missing and not theirs are the same). */
+export async function orderRow(
+	db: Sequelize,
+	sender_id: number,
+	order_id: number,
+): Promise<DetailRowDb | null> {
+	const rows = await select<DetailRowDb>(
+		db,
+		`SELECT ${DETAIL_COLUMNS} FROM intake.orders WHERE order_id = $1 AND sender_id = $2`,
+		[order_id, sender_id],
+	);
+	return rows[0] ?? null;
+}
