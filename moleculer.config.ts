@@ -7,9 +7,12 @@
  *   never be repeated by the broker; durable retries live in BullMQ jobs.
  * - Tracking on, so a stopping node finishes in-flight calls (graceful shutdown).
  * - Structured JSON logs.
+ * - Durable channels (`@moleculer/channels`, lib/channels.ts): NATS JetStream
+ *   with a transporter, else Redis Streams with `REDIS_URL`, else in process.
  */
 import type { BrokerOptions } from "moleculer";
 import { PermissionsMiddleware } from "./lib/auth";
+import { channelsMiddleware } from "./lib/channels";
 import { loadConfig, type RuntimeConfig } from "./lib/config";
 import { jsonFormatter, RequestContextMiddleware } from "./lib/logging";
 
@@ -37,7 +40,7 @@ export default function brokerOptions(
 			options: { level: cfg.logLevel, formatter: jsonFormatter, colors: false, moduleColors: false },
 		},
 		metrics: { enabled: false },
-		middlewares: [RequestContextMiddleware, PermissionsMiddleware],
+		middlewares: [RequestContextMiddleware, PermissionsMiddleware, channelsMiddleware(cfg)],
 		...overrides,
 	};
 }

@@ -76,6 +76,9 @@ export async function startSystem(env: Record<string, string | undefined> = {}):
 		PORT: String(port),
 		LOGLEVEL: "warn",
 		NODE_ENV: "production",
+		// one merchant offers far more than a real account would: the edge rate limits are off unless set
+		RATE_LIMIT_ACCOUNT_PER_MIN: process.env.RATE_LIMIT_ACCOUNT_PER_MIN ?? "0",
+		RATE_LIMIT_LINK_PER_MIN: process.env.RATE_LIMIT_LINK_PER_MIN ?? "0",
 		...env,
 	};
 	// BENCH_COURIER=process: the sandbox courier (simulator) runs in its own process, as an

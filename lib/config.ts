@@ -40,8 +40,24 @@ export interface RuntimeConfig {
 	authJwksUrl?: string;
 	authIssuer?: string;
 	authAudience?: string;
-	/** HMAC key of signed label links. */
+	/** HMAC key of signed label links (signs and verifies; lib/documents/link.ts). */
 	labelLinkSecret?: string;
+	/** Older link secrets still accepted when verifying (`LABEL_LINK_PREVIOUS_SECRETS`, comma list); never sign. */
+	labelLinkPreviousSecrets: string[];
+	/**
+	 * `PUBLIC_BASE_URL`: the API's public origin (http/https, no query), without a trailing slash;
+	 * when set, book/sync's `label_url` is absolute, else a path relative to the API base.
+	 */
+	publicBaseUrl?: string;
+	/** Signed-link downloads per client address per minute at the edge (`RATE_LIMIT_LINK_PER_MIN`; 0 = off). */
+	rateLimitLinkPerMin: number;
+	/** Requests per account (sender_id) per minute on every bearer `/v1` route (`RATE_LIMIT_ACCOUNT_PER_MIN`; 0 = off). */
+	rateLimitAccountPerMin: number;
+	/**
+	 * `TRUST_PROXY`: how many reverse proxies in front of the gateway append to
+	 * `X-Forwarded-For` (0: the client address is the socket's peer address).
+	 */
+	trustProxy: number;
 	/** Sandbox couriers, rate cards and /v1/sandbox/* routes. */
 	sandbox: boolean;
 	/** Port of the sandbox courier simulator's HTTP server. */
@@ -61,6 +77,58 @@ export interface RuntimeConfig {
 function int(v: string | undefined, dflt: number): number {
 	const n = v === undefined || v === "" ? Number.NaN : Number(v);
 	return Number.isInteger(n) ? n : dflt;
+}
+
+/** A non-negative integer setting; unset means `dflt`; anything else malformed refuses to start. */
+function count(name: string, v: string | undefined, dflt: number): number {
+	if (v === undefined || v.trim() === "") return dflt;
+	const n = Number(v);
+	if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer (got "${v}")`);
+	return n;
+}
+
+/** `TRUST_PROXY`: unset, "", "0" or "false" → 0; "true" → 1; else a hop count. */
+function trustProxy(v: string | undefined): number {
+	const t = (v ?? "").trim().toLowerCase();
+	if (t === "" || t === "false") return 0;
+	if (t === "true") return 1;
+	return count("TRUST_PROXY", t, 0);
+}
+
+/**
+ * Parses `LABEL_LINK_PREVIOUS_SECRETS`: comma-separated, blanks trimmed,
+ * empties and repeats dropped (a secret therefore cannot contain a comma).
+ */
+export function parsePreviousSecrets(raw: string | undefined): string[] {
+	return [
+		...new Set(
+			(raw ?? "")
+				.split(",")
+				.map((s) => s.trim())
+				.filter(Boolean),
+		),
+	];
+}
+
+/**
+ * `PUBLIC_BASE_URL` checked: an http(s) URL with an optional path, no query,
+ * fragment or credentials; trailing slashes dropped; undefined when unset.
+ * @throws Error when malformed (the process refuses to start)
+ */
+export function parsePublicBaseUrl(v: string | undefined): string | undefined {
+	const t = (v ?? "").trim();
+	if (!t) return undefined;
+	let u: URL;
+	try {
+		u = new URL(t);
+	} catch {
+		throw new Error(`PUBLIC_BASE_URL is not a URL (got "${t}")`);
+	}
+	if ((u.protocol !== "http:" && u.protocol !== "https:") || u.search || u.hash || u.username || u.password)
+		throw new Error(
+			`PUBLIC_BASE_URL must be an http(s) URL without query, fragment or credentials (got "${t}")`,
+		);
+	return t.replace(/\/+$/, "");
 }
 
 /**
@@ -91,6 +159,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
 		authIssuer: env.AUTH_ISSUER || undefined,
 		authAudience: env.AUTH_AUDIENCE || undefined,
 		labelLinkSecret: env.LABEL_LINK_SECRET || undefined,
+		labelLinkPreviousSecrets: parsePreviousSecrets(env.LABEL_LINK_PREVIOUS_SECRETS),
+		publicBaseUrl: parsePublicBaseUrl(env.PUBLIC_BASE_URL),
+		rateLimitLinkPerMin: count("RATE_LIMIT_LINK_PER_MIN", env.RATE_LIMIT_LINK_PER_MIN, 120),
+		rateLimitAccountPerMin: count("RATE_LIMIT_ACCOUNT_PER_MIN", env.RATE_LIMIT_ACCOUNT_PER_MIN, 3000),
+		trustProxy: trustProxy(env.TRUST_PROXY),
 		sandbox: sandboxEnv === undefined || sandboxEnv === "" ? zeroSetup : sandboxEnv === "1",
 		simulatorPort,
 		simulatorUrl: env.SANDBOX_COURIER_URL || `http://127.0.0.1:${simulatorPort}`,

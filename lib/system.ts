@@ -159,7 +159,11 @@ export async function startSystem(): Promise<RunningSystem> {
 	const needsAuth = cfg.services.includes("gateway");
 	if (needsAuth && !cfg.authJwksUrl)
 		throw new Error("AUTH_JWKS_URL is required when DATABASE_URL is set (refusing development keys)");
-	if ((cfg.services.includes("documents") || needsAuth) && !cfg.labelLinkSecret)
+	// documents verifies signed label links, booking signs them (book/sync's label_url)
+	if (
+		(cfg.services.includes("documents") || cfg.services.includes("booking") || needsAuth) &&
+		!cfg.labelLinkSecret
+	)
 		throw new Error("LABEL_LINK_SECRET is required when DATABASE_URL is set");
 
 	const broker = new ServiceBroker(brokerOptions(cfg));

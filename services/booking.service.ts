@@ -5,6 +5,7 @@
  * Public (gateway): `booking.book` — POST /v1/shipping/book; `booking.bookSync` —
  * POST /v1/shipping/book/sync (same attempt/outbox/claim path, courier called inline).
  * Internal (lib/contracts/booking.ts): `booking.getShipment` {sender_id, order_id} → ShipmentRecord | null.
+ * Internal: `booking.awbOwner` {awb_number} → {sender_id, order_id} | null (signed label links).
  * Worker: `booking.processAttempt` {attempt_id} — handed each job of BullMQ queue "booking".
  * Ops: `booking.relayOutbox` → {delivered, failed}, `booking.sweep` → {enqueued}.
  * Tracking (issue 7; lib/booking/tracking.ts): `booking.tracking` — GET /v1/orders/{id}/tracking;
@@ -13,6 +14,9 @@
  * `booking.pollTracking`, also run every `BOOKING_TRACK_MS` by the poller tick. Courier scans are folded
  * into one status per shipment, each change sent to intake through the outbox (seq = the attempt's
  * `order_seq` + 1) and broadcast as `shipment.status_changed` / `shipment.undelivered`.
+ * Manifests (issue 8): internal `booking.markManifested` (documents' outbox) moves booked shipments to
+ * `manifested` through the same fold. Each status change is also published durably to the channel
+ * `shipment.status_changed` (an outbox row, lib/channels.ts; docs/DECISIONS.md "Shipment events").
  *
  * Durability (ARCHITECTURE §5):
  * 1. The request commits, in ONE transaction, the attempt (state `queued`,
@@ -53,10 +57,11 @@ import { parseBookInput, parseBookSyncInput } from "../lib/booking/params";
 import { deliverNow, outboxBatch, relay, sweepOnce } from "../lib/booking/relay";
 import { bookInline, openAttempt, prepareBooking, queuedAnswer } from "../lib/booking/request";
 import { BOOKING_QUEUE, type BookingTimings, bookingTimings } from "../lib/booking/settings";
-import { closeOpenCancellation, orderUpdateRows, shipmentOf } from "../lib/booking/store";
+import { bookedAwbOwner, closeOpenCancellation, orderUpdateRows, shipmentOf } from "../lib/booking/store";
 import { latestAttempt } from "../lib/booking/store/cancel";
 import {
 	courierPush,
+	markManifested,
 	parseSandboxEvent,
 	parseTrackingQuery,
 	pollOnce,
@@ -265,7 +270,7 @@ export default defineService<BookingVars>()({
 		 *
 		 * Answers:
 		 * - 200 {@link BookSyncAnswer} `{status:"booked", awb, forward_id:"bk_<attempt id>",
-		 *   logistic_id, order_id, courier_name, label_url:"/v1/documents/label/<order_id>"}`
+		 *   logistic_id, order_id, courier_name, label_url:"/v1/documents/label/t/<awb>.<hmac>"}` (the signed link, lib/documents/link.ts)
 		 *   (the booked, charged attempt; the order update delivered before the answer)
 		 * - 202 {@link BookAnswer} `{status:"queued", idem_key}` (`mode:"auto"` for AUTO)
 		 *   when the courier failed transiently (timeout, 5xx, reset) or the budget
@@ -498,6 +503,18 @@ export default defineService<BookingVars>()({
 			},
 		},
 
+		/**
+		 * Internal (documents' signed label link, spec §4.4): `{sender_id, order_id}`
+		 * of the booked attempt holding AWB `awb_number` (1–64 chars), or null when
+		 * no live booking holds it (unknown, cancelled, failed).
+		 */
+		awbOwner: {
+			params: { awb_number: { type: "string", min: 1, max: 64 } },
+			async handler(ctx): Promise<{ sender_id: number; order_id: number } | null> {
+				return bookedAwbOwner(this.db, ctx.params.awb_number);
+			},
+		},
+
 		/** Ops: delivers due outbox rows now. → `{delivered, failed}`. */
 		relayOutbox: {
 			async handler(): Promise<{ delivered: number; failed: number }> {
@@ -543,6 +560,30 @@ export default defineService<BookingVars>()({
 			},
 			async handler(ctx): Promise<PushAnswer> {
 				return courierPush(this.deps(), ctx, ctx.params);
+			},
+		},
+
+		/**
+		 * Internal (documents' outbox after `POST /v1/documents/manifest`; spec §3
+		 * manifest row, §6): `{sender_id, manifest_no, at (ISO-8601 UTC), awb_numbers
+		 * (1–1000)}` → `{moved}`. Moves the sender's booked shipments with those AWBs
+		 * to `manifested` (Ready for pickup) through the tracking fold: never
+		 * backwards (a picked-up shipment stays), terminal never reopens, another
+		 * sender's / cancelled / unknown AWBs ignored; each change reaches intake
+		 * (order update) and the `shipment.status_changed` channel (with
+		 * `manifest_no`) through the outbox. Idempotent: a redelivery moves nothing.
+		 * Errors: 422 (params), 400 `validation_failed` (`at` not a time).
+		 * See lib/booking/tracking.ts `markManifested`.
+		 */
+		markManifested: {
+			params: {
+				sender_id: { type: "number", integer: true, positive: true, convert: true },
+				manifest_no: { type: "string", min: 1, max: 100 },
+				at: { type: "string", min: 1, max: 64 },
+				awb_numbers: { type: "array", min: 1, max: 1000, items: { type: "string", min: 1, max: 100 } },
+			},
+			async handler(ctx): Promise<{ moved: number }> {
+				return markManifested(this.deps(), ctx.params);
 			},
 		},
 

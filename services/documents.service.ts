@@ -2,28 +2,48 @@
  * documents: shipping labels (spec §4.4). Owns the `documents` schema
  * (`documents.labels`, lib/documents/store.ts).
  *
- * Implemented: `GET /v1/documents/label/{orderId}` (action `documents.label`)
- * and the internal `documents.labelInfo`.
- * Later issues (seams): bulk labels (`POST /v1/documents/label`: build ONE
- * document with lib/documents/label.ts `createLabelDocument` + `drawLabelPage`
- * over lib/documents/source.ts `loadBookedOrder` + `loadWarehouses` for each
- * order, checking `storedLabel` as the single label does), manifests, signed label links, and
- * capturing courier-issued labels (`recordCourierLabel`, `courierIssuesOwnLabel`).
+ * Implemented: `GET /v1/documents/label/{orderId}` (action `documents.label`),
+ * the signed link `GET /v1/documents/label/t/{token}` (`documents.labelLink`,
+ * same code path: the `labelFile` method) and the internal `documents.labelInfo`.
+ * Bulk labels (issue 8): `POST /v1/documents/label` (`documents.labels`,
+ * lib/documents/bulk.ts): ONE document (lib/documents/label.ts
+ * `createLabelDocument` + `drawLabelPage`, fonts embedded once) over
+ * lib/documents/source.ts `loadBookedOrder` per order, the batch's
+ * courier-issued labels from lib/documents/store.ts `courierLabelsOf`.
+ * Courier-issued labels: captured at booking (`documents.captureCourierLabel`,
+ * lib/documents/capture.ts), served as stored with their own media type.
+ *
+ * Manifests (issue 8): `POST /v1/documents/manifest` (`documents.manifest`),
+ * `GET /v1/documents/manifest/{manifestNo}` (`documents.manifestCopy`) and the
+ * documents outbox relay to `booking.markManifested` (lib/documents/manifest*.ts).
  *
  * Errors follow the §7 documents exception: 400 and 404 answer `{message}`
  * (no `error` key), 409 answers `{code, message}`.
  */
 import type { Context } from "moleculer";
 import { senderOf } from "../lib/auth";
-import type { CallMeta } from "../lib/contracts";
+import { type CallMeta, call } from "../lib/contracts";
+import { loadBulkLabels, parseOrderIds, renderBulkLabels, stampBulkDownloads } from "../lib/documents/bulk";
+import { captureCourierLabel } from "../lib/documents/capture";
 import { buildLabelData } from "../lib/documents/data";
 import { warmLabelFonts } from "../lib/documents/font";
 import { renderLabel } from "../lib/documents/label";
+import { labelLinkConfigured, verifyLabelToken } from "../lib/documents/link";
+import { renderManifest } from "../lib/documents/manifest";
+import { documentsRelayTimings, ManifestRelay } from "../lib/documents/manifest-relay";
+import {
+	makeManifests,
+	manifestHeaders,
+	parseManifestNo,
+	parseManifestOrderIds,
+	printedSection,
+} from "../lib/documents/manifest-request";
+import { manifestByNo } from "../lib/documents/manifest-store";
 import { DOCUMENTS_MIGRATIONS } from "../lib/documents/migrations";
 import { courierIssuesOwnLabel, describeFile } from "../lib/documents/policy";
-import { carrierLabelMissing, loadBookedOrder, loadWarehouses } from "../lib/documents/source";
+import { carrierLabelMissing, labelNotFound, loadBookedOrder, loadWarehouses } from "../lib/documents/source";
 import { labelInfo, stampDownload, storedLabel } from "../lib/documents/store";
-import { documentsError } from "../lib/errors";
+import { documentsError, errorBodyOf } from "../lib/errors";
 import { parsePositiveInt } from "../lib/fields";
 import { defineService } from "../lib/service";
 import { DbMixin } from "../mixins/db.mixin";
@@ -42,10 +62,91 @@ function answerFile(ctx: Context<unknown, CallMeta>, type: string, fileName: str
 	};
 }
 
-export default defineService()({
+/**
+ * The answer meta of a signed-link download (spec §4.4): an attachment, never
+ * sniffed, sandboxed with no sources, no Referer leaking the token onwards,
+ * never cached by a shared cache.
+ */
+function answerLinkedFile(ctx: Context<unknown, CallMeta>, type: string, fileName: string): void {
+	ctx.meta.$responseType = type;
+	ctx.meta.$responseHeaders = {
+		"Content-Disposition": `attachment; filename="${safeFileName(fileName)}"`,
+		"X-Content-Type-Options": "nosniff",
+		"Content-Security-Policy": "sandbox; default-src 'none'",
+		"Referrer-Policy": "no-referrer",
+		"Cache-Control": "private, no-store",
+	};
+}
+
+/** A label ready to answer: its bytes, media type and download file name. */
+interface LabelFile {
+	bytes: Buffer;
+	type: string;
+	fileName: string;
+}
+
+/** 404 `{message:"not found"}` of a signed link (the gateway answers it as plain text, §7). */
+const linkNotFound = () => documentsError(404, "not found");
+
+/** State set in `started` (db comes from the DbMixin). */
+interface DocumentsVars {
+	/** the documents outbox relay (booking.markManifested of manifests), lib/documents/manifest-relay.ts */
+	manifestRelay: ManifestRelay;
+}
+
+export default defineService<DocumentsVars>()({
 	name: "documents",
 	mixins: [DbMixin("documents", DOCUMENTS_MIGRATIONS)],
 	settings: {},
+	methods: {
+		/**
+		 * The single-label code path, shared by `documents.label` (bearer) and
+		 * `documents.labelLink` (signed link): the label of the caller's order
+		 * `order_id`: the courier's captured file for a courier-issued label, else
+		 * the 4 × 6 inch PDF we draw; stamps `label_downloaded_at` on success.
+		 * With `awb`, the order's live shipment must hold that AWB (else 404
+		 * `{message:"not found"}`: the link's AWB was cancelled or re-booked).
+		 * Throws the label route's errors (404 not found, 409 not_ready_to_ship,
+		 * 409 carrier_label_missing; collaborators' failures as they came).
+		 */
+		async labelFile(
+			ctx: Context<unknown, CallMeta>,
+			sender_id: number,
+			order_id: number,
+			awb?: string,
+		): Promise<LabelFile> {
+			const { order, shipment } = await loadBookedOrder(ctx, sender_id, order_id);
+			if (awb !== undefined && shipment.awb_number !== awb) throw labelNotFound();
+			// Our own row of this AWB is read while the warehouses are asked (one
+			// round trip less); a courier-issued label then leaves the warehouses unused.
+			const [stored, parties] = await Promise.all([
+				storedLabel(this.db, sender_id, order_id, shipment.awb_number),
+				loadWarehouses(ctx, sender_id, order),
+			]);
+			const key = {
+				order_id,
+				sender_id,
+				awb_number: shipment.awb_number,
+				logistic_id: shipment.logistic_id,
+			};
+
+			if (stored?.source === "courier" || (!stored && courierIssuesOwnLabel(shipment))) {
+				if (!stored?.courier_file?.length) throw carrierLabelMissing();
+				const file = Buffer.from(stored.courier_file);
+				const { type, ext } = describeFile(file, stored.content_type);
+				await stampDownload(this.db, key);
+				return { bytes: file, type, fileName: `label-${shipment.awb_number}.${ext}` };
+			}
+
+			const pdf = await renderLabel(buildLabelData({ order, shipment, ...parties }));
+			await stampDownload(this.db, key);
+			return {
+				bytes: Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength),
+				type: "application/pdf",
+				fileName: `label-${shipment.awb_number}.pdf`,
+			};
+		},
+	},
 	actions: {
 		/**
 		 * `GET /v1/documents/label/{orderId}` (spec §4.4): the caller's shipping label.
@@ -69,37 +170,156 @@ export default defineService()({
 		 */
 		label: {
 			access: { auth: true },
-			async handler(ctx) {
+			async handler(ctx): Promise<Buffer> {
 				const order_id = parsePositiveInt(ctx.params?.orderId, { trim: false });
 				if (order_id === null) throw documentsError(400, "orderId must be a positive integer");
-				const sender_id = senderOf(ctx);
-				const { order, shipment } = await loadBookedOrder(ctx, sender_id, order_id);
-				// Our own row of this AWB is read while the warehouses are asked (one
-				// round trip less); a courier-issued label then leaves the warehouses unused.
-				const [stored, parties] = await Promise.all([
-					storedLabel(this.db, sender_id, order_id, shipment.awb_number),
-					loadWarehouses(ctx, sender_id, order),
-				]);
-				const key = {
-					order_id,
-					sender_id,
-					awb_number: shipment.awb_number,
-					logistic_id: shipment.logistic_id,
-				};
+				const label = await this.labelFile(ctx, senderOf(ctx), order_id);
+				answerFile(ctx, label.type, label.fileName);
+				return label.bytes;
+			},
+		},
 
-				if (stored?.source === "courier" || (!stored && courierIssuesOwnLabel(shipment))) {
-					if (!stored?.courier_file?.length) throw carrierLabelMissing();
-					const file = Buffer.from(stored.courier_file);
-					const { type, ext } = describeFile(file);
-					await stampDownload(this.db, key);
-					answerFile(ctx, type, `label-${shipment.awb_number}.${ext}`);
-					return file;
-				}
-
-				const pdf = await renderLabel(buildLabelData({ order, shipment, ...parties }));
-				await stampDownload(this.db, key);
-				answerFile(ctx, "application/pdf", `label-${shipment.awb_number}.pdf`);
+		/**
+		 * `POST /v1/documents/label` (spec §4.4, §7): the labels of several of the
+		 * caller's orders as ONE PDF (lib/documents/bulk.ts; docs/DECISIONS.md
+		 * "Labels: bulk").
+		 *
+		 * Params: `order_ids` (JSON array of 1 to 200 positive integers or digit
+		 * strings; duplicates dropped, the first position kept). Answers a Buffer:
+		 * one document, one page per order in the requested order (a captured
+		 * courier-issued label: its own pages), fonts embedded once; meta
+		 * `$responseType` `application/pdf` and `$responseHeaders` as the single
+		 * label (`Content-Disposition: inline; filename="labels-<n>.pdf"`, n = the
+		 * number of orders). Stamps `label_downloaded_at` of every order, only
+		 * when the whole batch is answered.
+		 *
+		 * Errors (§7 documents exception; the whole batch fails, no partial PDF):
+		 * 400 `{message}` (`order_ids is required: …`, `order_ids must not be
+		 * empty`, `max 200 orders per request`, `order_ids[<i>] must be a positive
+		 * integer`); 404 `{message:"orders not found: <ids>"}` (missing or another
+		 * account's, identical); 409 `{code:"not_ready_to_ship", message,
+		 * order_ids}`; 409 `{code:"carrier_label_missing", message, order_ids}`;
+		 * 409 `{code:"carrier_label_unmergeable", message, order_ids}`; 401
+		 * without a caller; a collaborator that cannot be asked → 503 (through the gateway).
+		 */
+		labels: {
+			access: { auth: true },
+			async handler(ctx): Promise<Buffer> {
+				const order_ids = parseOrderIds(ctx.params);
+				const labels = await loadBulkLabels(ctx, this.db, senderOf(ctx), order_ids);
+				const pdf = await renderBulkLabels(labels);
+				await stampBulkDownloads(this.db, labels);
+				answerFile(ctx, "application/pdf", `labels-${labels.length}.pdf`);
 				return Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
+			},
+		},
+
+		/**
+		 * `GET /v1/documents/label/t/{token}` (spec §4.4, §5 rule 7): the label of
+		 * an AWB through its signed link; no bearer token (the gateway's `links`
+		 * route, rate-limited per client address). Params: `token` (string from
+		 * the path) `{awb}.{hmac}`, verified by lib/documents/link.ts (current and
+		 * previous secrets, constant time). Answers the same bytes as the bearer
+		 * route for that order (our PDF, or the courier's captured file with its
+		 * own type; the same code path, `labelFile`), and stamps
+		 * `label_downloaded_at` the same way; meta `$responseHeaders`:
+		 * `Content-Disposition: attachment; filename="label-<awb>.<ext>"`,
+		 * `X-Content-Type-Options: nosniff`, `Content-Security-Policy: sandbox;
+		 * default-src 'none'`, `Referrer-Policy: no-referrer`,
+		 * `Cache-Control: private, no-store`.
+		 *
+		 * Errors: 404 `{message:"not found"}` (answered by the gateway as a
+		 * plain-text body, §7) for a bad token (empty, malformed, tampered,
+		 * another key), an AWB no live booking holds (unknown, cancelled,
+		 * re-booked) and a courier-issued label never captured (the 409s of the
+		 * bearer route become 404 here). An unreachable collaborator: 503
+		 * `service_unavailable` (through the gateway).
+		 */
+		labelLink: {
+			async handler(ctx): Promise<Buffer> {
+				const awb = verifyLabelToken(ctx.params?.token);
+				if (awb === null) throw linkNotFound();
+				const owner = await call(ctx, "booking.awbOwner", { awb_number: awb }, { unavailable: false });
+				if (!owner) throw linkNotFound();
+				let label: LabelFile;
+				try {
+					label = await this.labelFile(ctx, owner.sender_id, owner.order_id, awb);
+				} catch (err) {
+					const status = errorBodyOf(err)?.status;
+					if (status === 404 || status === 409) throw linkNotFound();
+					throw err;
+				}
+				answerLinkedFile(ctx, label.type, label.fileName);
+				return label.bytes;
+			},
+		},
+
+		/**
+		 * `POST /v1/documents/manifest` (spec §4.4, §3 manifest row, §7): the courier
+		 * handover manifest of the caller's booked orders.
+		 *
+		 * Params: `order_ids` (JSON array of 1 to 200 positive integers or digit
+		 * strings; duplicates dropped). Answers a Buffer: ONE A4 PDF, one section per
+		 * (courier, pickup warehouse) with its own manifest number
+		 * `MF-<yyyymmdd IST>-<seq>` (lib/documents/manifest.ts); meta `$responseType`
+		 * `application/pdf` and `$responseHeaders` `x-manifest-no` (numbers,
+		 * comma-separated, section order), `x-manifest-count` (parcels),
+		 * `Content-Disposition: inline; filename="manifest-<first no>.pdf"`,
+		 * `Cache-Control: private, no-store`. The manifests, their parcels (an AWB on
+		 * at most one live manifest: unique index) and the outbox rows carrying
+		 * `booking.markManifested` (Ready-for-pickup, then `shipment.status_changed`
+		 * from booking, §6) commit in ONE transaction before the answer; the outbox is
+		 * delivered right after and retried until booking acknowledges it.
+		 *
+		 * Errors (§7 documents exception): 400 `{message}` (`order_ids is required: …`,
+		 * `order_ids must not be empty`, `max 200 orders per request`,
+		 * `order_ids[<i>] must be a positive integer`); 404 `{message:"orders not found:
+		 * <ids>"}` (missing or another account's); 409 `{code:"not_ready_to_ship",
+		 * message, order_ids, already_manifested_order_ids, reasons}`; 409
+		 * `{code:"already_manifested", message, order_ids:[], already_manifested_order_ids,
+		 * manifest_nos}` (also for the loser of two concurrent requests); 401 without a
+		 * caller; a collaborator that cannot be asked → 503 (through the gateway).
+		 */
+		manifest: {
+			access: { auth: true },
+			async handler(ctx): Promise<Buffer> {
+				const order_ids = parseManifestOrderIds(ctx.params);
+				const sender_id = senderOf(ctx);
+				const stored = await makeManifests(ctx, this.db, sender_id, order_ids);
+				const pdf = await renderManifest(stored.map(printedSection));
+				// committed: booking is told now (after the render, which it would slow); the timer retries failures
+				this.manifestRelay.kick(stored.map((m) => m.outbox_id));
+				ctx.meta.$responseType = "application/pdf";
+				ctx.meta.$responseHeaders = manifestHeaders(stored);
+				return Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
+			},
+		},
+
+		/**
+		 * `GET /v1/documents/manifest/{manifestNo}` (ours; docs/DECISIONS.md
+		 * "Manifests"): prints a stored manifest (one section) again, with the rows,
+		 * warehouse, date and totals stored when it was made; same headers as
+		 * `documents.manifest`. Changes nothing. 404 `{message:"not found"}` for a
+		 * malformed, unknown or another account's number.
+		 */
+		manifestCopy: {
+			access: { auth: true },
+			async handler(ctx): Promise<Buffer> {
+				const sender_id = senderOf(ctx);
+				const no = parseManifestNo(ctx.params?.manifestNo);
+				const m = no ? await manifestByNo(this.db, sender_id, no) : null;
+				if (!m) throw documentsError(404, "not found");
+				const pdf = await renderManifest([printedSection(m)]);
+				ctx.meta.$responseType = "application/pdf";
+				ctx.meta.$responseHeaders = manifestHeaders([m]);
+				return Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
+			},
+		},
+
+		/** Ops / tests: delivers the due documents outbox rows now → `{delivered, failed}`. */
+		relayOutbox: {
+			async handler(): Promise<{ delivered: number; failed: number }> {
+				return this.manifestRelay.runOnce();
 			},
 		},
 
@@ -120,9 +340,54 @@ export default defineService()({
 				return labelInfo(this.db, ctx.params.sender_id, ctx.params.order_id);
 			},
 		},
+
+		/**
+		 * Internal (booking's `courier_label` outbox row, delivered when a shipment
+		 * of a courier that issues its own label is booked; spec §4.4, §7): fetches
+		 * the courier's label file through its adapter and stores it (bytea, with
+		 * its media type) so downloads serve it without asking the courier.
+		 * Params `{sender_id, order_id, awb_number, logistic_id}`. Idempotent per
+		 * AWB: answers `CourierLabelCaptured` `{awb_number, status, content_type,
+		 * bytes}`, status `captured`, `already_captured` (the courier is not asked)
+		 * or `missing` (the courier definitively has none: recorded, downloads
+		 * answer 409 `carrier_label_missing`). Throws 503 `courier_unavailable`
+		 * when the courier cannot be reached (the relay redelivers with backoff).
+		 * lib/documents/capture.ts.
+		 */
+		captureCourierLabel: {
+			params: {
+				sender_id: { type: "number", integer: true, positive: true, convert: true },
+				order_id: { type: "number", integer: true, positive: true, convert: true },
+				awb_number: { type: "string", min: 1, max: 64, trim: true },
+				logistic_id: { type: "number", integer: true, positive: true, convert: true },
+			},
+			async handler(ctx) {
+				return captureCourierLabel(ctx, this.db, ctx.params);
+			},
+		},
 	},
 	/** Reads and parses the label fonts once per process, so the first label is not slow. */
 	created() {
 		warmLabelFonts();
+	},
+	/**
+	 * Refuses to run without a link secret (signed label links; ARCHITECTURE §2:
+	 * fail loudly at start), then starts the manifest outbox relay.
+	 */
+	started() {
+		if (!labelLinkConfigured())
+			throw new Error("documents: LABEL_LINK_SECRET is required (signed label links)");
+		// the manifest outbox relay (the DbMixin's started ran first: this.db is set)
+		this.manifestRelay = new ManifestRelay({
+			db: this.db,
+			broker: this.broker,
+			logger: this.logger,
+			timings: documentsRelayTimings(),
+		});
+		this.manifestRelay.start();
+	},
+	/** Stops the manifest outbox relay (undelivered rows stay for the next start or another instance). */
+	async stopped() {
+		await this.manifestRelay?.stop();
 	},
 });

@@ -17,11 +17,27 @@
  * | PATCH  /v1/warehouses/:id              | warehouses.update    | bearer |
  * | DELETE /v1/warehouses/:id              | warehouses.remove    | bearer |
  * | GET    /v1/documents/label/:orderId    | documents.label (PDF)| bearer |
+ * | GET    /v1/documents/label/t/:token    | documents.labelLink  | none: the signed token is the credential (checked by documents) |
  * | POST   /v1/tracking/webhooks/:courier  | booking.courierPush  | none: the courier's signature on the raw body (checked by booking) |
  * | GET    /health                         | gateway.health       | none   |
  * | GET    /ready                          | gateway.ready        | none   |
  * | POST   /auth/v1/token?grant_type=…     | devauth.token        | none (only with MSA_DEV_IDP=1) |
  * | GET    /auth/v1/.well-known/jwks.json  | devauth.jwks         | none (only with MSA_DEV_IDP=1) |
+ *
+ * Signed label links (`LINK_ALIASES`, route `links`; spec §4.4, §5 rule 7): no
+ * bearer token, no body parsing; rate-limited per client address; a 400 or
+ * 404 on the link path is answered `text/plain` "Not found" (§7), whatever
+ * made it (bad token, unknown AWB, label never captured, undecodable path).
+ *
+ * ## Rate limits (lib/gateway/rate-limit.ts, docs/DECISIONS.md "Rate limits")
+ *
+ * Per client address on the link route (`RATE_LIMIT_LINK_PER_MIN`, checked in
+ * its `onBeforeCall`, before the action) and per account on every bearer /v1
+ * route (`RATE_LIMIT_ACCOUNT_PER_MIN`, checked in `authorize` once the token
+ * is verified, before the access rule); counters in Redis when `REDIS_URL` is
+ * set (shared by every replica), else in process. Over a limit: 429
+ * `{error:"rate_limited", message}` with `Retry-After` (seconds). Probes,
+ * the dev IdP and courier webhooks are never limited.
  *
  * Courier scan webhooks (`WEBHOOK_ALIASES`, route `webhooks`): no bearer
  * token and no JSON parsing: the body is kept RAW (any content type, 512 KB:
@@ -39,7 +55,7 @@
  * through to the service, which decides (ignore or 403).
  *
  * Order of checks on /v1: route match (404/405) → body parse (400/413) →
- * service available (503) → bearer token (401) → `checkAccess` with the
+ * service available (503) → bearer token (401) → account rate limit (429) → `checkAccess` with the
  * action's `access` key, read from the registry so it also works over NATS
  * (403 `Read-only role` / 403 `forbidden` with `cap`), before the handler runs.
  *
@@ -95,11 +111,13 @@ import { loadConfig } from "../lib/config";
 import type { CallMeta } from "../lib/contracts";
 import { ApiError } from "../lib/errors";
 import { answerFor, GatewayError } from "../lib/gateway/errors";
-import { accessLogLine, parseQuery, pathOf, requestIdOf } from "../lib/gateway/http";
+import { accessLogLine, isLabelLinkPath, parseQuery, pathOf, requestIdOf } from "../lib/gateway/http";
+import { clientAddress, EdgeLimiter } from "../lib/gateway/rate-limit";
 import {
 	API_ALIASES,
 	actionsByService,
 	DEV_IDP_ALIASES,
+	LINK_ALIASES,
 	PROBE_ALIASES,
 	WEBHOOK_ALIASES,
 } from "../lib/gateway/routes";
@@ -145,7 +163,7 @@ interface RouteOptions {
 	callOptions?: { nodeID: string };
 	authentication?: boolean;
 	authorization?: boolean;
-	onBeforeCall?: (ctx: Context, route: unknown, req: GwRequest) => void;
+	onBeforeCall?: (ctx: Context, route: unknown, req: GwRequest) => void | Promise<void>;
 }
 
 /**
@@ -185,6 +203,10 @@ interface GatewayVars {
 	accessLog: boolean;
 	/** The service with a logger whose `warn` is a no-op (see `sendResponse`). */
 	quietSelf: unknown;
+	/** The edge rate limits (per address on signed links, per account on bearer /v1 routes). */
+	limiter: EdgeLimiter;
+	/** `TRUST_PROXY`: reverse proxies appending to X-Forwarded-For (0: the socket's address). */
+	trustProxy: number;
 }
 
 /** Path of a request without its query string (moleculer-web's `parsedUrl` once it has parsed the URL). */
@@ -238,6 +260,19 @@ function logsInfo(loggerOpt: unknown, fallback: string): boolean {
 interface HookTarget {
 	beginRequest(options: { requestID?: string }, req: GwRequest, res: ServerResponse): void;
 	answerError(req: GwRequest, res: ServerResponse, err: unknown): void;
+	limitLink(req: GwRequest): Promise<void>;
+}
+
+/**
+ * `onBeforeCall` of the signed-link route (`mergeParams: false`; moleculer-web
+ * calls it with the service as `this`): the action's params become `{token}`,
+ * the path's token only (a `?token=` query can never stand in for it; "" when
+ * absent), then the download is counted (the `limitLink` method).
+ */
+function linkBeforeCall(this: HookTarget, _ctx: Context, _route: unknown, req: GwRequest): Promise<void> {
+	const path = (req.$params as { params?: Record<string, unknown> } | undefined)?.params;
+	req.$params = { token: typeof path?.token === "string" ? path.token : "" };
+	return this.limitLink(req);
 }
 
 /**
@@ -302,8 +337,19 @@ export default defineService<GatewayVars>()({
 		 * rule (lib/auth.ts `checkAccess`) before the handler runs: 403
 		 * `Read-only role`, 403 `forbidden` with `cap`.
 		 */
-		authorize(ctx: Context<unknown, CallMeta>, _route: unknown, req: GwRequest): void {
-			checkAccess(ctx.meta.user, req.$action?.access);
+		async authorize(ctx: Context<unknown, CallMeta>, _route: unknown, req: GwRequest): Promise<void> {
+			const user = ctx.meta.user;
+			if (user) await this.limiter.account(user.sender_id);
+			checkAccess(user, req.$action?.access);
+		},
+
+		/**
+		 * `onBeforeCall` of the signed-link route: counts the download against its
+		 * client address (lib/gateway/rate-limit.ts `clientAddress`, `TRUST_PROXY`);
+		 * throws 429 `rate_limited` over `RATE_LIMIT_LINK_PER_MIN`.
+		 */
+		async limitLink(req: GwRequest): Promise<void> {
+			await this.limiter.link(clientAddress(req, this.trustProxy));
 		},
 
 		/**
@@ -379,6 +425,20 @@ export default defineService<GatewayVars>()({
 				return;
 			}
 			if (!res.hasHeader("x-request-id") && requestId) res.setHeader("X-Request-ID", requestId);
+			if (isLabelLinkPath(path) && (answer.status === 400 || answer.status === 404)) {
+				// §7: the signed link answers a plain-text 404 for anything it cannot serve
+				const text = "Not found\n";
+				res.statusCode = 404;
+				res.setHeader("Content-Type", "text/plain; charset=utf-8");
+				res.setHeader("Cache-Control", "private, no-store");
+				res.setHeader("Referrer-Policy", "no-referrer");
+				res.setHeader("Content-Length", Buffer.byteLength(text));
+				res.end(text);
+				return;
+			}
+			const retryAfter = (err as { data?: { retry_after?: unknown } } | null)?.data?.retry_after;
+			if (answer.status === 429 && typeof retryAfter === "number")
+				res.setHeader("Retry-After", String(retryAfter));
 			if (answer.status === 401) {
 				res.setHeader("WWW-Authenticate", answer.body.code ? 'Bearer error="invalid_token"' : "Bearer");
 			}
@@ -485,6 +545,16 @@ export default defineService<GatewayVars>()({
 		const devIdp = process.env.MSA_DEV_IDP === "1";
 		this.accessLog =
 			process.env.GATEWAY_ACCESS_LOG !== "0" && logsInfo(this.broker.options.logger, cfg.logLevel);
+		this.trustProxy = cfg.trustProxy;
+		this.limiter = new EdgeLimiter(
+			{
+				linkPerMin: cfg.rateLimitLinkPerMin,
+				accountPerMin: cfg.rateLimitAccountPerMin,
+				redisUrl: cfg.redisUrl,
+				prefix: cfg.queuePrefix,
+			},
+			this.logger,
+		);
 		this.verifyToken = cfg.authJwksUrl
 			? cachedVerifier(
 					createVerifier({ jwksUrl: cfg.authJwksUrl, issuer: cfg.authIssuer, audience: cfg.authAudience }),
@@ -494,7 +564,8 @@ export default defineService<GatewayVars>()({
 		this.quietSelf = Object.create(this, {
 			logger: { value: { ...this.logger, warn: () => undefined } },
 		});
-		// the webhook route's action (booking.courierPush) lives in booking, already required by API_ALIASES
+		// the webhook route's action (booking.courierPush) lives in booking, and the link route's
+		// (documents.labelLink) in documents, both already required by API_ALIASES
 		this.requiredActions = actionsByService(API_ALIASES, ...(devIdp ? [DEV_IDP_ALIASES] : []));
 
 		this.addRoute({
@@ -530,6 +601,17 @@ export default defineService<GatewayVars>()({
 			logging: false,
 		});
 		this.addRoute({
+			name: "links",
+			path: "/",
+			aliases: LINK_ALIASES,
+			mappingPolicy: "restrict",
+			// GET only, nothing to parse; the action gets `{token}` from the path only (linkBeforeCall)
+			mergeParams: false,
+			bodyParsers: false,
+			onBeforeCall: linkBeforeCall,
+			logging: false,
+		});
+		this.addRoute({
 			name: "api",
 			path: "/",
 			aliases: API_ALIASES,
@@ -543,10 +625,20 @@ export default defineService<GatewayVars>()({
 		});
 	},
 
-	/** Refuses to run without an identity provider (ARCHITECTURE §2: never fall back to development keys). */
-	started() {
+	/**
+	 * Refuses to run without an identity provider (ARCHITECTURE §2: never fall
+	 * back to development keys); connects the rate limiter to Redis (a failure
+	 * only logs: it limits in process meanwhile).
+	 */
+	async started() {
 		if (!this.verifyToken) {
 			throw new Error("gateway: AUTH_JWKS_URL is required (no identity provider configured)");
 		}
+		await this.limiter.start();
+	},
+
+	/** Closes the rate limiter's Redis connection. */
+	async stopped() {
+		await this.limiter?.stop();
 	},
 });

@@ -43,8 +43,16 @@
  * `sandbox-webhook-secret`), fire-and-forget with a 2 s timeout: a failed push
  * is logged and the poller still finds the scan (lib/simulator/push.ts).
  *
+ * Courier-issued labels: the couriers of `SANDBOX_OWN_LABEL_COURIERS` (default
+ * `sbx-lite`) issue their own label file, Delhivery's packing slip:
+ * `GET /couriers/<code>/api/p/packing_slip?wbns=<awb>` answers a one-page 4 × 6
+ * PDF (`application/pdf`, the same bytes on every call; lib/simulator/label.ts);
+ * an AWB it does not hold → 200 `{packages_found: 0, packages: []}`; another
+ * courier → 404. A consignee named with `SIMULATE_LABEL_5XX` gets a 503 on the
+ * first packing slip asked per AWB (the capture is retried).
+ *
  * Every courier call is recorded in `simulator.calls` (courier, endpoint,
- * reference / waybill / location name, HTTP status, create outcome
+ * reference / waybill / location name, HTTP status (endpoints create, lookup, cancel, warehouse, label), create outcome
  * `booked` | `duplicate` | `refused` | `503`) for ops and tests.
  *
  * Ops/testing endpoints: `GET /health`, `GET /state` (counts per courier),

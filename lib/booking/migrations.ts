@@ -178,4 +178,35 @@ export const BOOKING_MIGRATIONS: Migration[] = [
 				CHECK (kind IN ('enqueue_booking', 'order_update', 'lane_outcome'))`);
 		},
 	},
+	{
+		// Manifests and durable shipment events (issue 8; spec §3 manifest row, §6; lib/booking/tracking.ts):
+		// manifest scans (booking.markManifested) and the `status_event` outbox rows the relay publishes
+		// to the `shipment.status_changed` channel. A later migration adding an outbox kind must list these too.
+		name: "007-manifest-scans-status-events",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`ALTER TABLE booking.scans DROP CONSTRAINT IF EXISTS scans_source_check`);
+			await q(`ALTER TABLE booking.scans ADD CONSTRAINT scans_source_check
+				CHECK (source IN ('push', 'poll', 'manifest'))`);
+			await q(`ALTER TABLE booking.outbox DROP CONSTRAINT IF EXISTS outbox_kind_check`);
+			await q(`ALTER TABLE booking.outbox ADD CONSTRAINT outbox_kind_check
+				CHECK (kind IN ('enqueue_booking', 'order_update', 'lane_outcome', 'status_event'))`);
+		},
+	},
+	{
+		// Courier-issued labels (issue 8; spec §4.4, §7 carrier_label_missing): `courier_label` marks a booked
+		// attempt whose courier issues its own label file (the adapter's setting when it was booked; served
+		// in booking.getShipment), and the `courier_label` outbox row (written by markBooked) has documents
+		// capture that file (documents.captureCourierLabel). A later migration adding an outbox kind must list these too.
+		name: "008-courier-labels",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(
+				`ALTER TABLE booking.attempts ADD COLUMN IF NOT EXISTS courier_label boolean NOT NULL DEFAULT false`,
+			);
+			await q(`ALTER TABLE booking.outbox DROP CONSTRAINT IF EXISTS outbox_kind_check`);
+			await q(`ALTER TABLE booking.outbox ADD CONSTRAINT outbox_kind_check
+				CHECK (kind IN ('enqueue_booking', 'order_update', 'lane_outcome', 'status_event', 'courier_label'))`);
+		},
+	},
 ];

@@ -2,12 +2,15 @@
  * The booking outbox relay and the sweeper (ARCHITECTURE §5 durability, points
  * 1 and 3; spec §4.2): delivers committed outbox rows (acknowledged
  * `intake.applyBookingUpdate`, BullMQ add with jobId `attempt-<id>`,
- * acknowledged `rates.recordLaneOutcome`) and
+ * acknowledged `rates.recordLaneOutcome`, acknowledged publish of
+ * `shipment.status_changed` to its channel, lib/channels.ts, acknowledged
+ * `documents.captureCourierLabel` for a courier-issued label) and
  * re-enqueues attempts whose job is missing. Timings in milliseconds
  * (lib/booking/settings.ts); SQL in lib/booking/store.
  */
 import type { Job } from "bullmq";
 import type { Sequelize } from "sequelize";
+import { publishToChannel, SHIPMENT_STATUS_CHANNEL } from "../channels";
 import { coalesce } from "../coalesce";
 import { call } from "../contracts";
 import { getQueue } from "../queue";
@@ -134,6 +137,20 @@ export async function deliver(deps: BookingDeps, row: OutboxRow): Promise<void> 
 	} else if (row.kind === "lane_outcome") {
 		// idempotent per attempt at rates (lib/booking/tracking.ts writes it on delivered / rto_delivered)
 		await call(deps.broker, "rates.recordLaneOutcome", row.payload, {
+			timeout: deps.timings.callTimeoutMs,
+			unavailable: false,
+		});
+	} else if (row.kind === "status_event") {
+		// acknowledged by the channel (JetStream / Redis); JetStream drops a re-publish of the same event_id
+		await withTimeout(
+			publishToChannel(deps.broker, SHIPMENT_STATUS_CHANNEL, row.payload, { msgId: row.payload.event_id }),
+			deps.timings.callTimeoutMs,
+			"shipment.status_changed publish",
+		);
+	} else if (row.kind === "courier_label") {
+		// documents fetches the courier's label file and stores it (idempotent per AWB); a courier
+		// failure rejects, so the row is redelivered with backoff
+		await call(deps.broker, "documents.captureCourierLabel", row.payload, {
 			timeout: deps.timings.callTimeoutMs,
 			unavailable: false,
 		});

@@ -19,6 +19,7 @@ import {
 	type ShipmentDirection,
 	type Warehouse,
 } from "../contracts";
+import { labelLinkUrl } from "../documents/link";
 import { type ApiError, apiError, validationFailed } from "../errors";
 import { type BookingDeps, message } from "./deps";
 import { pickAuto, rankCouriers } from "./ranking";
@@ -60,7 +61,11 @@ export interface Prepared {
 	quote: Quote;
 }
 
-/** The 200 body of book/sync for a booked attempt (§4.2). */
+/**
+ * The 200 body of book/sync for a booked attempt (§4.2). `label_url` is the
+ * signed label link of the AWB (spec §4.4, §5 rule 7; lib/documents/link.ts):
+ * `/v1/documents/label/t/{awb}.{hmac}`, absolute when `PUBLIC_BASE_URL` is set.
+ */
 function syncAnswer(a: AttemptRow, awb: string): BookSyncAnswer {
 	return {
 		status: "booked",
@@ -69,7 +74,7 @@ function syncAnswer(a: AttemptRow, awb: string): BookSyncAnswer {
 		logistic_id: a.logistic_id,
 		order_id: a.order_id,
 		courier_name: a.courier_name,
-		label_url: `/v1/documents/label/${a.order_id}`,
+		label_url: labelLinkUrl(awb),
 	};
 }
 

@@ -6,7 +6,11 @@
  * ({@link ingest}: lib/booking/store/tracking.ts `ingestScans`, the rule in
  * ./tracking-fold.ts) into one status per shipment, report each change to
  * intake through the outbox (an `order_update` with seq `order_seq + 1`) and
- * broadcast `shipment.status_changed` / `shipment.undelivered` after commit.
+ * to the `shipment.status_changed` channel (a `status_event` outbox row in the
+ * same transaction, published by the relay: durable, issue 8), and broadcast
+ * `shipment.status_changed` / `shipment.undelivered` after commit (best-effort
+ * Moleculer events). A handover manifest moves shipments to `manifested` the
+ * same way ({@link markManifested}).
  * The sandbox route ({@link sandboxEvent}) emits a scan at the simulator and
  * polls it back through the same path; the read ({@link trackingOf}) answers
  * §2.6. Plain functions over {@link BookingDeps}; SQL in lib/booking/store.
@@ -17,6 +21,7 @@ import type { ServiceBroker } from "moleculer";
 import { coalesce } from "../coalesce";
 import { broadcast, type Caller, type CourierInfo, call } from "../contracts";
 import type {
+	MarkManifestedParams,
 	PollResult,
 	PushAnswer,
 	SandboxEventAnswer,
@@ -41,6 +46,7 @@ import {
 	type SourcedScans,
 	scansOf,
 	shipmentStatusOf,
+	statusEventOf,
 	trackedShipment,
 } from "./store";
 
@@ -138,21 +144,14 @@ export async function ingest(deps: BookingDeps, batch: AwbScans[], source: ScanS
 	return shares.get(call) ?? { accepted: 0, applied: 0 };
 }
 
-/** Broadcasts the events of a committed fold (notifications: a failed broadcast is logged). */
+/**
+ * Broadcasts the events of a committed fold as Moleculer events (best-effort
+ * notifications: a failed broadcast is logged; the durable copy of each
+ * status change is its `status_event` outbox row).
+ */
 async function announce(deps: BookingDeps, res: IngestResult): Promise<void> {
 	const sent: Promise<void>[] = [];
-	for (const c of res.changes) {
-		sent.push(
-			broadcast(deps.broker, "shipment.status_changed", {
-				order_id: c.order_id,
-				sender_id: c.sender_id,
-				awb_number: c.awb_number,
-				logistic_id: c.logistic_id,
-				status: c.status,
-				status_at: c.status_at.toISOString(),
-			}),
-		);
-	}
+	for (const c of res.changes) sent.push(broadcast(deps.broker, "shipment.status_changed", statusEventOf(c)));
 	for (const u of res.undelivered) {
 		sent.push(
 			broadcast(deps.broker, "shipment.undelivered", {
@@ -168,6 +167,54 @@ async function announce(deps: BookingDeps, res: IngestResult): Promise<void> {
 	for (const r of await Promise.allSettled(sent)) {
 		if (r.status === "rejected") deps.logger.warn(`tracking event not sent: ${message(r.reason)}`);
 	}
+}
+
+/** Courier code of the synthetic scan a manifest folds (`booking.scans.courier_code`). */
+export const MANIFEST_SCAN_CODE = "MANIFEST";
+
+/**
+ * `booking.markManifested` (issue 8; spec §3 manifest row, §6): documents'
+ * outbox delivers each manifest's AWBs here after the manifest committed.
+ * Folds, in one transaction ({@link ingestScans}, not coalesced: the answer
+ * waits for its own commit), one synthetic scan per AWB — status `manifested`,
+ * courier code {@link MANIFEST_SCAN_CODE}, courier status `Manifested
+ * (<manifest_no>)`, location empty, time `at`, source `manifest` — over the
+ * sender's BOOKED shipments only (another sender's, cancelled and unknown AWBs
+ * are ignored, nothing stored). The fold never moves backwards: a shipment
+ * already picked up (or further) keeps its status (the scan stays in its
+ * history); a terminal one never reopens. Each status change writes its
+ * intake order update and its `status_event` (the durable
+ * `shipment.status_changed`, with `manifest_no`) in that transaction; they
+ * are relayed in the background. Idempotent: a redelivery re-inserts nothing
+ * (scans are deduplicated on (AWB, time, code, status)), so moves nothing.
+ * Answers `{moved}`: shipments whose status this call changed.
+ * @throws ApiError 400 `validation_failed` (`at` not a time)
+ */
+export async function markManifested(deps: BookingDeps, p: MarkManifestedParams): Promise<{ moved: number }> {
+	const at = new Date(p.at);
+	if (Number.isNaN(at.getTime())) throw validationFailed(["at: must be an ISO-8601 time"]);
+	const awbs = [...new Set(p.awb_numbers.map((a) => a.trim()).filter(Boolean))];
+	if (!awbs.length) return { moved: 0 };
+	const scan = {
+		status: "manifested" as const,
+		courier_code: MANIFEST_SCAN_CODE,
+		courier_status: `Manifested (${p.manifest_no})`,
+		location: "",
+		at: at.toISOString(),
+	};
+	const res = await ingestScans(
+		deps.db,
+		awbs.map((awb_number) => ({
+			awb_number,
+			scans: [scan],
+			source: "manifest" as const,
+			sender_id: p.sender_id,
+			manifest_no: p.manifest_no,
+		})),
+	);
+	deps.finish(res.outbox);
+	void announce(deps, res);
+	return { moved: res.changes.length };
 }
 
 /**

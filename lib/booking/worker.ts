@@ -194,7 +194,7 @@ export async function confirmWithCourier(deps: BookingDeps, a: AttemptRow): Prom
 			const out = await cancelLate(deps, adapter, a, found.awb_number);
 			return out.kind === "lost" ? null : out.outbox;
 		}
-		return markBooked(deps.db, a, found.awb_number, found.routing_code);
+		return markBooked(deps.db, a, found.awb_number, found.routing_code, adapter.issuesOwnLabel);
 	}
 	const reason = `${a.courier_name}: the booking could not be confirmed with the courier within ${within}; no AWB was issued`;
 	return markFailed(deps.db, a, reason, found === null, "courier_unreachable");
@@ -326,7 +326,7 @@ export async function settleAttempt(
 		return endFailed(deps, a, reason, err.opts.ambiguous ?? false, err.opts.code);
 	}
 	const { result, adapter } = booked;
-	const ids = await markBooked(deps.db, a, result.awb_number, result.routing_code);
+	const ids = await markBooked(deps.db, a, result.awb_number, result.routing_code, adapter.issuesOwnLabel);
 	if (ids) return { kind: "booked", attempt: a, awb: result.awb_number, outbox: ids };
 	const cur = await attemptById(deps.db, a.attempt_id);
 	if (cur?.state === "claimed" && cur.tries === a.tries && cur.cancel_requested_at) {

@@ -18,6 +18,12 @@ export interface ShipmentRecord {
 	routing_code: string | null;
 	charges: { freight_charge: number; cod_charge: number; shipping_charge_tax: number; total: number } | null;
 	booked_at: string;
+	/**
+	 * true when the courier issues its own label file for this shipment
+	 * (its adapter's setting when booked): documents serves the captured file,
+	 * or 409 `carrier_label_missing`; absent or false → we draw the label.
+	 */
+	courier_label?: boolean;
 }
 
 /** 202 answer of `POST /v1/shipping/book`. Never carries the AWB. */
@@ -35,7 +41,7 @@ export interface ProcessResult {
 /**
  * 200 answer of `POST /v1/shipping/book/sync` (§4.2). `forward_id` is our
  * booking (shipment) id, `bk_<attempt id>` (the `idem_key` of the async
- * route); `label_url` the label of the order (docs/DECISIONS.md).
+ * route); `label_url` the signed label link of the AWB (lib/documents/link.ts, docs/DECISIONS.md).
  */
 export interface BookSyncAnswer {
 	status: "booked";
@@ -148,6 +154,11 @@ export interface BookingActions {
 	"booking.processAttempt": { params: { attempt_id: number }; result: ProcessResult };
 	/** Internal: the order's live booked shipment, or null. */
 	"booking.getShipment": { params: { sender_id: number; order_id: number }; result: ShipmentRecord | null };
+	/** Internal (signed label links, §4.4): the account and order of a live booked AWB, or null. */
+	"booking.awbOwner": {
+		params: { awb_number: string };
+		result: { sender_id: number; order_id: number } | null;
+	};
 	/** Ops: delivers due outbox rows now. */
 	"booking.relayOutbox": { params: Record<string, never>; result: { delivered: number; failed: number } };
 	/** Ops: one sweeper pass now. */
@@ -178,10 +189,28 @@ export interface BookingActions {
 		params: { courier: string; body: string; headers: Record<string, string> };
 		result: PushAnswer;
 	};
+	/**
+	 * Internal (documents' outbox after `POST /v1/documents/manifest`; spec §3
+	 * manifest row): moves the sender's booked shipments with these AWBs to
+	 * `manifested` through the tracking fold (never backwards; idempotent);
+	 * `moved` counts the shipments whose status changed by this call.
+	 */
+	"booking.markManifested": { params: MarkManifestedParams; result: { moved: number } };
 	/** POST /v1/sandbox/orders/{order_id}/events (ARCHITECTURE §4; only with SANDBOX=1): 200 {@link SandboxEventAnswer}. */
 	"booking.sandboxEvent": { params: HttpParams; result: SandboxEventAnswer };
 	/** GET /v1/orders/{id}/tracking (§2.6, §4.3): 200 {@link TrackingAnswer}. */
 	"booking.tracking": { params: HttpParams; result: TrackingAnswer };
+}
+
+/** Params of `booking.markManifested`. */
+export interface MarkManifestedParams {
+	sender_id: number;
+	/** the manifest number (documents), carried by the status events */
+	manifest_no: string;
+	/** ISO-8601 UTC: when the manifest was made (the status time) */
+	at: string;
+	/** AWBs of the manifest (1–1000); other senders' and unknown ones are ignored */
+	awb_numbers: string[];
 }
 
 /** Answer of `booking.pollTracking` (one poll pass). */
@@ -242,15 +271,31 @@ export interface TrackingAnswer {
 	order_status_id: number;
 }
 
-/** Event `shipment.status_changed` (§6): a shipment's folded status changed (after commit). */
+/**
+ * `shipment.status_changed` (§6; docs/DECISIONS.md "Shipment events"): a
+ * shipment's folded status changed — a courier scan, or a handover manifest
+ * (`manifested`, "Ready for pickup"). Published durably to the channel
+ * `shipment.status_changed` (booking's outbox, lib/channels.ts; at-least-once
+ * per consumer group: dedupe on `event_id`) and broadcast as a Moleculer event
+ * after commit (best effort, in-cluster).
+ */
 export interface ShipmentStatusChanged {
+	/** `<attempt_id>-<seq>`: one per status change, the same on every redelivery */
+	event_id: string;
 	order_id: number;
 	sender_id: number;
 	awb_number: string;
 	logistic_id: number;
+	/** normalized status (lib/shipment-status.ts) */
 	status: ShipmentStatus;
-	/** ISO-8601 UTC: the scan time the status was reached */
+	/** its display name, e.g. "Ready for pickup" for `manifested` */
+	status_name: string;
+	/** ISO-8601 UTC: when the status was reached (the scan's or the manifest's time) */
 	status_at: string;
+	/** per shipment, increasing: a consumer may drop an event older than one it applied */
+	seq: number;
+	/** the manifest number, when a manifest moved the shipment to `manifested` */
+	manifest_no?: string;
 }
 
 /** Event `shipment.undelivered`: a failed delivery attempt (NDR) was scanned (after commit). */

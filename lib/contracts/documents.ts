@@ -22,11 +22,51 @@ export interface LabelInfo {
 	created_at: string;
 }
 
+/** Params of `documents.captureCourierLabel` (the payload of booking's `courier_label` outbox row). */
+export interface CourierLabelCapture {
+	sender_id: number;
+	order_id: number;
+	awb_number: string;
+	logistic_id: number;
+}
+
+/**
+ * Answer of `documents.captureCourierLabel`: `captured` (fetched and stored
+ * now), `already_captured` (stored before; the courier was not asked),
+ * `missing` (the courier definitively has no file: recorded with the reason,
+ * downloads answer 409 `carrier_label_missing`). `content_type` and `bytes`
+ * describe the stored file (null and 0 when missing).
+ */
+export interface CourierLabelCaptured {
+	awb_number: string;
+	status: "captured" | "already_captured" | "missing";
+	content_type: string | null;
+	bytes: number;
+}
+
 export interface DocumentsActions {
 	/** GET /v1/documents/label/:orderId (§4.4): the PDF (or the courier's own file) as bytes. */
 	"documents.label": { params: HttpParams; result: Buffer };
+	/** POST /v1/documents/label (§4.4): `order_ids` (1–200) → ONE PDF, one page per order in the requested order. */
+	"documents.labels": { params: HttpParams; result: Buffer };
+	/** GET /v1/documents/label/t/:token (§4.4, §5 rule 7; no bearer token): the same label bytes as an attachment. */
+	"documents.labelLink": { params: HttpParams; result: Buffer };
+	/**
+	 * POST /v1/documents/manifest (§4.4, §3): the handover manifest PDF of `order_ids` (one section and
+	 * manifest number per courier and pickup warehouse); meta headers `x-manifest-no`, `x-manifest-count`.
+	 */
+	"documents.manifest": { params: HttpParams; result: Buffer };
+	/** GET /v1/documents/manifest/:manifestNo (ours): a stored manifest printed again, as first answered. */
+	"documents.manifestCopy": { params: HttpParams; result: Buffer };
+	/** Ops / tests: delivers the due documents outbox rows (booking.markManifested) now. */
+	"documents.relayOutbox": { params: Record<string, never>; result: { delivered: number; failed: number } };
 	/** Internal: the label row of an order (its most recent AWB), or null. */
 	"documents.labelInfo": { params: { sender_id: number; order_id: number }; result: LabelInfo | null };
+	/**
+	 * Internal (booking's outbox, when a shipment of a courier that issues its own
+	 * label is booked): fetches the courier's label file and stores it; idempotent per AWB.
+	 */
+	"documents.captureCourierLabel": { params: CourierLabelCapture; result: CourierLabelCaptured };
 }
 
 export type DocumentsEvents = Record<never, never>;

@@ -82,6 +82,17 @@ export interface TrackingScan {
 	remarks?: string;
 }
 
+/**
+ * A label file the courier issued for one AWB, exactly as the courier answered
+ * it (spec §4.4 "or the courier's own file"; DOMAIN: Delhivery's packing slip).
+ */
+export interface CourierLabel {
+	/** the file's bytes, untouched */
+	bytes: Buffer;
+	/** its media type as the courier answered it, parameters dropped, lower case (e.g. `application/pdf`) */
+	content_type: string;
+}
+
 /** What every courier adapter does. */
 export interface CourierAdapter {
 	/** Registers (or updates) a pickup location; idempotent on `warehouse_code`. */
@@ -102,6 +113,18 @@ export interface CourierAdapter {
 	verifyPush(raw: Buffer, headers: Record<string, string | undefined>): boolean;
 	/** The scans of a pushed webhook body (already verified). Throws CourierRefused (its words) for a body it cannot read. */
 	parsePush(raw: Buffer): { awb_number: string; scans: TrackingScan[] }[];
+	/**
+	 * Whether this courier account issues its own label file (a setting of the
+	 * courier account): booking then has the file captured when the shipment is
+	 * booked, and documents serves that file instead of drawing one.
+	 */
+	readonly issuesOwnLabel: boolean;
+	/**
+	 * The courier's own label of `awb_number`. Throws {@link NoCourierLabel} (a
+	 * CourierRefused: definitive) when this courier issues no labels or has none
+	 * for the AWB; CourierUnavailable when unreachable, 5xx or unreadable (retry later).
+	 */
+	fetchLabel(awb_number: string): Promise<CourierLabel>;
 }
 
 /** The courier said no (definitive). `message` is the courier's words. */
@@ -112,6 +135,17 @@ export class CourierRefused extends Error {
 	) {
 		super(message);
 		this.name = "CourierRefused";
+	}
+}
+
+/**
+ * Definitive "no label file": the courier does not issue its own labels, or
+ * has none for the AWB (unknown AWB). `message` says which.
+ */
+export class NoCourierLabel extends CourierRefused {
+	constructor(message: string, courierCode?: string) {
+		super(message, courierCode);
+		this.name = "NoCourierLabel";
 	}
 }
 

@@ -11,14 +11,39 @@
  * a second Code128 when it fits; the return address; the seller (warehouse)
  * name and GSTIN.
  *
- * Bulk labels (a later issue) reuse {@link createLabelDocument} +
- * {@link drawLabelPage} to put many labels into ONE document with the fonts
- * embedded once (STACK-NOTES: merging per-label PDFs repeats every font subset).
+ * Bulk labels (`POST /v1/documents/label`, lib/documents/bulk.ts) use
+ * {@link createLabelDocument} + {@link drawLabelPage} ({@link renderLabels}) to
+ * put many labels into ONE document with the fonts embedded once (STACK-NOTES:
+ * merging per-label PDFs repeats every font subset).
+ *
+ * Every text goes through lib/documents/font.ts {@link DocumentFonts}: split
+ * into runs by script, each run drawn (and measured, for fitting and wrapping)
+ * with its own Noto face, so names and addresses in Devanagari, Bengali,
+ * Gurmukhi, Gujarati, Tamil, Telugu, Kannada and Malayalam, or mixing them
+ * with Latin, print shaped and without tofu.
  */
-import { PDFDocument, type PDFFont, type PDFPage, rgb } from "pdf-lib";
+import {
+	fill,
+	PDFDocument,
+	type PDFFont,
+	type PDFOperator,
+	type PDFPage,
+	popGraphicsState,
+	pushGraphicsState,
+	rectangle,
+	rgb,
+	setFillingColor,
+} from "pdf-lib";
 import type { ShipmentDirection } from "../contracts";
-import { code128, drawCode128, isCode128Encodable } from "./barcode";
-import { embedLabelFonts, type LabelFonts } from "./font";
+import {
+	type BarcodeBox,
+	type Code128Symbol,
+	code128,
+	type DrawnBarcode,
+	fitModuleWidth,
+	isCode128Encodable,
+} from "./barcode";
+import { cleanText as cleanFontText, type DocumentFonts, embedDocumentFonts } from "./font";
 
 /** Page size of a 4 × 6 inch label in PDF points. */
 export const LABEL_SIZE: [number, number] = [288, 432];
@@ -74,7 +99,7 @@ export interface LabelData {
 /** A label document being built: one or more pages sharing embedded fonts. */
 export interface LabelDocument {
 	doc: PDFDocument;
-	fonts: LabelFonts;
+	fonts: DocumentFonts;
 }
 
 const BLACK = rgb(0, 0, 0);
@@ -106,43 +131,26 @@ function num(n: number, digits = 3): string {
 	return String(Number(n.toFixed(digits)));
 }
 
-/** Single-line printable text: control characters become spaces, whitespace collapses. */
-export function cleanText(value: unknown): string {
-	return String(value ?? "")
-		.replace(/\p{Cc}/gu, " ")
-		.replace(/\s+/g, " ")
-		.trim();
-}
-
-const segmenter = new Intl.Segmenter("en", { granularity: "grapheme" });
-
-const widthCache = new Map<string, number>();
-const WIDTH_CACHE_MAX = 20_000;
+/** Single-line printable text (lib/documents/font.ts `cleanText`: NFC, control characters become spaces, whitespace collapses). */
+export const cleanText = cleanFontText;
 
 /**
- * Width of `text` at `size` pt in `font`. Shaping (fontkit layout) is the
- * costly part of drawing a label, so widths at 1 pt are cached per font name
- * and string for the process (bounded; cleared when full).
+ * Width of `text` in ONE font (no script runs). Kept for callers that draw
+ * Latin with pdf-lib directly; documents use {@link DocumentFonts.width}, which
+ * measures each script run with its own face.
  */
 export function measure(font: PDFFont, text: string, size: number): number {
-	const key = `${font.name}\u0000${text}`;
-	let w = widthCache.get(key);
-	if (w === undefined) {
-		w = font.widthOfTextAtSize(text, 1);
-		if (widthCache.size >= WIDTH_CACHE_MAX) widthCache.clear();
-		widthCache.set(key, w);
-	}
-	return w * size;
+	return font.widthOfTextAtSize(text, size);
 }
 
-function graphemes(text: string): string[] {
-	return [...segmenter.segment(text)].map((s) => s.segment);
-}
-
-/** `text` cut (by grapheme) and ended with "…" so it is at most `maxWidth` wide. */
+/**
+ * `text` cut (by grapheme) and ended with "…" to fit `maxWidth` in ONE font.
+ * Kept for callers that draw Latin with pdf-lib directly; documents use
+ * {@link DocumentFonts.fit} (per-script runs).
+ */
 export function fitText(font: PDFFont, text: string, size: number, maxWidth: number): string {
 	if (measure(font, text, size) <= maxWidth) return text;
-	const g = graphemes(text);
+	const g = [...graphemeSegmenter.segment(text)].map((s) => s.segment);
 	let lo = 0;
 	let hi = g.length;
 	while (lo < hi) {
@@ -153,76 +161,80 @@ export function fitText(font: PDFFont, text: string, size: number, maxWidth: num
 	return `${g.slice(0, lo).join("").trimEnd()}…`;
 }
 
+const graphemeSegmenter = new Intl.Segmenter("en", { granularity: "grapheme" });
+
 /**
- * Greedy word wrap into at most `maxLines` lines of `maxWidth` (line width =
- * sum of its words and spaces, each measured once); an over-long word is
- * broken by grapheme; the last line ends with "…" when text remains.
+ * The merchant-supplied texts a label prints, by weight (the fixed captions
+ * are Latin): {@link createLabelDocument} embeds the script faces they need.
+ * Kept next to {@link drawLabelPage}: a field drawn there in a weight must be
+ * listed here in that weight (else its script falls back to the other weight).
  */
-export function wrapText(
-	font: PDFFont,
-	text: string,
-	size: number,
-	maxWidth: number,
-	maxLines: number,
-): string[] {
-	const words = cleanText(text).split(" ").filter(Boolean);
-	const space = measure(font, " ", size);
-	const lines: string[] = [];
-	let current: string[] = [];
-	let currentWidth = 0;
-	const finish = (rest: string) => {
-		lines[maxLines - 1] = fitText(font, `${lines[maxLines - 1]}${rest}`, size, maxWidth);
-		return lines;
-	};
-	for (let i = 0; i < words.length; i++) {
-		let word = words[i];
-		let ww = measure(font, word, size);
-		const extra = current.length ? space + ww : ww;
-		if (currentWidth + extra <= maxWidth) {
-			current.push(word);
-			currentWidth += extra;
-			continue;
-		}
-		if (current.length) {
-			lines.push(current.join(" "));
-			current = [];
-			currentWidth = 0;
-			if (lines.length === maxLines) return finish(` ${words.slice(i).join(" ")}`);
-		}
-		// the word alone is too wide: break it by grapheme
-		while (ww > maxWidth) {
-			const g = graphemes(word);
-			let n = g.length - 1;
-			while (n > 1 && measure(font, g.slice(0, n).join(""), size) > maxWidth) n--;
-			lines.push(g.slice(0, n).join(""));
-			word = g.slice(n).join("");
-			ww = measure(font, word, size);
-			if (lines.length === maxLines) return finish(`${word} ${words.slice(i + 1).join(" ")}`.trimEnd());
-		}
-		current = [word];
-		currentWidth = ww;
+export function labelTexts(data: LabelData): { regular: string[]; bold: string[] } {
+	const bold = [
+		data.courier_name,
+		data.routing_code ?? "",
+		data.ship_to.name,
+		data.ship_to.pincode,
+		data.ship_to.phone ?? "",
+	];
+	const regular = [
+		...data.ship_to.lines,
+		data.ship_to.city ?? "",
+		data.ship_to.state ?? "",
+		data.order_no,
+		data.product_name,
+		data.product_sku ?? "",
+		data.seller?.name ?? "",
+		data.seller?.gstin ?? "",
+	];
+	if (data.from) {
+		bold.push(data.from.name);
+		regular.push(
+			...data.from.lines,
+			data.from.city ?? "",
+			data.from.state ?? "",
+			data.from.pincode,
+			data.from.contact ?? "",
+			data.from.phone ?? "",
+		);
 	}
-	if (current.length) {
-		if (lines.length === maxLines) return finish(` ${current.join(" ")}`);
-		lines.push(current.join(" "));
-	}
-	return lines;
+	return { regular, bold };
 }
 
-/** Starts a label document (metadata set, fonts embedded, subsetted). */
-export async function createLabelDocument(): Promise<LabelDocument> {
+/**
+ * Starts a label document for `labels` (metadata set; the base fonts and the
+ * script faces their texts need embedded once, subset). A bulk document
+ * passes every label it will draw.
+ */
+export async function createLabelDocument(labels: readonly LabelData[] = []): Promise<LabelDocument> {
 	const doc = await PDFDocument.create();
-	doc.setTitle("Shipping label");
+	doc.setTitle(labels.length > 1 ? "Shipping labels" : "Shipping label");
 	doc.setCreator("merchant-shipping-api");
 	doc.setProducer("merchant-shipping-api (pdf-lib)");
-	const fonts = await embedLabelFonts(doc);
+	const texts = labels.map(labelTexts);
+	const fonts = await embedDocumentFonts(doc, {
+		regular: texts.flatMap((t) => t.regular),
+		bold: texts.flatMap((t) => t.bold),
+	});
 	return { doc, fonts };
 }
 
-/** Renders one label as a complete single-page PDF (bytes). */
+/**
+ * Renders one label as a complete single-page PDF (bytes). Written without
+ * object streams: compressing the handful of objects of one page cost ≈ 3 ms
+ * of CPU (of ≈ 9) to save ≈ 1.6 kB; a bulk document keeps them (its hundreds
+ * of page objects compress well, ≈ 55 kB less for 200 labels).
+ */
 export async function renderLabel(data: LabelData): Promise<Uint8Array> {
-	const ld = await createLabelDocument();
+	const ld = await createLabelDocument([data]);
 	drawLabelPage(ld, data);
+	return ld.doc.save({ useObjectStreams: false });
+}
+
+/** Renders `labels` as ONE document, one page each in the given order (fonts embedded once). */
+export async function renderLabels(labels: readonly LabelData[]): Promise<Uint8Array> {
+	const ld = await createLabelDocument(labels);
+	for (const data of labels) drawLabelPage(ld, data);
 	return ld.doc.save();
 }
 
@@ -237,7 +249,7 @@ interface TextOptions {
 class Pen {
 	constructor(
 		readonly page: PDFPage,
-		readonly fonts: LabelFonts,
+		readonly fonts: DocumentFonts,
 	) {}
 	/**
 	 * Draws `s` (fitted to `opts.maxWidth`) with its left edge at `x`, or at
@@ -250,18 +262,18 @@ class Pen {
 		size: number,
 		opts: TextOptions,
 	): string {
-		const font = opts.bold ? this.fonts.bold : this.fonts.regular;
-		const t = opts.maxWidth ? fitText(font, s, size, opts.maxWidth) : s;
+		const weight = opts.bold ? "bold" : "regular";
+		const t = opts.maxWidth ? this.fonts.fit(s, size, opts.maxWidth, weight) : s;
 		if (!t) return t;
-		const left = typeof x === "number" ? x : x(measure(font, t, size));
-		this.page.drawText(t, { x: left, y, size, font, color: opts.color ?? BLACK });
+		const left = typeof x === "number" ? x : x(this.fonts.width(t, size, weight));
+		this.fonts.draw(this.page, t, { x: left, y, size, weight, color: opts.color ?? BLACK });
 		return t;
 	}
 	text(s: string, x: number, y: number, size: number, opts: TextOptions = {}) {
 		return this.draw(s, x, y, size, opts);
 	}
 	width(s: string, size: number, bold = false): number {
-		return measure(bold ? this.fonts.bold : this.fonts.regular, s, size);
+		return this.fonts.width(s, size, bold ? "bold" : "regular");
 	}
 	/** right-aligned at `right` */
 	textRight(s: string, right: number, y: number, size: number, opts: TextOptions = {}) {
@@ -273,6 +285,35 @@ class Pen {
 	rule(y: number, x0 = MARGIN, x1 = LABEL_SIZE[0] - MARGIN, thickness = 0.8) {
 		this.page.drawLine({ start: { x: x0, y }, end: { x: x1, y }, thickness, color: BLACK });
 	}
+}
+
+/**
+ * Draws `sym` centred in `box` exactly as lib/documents/barcode.ts
+ * `drawCode128` does (quiet zones kept; same placement answered, null and
+ * nothing drawn when it does not fit at `minModule`), but as ONE filled path
+ * of `re` rectangles: a `drawRectangle` per bar (graphics state, colour,
+ * transform, four lines, fill) was the largest part of a 200-label document.
+ */
+function drawBars(page: PDFPage, sym: Code128Symbol, box: BarcodeBox): DrawnBarcode | null {
+	const mw = fitModuleWidth(sym, box);
+	if (mw === null) return null;
+	const width = sym.modules * mw;
+	const left = box.x + (box.width - width) / 2;
+	const ops: PDFOperator[] = [pushGraphicsState(), setFillingColor(BLACK)];
+	let x = left;
+	for (let i = 0; i < sym.widths.length; i++) {
+		const w = sym.widths[i] * mw;
+		if (i % 2 === 0) ops.push(rectangle(round3(x), box.y, round3(w), box.height));
+		x += w;
+	}
+	ops.push(fill(), popGraphicsState());
+	page.pushOperators(...ops);
+	return { x: left, width, moduleWidth: mw };
+}
+
+/** `n` rounded to 1/1000 pt (shorter numbers in the content stream; far below a printer dot). */
+function round3(n: number): number {
+	return Math.round(n * 1000) / 1000;
 }
 
 function cityLine(a: LabelAddress): string {
@@ -322,8 +363,7 @@ export function drawLabelPage(ld: LabelDocument, data: LabelData): PDFPage {
 		const tw = Math.min(pen.width(routing, size, true), 120);
 		routingWidth = tw + 10;
 		page.drawRectangle({ x: right - routingWidth, y: y - 26, width: routingWidth, height: 24, color: BLACK });
-		const t = fitText(ld.fonts.bold, routing, size, 120);
-		page.drawText(t, { x: right - routingWidth + 5, y: y - 20, size, font: ld.fonts.bold, color: WHITE });
+		pen.text(routing, right - routingWidth + 5, y - 20, size, { bold: true, color: WHITE, maxWidth: 120 });
 	}
 	const headW = inner - routingWidth - 6;
 	pen.text(cleanText(data.courier_name), left + 2, y - 14, 13, { bold: true, maxWidth: headW });
@@ -337,7 +377,7 @@ export function drawLabelPage(ld: LabelDocument, data: LabelData): PDFPage {
 	// 2. AWB barcode and words
 	const awbSym = code128(data.awb_number);
 	const barH = 60;
-	drawCode128(page, awbSym, {
+	drawBars(page, awbSym, {
 		x: left,
 		y: y - 8 - barH,
 		width: inner,
@@ -353,7 +393,7 @@ export function drawLabelPage(ld: LabelDocument, data: LabelData): PDFPage {
 	// 3. ship to
 	const to = data.ship_to;
 	y = addressHead(pen, data.direction === "reverse" ? "DELIVER TO (RETURN)" : "SHIP TO", to.name, 11, y);
-	for (const line of wrapText(ld.fonts.regular, streetLines(to).join(", "), 8.5, inner - 4, 3)) {
+	for (const line of ld.fonts.wrap(streetLines(to).join(", "), 8.5, inner - 4, 3)) {
 		pen.text(line, left + 2, y - 10, 8.5);
 		y -= 10.5;
 	}
@@ -372,7 +412,7 @@ export function drawLabelPage(ld: LabelDocument, data: LabelData): PDFPage {
 	const cod = data.payment === "COD";
 	if (cod) {
 		page.drawRectangle({ x: left, y: y - 28, width: 70, height: 28, color: BLACK });
-		page.drawText("COD", { x: left + 14, y: y - 21, size: 18, font: ld.fonts.bold, color: WHITE });
+		pen.text("COD", left + 14, y - 21, 18, { bold: true, color: WHITE });
 		pen.textRight(`Collect ${formatRupees(data.cod_amount)}`, right - 2, y - 20, 14, {
 			bold: true,
 			maxWidth: inner - 76,
@@ -405,7 +445,7 @@ export function drawLabelPage(ld: LabelDocument, data: LabelData): PDFPage {
 	}
 	const sku = cleanText(data.product_sku);
 	const product = `Item: ${cleanText(data.product_name)}${sku ? ` (SKU ${sku})` : ""}`;
-	for (const line of wrapText(ld.fonts.regular, product, 8, inner - 4, 2)) {
+	for (const line of ld.fonts.wrap(product, 8, inner - 4, 2)) {
 		pen.text(line, left + 2, y - 9, 8);
 		y -= 10;
 	}
@@ -416,7 +456,7 @@ export function drawLabelPage(ld: LabelDocument, data: LabelData): PDFPage {
 	if (isCode128Encodable(orderNo)) {
 		const sym = code128(orderNo);
 		const bh = 30;
-		const drawn = drawCode128(page, sym, {
+		const drawn = drawBars(page, sym, {
 			x: left,
 			y: y - 4 - bh,
 			width: inner,
@@ -444,7 +484,7 @@ export function drawLabelPage(ld: LabelDocument, data: LabelData): PDFPage {
 		const fromText = [...streetLines(from), cityLine(from), `PIN ${cleanText(from.pincode)}`]
 			.filter(Boolean)
 			.join(", ");
-		for (const line of wrapText(ld.fonts.regular, fromText, 7.5, inner - 4, 2)) {
+		for (const line of ld.fonts.wrap(fromText, 7.5, inner - 4, 2)) {
 			pen.text(line, left + 2, y - 8.5, 7.5);
 			y -= 9.5;
 		}

@@ -76,3 +76,11 @@ export function accessLogLine(f: AccessLogFields): string {
 		}) + "\n"
 	);
 }
+
+/** `/v1/documents/label/t` and everything under it (matched case-insensitively, as moleculer-web matches aliases). */
+const LABEL_LINK_PATH = /^\/v1\/documents\/label\/t(?:\/|$)/i;
+
+/** True when `path` (no query string) is a signed label link path (spec §4.4; plain-text 404s, §7). */
+export function isLabelLinkPath(path: string): boolean {
+	return LABEL_LINK_PATH.test(path);
+}

@@ -42,6 +42,11 @@ export const API_ALIASES = {
 	"DELETE /v1/warehouses/:id": "warehouses.remove",
 	/** Binary answer: the action sets `ctx.meta.$responseType` / `$responseHeaders` and returns a Buffer. */
 	"GET /v1/documents/label/:orderId": "documents.label",
+	/** Bulk labels (§4.4): ONE PDF of up to 200 orders (binary answer, as above). */
+	"POST /v1/documents/label": "documents.labels",
+	/** Handover manifests (§4.4): binary answers with `x-manifest-no` / `x-manifest-count`. */
+	"POST /v1/documents/manifest": "documents.manifest",
+	"GET /v1/documents/manifest/:manifestNo": "documents.manifestCopy",
 } as const satisfies Record<string, ActionName>;
 
 /**
@@ -52,6 +57,18 @@ export const API_ALIASES = {
  */
 export const WEBHOOK_ALIASES = {
 	"POST /v1/tracking/webhooks/:courier": "booking.courierPush",
+} as const satisfies Record<string, ActionName>;
+
+/**
+ * Signed label links (spec §4.4, §5 rule 7): no bearer token, the token in the
+ * path is the credential (checked by documents). Served by the gateway's
+ * `links` route, rate-limited per client address; its 400/404 answers are
+ * plain text (§7). The token is optional in the pattern so an empty one
+ * (`/v1/documents/label/t/`) is answered by the link action (404), not by the
+ * bearer label route.
+ */
+export const LINK_ALIASES = {
+	"GET /v1/documents/label/t{/:token}": "documents.labelLink",
 } as const satisfies Record<string, ActionName>;
 
 /** Unauthenticated probes, always answered by the local gateway node. */

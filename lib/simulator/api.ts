@@ -26,12 +26,15 @@ import {
 import {
 	configuredDelay,
 	configuredHang,
+	issuesOwnLabel,
+	LABEL_5XX_MARKER,
 	refusalsOf,
 	SIM_COURIERS,
 	type SimCourier,
 	sortCode,
 	warehouseRefusals,
 } from "./couriers";
+import { packingSlipPdf } from "./label";
 import { firePush } from "./push";
 import {
 	countsPerCourier,
@@ -56,7 +59,10 @@ import {
 /** Answer of an HTTP route. */
 export interface Reply {
 	status: number;
+	/** JSON body (ignored when `file` is given) */
 	body: unknown;
+	/** a file answer instead of JSON: its media type and bytes */
+	file?: { content_type: string; bytes: Buffer };
 	/** delay the answer (ms) after the work is done */
 	hangMs?: number;
 }
@@ -302,6 +308,35 @@ export async function registerWarehouse(
 		data: { name: w.name, pincode: w.pin, message: `Warehouse ${w.name} registered` },
 	};
 	return { status: 200, body };
+}
+
+/**
+ * `GET /api/p/packing_slip?wbns=<awb>` (Delhivery's packing slip): for a
+ * courier that issues its own labels ({@link issuesOwnLabel}), the label PDF
+ * of the first waybill asked (./label.ts; the same bytes on every call);
+ * a waybill it does not hold → 200 `{packages_found: 0, packages: []}`; a
+ * courier that issues none → 404 `{error}`; no waybill → 400. Fault: a
+ * consignee named with {@link LABEL_5XX_MARKER} answers 503 on the first call
+ * per waybill. Every call is logged (`label`, the waybill, the status).
+ */
+export async function packingSlip(db: Sequelize, courier: SimCourier, wbns: string | null): Promise<Reply> {
+	const waybill = (wbns ?? "").split(",")[0]?.trim() ?? "";
+	const reply = async (): Promise<Reply> => {
+		if (!issuesOwnLabel(courier))
+			return { status: 404, body: { error: `Packing slips are not enabled for ${courier.name}` } };
+		if (!waybill) return { status: 400, body: { error: "wbns is required" } };
+		const pkg = await packageBy(db, courier.code, "waybill", waybill);
+		if (!pkg) return { status: 200, body: { packages_found: 0, packages: [] } };
+		if (String(pkg.shipment.name ?? "").includes(LABEL_5XX_MARKER)) {
+			if (await firstFault(db, courier.code, waybill, "label_5xx"))
+				return { status: 503, body: { error: "Service temporarily unavailable" } };
+		}
+		const bytes = await packingSlipPdf(courier, pkg, new Date(pkg.created_at));
+		return { status: 200, body: null, file: { content_type: "application/pdf", bytes } };
+	};
+	const out = await reply();
+	await logCall(db, courier.code, "label", waybill, out.status);
+	return out;
 }
 
 /** The push body (Delhivery's scan-push shape) of scan `scan` of AWB `awb`. */

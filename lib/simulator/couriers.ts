@@ -4,7 +4,7 @@
  * locations), emittable tracking events, answer delays. Pure: no I/O.
  */
 import type { SimulatorEvent } from "../contracts";
-import { sandboxSettings } from "../couriers/sandbox/settings";
+import { sandboxOwnLabelCouriers, sandboxSettings } from "../couriers/sandbox/settings";
 import {
 	SCAN_KINDS,
 	UNKNOWN_PICKUP_MARKER,
@@ -30,6 +30,21 @@ export const SIM_COURIERS: Record<string, SimCourier> = {
 	"sbx-reverse": { code: "sbx-reverse", name: "SBX Reverse", awbPrefix: "12", awbLength: 12, cod: false },
 	"sbx-lite": { code: "sbx-lite", name: "SBX Lite", awbPrefix: "13", awbLength: 13, cod: false },
 };
+
+/**
+ * Whether `courier` issues its own label file (serves packing slips):
+ * `SANDBOX_OWN_LABEL_COURIERS` (default `sbx-lite`), read at each call, the
+ * same list the sandbox adapter's `issuesOwnLabel` answers from.
+ */
+export function issuesOwnLabel(courier: SimCourier): boolean {
+	return sandboxOwnLabelCouriers().includes(courier.code);
+}
+
+/**
+ * Marker in the consignee name: the first packing slip asked for each of the
+ * shipment's waybills answers 503 (remembered in `simulator.faults`), later ones work.
+ */
+export const LABEL_5XX_MARKER = "SIMULATE_LABEL_5XX";
 
 /** Pincodes every sandbox courier refuses (delivery and pickup). */
 export const REFUSED_PINCODES = ["000000", "999999", "111111"];

@@ -3,7 +3,8 @@
  * `/couriers/<code>/…` to the courier endpoints of ./api.ts with the
  * courier's token check, plus `GET /health`, `GET /state`,
  * `GET /references?reference=a,b` and `POST /couriers/<code>/sandbox/scan`
- * (the scan is also pushed when `SANDBOX_SCAN_PUSH_URL` is set, ./push.ts). Answers are JSON; a `SIMULATE_TIMEOUT`
+ * (the scan is also pushed when `SANDBOX_SCAN_PUSH_URL` is set, ./push.ts). Answers are JSON (but the
+ * packing slip `GET /couriers/<code>/api/p/packing_slip`, a PDF); a `SIMULATE_TIMEOUT`
  * answer is held (and released on {@link SimulatorServer.close}).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -17,6 +18,7 @@ import {
 	create,
 	HttpError,
 	lookup,
+	packingSlip,
 	type Reply,
 	referencesView,
 	registerWarehouse,
@@ -104,6 +106,14 @@ export class SimulatorServer {
 		}
 		const send = () => {
 			if (res.destroyed || res.writableEnded) return;
+			if (reply.file) {
+				res.writeHead(reply.status, {
+					"Content-Type": reply.file.content_type,
+					"Content-Length": reply.file.bytes.length,
+				});
+				res.end(reply.file.bytes);
+				return;
+			}
 			const text = JSON.stringify(reply.body);
 			res.writeHead(reply.status, {
 				"Content-Type": "application/json",
@@ -157,6 +167,9 @@ export class SimulatorServer {
 		}
 		if (method === "GET" && path === "/api/v1/packages/json/") {
 			return lookup(this.db, courier, url.searchParams.get("refnum"), url.searchParams.get("waybill"));
+		}
+		if (method === "GET" && path === "/api/p/packing_slip") {
+			return packingSlip(this.db, courier, url.searchParams.get("wbns"));
 		}
 		if (method === "POST" && path === "/api/p/edit") {
 			return cancelPackage(

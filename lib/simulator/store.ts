@@ -17,6 +17,7 @@ export interface PackageRow {
 	shipment: WireShipment;
 	/** ISO-8601 UTC, null while not cancelled */
 	cancelled_at: string | null;
+	created_at: string | Date;
 }
 
 /** A row of `simulator.scans`. */
@@ -30,17 +31,23 @@ export interface ScanRow {
 }
 
 /** Courier endpoints recorded in `simulator.calls`. */
-export type CallEndpoint = "create" | "lookup" | "cancel" | "warehouse";
+export type CallEndpoint = "create" | "lookup" | "cancel" | "warehouse" | "label";
 
 /**
- * Records that the `5xx` fault of (`courierCode`, `refnum`) is played; true
- * the first time only (remembered across restarts).
+ * Records that fault `fault` (`5xx` of a create, keyed by reference;
+ * `label_5xx` of a packing slip, keyed by waybill) of (`courierCode`,
+ * `refnum`) is played; true the first time only (remembered across restarts).
  */
-export async function firstFault(db: Sequelize, courierCode: string, refnum: string): Promise<boolean> {
+export async function firstFault(
+	db: Sequelize,
+	courierCode: string,
+	refnum: string,
+	fault: "5xx" | "label_5xx" = "5xx",
+): Promise<boolean> {
 	const { count } = await exec(
 		db,
-		`INSERT INTO simulator.faults (courier_code, refnum, fault) VALUES ($1, $2, '5xx') ON CONFLICT DO NOTHING`,
-		[courierCode, refnum],
+		`INSERT INTO simulator.faults (courier_code, refnum, fault) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+		[courierCode, refnum, fault],
 	);
 	return count > 0;
 }

@@ -10,6 +10,7 @@ import { newSender } from "../helpers/broker";
 import { warehouseBody } from "../helpers/fixtures";
 import { client, typicalFlow } from "../helpers/flow";
 import { freePort } from "../helpers/net";
+import { eventually } from "../helpers/poll";
 import { type StartedProcess, startProcess, waitReady } from "../helpers/processes";
 
 describe("e2e: npm start over NATS in two processes", function () {
@@ -102,9 +103,7 @@ describe("e2e: npm start over NATS in two processes", function () {
 			assert.equal(e.status, 200, JSON.stringify(e.body));
 			assert.equal(e.body.status, event);
 			// the lifecycle status reaches intake through booking's outbox
-			for (let i = 0; i < 50 && !(await inBucket(bucket)); i++)
-				await new Promise((res) => setTimeout(res, 100));
-			assert.ok(await inBucket(bucket), `${event} lists the order under ${bucket}`);
+			await eventually(() => inBucket(bucket), { what: `${event} listing the order under ${bucket}` });
 		}
 		assert.equal(await inBucket("transit"), false);
 		const t = await api.get(`/v1/orders/${id}/tracking`);

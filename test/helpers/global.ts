@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import IORedis from "ioredis";
+import { connect } from "nats";
 import { Client } from "pg";
 import { closeAllPools } from "../../lib/db";
 import { closeAllQueues } from "../../lib/queue";
@@ -36,7 +37,23 @@ export async function mochaGlobalSetup(): Promise<void> {
 	process.env.MSA_TEST_RUN_ID = runId;
 }
 
-/** Drops the run's database and deletes its Redis keys. */
+/**
+ * Deletes the run's JetStream streams (durable channels of lib/channels.ts are
+ * named after the namespace, which starts with `t<runId>` in every spec).
+ */
+async function dropRunStreams(): Promise<void> {
+	const nc = await connect({ servers: process.env.TEST_NATS_URL, timeout: 3000 });
+	try {
+		const jsm = await nc.jetstreamManager();
+		for await (const s of jsm.streams.list()) {
+			if (s.config.name.startsWith(`t${runId}`)) await jsm.streams.delete(s.config.name);
+		}
+	} finally {
+		await nc.close();
+	}
+}
+
+/** Drops the run's database, deletes its Redis keys and its JetStream streams. */
 export async function mochaGlobalTeardown(): Promise<void> {
 	await closeAllQueues();
 	await closeAllPools();
@@ -53,4 +70,7 @@ export async function mochaGlobalTeardown(): Promise<void> {
 		if (keys.length) await r.del(...keys);
 	} while (cursor !== "0");
 	await r.quit();
+	await dropRunStreams().catch((err) =>
+		console.warn(`JetStream streams of run ${runId} not removed: ${err}`),
+	);
 }

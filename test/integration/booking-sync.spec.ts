@@ -102,8 +102,20 @@ function clusterTests() {
 		assert.match(r.body.awb, /^14\d{12}$/);
 		assert.match(r.body.forward_id, /^bk_\d+$/);
 		assert.deepEqual(
-			[r.body.logistic_id, r.body.order_id, r.body.courier_name, r.body.label_url],
-			[1, o.order_id, "Sandbox Express", `/v1/documents/label/${o.order_id}`],
+			[r.body.logistic_id, r.body.order_id, r.body.courier_name],
+			[1, o.order_id, "Sandbox Express"],
+		);
+		// label_url is the AWB's signed link: it downloads the label with no Authorization header
+		assert.match(r.body.label_url, new RegExp(`^/v1/documents/label/t/${r.body.awb}\\.[A-Za-z0-9_-]{43}$`));
+		const label = await fetch(base + r.body.label_url);
+		assert.equal(label.status, 200);
+		assert.equal(label.headers.get("content-type"), "application/pdf");
+		assert.equal(label.headers.get("content-disposition"), `attachment; filename="label-${r.body.awb}.pdf"`);
+		assert.equal(
+			Buffer.from(await label.arrayBuffer())
+				.subarray(0, 5)
+				.toString("latin1"),
+			"%PDF-",
 		);
 		const st = await api.get(`/v1/orders/status?order_no=${encodeURIComponent(o.order_no)}`);
 		assert.equal(st.status, 200);

@@ -7,11 +7,13 @@
 import type { Sequelize, Transaction } from "sequelize";
 import type {
 	BookingUpdate,
+	CourierLabelCapture,
 	FailureCode,
 	LaneOutcomeParams,
 	Quote,
 	ShipmentDirection,
 	ShipmentRecord,
+	ShipmentStatusChanged,
 } from "../../contracts";
 import { exec, numbersIn, type StoredRow, select } from "../../db";
 import { toPaise, toRupees } from "../../money";
@@ -78,6 +80,8 @@ export interface AttemptRow {
 	order_seq: number;
 	/** when the poller asks the courier about this shipment next; null when not tracked (not booked, terminal) */
 	next_track_at: Date | null;
+	/** booked with a courier that issues its own label file (markBooked; documents captures it) */
+	courier_label?: boolean;
 	/** the lane priced (lib/booking/shipment.ts `laneOf`): pickup and delivery pincodes; null on older attempts */
 	from_pin: string | null;
 	to_pin: string | null;
@@ -100,7 +104,11 @@ export interface AttemptRow {
 export type OutboxMessage =
 	| { kind: "order_update"; payload: BookingUpdate }
 	| { kind: "enqueue_booking"; payload: { attempt_id: number } }
-	| { kind: "lane_outcome"; payload: LaneOutcomeParams };
+	| { kind: "lane_outcome"; payload: LaneOutcomeParams }
+	// the durable `shipment.status_changed` (lib/booking/relay.ts publishes it to its channel)
+	| { kind: "status_event"; payload: ShipmentStatusChanged }
+	// capture of a courier-issued label (markBooked; lib/booking/relay.ts calls documents.captureCourierLabel)
+	| { kind: "courier_label"; payload: CourierLabelCapture };
 
 /** One leased `booking.outbox` row; `tries` counts deliveries including this one. */
 export type OutboxRow = OutboxMessage & { id: number; tries: number };
@@ -553,7 +561,12 @@ async function settleClaimed(
 	set: string,
 	bind: unknown[],
 	updates: Partial<Record<AttemptState, BookingUpdate>>,
-	opts: { extra?: string; charge?: { amount_paise: number; awb_number: string; note: string } } = {},
+	opts: {
+		extra?: string;
+		charge?: { amount_paise: number; awb_number: string; note: string };
+		/** also a `courier_label` outbox row (capture of the courier's label file) when the UPDATE booked */
+		label?: boolean;
+	} = {},
 ): Promise<number[] | null> {
 	const params: unknown[] = [a.attempt_id, a.tries, ...bind, JSON.stringify(updates)];
 	const u = params.length;
@@ -567,6 +580,14 @@ async function settleClaimed(
 			   SELECT a.sender_id, a.attempt_id, a.order_id, 'charge', $${u + 1}, $${u + 2}, $${u + 3} FROM a
 			   ON CONFLICT (attempt_id, kind) DO NOTHING)`;
 	}
+	const label = opts.label
+		? `,
+		 label AS (
+		   INSERT INTO booking.outbox (kind, payload, next_attempt_at)
+		   SELECT 'courier_label', jsonb_build_object('sender_id', a.sender_id, 'order_id', a.order_id,
+		     'awb_number', a.awb_number, 'logistic_id', a.logistic_id), now() FROM a WHERE a.state = 'booked'
+		   RETURNING id)`
+		: "";
 	const { rows } = await exec<{ id: string }>(
 		db,
 		`WITH a AS (
@@ -580,8 +601,8 @@ async function settleClaimed(
 		 o AS (
 		   INSERT INTO booking.outbox (kind, payload, next_attempt_at)
 		   SELECT 'order_update', $${u}::jsonb -> a.state, now() FROM a
-		   RETURNING id)
-		 SELECT id FROM o`,
+		   RETURNING id)${label}
+		 SELECT id FROM o${opts.label ? " UNION ALL SELECT id FROM label" : ""}`,
 		params,
 	);
 	return rows.length ? rows.map((r) => Number(r.id)) : null;
@@ -594,13 +615,17 @@ async function settleClaimed(
  * requested: null when the claim is not this one's or a cancel was requested
  * (the caller re-reads the attempt to tell which). Tracking starts here:
  * `shipment_status` booked as of `booked_at`, `next_track_at` now (the
- * poller's first ask picks up the courier's first scans).
+ * poller's first ask picks up the courier's first scans). `courierLabel`
+ * (the courier issues its own label file, its adapter's `issuesOwnLabel`)
+ * marks the attempt `courier_label` and adds, in the same statement, the
+ * `courier_label` outbox row that has documents capture the file.
  */
 export function markBooked(
 	db: Sequelize,
 	a: AttemptRow,
 	awb_number: string,
 	routing_code: string | null,
+	courierLabel = false,
 ): Promise<number[] | null> {
 	// order, sender, courier and charges of an attempt never change after its INSERT
 	return settleClaimed(
@@ -608,8 +633,8 @@ export function markBooked(
 		a,
 		// tracking (lib/booking/tracking.ts): status booked as of now, due for a first poll at once
 		`state = 'booked', awb_number = $3, routing_code = $4, booked_at = now(), failure_reason = NULL,
-		 shipment_status = 'booked', shipment_status_at = now(), next_track_at = now()`,
-		[awb_number, routing_code],
+		 shipment_status = 'booked', shipment_status_at = now(), next_track_at = now(), courier_label = $5`,
+		[awb_number, routing_code, courierLabel],
 		{
 			booked: orderUpdate(a, 2, {
 				state: "booked",
@@ -626,6 +651,7 @@ export function markBooked(
 				awb_number,
 				note: `booked with ${a.courier_name}`,
 			},
+			label: courierLabel,
 		},
 	);
 }
@@ -816,5 +842,24 @@ export async function shipmentOf(
 				}
 			: null,
 		booked_at: new Date(a.booked_at ?? a.updated_at).toISOString(),
+		...(a.courier_label ? { courier_label: true } : {}),
 	};
+}
+
+/**
+ * The owner of a live booked AWB (signed label links, spec §4.4: the token
+ * names only the AWB): `{sender_id, order_id}` of the booked attempt holding
+ * `awb_number`, or null (unknown, cancelled, failed). AWBs are unique across
+ * attempts (index `attempts_awb`).
+ */
+export async function bookedAwbOwner(
+	db: Sequelize,
+	awb_number: string,
+): Promise<{ sender_id: number; order_id: number } | null> {
+	const rows = await select<{ sender_id: string | number; order_id: string | number }>(
+		db,
+		"SELECT sender_id, order_id FROM booking.attempts WHERE awb_number = $1 AND state = 'booked'",
+		[awb_number],
+	);
+	return rows[0] ? { sender_id: Number(rows[0].sender_id), order_id: Number(rows[0].order_id) } : null;
 }

@@ -8,17 +8,23 @@
  * of its AWBs are locked (ordered by id, so concurrent batches never
  * deadlock), its scans inserted with the dedupe of `scans_dedupe`, the new
  * ones folded (../tracking-fold.ts), and the changed attempts, their order
- * updates (seq = `order_seq + 1`) and lane outcomes written set-based.
+ * updates (seq = `order_seq + 1`), status events and lane outcomes written
+ * set-based.
+ *
+ * Manifests (issue 8; spec §3 manifest row): `booking.markManifested` folds a
+ * synthetic scan per AWB (status `manifested`, courier code `MANIFEST`,
+ * source `manifest`) through the same transaction, limited to the sender's
+ * booked shipments.
  */
 import type { Sequelize } from "sequelize";
-import type { BookingUpdate, LaneOutcomeParams } from "../../contracts";
+import type { BookingUpdate, LaneOutcomeParams, ShipmentStatusChanged } from "../../contracts";
 import type { TrackingScan } from "../../couriers";
-import { exec, select } from "../../db";
-import { isShipmentStatus, isTerminal, type ShipmentStatus } from "../../shipment-status";
+import { exec, numbersIn, type StoredRow, select } from "../../db";
+import { isShipmentStatus, isTerminal, type ShipmentStatus, statusNameOf } from "../../shipment-status";
 import { type FoldResult, type FoldTarget, foldScans, laneOutcomeOf, type NewScan } from "../tracking-fold";
 
-/** Where scans came from: pushed to our webhook or polled from the courier. */
-export type ScanSource = "push" | "poll";
+/** Where scans came from: pushed to our webhook, polled from the courier, or a handover manifest (documents). */
+export type ScanSource = "push" | "poll" | "manifest";
 
 /** Scans of one AWB as an adapter reports them (`trackMany`, `parsePush`). */
 export interface AwbScans {
@@ -29,6 +35,10 @@ export interface AwbScans {
 /** Scans of one AWB and how they reached us. */
 export interface SourcedScans extends AwbScans {
 	source: ScanSource;
+	/** only the shipment of this sender, and only while booked (manifests; else any sender's, booked or cancelled) */
+	sender_id?: number;
+	/** the manifest the scans come from (carried by the status event of a change to `manifested`) */
+	manifest_no?: string;
 }
 
 /** A status change committed by {@link ingestScans} (for `shipment.status_changed`). */
@@ -41,6 +51,30 @@ export interface StatusChange {
 	status: ShipmentStatus;
 	/** when the status was reached (the scan's time) */
 	status_at: Date;
+	/** the order update's seq (the attempt's new `order_seq`): later changes of a shipment have higher ones */
+	seq: number;
+	/** the manifest that moved the shipment to `manifested` */
+	manifest_no?: string;
+}
+
+/**
+ * The `shipment.status_changed` payload of a change (§6; lib/contracts/booking.ts
+ * `ShipmentStatusChanged`): `event_id` `<attempt_id>-<seq>`, the same on every
+ * redelivery of this change.
+ */
+export function statusEventOf(c: StatusChange): ShipmentStatusChanged {
+	return {
+		event_id: `${c.attempt_id}-${c.seq}`,
+		order_id: c.order_id,
+		sender_id: c.sender_id,
+		awb_number: c.awb_number,
+		logistic_id: c.logistic_id,
+		status: c.status,
+		status_name: statusNameOf(c.status),
+		status_at: c.status_at.toISOString(),
+		seq: c.seq,
+		...(c.manifest_no ? { manifest_no: c.manifest_no } : {}),
+	};
 }
 
 /** A folded undelivered scan (for `shipment.undelivered`). */
@@ -67,26 +101,15 @@ export interface IngestResult {
 	invalid: number;
 	changes: StatusChange[];
 	undelivered: UndeliveredScan[];
-	/** outbox rows committed (order updates, lane outcomes), to relay */
+	/** outbox rows committed (order updates, status events, lane outcomes), to relay */
 	outbox: number[];
 }
 
-/** A locked attempt as pg returns it. */
-interface LockedRow {
-	attempt_id: string;
-	order_id: string;
-	sender_id: string;
-	logistic_id: number;
-	awb_number: string;
-	state: "booked" | "cancelled";
-	shipment_status: ShipmentStatus | null;
-	shipment_status_at: Date | null;
-	booked_at: Date | null;
-	picked_up_at: Date | null;
-	order_seq: number;
-	from_pin: string | null;
-	to_pin: string | null;
-}
+/** The ids pg may answer as strings on a locked attempt row. */
+const LOCKED_NUMBERS = ["attempt_id", "order_id", "sender_id", "logistic_id", "order_seq"] as const;
+
+/** A locked attempt as pg returns it ({@link FoldTarget} with ids possibly strings). */
+type LockedRow = StoredRow<FoldTarget, (typeof LOCKED_NUMBERS)[number]>;
 
 /** One scan row to insert (parallel arrays for unnest). */
 interface ScanRow {
@@ -124,8 +147,11 @@ function clip(v: unknown, max: number): string {
  * attempts whose tracking changed (UPDATE … FROM unnest) and writes per
  * status change the `order_update` (state `booked`, the new status,
  * `status_at` the scan time, seq `order_seq + 1`; AWB and courier omitted so
- * intake keeps them) and per delivered / rto_delivered the `lane_outcome`. A
- * cancelled booking is terminal: its scans are stored, nothing changes. A
+ * intake keeps them), its `status_event` (the durable `shipment.status_changed`,
+ * {@link statusEventOf}) and per delivered / rto_delivered the `lane_outcome`. A
+ * cancelled booking is terminal: its scans are stored, nothing changes. An
+ * item with `sender_id` (a manifest) applies only to that sender's booked
+ * shipment: otherwise its scans count as unknown and are not stored. A
  * terminal status stops the polling (`next_track_at` null). Five round trips
  * whatever the batch's size: BEGIN, lock, insert, update with its outbox
  * rows, COMMIT.
@@ -159,20 +185,16 @@ export async function ingestScans(db: Sequelize, batch: SourcedScans[]): Promise
 			t,
 		);
 		const byAwb = new Map<string, FoldTarget>();
-		for (const r of locked) {
-			byAwb.set(r.awb_number, {
-				...r,
-				attempt_id: Number(r.attempt_id),
-				order_id: Number(r.order_id),
-				sender_id: Number(r.sender_id),
-				logistic_id: Number(r.logistic_id),
-				order_seq: Number(r.order_seq),
-			});
-		}
+		for (const r of locked)
+			byAwb.set(r.awb_number, numbersIn<FoldTarget, (typeof LOCKED_NUMBERS)[number]>(r, LOCKED_NUMBERS));
 		const rows: ScanRow[] = [];
+		const manifestOf = new Map<number, string>();
 		for (const [i, b] of batch.entries()) {
-			const a = byAwb.get(String(b.awb_number ?? "").trim());
+			let a = byAwb.get(String(b.awb_number ?? "").trim());
+			if (a && b.sender_id !== undefined && (a.sender_id !== b.sender_id || a.state !== "booked"))
+				a = undefined;
 			const scans = Array.isArray(b.scans) ? b.scans : [];
+			if (a && b.manifest_no) manifestOf.set(a.attempt_id, b.manifest_no);
 			if (!a) {
 				out.unknown += scans.length;
 				continue;
@@ -260,7 +282,8 @@ export async function ingestScans(db: Sequelize, batch: SourcedScans[]): Promise
 			if (!f.changed || !f.reached_at) continue;
 			// the fold only moves to statuses of scans: a changed status is a ShipmentStatus
 			const status = f.status as ShipmentStatus;
-			out.changes.push({
+			const manifest_no = status === "manifested" ? manifestOf.get(a.attempt_id) : undefined;
+			const change: StatusChange = {
 				attempt_id: a.attempt_id,
 				order_id: a.order_id,
 				sender_id: a.sender_id,
@@ -268,7 +291,10 @@ export async function ingestScans(db: Sequelize, batch: SourcedScans[]): Promise
 				logistic_id: a.logistic_id,
 				status,
 				status_at: f.reached_at,
-			});
+				seq: a.order_seq + 1,
+				...(manifest_no ? { manifest_no } : {}),
+			};
+			out.changes.push(change);
 			const update: BookingUpdate = {
 				order_id: a.order_id,
 				sender_id: a.sender_id,
@@ -278,8 +304,8 @@ export async function ingestScans(db: Sequelize, batch: SourcedScans[]): Promise
 				status,
 				status_at: f.reached_at.toISOString(),
 			};
-			kinds.push("order_update");
-			payloads.push(JSON.stringify(update));
+			kinds.push("order_update", "status_event");
+			payloads.push(JSON.stringify(update), JSON.stringify(statusEventOf(change)));
 			const lane: LaneOutcomeParams | null = laneOutcomeOf(a, f);
 			if (lane) {
 				kinds.push("lane_outcome");

@@ -8,13 +8,16 @@ import type {
 	BookRequest,
 	BookResult,
 	CourierAdapter,
+	CourierLabel,
 	PickupLocation,
 	RegisterResult,
 	TrackingScan,
 } from "../types";
+import { NoCourierLabel } from "../types";
 import {
 	parseCancel,
 	parseCreate,
+	parseLabel,
 	parseLookup,
 	parsePush,
 	parseTrack,
@@ -24,7 +27,7 @@ import {
 	toCreateForm,
 	toWarehouse,
 } from "./mapper";
-import { callCourier } from "./proxy";
+import { callCourier, callCourierFile } from "./proxy";
 import { type SandboxSettings, sandboxSettings } from "./settings";
 import { verifyPushSignature } from "./signature";
 import { PUSH_SIGNATURE_HEADER } from "./wire";
@@ -44,6 +47,32 @@ export class SandboxAdapter implements CourierAdapter {
 	/** @param courierCode the simulator's courier code, e.g. `sbx-express` */
 	constructor(courierCode: string, settings: Partial<SandboxSettings> = {}) {
 		this.settings = { ...sandboxSettings(courierCode), ...settings };
+	}
+
+	/** Whether this courier issues its own label file (`settings.ownLabel`, from `SANDBOX_OWN_LABEL_COURIERS`). */
+	get issuesOwnLabel(): boolean {
+		return this.settings.ownLabel;
+	}
+
+	/**
+	 * `GET /api/p/packing_slip?wbns=<awb>` (Delhivery's packing slip): the
+	 * courier's label file, bytes untouched. A courier that issues no labels →
+	 * {@link NoCourierLabel} without a call; unknown AWB → NoCourierLabel;
+	 * unreachable, 5xx or unreadable → CourierUnavailable (./mapper.ts `parseLabel`).
+	 */
+	async fetchLabel(awb_number: string): Promise<CourierLabel> {
+		if (!this.issuesOwnLabel) {
+			throw new NoCourierLabel(
+				`${this.settings.courierCode} does not issue its own labels`,
+				this.settings.courierCode,
+			);
+		}
+		const res = await callCourierFile(
+			this.settings,
+			{ method: "GET", path: "/api/p/packing_slip", query: { wbns: awb_number } },
+			"application/pdf, application/json",
+		);
+		return parseLabel(res, this.settings.courierCode, awb_number);
 	}
 
 	/** `POST /api/backend/clientwarehouse/create/`; an existing name is updated (idempotent). */

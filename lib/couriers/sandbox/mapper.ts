@@ -14,13 +14,15 @@ import type { ShipmentStatus } from "../../shipment-status";
 import {
 	type BookRequest,
 	type BookResult,
+	type CourierLabel,
 	CourierRefused,
 	CourierUnavailable,
+	NoCourierLabel,
 	type PickupLocation,
 	type RegisterResult,
 	type TrackingScan,
 } from "../types";
-import type { ProxyResponse } from "./proxy";
+import type { ProxyFileResponse, ProxyResponse } from "./proxy";
 import {
 	SCAN_KINDS,
 	UNKNOWN_PICKUP_MARKER,
@@ -430,4 +432,44 @@ export function parseWarehouse(res: ProxyResponse, courierCode: string, loc: Pic
 	const body = res.body as WireWarehouseResponse;
 	if (res.status >= 400 || body.success !== true) throw new CourierRefused(textOf(body), courierCode);
 	return { courier_location_id: body.data?.name ?? loc.warehouse_code };
+}
+
+/** Media types a courier label file may have (anything else is not a label we can serve). */
+export const LABEL_TYPES: Record<string, (b: Buffer) => boolean> = {
+	"application/pdf": (b) => b.subarray(0, 5).toString("latin1") === "%PDF-",
+	"image/png": (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+};
+
+/**
+ * Reads a `GET /api/p/packing_slip?wbns=<awb>` answer: 200 with a PDF (or
+ * PNG) whose bytes start as its media type says → the label, bytes untouched;
+ * 200 JSON `packages_found: 0` → {@link NoCourierLabel} (the courier has no
+ * label for the AWB: definitive); 401/403/404, an empty body, another media
+ * type or bytes that do not match it → CourierUnavailable (the courier did
+ * not decide; retry later).
+ */
+export function parseLabel(res: ProxyFileResponse, courierCode: string, awb_number: string): CourierLabel {
+	const what = `${courierCode} packing slip of ${awb_number}`;
+	if (res.status === 401 || res.status === 403)
+		throw new CourierUnavailable(`${what}: credentials refused (HTTP ${res.status})`);
+	if (res.status === 404) throw new CourierUnavailable(`${what}: not found at the courier (HTTP 404)`);
+	if (res.status === 200 && res.content_type === "application/json") {
+		let body: unknown = null;
+		try {
+			body = JSON.parse(res.bytes.toString("utf8"));
+		} catch {
+			/* unreadable: below */
+		}
+		const b = body as { packages_found?: unknown } | null;
+		if (b && typeof b === "object" && Number(b.packages_found) === 0)
+			throw new NoCourierLabel(`${what}: the courier has no label for this AWB`, courierCode);
+		throw new CourierUnavailable(`${what}: unreadable answer`);
+	}
+	const matches = LABEL_TYPES[res.content_type];
+	if (res.status !== 200 || !res.bytes.length || !matches?.(res.bytes)) {
+		throw new CourierUnavailable(
+			`${what}: unreadable answer (HTTP ${res.status}, ${res.content_type || "no type"}, ${res.bytes.length} bytes)`,
+		);
+	}
+	return { bytes: res.bytes, content_type: res.content_type };
 }

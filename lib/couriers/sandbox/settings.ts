@@ -9,6 +9,10 @@
  * - `SANDBOX_COURIER_TOKEN` → API token sent as `Authorization: Token <token>` (default `sandbox-token`)
  * - `SANDBOX_WEBHOOK_SECRET` → HMAC secret of pushed scans (default `sandbox-webhook-secret`; the
  *   simulator signs with it, the adapter's `verifyPush` checks it)
+ * - `SANDBOX_OWN_LABEL_COURIERS` → comma-separated courier codes that issue their own label file
+ *   (Delhivery's packing slip, `GET /api/p/packing_slip?wbns=`); default `sbx-lite`; `none` for no
+ *   courier. The simulator serves packing slips for these codes only, the adapter's `issuesOwnLabel`
+ *   answers from the same list.
  */
 import { loadConfig } from "../../config";
 
@@ -24,6 +28,8 @@ export interface SandboxSettings {
 	timeoutMs: number;
 	/** HMAC-SHA256 secret of pushed scan bodies (never logged). */
 	webhookSecret: string;
+	/** Whether this courier account issues its own label file (packing slip). */
+	ownLabel: boolean;
 }
 
 /** Default API token of the sandbox courier accounts (the simulator accepts the same default). */
@@ -42,6 +48,23 @@ export function sandboxWebhookSecret(env: NodeJS.ProcessEnv = process.env): stri
 	return env.SANDBOX_WEBHOOK_SECRET || DEFAULT_SANDBOX_WEBHOOK_SECRET;
 }
 
+/** Couriers issuing their own label file when `SANDBOX_OWN_LABEL_COURIERS` is unset. */
+export const DEFAULT_SANDBOX_OWN_LABEL_COURIERS: readonly string[] = ["sbx-lite"];
+
+/**
+ * The sandbox courier codes that issue their own label file:
+ * `SANDBOX_OWN_LABEL_COURIERS` (comma-separated; `none` or empty → no courier),
+ * else {@link DEFAULT_SANDBOX_OWN_LABEL_COURIERS}.
+ */
+export function sandboxOwnLabelCouriers(env: NodeJS.ProcessEnv = process.env): string[] {
+	const raw = env.SANDBOX_OWN_LABEL_COURIERS;
+	if (raw === undefined) return [...DEFAULT_SANDBOX_OWN_LABEL_COURIERS];
+	return raw
+		.split(",")
+		.map((c) => c.trim())
+		.filter((c) => c && c !== "none");
+}
+
 /** Builds the settings of courier `courierCode` from the environment. */
 export function sandboxSettings(courierCode: string, env: NodeJS.ProcessEnv = process.env): SandboxSettings {
 	const cfg = loadConfig(env);
@@ -52,5 +75,6 @@ export function sandboxSettings(courierCode: string, env: NodeJS.ProcessEnv = pr
 		token: sandboxToken(env),
 		timeoutMs: Number.isInteger(t) && t > 0 ? t : 5000,
 		webhookSecret: sandboxWebhookSecret(env),
+		ownLabel: sandboxOwnLabelCouriers(env).includes(courierCode),
 	};
 }

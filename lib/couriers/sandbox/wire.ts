@@ -9,6 +9,9 @@
  * - `GET  /api/v1/packages/json/?refnum=<ref>` or `?waybill=<awb>` → {@link WireTrackResponse}
  * - `POST /api/p/edit` JSON {@link WireCancelRequest} → {@link WireCancelResponse}
  * - `POST /api/backend/clientwarehouse/create/` JSON {@link WireWarehouse} → {@link WireWarehouseResponse}
+ * - `GET  /api/p/packing_slip?wbns=<awb>` → the courier's label file (`application/pdf`, one 4 × 6 page) for a
+ *   courier that issues its own labels; unknown AWB → 200 JSON {@link WirePackingSlipEmpty}; a courier that
+ *   issues none → 404 JSON `{error}`
  * Weights are grams on this wire (as at Delhivery), dimensions cm, money rupees.
  * `?waybill=` takes up to 50 comma-separated AWBs and answers every one it knows.
  *
@@ -169,6 +172,12 @@ export interface WirePushScan {
 			Instructions: string;
 		};
 	};
+}
+
+/** Answer of `GET /api/p/packing_slip` when no package matches the asked waybills (Delhivery's shape). */
+export interface WirePackingSlipEmpty {
+	packages_found: 0;
+	packages: [];
 }
 
 /** Header carrying the signature of a pushed scan body (lower-cased, as node delivers headers). */

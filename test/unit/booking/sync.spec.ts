@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import type { ServiceBroker } from "moleculer";
 import { exec, getSequelize, select } from "../../../lib/db";
+import { LABEL_LINK_PREFIX, verifyLabelToken } from "../../../lib/documents/link";
 import { newSender, rejects } from "../../helpers/broker";
 import { eventually } from "../../helpers/poll";
 import {
@@ -59,9 +60,13 @@ describe("booking: POST /v1/shipping/book/sync", function () {
 			logistic_id: 2,
 			order_id: o.order_id,
 			courier_name: "Sandbox Surface",
-			label_url: `/v1/documents/label/${o.order_id}`,
+			label_url: res.label_url,
 		});
 		assert.match(res.awb, /^15\d{13}$/);
+		// label_url: the AWB's signed link (lib/documents/link.ts), relative to the API base
+		assert.ok(res.label_url.startsWith(LABEL_LINK_PREFIX), res.label_url);
+		assert.match(res.label_url, /^\/v1\/documents\/label\/t\/15\d{13}\.[A-Za-z0-9_-]{43}$/);
+		assert.equal(verifyLabelToken(res.label_url.slice(LABEL_LINK_PREFIX.length)), row.awb_number);
 		assert.equal(row.state, "booked");
 		assert.equal(row.via, "sync");
 		assert.equal(row.direction, "forward");

@@ -28,6 +28,15 @@ const shipments = new Map<string, ShipmentRecord>();
 const warehouses = new Map<string, Warehouse>();
 /** Every call the fake `warehouses.get` received. */
 export const warehouseCalls: Array<Record<string, unknown>> = [];
+/** Every call the fake `booking.markManifested` received (documents' manifest outbox), failed ones included. */
+export const markManifestedCalls: Array<{
+	sender_id: number;
+	manifest_no: string;
+	at: string;
+	awb_numbers: string[];
+}> = [];
+/** How many of the next fake `booking.markManifested` calls fail (a redelivery test sets it). */
+export const markManifestedFaults = { next: 0 };
 const k = (sender: number, id: number) => `${sender}:${id}`;
 
 /** Overrides of {@link warehouseRow}: warehouse fields plus partial legs. */
@@ -150,6 +159,14 @@ const fakeServices = [
 		actions: {
 			getShipment(ctx: Context<{ sender_id: number; order_id: number }>): ShipmentRecord | null {
 				return shipments.get(k(ctx.params.sender_id, ctx.params.order_id)) ?? null;
+			},
+			markManifested(ctx: Context<(typeof markManifestedCalls)[number]>): { moved: number } {
+				markManifestedCalls.push({ ...ctx.params });
+				if (markManifestedFaults.next > 0) {
+					markManifestedFaults.next--;
+					throw new Error("booking.markManifested failed (fake)");
+				}
+				return { moved: ctx.params.awb_numbers.length };
 			},
 		},
 	},

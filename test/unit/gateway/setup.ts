@@ -79,6 +79,12 @@ export const FAKES: any[] = [
 	{
 		name: "documents",
 		actions: {
+			// every other aliased documents action answers (so /ready sees documents whole as routes are added)
+			...Object.fromEntries(
+				Object.values(API_ALIASES)
+					.filter((x) => x.startsWith("documents."))
+					.map((x) => [x.slice("documents.".length), { access: { auth: true }, handler: () => ({}) }]),
+			),
 			label: {
 				access: { auth: true },
 				handler(ctx: Context<any, any>) {

@@ -1,0 +1,145 @@
+/**
+ * Signed label links (spec §4.4, §5 rule 7): `GET /v1/documents/label/t/{token}`
+ * needs no bearer token; the token `{awb}.{hmac}` is the credential.
+ *
+ * - `hmac` is HMAC-SHA256 of the AWB text, base64url without padding (43
+ *   characters), under a purpose key derived from a secret:
+ *   `HMAC-SHA256(secret, "msa-label-link-v1")`, so the link key is never the
+ *   raw secret and never the page-cursor key (lib/cursor.ts derives its own
+ *   from the same secret). Derived keys are cached as `KeyObject`s.
+ * - Key rotation (docs/DECISIONS.md "Signed label links"): `LABEL_LINK_SECRET`
+ *   signs (and verifies); `LABEL_LINK_PREVIOUS_SECRETS`, a comma-separated
+ *   list, verifies only, so links issued under an older secret keep working
+ *   until ops drop it from the list. A secret in neither never verifies.
+ * - Verification checks the shape first (one `.`, a printable AWB, exactly 43
+ *   base64url characters), then compares the given text with the expected
+ *   text of EVERY accepted key in constant time (`timingSafeEqual` on equal
+ *   lengths), without stopping at the first match. Comparing the canonical
+ *   base64url text, not decoded bytes, refuses the non-canonical spellings of
+ *   a valid tag (the last character carries 2 unused bits).
+ * - Links carry no expiry: a merchant prints days after booking. A link stops
+ *   working when its AWB is no longer the order's live booking (cancelled),
+ *   or when the secret that signed it is retired.
+ *
+ * Pure functions over `process.env`, read at each use (cheap: the parsed keys
+ * are cached by the raw values), so booking can sign in its request path
+ * (book/sync's `label_url`) without calling documents.
+ */
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto";
+import { parsePreviousSecrets, parsePublicBaseUrl } from "../config";
+import { isPrintableAwb } from "./data";
+
+/** Domain separation of the link key (never the raw secret, never the cursor key). */
+const KEY_LABEL = "msa-label-link-v1";
+
+/** Length of the base64url HMAC-SHA256 tag (32 bytes, unpadded). */
+export const LINK_TAG_LENGTH = 43;
+
+/** Path prefix of signed links (before the token). */
+export const LABEL_LINK_PREFIX = "/v1/documents/label/t/";
+
+const TAG_RE = /^[A-Za-z0-9_-]{43}$/;
+
+/** Longest token accepted: a 40-character AWB, the dot and the tag. */
+const MAX_TOKEN_LENGTH = 40 + 1 + LINK_TAG_LENGTH;
+
+/** The keys of the current configuration. */
+interface LinkKeys {
+	/** the raw configuration the keys were derived from (cache key) */
+	source: string;
+	/** derived from LABEL_LINK_SECRET: signs */
+	sign: KeyObject;
+	/** the signing key first, then the previous ones: verify */
+	verify: KeyObject[];
+}
+
+let cached: LinkKeys | undefined;
+
+function derive(secret: string): KeyObject {
+	return createSecretKey(createHmac("sha256", secret).update(KEY_LABEL).digest());
+}
+
+/**
+ * The link keys of the current environment.
+ * @throws Error when `LABEL_LINK_SECRET` is not set (a deployment error: the
+ *   processes that sign or verify refuse to start without it, lib/system.ts)
+ */
+function linkKeys(): LinkKeys {
+	const current = process.env.LABEL_LINK_SECRET ?? "";
+	const previousRaw = process.env.LABEL_LINK_PREVIOUS_SECRETS ?? "";
+	const source = `${current}\u0000${previousRaw}`;
+	if (cached?.source === source) return cached;
+	if (!current) throw new Error("LABEL_LINK_SECRET is required to sign and verify label links");
+	const sign = derive(current);
+	const previous = parsePreviousSecrets(previousRaw).filter((s) => s !== current);
+	cached = { source, sign, verify: [sign, ...previous.map(derive)] };
+	return cached;
+}
+
+/** True when a link secret is configured (for start-up checks). */
+export function labelLinkConfigured(): boolean {
+	return !!process.env.LABEL_LINK_SECRET;
+}
+
+function tagOf(key: KeyObject, awb: string): string {
+	return createHmac("sha256", key).update(awb).digest("base64url");
+}
+
+/**
+ * The signed token `{awb}.{hmac}` of an AWB, under `LABEL_LINK_SECRET`.
+ * @param awb a printable AWB (`^[A-Za-z0-9][A-Za-z0-9-]{3,39}$`, lib/documents/data.ts)
+ * @throws Error when the AWB is not printable or no secret is configured
+ */
+export function signLabelToken(awb: string): string {
+	if (!isPrintableAwb(awb)) throw new Error("cannot sign a label link for an unprintable AWB");
+	return `${awb}.${tagOf(linkKeys().sign, awb)}`;
+}
+
+/**
+ * Verifies a token `{awb}.{hmac}` against the current and previous secrets.
+ * Answers the AWB when the tag is the exact base64url HMAC of the AWB under
+ * one accepted key; null for anything else (not a string, empty, too long, no
+ * or several dots, an unprintable AWB, a tag not exactly 43 base64url
+ * characters, a tampered AWB or tag, another key). Never throws for client
+ * input; throws only when no secret is configured.
+ */
+export function verifyLabelToken(token: unknown): string | null {
+	if (typeof token !== "string" || token.length === 0 || token.length > MAX_TOKEN_LENGTH) return null;
+	const dot = token.indexOf(".");
+	if (dot < 0 || token.indexOf(".", dot + 1) !== -1) return null;
+	const awb = token.slice(0, dot);
+	const tag = token.slice(dot + 1);
+	if (!isPrintableAwb(awb) || tag.length !== LINK_TAG_LENGTH || !TAG_RE.test(tag)) return null;
+	const given = Buffer.from(tag, "latin1");
+	let ok = false;
+	for (const key of linkKeys().verify) {
+		const expected = Buffer.from(tagOf(key, awb), "latin1");
+		// equal lengths (both 43), so timingSafeEqual never throws; every key is tried
+		if (timingSafeEqual(given, expected)) ok = true;
+	}
+	return ok ? awb : null;
+}
+
+let cachedBase: { raw: string | undefined; base: string } | undefined;
+
+/**
+ * The base the `label_url` of book/sync is built on: `PUBLIC_BASE_URL`
+ * (checked, without trailing slashes; lib/config.ts), or "" (a path relative
+ * to the API's own base).
+ */
+function publicBase(): string {
+	const raw = process.env.PUBLIC_BASE_URL;
+	if (cachedBase === undefined || cachedBase.raw !== raw)
+		cachedBase = { raw, base: parsePublicBaseUrl(raw) ?? "" };
+	return cachedBase.base;
+}
+
+/**
+ * The signed link of an AWB's label: `/v1/documents/label/t/{awb}.{hmac}`,
+ * prefixed with `PUBLIC_BASE_URL` when configured (an absolute URL), else a
+ * path relative to the API base (docs/DECISIONS.md "Signed label links").
+ * @throws as {@link signLabelToken}
+ */
+export function labelLinkUrl(awb: string): string {
+	return `${publicBase()}${LABEL_LINK_PREFIX}${signLabelToken(awb)}`;
+}

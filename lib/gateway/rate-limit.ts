@@ -1,0 +1,223 @@
+/**
+ * The edge rate limits of the gateway (spec §5 rule 7, §8 "not shown": ours,
+ * docs/DECISIONS.md "Rate limits"), on `rate-limiter-flexible`:
+ *
+ * | Limit    | Key                                      | Applies to                              | Setting (per minute)          | Default |
+ * |----------|------------------------------------------|-----------------------------------------|-------------------------------|---------|
+ * | link     | client address (see {@link clientAddress}) | `GET /v1/documents/label/t/{token}`   | `RATE_LIMIT_LINK_PER_MIN`     | 120     |
+ * | account  | `sender_id` of the verified bearer token  | every bearer `/v1` route                | `RATE_LIMIT_ACCOUNT_PER_MIN`  | 3000    |
+ *
+ * 0 turns a limit off. Windows are fixed, 60 s from a key's first request.
+ * Counters live in Redis (`REDIS_URL`; keys `<QUEUE_PREFIX>:rl:<limit>:<key>`,
+ * one atomic Lua INCR + PEXPIRE per request), so every gateway replica shares
+ * them; without Redis (the zero-setup start) they are per process. When Redis
+ * fails (down, slow past 250 ms) the limiter falls back to in-process counters
+ * with the same limits (rate-limiter-flexible's insurance limiter) and logs a
+ * warning at most once a minute: the edge stays limited, per replica, instead
+ * of failing open or refusing traffic. A key over its limit is remembered in
+ * process until its window ends, so a flood costs Redis nothing more.
+ *
+ * Over the limit: {@link RateLimitedError}, answered 429 in the §2.11 envelope
+ * `{error:"rate_limited", message}` with `Retry-After` (whole seconds until the
+ * window ends, at least 1) by the gateway's error handler.
+ */
+import type { IncomingMessage } from "node:http";
+import { isIPv6 } from "node:net";
+import IORedis from "ioredis";
+import {
+	type RateLimiterAbstract,
+	RateLimiterMemory,
+	RateLimiterRedis,
+	RateLimiterRes,
+} from "rate-limiter-flexible";
+import { GatewayError } from "./errors";
+
+/** Window of every limit, seconds. */
+export const RATE_WINDOW_S = 60;
+
+/** Longest wait for Redis per request before the in-process fallback answers (ms). */
+const REDIS_TIMEOUT_MS = 250;
+
+/** 429 `rate_limited` (§2.11 envelope); `data.retry_after` (seconds) becomes the `Retry-After` header. */
+export class RateLimitedError extends GatewayError {
+	/** whole seconds until the window ends (≥ 1) */
+	readonly retryAfter: number;
+
+	/**
+	 * @param what "account" or "address": whose limit was passed
+	 * @param retryAfter seconds until the window ends (≥ 1)
+	 */
+	constructor(what: "account" | "address", retryAfter: number) {
+		super(429, "rate_limited", `Too many requests for this ${what}; retry after ${retryAfter} s`);
+		this.retryAfter = retryAfter;
+		this.data = { gateway: true, retry_after: retryAfter };
+	}
+}
+
+/** Seconds in the `Retry-After` of a rejection (`msBeforeNext` rounded up, at least 1). */
+export function retryAfterOf(msBeforeNext: number): number {
+	return Math.max(1, Math.ceil(msBeforeNext / 1000));
+}
+
+/** Settings of {@link EdgeLimiter} (lib/config.ts). */
+export interface EdgeLimitConfig {
+	/** signed-link downloads per client address per window (0 = off) */
+	linkPerMin: number;
+	/** bearer /v1 requests per account per window (0 = off) */
+	accountPerMin: number;
+	/** Redis URL; undefined = in-process counters */
+	redisUrl?: string;
+	/** key prefix (QUEUE_PREFIX: per test run in tests) */
+	prefix: string;
+}
+
+/** The logger the limiter warns on (Moleculer's). */
+export interface WarnLogger {
+	warn(...args: unknown[]): void;
+}
+
+/**
+ * The gateway's limiters: {@link EdgeLimiter.link} and
+ * {@link EdgeLimiter.account} resolve when the request may go on and throw
+ * {@link RateLimitedError} when it is over its limit.
+ */
+export class EdgeLimiter {
+	private readonly redis?: IORedis;
+	private readonly linkLimiter?: RateLimiterAbstract;
+	private readonly accountLimiter?: RateLimiterAbstract;
+	private lastWarn = 0;
+
+	constructor(
+		cfg: EdgeLimitConfig,
+		private readonly logger: WarnLogger,
+	) {
+		const on = cfg.linkPerMin > 0 || cfg.accountPerMin > 0;
+		if (on && cfg.redisUrl) {
+			this.redis = new IORedis(cfg.redisUrl, {
+				// fail fast while disconnected (the in-process fallback answers), never queue commands
+				enableOfflineQueue: false,
+				maxRetriesPerRequest: 1,
+				commandTimeout: REDIS_TIMEOUT_MS,
+				lazyConnect: true,
+			});
+			this.redis.on("error", (err: Error) => this.warn("redis", err));
+		}
+		this.linkLimiter = this.limiter(`${cfg.prefix}:rl:link`, cfg.linkPerMin);
+		this.accountLimiter = this.limiter(`${cfg.prefix}:rl:acct`, cfg.accountPerMin);
+	}
+
+	private limiter(keyPrefix: string, points: number): RateLimiterAbstract | undefined {
+		if (points <= 0) return undefined;
+		const memory = new RateLimiterMemory({ keyPrefix, points, duration: RATE_WINDOW_S });
+		if (!this.redis) return memory;
+		return new RateLimiterRedis({
+			storeClient: this.redis,
+			keyPrefix,
+			points,
+			duration: RATE_WINDOW_S,
+			rejectIfRedisNotReady: true,
+			// a key over its limit is refused in process until its window ends (no Redis round trip)
+			inMemoryBlockOnConsumed: points + 1,
+			insuranceLimiter: memory,
+		});
+	}
+
+	/** Connects to Redis (when configured); a failure only logs (the fallback limits meanwhile). */
+	async start(): Promise<void> {
+		if (!this.redis) return;
+		await this.redis.connect().catch((err: Error) => this.warn("redis", err));
+	}
+
+	/** Closes the Redis connection. */
+	async stop(): Promise<void> {
+		if (!this.redis) return;
+		this.redis.disconnect();
+	}
+
+	/** True when counters are shared through Redis (and Redis is connected). */
+	get shared(): boolean {
+		return this.redis?.status === "ready";
+	}
+
+	/**
+	 * Counts one signed-link download of `address`.
+	 * @throws RateLimitedError (429) over `RATE_LIMIT_LINK_PER_MIN`
+	 */
+	async link(address: string): Promise<void> {
+		if (this.linkLimiter) await this.consume(this.linkLimiter, address, "address");
+	}
+
+	/**
+	 * Counts one bearer `/v1` request of account `sender_id`.
+	 * @throws RateLimitedError (429) over `RATE_LIMIT_ACCOUNT_PER_MIN`
+	 */
+	async account(sender_id: number): Promise<void> {
+		if (this.accountLimiter) await this.consume(this.accountLimiter, String(sender_id), "account");
+	}
+
+	private async consume(l: RateLimiterAbstract, key: string, what: "account" | "address"): Promise<void> {
+		try {
+			await l.consume(key);
+		} catch (res) {
+			if (res instanceof RateLimiterRes) throw new RateLimitedError(what, retryAfterOf(res.msBeforeNext));
+			// not expected (the insurance limiter answers store failures): never block on it
+			this.warn("limiter", res as Error);
+		}
+	}
+
+	/** Warns at most once a minute (a Redis outage must not flood the log). */
+	private warn(what: string, err: Error | undefined): void {
+		const now = Date.now();
+		if (now - this.lastWarn < 60_000) return;
+		this.lastWarn = now;
+		this.logger.warn(
+			`rate limiter: ${what} failed (${err?.message ?? err}); limiting per process until it recovers`,
+		);
+	}
+}
+
+/** Expands an IPv6 address into its 8 hextets (no validation beyond `isIPv6`). */
+function hextets(ip: string): string[] {
+	const [head, tail] = ip.split("::");
+	const a = head ? head.split(":") : [];
+	const b = tail === undefined ? [] : tail ? tail.split(":") : [];
+	// an embedded IPv4 tail (::ffff:1.2.3.4 handled by the caller; others are rare) counts as two hextets
+	const fill = 8 - a.length - b.length;
+	return [...a, ...Array.from({ length: Math.max(0, fill) }, () => "0"), ...b];
+}
+
+/**
+ * The rate-limit key of an address: IPv4 as is; IPv4-mapped IPv6
+ * (`::ffff:1.2.3.4`) as its IPv4; any other IPv6 address as its /64 prefix
+ * (`2001:db8:1:2::/64`), since one client usually holds a whole /64.
+ */
+export function addressKey(ip: string): string {
+	const t = ip.trim().toLowerCase();
+	const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(t);
+	if (mapped) return mapped[1];
+	if (!isIPv6(t)) return t;
+	const h = hextets(t)
+		.slice(0, 4)
+		.map((x) => x.replace(/^0+(?=.)/, ""));
+	return `${h.join(":")}::/64`;
+}
+
+/**
+ * The client address of a request: the socket's peer address, or with
+ * `trustProxy` = n > 0 (n reverse proxies of ours in front, each appending to
+ * `X-Forwarded-For`) the n-th address from the right of `X-Forwarded-For`
+ * (the one our outermost proxy saw; entries further left are the client's
+ * own claims and are ignored), the leftmost one when the header has fewer.
+ * Keyed by {@link addressKey}.
+ */
+export function clientAddress(req: Pick<IncomingMessage, "headers" | "socket">, trustProxy: number): string {
+	const peer = req.socket?.remoteAddress ?? "unknown";
+	if (trustProxy <= 0) return addressKey(peer);
+	const raw = req.headers["x-forwarded-for"];
+	const list = (Array.isArray(raw) ? raw.join(",") : (raw ?? ""))
+		.split(",")
+		.map((s) => s.trim())
+		.filter(Boolean);
+	if (!list.length) return addressKey(peer);
+	return addressKey(list[Math.max(0, list.length - trustProxy)]);
+}
