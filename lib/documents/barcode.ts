@@ -8,7 +8,16 @@
  * zone are kept clear on each side, or scanners will not read the symbol.
  */
 import { raw } from "bwip-js";
-import { type PDFPage, rgb } from "pdf-lib";
+import {
+	fill,
+	type PDFOperator,
+	type PDFPage,
+	popGraphicsState,
+	pushGraphicsState,
+	rectangle,
+	rgb,
+	setFillingColor,
+} from "pdf-lib";
 
 /** Clear modules required on each side of a Code128 symbol. */
 export const QUIET_ZONE_MODULES = 10;
@@ -79,21 +88,31 @@ export function fitModuleWidth(
 }
 
 /**
- * Draws `sym` centred in `box` as black rectangles, leaving at least
- * {@link QUIET_ZONE_MODULES} modules clear on each side. Returns the placement,
- * or null (nothing drawn) when the symbol does not fit at `minModule`.
+ * Draws `sym` centred in `box`, leaving at least {@link QUIET_ZONE_MODULES}
+ * modules clear on each side, as ONE filled path of `re` rectangles (a
+ * `drawRectangle` per bar — graphics state, colour, transform, fill — was the
+ * largest part of a 200-label document). Coordinates rounded to 1/1000 pt,
+ * far below a printer dot. Returns the placement, or null (nothing drawn)
+ * when the symbol does not fit at `minModule`. Used by labels and manifests.
  */
 export function drawCode128(page: PDFPage, sym: Code128Symbol, box: BarcodeBox): DrawnBarcode | null {
 	const mw = fitModuleWidth(sym, box);
 	if (mw === null) return null;
 	const width = sym.modules * mw;
 	const left = box.x + (box.width - width) / 2;
-	const black = rgb(0, 0, 0);
-	let cursor = left;
+	const ops: PDFOperator[] = [pushGraphicsState(), setFillingColor(rgb(0, 0, 0))];
+	let x = left;
 	for (let i = 0; i < sym.widths.length; i++) {
 		const w = sym.widths[i] * mw;
-		if (i % 2 === 0) page.drawRectangle({ x: cursor, y: box.y, width: w, height: box.height, color: black });
-		cursor += w;
+		if (i % 2 === 0) ops.push(rectangle(round3(x), box.y, round3(w), box.height));
+		x += w;
 	}
+	ops.push(fill(), popGraphicsState());
+	page.pushOperators(...ops);
 	return { x: left, width, moduleWidth: mw };
+}
+
+/** `n` rounded to 1/1000 pt (shorter numbers in the content stream). */
+function round3(n: number): number {
+	return Math.round(n * 1000) / 1000;
 }

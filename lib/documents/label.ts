@@ -22,27 +22,9 @@
  * Gurmukhi, Gujarati, Tamil, Telugu, Kannada and Malayalam, or mixing them
  * with Latin, print shaped and without tofu.
  */
-import {
-	fill,
-	PDFDocument,
-	type PDFFont,
-	type PDFOperator,
-	type PDFPage,
-	popGraphicsState,
-	pushGraphicsState,
-	rectangle,
-	rgb,
-	setFillingColor,
-} from "pdf-lib";
+import { PDFDocument, type PDFFont, type PDFPage, rgb } from "pdf-lib";
 import type { ShipmentDirection } from "../contracts";
-import {
-	type BarcodeBox,
-	type Code128Symbol,
-	code128,
-	type DrawnBarcode,
-	fitModuleWidth,
-	isCode128Encodable,
-} from "./barcode";
+import { code128, drawCode128, isCode128Encodable } from "./barcode";
 import { cleanText as cleanFontText, type DocumentFonts, embedDocumentFonts } from "./font";
 
 /** Page size of a 4 × 6 inch label in PDF points. */
@@ -287,35 +269,6 @@ class Pen {
 	}
 }
 
-/**
- * Draws `sym` centred in `box` exactly as lib/documents/barcode.ts
- * `drawCode128` does (quiet zones kept; same placement answered, null and
- * nothing drawn when it does not fit at `minModule`), but as ONE filled path
- * of `re` rectangles: a `drawRectangle` per bar (graphics state, colour,
- * transform, four lines, fill) was the largest part of a 200-label document.
- */
-function drawBars(page: PDFPage, sym: Code128Symbol, box: BarcodeBox): DrawnBarcode | null {
-	const mw = fitModuleWidth(sym, box);
-	if (mw === null) return null;
-	const width = sym.modules * mw;
-	const left = box.x + (box.width - width) / 2;
-	const ops: PDFOperator[] = [pushGraphicsState(), setFillingColor(BLACK)];
-	let x = left;
-	for (let i = 0; i < sym.widths.length; i++) {
-		const w = sym.widths[i] * mw;
-		if (i % 2 === 0) ops.push(rectangle(round3(x), box.y, round3(w), box.height));
-		x += w;
-	}
-	ops.push(fill(), popGraphicsState());
-	page.pushOperators(...ops);
-	return { x: left, width, moduleWidth: mw };
-}
-
-/** `n` rounded to 1/1000 pt (shorter numbers in the content stream; far below a printer dot). */
-function round3(n: number): number {
-	return Math.round(n * 1000) / 1000;
-}
-
 function cityLine(a: LabelAddress): string {
 	return [a.city, a.state].map(cleanText).filter(Boolean).join(", ");
 }
@@ -377,7 +330,7 @@ export function drawLabelPage(ld: LabelDocument, data: LabelData): PDFPage {
 	// 2. AWB barcode and words
 	const awbSym = code128(data.awb_number);
 	const barH = 60;
-	drawBars(page, awbSym, {
+	drawCode128(page, awbSym, {
 		x: left,
 		y: y - 8 - barH,
 		width: inner,
@@ -456,7 +409,7 @@ export function drawLabelPage(ld: LabelDocument, data: LabelData): PDFPage {
 	if (isCode128Encodable(orderNo)) {
 		const sym = code128(orderNo);
 		const bh = 30;
-		const drawn = drawBars(page, sym, {
+		const drawn = drawCode128(page, sym, {
 			x: left,
 			y: y - 4 - bh,
 			width: inner,

@@ -15,18 +15,8 @@
  * hands over, the courier's pickup agent who receives). Every page carries
  * "<manifest no> · page i of n" (pages counted per section).
  */
-import {
-	fill,
-	PDFDocument,
-	type PDFOperator,
-	type PDFPage,
-	popGraphicsState,
-	pushGraphicsState,
-	rectangle,
-	rgb,
-	setFillingColor,
-} from "pdf-lib";
-import { type BarcodeBox, type Code128Symbol, code128, fitModuleWidth } from "./barcode";
+import { PDFDocument, type PDFPage, rgb } from "pdf-lib";
+import { code128, drawCode128 } from "./barcode";
 import { cleanText, type DocumentFonts, embedDocumentFonts } from "./font";
 import { formatRupees } from "./label";
 
@@ -211,28 +201,6 @@ function drawTableHead(pen: Pen, y: number): number {
 	return y - HEAD_H;
 }
 
-/**
- * Draws `sym` centred in `box` (quiet zones kept, as lib/documents/barcode.ts
- * `drawCode128`) as ONE filled path of rectangles: 200 rows of barcodes cost
- * a fraction of one `drawRectangle` (graphics state, colour, fill) per bar.
- * Draws nothing when the symbol does not fit at `minModule` (the AWB text is
- * printed anyway).
- */
-function drawBars(page: PDFPage, sym: Code128Symbol, box: BarcodeBox): void {
-	const mw = fitModuleWidth(sym, box);
-	if (mw === null) return;
-	const ops: PDFOperator[] = [pushGraphicsState(), setFillingColor(BLACK)];
-	let x = box.x + (box.width - sym.modules * mw) / 2;
-	for (let i = 0; i < sym.widths.length; i++) {
-		const w = sym.widths[i] * mw;
-		if (i % 2 === 0)
-			ops.push(rectangle(Math.round(x * 100) / 100, box.y, Math.round(w * 100) / 100, box.height));
-		x += w;
-	}
-	ops.push(fill(), popGraphicsState());
-	page.pushOperators(...ops);
-}
-
 /** Draws parcel row `n` (1-based) with its top at `y`. */
 function drawRow(pen: Pen, n: number, p: ManifestParcel, y: number): void {
 	const cells: Record<string, string> = {
@@ -247,7 +215,7 @@ function drawRow(pen: Pen, n: number, p: ManifestParcel, y: number): void {
 	let x = MARGIN;
 	for (const c of COLUMNS) {
 		if (c.key === "awb") {
-			drawBars(pen.page, code128(p.awb_number), {
+			drawCode128(pen.page, code128(p.awb_number), {
 				x,
 				y: y - 25,
 				width: c.width,
