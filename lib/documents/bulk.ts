@@ -26,6 +26,8 @@
  * On success every order of the batch gets `label_downloaded_at` stamped,
  * exactly as a single download does.
  */
+
+import pMap from "p-map";
 import { PDFDocument } from "pdf-lib";
 import type { Sequelize } from "sequelize";
 import { type Caller, type CallOptions, call, type HttpParams, type Warehouse } from "../contracts";
@@ -84,20 +86,6 @@ export type BulkLabel =
 	| { kind: "courier_pdf"; key: StampKey; doc: PDFDocument }
 	| { kind: "courier_png"; key: StampKey; png: Uint8Array };
 
-/** Runs `fn` over `items` with at most `limit` in flight; results in input order. */
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-	const out = new Array<R>(items.length);
-	let next = 0;
-	const worker = async () => {
-		while (next < items.length) {
-			const i = next++;
-			out[i] = await fn(items[i]);
-		}
-	};
-	await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-	return out;
-}
-
 /** Collaborator failures are rethrown as they came (503 through the gateway), as the single label does. */
 const PASS_THROUGH: CallOptions = { unavailable: false };
 
@@ -133,17 +121,21 @@ export async function loadBulkLabels(
 	sender_id: number,
 	order_ids: readonly number[],
 ): Promise<BulkLabel[]> {
-	const loaded = await mapLimit(order_ids, LOAD_CONCURRENCY, async (order_id) => {
-		try {
-			return { order_id, ...(await loadBookedOrder(via, sender_id, order_id)) };
-		} catch (err) {
-			const e = errorBodyOf(err);
-			if (e?.status === 404) return { order_id, failure: "missing" as const };
-			if (e?.status === 409 && e.body.code === "not_ready_to_ship")
-				return { order_id, failure: "not_booked" as const };
-			throw err;
-		}
-	});
+	const loaded = await pMap(
+		order_ids,
+		async (order_id) => {
+			try {
+				return { order_id, ...(await loadBookedOrder(via, sender_id, order_id)) };
+			} catch (err) {
+				const e = errorBodyOf(err);
+				if (e?.status === 404) return { order_id, failure: "missing" as const };
+				if (e?.status === 409 && e.body.code === "not_ready_to_ship")
+					return { order_id, failure: "not_booked" as const };
+				throw err;
+			}
+		},
+		{ concurrency: LOAD_CONCURRENCY },
+	);
 	const missing = loaded.flatMap((l) => ("failure" in l && l.failure === "missing" ? [l.order_id] : []));
 	if (missing.length) throw documentsError(404, `orders not found: ${missing.join(", ")}`);
 	const notBooked = loaded.flatMap((l) => ("failure" in l ? [l.order_id] : []));
@@ -228,5 +220,5 @@ export async function renderBulkLabels(labels: readonly BulkLabel[]): Promise<Ui
 
 /** Stamps `label_downloaded_at` on every label of a delivered batch (one upsert each, as the single label). */
 export async function stampBulkDownloads(db: Sequelize, labels: readonly BulkLabel[]): Promise<void> {
-	await mapLimit(labels, LOAD_CONCURRENCY, (l) => stampDownload(db, l.key));
+	await pMap(labels, (l) => stampDownload(db, l.key), { concurrency: LOAD_CONCURRENCY });
 }

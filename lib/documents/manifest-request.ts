@@ -26,6 +26,7 @@
  *   first appears in `order_ids`; rows in request order; one manifest number
  *   per section.
  */
+import pMap from "p-map";
 import type { Sequelize } from "sequelize";
 import { codAmountOf } from "../booking/shipment";
 import type { Caller, HttpParams, OrderRecord, ShipmentRecord, Warehouse } from "../contracts";
@@ -57,20 +58,6 @@ const LOAD_CONCURRENCY = 50;
  * request`, `order_ids[<i>] must be a positive integer`.
  */
 export const parseManifestOrderIds: (params: HttpParams | undefined) => number[] = parseOrderIds;
-
-/** Runs `fn` over `items` with at most `limit` in flight; results in input order. */
-async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-	const out = new Array<R>(items.length);
-	let next = 0;
-	const worker = async () => {
-		while (next < items.length) {
-			const i = next++;
-			out[i] = await fn(items[i]);
-		}
-	};
-	await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-	return out;
-}
 
 /** Why an order cannot be manifested (the 409 body's `reasons`). */
 export type NotReadyReason = "not_booked" | "reverse" | "past_pickup" | "cancelled";
@@ -184,7 +171,9 @@ export async function makeManifests(
 	sender_id: number,
 	order_ids: number[],
 ): Promise<StoredManifest[]> {
-	const loaded = await mapLimit(order_ids, LOAD_CONCURRENCY, (id) => loadOne(via, sender_id, id));
+	const loaded = await pMap(order_ids, (id) => loadOne(via, sender_id, id), {
+		concurrency: LOAD_CONCURRENCY,
+	});
 	const missing = loaded.filter((l) => l.kind === "missing").map((l) => l.order_id);
 	if (missing.length) throw documentsError(404, `orders not found: ${missing.join(", ")}`);
 
