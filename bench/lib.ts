@@ -91,13 +91,13 @@ export async function startSystem(env: Record<string, string | undefined> = {}):
 				startProcess({
 					...common,
 					TRANSPORTER: natsUrl,
-					SERVICES: `pincode,rates,warehouses,intake,booking${sim}`,
+					SERVICES: `pincode,rates,warehouses,intake,booking,ndr${sim}`,
 				}),
 			]
 		: [
 				startProcess(
 					courierApart
-						? { ...common, SERVICES: "gateway,pincode,rates,warehouses,intake,booking,documents" }
+						? { ...common, SERVICES: "gateway,pincode,rates,warehouses,intake,booking,documents,ndr" }
 						: common,
 				),
 			];

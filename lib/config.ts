@@ -16,6 +16,7 @@ export const ALL_SERVICES = [
 	"intake",
 	"booking",
 	"documents",
+	"ndr",
 	"simulator",
 	"devauth",
 	"gateway",

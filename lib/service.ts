@@ -95,6 +95,18 @@ export type EventDef<P> =
 			handler(ctx: Context<P, CallMeta>): void | Promise<void>;
 	  };
 
+/**
+ * A durable channel subscription (lib/channels.ts, `@moleculer/channels`): each
+ * consumer `group` gets each message at least once; a handler that throws gets
+ * it again. The payload is the channel's (e.g. `ShipmentStatusChanged`).
+ */
+export interface ChannelDef {
+	group?: string;
+	maxInFlight?: number;
+	/** declared as a method: a handler may narrow `payload` to its channel's type */
+	handler(payload: unknown, raw?: unknown): void | Promise<void>;
+}
+
 /** The schema {@link defineService} accepts for service `N`. */
 export interface TypedServiceSchema<N extends string, S, M, Mx extends readonly Mixin[]> {
 	name: N;
@@ -105,6 +117,8 @@ export interface TypedServiceSchema<N extends string, S, M, Mx extends readonly 
 	dependencies?: ServiceSchema["dependencies"];
 	actions: { [K in keyof ServiceActions<N>]: ActionDef<ServiceActions<N>[K]> };
 	events?: { [E in EventName]?: EventDef<PayloadOf<E>> };
+	/** durable channel subscriptions: channel name → {@link ChannelDef} */
+	channels?: Record<string, ChannelDef>;
 	methods?: M;
 	created?(): void;
 	started?(): void | Promise<void>;

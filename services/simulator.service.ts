@@ -51,9 +51,24 @@
  * courier → 404. A consignee named with `SIMULATE_LABEL_5XX` gets a 503 on the
  * first packing slip asked per AWB (the capture is retried).
  *
+ * NDR actions (Delhivery's `POST /couriers/<code>/api/p/update`, body
+ * `{data: [{waybill, act, action_data?}]}`, acts `RE-ATTEMPT`, `DEFER_DLV`
+ * with `action_data.deferred_date`, `EDIT_DETAILS` with `action_data.phone` /
+ * `add` / `pin`): decided at once (Delhivery answers an upload id and decides
+ * later). Accepted only while the shipment's last scan is `undelivered`
+ * (Pending), else refused in the courier's words ("RE-ATTEMPT not allowed:
+ * shipment is Delivered"); DEFER_DLV's date must be after today (IST) and at
+ * most 6 days after the first pending scan's day; EDIT_DETAILS needs a 10-digit
+ * phone and/or an address and cannot change the pincode. An accepted act is
+ * recorded in `simulator.ndr_actions` and answered with an upload id (`UPL…`);
+ * the same act again on the same pending scan answers the same id. No scan is
+ * added: the next attempt's outcome is emitted like any scan. Faults
+ * (consignee name): `SIMULATE_NDR_5XX` → 503 on the first act per AWB,
+ * `SIMULATE_NDR_DOWN` → 503 on every act.
+ *
  * Every courier call is recorded in `simulator.calls` (courier, endpoint,
- * reference / waybill / location name, HTTP status (endpoints create, lookup, cancel, warehouse, label), create outcome
- * `booked` | `duplicate` | `refused` | `503`) for ops and tests.
+ * reference / waybill / location name, HTTP status (endpoints create, lookup, cancel, warehouse, label, ndr), create outcome
+ * `booked` | `duplicate` | `refused` | `503`, ndr outcome `accepted` | `duplicate` | `refused` | `503`) for ops and tests.
  *
  * Ops/testing endpoints: `GET /health`, `GET /state` (counts per courier),
  * `GET /references?reference=a,b` (per client reference: packages held, live

@@ -296,6 +296,10 @@ export interface ShipmentStatusChanged {
 	seq: number;
 	/** the manifest number, when a manifest moved the shipment to `manifested` */
 	manifest_no?: string;
+	/** `undelivered` only (the NDR reason, issue 9): the courier's status words of the scan that reached it */
+	courier_status?: string;
+	/** `undelivered` only: the courier's remarks of that scan (e.g. "Consignee not available"), or null */
+	remarks?: string | null;
 }
 
 /** Event `shipment.undelivered`: a failed delivery attempt (NDR) was scanned (after commit). */

@@ -15,6 +15,7 @@
 import type { BookingActions, BookingEvents } from "./booking";
 import type { DocumentsActions, DocumentsEvents } from "./documents";
 import type { IntakeActions, IntakeEvents } from "./intake";
+import type { NdrActions, NdrEvents } from "./ndr";
 import type { PincodeActions, PincodeEvents } from "./pincode";
 import type { PlatformActions, PlatformEvents } from "./platform";
 import type { RatesActions, RatesEvents } from "./rates";
@@ -25,6 +26,7 @@ export * from "./call";
 export * from "./common";
 export * from "./documents";
 export * from "./intake";
+export * from "./ndr";
 export * from "./pincode";
 export * from "./platform";
 export * from "./rates";
@@ -38,6 +40,7 @@ export interface Actions
 		IntakeActions,
 		BookingActions,
 		DocumentsActions,
+		NdrActions,
 		PlatformActions {}
 
 /** Every event: name → payload. Events are notifications (drop a cache), never state (ARCHITECTURE §5). */
@@ -48,6 +51,7 @@ export interface Events
 		IntakeEvents,
 		BookingEvents,
 		DocumentsEvents,
+		NdrEvents,
 		PlatformEvents {}
 
 export type ActionName = keyof Actions;

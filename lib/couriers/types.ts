@@ -11,6 +11,7 @@
  */
 
 import type { Address, PaymentMode, ShipmentDirection } from "../contracts";
+import type { NdrAct, NdrAddress } from "../contracts/ndr";
 import type { ShipmentStatus } from "../shipment-status";
 
 /**
@@ -93,6 +94,19 @@ export interface CourierLabel {
 	content_type: string;
 }
 
+/**
+ * What an NDR act carries besides the AWB (lib/ndr/courier-action.ts): the
+ * new date of `DEFER_DLV`, the new phone and/or address of `EDIT_DETAILS`.
+ */
+export interface NdrActionDetails {
+	/** `YYYY-MM-DD` (India Standard Time day), DEFER_DLV */
+	deferred_date?: string;
+	/** bare 10 digits, EDIT_DETAILS */
+	phone?: string;
+	/** EDIT_DETAILS */
+	address?: NdrAddress;
+}
+
 /** What every courier adapter does. */
 export interface CourierAdapter {
 	/** Registers (or updates) a pickup location; idempotent on `warehouse_code`. */
@@ -125,6 +139,15 @@ export interface CourierAdapter {
 	 * for the AWB; CourierUnavailable when unreachable, 5xx or unreadable (retry later).
 	 */
 	fetchLabel(awb_number: string): Promise<CourierLabel>;
+	/**
+	 * Sends NDR act `act` for a shipment pending after a failed delivery
+	 * (Delhivery `POST /api/p/update`). Answers the courier's request id (at
+	 * Delhivery an upload id). Throws {@link CourierRefused} with the courier's
+	 * words when it refuses the act (definitive: never retried);
+	 * CourierUnavailable when unreachable, timed out, 5xx or unreadable (the
+	 * caller may retry: acts are idempotent at the courier per pending attempt).
+	 */
+	ndrAction(awb_number: string, act: NdrAct, details: NdrActionDetails): Promise<{ request_id: string }>;
 }
 
 /** The courier said no (definitive). `message` is the courier's words. */

@@ -33,9 +33,15 @@ export const API_ALIASES = {
 	"POST /v1/shipping/book": "booking.book",
 	"POST /v1/shipping/book/sync": "booking.bookSync",
 	"POST /v1/shipping/cancel": "booking.cancel",
+	/** NDR action at the courier (§4.2; issue 9): the ndr service */
+	"POST /v1/shipping/ndr": "ndr.act",
 	"GET /v1/shipping/couriers": "booking.couriers",
 	"PATCH /v1/shipping/couriers/priority": "booking.setPriority",
 	"GET /v1/wallet": "booking.wallet",
+	// failed deliveries (§4.6; issue 9)
+	"GET /v1/ndr": "ndr.list",
+	"GET /v1/ndr/counts": "ndr.counts",
+	"POST /v1/ndr/:id/comment": "ndr.comment",
 	"GET /v1/warehouses": "warehouses.list",
 	"POST /v1/warehouses": "warehouses.create",
 	"PATCH /v1/warehouses/:id": "warehouses.update",

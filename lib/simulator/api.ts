@@ -5,6 +5,7 @@
  * ./server.ts; the SQL in ./store.ts.
  */
 
+import { randomInt } from "node:crypto";
 import type { Logger } from "moleculer";
 import type { Sequelize } from "sequelize";
 import type { EmittedScan, SimulatorEvent, SimulatorReference, SimulatorState } from "../contracts";
@@ -15,6 +16,10 @@ import {
 	type WireCancelResponse,
 	type WireCreateRequest,
 	type WireCreateResponse,
+	type WireNdrAction,
+	type WireNdrPackage,
+	type WireNdrRequest,
+	type WireNdrResponse,
 	type WirePackage,
 	type WirePushScan,
 	type WireShipment,
@@ -26,8 +31,11 @@ import {
 import {
 	configuredDelay,
 	configuredHang,
+	DEFER_DLV_MAX_DAYS,
 	issuesOwnLabel,
 	LABEL_5XX_MARKER,
+	NDR_5XX_MARKER,
+	NDR_DOWN_MARKER,
 	refusalsOf,
 	SIM_COURIERS,
 	type SimCourier,
@@ -39,8 +47,11 @@ import { firePush } from "./push";
 import {
 	countsPerCourier,
 	firstFault,
+	firstScanAt,
+	insertNdrActions,
 	insertPackage,
 	insertScan,
+	lastScan,
 	lastScanCode,
 	logCall,
 	logCreateCalls,
@@ -52,6 +63,7 @@ import {
 	pickupLocation,
 	referenceCounts,
 	type ScanRow,
+	sameNdrAction,
 	scansOf,
 	upsertPickupLocation,
 } from "./store";
@@ -337,6 +349,170 @@ export async function packingSlip(db: Sequelize, courier: SimCourier, wbns: stri
 	const out = await reply();
 	await logCall(db, courier.code, "label", waybill, out.status);
 	return out;
+}
+
+const NDR_ACTS = ["RE-ATTEMPT", "DEFER_DLV", "EDIT_DETAILS"];
+const IST_OFFSET_MS = 330 * 60_000;
+
+/** The India Standard Time calendar day (`YYYY-MM-DD`) of `t`. */
+function istDay(t: Date): string {
+	return new Date(t.getTime() + IST_OFFSET_MS).toISOString().slice(0, 10);
+}
+
+/** True when `s` is `YYYY-MM-DD` and a real calendar day. */
+function realDay(s: string): boolean {
+	return /^\d{4}-\d{2}-\d{2}$/.test(s) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s);
+}
+
+/** An act of an upload, with the package's state it is decided on. */
+interface NdrEntry {
+	waybill: string;
+	act: string;
+	action_data: Record<string, string>;
+	pkg?: PackageRow;
+}
+
+/**
+ * The courier's decision on one act: its refusal in the courier's words, or
+ * the pending scan it answers (accepted). Acceptable only while the last scan
+ * is `undelivered` (Pending); DEFER_DLV's date after today (IST) and at most
+ * {@link DEFER_DLV_MAX_DAYS} days after the first pending scan's IST day;
+ * EDIT_DETAILS needs a 10-digit `phone` and/or an `add`, and cannot change the
+ * delivery pincode.
+ */
+async function decideNdr(
+	db: Sequelize,
+	e: NdrEntry,
+	now: Date,
+): Promise<{ refused: string } | { scan_id: string }> {
+	if (!NDR_ACTS.includes(e.act))
+		return { refused: `Invalid act "${e.act}": must be RE-ATTEMPT, DEFER_DLV or EDIT_DETAILS` };
+	if (!e.pkg) return { refused: `No such waybill ${e.waybill}` };
+	const last = await lastScan(db, e.waybill);
+	if (last?.code !== "undelivered") {
+		const words = last ? (scanKindOf(last.code)?.Scan ?? last.code) : "Manifested";
+		return { refused: `${e.act} not allowed: shipment is ${words}` };
+	}
+	const d = e.action_data;
+	if (e.act === "DEFER_DLV") {
+		const date = d.deferred_date ?? "";
+		if (!realDay(date)) return { refused: "DEFER_DLV needs action_data.deferred_date as YYYY-MM-DD" };
+		const today = istDay(now);
+		if (date <= today) return { refused: `DEFER_DLV date ${date} must be after today (${today})` };
+		const first = istDay((await firstScanAt(db, e.waybill, "undelivered")) ?? now);
+		const lastDay = new Date(Date.parse(`${first}T00:00:00Z`) + DEFER_DLV_MAX_DAYS * 86_400_000)
+			.toISOString()
+			.slice(0, 10);
+		if (date > lastDay) {
+			return {
+				refused: `DEFER_DLV date ${date} is more than ${DEFER_DLV_MAX_DAYS} days after the first pending date ${first} (latest ${lastDay})`,
+			};
+		}
+	}
+	if (e.act === "EDIT_DETAILS") {
+		if (!d.phone && !d.add) return { refused: "EDIT_DETAILS needs action_data.phone or action_data.add" };
+		if (d.phone !== undefined && !/^\d{10}$/.test(d.phone))
+			return { refused: "Invalid consignee phone: must be 10 digits" };
+		const pin = String(e.pkg.shipment.pin ?? "");
+		if (d.pin !== undefined && d.pin !== pin)
+			return {
+				refused: `EDIT_DETAILS cannot change the delivery pincode (${pin} to ${d.pin}); book a new shipment`,
+			};
+	}
+	return { scan_id: last.id };
+}
+
+/** A new upload id, Delhivery style (`UPL` and 20 digits). */
+function uploadId(): string {
+	return `UPL${Date.now()}${String(randomInt(10_000_000)).padStart(7, "0")}`;
+}
+
+/**
+ * `POST /api/p/update` (Delhivery's NDR action) with `{data: [{waybill, act,
+ * action_data?}]}`: decides each act at once ({@link decideNdr}), records the
+ * accepted ones in `simulator.ndr_actions` and answers {@link WireNdrResponse}:
+ * the upload id and each act's outcome; `success` false with `error` (the
+ * refusals joined) when one was refused. No scan is added: the next attempt's
+ * outcome is emitted like any scan (`simulator.emitScan`). A repeated act (same
+ * act and data on the same pending scan) answers its first upload id and is
+ * not recorded again. Faults (consignee name): {@link NDR_5XX_MARKER} → 503 on
+ * the first act per waybill, {@link NDR_DOWN_MARKER} → 503 always. No `data`
+ * → 400. Every act is logged in `simulator.calls` (endpoint `ndr`, the
+ * waybill, the status, outcome `accepted` | `duplicate` | `refused` | `503`).
+ */
+export async function ndrUpdate(
+	db: Sequelize,
+	courier: SimCourier,
+	req: Partial<WireNdrRequest> | null,
+	now: Date = new Date(),
+): Promise<Reply> {
+	const raw: Partial<WireNdrAction>[] = Array.isArray(req?.data) ? req.data : [];
+	if (!raw.length) {
+		await logCall(db, courier.code, "ndr", "", 400, "refused");
+		return { status: 400, body: { success: false, error: "data is required" } satisfies WireNdrResponse };
+	}
+	const entries: NdrEntry[] = [];
+	for (const r of raw) {
+		const waybill = String(r?.waybill ?? "").trim();
+		const data = r?.action_data && typeof r.action_data === "object" ? r.action_data : {};
+		const action_data: Record<string, string> = {};
+		for (const [k, v] of Object.entries(data)) if (v !== undefined && v !== null) action_data[k] = String(v);
+		entries.push({
+			waybill,
+			act: String(r?.act ?? ""),
+			action_data,
+			pkg: waybill ? await packageBy(db, courier.code, "waybill", waybill) : undefined,
+		});
+	}
+	for (const e of entries) {
+		const name = String(e.pkg?.shipment.name ?? "");
+		const down =
+			name.includes(NDR_DOWN_MARKER) ||
+			(name.includes(NDR_5XX_MARKER) && (await firstFault(db, courier.code, e.waybill, "ndr_5xx")));
+		if (down) {
+			for (const x of entries) await logCall(db, courier.code, "ndr", x.waybill, 503, "503");
+			return { status: 503, body: { error: "Service temporarily unavailable" } };
+		}
+	}
+	const decided = [];
+	for (const e of entries) decided.push({ e, d: await decideNdr(db, e, now) });
+	const accepted = [];
+	for (const { e, d } of decided) {
+		if (!("scan_id" in d)) continue;
+		const row = {
+			courier_code: courier.code,
+			waybill: e.waybill,
+			scan_id: d.scan_id,
+			act: e.act,
+			action_data: e.action_data,
+		};
+		accepted.push({ row, previous: await sameNdrAction(db, row) });
+	}
+	const previous = new Set(accepted.map((a) => a.previous ?? null));
+	const only = previous.size === 1 ? [...previous][0] : null;
+	const request_id = only ?? uploadId();
+	await insertNdrActions(
+		db,
+		accepted.filter((a) => a.previous !== request_id).map((a) => ({ ...a.row, request_id })),
+	);
+	const packages: WireNdrPackage[] = decided.map(({ e, d }) => ({
+		waybill: e.waybill,
+		act: e.act,
+		status: "scan_id" in d ? "Success" : "Fail",
+		remarks: "scan_id" in d ? "Request accepted" : d.refused,
+	}));
+	for (const { e, d } of decided) {
+		const outcome = !("scan_id" in d) ? "refused" : only ? "duplicate" : "accepted";
+		await logCall(db, courier.code, "ndr", e.waybill, 200, outcome);
+	}
+	const refusals = packages.filter((p) => p.status === "Fail").map((p) => p.remarks);
+	const body: WireNdrResponse = {
+		success: refusals.length === 0,
+		...(accepted.length ? { request_id } : {}),
+		packages,
+		...(refusals.length ? { error: refusals.join("; ") } : {}),
+	};
+	return { status: 200, body };
 }
 
 /** The push body (Delhivery's scan-push shape) of scan `scan` of AWB `awb`. */

@@ -46,6 +46,19 @@ export function issuesOwnLabel(courier: SimCourier): boolean {
  */
 export const LABEL_5XX_MARKER = "SIMULATE_LABEL_5XX";
 
+/**
+ * Marker in the consignee name: the first NDR act (`POST /api/p/update`) for
+ * each of the shipment's waybills answers 503 (remembered in
+ * `simulator.faults`), later ones are decided normally.
+ */
+export const NDR_5XX_MARKER = "SIMULATE_NDR_5XX";
+
+/** Marker in the consignee name: every NDR act for the shipment's waybills answers 503 (courier down). */
+export const NDR_DOWN_MARKER = "SIMULATE_NDR_DOWN";
+
+/** Days after the first pending (undelivered) scan, IST calendar days, a DEFER_DLV date may be (Delhivery). */
+export const DEFER_DLV_MAX_DAYS = 6;
+
 /** Pincodes every sandbox courier refuses (delivery and pickup). */
 export const REFUSED_PINCODES = ["000000", "999999", "111111"];
 

@@ -7,7 +7,8 @@
  * - `simulator.scans`: tracking scans per AWB, oldest first by id;
  * - `simulator.pickup_locations`: registered warehouses per courier;
  * - `simulator.faults`: injected faults already played (SIMULATE_5XX once per reference);
- * - `simulator.calls`: every courier call (ops and tests).
+ * - `simulator.calls`: every courier call (ops and tests);
+ * - `simulator.ndr_actions`: NDR acts accepted (`POST /api/p/update`), each with the pending scan it answers.
  */
 import type { Migration } from "../db";
 
@@ -67,6 +68,28 @@ export const SIMULATOR_MIGRATIONS: Migration[] = [
 				at timestamptz NOT NULL DEFAULT now()
 			)`);
 			await q(`CREATE INDEX IF NOT EXISTS calls_ref ON simulator.calls (courier_code, refnum)`);
+		},
+	},
+	{
+		name: "002-simulator-ndr-actions",
+		async up({ sequelize, transaction }) {
+			await sequelize.query(
+				`CREATE TABLE IF NOT EXISTS simulator.ndr_actions (
+				id bigserial PRIMARY KEY,
+				courier_code text NOT NULL,
+				waybill text NOT NULL,
+				scan_id bigint NOT NULL,
+				act text NOT NULL,
+				action_data jsonb NOT NULL DEFAULT '{}'::jsonb,
+				request_id text NOT NULL,
+				at timestamptz NOT NULL DEFAULT now()
+			)`,
+				{ transaction },
+			);
+			await sequelize.query(
+				`CREATE INDEX IF NOT EXISTS ndr_actions_waybill ON simulator.ndr_actions (waybill, scan_id)`,
+				{ transaction },
+			);
 		},
 	},
 ];

@@ -11,13 +11,19 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Logger } from "moleculer";
 import type { Sequelize } from "sequelize";
 import { sandboxToken } from "../couriers/sandbox/settings";
-import type { WireCancelRequest, WireCreateRequest, WireWarehouse } from "../couriers/sandbox/wire";
+import type {
+	WireCancelRequest,
+	WireCreateRequest,
+	WireNdrRequest,
+	WireWarehouse,
+} from "../couriers/sandbox/wire";
 import {
 	addScan,
 	cancelPackage,
 	create,
 	HttpError,
 	lookup,
+	ndrUpdate,
 	packingSlip,
 	type Reply,
 	referencesView,
@@ -177,6 +183,9 @@ export class SimulatorServer {
 				courier,
 				parseJson(await readBody(req)) as Partial<WireCancelRequest> | null,
 			);
+		}
+		if (method === "POST" && path === "/api/p/update") {
+			return ndrUpdate(this.db, courier, parseJson(await readBody(req)) as Partial<WireNdrRequest> | null);
 		}
 		if (
 			method === "POST" &&

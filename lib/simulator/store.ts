@@ -31,18 +31,18 @@ export interface ScanRow {
 }
 
 /** Courier endpoints recorded in `simulator.calls`. */
-export type CallEndpoint = "create" | "lookup" | "cancel" | "warehouse" | "label";
+export type CallEndpoint = "create" | "lookup" | "cancel" | "warehouse" | "label" | "ndr";
 
 /**
  * Records that fault `fault` (`5xx` of a create, keyed by reference;
- * `label_5xx` of a packing slip, keyed by waybill) of (`courierCode`,
+ * `label_5xx` of a packing slip and `ndr_5xx` of an NDR act, keyed by waybill) of (`courierCode`,
  * `refnum`) is played; true the first time only (remembered across restarts).
  */
 export async function firstFault(
 	db: Sequelize,
 	courierCode: string,
 	refnum: string,
-	fault: "5xx" | "label_5xx" = "5xx",
+	fault: "5xx" | "label_5xx" | "ndr_5xx" = "5xx",
 ): Promise<boolean> {
 	const { count } = await exec(
 		db,
@@ -205,6 +205,81 @@ export async function lastScanCode(db: Sequelize, waybill: string): Promise<stri
 		[waybill],
 	);
 	return last[0]?.code;
+}
+
+/** The latest scan of `waybill` (id and code), or undefined. */
+export async function lastScan(
+	db: Sequelize,
+	waybill: string,
+): Promise<{ id: string; code: string } | undefined> {
+	const [row] = await select<{ id: string; code: string }>(
+		db,
+		`SELECT id, code FROM simulator.scans WHERE waybill = $1 ORDER BY id DESC LIMIT 1`,
+		[waybill],
+	);
+	return row;
+}
+
+/** Time of the first scan `code` of `waybill` (e.g. the first `undelivered`: the first pending date), or undefined. */
+export async function firstScanAt(db: Sequelize, waybill: string, code: string): Promise<Date | undefined> {
+	const [row] = await select<{ at: string | Date }>(
+		db,
+		`SELECT at FROM simulator.scans WHERE waybill = $1 AND code = $2 ORDER BY id LIMIT 1`,
+		[waybill, code],
+	);
+	return row ? new Date(row.at) : undefined;
+}
+
+/** A row of `simulator.ndr_actions`. */
+export interface NdrActionRow {
+	courier_code: string;
+	waybill: string;
+	/** the pending (`undelivered`) scan the act answers */
+	scan_id: string;
+	act: string;
+	action_data: Record<string, unknown>;
+	request_id: string;
+	at: string | Date;
+}
+
+/**
+ * The request id of an act already accepted for the same pending scan with
+ * the same `act` and `action_data` (a repeated act), or undefined.
+ */
+export async function sameNdrAction(
+	db: Sequelize,
+	a: Pick<NdrActionRow, "courier_code" | "waybill" | "scan_id" | "act" | "action_data">,
+): Promise<string | undefined> {
+	const [row] = await select<{ request_id: string }>(
+		db,
+		`SELECT request_id FROM simulator.ndr_actions
+		  WHERE courier_code = $1 AND waybill = $2 AND scan_id = $3 AND act = $4 AND action_data = $5::jsonb
+		  ORDER BY id LIMIT 1`,
+		[a.courier_code, a.waybill, a.scan_id, a.act, JSON.stringify(a.action_data)],
+	);
+	return row?.request_id;
+}
+
+/** Records accepted NDR acts (one statement). */
+export async function insertNdrActions(
+	db: Sequelize,
+	rows: Pick<NdrActionRow, "courier_code" | "waybill" | "scan_id" | "act" | "action_data" | "request_id">[],
+): Promise<void> {
+	if (!rows.length) return;
+	await exec(
+		db,
+		`INSERT INTO simulator.ndr_actions (courier_code, waybill, scan_id, act, action_data, request_id)
+		 SELECT r.courier_code, r.waybill, r.scan_id, r.act, r.action_data, r.request_id
+		 FROM jsonb_to_recordset($1::jsonb) AS r(courier_code text, waybill text, scan_id bigint, act text, action_data jsonb, request_id text)`,
+		[JSON.stringify(rows)],
+	);
+}
+
+/** NDR acts accepted for `waybill`, oldest first (ops and tests). */
+export async function ndrActionsOf(db: Sequelize, waybill: string): Promise<NdrActionRow[]> {
+	return select<NdrActionRow>(db, `SELECT * FROM simulator.ndr_actions WHERE waybill = $1 ORDER BY id`, [
+		waybill,
+	]);
 }
 
 /** The courier and consignee city of AWB `awb` (of `courierCode`, or of any courier), or undefined. */

@@ -368,6 +368,7 @@ describe("gateway helpers", () => {
 				"devauth",
 				"documents",
 				"intake",
+				"ndr",
 				"pincode",
 				"rates",
 				"warehouses",

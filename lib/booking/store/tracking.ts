@@ -55,6 +55,9 @@ export interface StatusChange {
 	seq: number;
 	/** the manifest that moved the shipment to `manifested` */
 	manifest_no?: string;
+	/** `undelivered` only: the courier's words of the scan that reached it (NDR reason; issue 9) */
+	courier_status?: string;
+	remarks?: string | null;
 }
 
 /**
@@ -74,6 +77,9 @@ export function statusEventOf(c: StatusChange): ShipmentStatusChanged {
 		status_at: c.status_at.toISOString(),
 		seq: c.seq,
 		...(c.manifest_no ? { manifest_no: c.manifest_no } : {}),
+		...(c.courier_status !== undefined
+			? { courier_status: c.courier_status, remarks: c.remarks ?? null }
+			: {}),
 	};
 }
 
@@ -283,6 +289,8 @@ export async function ingestScans(db: Sequelize, batch: SourcedScans[]): Promise
 			// the fold only moves to statuses of scans: a changed status is a ShipmentStatus
 			const status = f.status as ShipmentStatus;
 			const manifest_no = status === "manifested" ? manifestOf.get(a.attempt_id) : undefined;
+			// the newest undelivered scan folded is the one that reached `undelivered` (NDR reason; issue 9)
+			const ndr = status === "undelivered" ? f.undelivered[f.undelivered.length - 1] : undefined;
 			const change: StatusChange = {
 				attempt_id: a.attempt_id,
 				order_id: a.order_id,
@@ -293,6 +301,7 @@ export async function ingestScans(db: Sequelize, batch: SourcedScans[]): Promise
 				status_at: f.reached_at,
 				seq: a.order_seq + 1,
 				...(manifest_no ? { manifest_no } : {}),
+				...(ndr ? { courier_status: ndr.courier_status, remarks: ndr.remarks } : {}),
 			};
 			out.changes.push(change);
 			const update: BookingUpdate = {

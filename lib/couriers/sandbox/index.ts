@@ -4,11 +4,13 @@
  * retries and reconciliation are exercised exactly as with a real courier
  * (ARCHITECTURE §1, §4).
  */
+import type { NdrAct } from "../../contracts/ndr";
 import type {
 	BookRequest,
 	BookResult,
 	CourierAdapter,
 	CourierLabel,
+	NdrActionDetails,
 	PickupLocation,
 	RegisterResult,
 	TrackingScan,
@@ -19,12 +21,14 @@ import {
 	parseCreate,
 	parseLabel,
 	parseLookup,
+	parseNdrUpdate,
 	parsePush,
 	parseTrack,
 	parseTrackMany,
 	parseWarehouse,
 	toCancel,
 	toCreateForm,
+	toNdrUpdate,
 	toWarehouse,
 } from "./mapper";
 import { callCourier, callCourierFile } from "./proxy";
@@ -146,6 +150,26 @@ export class SandboxAdapter implements CourierAdapter {
 			for (const [awb, scans] of parseTrackMany(res, this.settings.courierCode, batch)) out.set(awb, scans);
 		}
 		return out;
+	}
+
+	/**
+	 * `POST /api/p/update` (Delhivery's NDR action) with one act
+	 * (./mapper.ts `toNdrUpdate`): the upload id when accepted; refused →
+	 * CourierRefused with the courier's words; timeout, connection failure,
+	 * 5xx, credentials refused or an unreadable answer → CourierUnavailable.
+	 * One HTTP call: retries are the caller's policy (lib/ndr/courier-action.ts).
+	 */
+	async ndrAction(
+		awb_number: string,
+		act: NdrAct,
+		details: NdrActionDetails,
+	): Promise<{ request_id: string }> {
+		const res = await callCourier(this.settings, {
+			method: "POST",
+			path: "/api/p/update",
+			json: toNdrUpdate(awb_number, act, details),
+		});
+		return parseNdrUpdate(res, this.settings.courierCode, awb_number);
 	}
 
 	/**

@@ -10,6 +10,7 @@
  *   {@link CourierUnavailable}: the courier did not decide on the parcel.
  */
 import type { Address } from "../../contracts";
+import type { NdrAct } from "../../contracts/ndr";
 import type { ShipmentStatus } from "../../shipment-status";
 import {
 	type BookRequest,
@@ -17,6 +18,7 @@ import {
 	type CourierLabel,
 	CourierRefused,
 	CourierUnavailable,
+	type NdrActionDetails,
 	NoCourierLabel,
 	type PickupLocation,
 	type RegisterResult,
@@ -30,6 +32,9 @@ import {
 	type WireCancelResponse,
 	type WireCreateRequest,
 	type WireCreateResponse,
+	type WireNdrAction,
+	type WireNdrRequest,
+	type WireNdrResponse,
 	type WirePushScan,
 	type WireShipment,
 	type WireTrackResponse,
@@ -472,4 +477,57 @@ export function parseLabel(res: ProxyFileResponse, courierCode: string, awb_numb
 		);
 	}
 	return { bytes: res.bytes, content_type: res.content_type };
+}
+
+/**
+ * Builds the body of `POST /api/p/update` for one act (Delhivery's shape):
+ * DEFER_DLV `action_data.deferred_date`; EDIT_DETAILS `action_data.phone`
+ * and/or the address as one line `add` (address_1, address_2, "Near
+ * <landmark>", city, state, the parts given) with `pin` when given;
+ * RE-ATTEMPT no `action_data`.
+ */
+export function toNdrUpdate(awb_number: string, act: NdrAct, details: NdrActionDetails): WireNdrRequest {
+	const entry: WireNdrAction = { waybill: awb_number, act };
+	if (act === "DEFER_DLV" && details.deferred_date)
+		entry.action_data = { deferred_date: details.deferred_date };
+	if (act === "EDIT_DETAILS") {
+		const a = details.address;
+		const data: NonNullable<WireNdrAction["action_data"]> = {};
+		if (details.phone) data.phone = details.phone;
+		if (a) {
+			data.add = [a.address_1, a.address_2, a.landmark ? `Near ${a.landmark}` : null, a.city, a.state]
+				.filter((p): p is string => typeof p === "string" && p !== "")
+				.join(", ");
+			if (a.pincode) data.pin = a.pincode;
+		}
+		entry.action_data = data;
+	}
+	return { data: [entry] };
+}
+
+/**
+ * Reads an answer of `POST /api/p/update` for the act on `awb_number`: the
+ * upload id when the act was accepted. The act refused (its package
+ * `status: "Fail"`, `success: false` with `error`, or a 4xx with the
+ * courier's text) → {@link CourierRefused} with the courier's words;
+ * 401/403/404, or an answer without a readable upload id → CourierUnavailable.
+ */
+export function parseNdrUpdate(
+	res: ProxyResponse,
+	courierCode: string,
+	awb_number: string,
+): { request_id: string } {
+	guard(res, courierCode, "NDR update");
+	if (res.status >= 400) throw new CourierRefused(textOf(res.body), courierCode);
+	const body = res.body as WireNdrResponse;
+	const pkg = Array.isArray(body.packages) ? body.packages.find((p) => p?.waybill === awb_number) : undefined;
+	if (pkg && pkg.status !== "Success")
+		throw new CourierRefused(String(pkg.remarks || body.error || "NDR action refused"), courierCode);
+	if (body.success !== true) {
+		if (typeof body.error === "string" && body.error) throw new CourierRefused(body.error, courierCode);
+		throw new CourierUnavailable(`${courierCode} NDR update: unreadable answer`);
+	}
+	if (typeof body.request_id !== "string" || !body.request_id)
+		throw new CourierUnavailable(`${courierCode} NDR update: answer without a request id`);
+	return { request_id: body.request_id };
 }

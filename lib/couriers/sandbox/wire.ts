@@ -12,6 +12,8 @@
  * - `GET  /api/p/packing_slip?wbns=<awb>` → the courier's label file (`application/pdf`, one 4 × 6 page) for a
  *   courier that issues its own labels; unknown AWB → 200 JSON {@link WirePackingSlipEmpty}; a courier that
  *   issues none → 404 JSON `{error}`
+ * - `POST /api/p/update` JSON {@link WireNdrRequest} → {@link WireNdrResponse} (NDR actions: `RE-ATTEMPT`,
+ *   `DEFER_DLV` with `action_data.deferred_date`, `EDIT_DETAILS` with `action_data.phone` / `add` / `pin`)
  * Weights are grams on this wire (as at Delhivery), dimensions cm, money rupees.
  * `?waybill=` takes up to 50 comma-separated AWBs and answers every one it knows.
  *
@@ -178,6 +180,53 @@ export interface WirePushScan {
 export interface WirePackingSlipEmpty {
 	packages_found: 0;
 	packages: [];
+}
+
+/** NDR act names on the wire (Delhivery's `act`, the same strings as our `NdrAct`). */
+export type WireNdrAct = "RE-ATTEMPT" | "DEFER_DLV" | "EDIT_DETAILS";
+
+/**
+ * One NDR act of `POST /api/p/update` (Delhivery's shape). `action_data`:
+ * DEFER_DLV `{deferred_date: "YYYY-MM-DD"}`; EDIT_DETAILS the new `phone`
+ * (10 digits) and/or address `add` (one line: address lines, landmark, city,
+ * state) and `pin`; absent for RE-ATTEMPT.
+ */
+export interface WireNdrAction {
+	waybill: string;
+	act: WireNdrAct;
+	action_data?: {
+		deferred_date?: string;
+		phone?: string;
+		add?: string;
+		pin?: string;
+	};
+}
+
+/** Body of `POST /api/p/update`: the acts of one upload. */
+export interface WireNdrRequest {
+	data: WireNdrAction[];
+}
+
+/** Outcome of one act of an upload. */
+export interface WireNdrPackage {
+	waybill: string;
+	act: string;
+	status: "Success" | "Fail";
+	/** the courier's words (refusal reason, or "Request accepted") */
+	remarks: string;
+}
+
+/**
+ * Answer of `POST /api/p/update`. Delhivery answers an upload id
+ * (`request_id`, `UPL…`) and evaluates the acts later; the sandbox evaluates
+ * them at once and answers each act's outcome in `packages`: `success` is
+ * true when every act was accepted, else `error` joins the refusals.
+ */
+export interface WireNdrResponse {
+	success: boolean;
+	request_id?: string;
+	packages?: WireNdrPackage[];
+	error?: string;
 }
 
 /** Header carrying the signature of a pushed scan body (lower-cased, as node delivers headers). */

@@ -154,6 +154,15 @@ export const FAKES: any[] = [
 				.map((a) => [a.slice("booking.".length), () => ({ status: "queued", mode: "auto" })]),
 		),
 	},
+	{
+		// every aliased ndr action answers (so /ready sees ndr whole)
+		name: "ndr",
+		actions: Object.fromEntries(
+			Object.values(API_ALIASES)
+				.filter((a) => a.startsWith("ndr."))
+				.map((a) => [a.slice("ndr.".length), () => ({})]),
+		),
+	},
 ];
 
 /** Runs `fn` with env vars set, restoring them afterwards (config is read when services are created). */

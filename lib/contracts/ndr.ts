@@ -1,0 +1,190 @@
+/**
+ * Contract of the `ndr` service (issue 9; spec §2.10, §4.2 `POST /v1/shipping/ndr`,
+ * §4.6, §7; docs/DECISIONS.md "NDR"): failed-delivery cases opened from the
+ * durable `shipment.status_changed` channel, the merchant's list, counts and
+ * comments, courier NDR actions, the deadline policy and buyer notifications.
+ * Money in rupees, times ISO-8601 UTC.
+ */
+import type { HttpParams, PaymentMode } from "./common";
+
+/** The accepted `tab` values of `GET /v1/ndr`, in display order. */
+export const NDR_TABS = ["action_required", "action_requested", "delivered", "rto"] as const;
+
+/** One tab of the NDR list. */
+export type NdrTab = (typeof NDR_TABS)[number];
+
+/** The buyer notification of a case (lib/ndr/notifier.ts), as a list row shows it. */
+export interface NdrNotificationView {
+	channel: string;
+	template: string;
+	/** `queued` (not handed to the provider yet), `sent`, `delivered`, `failed` */
+	status: "queued" | "sent" | "delivered" | "failed";
+	provider: string | null;
+	/** the buyer's number, masked (last 4 digits), or null when the order had none usable */
+	recipient: string | null;
+	sent_at: string | null;
+	delivered_at: string | null;
+	failed_at: string | null;
+	error: string | null;
+	created_at: string;
+}
+
+/** The latest NDR action of a case (merchant's or the policy's). */
+export interface NdrActionView {
+	act: "RE-ATTEMPT" | "DEFER_DLV" | "EDIT_DETAILS" | "RTO";
+	/** `merchant` (POST /v1/shipping/ndr) or `system` (the deadline policy) */
+	by: "merchant" | "system";
+	status: "sent" | "failed";
+	/** the courier's request id (sent), else null */
+	request_id: string | null;
+	error: string | null;
+	at: string;
+}
+
+/**
+ * One row of `GET /v1/ndr` (§2.10: the NDR row plus `order_value` and
+ * `notification`; every field in docs/DECISIONS.md "NDR").
+ */
+export interface NdrRow {
+	/** the case id */
+	id: number;
+	order_id: number;
+	customer_order_no: string;
+	awb_number: string;
+	logistic_id: number;
+	courier_name: string;
+	/** our booking id `bk_<attempt id>` (as book/sync and cancel answer it) */
+	forward_id: string;
+	/** the tab the case is in */
+	tab: NdrTab;
+	/** closed list (lib/ndr/reasons.ts) of the latest failed attempt */
+	reason: string;
+	/** the courier's words of the latest failed attempt */
+	courier_reason: string;
+	/** failed delivery attempts so far */
+	attempts: number;
+	/** failed attempts after which the shipment goes RTO */
+	max_attempts: number;
+	/** scan time of the first failed attempt */
+	first_pending_at: string;
+	/** scan time of the latest failed attempt */
+	last_attempt_at: string;
+	/** `action_required` only: when a re-attempt (or RTO) is requested on the merchant's behalf; else null */
+	action_deadline_at: string | null;
+	last_action: NdrActionView | null;
+	/** closed cases: the shipment status that closed it (`delivered`, `rto_initiated`, …) or `rto_requested`; else null */
+	closed_status: string | null;
+	closed_at: string | null;
+	payment_mode: PaymentMode;
+	/** rupees: the order's declared total */
+	order_value: number;
+	/** rupees, COD orders only, else null */
+	cod_amount: number | null;
+	consignee: { name: string | null; city: string | null; pincode: string | null };
+	comments: number;
+	notification: NdrNotificationView | null;
+	opened_at: string;
+	updated_at: string;
+}
+
+/** 200 answer of `GET /v1/ndr` (§2.12 envelope). */
+export interface NdrPage {
+	data: NdrRow[];
+	pagination: { mode: "cursor"; limit: number; nextCursor: string | null };
+}
+
+/** 200 answer of `GET /v1/ndr/counts`: one number per tab, keys = {@link NDR_TABS}. */
+export type NdrCounts = Record<NdrTab, number>;
+
+/** 201 answer of `POST /v1/ndr/{id}/comment`: the created comment row (fields: docs/DECISIONS.md "NDR"). */
+export interface NdrComment {
+	id: number;
+	/** the case it belongs to */
+	ndr_id: number;
+	order_id: number;
+	awb_number: string;
+	/** trimmed, 1–255 characters */
+	comment: string;
+	/** the author's `sub` (token subject) and role */
+	created_by: string;
+	created_by_role: string;
+	created_at: string;
+}
+
+/** NDR actions a merchant can ask of the courier (§4.2 `ndr_act`; Delhivery's `act` of `POST /api/p/update`). */
+export type NdrAct = "RE-ATTEMPT" | "DEFER_DLV" | "EDIT_DETAILS";
+
+/** Every {@link NdrAct}, in the order the spec lists them (the first is the default). */
+export const NDR_ACTS: readonly NdrAct[] = ["RE-ATTEMPT", "DEFER_DLV", "EDIT_DETAILS"];
+
+/** New delivery address of an `EDIT_DETAILS` act (trimmed; optional parts absent when not given). */
+export interface NdrAddress {
+	address_1: string;
+	address_2?: string | null;
+	landmark?: string | null;
+	city?: string;
+	state?: string;
+	/** 6 digits, first 1–9 */
+	pincode?: string;
+}
+
+/**
+ * Validated body of `POST /v1/shipping/ndr` (lib/ndr/act-input.ts
+ * `parseNdrActBody`): `deferred_date` only with `DEFER_DLV`; `phone` and/or
+ * `address` only with `EDIT_DETAILS` (at least one of them there).
+ */
+export interface NdrActInput {
+	order_id: number;
+	logistic_id: number;
+	ndr_act: NdrAct;
+	/** `YYYY-MM-DD`, an India Standard Time calendar day (DEFER_DLV) */
+	deferred_date?: string;
+	/** the buyer's new phone, bare 10 digits (EDIT_DETAILS) */
+	phone?: string;
+	/** the buyer's new address (EDIT_DETAILS) */
+	address?: NdrAddress;
+}
+
+/** 200 answer of `POST /v1/shipping/ndr` (§4.2). */
+export interface NdrActAnswer {
+	/** `requested`: the courier accepted the action (asynchronous at the courier) */
+	status: "requested";
+	awb: string;
+	/** `bk_<attempt id>` */
+	forward_id: string;
+	order_id: number;
+	ndr_act: "RE-ATTEMPT" | "DEFER_DLV" | "EDIT_DETAILS";
+	/** the courier's request id (Delhivery's upload id) */
+	request_id: string;
+}
+
+/** Answer of `ndr.tick` (one policy pass). */
+export interface NdrTickResult {
+	/** automatic re-attempts the courier accepted */
+	reattempted: number;
+	/** cases moved to RTO (attempts exhausted) */
+	rto: number;
+	/** automatic re-attempts that failed (retried after `NDR_POLICY_RETRY_MS`) */
+	failed: number;
+	/** queued buyer notifications handed to the notifier */
+	notified: number;
+}
+
+export interface NdrActions {
+	/** GET /v1/ndr (§4.6, §2.10, §2.12): the caller's cases of one tab, newest first. */
+	"ndr.list": { params: HttpParams; result: NdrPage };
+	/** GET /v1/ndr/counts (§4.6): one number per tab. */
+	"ndr.counts": { params: HttpParams; result: NdrCounts };
+	/** POST /v1/ndr/{id}/comment (§4.6, §7): 201 the created comment. */
+	"ndr.comment": { params: HttpParams; result: NdrComment };
+	/** POST /v1/shipping/ndr (§4.2, §7): the action sent to the courier. */
+	"ndr.act": { params: HttpParams; result: NdrActAnswer };
+	/**
+	 * Ops / tests: one policy pass now, as of `now` (ISO-8601; default the
+	 * clock): automatic re-attempts after the deadline, RTO after the last
+	 * attempt, queued buyer notifications.
+	 */
+	"ndr.tick": { params: { now?: string }; result: NdrTickResult };
+}
+
+export type NdrEvents = Record<never, never>;

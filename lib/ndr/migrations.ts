@@ -1,0 +1,159 @@
+/**
+ * Migrations of the `ndr` schema (issue 9; spec §2.10, §4.6; docs/DECISIONS.md "NDR").
+ *
+ * - `ndr.cases`: one row per NDR case of a shipment (AWB). `status` is the
+ *   list tab the case is in: `action_required` / `action_requested` (open),
+ *   `delivered` (delivered after NDR), `rto` (RTO requested by the policy or
+ *   scanned), `closed` (lost, damaged, cancelled: in no tab). At most one open
+ *   case per AWB (partial unique index). `deadline_at` is when the policy acts
+ *   on an `action_required` case; `lease_until` the policy pass's lease (multi-pod).
+ *   What the list rows show (order reference, value, courier, consignee's city)
+ *   is copied at open time. Money integer paise, times timestamptz (UTC).
+ * - `ndr.attempts`: one row per failed delivery attempt; `event_id` (the
+ *   channel's) and (awb_number, at) unique: a redelivered event counts once.
+ * - `ndr.actions`: every NDR action (merchant's through `POST /v1/shipping/ndr`,
+ *   the policy's automatic re-attempt and RTO): who, when, what, the courier's
+ *   request id or the error.
+ * - `ndr.comments`: merchant comments on a case.
+ * - `ndr.notifications`: buyer notifications (lib/ndr/notifier.ts).
+ */
+import type { Migration } from "../db";
+
+/** Ordered migrations for `DbMixin("ndr", NDR_MIGRATIONS)`. */
+export const NDR_MIGRATIONS: Migration[] = [
+	{
+		name: "0001_cases",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(
+				`CREATE TABLE IF NOT EXISTS ndr.cases (
+					id bigserial PRIMARY KEY,
+					sender_id bigint NOT NULL,
+					order_id bigint NOT NULL,
+					attempt_id bigint NOT NULL,
+					awb_number text NOT NULL,
+					logistic_id integer NOT NULL,
+					courier_name text NOT NULL DEFAULT '',
+					customer_order_no text NOT NULL DEFAULT '',
+					payment_mode text NOT NULL DEFAULT 'prepaid',
+					order_value_paise bigint NOT NULL DEFAULT 0,
+					cod_amount_paise bigint NULL,
+					consignee_name text NULL,
+					consignee_city text NULL,
+					consignee_pincode text NULL,
+					status text NOT NULL CHECK (status IN ('action_required', 'action_requested', 'delivered', 'rto', 'closed')),
+					attempts integer NOT NULL DEFAULT 1,
+					reason text NOT NULL,
+					courier_words text NOT NULL DEFAULT '',
+					first_pending_at timestamptz NOT NULL,
+					last_attempt_at timestamptz NOT NULL,
+					last_seq integer NOT NULL DEFAULT 0,
+					deadline_at timestamptz NULL,
+					lease_until timestamptz NULL,
+					closed_status text NULL,
+					closed_at timestamptz NULL,
+					created_at timestamptz NOT NULL DEFAULT now(),
+					updated_at timestamptz NOT NULL DEFAULT now()
+				)`,
+			);
+			await q(
+				"CREATE UNIQUE INDEX IF NOT EXISTS cases_one_open ON ndr.cases (awb_number) WHERE status IN ('action_required', 'action_requested')",
+			);
+			await q("CREATE INDEX IF NOT EXISTS cases_tab ON ndr.cases (sender_id, status, id DESC)");
+			await q("CREATE INDEX IF NOT EXISTS cases_order ON ndr.cases (sender_id, order_id, id DESC)");
+			await q("CREATE INDEX IF NOT EXISTS cases_awb ON ndr.cases (awb_number, id DESC)");
+			await q(
+				"CREATE INDEX IF NOT EXISTS cases_due ON ndr.cases (deadline_at) WHERE status = 'action_required'",
+			);
+			await q(
+				`CREATE TABLE IF NOT EXISTS ndr.attempts (
+					id bigserial PRIMARY KEY,
+					case_id bigint NOT NULL REFERENCES ndr.cases (id),
+					attempt_no integer NOT NULL,
+					event_id text NOT NULL UNIQUE,
+					awb_number text NOT NULL,
+					at timestamptz NOT NULL,
+					reason text NOT NULL,
+					courier_words text NOT NULL DEFAULT '',
+					created_at timestamptz NOT NULL DEFAULT now(),
+					UNIQUE (awb_number, at)
+				)`,
+			);
+			await q(
+				`CREATE TABLE IF NOT EXISTS ndr.actions (
+					id bigserial PRIMARY KEY,
+					case_id bigint NOT NULL REFERENCES ndr.cases (id),
+					sender_id bigint NOT NULL,
+					order_id bigint NOT NULL,
+					act text NOT NULL CHECK (act IN ('RE-ATTEMPT', 'DEFER_DLV', 'EDIT_DETAILS', 'RTO')),
+					by text NOT NULL CHECK (by IN ('merchant', 'system')),
+					actor text NOT NULL,
+					details jsonb NOT NULL DEFAULT '{}'::jsonb,
+					status text NOT NULL CHECK (status IN ('sent', 'failed')),
+					request_id text NULL,
+					error_code text NULL,
+					error_message text NULL,
+					attempt_no integer NOT NULL,
+					created_at timestamptz NOT NULL DEFAULT now()
+				)`,
+			);
+			await q("CREATE INDEX IF NOT EXISTS actions_case ON ndr.actions (case_id, id DESC)");
+			await q(
+				`CREATE TABLE IF NOT EXISTS ndr.comments (
+					id bigserial PRIMARY KEY,
+					case_id bigint NOT NULL REFERENCES ndr.cases (id),
+					sender_id bigint NOT NULL,
+					order_id bigint NOT NULL,
+					comment text NOT NULL,
+					author text NOT NULL,
+					role text NOT NULL,
+					created_at timestamptz NOT NULL DEFAULT now()
+				)`,
+			);
+			await q("CREATE INDEX IF NOT EXISTS comments_case ON ndr.comments (case_id, id DESC)");
+			await q(
+				`CREATE TABLE IF NOT EXISTS ndr.notifications (
+					id bigserial PRIMARY KEY,
+					case_id bigint NOT NULL REFERENCES ndr.cases (id),
+					channel text NOT NULL,
+					template text NOT NULL,
+					recipient text NULL,
+					vars jsonb NOT NULL DEFAULT '{}'::jsonb,
+					status text NOT NULL CHECK (status IN ('queued', 'sent', 'delivered', 'failed')),
+					provider text NULL,
+					provider_ref text NULL,
+					sent_at timestamptz NULL,
+					delivered_at timestamptz NULL,
+					failed_at timestamptz NULL,
+					error text NULL,
+					created_at timestamptz NOT NULL DEFAULT now(),
+					updated_at timestamptz NOT NULL DEFAULT now(),
+					UNIQUE (case_id, template)
+				)`,
+			);
+			await q(
+				"CREATE INDEX IF NOT EXISTS notifications_queued ON ndr.notifications (id) WHERE status = 'queued'",
+			);
+		},
+	},
+	{
+		// Closing events (delivered, RTO, lost, damaged, cancelled) of every shipment, also those with no case
+		// yet: the channel consumer may take a shipment's `delivered` before its earlier `undelivered`
+		// (several messages in flight, several pods); the late `undelivered` then opens its case already
+		// closed instead of a case nothing would ever close.
+		name: "002-shipment-closings",
+		async up({ sequelize, transaction }) {
+			await sequelize.query(
+				`CREATE TABLE IF NOT EXISTS ndr.shipment_closings (
+					awb_number text PRIMARY KEY,
+					seq integer NOT NULL,
+					tab text NOT NULL CHECK (tab IN ('delivered', 'rto', 'closed')),
+					status text NOT NULL,
+					at timestamptz NOT NULL,
+					updated_at timestamptz NOT NULL DEFAULT now()
+				)`,
+				{ transaction },
+			);
+		},
+	},
+];

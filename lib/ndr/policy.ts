@@ -1,0 +1,144 @@
+/**
+ * The NDR deadline policy (issue 9; DOMAIN.md "Tracking and NDR": "the seller
+ * has about 24 h to act on an NDR; without action a re-attempt is requested
+ * on their behalf; after three attempts the parcel goes RTO";
+ * docs/DECISIONS.md "NDR").
+ *
+ * One pass ({@link policyPass}), as of an instant `now` (the timer's clock, or
+ * the `now` given to `ndr.tick`, so tests control time without sleeping):
+ * 1. leases the due cases (./store.ts `leaseDueCases`: `action_required` past
+ *    `deadline_at`, or with `maxAttempts` failed attempts; FOR UPDATE SKIP
+ *    LOCKED and a lease, so pods running passes at once take disjoint cases);
+ * 2. a case with `maxAttempts` failed attempts goes RTO: recorded as an `RTO`
+ *    action by `system`, the case moves to tab `rto` (`closed_status`
+ *    `rto_requested`). Couriers have no RTO request in their NDR API (they
+ *    return a parcel after their own last attempt); a sandbox courier's
+ *    simulator is told to emit `rto_initiated` first (as the courier would),
+ *    which reaches the case back through booking's scans and the channel;
+ * 3. any other due case gets a `RE-ATTEMPT` on the merchant's behalf through
+ *    ./courier-action.ts `sendNdrAction` (recorded by `system`): accepted →
+ *    tab `action_requested`; refused or unreachable → recorded as failed and
+ *    tried again `policyRetryMs` later;
+ * 4. hands queued buyer notifications older than a minute (a hand-over lost
+ *    to a crash) to the notifier again.
+ */
+import { type Caller, call, type NdrTickResult } from "../contracts";
+import { deliverNotification } from "./cases";
+import { sendNdrAction } from "./courier-action";
+import { messageOf, type NdrDeps } from "./deps";
+import { type CaseRow, leaseDueCases, queuedNotifications, recordAction, releaseLease } from "./store";
+
+/** Age (ms, real time) after which a still-queued notification is handed over again. */
+const REQUEUE_AFTER_MS = 60_000;
+
+/** Runs one policy pass as of `now` (see the module doc). */
+export async function policyPass(deps: NdrDeps, via: Caller, now: Date): Promise<NdrTickResult> {
+	const s = deps.settings;
+	const out: NdrTickResult = { reattempted: 0, rto: 0, failed: 0, notified: 0 };
+	// batch after batch while full and moving (a case whose RTO could not be requested is released: bounded)
+	for (let round = 0; round < 20; round++) {
+		const due = await leaseDueCases(deps.db, now, s.maxAttempts, s.batch, s.leaseMs);
+		let moved = 0;
+		for (const c of due) {
+			if (c.attempts >= s.maxAttempts) {
+				if (await requestRto(deps, via, c, now)) out.rto++;
+				else out.failed++;
+			} else if (await autoReattempt(deps, via, c, now)) out.reattempted++;
+			else out.failed++;
+			moved++;
+		}
+		if (due.length < s.batch || !moved) break;
+	}
+	const queued = await queuedNotifications(deps.db, new Date(Date.now() - REQUEUE_AFTER_MS), 100);
+	for (const n of queued) if (await deliverNotification(deps, n.id, now)) out.notified++;
+	return out;
+}
+
+/** RE-ATTEMPT on the merchant's behalf; answers whether the courier accepted it. */
+async function autoReattempt(deps: NdrDeps, via: Caller, c: CaseRow, now: Date): Promise<boolean> {
+	const base = {
+		case_id: c.id,
+		sender_id: c.sender_id,
+		order_id: c.order_id,
+		act: "RE-ATTEMPT" as const,
+		by: "system" as const,
+		actor: "system",
+		details: { reason: "action deadline passed" },
+		attempt_no: c.attempts,
+		at: now,
+	};
+	try {
+		const { request_id } = await sendNdrAction(
+			via,
+			{
+				awb_number: c.awb_number,
+				logistic_id: c.logistic_id,
+				input: { order_id: c.order_id, logistic_id: c.logistic_id, ndr_act: "RE-ATTEMPT" },
+				first_pending_at: c.first_pending_at.toISOString(),
+			},
+			{ now, callOptions: deps.callOptions() },
+		);
+		await recordAction(deps.db, {
+			...base,
+			status: "sent",
+			request_id,
+			error_code: null,
+			error_message: null,
+		});
+		return true;
+	} catch (err) {
+		const e = err as { type?: unknown };
+		await recordAction(
+			deps.db,
+			{
+				...base,
+				status: "failed",
+				request_id: null,
+				error_code: typeof e.type === "string" ? e.type : "error",
+				error_message: messageOf(err),
+			},
+			new Date(now.getTime() + deps.settings.policyRetryMs),
+		);
+		deps.logger.warn(`ndr case ${c.id}: automatic re-attempt failed: ${messageOf(err)}`);
+		return false;
+	}
+}
+
+/**
+ * Moves a case whose attempts are exhausted to RTO. A sandbox courier's
+ * simulator first emits `rto_initiated` for the AWB (if it cannot, the lease
+ * is released and the next pass tries again). Answers whether it moved.
+ */
+async function requestRto(deps: NdrDeps, via: Caller, c: CaseRow, now: Date): Promise<boolean> {
+	try {
+		const courier = await call(via, "rates.getCourier", { logistic_id: c.logistic_id }, deps.callOptions());
+		if (courier?.adapter === "sandbox") {
+			await call(
+				via,
+				"simulator.emitScan",
+				{ awb_number: c.awb_number, event: "rto_initiated" },
+				deps.callOptions(),
+			);
+		}
+	} catch (err) {
+		deps.logger.warn(`ndr case ${c.id}: RTO not requested yet: ${messageOf(err)}`);
+		await releaseLease(deps.db, c.id);
+		return false;
+	}
+	await recordAction(deps.db, {
+		case_id: c.id,
+		sender_id: c.sender_id,
+		order_id: c.order_id,
+		act: "RTO",
+		by: "system",
+		actor: "system",
+		details: { reason: `${c.attempts} failed delivery attempts` },
+		status: "sent",
+		request_id: null,
+		error_code: null,
+		error_message: null,
+		attempt_no: c.attempts,
+		at: now,
+	});
+	return true;
+}

@@ -1,0 +1,45 @@
+/**
+ * Settings of the `ndr` service (issue 9; docs/DECISIONS.md "NDR"), read from
+ * the environment when the service is created (tests shorten them). All
+ * durations in milliseconds.
+ *
+ * | Variable | Meaning | Default |
+ * |---|---|---|
+ * | `NDR_ACTION_DEADLINE_MS` | how long the merchant has to act on a failed attempt (from its scan time) before a re-attempt is requested on their behalf | 86400000 (24 h) |
+ * | `NDR_POLICY_MS` | period of the policy pass (automatic re-attempts, RTO, pending notifications) | 60000 |
+ * | `NDR_POLICY_RETRY_MS` | after an automatic re-attempt the courier refused or could not take, when the next pass tries again | 3600000 |
+ * | `NDR_MAX_ATTEMPTS` | failed delivery attempts after which the shipment goes RTO | 3 |
+ * | `NDR_CALL_TIMEOUT_MS` | timeout of calls to other services | 5000 |
+ */
+
+/** The ndr service's timings and limits. */
+export interface NdrSettings {
+	deadlineMs: number;
+	policyMs: number;
+	policyRetryMs: number;
+	maxAttempts: number;
+	callTimeoutMs: number;
+	/** cases one policy pass takes (leases) at most */
+	batch: number;
+	/** how long a pass holds its lease on a case (another pod's pass skips it meanwhile) */
+	leaseMs: number;
+}
+
+/** A positive integer from the environment, else `dflt`. */
+function num(v: string | undefined, dflt: number): number {
+	const n = v === undefined || v === "" ? Number.NaN : Number(v);
+	return Number.isSafeInteger(n) && n > 0 ? n : dflt;
+}
+
+/** Reads {@link NdrSettings} from `env` (process.env unless given). */
+export function ndrSettings(env: NodeJS.ProcessEnv = process.env): NdrSettings {
+	return {
+		deadlineMs: num(env.NDR_ACTION_DEADLINE_MS, 86_400_000),
+		policyMs: num(env.NDR_POLICY_MS, 60_000),
+		policyRetryMs: num(env.NDR_POLICY_RETRY_MS, 3_600_000),
+		maxAttempts: num(env.NDR_MAX_ATTEMPTS, 3),
+		callTimeoutMs: num(env.NDR_CALL_TIMEOUT_MS, 5_000),
+		batch: 50,
+		leaseMs: 120_000,
+	};
+}

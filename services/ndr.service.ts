@@ -1,0 +1,339 @@
+/**
+ * `ndr` service: failed deliveries (issue 9; spec §2.10, §4.2 `POST
+ * /v1/shipping/ndr`, §4.6, §7; DOMAIN.md "Tracking and NDR"; decisions in
+ * docs/DECISIONS.md "NDR"). Owns the PostgreSQL schema `ndr` (cases, failed
+ * attempts, actions, comments, buyer notifications; lib/ndr/migrations.ts).
+ *
+ * - Cases come from the durable channel `shipment.status_changed` (consumer
+ *   group `ndr`, at-least-once; lib/ndr/cases.ts): `undelivered` opens the
+ *   shipment's one open case or counts a new attempt on it; `delivered`
+ *   closes it in tab `delivered`, an RTO status in tab `rto`.
+ * - Public (gateway): `ndr.list` — GET /v1/ndr; `ndr.counts` — GET
+ *   /v1/ndr/counts; `ndr.comment` — POST /v1/ndr/{id}/comment; `ndr.act` —
+ *   POST /v1/shipping/ndr (sent to the courier by lib/ndr/courier-action.ts).
+ * - The deadline policy (lib/ndr/policy.ts) runs every `NDR_POLICY_MS` on
+ *   each pod (cases leased with FOR UPDATE SKIP LOCKED) and on demand as ops
+ *   action `ndr.tick {now?}` (the controllable clock of the tests).
+ * - Buyer notifications through lib/ndr/notifier.ts (`NDR_NOTIFIER`, the
+ *   sandbox notifier records and never sends).
+ */
+import { type AuthUser, senderOf } from "../lib/auth";
+import { SHIPMENT_STATUS_CHANNEL } from "../lib/channels";
+import {
+	type CallOptions,
+	call,
+	type NdrActAnswer,
+	type NdrComment,
+	type NdrCounts,
+	type NdrPage,
+	type NdrTickResult,
+	type ShipmentStatusChanged,
+} from "../lib/contracts";
+import { cursorSecretConfigured } from "../lib/cursor";
+import { apiError, errorBodyOf, validationFailed } from "../lib/errors";
+import { parseNdrActBody } from "../lib/ndr/act-input";
+import { applyStatusEvent } from "../lib/ndr/cases";
+import { sendNdrAction } from "../lib/ndr/courier-action";
+import { messageOf, type NdrDeps } from "../lib/ndr/deps";
+import {
+	commentOf,
+	countsOf,
+	ndrOrderNotFound,
+	nextCursorOf,
+	parseComment,
+	parseNdrListQuery,
+	parseNdrOrderId,
+	rowOf,
+} from "../lib/ndr/list";
+import { NDR_MIGRATIONS } from "../lib/ndr/migrations";
+import { type Notifier, notifierFor } from "../lib/ndr/notifier";
+import { policyPass } from "../lib/ndr/policy";
+import { type NdrSettings, ndrSettings } from "../lib/ndr/settings";
+import {
+	countCases,
+	insertComment,
+	latestCaseOfOrder,
+	listCases,
+	openCaseOfOrder,
+	recordAction,
+} from "../lib/ndr/store";
+import { defineService } from "../lib/service";
+import { DbMixin } from "../mixins/db.mixin";
+
+/** State set in `created` / `started` (db comes from the DbMixin). */
+interface NdrVars {
+	settings: NdrSettings;
+	notifier: Notifier;
+	timer: NodeJS.Timeout | undefined;
+	/** a timer pass in progress (a pass never overlaps the previous one of this pod) */
+	passing: Promise<unknown> | undefined;
+}
+
+/** Courier errors of `sendNdrAction` that are recorded as a failed action (input errors are not). */
+const COURIER_ERRORS = new Set(["reattempt_failed", "ndr_unavailable"]);
+
+export default defineService<NdrVars>()({
+	name: "ndr",
+	mixins: [DbMixin("ndr", NDR_MIGRATIONS)],
+	methods: {
+		/** Options of calls to other services: the configured timeout; failures become 503 `unavailable`. */
+		callOptions(unavailable?: string | false): CallOptions {
+			return { timeout: this.settings.callTimeoutMs, unavailable: unavailable ?? "service_unavailable" };
+		},
+
+		/** What lib/ndr needs of this service. */
+		deps(): NdrDeps {
+			return {
+				db: this.db,
+				broker: this.broker,
+				settings: this.settings,
+				logger: this.logger,
+				notifier: this.notifier,
+				callOptions: (u) => this.callOptions(u),
+			};
+		},
+
+		/** The timer's policy pass (the clock's now); skipped while the previous one runs. */
+		tick(): void {
+			if (this.passing) return;
+			this.passing = policyPass(this.deps(), this.broker, new Date())
+				.catch((err) => this.logger.warn(`ndr policy pass: ${messageOf(err)}`))
+				.finally(() => {
+					this.passing = undefined;
+				});
+		},
+	},
+	actions: {
+		/**
+		 * GET /v1/ndr (spec §4.6, §2.10, §2.12, §4.8). Query: `tab` (required,
+		 * no default: `action_required`, `action_requested`, `delivered`, `rto`),
+		 * `limit` (1–1000, default 50), `cursor`, `awb_number` (exact),
+		 * `date_from` (`YYYY-MM-DD`, real calendar day, IST, inclusive, on the
+		 * first failed attempt). 200 {@link NdrPage}: the caller's cases of the
+		 * tab, newest first, each the case plus `order_value` (rupees) and
+		 * `notification` (row: lib/contracts/ndr.ts `NdrRow`). Access: any
+		 * authenticated role.
+		 * Errors: 400 `bad_tab` (message lists the tabs), `bad_date`,
+		 * `validation_failed` (limit, awb_number), `cursor: unrecognised shape`.
+		 */
+		list: {
+			access: { auth: true },
+			async handler(ctx): Promise<NdrPage> {
+				const sender = senderOf(ctx);
+				const q = parseNdrListQuery(ctx.params, sender);
+				const rows = await listCases(this.db, {
+					sender_id: sender,
+					tab: q.tab,
+					awb_number: q.awb_number,
+					from: q.from,
+					before_id: q.before_id,
+					take: q.limit + 1,
+				});
+				const more = rows.length > q.limit;
+				const page = rows.slice(0, q.limit);
+				return {
+					data: page.map((r) => rowOf(r, this.settings.maxAttempts)),
+					pagination: {
+						mode: "cursor",
+						limit: q.limit,
+						nextCursor: nextCursorOf(sender, q, page[page.length - 1]?.id, more),
+					},
+				};
+			},
+		},
+
+		/**
+		 * GET /v1/ndr/counts (spec §4.6): 200 `{action_required,
+		 * action_requested, delivered, rto}`, each the total `GET /v1/ndr`
+		 * lists for that tab (no filters). Access: any authenticated role.
+		 */
+		counts: {
+			access: { auth: true },
+			async handler(ctx): Promise<NdrCounts> {
+				return countsOf(await countCases(this.db, senderOf(ctx)));
+			},
+		},
+
+		/**
+		 * POST /v1/ndr/{id}/comment (spec §4.6, §7, §8): `id` the order id;
+		 * body `{comment}` (1–255 characters after trimming). The comment goes
+		 * on the order's newest NDR case (open or closed). 201 {@link NdrComment}
+		 * `{id, ndr_id, order_id, awb_number, comment, created_by,
+		 * created_by_role, created_at}`.
+		 * Access: capability `ndr.act` and `writes`: the read-only roles
+		 * `merchant_finance`, `merchant_support` and `merchant_staff` get 403
+		 * `{error:"Read-only role"}` before the capability is looked at
+		 * (merchant_support holds `ndr.act`, §4.6 refuses it all the same).
+		 * Errors: 400 `validation_failed` (`id`, `comment` not a string),
+		 * `empty_comment`, `comment_too_long`; 404 `order not found` (no NDR
+		 * case for that order on the caller's account: missing and another
+		 * account's are the same answer).
+		 */
+		comment: {
+			access: { capability: "ndr.act", writes: true },
+			async handler(ctx): Promise<NdrComment> {
+				const sender = senderOf(ctx);
+				const order_id = parseNdrOrderId(ctx.params.id);
+				const text = parseComment(ctx.params);
+				const c = await latestCaseOfOrder(this.db, sender, order_id);
+				if (!c) throw ndrOrderNotFound();
+				const user = ctx.meta.user as AuthUser;
+				const row = await insertComment(this.db, {
+					case_id: c.id,
+					sender_id: sender,
+					order_id,
+					comment: text,
+					author: user.sub,
+					role: user.role,
+				});
+				ctx.meta.$statusCode = 201;
+				return commentOf(row, c.awb_number);
+			},
+		},
+
+		/**
+		 * POST /v1/shipping/ndr (spec §4.2, §7). Body `{order_id, logistic_id,
+		 * ndr_act (RE-ATTEMPT default, DEFER_DLV, EDIT_DETAILS), deferred_date?,
+		 * phone?, address?}` (lib/ndr/act-input.ts). The order's open case is
+		 * required; the act goes to the courier through its adapter with the NDR
+		 * retry policy (lib/ndr/courier-action.ts), and is recorded (by the
+		 * caller's `sub`, with the courier's request id or its error). The case
+		 * moves to tab `action_requested`. 200 {@link NdrActAnswer} `{status:
+		 * "requested", awb, forward_id: "bk_<attempt id>", order_id, ndr_act,
+		 * request_id}`.
+		 * Access: `writes` (read-only roles 403 `Read-only role`: §5 rule 3
+		 * calls accepting them a defect, as on booking). No capability.
+		 * Errors: 400 `invalid_ndr_act`, `validation_failed` (body; `logistic_id`
+		 * not the shipment's courier; a DEFER_DLV date outside the window);
+		 * 404 `order not found` (no such order on the account); 409
+		 * `no_open_ndr` (the order has no open NDR case), `ndr_attempts_exhausted`
+		 * (the last attempt failed: the shipment goes RTO); 422
+		 * `reattempt_failed` (the courier's words); 503 `ndr_unavailable`,
+		 * `service_unavailable`.
+		 */
+		act: {
+			access: { writes: true },
+			async handler(ctx): Promise<NdrActAnswer> {
+				const sender = senderOf(ctx);
+				const input = parseNdrActBody(ctx.params);
+				const c = await openCaseOfOrder(this.db, sender, input.order_id);
+				if (!c) {
+					const order = await call(
+						ctx,
+						"intake.getOrder",
+						{ sender_id: sender, order_id: input.order_id },
+						this.callOptions(),
+					);
+					if (!order) throw apiError(404, "order not found", "order not found");
+					throw apiError(
+						409,
+						"no_open_ndr",
+						`order ${input.order_id} has no open NDR case: an action is possible only after a failed delivery and before the shipment is delivered or returned`,
+					);
+				}
+				if (c.logistic_id !== input.logistic_id)
+					throw validationFailed([`logistic_id: the shipment is with courier ${c.logistic_id}`]);
+				if (c.attempts >= this.settings.maxAttempts) {
+					throw apiError(
+						409,
+						"ndr_attempts_exhausted",
+						`${c.attempts} delivery attempts failed for AWB ${c.awb_number}: the shipment is being returned (RTO)`,
+					);
+				}
+				const user = ctx.meta.user as AuthUser;
+				const { order_id, logistic_id, ndr_act, ...details } = input;
+				const base = {
+					case_id: c.id,
+					sender_id: sender,
+					order_id,
+					act: ndr_act,
+					by: "merchant" as const,
+					actor: user.sub,
+					details,
+					attempt_no: c.attempts,
+				};
+				let request_id: string;
+				try {
+					({ request_id } = await sendNdrAction(
+						ctx,
+						{
+							awb_number: c.awb_number,
+							logistic_id,
+							input,
+							first_pending_at: c.first_pending_at.toISOString(),
+						},
+						{ callOptions: this.callOptions() },
+					));
+				} catch (err) {
+					const body = errorBodyOf(err)?.body;
+					if (body && COURIER_ERRORS.has(String(body.error))) {
+						await recordAction(this.db, {
+							...base,
+							status: "failed",
+							request_id: null,
+							error_code: String(body.error),
+							error_message: String(body.message ?? ""),
+						});
+					}
+					throw err;
+				}
+				await recordAction(this.db, {
+					...base,
+					status: "sent",
+					request_id,
+					error_code: null,
+					error_message: null,
+				});
+				return {
+					status: "requested",
+					awb: c.awb_number,
+					forward_id: `bk_${c.attempt_id}`,
+					order_id,
+					ndr_act,
+					request_id,
+				};
+			},
+		},
+
+		/**
+		 * Ops / tests: one policy pass now (lib/ndr/policy.ts), as of `now`
+		 * (ISO-8601; default the clock) → {@link NdrTickResult}
+		 * `{reattempted, rto, failed, notified}`. Not aliased over HTTP.
+		 */
+		tick: {
+			params: { now: { type: "string", optional: true, min: 1, max: 64 } },
+			async handler(ctx): Promise<NdrTickResult> {
+				const now = ctx.params.now ? new Date(ctx.params.now) : new Date();
+				if (Number.isNaN(now.getTime())) throw validationFailed(["now: must be an ISO-8601 time"]);
+				return policyPass(this.deps(), ctx, now);
+			},
+		},
+	},
+	channels: {
+		[SHIPMENT_STATUS_CHANNEL]: {
+			group: "ndr",
+			/** One status change (at-least-once; lib/ndr/cases.ts); a throw makes the channel redeliver it. */
+			async handler(payload: ShipmentStatusChanged) {
+				await applyStatusEvent(this.deps(), this.broker, payload);
+			},
+		},
+	},
+	created() {
+		this.settings = ndrSettings();
+		this.notifier = notifierFor();
+		this.timer = undefined;
+		this.passing = undefined;
+	},
+	/** Refuses to run without a cursor secret (list pages are signed); starts the policy timer. */
+	async started() {
+		if (!cursorSecretConfigured()) {
+			throw new Error("ndr: CURSOR_SECRET or LABEL_LINK_SECRET is required (signed page cursors)");
+		}
+		this.timer = setInterval(() => this.tick(), this.settings.policyMs);
+	},
+	async stopped() {
+		if (this.timer) clearInterval(this.timer);
+		this.timer = undefined;
+		await this.passing;
+	},
+});
