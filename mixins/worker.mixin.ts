@@ -27,6 +27,8 @@ export interface WorkerSpec<N extends ActionName = ActionName> {
 	 * worker starts. Default 60 000.
 	 */
 	lockDuration?: number | (() => number);
+	/** Timeout (ms) of the action call of one job; default {@link JOB_CALL_TIMEOUT_MS} (a long job, e.g. a bulk file, sets more). */
+	callTimeout?: number;
 }
 
 /** Members the worker mixin adds to a service. */
@@ -56,7 +58,7 @@ export function WorkerMixin(specs: WorkerSpec[]): Mixin<WorkerVars> {
 					async (job: Job) =>
 						call(this.broker, spec.action, job.data as ParamsOf<typeof spec.action>, {
 							meta: { job: { id: job.id, name: job.name, attemptsMade: job.attemptsMade } },
-							timeout: JOB_CALL_TIMEOUT_MS,
+							timeout: spec.callTimeout ?? JOB_CALL_TIMEOUT_MS,
 							unavailable: false,
 						}),
 					{

@@ -10,6 +10,8 @@
  * | GET    /v1/shipping/serviceable        | rates.serviceable    | bearer |
  * | POST   /v1/intake/order                | intake.createOrder   | bearer |
  * | POST   /v1/intake/reverse              | intake.createReverse | bearer |
+ * | POST   /v1/intake/bulk                 | intake.bulkUpload    | bearer, multipart (route `upload`, 25 MB file cut while streaming → 413 `file_too_large`) |
+ * | GET    /v1/intake/bulk/template.:format, /v1/intake/jobs[/:id[/review[/:row/:decision]]] | intake.bulk* | bearer |
  * | GET    /v1/orders/status               | intake.status        | bearer |
  * | POST   /v1/shipping/book               | booking.book         | bearer |
  * | GET    /v1/warehouses                  | warehouses.list      | bearer |
@@ -109,19 +111,22 @@ import ApiGateway from "moleculer-web";
 import { type ActionAccess, type AuthUser, checkAccess, createVerifier, invalidToken } from "../lib/auth";
 import { loadConfig } from "../lib/config";
 import type { CallMeta } from "../lib/contracts";
-import { ApiError } from "../lib/errors";
+import { ApiError, apiError } from "../lib/errors";
 import { answerFor, GatewayError } from "../lib/gateway/errors";
 import { accessLogLine, isLabelLinkPath, parseQuery, pathOf, requestIdOf } from "../lib/gateway/http";
 import { clientAddress, EdgeLimiter } from "../lib/gateway/rate-limit";
 import {
 	API_ALIASES,
 	actionsByService,
+	BULK_UPLOAD_ALIASES,
+	BULK_UPLOAD_PATH,
 	DEV_IDP_ALIASES,
 	LINK_ALIASES,
 	PROBE_ALIASES,
 	WEBHOOK_ALIASES,
 } from "../lib/gateway/routes";
 import { bearerToken, cachedVerifier } from "../lib/gateway/tokens";
+import { BULK_MAX_BYTES, fileTooLarge } from "../lib/intake/bulk/api";
 import { defineService, type Mixin } from "../lib/service";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"];
@@ -154,7 +159,10 @@ interface WebAlias {
 interface RouteOptions {
 	name: string;
 	path: string;
-	aliases: Record<string, string>;
+	aliases: Record<
+		string,
+		string | { type: "multipart"; action: string; busboyConfig?: Record<string, unknown> }
+	>;
 	mappingPolicy: "restrict";
 	/** false: params are `{body, query, params}` instead of body, query and path params merged */
 	mergeParams?: boolean;
@@ -245,6 +253,32 @@ function webhookParams(_ctx: Context, _route: unknown, req: GwRequest): void {
 	}
 	req.$params = { courier: String(path?.courier ?? ""), body: raw.toString("base64"), headers };
 }
+
+/**
+ * The bulk upload's multipart errors in the §2.11 envelope: busboy's size cut
+ * (moleculer-web PayloadTooLarge, 413) → 413 `file_too_large`; a body that is
+ * not multipart/form-data, a malformed form or no file part → 400
+ * `invalid_multipart`. Contract errors of the action pass unchanged.
+ */
+function bulkUploadError(err: unknown): unknown {
+	if (err instanceof ApiError) return err;
+	const e = err as { code?: unknown; message?: unknown } | null;
+	if (e?.code === 413) return fileTooLarge();
+	const msg = typeof e?.message === "string" ? e.message : "";
+	if (/content.type|multipart|boundary|File missing|Unexpected end of form|Malformed/i.test(msg)) {
+		return apiError(
+			400,
+			"invalid_multipart",
+			`Expected a multipart/form-data body with an import_file part (${msg})`,
+		);
+	}
+	return err;
+}
+
+/** busboy limits of the upload route: one file of at most 25 MB, a few small fields. */
+const BULK_BUSBOY = {
+	limits: { files: 1, fileSize: BULK_MAX_BYTES, fields: 10, fieldSize: 1024, parts: 12 },
+};
 
 /**
  * True when the broker's logger writes info lines: it is on, and its level
@@ -408,6 +442,7 @@ export default defineService<GatewayVars>()({
 					err = new GatewayError(405, "method_not_allowed", `Method ${req.method} is not allowed on ${path}`);
 				}
 			}
+			if (path === BULK_UPLOAD_PATH) err = bulkUploadError(err);
 			const answer = answerFor(err, path, requestId, req.$action?.name);
 			if (answer.log) {
 				const e = err as Error | undefined;
@@ -566,7 +601,11 @@ export default defineService<GatewayVars>()({
 		});
 		// the webhook route's action (booking.courierPush) lives in booking, and the link route's
 		// (documents.labelLink) in documents, both already required by API_ALIASES
-		this.requiredActions = actionsByService(API_ALIASES, ...(devIdp ? [DEV_IDP_ALIASES] : []));
+		this.requiredActions = actionsByService(
+			API_ALIASES,
+			BULK_UPLOAD_ALIASES,
+			...(devIdp ? [DEV_IDP_ALIASES] : []),
+		);
 
 		this.addRoute({
 			name: "probes",
@@ -609,6 +648,23 @@ export default defineService<GatewayVars>()({
 			mergeParams: false,
 			bodyParsers: false,
 			onBeforeCall: linkBeforeCall,
+			logging: false,
+		});
+		this.addRoute({
+			name: "upload",
+			path: "/",
+			aliases: {
+				[`POST ${BULK_UPLOAD_PATH}`]: {
+					type: "multipart",
+					action: BULK_UPLOAD_ALIASES[`POST ${BULK_UPLOAD_PATH}`],
+					busboyConfig: BULK_BUSBOY,
+				},
+			},
+			mappingPolicy: "restrict",
+			authentication: true,
+			authorization: true,
+			// multipart only: busboy parses the stream (lib/intake/bulk/api.ts reads the file part)
+			bodyParsers: false,
 			logging: false,
 		});
 		this.addRoute({

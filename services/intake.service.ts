@@ -15,12 +15,18 @@
  * Internal (lib/contracts/intake.ts): `intake.getOrder`, `intake.applyBookingUpdate`,
  * `intake.warehouseUsage`, `intake.adoptOrphanOrders`, `intake.shippedCounts`.
  */
+import type { Readable } from "node:stream";
 import type { Context } from "moleculer";
 import { senderOf } from "../lib/auth";
 import { assertNotB2B } from "../lib/channel";
 import { coalesce } from "../lib/coalesce";
 import {
 	type BookingUpdate,
+	type BulkDecisionResult,
+	type BulkJob,
+	type BulkJobSummary,
+	type BulkReviewRow,
+	type BulkUploadResult,
 	type CallMeta,
 	type CreateOrderResult,
 	type CursorPage,
@@ -40,6 +46,21 @@ import {
 } from "../lib/contracts";
 import { apiError } from "../lib/errors";
 import { isPlainObject } from "../lib/fields";
+import {
+	BULK_QUEUE,
+	decideReview,
+	jobObject,
+	jobsList,
+	reviewList,
+	templateCsv,
+	templateXlsx,
+	uploadBulk,
+	XLSX_MIME,
+} from "../lib/intake/bulk/api";
+import { insertBulkJob } from "../lib/intake/bulk/jobs-store";
+import { enqueueBulkJob, processBulkJob, requeueUnfinished } from "../lib/intake/bulk/process";
+import { createFromRow } from "../lib/intake/bulk/rows";
+import { unfinishedJobs } from "../lib/intake/bulk/store";
 import {
 	type ListRowDb,
 	listPage,
@@ -86,6 +107,7 @@ import { type OrderInput, parseOrderInput } from "../lib/intake/validation";
 import { WarehouseCache } from "../lib/intake/warehouse-cache";
 import { defineService } from "../lib/service";
 import { DbMixin } from "../mixins/db.mixin";
+import { WorkerMixin } from "../mixins/worker.mixin";
 
 /** Timeout of the `warehouses.resolve` call (ms). */
 const RESOLVE_TIMEOUT_MS = 5_000;
@@ -138,7 +160,21 @@ const idParam = { type: "number", integer: true, positive: true, convert: true }
 
 export default defineService<IntakeVars>()({
 	name: "intake",
-	mixins: [DbMixin("intake", INTAKE_MIGRATIONS)],
+	mixins: [
+		DbMixin("intake", INTAKE_MIGRATIONS),
+		WorkerMixin([
+			{
+				queue: BULK_QUEUE,
+				action: "intake.processBulkJob",
+				// one file at a time per process: a file is CPU-bound and ~25 MB in memory
+				concurrency: () => Number(process.env.INTAKE_BULK_CONCURRENCY) || 1,
+				// a killed worker's job runs again (from its checkpoint) after this lock expires
+				lockDuration: () => Number(process.env.INTAKE_BULK_LOCK_MS) || 60_000,
+				// a 25 MB XLSX takes ~30 s here; never let the call time out under a run still going
+				callTimeout: 30 * 60_000,
+			},
+		]),
+	],
 	settings: {},
 	methods: {
 		/**
@@ -244,6 +280,27 @@ export default defineService<IntakeVars>()({
 		},
 	},
 	actions: {
+		/**
+		 * Internal, BullMQ queue `intake-bulk`: processes (or resumes from its
+		 * checkpoint) bulk job `job_id` (lib/intake/bulk/process.ts). A refused
+		 * file ends the job `failed` (answered, not thrown); infrastructure
+		 * errors throw and BullMQ retries.
+		 */
+		processBulkJob: {
+			params: { job_id: idParam },
+			async handler(ctx): Promise<{ status: "completed" | "failed" | "skipped"; error?: string }> {
+				return processBulkJob(
+					{
+						db: this.db,
+						logger: this.logger,
+						lookupMany: (pincodes) =>
+							call(ctx, "pincode.lookupMany", { pincodes }, { timeout: 10_000, unavailable: false }),
+					},
+					ctx.params.job_id,
+				);
+			},
+		},
+
 		/**
 		 * POST /v1/intake/order — create a forward order (spec §2.1, §3, §4.1, §7).
 		 *
@@ -685,6 +742,138 @@ export default defineService<IntakeVars>()({
 				return { order_id, order_no, hidden: true, closed, refunded };
 			},
 		},
+
+		// --- bulk upload (issue 10; lib/intake/bulk/api.ts; docs/DECISIONS.md "Bulk upload") ---
+
+		/**
+		 * POST /v1/intake/bulk — multipart upload of a CSV or XLSX of orders (spec
+		 * §2.3, §4.1, §7; issue 10). The gateway's multipart route streams the
+		 * `import_file` part as `ctx.stream` (cut at 25 MB → 413 `file_too_large`)
+		 * with the form fields sent BEFORE it (and the query) in params:
+		 * `sender_address_id` (the pickup warehouse of every row), `$filename`,
+		 * `$mimetype`.
+		 *
+		 * Answers (checks in this order): 400 `sender_address_id (pickup
+		 * warehouse) required`; 400 `import_file_required`; 415
+		 * `unsupported_file_type` (not .csv / .xlsx); 400 `file_type_mismatch`
+		 * (name and content type disagree); 400 `invalid_pickup_address` (not one
+		 * of the caller's active warehouses, `warehouses.resolve`); 413
+		 * `file_too_large`; 400 `empty_file`; 400 `file_content_mismatch` (bytes
+		 * not an XLSX zip with `[Content_Types].xml` / not UTF-8 text without NUL).
+		 * 202 `{job_id, status:"queued"}` once the job row and the file's bytes
+		 * are committed (one transaction) and the BullMQ job `bulk-<id>` is added
+		 * to `intake-bulk`. Read-only roles 403 `Read-only role`; roles without
+		 * `orders.write` 403 `forbidden`.
+		 */
+		bulkUpload: {
+			access: { writes: true, capability: "orders.write" },
+			async handler(ctx): Promise<BulkUploadResult> {
+				const sender = senderOf(ctx);
+				const res = await uploadBulk({
+					sender_id: sender,
+					params: ctx.params ?? {},
+					stream: (ctx.stream as Readable | null) ?? null,
+					assertWarehouse: (id) =>
+						this.assertOwnWarehouses(ctx, sender, [{ field: "sender_address_id", id }]),
+					store: (job) => insertBulkJob(this.db, job),
+					enqueue: async (job_id) => {
+						await enqueueBulkJob(job_id);
+					},
+					warn: (msg, extra) => this.logger.warn(msg, extra),
+				});
+				this.logger.info("bulk upload queued", { sender_id: sender, job_id: res.job_id });
+				ctx.meta.$statusCode = 202;
+				return res;
+			},
+		},
+
+		/**
+		 * GET /v1/intake/jobs — the caller's bulk jobs, newest first (§2.12
+		 * envelope; `limit` 1–500, default 50; `cursor`). Rows: the job object
+		 * without `created_order_ids` and `rows` (lib/contracts/intake.ts
+		 * BulkJobSummary). 400 `cursor: unrecognised shape`. Any authenticated role.
+		 */
+		bulkJobs: {
+			access: { auth: true },
+			async handler(ctx): Promise<{ data: BulkJobSummary[]; pagination: BulkJob["rows"]["pagination"] }> {
+				return jobsList(this.db, senderOf(ctx), ctx.params ?? {});
+			},
+		},
+
+		/**
+		 * GET /v1/intake/jobs/{id} — the job object (lib/contracts/intake.ts
+		 * BulkJob): status, counts, progress, created order ids (first 1000),
+		 * error, timestamps, and `rows`: one §2.12 page of per-row outcomes in row
+		 * order (`?limit=` 1–500 default 50, `?cursor=`, `?outcome=` one outcome).
+		 * 404 `not found` for another account's job or one that never existed.
+		 * Any authenticated role.
+		 */
+		bulkJob: {
+			access: { auth: true },
+			async handler(ctx): Promise<BulkJob> {
+				return jobObject(this.db, senderOf(ctx), ctx.params ?? {});
+			},
+		},
+
+		/**
+		 * GET /v1/intake/bulk/template.csv | template.xlsx — the upload template:
+		 * the canonical header row and one example row (columns in
+		 * lib/intake/bulk/columns.ts; README table). Any authenticated role.
+		 * 404 `not found` for another extension.
+		 */
+		bulkTemplate: {
+			access: { auth: true },
+			async handler(ctx): Promise<Buffer> {
+				const format = ctx.params?.format;
+				if (format !== "csv" && format !== "xlsx") throw apiError(404, "not found", "not found");
+				ctx.meta.$responseType = format === "csv" ? "text/csv; charset=utf-8" : XLSX_MIME;
+				ctx.meta.$responseHeaders = {
+					"Content-Disposition": `attachment; filename="orders-template.${format}"`,
+				};
+				return format === "csv" ? templateCsv() : templateXlsx();
+			},
+		},
+
+		/**
+		 * GET /v1/intake/jobs/{id}/review — the job's rows waiting for a decision
+		 * (outcome `review`), in row order, each with `review_reason` and `data`
+		 * (the row's cells by canonical column); §2.12 page (`limit`, `cursor`).
+		 * 404 `not found`. Capability `orders.write`.
+		 */
+		bulkReview: {
+			access: { auth: true, capability: "orders.write" },
+			async handler(ctx): Promise<{ data: BulkReviewRow[]; pagination: BulkJob["rows"]["pagination"] }> {
+				return reviewList(this.db, senderOf(ctx), ctx.params ?? {});
+			},
+		},
+
+		/**
+		 * POST /v1/intake/jobs/{id}/review/{row}/{decision} — `row` a row number
+		 * or `all`, `decision` `approve` or `reject` (lib/intake/bulk/api.ts
+		 * `decideReview`). Approve creates the order through the same path as
+		 * POST /v1/intake/order (`createFromRow`): `approved` with `order_id`
+		 * (`deduped: true` when the reference already had a live order), or
+		 * `failed` with `errors` when it no longer validates. 200 `{job_id,
+		 * decided:[…], in_review}`; 404 `not found` (job or row); 409
+		 * `not_in_review` (one row already decided); 400 `validation_failed`
+		 * (decision). Read-only roles 403; capability `orders.write`.
+		 */
+		bulkReviewDecide: {
+			access: { writes: true, capability: "orders.write" },
+			async handler(ctx): Promise<BulkDecisionResult> {
+				const sender = senderOf(ctx);
+				const res = await decideReview(this.db, sender, ctx.params ?? {}, (job, row_no) =>
+					createFromRow(this.db, ctx, sender, job, row_no),
+				);
+				if (res.decided.length)
+					this.logger.info("bulk review decided", {
+						sender_id: sender,
+						job_id: res.job_id,
+						rows: res.decided.length,
+					});
+				return res;
+			},
+		},
 	},
 
 	events: {
@@ -702,5 +891,10 @@ export default defineService<IntakeVars>()({
 	async started() {
 		this.bookingUpdates = coalesce((us: BookingUpdate[]) => applyBookingUpdates(this.db, us));
 		this.orderPages = orderPageReader(this.db);
+		// bulk jobs left queued/processing (a lost enqueue, a crashed pod): re-add their queue entries
+		void unfinishedJobs(this.db)
+			.then((ids) => requeueUnfinished(this.db, ids))
+			.then((n) => n && this.logger.info(`bulk: re-enqueued ${n} unfinished job(s)`))
+			.catch((e: Error) => this.logger.warn(`bulk: re-enqueue at start failed: ${e.message}`));
 	},
 });

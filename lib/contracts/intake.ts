@@ -234,6 +234,11 @@ export interface IntakeActions {
 	"intake.adoptOrphanOrders": { params: SenderWarehouse; result: { count: number } };
 	/** Internal: orders booked at or after `since` (ISO-8601) per pickup warehouse id (§2.9 `shipped_30d`). */
 	"intake.shippedCounts": { params: { sender_id: number; since: string }; result: Record<string, number> };
+	/** Internal, from BullMQ queue `intake-bulk` (jobId `bulk-<job_id>`): parses and processes (or resumes) a bulk upload job (lib/intake/bulk/process.ts). Idempotent. */
+	"intake.processBulkJob": {
+		params: { job_id: number };
+		result: { status: "completed" | "failed" | "skipped"; error?: string };
+	};
 	// orders read side
 	/** GET /v1/orders (§2.5, §2.12, §4.3, §4.8): the caller's orders, newest first, cursor-paged. */
 	"intake.listOrders": { params: HttpParams; result: CursorPage<OrderListRow> };
@@ -250,6 +255,117 @@ export interface IntakeActions {
 	"intake.editUnshipped": { params: HttpParams; result: UnshippedEditResult };
 	/** POST /v1/orders/{id}/hide (§3, §4.3): hides the order from every list and count. */
 	"intake.hideOrder": { params: HttpParams; result: HideOrderResult };
+	// bulk upload (issue 10; docs/DECISIONS.md "Bulk upload")
+	/** POST /v1/intake/bulk (§2.3, §4.1): multipart upload; the file arrives as `ctx.stream`. 202. */
+	"intake.bulkUpload": { params: HttpParams; result: BulkUploadResult };
+	/** GET /v1/intake/jobs (§4.1): the caller's bulk jobs, newest first, cursor-paged. */
+	"intake.bulkJobs": { params: HttpParams; result: CursorPage<BulkJobSummary> };
+	/** GET /v1/intake/jobs/{id} (§4.1): the job object with a cursor-paged page of its per-row outcomes. */
+	"intake.bulkJob": { params: HttpParams; result: BulkJob };
+	/** GET /v1/intake/bulk/template.csv | template.xlsx: the upload template (binary answer). */
+	"intake.bulkTemplate": { params: HttpParams; result: Buffer };
+	/** GET /v1/intake/jobs/{id}/review: the job's rows waiting for a decision, cursor-paged. */
+	"intake.bulkReview": { params: HttpParams; result: CursorPage<BulkReviewRow> };
+	/** POST /v1/intake/jobs/{id}/review/{row|all}/{approve|reject}: decides review rows. */
+	"intake.bulkReviewDecide": { params: HttpParams; result: BulkDecisionResult };
+}
+
+/** Format of an uploaded bulk file. */
+export type BulkFormat = "csv" | "xlsx";
+
+/** Lifecycle of a bulk job: queued → processing → completed | failed. */
+export type BulkJobStatus = "queued" | "processing" | "completed" | "failed";
+
+/**
+ * Outcome of one data row: `created` (a new order), `deduped` (the
+ * customer_order_no already had a live order: nothing written), `failed`
+ * (invalid: see `errors`), `review` (waiting for a human decision: see
+ * `review_reason`), then `approved` (order created or found on approval) or
+ * `rejected`.
+ */
+export type BulkRowOutcome = "created" | "deduped" | "failed" | "review" | "approved" | "rejected";
+
+/** Why a row failed: the file's column (null when no column maps), the §2.1 field path, the message. */
+export interface BulkRowError {
+	column: string | null;
+	field: string;
+	message: string;
+}
+
+/** 202 answer of `POST /v1/intake/bulk`. */
+export interface BulkUploadResult {
+	job_id: number;
+	status: "queued";
+}
+
+/** A bulk job as listed (`GET /v1/intake/jobs`). Timestamps ISO-8601 UTC. */
+export interface BulkJobSummary {
+	job_id: number;
+	status: BulkJobStatus;
+	file_name: string;
+	format: BulkFormat;
+	size_bytes: number;
+	sender_address_id: number;
+	/**
+	 * `total`: data rows of the file (null until the job has counted them);
+	 * `processed`: rows fully handled; then the rows per outcome (approved rows
+	 * count as created or deduped; `in_review` is what still waits).
+	 */
+	counts: {
+		total: number | null;
+		processed: number;
+		created: number;
+		deduped: number;
+		failed: number;
+		in_review: number;
+		rejected: number;
+	};
+	/** 0–100: processed / total while processing (0 while queued or total unknown), 100 once completed */
+	progress: number;
+	/** why a job failed (e.g. a missing required column), else null */
+	error: string | null;
+	created_at: string;
+	started_at: string | null;
+	finished_at: string | null;
+}
+
+/** One row's outcome (`GET /v1/intake/jobs/{id}` → `rows.data`). */
+export interface BulkRowView {
+	/** 1-based data row (the header is row 0) */
+	row_no: number;
+	outcome: BulkRowOutcome;
+	order_id: number | null;
+	errors: BulkRowError[];
+	review_reason: string | null;
+	decided_at: string | null;
+}
+
+/** A row of the review queue: its outcome plus the cells read from the file (by canonical column). */
+export interface BulkReviewRow extends BulkRowView {
+	data: Record<string, string>;
+}
+
+/** `GET /v1/intake/jobs/{id}`: the job, the first created order ids, one page of row outcomes. */
+export interface BulkJob extends BulkJobSummary {
+	/** ids of orders the job created (created and approved rows), in row order, the first 1000 */
+	created_order_ids: number[];
+	/** the §2.12 page of row outcomes (`?limit=&cursor=&outcome=`) */
+	rows: CursorPage<BulkRowView>;
+}
+
+/** Answer of a review decision. */
+export interface BulkDecisionResult {
+	job_id: number;
+	/** each decided row: approved (with order_id; deduped when it already existed), rejected, or failed (with errors) */
+	decided: Array<{
+		row_no: number;
+		outcome: "approved" | "rejected" | "failed";
+		order_id: number | null;
+		deduped?: boolean;
+		errors?: BulkRowError[];
+	}>;
+	/** rows of the job still in review after this call */
+	in_review: number;
 }
 
 /**

@@ -16,6 +16,13 @@ export const API_ALIASES = {
 	"GET /v1/shipping/serviceable": "rates.serviceable",
 	"POST /v1/intake/order": "intake.createOrder",
 	"POST /v1/intake/reverse": "intake.createReverse",
+	// bulk upload (issue 10): the upload itself is the multipart route (BULK_UPLOAD_ALIASES)
+	"GET /v1/intake/bulk/template.:format": "intake.bulkTemplate",
+	"GET /v1/intake/jobs": "intake.bulkJobs",
+	"GET /v1/intake/jobs/:id": "intake.bulkJob",
+	"GET /v1/intake/jobs/:id/review": "intake.bulkReview",
+	/** `:row` a row number or `all`; `:decision` approve | reject */
+	"POST /v1/intake/jobs/:id/review/:row/:decision": "intake.bulkReviewDecide",
 	"GET /v1/orders/status": "intake.status",
 	// orders read side, unshipped queue, tracking (issue 7): literal /v1/orders/* paths stay before "/v1/orders/:id"
 	"GET /v1/orders": "intake.listOrders",
@@ -54,6 +61,18 @@ export const API_ALIASES = {
 	"POST /v1/documents/manifest": "documents.manifest",
 	"GET /v1/documents/manifest/:manifestNo": "documents.manifestCopy",
 } as const satisfies Record<string, ActionName>;
+
+/**
+ * Bulk order upload (issue 10): multipart, bearer-authenticated; served by the
+ * gateway's `upload` route (no body parser; busboy streams the `import_file`
+ * part to the action as `ctx.stream`, cut at 25 MB → 413 `file_too_large`).
+ */
+export const BULK_UPLOAD_ALIASES = {
+	"POST /v1/intake/bulk": "intake.bulkUpload",
+} as const satisfies Record<string, ActionName>;
+
+/** Path of the bulk upload (its 413 is `file_too_large`, its multipart errors 400 `invalid_multipart`). */
+export const BULK_UPLOAD_PATH = "/v1/intake/bulk";
 
 /**
  * Courier scan webhooks (ours; docs/DECISIONS.md tracking): no bearer token,

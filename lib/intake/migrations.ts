@@ -167,4 +167,59 @@ CREATE TABLE IF NOT EXISTS intake.orders (
 				ON intake.orders (sender_id, shipment_type, order_id DESC) WHERE hidden_at IS NULL`);
 		},
 	},
+	{
+		// Bulk upload (issue 10; docs/DECISIONS.md "Bulk upload"): a job per uploaded
+		// file, the file's bytes stored with it (in PostgreSQL, not one pod's disk)
+		// before the 202, and one outcome row per data row. `processed_rows` is the
+		// worker's checkpoint (rows fully handled, committed with their orders and
+		// outcomes in one transaction). Row numbers are 1-based data rows (the
+		// header is row 0).
+		name: "0005-bulk-jobs",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`
+CREATE TABLE IF NOT EXISTS intake.bulk_jobs (
+	job_id bigserial PRIMARY KEY,
+	sender_id bigint NOT NULL CHECK (sender_id > 0),
+	status text NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'processing', 'completed', 'failed')),
+	file_name text NOT NULL,
+	content_type text,
+	format text NOT NULL CHECK (format IN ('csv', 'xlsx')),
+	size_bytes bigint NOT NULL CHECK (size_bytes > 0),
+	sender_address_id bigint NOT NULL,
+	total_rows integer,
+	processed_rows integer NOT NULL DEFAULT 0,
+	created integer NOT NULL DEFAULT 0,
+	deduped integer NOT NULL DEFAULT 0,
+	failed integer NOT NULL DEFAULT 0,
+	in_review integer NOT NULL DEFAULT 0,
+	error text,
+	created_at timestamptz NOT NULL DEFAULT now(),
+	started_at timestamptz,
+	finished_at timestamptz
+)`);
+			await q(`CREATE INDEX IF NOT EXISTS bulk_jobs_sender_idx ON intake.bulk_jobs (sender_id, job_id DESC)`);
+			await q(`
+CREATE TABLE IF NOT EXISTS intake.bulk_files (
+	job_id bigint PRIMARY KEY REFERENCES intake.bulk_jobs (job_id) ON DELETE CASCADE,
+	bytes bytea NOT NULL
+)`);
+			await q(`
+CREATE TABLE IF NOT EXISTS intake.bulk_rows (
+	job_id bigint NOT NULL REFERENCES intake.bulk_jobs (job_id) ON DELETE CASCADE,
+	row_no integer NOT NULL CHECK (row_no > 0),
+	outcome text NOT NULL CHECK (outcome IN ('created', 'deduped', 'failed', 'review', 'approved', 'rejected')),
+	order_id bigint,
+	errors jsonb,
+	review_reason text,
+	data jsonb,
+	decided_at timestamptz,
+	PRIMARY KEY (job_id, row_no)
+)`);
+			// the review queue of a job, and its created orders, without scanning every outcome
+			await q(
+				`CREATE INDEX IF NOT EXISTS bulk_rows_outcome_idx ON intake.bulk_rows (job_id, outcome, row_no)`,
+			);
+		},
+	},
 ];

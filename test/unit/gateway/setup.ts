@@ -8,7 +8,7 @@ import { type Context, ServiceBroker } from "moleculer";
 import type { AuthUser } from "../../../lib/auth";
 import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
 import { apiError, documentsError } from "../../../lib/errors";
-import { API_ALIASES } from "../../../lib/gateway/routes";
+import { API_ALIASES, BULK_UPLOAD_ALIASES } from "../../../lib/gateway/routes";
 import { loadServiceSchema } from "../../../lib/system";
 import { testBrokerOptions } from "../../helpers/broker";
 
@@ -44,7 +44,7 @@ export const FAKES: any[] = [
 		actions: {
 			// every other aliased intake action answers (so /ready sees intake whole as routes are added)
 			...Object.fromEntries(
-				Object.values(API_ALIASES)
+				[...Object.values(API_ALIASES), ...Object.values(BULK_UPLOAD_ALIASES)]
 					.filter((x) => x.startsWith("intake."))
 					.map((x) => [x.slice("intake.".length), { access: { auth: true }, handler: () => ({ data: [] }) }]),
 			),

@@ -1,0 +1,316 @@
+/**
+ * Columns of a bulk order file (issue 10, spec §2.1, §2.3): one header row,
+ * the same layout in a CSV and in the first sheet of an XLSX.
+ *
+ * Canonical columns (the §2.1 create-body fields flattened with underscores):
+ *
+ * | column               | §2.1 field                      | required |
+ * |----------------------|---------------------------------|----------|
+ * | customer_order_no    | customer_order_no               | yes      |
+ * | channel              | channel                         | no       |
+ * | receiver_name        | receiver.name                   | yes      |
+ * | receiver_address_1   | receiver.address_1              | yes      |
+ * | receiver_address_2   | receiver.address_2              | no       |
+ * | receiver_landmark    | receiver.landmark               | no       |
+ * | receiver_city        | receiver.city                   | no       |
+ * | receiver_state       | receiver.state                  | no       |
+ * | receiver_pincode     | receiver.pincode                | yes      |
+ * | receiver_mobile_no   | receiver.mobile_no              | yes      |
+ * | product_name         | product.product_name            | yes      |
+ * | product_sku          | product.product_sku             | no       |
+ * | physical_weight      | product.physical_weight (kg)    | yes      |
+ * | declared_order_total | product.declared_order_total    | yes      |
+ * | cod_amount           | product.cod_amount              | no (COD: yes) |
+ * | length, width, height| product.length/width/height (cm)| no       |
+ * | order_type           | order.order_type (0 prepaid, 1 COD; also "prepaid"/"cod") | yes |
+ * | order_date           | order.order_date                | no       |
+ *
+ * `order.pickup_address_id` is the upload's `sender_address_id` (one pickup
+ * warehouse per file).
+ *
+ * Header matching: case-insensitive; spaces, hyphens, dots and underscores
+ * are the same (`Receiver Pincode`, `receiver-pincode`); surrounding spaces
+ * and a UTF-8 BOM are ignored. Accepted store-export names ({@link ALIASES}):
+ * Order ID / Order Number / Order No / Order # / Reference → customer_order_no;
+ * Name / Customer Name / Shipping Name / Buyer Name / Consignee Name → receiver_name;
+ * Address / Address 1 / Address Line 1 / Shipping Address1 → receiver_address_1;
+ * Address 2 / Address Line 2 / Shipping Address2 → receiver_address_2;
+ * Landmark → receiver_landmark; City / Shipping City → receiver_city;
+ * State / Province / Shipping Province → receiver_state;
+ * Pincode / Pin / Pin Code / Zip / Zip Code / Postal Code / Shipping Zip → receiver_pincode;
+ * Phone / Mobile / Mobile No / Phone Number / Contact / Shipping Phone → receiver_mobile_no;
+ * Product / Item / Item Name / Lineitem Name → product_name; SKU / Lineitem SKU → product_sku;
+ * Weight / Weight (kg) → physical_weight; Order Total / Total / Order Value / Invoice Value /
+ * Declared Value → declared_order_total; COD / COD Amount / Collectable Amount → cod_amount;
+ * Payment Mode / Payment Type / Payment Method → order_type; Date / Created At → order_date;
+ * Length (cm) / Width (cm) / Height (cm) / Breadth → length / width / height; Source / Sales Channel → channel.
+ *
+ * An unknown column, a column named twice or a missing required column fails
+ * the job before any row is processed, naming them ({@link mapHeader}).
+ */
+
+/** The canonical columns in template order. */
+export const TEMPLATE_COLUMNS = [
+	"customer_order_no",
+	"channel",
+	"receiver_name",
+	"receiver_address_1",
+	"receiver_address_2",
+	"receiver_landmark",
+	"receiver_city",
+	"receiver_state",
+	"receiver_pincode",
+	"receiver_mobile_no",
+	"product_name",
+	"product_sku",
+	"physical_weight",
+	"declared_order_total",
+	"cod_amount",
+	"length",
+	"width",
+	"height",
+	"order_type",
+	"order_date",
+] as const;
+
+/** A canonical column name. */
+export type Column = (typeof TEMPLATE_COLUMNS)[number];
+
+/** A row's cells by canonical column (absent: empty cell or column not in the file). */
+export type RowCells = Partial<Record<Column, string>>;
+
+/** Columns a file must have. */
+export const REQUIRED_COLUMNS: readonly Column[] = [
+	"customer_order_no",
+	"receiver_name",
+	"receiver_address_1",
+	"receiver_pincode",
+	"receiver_mobile_no",
+	"product_name",
+	"physical_weight",
+	"declared_order_total",
+	"order_type",
+];
+
+/** Each column's §2.1 create-body path (`block.field`, or top level). */
+export const COLUMN_FIELDS: Readonly<Record<Column, string>> = {
+	customer_order_no: "customer_order_no",
+	channel: "channel",
+	receiver_name: "receiver.name",
+	receiver_address_1: "receiver.address_1",
+	receiver_address_2: "receiver.address_2",
+	receiver_landmark: "receiver.landmark",
+	receiver_city: "receiver.city",
+	receiver_state: "receiver.state",
+	receiver_pincode: "receiver.pincode",
+	receiver_mobile_no: "receiver.mobile_no",
+	product_name: "product.product_name",
+	product_sku: "product.product_sku",
+	physical_weight: "product.physical_weight",
+	declared_order_total: "product.declared_order_total",
+	cod_amount: "product.cod_amount",
+	length: "product.length",
+	width: "product.width",
+	height: "product.height",
+	order_type: "order.order_type",
+	order_date: "order.order_date",
+};
+
+/** The column of a §2.1 field path (`receiver.pincode` → `receiver_pincode`); null when no column maps to it. */
+export function columnOfField(field: string): Column | null {
+	for (const c of TEMPLATE_COLUMNS) if (COLUMN_FIELDS[c] === field) return c;
+	return null;
+}
+
+/** The template's example row (a valid COD order), in {@link TEMPLATE_COLUMNS} order. */
+export const TEMPLATE_EXAMPLE: Readonly<Record<Column, string>> = {
+	customer_order_no: "ORD-1001",
+	channel: "shopify",
+	receiver_name: "Asha Verma",
+	receiver_address_1: "14, 2nd Cross, Indiranagar",
+	receiver_address_2: "Near metro station",
+	receiver_landmark: "Opposite City Park",
+	receiver_city: "Bengaluru",
+	receiver_state: "Karnataka",
+	receiver_pincode: "560038",
+	receiver_mobile_no: "9876543210",
+	product_name: "Cotton kurta",
+	product_sku: "KRT-M-BLU",
+	physical_weight: "0.45",
+	declared_order_total: "1299.50",
+	cod_amount: "1299.50",
+	length: "30",
+	width: "20",
+	height: "4",
+	order_type: "1",
+	order_date: "2025-01-15",
+};
+
+/** Normalised header key: lower case, separators removed, `#` kept as `no`. */
+export function headerKey(h: string): string {
+	return h
+		.replace(/^\uFEFF/, "")
+		.trim()
+		.toLowerCase()
+		.replace(/#/g, "no")
+		.replace(/\(.*?\)/g, "")
+		.replace(/[\s_\-.]+/g, "");
+}
+
+/** Store-export header names (normalised by {@link headerKey} at load) → canonical column. */
+const ALIASES: Readonly<Record<string, Column>> = (() => {
+	const src: Array<[Column, string[]]> = [
+		[
+			"customer_order_no",
+			["order id", "order number", "order no", "order #", "order", "reference", "order reference"],
+		],
+		["channel", ["source", "sales channel", "store"]],
+		[
+			"receiver_name",
+			["name", "customer name", "shipping name", "buyer name", "consignee name", "consignee", "receiver"],
+		],
+		[
+			"receiver_address_1",
+			[
+				"address",
+				"address 1",
+				"address1",
+				"address line 1",
+				"shipping address1",
+				"shipping address 1",
+				"shipping street",
+			],
+		],
+		[
+			"receiver_address_2",
+			["address 2", "address2", "address line 2", "shipping address2", "shipping address 2"],
+		],
+		["receiver_landmark", ["landmark"]],
+		["receiver_city", ["city", "shipping city"]],
+		["receiver_state", ["state", "province", "shipping province", "shipping state"]],
+		[
+			"receiver_pincode",
+			["pincode", "pin", "pin code", "zip", "zip code", "zipcode", "postal code", "postcode", "shipping zip"],
+		],
+		[
+			"receiver_mobile_no",
+			[
+				"phone",
+				"mobile",
+				"mobile no",
+				"mobile number",
+				"phone number",
+				"contact",
+				"contact number",
+				"shipping phone",
+			],
+		],
+		["product_name", ["product", "item", "item name", "lineitem name", "product title", "sku name"]],
+		["product_sku", ["sku", "lineitem sku", "item sku"]],
+		["physical_weight", ["weight", "weight kg", "dead weight"]],
+		[
+			"declared_order_total",
+			[
+				"order total",
+				"total",
+				"order value",
+				"invoice value",
+				"declared value",
+				"order amount",
+				"total amount",
+			],
+		],
+		["cod_amount", ["cod", "cod amount", "collectable amount", "collectible amount", "cod value"]],
+		["length", ["length cm"]],
+		["width", ["width cm", "breadth", "breadth cm"]],
+		["height", ["height cm"]],
+		["order_type", ["payment mode", "payment type", "payment method", "payment"]],
+		["order_date", ["date", "created at", "order created at"]],
+	];
+	const out: Record<string, Column> = {};
+	for (const c of TEMPLATE_COLUMNS) out[headerKey(c)] = c;
+	for (const [c, names] of src) for (const n of names) out[headerKey(n)] = c;
+	return out;
+})();
+
+/** A header row mapped to canonical columns. */
+export interface HeaderMap {
+	/** index in the row → column (null: an empty trailing header cell, ignored) */
+	columns: Array<Column | null>;
+}
+
+/** Why a header row is refused (the job fails with {@link HeaderError.message}). */
+export class HeaderError extends Error {
+	constructor(
+		readonly unknown: string[],
+		readonly missing: Column[],
+		readonly duplicate: string[],
+	) {
+		const parts: string[] = [];
+		if (unknown.length) parts.push(`unknown column(s): ${unknown.join(", ")}`);
+		if (duplicate.length) parts.push(`column(s) given twice: ${duplicate.join(", ")}`);
+		if (missing.length) parts.push(`missing required column(s): ${missing.join(", ")}`);
+		super(`invalid header row: ${parts.join("; ")}`);
+		this.name = "HeaderError";
+	}
+}
+
+/**
+ * Maps a header row to canonical columns.
+ * Empty header cells are ignored (spreadsheets often carry blank trailing columns).
+ * @throws HeaderError naming every unknown, duplicated and missing required column
+ */
+export function mapHeader(cells: readonly string[]): HeaderMap {
+	const columns: Array<Column | null> = [];
+	const unknown: string[] = [];
+	const duplicate: string[] = [];
+	const seen = new Set<Column>();
+	for (const raw of cells) {
+		const h = String(raw ?? "");
+		if (headerKey(h) === "") {
+			columns.push(null);
+			continue;
+		}
+		const c = ALIASES[headerKey(h)];
+		if (!c) {
+			unknown.push(JSON.stringify(neutralise(h.trim()).slice(0, 60)));
+			columns.push(null);
+			continue;
+		}
+		if (seen.has(c)) duplicate.push(`${c} (${JSON.stringify(h.trim().slice(0, 60))})`);
+		seen.add(c);
+		columns.push(c);
+	}
+	const missing = REQUIRED_COLUMNS.filter((c) => !seen.has(c));
+	if (unknown.length || missing.length || duplicate.length)
+		throw new HeaderError(unknown, missing, duplicate);
+	return { columns };
+}
+
+/** Cells of one data row by column; empty (after trim) cells are left out. */
+export function cellsOf(map: HeaderMap, row: readonly string[]): RowCells {
+	const out: RowCells = {};
+	const n = Math.min(row.length, map.columns.length);
+	for (let i = 0; i < n; i++) {
+		const c = map.columns[i];
+		if (!c) continue;
+		const v = row[i];
+		if (v !== undefined && v !== null && v.trim() !== "") out[c] = v;
+	}
+	return out;
+}
+
+/** First characters that make a spreadsheet treat a cell as a formula (OWASP CSV injection). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A value made safe to echo into a spreadsheet or a review screen: a cell
+ * starting with `=`, `+`, `-`, `@`, tab or carriage return is prefixed with a
+ * single quote (OWASP "CSV Injection" advice), so no spreadsheet evaluates it.
+ * A plain negative number (`-12.5`) is left alone.
+ */
+export function neutralise(v: string): string {
+	if (!FORMULA_START.test(v)) return v;
+	if (/^-\d+(\.\d+)?$/.test(v)) return v;
+	return `'${v}`;
+}

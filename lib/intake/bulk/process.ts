@@ -1,0 +1,385 @@
+/**
+ * Processing of one bulk job (issue 10), run by `intake.processBulkJob` from
+ * BullMQ queue `intake-bulk` (jobId `bulk-<job_id>`).
+ *
+ * Loads the job and its stored file once (the only copy in memory; readers
+ * stream over it), marks it processing (CSV: total counted first by a cheap
+ * byte scan), maps the header (an unknown / missing column fails the job
+ * before any row), then streams rows in batches of {@link BATCH_ROWS}. Rows
+ * ≤ `processed_rows` (the checkpoint) are skipped: a redelivered or restarted
+ * job resumes. Each batch: validation (./rows.ts), one `pincode.lookupMany`,
+ * one SELECT of the live orders holding the batch's references, then ONE
+ * transaction that locks the job row, checks the checkpoint is still the
+ * batch's start (else another worker progressed: this attempt stops), inserts
+ * the new orders in one multi-row INSERT … ON CONFLICT DO NOTHING RETURNING,
+ * the outcomes in one multi-row INSERT … ON CONFLICT DO NOTHING, and moves the
+ * checkpoint and counts. A crash anywhere loses at most the uncommitted batch,
+ * which is redone; no order is created twice (the live-reference unique index
+ * backs it). Refused files (zip bomb, not the declared format, bad header) end
+ * the job `failed` with a clear error; infrastructure errors throw (BullMQ
+ * retries from the checkpoint).
+ */
+import type { Sequelize } from "sequelize";
+import type { PincodeInfo } from "../../contracts";
+import { getQueue } from "../../queue";
+import { cellsOf, HeaderError, type HeaderMap, mapHeader, type RowCells } from "./columns";
+import { countCsvRecords, readCsv, type SourceRow } from "./csv";
+import { type ParsedRow, parseRow, pincodeMismatch } from "./rows";
+import {
+	advanceJob,
+	contentKey,
+	existingOrders,
+	finishJob,
+	insertOrdersBatch,
+	insertOutcomes,
+	loadFile,
+	loadJob,
+	markProcessing,
+	type OutcomeRow,
+} from "./store";
+import { BulkFileError, inspectXlsx, looksLikeZip, readXlsx } from "./xlsx";
+
+/** BullMQ queue of bulk jobs. */
+export const BULK_QUEUE = "intake-bulk";
+/** Rows per batch (one transaction each). */
+export const BATCH_ROWS = Number(process.env.INTAKE_BULK_BATCH) || 500;
+
+/** What processing needs from its host. */
+export interface BulkDeps {
+	db: Sequelize;
+	/** `pincode.lookupMany` (≤ 1000 pincodes) */
+	lookupMany: (pincodes: string[]) => Promise<Record<string, PincodeInfo>>;
+	logger: { info(...a: unknown[]): void; warn(...a: unknown[]): void };
+}
+
+/** The jobId of a bulk job in {@link BULK_QUEUE}. */
+export const bulkJobId = (job_id: number) => `bulk-${job_id}`;
+
+/** Adds the job's queue entry (a duplicate add of a live entry is ignored by BullMQ). */
+export async function enqueueBulkJob(job_id: number): Promise<void> {
+	await getQueue(BULK_QUEUE).add(
+		"bulk",
+		{ job_id },
+		{
+			jobId: bulkJobId(job_id),
+			attempts: 5,
+			backoff: { type: "exponential", delay: 2000 },
+			removeOnComplete: true,
+			removeOnFail: { age: 7 * 24 * 3600 },
+		},
+	);
+}
+
+/** Re-adds the queue entry of every unfinished job whose entry is gone or finished (start-up sweep). */
+export async function requeueUnfinished(db: Sequelize, ids: number[]): Promise<number> {
+	void db;
+	const q = getQueue(BULK_QUEUE);
+	let n = 0;
+	for (const id of ids) {
+		const j = await q.getJob(bulkJobId(id));
+		if (j) {
+			const st = await j.getState();
+			if (st !== "completed" && st !== "failed" && st !== "unknown") continue;
+			await j.remove().catch(() => undefined);
+		}
+		await enqueueBulkJob(id);
+		n++;
+	}
+	return n;
+}
+
+/** A data row waiting in a batch. */
+interface Pending {
+	row_no: number;
+	cells: RowCells;
+	/** a record the parser could not read */
+	error?: string;
+}
+
+/** Cells as stored in `bulk_rows.data`. */
+function dataOf(cells: RowCells): Record<string, string> {
+	return { ...cells } as Record<string, string>;
+}
+
+/** Result of {@link processBulkJob}. */
+export interface BulkRunResult {
+	status: "completed" | "failed" | "skipped";
+	error?: string;
+}
+
+/** Runs (or resumes) bulk job `job_id`; see the module docs. */
+export async function processBulkJob(deps: BulkDeps, job_id: number): Promise<BulkRunResult> {
+	const job = await loadJob(deps.db, job_id);
+	if (!job || job.status === "completed" || job.status === "failed") return { status: "skipped" };
+	const file = await loadFile(deps.db, job_id);
+	if (!file) {
+		await finishJob(deps.db, job_id, "failed", "the uploaded file is missing", null);
+		return { status: "failed", error: "the uploaded file is missing" };
+	}
+	let rows: AsyncGenerator<SourceRow>;
+	try {
+		if (job.format === "xlsx") {
+			await inspectXlsx(file);
+			await markProcessing(deps.db, job_id, null);
+			rows = readXlsx(file);
+		} else {
+			if (looksLikeZip(file) || file.subarray(0, 8192).includes(0))
+				throw new BulkFileError("file is not a CSV text file (binary content)");
+			const records = countCsvRecords(file);
+			await markProcessing(deps.db, job_id, Math.max(0, records - 1));
+			rows = readCsv(file);
+		}
+	} catch (e) {
+		if (e instanceof BulkFileError) return fail(deps, job_id, e.message);
+		throw e;
+	}
+
+	let header: HeaderMap | null = null;
+	let row_no = 0;
+	let batch: Pending[] = [];
+	let start = job.processed_rows;
+	try {
+		for await (const r of rows) {
+			if (!header) {
+				if (r.error) throw new BulkFileError(`header row could not be read: ${r.error}`);
+				header = mapHeader(r.cells);
+				continue;
+			}
+			row_no++;
+			if (row_no <= job.processed_rows) continue;
+			batch.push({ row_no, cells: r.error ? {} : cellsOf(header, r.cells), error: r.error });
+			if (batch.length >= BATCH_ROWS) {
+				await runBatch(deps, job, start, batch);
+				start = batch[batch.length - 1].row_no;
+				batch = [];
+			}
+		}
+		if (!header) throw new BulkFileError("the file has no header row");
+		if (batch.length) await runBatch(deps, job, start, batch);
+	} catch (e) {
+		if (e instanceof HeaderError || e instanceof BulkFileError) return fail(deps, job_id, e.message);
+		if (e instanceof CheckpointMoved) return { status: "skipped" };
+		throw e;
+	}
+	await finishJob(deps.db, job_id, "completed", null, row_no);
+	deps.logger.info(`bulk job ${job_id} completed: ${row_no} rows`);
+	return { status: "completed" };
+}
+
+/** Ends the job failed with a file error. */
+async function fail(deps: BulkDeps, job_id: number, error: string): Promise<BulkRunResult> {
+	await finishJob(deps.db, job_id, "failed", error, null);
+	deps.logger.warn(`bulk job ${job_id} failed: ${error}`);
+	return { status: "failed", error };
+}
+
+/** Another worker moved the checkpoint (this attempt stops without writing). */
+class CheckpointMoved extends Error {}
+
+/** A classified row of a batch. */
+interface Classified {
+	p: Pending;
+	parsed: ParsedRow;
+	outcome?: OutcomeRow;
+}
+
+/** Handles one batch (see the module docs). */
+async function runBatch(
+	deps: BulkDeps,
+	job: { job_id: number; sender_id: number; sender_address_id: number },
+	start: number,
+	batch: Pending[],
+): Promise<void> {
+	const rows: Classified[] = batch.map((p) => ({
+		p,
+		parsed: p.error
+			? {
+					kind: "failed",
+					errors: [{ column: null, field: null, message: `row could not be read: ${p.error}` }],
+				}
+			: parseRow(p.cells, job.sender_address_id),
+	}));
+	const valid = rows.filter((r) => r.parsed.kind !== "failed");
+	const pins = [
+		...new Set(valid.map((r) => (r.parsed.kind === "failed" ? "" : r.parsed.input.receiver.pincode))),
+	];
+	const info: Record<string, PincodeInfo> = {};
+	for (let i = 0; i < pins.length; i += 1000)
+		Object.assign(info, await deps.lookupMany(pins.slice(i, i + 1000)));
+
+	await deps.db.transaction(async (tx) => {
+		const locked = await loadJob(deps.db, job.job_id, tx);
+		if (!locked || locked.processed_rows !== start || locked.status !== "processing")
+			throw new CheckpointMoved();
+		const refs = [
+			...new Set(valid.map((r) => (r.parsed.kind === "failed" ? "" : r.parsed.input.customer_order_no))),
+		];
+		const existing = await existingOrders(deps.db, job.sender_id, refs, tx);
+		// first valid, non-review row of each new reference inserts; later rows compare with it
+		const firstOf = new Map<string, Classified>();
+		const toInsert: Classified[] = [];
+		for (const r of rows) {
+			const { p, parsed } = r;
+			if (parsed.kind === "failed") {
+				r.outcome = {
+					row_no: p.row_no,
+					outcome: "failed",
+					order_id: null,
+					errors: parsed.errors,
+					review_reason: null,
+					data: dataOf(p.cells),
+				};
+				continue;
+			}
+			const input = parsed.input;
+			const review = (reason: string): OutcomeRow => ({
+				row_no: p.row_no,
+				outcome: "review",
+				order_id: null,
+				errors: null,
+				review_reason: reason,
+				data: dataOf(p.cells),
+			});
+			const ref = input.customer_order_no;
+			const ex = existing.get(ref);
+			if (ex) {
+				if (ex.shipment_type === 1) {
+					r.outcome = {
+						row_no: p.row_no,
+						outcome: "failed",
+						order_id: null,
+						errors: [
+							{
+								column: "customer_order_no",
+								field: "customer_order_no",
+								message: `reference_in_use: ${ref} is used by a return order`,
+							},
+						],
+						review_reason: null,
+						data: dataOf(p.cells),
+					};
+				} else if (parsed.kind === "valid" && ex.key === contentKey(input)) {
+					r.outcome = {
+						row_no: p.row_no,
+						outcome: "deduped",
+						order_id: ex.order_id,
+						errors: null,
+						review_reason: null,
+						data: null,
+					};
+				} else {
+					r.outcome = review(
+						`reference_conflict: customer_order_no ${ref} is already used by order ${ex.order_id} with different content`,
+					);
+				}
+				continue;
+			}
+			const first = firstOf.get(ref);
+			if (first) {
+				const same =
+					parsed.kind === "valid" &&
+					first.parsed.kind === "valid" &&
+					contentKey(first.parsed.input) === contentKey(input);
+				r.outcome = same
+					? {
+							row_no: p.row_no,
+							outcome: "deduped",
+							order_id: null,
+							errors: null,
+							review_reason: null,
+							data: null,
+						}
+					: review(
+							`reference_conflict: customer_order_no ${ref} is already used by row ${first.p.row_no} of this file with different content`,
+						);
+				if (same)
+					(first as Classified & { dups?: Classified[] }).dups = [
+						...((first as Classified & { dups?: Classified[] }).dups ?? []),
+						r,
+					];
+				continue;
+			}
+			if (parsed.kind === "cod_above") {
+				r.outcome = review(
+					`cod_above_order_value: cod_amount ${p.cells.cod_amount ?? ""} is above declared_order_total ${p.cells.declared_order_total ?? ""} (approving raises declared_order_total to the COD amount)`,
+				);
+				continue;
+			}
+			const mismatch = pincodeMismatch(input, info[input.receiver.pincode]);
+			if (mismatch) {
+				r.outcome = review(mismatch);
+				continue;
+			}
+			firstOf.set(ref, r);
+			toInsert.push(r);
+		}
+		const ids = await insertOrdersBatch(
+			deps.db,
+			job.sender_id,
+			toInsert.map((r) => (r.parsed as { input: import("../validation").OrderInput }).input),
+			tx,
+		);
+		// a reference inserted concurrently (not returned): read it and compare
+		const missed = toInsert.filter(
+			(r) => !ids.has((r.parsed as { input: { customer_order_no: string } }).input.customer_order_no),
+		);
+		const late = missed.length
+			? await existingOrders(
+					deps.db,
+					job.sender_id,
+					missed.map((r) => (r.parsed as { input: { customer_order_no: string } }).input.customer_order_no),
+					tx,
+				)
+			: new Map();
+		for (const r of toInsert) {
+			if (r.parsed.kind === "failed") continue;
+			const input = r.parsed.input;
+			const id = ids.get(input.customer_order_no);
+			const ex = late.get(input.customer_order_no);
+			if (id !== undefined)
+				r.outcome = {
+					row_no: r.p.row_no,
+					outcome: "created",
+					order_id: id,
+					errors: null,
+					review_reason: null,
+					data: null,
+				};
+			else if (ex && ex.key === contentKey(input))
+				r.outcome = {
+					row_no: r.p.row_no,
+					outcome: "deduped",
+					order_id: ex.order_id,
+					errors: null,
+					review_reason: null,
+					data: null,
+				};
+			else
+				r.outcome = {
+					row_no: r.p.row_no,
+					outcome: "review",
+					order_id: null,
+					errors: null,
+					review_reason: `reference_conflict: customer_order_no ${input.customer_order_no} is already used with different content`,
+					data: dataOf(r.p.cells),
+				};
+			for (const d of (r as Classified & { dups?: Classified[] }).dups ?? [])
+				if (d.outcome) d.outcome.order_id = r.outcome.order_id;
+		}
+		const outcomes = rows.map((r) => r.outcome!).filter(Boolean);
+		const count = (k: OutcomeRow["outcome"]) => outcomes.filter((o) => o.outcome === k).length;
+		await insertOutcomes(deps.db, job.job_id, outcomes, tx);
+		await advanceJob(
+			deps.db,
+			job.job_id,
+			batch[batch.length - 1].row_no,
+			{
+				created: count("created"),
+				deduped: count("deduped"),
+				failed: count("failed"),
+				review: count("review"),
+			},
+			tx,
+		);
+	});
+}

@@ -1,0 +1,441 @@
+/**
+ * Bulk upload API over the real gateway (issue 10; docs/DECISIONS.md "Bulk
+ * upload" → "API"): multipart upload with busboy (25 MB cut while streaming),
+ * the job row and file stored in PostgreSQL before the 202, the BullMQ job,
+ * the job object and list, the templates, the review endpoints. The gateway
+ * and the real intake share one broker; `warehouses.resolve` is a fake that
+ * owns only the warehouse ids of `OWNED`.
+ */
+import assert from "node:assert/strict";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import ExcelJS from "exceljs";
+import { type Context, type Service, ServiceBroker } from "moleculer";
+import { getSequelize, select } from "../../../lib/db";
+import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
+import { TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from "../../../lib/intake/bulk/columns";
+import { insertBulkJob } from "../../../lib/intake/bulk/jobs-store";
+import { getQueue } from "../../../lib/queue";
+import { loadServiceSchema } from "../../../lib/system";
+import { testBrokerOptions } from "../../helpers/broker";
+import { warehouse } from "../../helpers/fixtures";
+import { type Answer, http, setEnv } from "../gateway/setup";
+
+const OWNED = 7001;
+const MB25 = 25 * 1024 * 1024;
+
+describe("intake bulk upload API over HTTP (issue 10)", function () {
+	this.timeout(60_000);
+	let broker: ServiceBroker;
+	let base: string;
+	let idp: DevIdp;
+	let jwks: Awaited<ReturnType<typeof serveJwks>>;
+	let restore: () => void;
+	let next = 910_000 + Math.floor(Math.random() * 80_000);
+
+	before(async () => {
+		idp = await createDevIdp();
+		jwks = await serveJwks(idp);
+		restore = setEnv({
+			AUTH_JWKS_URL: jwks.url,
+			AUTH_ISSUER: idp.issuer,
+			AUTH_AUDIENCE: undefined,
+			PORT: "0",
+		});
+		broker = new ServiceBroker(testBrokerOptions(false));
+		broker.createService(loadServiceSchema("gateway"));
+		broker.createService(loadServiceSchema("intake"));
+		broker.createService({
+			name: "warehouses",
+			actions: {
+				resolve: (ctx: Context<{ sender_id: number; id: number }>) =>
+					ctx.params.id === OWNED ? warehouse(ctx.params.sender_id, { id: OWNED }) : null,
+			},
+		});
+		await broker.start();
+		const { server } = broker.getLocalService("gateway") as Service & { server: Server };
+		base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	});
+	after(async () => {
+		await broker?.stop();
+		jwks?.server.close();
+		restore?.();
+	});
+
+	const account = async (role?: Parameters<DevIdp["tokenFor"]>[1]) => {
+		const s = next++;
+		return { s, token: await idp.tokenFor(s, role) };
+	};
+
+	/** A multipart upload (fields first, then the file part) as `token`. */
+	async function upload(
+		token: string,
+		file: { bytes: Buffer; name: string; type?: string } | null,
+		fields: Record<string, string> = { sender_address_id: String(OWNED) },
+	): Promise<Answer> {
+		const form = new FormData();
+		for (const [k, v] of Object.entries(fields)) form.append(k, v);
+		if (file) form.append("import_file", new Blob([file.bytes], { type: file.type ?? "" }), file.name);
+		const r = await fetch(`${base}/v1/intake/bulk`, {
+			method: "POST",
+			headers: { authorization: `Bearer ${token}` },
+			body: form,
+		});
+		const text = await r.text();
+		let body: unknown;
+		try {
+			body = JSON.parse(text);
+		} catch {
+			body = undefined;
+		}
+		return { status: r.status, headers: r.headers, text, body, bytes: Buffer.from(text) };
+	}
+
+	const csv = (rows: string[][]) =>
+		Buffer.from(`${[TEMPLATE_COLUMNS.join(","), ...rows.map((r) => r.join(","))].join("\n")}\n`);
+	const exampleRow = (no: string) =>
+		TEMPLATE_COLUMNS.map((c) => (c === "customer_order_no" ? no : TEMPLATE_EXAMPLE[c]));
+
+	const jobCount = async (sender: number) =>
+		Number(
+			(
+				await select<{ n: string }>(
+					getSequelize(),
+					"SELECT count(*) AS n FROM intake.bulk_jobs WHERE sender_id = $1",
+					[sender],
+				)
+			)[0].n,
+		);
+
+	it("CSV: 202 {job_id, status:queued}; the file's bytes and the queued job are stored, the BullMQ job added", async () => {
+		const { s, token } = await account();
+		const bytes = csv([exampleRow(`B-${s}-1`), exampleRow(`B-${s}-2`)]);
+		const r = await upload(token, { bytes, name: "orders.csv", type: "text/csv" });
+		assert.equal(r.status, 202, r.text);
+		const { job_id, status } = r.body as { job_id: number; status: string };
+		assert.equal(status, "queued");
+		const [row] = await select<{
+			format: string;
+			size_bytes: string;
+			bytes: Buffer;
+			sender_address_id: string;
+		}>(
+			getSequelize(),
+			`SELECT j.format, j.size_bytes, j.sender_address_id, f.bytes FROM intake.bulk_jobs j
+			 JOIN intake.bulk_files f USING (job_id) WHERE j.job_id = $1 AND j.sender_id = $2`,
+			[job_id, s],
+		);
+		assert.equal(row.format, "csv");
+		assert.equal(Number(row.size_bytes), bytes.length);
+		assert.equal(Number(row.sender_address_id), OWNED);
+		assert.ok(row.bytes.equals(bytes));
+		// the job was added under its id (it may already have been processed)
+		const q = await getQueue("intake-bulk").getJob(`bulk-${job_id}`);
+		const j = await http(base, "GET", `/v1/intake/jobs/${job_id}`, { token });
+		assert.equal(j.status, 200);
+		const job = j.body as { job_id: number; status: string; file_name: string; format: string };
+		assert.equal(job.job_id, job_id);
+		assert.equal(job.file_name, "orders.csv");
+		assert.ok(q !== undefined || job.status !== "queued", "queued job must be in the queue");
+	});
+
+	it("XLSX (the template itself): 202 and format xlsx", async () => {
+		const { s, token } = await account();
+		const t = await http(base, "GET", "/v1/intake/bulk/template.xlsx", { token });
+		const r = await upload(token, {
+			bytes: t.bytes,
+			name: "orders.xlsx",
+			type: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+		});
+		assert.equal(r.status, 202, r.text);
+		const [row] = await select<{ format: string }>(
+			getSequelize(),
+			"SELECT format FROM intake.bulk_jobs WHERE job_id = $1 AND sender_id = $2",
+			[(r.body as { job_id: number }).job_id, s],
+		);
+		assert.equal(row.format, "xlsx");
+	});
+
+	it("400 exact message without sender_address_id; 400 invalid_pickup_address for another warehouse; nothing stored", async () => {
+		const { s, token } = await account();
+		const file = { bytes: csv([exampleRow("X1")]), name: "a.csv", type: "text/csv" };
+		const r1 = await upload(token, file, {});
+		assert.equal(r1.status, 400, r1.text);
+		assert.equal((r1.body as { error: string }).error, "sender_address_id (pickup warehouse) required");
+		const r2 = await upload(token, file, { sender_address_id: "7002" });
+		assert.equal(r2.status, 400, r2.text);
+		assert.equal((r2.body as { error: string }).error, "invalid_pickup_address");
+		const r3 = await upload(token, file, { sender_address_id: "abc" });
+		assert.equal((r3.body as { error: string }).error, "invalid_pickup_address");
+		assert.equal(await jobCount(s), 0);
+	});
+
+	it("403 for read-only roles (Read-only role), nothing stored", async () => {
+		const { s, token } = await account("merchant_staff");
+		const r = await upload(token, { bytes: csv([exampleRow("X1")]), name: "a.csv", type: "text/csv" });
+		assert.equal(r.status, 403, r.text);
+		assert.equal(await jobCount(s), 0);
+	});
+
+	it("empty file 400 empty_file; wrong type 415; bytes not what the name says 400 file_content_mismatch", async () => {
+		const { s, token } = await account();
+		const empty = await upload(token, { bytes: Buffer.alloc(0), name: "a.csv", type: "text/csv" });
+		assert.equal(empty.status, 400, empty.text);
+		assert.equal((empty.body as { error: string }).error, "empty_file");
+		const xls = await upload(token, {
+			bytes: Buffer.from("a,b\n"),
+			name: "a.xls",
+			type: "application/x-msexcel",
+		});
+		assert.equal(xls.status, 415, xls.text);
+		const fakeXlsx = await upload(token, { bytes: Buffer.from("a,b\n1,2\n"), name: "a.xlsx", type: "" });
+		assert.equal(fakeXlsx.status, 400);
+		assert.equal((fakeXlsx.body as { error: string }).error, "file_content_mismatch");
+		const zipAsCsv = await upload(token, {
+			bytes: Buffer.from([0x50, 0x4b, 0x03, 0x04, 1, 2, 3]),
+			name: "a.csv",
+			type: "text/csv",
+		});
+		assert.equal((zipAsCsv.body as { error: string }).error, "file_content_mismatch");
+		const nul = await upload(token, {
+			bytes: Buffer.from("a,b\n1,\u0000\n"),
+			name: "a.csv",
+			type: "text/csv",
+		});
+		assert.equal((nul.body as { error: string }).error, "file_content_mismatch");
+		const latin1 = await upload(token, {
+			bytes: Buffer.from([0x61, 0x2c, 0xe9, 0x0a]),
+			name: "a.csv",
+			type: "text/csv",
+		});
+		assert.equal((latin1.body as { error: string }).error, "file_content_mismatch");
+		const mismatch = await upload(token, {
+			bytes: csv([]),
+			name: "a.csv",
+			type: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+		});
+		assert.equal((mismatch.body as { error: string }).error, "file_type_mismatch");
+		const notMultipart = await http(base, "POST", "/v1/intake/bulk", { token, body: { a: 1 } });
+		assert.equal(notMultipart.status, 400, notMultipart.text);
+		assert.equal((notMultipart.body as { error: string }).error, "invalid_multipart");
+		assert.equal(await jobCount(s), 0);
+	});
+
+	it("a 25 MB file is accepted; 25 MB + 1 byte is 413 file_too_large, nothing stored, the connection usable", async () => {
+		const { s, token } = await account();
+		const line = Buffer.from("x".repeat(1023) + "\n");
+		const big = Buffer.alloc(MB25, line);
+		const ok = await upload(token, { bytes: big, name: "big.csv", type: "text/csv" });
+		assert.equal(ok.status, 202, ok.text.slice(0, 200));
+		assert.equal(await jobCount(s), 1);
+		const over = await upload(token, {
+			bytes: Buffer.concat([big, Buffer.from("x")]),
+			name: "big.csv",
+			type: "text/csv",
+		});
+		assert.equal(over.status, 413, over.text.slice(0, 200));
+		assert.equal((over.body as { error: string }).error, "file_too_large");
+		assert.equal(await jobCount(s), 1);
+		// the server still answers (keep-alive connection reused by fetch)
+		const after = await http(base, "GET", "/v1/intake/jobs", { token });
+		assert.equal(after.status, 200);
+	});
+
+	it("GET /v1/intake/jobs/:id is 404 not found for another account's job and for one that never existed", async () => {
+		const a = await account();
+		const b = await account();
+		const r = await upload(a.token, { bytes: csv([exampleRow("Z1")]), name: "a.csv", type: "text/csv" });
+		const id = (r.body as { job_id: number }).job_id;
+		const other = await http(base, "GET", `/v1/intake/jobs/${id}`, { token: b.token });
+		assert.equal(other.status, 404);
+		assert.equal((other.body as { error: string }).error, "not found");
+		const never = await http(base, "GET", "/v1/intake/jobs/999999999", { token: a.token });
+		assert.equal(never.status, 404);
+		const junk = await http(base, "GET", "/v1/intake/jobs/abc", { token: a.token });
+		assert.equal(junk.status, 404);
+		const review = await http(base, "GET", `/v1/intake/jobs/${id}/review`, { token: b.token });
+		assert.equal(review.status, 404);
+	});
+
+	it("GET /v1/intake/jobs lists the account's jobs newest first, cursor-paged; a foreign cursor is 400", async () => {
+		const a = await account();
+		const ids: number[] = [];
+		for (let i = 0; i < 3; i++) {
+			const r = await upload(a.token, {
+				bytes: csv([exampleRow(`L${i}`)]),
+				name: `f${i}.csv`,
+				type: "text/csv",
+			});
+			ids.push((r.body as { job_id: number }).job_id);
+		}
+		const seen: number[] = [];
+		let cursor: string | null = null;
+		do {
+			const qs: string = cursor ? `?limit=2&cursor=${encodeURIComponent(cursor)}` : "?limit=2";
+			const p = await http(base, "GET", `/v1/intake/jobs${qs}`, { token: a.token });
+			assert.equal(p.status, 200, p.text);
+			const page = p.body as { data: Array<{ job_id: number }>; pagination: { nextCursor: string | null } };
+			assert.ok(page.data.length <= 2);
+			seen.push(...page.data.map((j) => j.job_id));
+			cursor = page.pagination.nextCursor;
+		} while (cursor);
+		assert.deepEqual(seen, [...ids].reverse());
+		const first = (await http(base, "GET", "/v1/intake/jobs?limit=1", { token: a.token })).body as {
+			pagination: { nextCursor: string };
+		};
+		const b = await account();
+		const foreign = await http(
+			base,
+			"GET",
+			`/v1/intake/jobs?cursor=${encodeURIComponent(first.pagination.nextCursor)}`,
+			{
+				token: b.token,
+			},
+		);
+		assert.equal(foreign.status, 400);
+		assert.equal((await http(base, "GET", "/v1/intake/jobs?limit=0", { token: a.token })).status, 400);
+	});
+
+	it("templates: CSV and XLSX parse back to the canonical header and the example row", async () => {
+		const { token } = await account("merchant_staff");
+		const c = await http(base, "GET", "/v1/intake/bulk/template.csv", { token });
+		assert.equal(c.status, 200);
+		assert.match(c.headers.get("content-type") ?? "", /^text\/csv/);
+		const lines = c.text.trimEnd().split("\r\n");
+		assert.deepEqual(lines[0].split(","), [...TEMPLATE_COLUMNS]);
+		assert.equal(lines.length, 2);
+		const x = await http(base, "GET", "/v1/intake/bulk/template.xlsx", { token });
+		assert.equal(x.status, 200);
+		const wb = new ExcelJS.Workbook();
+		await wb.xlsx.load(x.bytes as unknown as ArrayBuffer);
+		const ws = wb.worksheets[0];
+		const cells = (n: number) =>
+			TEMPLATE_COLUMNS.map((_, i) => String(ws.getRow(n).getCell(i + 1).value ?? ""));
+		assert.deepEqual(cells(1), [...TEMPLATE_COLUMNS]);
+		assert.deepEqual(
+			cells(2),
+			TEMPLATE_COLUMNS.map((k) => TEMPLATE_EXAMPLE[k]),
+		);
+		assert.equal((await http(base, "GET", "/v1/intake/bulk/template.json", { token })).status, 404);
+	});
+
+	it("review: list, reject one, approve one (creates the order), approve again 409, all", async () => {
+		const { s, token } = await account();
+		const db = getSequelize();
+		// a job stored but never enqueued, settled as the worker would with three rows waiting for review
+		const job_id = await insertBulkJob(db, {
+			sender_id: s,
+			file_name: "r.csv",
+			content_type: "text/csv",
+			format: "csv",
+			sender_address_id: OWNED,
+			bytes: csv([exampleRow(`R-${s}`)]),
+		});
+		await db.query(
+			`UPDATE intake.bulk_jobs SET status = 'completed', total_rows = 3, processed_rows = 3, in_review = 3,
+				created = 0, failed = 0, deduped = 0 WHERE job_id = ${job_id}`,
+		);
+		await db.query(`DELETE FROM intake.bulk_rows WHERE job_id = ${job_id}`);
+		const data = (no: string) =>
+			JSON.stringify(
+				Object.fromEntries(
+					TEMPLATE_COLUMNS.map((c) => [c, c === "customer_order_no" ? no : TEMPLATE_EXAMPLE[c]]),
+				),
+			);
+		const bad = JSON.stringify({ ...JSON.parse(data(`R3-${s}`)), receiver_pincode: "12" });
+		await select(
+			db,
+			`INSERT INTO intake.bulk_rows (job_id, row_no, outcome, review_reason, data) VALUES
+				($1, 1, 'review', 'pincode_mismatch: test', $2::jsonb), ($1, 2, 'review', 'pincode_mismatch: test', $3::jsonb),
+				($1, 3, 'review', 'pincode_mismatch: test', $4::jsonb)`,
+			[job_id, data(`R1-${s}`), data(`R2-${s}`), bad],
+		);
+		const list = await http(base, "GET", `/v1/intake/jobs/${job_id}/review?limit=2`, { token });
+		assert.equal(list.status, 200, list.text);
+		const page = list.body as {
+			data: Array<{ row_no: number; data: Record<string, string> }>;
+			pagination: { nextCursor: string };
+		};
+		assert.deepEqual(
+			page.data.map((d) => d.row_no),
+			[1, 2],
+		);
+		assert.equal(page.data[0].data.customer_order_no, `R1-${s}`);
+		const p2 = await http(
+			base,
+			"GET",
+			`/v1/intake/jobs/${job_id}/review?limit=2&cursor=${encodeURIComponent(page.pagination.nextCursor)}`,
+			{ token },
+		);
+		assert.deepEqual(
+			(p2.body as { data: Array<{ row_no: number }> }).data.map((d) => d.row_no),
+			[3],
+		);
+
+		const ro = await account("merchant_staff");
+		assert.equal(
+			(await http(base, "POST", `/v1/intake/jobs/${job_id}/review/1/approve`, { token: ro.token })).status,
+			403,
+		);
+
+		const rej = await http(base, "POST", `/v1/intake/jobs/${job_id}/review/2/reject`, { token });
+		assert.equal(rej.status, 200, rej.text);
+		assert.equal((rej.body as { in_review: number }).in_review, 2);
+
+		const ok = await http(base, "POST", `/v1/intake/jobs/${job_id}/review/1/approve`, { token });
+		assert.equal(ok.status, 200, ok.text);
+		const dec = (ok.body as { decided: Array<{ outcome: string; order_id: number }> }).decided[0];
+		assert.equal(dec.outcome, "approved");
+		const [order] = await select<{ customer_order_no: string; sender_id: string }>(
+			db,
+			"SELECT customer_order_no, sender_id FROM intake.orders WHERE order_id = $1",
+			[dec.order_id],
+		);
+		assert.equal(order.customer_order_no, `R1-${s}`);
+		assert.equal(Number(order.sender_id), s);
+
+		const again = await http(base, "POST", `/v1/intake/jobs/${job_id}/review/1/approve`, { token });
+		assert.equal(again.status, 409);
+		assert.equal((again.body as { error: string }).error, "not_in_review");
+		assert.equal(
+			(await http(base, "POST", `/v1/intake/jobs/${job_id}/review/99/approve`, { token })).status,
+			404,
+		);
+		assert.equal(
+			(await http(base, "POST", `/v1/intake/jobs/${job_id}/review/1/maybe`, { token })).status,
+			400,
+		);
+
+		// the invalid row: approving it all at once reports it failed with its errors
+		const all = await http(base, "POST", `/v1/intake/jobs/${job_id}/review/all/approve`, { token });
+		assert.equal(all.status, 200, all.text);
+		const res = all.body as {
+			decided: Array<{ row_no: number; outcome: string; errors?: Array<{ column: string }> }>;
+			in_review: number;
+		};
+		assert.equal(res.in_review, 0);
+		assert.equal(res.decided.length, 1);
+		assert.equal(res.decided[0].outcome, "failed");
+		assert.equal(res.decided[0].errors?.[0]?.column, "receiver_pincode");
+
+		const job = (await http(base, "GET", `/v1/intake/jobs/${job_id}`, { token })).body as {
+			counts: { created: number; failed: number; in_review: number; rejected: number };
+			created_order_ids: number[];
+			rows: { data: Array<{ row_no: number; outcome: string }> };
+		};
+		assert.deepEqual(
+			{
+				created: job.counts.created,
+				failed: job.counts.failed,
+				in_review: job.counts.in_review,
+				rejected: job.counts.rejected,
+			},
+			{ created: 1, failed: 1, in_review: 0, rejected: 1 },
+		);
+		assert.deepEqual(job.created_order_ids, [dec.order_id]);
+		assert.deepEqual(
+			job.rows.data.map((x) => x.outcome),
+			["approved", "rejected", "failed"],
+		);
+	});
+});

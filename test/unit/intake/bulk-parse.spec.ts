@@ -1,0 +1,118 @@
+/** Unit: bulk file columns, CSV/XLSX reading, row validation, formula neutralisation, zip bomb (issue 10). */
+import assert from "node:assert/strict";
+import ExcelJS from "exceljs";
+import {
+	HeaderError,
+	mapHeader,
+	neutralise,
+	TEMPLATE_COLUMNS,
+	TEMPLATE_EXAMPLE,
+} from "../../../lib/intake/bulk/columns";
+import { countCsvRecords, readCsv } from "../../../lib/intake/bulk/csv";
+import { parseRow } from "../../../lib/intake/bulk/rows";
+import { BulkFileError, inspectXlsx, readXlsx } from "../../../lib/intake/bulk/xlsx";
+
+async function all<T>(g: AsyncGenerator<T>): Promise<T[]> {
+	const out: T[] = [];
+	for await (const x of g) out.push(x);
+	return out;
+}
+
+describe("bulk parsing", () => {
+	it("maps header variants and store-export names", () => {
+		const m = mapHeader([
+			" Order ID",
+			"Customer Name",
+			"address-line-1",
+			"Zip",
+			"Phone",
+			"Product",
+			"Weight (kg)",
+			"Order Total",
+			"Payment Mode",
+		]);
+		assert.deepEqual(m.columns, [
+			"customer_order_no",
+			"receiver_name",
+			"receiver_address_1",
+			"receiver_pincode",
+			"receiver_mobile_no",
+			"product_name",
+			"physical_weight",
+			"declared_order_total",
+			"order_type",
+		]);
+	});
+	it("reports unknown and missing required columns", () => {
+		assert.throws(
+			() => mapHeader(["customer_order_no", "colour"]),
+			(e: unknown) => {
+				assert.ok(e instanceof HeaderError);
+				assert.match(e.message, /unknown column\(s\): "colour"/);
+				assert.match(e.message, /missing required column\(s\): receiver_name/);
+				return true;
+			},
+		);
+	});
+	it("reads CSV with BOM, quotes, embedded newlines and CRLF", async () => {
+		const csv = Buffer.from('\uFEFFa,b\r\n"x, y","multi\r\nline"\r\n\r\n"q""uote",2\r\n');
+		const rows = await all(readCsv(csv));
+		assert.deepEqual(
+			rows.map((r) => r.cells),
+			[
+				["a", "b"],
+				["x, y", "multi\r\nline"],
+				['q"uote', "2"],
+			],
+		);
+		assert.equal(countCsvRecords(csv), 3);
+	});
+	it("maps validator failures to row/column/field/message and COD above value to review", () => {
+		const cells = { ...TEMPLATE_EXAMPLE, receiver_pincode: "0123", physical_weight: "abc" };
+		const r = parseRow(cells, 7);
+		assert.equal(r.kind, "failed");
+		if (r.kind !== "failed") return;
+		const cols = r.errors.map((e) => e.column).sort();
+		assert.deepEqual(cols, ["physical_weight", "receiver_pincode"]);
+		assert.equal(r.errors.find((e) => e.column === "receiver_pincode")?.field, "receiver.pincode");
+		assert.equal(parseRow({ ...TEMPLATE_EXAMPLE, cod_amount: "5000" }, 7).kind, "cod_above");
+		assert.equal(parseRow({ ...TEMPLATE_EXAMPLE }, 7).kind, "valid");
+	});
+	it("neutralises formula-looking values", () => {
+		assert.equal(neutralise('=HYPERLINK("x")'), '\'=HYPERLINK("x")');
+		assert.equal(neutralise("@SUM(A1)"), "'@SUM(A1)");
+		assert.equal(neutralise("\tcmd"), "'\tcmd");
+		assert.equal(neutralise("-12.5"), "-12.5");
+		assert.equal(neutralise("Asha"), "Asha");
+	});
+	it("reads the first sheet of an XLSX, formulas as text", async () => {
+		const wb = new ExcelJS.Workbook();
+		const ws = wb.addWorksheet("Orders");
+		ws.addRow([...TEMPLATE_COLUMNS]);
+		ws.addRow(TEMPLATE_COLUMNS.map((c) => (c === "receiver_pincode" ? 560038 : TEMPLATE_EXAMPLE[c])));
+		ws.getCell("B2").value = { formula: "1+1", result: 2 };
+		wb.addWorksheet("Other").addRow(["ignored"]);
+		const buf = Buffer.from(await wb.xlsx.writeBuffer());
+		await inspectXlsx(buf);
+		const rows = await all(readXlsx(buf));
+		assert.equal(rows.length, 2);
+		assert.equal(rows[1].cells[8], "560038");
+		assert.equal(rows[1].cells[1], "=1+1");
+	});
+	it("refuses a zip bomb within a second", async () => {
+		const zlib = await import("node:zlib");
+		// one entry of 600 MB of zeros declared in the central directory
+		const JSZip = (await import("jszip")).default;
+		const zip = new JSZip();
+		zip.file("xl/workbook.xml", "<workbook/>");
+		zip.file("xl/worksheets/sheet1.xml", Buffer.alloc(64 * 1024 * 1024));
+		void zlib;
+		const buf = await zip.generateAsync({ type: "nodebuffer", compression: "DEFLATE" });
+		const t = Date.now();
+		await assert.rejects(
+			inspectXlsx(buf),
+			(e: unknown) => e instanceof BulkFileError && /zip bomb/.test(e.message),
+		);
+		assert.ok(Date.now() - t < 1000);
+	});
+});
