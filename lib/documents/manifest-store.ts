@@ -21,8 +21,10 @@
  *   delivered by ./manifest-relay.ts with acknowledged calls, retried with
  *   backoff until acknowledged.
  */
+
 import type { Sequelize, Transaction } from "sequelize";
 import { exec, select } from "../db";
+import { markOutboxDelivered, retryOutboxLater } from "../outbox";
 
 /** One parcel as stored and printed (money in paise, weight in kg). */
 export interface ManifestParcelRow {
@@ -322,28 +324,17 @@ export async function leaseDocumentsOutbox(
 		.sort((a, b) => a.id - b.id);
 }
 
-/** Marks acknowledged outbox rows delivered (one UPDATE). */
+/** Marks acknowledged outbox rows delivered (one UPDATE; lib/outbox.ts). */
 export async function documentsOutboxDelivered(db: Sequelize, ids: number[]): Promise<void> {
-	if (!ids.length) return;
-	await exec(
-		db,
-		"UPDATE documents.outbox SET delivered_at = now(), last_error = NULL WHERE id = ANY($1::bigint[])",
-		[ids],
-	);
+	await markOutboxDelivered(db, "documents", ids);
 }
 
-/** Schedules the redelivery of a failed row: `baseMs` · 2^(tries−1), at most 60 s; keeps the error. */
+/** Schedules the redelivery of a failed row: `baseMs` · 2^(tries−1), at most 60 s; keeps the error (lib/outbox.ts). */
 export async function documentsOutboxRetryLater(
 	db: Sequelize,
 	row: Pick<DocumentsOutboxRow, "id" | "tries">,
 	error: string,
 	baseMs: number,
 ): Promise<void> {
-	const delay = Math.min(60_000, baseMs * 2 ** Math.max(0, Math.min(row.tries - 1, 16)));
-	await exec(
-		db,
-		`UPDATE documents.outbox SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), last_error = $3
-		WHERE id = $1 AND delivered_at IS NULL`,
-		[row.id, delay, error.slice(0, 1000)],
-	);
+	await retryOutboxLater(db, "documents", row, error, baseMs);
 }

@@ -17,6 +17,7 @@ import type {
 } from "../../contracts";
 import { exec, numbersIn, type StoredRow, select } from "../../db";
 import { toPaise, toRupees } from "../../money";
+import { markOutboxDelivered, retryOutboxLater } from "../../outbox";
 import type { ShipmentStatus } from "../../shipment-status";
 import { assertCredit, assertPaise } from "./ledger";
 
@@ -768,29 +769,17 @@ export async function leaseOutbox(
 
 /** Marks outbox rows delivered (acknowledged): one row, or a relay round's rows in one UPDATE. */
 export async function outboxDelivered(db: Sequelize, id: number | number[]): Promise<void> {
-	const ids = Array.isArray(id) ? id : [id];
-	if (!ids.length) return;
-	await exec(
-		db,
-		`UPDATE booking.outbox SET delivered_at = now(), last_error = NULL WHERE id = ANY($1::bigint[])`,
-		[ids],
-	);
+	await markOutboxDelivered(db, "booking", Array.isArray(id) ? id : [id]);
 }
 
-/** Schedules the redelivery of an outbox row: base · 2^(tries-1), at most 60 s. */
+/** Schedules the redelivery of an outbox row: base · 2^(tries-1), at most 60 s (lib/outbox.ts). */
 export async function outboxRetryLater(
 	db: Sequelize,
 	row: Pick<OutboxRow, "id" | "tries">,
 	error: string,
 	baseMs: number,
 ): Promise<void> {
-	const delay = Math.min(60_000, baseMs * 2 ** Math.max(0, Math.min(row.tries - 1, 16)));
-	await exec(
-		db,
-		`UPDATE booking.outbox SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), last_error = $3
-		 WHERE id = $1 AND delivered_at IS NULL`,
-		[row.id, delay, error.slice(0, 1000)],
-	);
+	await retryOutboxLater(db, "booking", row, error, baseMs);
 }
 
 /**
