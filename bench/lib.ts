@@ -11,6 +11,7 @@ import { Client } from "pg";
 import { createDevIdp, serveJwks } from "../lib/devidp";
 import { warehouseBody } from "../test/helpers/fixtures";
 import { client } from "../test/helpers/flow";
+import { dropStreams } from "../test/helpers/global";
 import { freePort } from "../test/helpers/net";
 import { type StartedProcess, startProcess, waitReady } from "../test/helpers/processes";
 
@@ -116,6 +117,7 @@ export async function startSystem(env: Record<string, string | undefined> = {}):
 			if (keys.length) await r.del(...keys);
 		} while (cursor !== "0");
 		await r.quit();
+		if (split) await dropStreams(`bench-${run}`, natsUrl).catch(() => undefined);
 	};
 	try {
 		await waitReady(base, procs, 90_000);

@@ -38,15 +38,16 @@ export async function mochaGlobalSetup(): Promise<void> {
 }
 
 /**
- * Deletes the run's JetStream streams (durable channels of lib/channels.ts are
- * named after the namespace, which starts with `t<runId>` in every spec).
+ * Deletes the JetStream streams whose name starts with `prefix` (durable
+ * channels of lib/channels.ts are named after the Moleculer namespace: a test
+ * run's start with `t<runId>`, a benchmark's with `bench-<run>`).
  */
-async function dropRunStreams(): Promise<void> {
-	const nc = await connect({ servers: process.env.TEST_NATS_URL, timeout: 3000 });
+export async function dropStreams(prefix: string, servers = process.env.TEST_NATS_URL): Promise<void> {
+	const nc = await connect({ servers, timeout: 3000 });
 	try {
 		const jsm = await nc.jetstreamManager();
 		for await (const s of jsm.streams.list()) {
-			if (s.config.name.startsWith(`t${runId}`)) await jsm.streams.delete(s.config.name);
+			if (s.config.name.startsWith(prefix)) await jsm.streams.delete(s.config.name);
 		}
 	} finally {
 		await nc.close();
@@ -70,7 +71,7 @@ export async function mochaGlobalTeardown(): Promise<void> {
 		if (keys.length) await r.del(...keys);
 	} while (cursor !== "0");
 	await r.quit();
-	await dropRunStreams().catch((err) =>
+	await dropStreams(`t${runId}`).catch((err) =>
 		console.warn(`JetStream streams of run ${runId} not removed: ${err}`),
 	);
 }
