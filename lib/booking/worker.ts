@@ -174,7 +174,9 @@ export async function resolveUnsettled(deps: BookingDeps): Promise<number> {
  * unknown → failed "…could not be confirmed with the courier within
  * <BOOKING_UNSETTLED_MS>; no AWB was issued"; courier unreachable → failed,
  * marked ambiguous (a later attempt of the order looks it up again and
- * cancels what it finds). Returns the committed outbox ids (null: settled meanwhile).
+ * cancels what it finds) — except an attempt whose cancel was requested: the
+ * look-up error is rethrown (released, asked again by the next sweeper pass),
+ * since no later attempt would cancel an AWB the courier may hold. Returns the committed outbox ids (null: settled meanwhile).
  */
 export async function confirmWithCourier(deps: BookingDeps, a: AttemptRow): Promise<number[] | null> {
 	const within = durationWords(deps.timings.unsettledMs);
@@ -185,6 +187,9 @@ export async function confirmWithCourier(deps: BookingDeps, a: AttemptRow): Prom
 			found = await adapter.lookupByReference(String(a.attempt_id));
 		} catch (err) {
 			deps.logger.warn(`booking ${a.attempt_id}: look-up failed: ${message(err)}`);
+			// A cancelled booking is never closed while its courier may hold a live AWB: no later attempt of
+			// the order would look it up again. Rethrown: resolveUnsettled releases it, the next pass asks again.
+			if (a.cancel_requested_at) throw err;
 			const reason = `${a.courier_name} could not be reached to confirm the booking within ${within}; any AWB it issued is cancelled before the order is booked again`;
 			return markFailed(deps.db, a, reason, true, "courier_unreachable");
 		}
