@@ -22,18 +22,12 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import ExcelJS from "exceljs";
-import IORedis from "ioredis";
-import { Client } from "pg";
-import { createDevIdp, serveJwks } from "../lib/devidp";
 import { TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from "../lib/intake/bulk/columns";
 import { warehouseBody } from "../test/helpers/fixtures";
 import { client } from "../test/helpers/flow";
-import { freePort } from "../test/helpers/net";
 import { type StartedProcess, startProcess, waitReady } from "../test/helpers/processes";
-import { pct } from "./lib";
+import { benchEnvironment, pct } from "./lib";
 
-const adminUrl = process.env.TEST_PG_ADMIN_URL || "postgres://postgres@127.0.0.1:5432/postgres";
-const redisUrl = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";
 const natsUrl = process.env.TEST_NATS_URL || "nats://127.0.0.1:4222";
 const CSV_ROWS = Number(process.env.BENCH_CSV_ROWS || 85_000);
 const PROBES = Number(process.env.BENCH_PROBES || 4);
@@ -128,34 +122,16 @@ async function probe(base: string, token: string, stop: () => boolean): Promise<
 const f = (x: number, d = 1) => x.toFixed(d);
 
 async function main(): Promise<void> {
-	const run = `${Date.now().toString(36)}_${randomBytes(2).toString("hex")}`;
-	const dbName = `msa_bench_${run}`;
-	const admin = new Client({ connectionString: adminUrl });
-	await admin.connect();
-	await admin.query(`CREATE DATABASE "${dbName}"`);
-	const u = new URL(adminUrl);
-	u.pathname = `/${dbName}`;
-	const idp = await createDevIdp();
-	const jwks = await serveJwks(idp);
-	const port = await freePort();
-	const base = `http://127.0.0.1:${port}`;
-	const common = {
-		DATABASE_URL: u.toString(),
-		REDIS_URL: redisUrl,
-		QUEUE_PREFIX: `msa-bench-${run}`,
-		NAMESPACE: `bench-${run}`,
-		TRANSPORTER: natsUrl,
-		AUTH_JWKS_URL: jwks.url,
-		LABEL_LINK_SECRET: "bench",
-		SANDBOX: "1",
-		SANDBOX_COURIER_PORT: String(await freePort()),
-		PORT: String(port),
-		LOGLEVEL: "warn",
-		NODE_ENV: "production",
-		RATE_LIMIT_ACCOUNT_PER_MIN: "0",
-		RATE_LIMIT_LINK_PER_MIN: "0",
+	const {
+		run,
+		base,
+		idp,
+		common: shared,
+		cleanup,
+	} = await benchEnvironment({
 		INTAKE_BULK_BATCH: process.env.INTAKE_BULK_BATCH,
-	};
+	});
+	const common = { ...shared, TRANSPORTER: natsUrl };
 	// BENCH_INTAKE_NODE_OPTIONS: e.g. `--max-old-space-size=256` (a smaller heap makes V8 collect sooner)
 	const intakeEnv = {
 		...common,
@@ -171,17 +147,7 @@ async function main(): Promise<void> {
 	let intake: StartedProcess = startProcess(intakeEnv);
 	const close = async () => {
 		await Promise.all([core.stop(), intake.stop()]);
-		jwks.server.close();
-		await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
-		await admin.end();
-		const r = new IORedis(redisUrl);
-		let cursor = "0";
-		do {
-			const [next, keys] = await r.scan(cursor, "MATCH", `msa-bench-${run}:*`, "COUNT", 1000);
-			cursor = next;
-			if (keys.length) await r.del(...keys);
-		} while (cursor !== "0");
-		await r.quit();
+		await cleanup();
 	};
 	try {
 		await waitReady(base, [core, intake], 90_000);

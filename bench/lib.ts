@@ -47,12 +47,29 @@ export interface BenchSystem {
 	close(): Promise<void>;
 }
 
+/** A benchmark's own database, identity provider, ports and environment (see {@link benchEnvironment}). */
+export interface BenchEnvironment {
+	/** run id (database, Redis prefix and NATS namespace carry it) */
+	run: string;
+	/** e.g. `http://127.0.0.1:PORT` (the gateway's `PORT` in `common`) */
+	base: string;
+	databaseUrl: string;
+	idp: Awaited<ReturnType<typeof createDevIdp>>;
+	/** the environment every process of the run gets (plus its own SERVICES, TRANSPORTER, …) */
+	common: Record<string, string | undefined>;
+	/** closes the JWKS server, drops the database, the Redis keys and the run's JetStream streams */
+	cleanup(): Promise<void>;
+}
+
 /**
- * Creates a database, starts the system (`BENCH_SPLIT`, plus `env` for every
- * process: e.g. SANDBOX_COURIER_DELAY_MS, BOOKING_*), waits for `/ready` and
- * creates the merchant's warehouse. On failure everything is removed.
+ * Creates a run's database, a development identity provider serving its JWKS,
+ * free ports and the environment common to every process (sandbox on, edge
+ * rate limits off unless set: one bench merchant sends far more than a real
+ * account would), with `env` on top. `cleanup` removes all of it.
  */
-export async function startSystem(env: Record<string, string | undefined> = {}): Promise<BenchSystem> {
+export async function benchEnvironment(
+	env: Record<string, string | undefined> = {},
+): Promise<BenchEnvironment> {
 	const run = `${Date.now().toString(36)}_${randomBytes(2).toString("hex")}`;
 	const db = `msa_bench_${run}`;
 	const admin = new Client({ connectionString: adminUrl });
@@ -63,7 +80,6 @@ export async function startSystem(env: Record<string, string | undefined> = {}):
 	const idp = await createDevIdp();
 	const jwks = await serveJwks(idp);
 	const port = await freePort();
-	const base = `http://127.0.0.1:${port}`;
 	const common = {
 		DATABASE_URL: u.toString(),
 		REDIS_URL: redisUrl,
@@ -77,11 +93,35 @@ export async function startSystem(env: Record<string, string | undefined> = {}):
 		PORT: String(port),
 		LOGLEVEL: "warn",
 		NODE_ENV: "production",
-		// one merchant offers far more than a real account would: the edge rate limits are off unless set
 		RATE_LIMIT_ACCOUNT_PER_MIN: process.env.RATE_LIMIT_ACCOUNT_PER_MIN ?? "0",
 		RATE_LIMIT_LINK_PER_MIN: process.env.RATE_LIMIT_LINK_PER_MIN ?? "0",
 		...env,
 	};
+	const cleanup = async () => {
+		jwks.server.close();
+		await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
+		await admin.end();
+		const r = new IORedis(redisUrl);
+		let cursor = "0";
+		do {
+			const [next, keys] = await r.scan(cursor, "MATCH", `msa-bench-${run}:*`, "COUNT", 1000);
+			cursor = next;
+			if (keys.length) await r.del(...keys);
+		} while (cursor !== "0");
+		await r.quit();
+		await dropStreams(`bench-${run}`, natsUrl).catch(() => undefined);
+	};
+	return { run, base: `http://127.0.0.1:${port}`, databaseUrl: u.toString(), idp, common, cleanup };
+}
+
+/**
+ * Starts the system (`BENCH_SPLIT`, plus `env` for every process: e.g.
+ * SANDBOX_COURIER_DELAY_MS, BOOKING_*) on its own {@link benchEnvironment},
+ * waits for `/ready` and creates the merchant's warehouse. On failure
+ * everything is removed.
+ */
+export async function startSystem(env: Record<string, string | undefined> = {}): Promise<BenchSystem> {
+	const { run, base, databaseUrl, idp, common, cleanup } = await benchEnvironment(env);
 	// BENCH_COURIER=process: the sandbox courier (simulator) runs in its own process, as an
 	// external courier would, so the system's figures do not include the courier's own work.
 	const courierApart = process.env.BENCH_COURIER === "process";
@@ -106,18 +146,7 @@ export async function startSystem(env: Record<string, string | undefined> = {}):
 		procs.push(startProcess({ ...common, SERVICES: "simulator", PORT: String(await freePort()) }));
 	const close = async () => {
 		await Promise.all(procs.map((p) => p.stop()));
-		jwks.server.close();
-		await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
-		await admin.end();
-		const r = new IORedis(redisUrl);
-		let cursor = "0";
-		do {
-			const [next, keys] = await r.scan(cursor, "MATCH", `msa-bench-${run}:*`, "COUNT", 1000);
-			cursor = next;
-			if (keys.length) await r.del(...keys);
-		} while (cursor !== "0");
-		await r.quit();
-		if (split) await dropStreams(`bench-${run}`, natsUrl).catch(() => undefined);
+		await cleanup();
 	};
 	try {
 		await waitReady(base, procs, 90_000);
@@ -127,7 +156,7 @@ export async function startSystem(env: Record<string, string | undefined> = {}):
 		if (wh.status !== 201) throw new Error(`warehouse: ${JSON.stringify(wh.body)}`);
 		return {
 			base,
-			databaseUrl: u.toString(),
+			databaseUrl,
 			run,
 			token,
 			api,

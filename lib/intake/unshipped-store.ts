@@ -223,10 +223,10 @@ const EDIT_SQL = (() => {
 	const sent = (i: number) => `$${4 + 2 * i}::boolean`;
 	const val = (i: number) => `$${5 + 2 * i}::text`;
 	const sets = COLUMNS.map((c, i) => `${c} = CASE WHEN ${sent(i)} THEN ${val(i)} ELSE o.${c} END`);
-	const any = COLUMNS.map((c, i) => `(${sent(i)} AND o.${c} IS DISTINCT FROM ${val(i)})`).join(" OR ");
+	const changed = COLUMNS.map((c, i) => `(${sent(i)} AND o.${c} IS DISTINCT FROM ${val(i)})`).join(" OR ");
 	return `UPDATE intake.orders o SET ${sets.join(", ")},
-			edited_at = CASE WHEN ${any} THEN now() ELSE o.edited_at END,
-			updated_at = CASE WHEN ${any} THEN now() ELSE o.updated_at END
+			edited_at = CASE WHEN ${changed} THEN now() ELSE o.edited_at END,
+			updated_at = CASE WHEN ${changed} THEN now() ELSE o.updated_at END
 		FROM (SELECT order_id, ${COLUMNS.join(", ")}
 			FROM intake.orders WHERE order_id = $1 AND sender_id = $2 FOR UPDATE) old
 		WHERE o.order_id = old.order_id AND o.sender_id = $2

@@ -136,13 +136,13 @@ export async function* readXlsx(buf: Buffer): AsyncGenerator<SourceRow> {
 			for await (const row of sheet) {
 				const values = row.values as ExcelJS.CellValue[];
 				const cells: string[] = [];
-				let any = false;
+				let hasValue = false;
 				for (let i = 1; i < values.length; i++) {
 					const s = cellText(values[i]);
-					if (s.trim() !== "") any = true;
+					if (s.trim() !== "") hasValue = true;
 					cells.push(s);
 				}
-				if (any) yield { cells };
+				if (hasValue) yield { cells };
 			}
 			return; // first sheet only
 		}
