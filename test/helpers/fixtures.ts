@@ -4,6 +4,7 @@
  * bodies (spec field names) for requests. Real Indian addresses and pincodes.
  */
 import type { Address, CourierInfo, OrderRecord, Warehouse, WarehouseLeg } from "../../lib/contracts";
+import type { BookRequest } from "../../lib/couriers";
 
 let nextId = 500_000 + Math.floor(Math.random() * 100_000) * 10;
 /** A fresh positive id (orders, warehouses) unlikely to collide across runs. */
@@ -181,5 +182,42 @@ export function orderBody(
 			height: 5,
 		},
 		order: { pickup_address_id, order_type: 1 },
+	};
+}
+
+/**
+ * A prepaid forward courier booking request (lib/couriers `BookRequest`,
+ * weights kg, money rupees) with client reference `reference`, collected at
+ * pickup location `pickupCode` (address `pickup`, also the return address) for
+ * consignee `consigneeName` in Mumbai 400069: what adapter-level specs book at
+ * the sandbox courier before they track, cancel or act on the AWB.
+ */
+export function bookRequestFor(
+	reference: string,
+	pickupCode: string,
+	pickup: Address,
+	consigneeName = "Ravi Kumar",
+): BookRequest {
+	return {
+		reference,
+		order_no: `ORD-${reference}`,
+		direction: "forward",
+		payment: "prepaid",
+		cod_amount: 0,
+		declared_value: 499,
+		weight_kg: 0.5,
+		dimensions_cm: null,
+		product_description: "Cotton kurta",
+		pickup_location_code: pickupCode,
+		pickup,
+		consignee: {
+			name: consigneeName,
+			phone: "9123456780",
+			address_1: "Flat 4, Andheri East",
+			city: "Mumbai",
+			state: "Maharashtra",
+			pincode: "400069",
+		},
+		return_address: pickup,
 	};
 }

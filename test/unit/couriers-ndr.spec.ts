@@ -22,7 +22,7 @@ import { sandboxSettings } from "../../lib/couriers/sandbox/settings";
 import { getSequelize, select } from "../../lib/db";
 import { addScan } from "../../lib/simulator/api";
 import { startBroker } from "../helpers/broker";
-import { address as fixtureAddress, courier as fixtureCourier } from "../helpers/fixtures";
+import { bookRequestFor, address as fixtureAddress, courier as fixtureCourier } from "../helpers/fixtures";
 import { freePort } from "../helpers/net";
 
 const run = Math.random().toString(36).slice(2, 8);
@@ -39,29 +39,7 @@ const location: PickupLocation = {
 };
 
 function bookReq(name = "Ravi Kumar"): BookRequest {
-	const reference = `ndr-${run}-${++seq}`;
-	return {
-		reference,
-		order_no: `ORD-${reference}`,
-		direction: "forward",
-		payment: "prepaid",
-		cod_amount: 0,
-		declared_value: 499,
-		weight_kg: 0.5,
-		dimensions_cm: null,
-		product_description: "Cotton kurta",
-		pickup_location_code: WH,
-		pickup: address,
-		consignee: {
-			name,
-			phone: "9123456780",
-			address_1: "Flat 4, Andheri East",
-			city: "Mumbai",
-			state: "Maharashtra",
-			pincode: "400069",
-		},
-		return_address: address,
-	};
+	return bookRequestFor(`ndr-${run}-${++seq}`, WH, address, name);
 }
 
 /** The India Standard Time day of now plus `n` days. */

@@ -17,7 +17,7 @@ import { getSequelize, select } from "../../lib/db";
 import { addScan } from "../../lib/simulator/api";
 import { EMITTABLE_EVENTS } from "../../lib/simulator/couriers";
 import { startBroker } from "../helpers/broker";
-import { address as fixtureAddress, courier as fixtureCourier } from "../helpers/fixtures";
+import { bookRequestFor, address as fixtureAddress, courier as fixtureCourier } from "../helpers/fixtures";
 import { freePort } from "../helpers/net";
 import { eventually } from "../helpers/poll";
 
@@ -37,28 +37,7 @@ const location: PickupLocation = {
 };
 
 function bookReq(reference: string): BookRequest {
-	return {
-		reference,
-		order_no: `ORD-${reference}`,
-		direction: "forward",
-		payment: "prepaid",
-		cod_amount: 0,
-		declared_value: 499,
-		weight_kg: 0.5,
-		dimensions_cm: null,
-		product_description: "Cotton kurta",
-		pickup_location_code: WH,
-		pickup: address,
-		consignee: {
-			name: "Ravi Kumar",
-			phone: "9123456780",
-			address_1: "Flat 4, Andheri East",
-			city: "Mumbai",
-			state: "Maharashtra",
-			pincode: "400069",
-		},
-		return_address: address,
-	};
+	return bookRequestFor(reference, WH, address);
 }
 
 /** A pushed request as the receiver got it. */
