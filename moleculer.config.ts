@@ -27,7 +27,7 @@ export default function brokerOptions(
 		transporter: cfg.transporter
 			? { type: "NATS", options: { url: cfg.transporter, maxReconnectAttempts: -1 } }
 			: undefined,
-		serializer: "JSON",
+		serializer: "CBOR",
 		requestTimeout: 20_000,
 		retryPolicy: { enabled: false },
 		circuitBreaker: { enabled: false },

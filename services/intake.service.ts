@@ -758,8 +758,10 @@ export default defineService<IntakeVars>()({
 		 * `unsupported_file_type` (not .csv / .xlsx); 400 `file_type_mismatch`
 		 * (name and content type disagree); 400 `invalid_pickup_address` (not one
 		 * of the caller's active warehouses, `warehouses.resolve`); 413
-		 * `file_too_large`; 400 `empty_file`; 400 `file_content_mismatch` (bytes
-		 * not an XLSX zip with `[Content_Types].xml` / not UTF-8 text without NUL).
+		 * `file_too_large`; 400 `empty_file`; 400 `file_refused` (an XLSX past a
+		 * zip bound: entries, sizes, ratio, shared strings, or local headers that
+		 * disagree with its central directory); 400 `file_content_mismatch` (bytes
+		 * not a zip holding an XLSX workbook / not UTF-8 text without NUL).
 		 * 202 `{job_id, status:"queued"}` once the job row and the file's bytes
 		 * are committed (one transaction) and the BullMQ job `bulk-<id>` is added
 		 * to `intake-bulk`. Read-only roles 403 `Read-only role`; roles without

@@ -222,4 +222,15 @@ CREATE TABLE IF NOT EXISTS intake.bulk_rows (
 			);
 		},
 	},
+	{
+		// a bulk file in parts of at most 1 MB (lib/intake/bulk/jobs-store.ts FILE_PART): one 25 MB parameter made
+		// node-postgres copy the file several times over while serialising it, and reading it back one 50 MB hex string
+		name: "0006-bulk-file-parts",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`ALTER TABLE intake.bulk_files ADD COLUMN IF NOT EXISTS part integer NOT NULL DEFAULT 0`);
+			await q(`ALTER TABLE intake.bulk_files DROP CONSTRAINT IF EXISTS bulk_files_pkey`);
+			await q(`ALTER TABLE intake.bulk_files ADD CONSTRAINT bulk_files_pkey PRIMARY KEY (job_id, part)`);
+		},
+	},
 ];

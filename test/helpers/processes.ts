@@ -15,11 +15,20 @@ export interface StartedProcess {
 	stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Spawns `node --require tsx/cjs bin/start.ts` with exactly `env` (plus PATH/HOME). */
-export function startProcess(env: Record<string, string | undefined>): StartedProcess {
+/**
+ * Spawns `node --require tsx/cjs bin/start.ts` with exactly `env` (plus
+ * PATH/HOME); with `opts.compiled`, `node dist/bin/start.js` (run `npm run
+ * build` first): the compiled JavaScript production runs, without tsx's
+ * compiler in memory.
+ */
+export function startProcess(
+	env: Record<string, string | undefined>,
+	opts: { compiled?: boolean } = {},
+): StartedProcess {
 	const clean: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root" };
 	for (const [k, v] of Object.entries(env)) if (v !== undefined) clean[k] = v;
-	const child = spawn(process.execPath, ["--require", "tsx/cjs", "bin/start.ts"], {
+	const args = opts.compiled ? ["dist/bin/start.js"] : ["--require", "tsx/cjs", "bin/start.ts"];
+	const child = spawn(process.execPath, args, {
 		cwd: root,
 		env: clean,
 		stdio: ["ignore", "pipe", "pipe"],

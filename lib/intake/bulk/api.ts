@@ -6,6 +6,8 @@
  * No SQL here (lib/intake/bulk/jobs-store.ts); the parsing of the file's rows
  * is the job's (lib/intake/bulk/process.ts).
  */
+
+import { isUtf8 } from "node:buffer";
 import type { Readable } from "node:stream";
 import ExcelJS from "exceljs";
 import type { Sequelize } from "sequelize";
@@ -38,6 +40,7 @@ import {
 	type RowDecision,
 	rejectAllInReview,
 } from "./jobs-store";
+import { BulkFileError, inspectXlsx, looksLikeZip, XLSX_LIMITS } from "./xlsx";
 
 /** Largest accepted file: 25 MB (26,214,400 bytes; issue 10). Enforced while streaming by the gateway too. */
 export const BULK_MAX_BYTES = 25 * 1024 * 1024;
@@ -115,33 +118,44 @@ export function claimedFormat(fileName: string, contentType: string): BulkFormat
 
 /**
  * Checks the bytes are what the claimed format says: XLSX = a ZIP (local
- * file header `PK\x03\x04`) naming a `[Content_Types].xml` part; CSV = text:
- * valid UTF-8 (a BOM is allowed), no NUL byte, not a ZIP.
+ * file header `PK\x03\x04`) naming a `[Content_Types].xml` part whose zip
+ * structure passes {@link inspectXlsx} (central directory and local headers
+ * only, nothing inflated: milliseconds); CSV = text: valid UTF-8 (a BOM is
+ * allowed), no NUL byte, not a ZIP. The worker inflates and counts every
+ * entry later (`verifyXlsx` of ./xlsx.ts, run by `readXlsx`).
  * @throws 400 `empty_file` for zero bytes
- * @throws 400 `file_content_mismatch` otherwise
+ * @throws 400 `file_refused` for an XLSX past a bound of {@link XLSX_LIMITS} (entries, declared sizes,
+ *   compression ratio, shared strings) or whose local headers disagree with its central directory (possible
+ *   zip bomb); the message names the bound, `limits` lists them
+ * @throws 400 `file_content_mismatch` otherwise (not a zip, unreadable or unsupported zip, no `xl/workbook.xml`,
+ *   not UTF-8 text)
  */
-export function checkBytes(format: BulkFormat, bytes: Buffer): void {
+export async function checkBytes(format: BulkFormat, bytes: Buffer): Promise<void> {
 	if (bytes.length === 0) throw apiError(400, "empty_file", "import_file is empty");
-	const zip = bytes.length >= 4 && bytes.readUInt32LE(0) === 0x04034b50;
+	const zip = looksLikeZip(bytes);
 	if (format === "xlsx") {
-		if (!zip || !bytes.includes("[Content_Types].xml")) {
-			throw apiError(
+		const mismatch = (why?: string) =>
+			apiError(
 				400,
 				"file_content_mismatch",
-				"import_file is named or typed XLSX but is not an XLSX workbook",
+				`import_file is named or typed XLSX but is not an XLSX workbook${why ? `: ${why}` : ""}`,
 			);
+		if (!zip || !bytes.includes("[Content_Types].xml")) throw mismatch();
+		try {
+			await inspectXlsx(bytes);
+		} catch (err) {
+			if (!(err instanceof BulkFileError)) throw err;
+			if (err.kind === "refused") {
+				throw apiError(400, "file_refused", `import_file refused: ${err.message}`, {
+					limits: { ...XLSX_LIMITS },
+				});
+			}
+			throw mismatch(err.message);
 		}
 		return;
 	}
-	let textOk = !zip && !bytes.includes(0);
-	if (textOk) {
-		try {
-			new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-		} catch {
-			textOk = false;
-		}
-	}
-	if (!textOk) {
+	// isUtf8 validates in place (a decode would copy the 25 MB into a string)
+	if (zip || bytes.includes(0) || !isUtf8(bytes)) {
 		throw apiError(400, "file_content_mismatch", "import_file is named or typed CSV but is not UTF-8 text");
 	}
 }
@@ -397,9 +411,10 @@ export interface UploadInput {
 /**
  * `POST /v1/intake/bulk`: checks (in this order) `sender_address_id` present,
  * the file part present (`import_file`), its claimed format, the warehouse
- * (`warehouses.resolve`), then reads the file (≤ 25 MB), checks its bytes,
- * stores job + file in one transaction and enqueues the job. Any refusal
- * drains the unread rest of the stream; nothing is stored.
+ * (`warehouses.resolve`), then reads the file (≤ 25 MB), checks its bytes
+ * ({@link checkBytes}: an XLSX zip bomb is 400 `file_refused` here), stores
+ * job + file in one transaction and enqueues the job. Any refusal drains the
+ * unread rest of the stream; nothing is stored.
  */
 export async function uploadBulk(u: UploadInput): Promise<BulkUploadResult> {
 	const { params, stream } = u;
@@ -413,7 +428,7 @@ export async function uploadBulk(u: UploadInput): Promise<BulkUploadResult> {
 		const format = claimedFormat(file_name, content_type);
 		await u.assertWarehouse(sender_address_id);
 		const bytes = await readUpload(stream);
-		checkBytes(format, bytes);
+		await checkBytes(format, bytes);
 		const job_id = await u.store({
 			sender_id: u.sender_id,
 			file_name: file_name.slice(0, 255),

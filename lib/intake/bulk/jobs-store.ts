@@ -80,9 +80,13 @@ function rowOf(r: Record<string, unknown>): BulkRowDb {
 	};
 }
 
+/** Bytes per stored part of a bulk file (`intake.bulk_files.part`). */
+export const FILE_PART = 1024 * 1024;
+
 /**
  * Stores the upload: the job row (status `queued`) and the file's bytes in
  * ONE transaction, so a job never exists without its file. Returns the job id.
+ * The file is stored in parts of {@link FILE_PART} bytes (`part` 0, 1, …).
  */
 export async function insertBulkJob(db: Sequelize, job: NewBulkJob): Promise<number> {
 	return db.transaction(async (t) => {
@@ -93,12 +97,14 @@ export async function insertBulkJob(db: Sequelize, job: NewBulkJob): Promise<num
 			[job.sender_id, job.file_name, job.content_type, job.format, job.bytes.length, job.sender_address_id],
 			t,
 		);
-		await exec(
-			db,
-			"INSERT INTO intake.bulk_files (job_id, bytes) VALUES ($1, $2)",
-			[row.job_id, job.bytes],
-			t,
-		);
+		for (let part = 0, off = 0; off < job.bytes.length || part === 0; part++, off += FILE_PART) {
+			await exec(
+				db,
+				"INSERT INTO intake.bulk_files (job_id, part, bytes) VALUES ($1, $2, $3)",
+				[row.job_id, part, job.bytes.subarray(off, off + FILE_PART)],
+				t,
+			);
+		}
 		return Number(row.job_id);
 	});
 }

@@ -2,10 +2,11 @@
  * Processing of one bulk job (issue 10), run by `intake.processBulkJob` from
  * BullMQ queue `intake-bulk` (jobId `bulk-<job_id>`).
  *
- * Loads the job and its stored file once (the only copy in memory; readers
- * stream over it), marks it processing (CSV: total counted first by a cheap
+ * Loads the job and its stored file once (moved to the reader thread; it
+ * is read there as a stream), marks it processing (CSV: total counted first by a cheap
  * byte scan), maps the header (an unknown / missing column fails the job
- * before any row), then streams rows in batches of {@link BATCH_ROWS}. Rows
+ * before any row), then streams rows in batches of {@link BATCH_ROWS}, read
+ * by a worker thread with a bounded heap (./reader-thread.ts). Rows
  * ≤ `processed_rows` (the checkpoint) are skipped: a redelivered or restarted
  * job resumes. Each batch: validation (./rows.ts), one `pincode.lookupMany`,
  * one SELECT of the live orders holding the batch's references, then ONE
@@ -23,7 +24,8 @@ import type { Sequelize } from "sequelize";
 import type { PincodeInfo } from "../../contracts";
 import { getQueue } from "../../queue";
 import { cellsOf, HeaderError, type HeaderMap, mapHeader, type RowCells } from "./columns";
-import { countCsvRecords, readCsv, type SourceRow } from "./csv";
+import { countCsvRecords, type SourceRow } from "./csv";
+import { readRowsInThread } from "./reader-thread";
 import { type ParsedRow, parseRow, pincodeMismatch } from "./rows";
 import {
 	advanceJob,
@@ -37,7 +39,7 @@ import {
 	markProcessing,
 	type OutcomeRow,
 } from "./store";
-import { BulkFileError, inspectXlsx, looksLikeZip, readXlsx } from "./xlsx";
+import { BulkFileError, inspectXlsx, looksLikeZip } from "./xlsx";
 
 /** BullMQ queue of bulk jobs. */
 export const BULK_QUEUE = "intake-bulk";
@@ -121,13 +123,13 @@ export async function processBulkJob(deps: BulkDeps, job_id: number): Promise<Bu
 		if (job.format === "xlsx") {
 			await inspectXlsx(file);
 			await markProcessing(deps.db, job_id, null);
-			rows = readXlsx(file);
+			rows = readRowsInThread("xlsx", file);
 		} else {
 			if (looksLikeZip(file) || file.subarray(0, 8192).includes(0))
 				throw new BulkFileError("file is not a CSV text file (binary content)");
 			const records = countCsvRecords(file);
 			await markProcessing(deps.db, job_id, Math.max(0, records - 1));
-			rows = readCsv(file);
+			rows = readRowsInThread("csv", file);
 		}
 	} catch (e) {
 		if (e instanceof BulkFileError) return fail(deps, job_id, e.message);

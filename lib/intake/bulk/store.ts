@@ -43,12 +43,30 @@ export async function loadJob(db: Sequelize, job_id: number, tx?: Transaction): 
 	};
 }
 
-/** The stored file of a job (null: none). */
+/**
+ * The stored file of a job (null: none): its parts (`intake.bulk_files.part`,
+ * at most 1 MB each) read one statement at a time into one buffer of the
+ * file's size, so no 25 MB value crosses the driver at once.
+ */
 export async function loadFile(db: Sequelize, job_id: number): Promise<Buffer | null> {
-	const rows = await select<{ bytes: Buffer }>(db, `SELECT bytes FROM intake.bulk_files WHERE job_id = $1`, [
-		job_id,
-	]);
-	return rows.length ? rows[0].bytes : null;
+	const parts = await select<{ part: number; n: string | number }>(
+		db,
+		`SELECT part, octet_length(bytes) AS n FROM intake.bulk_files WHERE job_id = $1 ORDER BY part`,
+		[job_id],
+	);
+	if (!parts.length) return null;
+	const out = Buffer.allocUnsafe(parts.reduce((s, p) => s + Number(p.n), 0));
+	let off = 0;
+	for (const p of parts) {
+		const [r] = await select<{ bytes: Buffer }>(
+			db,
+			`SELECT bytes FROM intake.bulk_files WHERE job_id = $1 AND part = $2`,
+			[job_id, p.part],
+		);
+		if (!r) return null;
+		off += r.bytes.copy(out, off);
+	}
+	return out;
 }
 
 /** Marks a queued/processing job processing (start time kept on a resume). */

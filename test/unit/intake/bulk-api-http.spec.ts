@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import ExcelJS from "exceljs";
+import JSZip from "jszip";
 import { type Context, type Service, ServiceBroker } from "moleculer";
 import { getSequelize, select } from "../../../lib/db";
 import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
@@ -23,6 +24,7 @@ import { type Answer, http, setEnv } from "../gateway/setup";
 
 const OWNED = 7001;
 const MB25 = 25 * 1024 * 1024;
+const XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
 
 describe("intake bulk upload API over HTTP (issue 10)", function () {
 	this.timeout(60_000);
@@ -219,6 +221,56 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 		assert.equal(notMultipart.status, 400, notMultipart.text);
 		assert.equal((notMultipart.body as { error: string }).error, "invalid_multipart");
 		assert.equal(await jobCount(s), 0);
+	});
+
+	it("(issue 10 hardening) an XLSX zip bomb is 400 file_refused at upload naming the bound, nothing stored; a PNG named .xlsx is 400 file_content_mismatch", async () => {
+		const { s, token } = await account();
+		const workbook = () => {
+			const zip = new JSZip();
+			zip.file("[Content_Types].xml", "<Types/>");
+			zip.file("xl/workbook.xml", "<workbook/>", { createFolders: false });
+			return zip;
+		};
+		// 64 MB of zeros in one sheet: about 280 KB deflated (ratio about 230)
+		const ratio = workbook().file("xl/worksheets/sheet1.xml", Buffer.alloc(64 * 1024 * 1024), {
+			createFolders: false,
+		});
+		const many = workbook();
+		for (let i = 0; i < 1000; i++) many.file(`xl/media/p${i}.xml`, "<p/>", { createFolders: false });
+		for (const [zip, bound] of [
+			[ratio, /compression ratio \d+ \(at most 200\)/],
+			[many, /1002 zip entries \(at most 1000\)/],
+		] as const) {
+			const bytes = await zip.generateAsync({
+				type: "nodebuffer",
+				compression: "DEFLATE",
+				compressionOptions: { level: 1 },
+			});
+			const t = Date.now();
+			const r = await upload(token, { bytes, name: "orders.xlsx", type: XLSX_TYPE });
+			assert.ok(Date.now() - t < 2000, `${Date.now() - t} ms`);
+			assert.equal(r.status, 400, r.text);
+			const body = r.body as { error: string; message: string; limits: { maxEntries: number } };
+			assert.equal(body.error, "file_refused");
+			assert.match(body.message, bound);
+			assert.equal(body.limits.maxEntries, 1000);
+		}
+		const png = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex");
+		const p = await upload(token, { bytes: png, name: "orders.xlsx", type: XLSX_TYPE });
+		assert.equal(p.status, 400, p.text);
+		assert.equal((p.body as { error: string }).error, "file_content_mismatch");
+		const docx = new JSZip();
+		docx.file("[Content_Types].xml", "<Types/>");
+		docx.file("word/document.xml", "<w:document/>");
+		const d = await upload(token, {
+			bytes: await docx.generateAsync({ type: "nodebuffer" }),
+			name: "orders.xlsx",
+			type: XLSX_TYPE,
+		});
+		assert.equal((d.body as { error: string }).error, "file_content_mismatch", d.text);
+		assert.equal(await jobCount(s), 0);
+		// the connection and the service still answer
+		assert.equal((await http(base, "GET", "/v1/intake/jobs", { token })).status, 200);
 	});
 
 	it("a 25 MB file is accepted; 25 MB + 1 byte is 413 file_too_large, nothing stored, the connection usable", async () => {

@@ -1,4 +1,4 @@
-/** Unit: bulk file columns, CSV/XLSX reading, row validation, formula neutralisation, zip bomb (issue 10). */
+/** Unit: bulk file columns, CSV/XLSX reading, row validation, formula neutralisation (issue 10; zip bombs: bulk-zip.spec.ts). */
 import assert from "node:assert/strict";
 import ExcelJS from "exceljs";
 import {
@@ -10,7 +10,7 @@ import {
 } from "../../../lib/intake/bulk/columns";
 import { countCsvRecords, readCsv } from "../../../lib/intake/bulk/csv";
 import { parseRow } from "../../../lib/intake/bulk/rows";
-import { BulkFileError, inspectXlsx, readXlsx } from "../../../lib/intake/bulk/xlsx";
+import { inspectXlsx, readXlsx } from "../../../lib/intake/bulk/xlsx";
 
 async function all<T>(g: AsyncGenerator<T>): Promise<T[]> {
 	const out: T[] = [];
@@ -98,21 +98,5 @@ describe("bulk parsing", () => {
 		assert.equal(rows.length, 2);
 		assert.equal(rows[1].cells[8], "560038");
 		assert.equal(rows[1].cells[1], "=1+1");
-	});
-	it("refuses a zip bomb within a second", async () => {
-		const zlib = await import("node:zlib");
-		// one entry of 600 MB of zeros declared in the central directory
-		const JSZip = (await import("jszip")).default;
-		const zip = new JSZip();
-		zip.file("xl/workbook.xml", "<workbook/>");
-		zip.file("xl/worksheets/sheet1.xml", Buffer.alloc(64 * 1024 * 1024));
-		void zlib;
-		const buf = await zip.generateAsync({ type: "nodebuffer", compression: "DEFLATE" });
-		const t = Date.now();
-		await assert.rejects(
-			inspectXlsx(buf),
-			(e: unknown) => e instanceof BulkFileError && /zip bomb/.test(e.message),
-		);
-		assert.ok(Date.now() - t < 1000);
 	});
 });
