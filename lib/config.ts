@@ -17,6 +17,7 @@ export const ALL_SERVICES = [
 	"booking",
 	"documents",
 	"ndr",
+	"webhooks",
 	"simulator",
 	"devauth",
 	"gateway",

@@ -95,6 +95,7 @@ import { cursorSecretConfigured } from "../lib/cursor";
 import { apiError } from "../lib/errors";
 import { toRupees } from "../lib/money";
 import { defineService } from "../lib/service";
+import { EventOutboxRelay } from "../lib/webhooks/publish";
 import { DbMixin } from "../mixins/db.mixin";
 import { WorkerMixin } from "../mixins/worker.mixin";
 
@@ -102,6 +103,8 @@ type Periodic = "relay" | "sweep" | "track";
 
 /** State set in `created` / `started` (db comes from the DbMixin). */
 interface BookingVars {
+	/** relays `booking.event_outbox` (order.booked / order.booking_failed) to `merchant.events` (issue 11) */
+	eventRelay: EventOutboxRelay | undefined;
 	timings: BookingTimings;
 	/** interval timers of the periodic relay and sweeper */
 	timers: NodeJS.Timeout[];
@@ -646,11 +649,15 @@ export default defineService<BookingVars>()({
 			setInterval(() => this.tick("sweep"), this.timings.sweepMs),
 			setInterval(() => this.tick("track"), this.timings.trackMs),
 		];
+		this.eventRelay = new EventOutboxRelay(this.db, "booking", this.broker, this.logger);
+		await this.eventRelay.start();
 	},
 	async stopped() {
 		this.bookingStopping = true;
 		for (const t of this.timers) clearInterval(t);
 		this.timers = [];
 		await Promise.allSettled([...this.inflight]);
+		await this.eventRelay?.stop();
+		this.eventRelay = undefined;
 	},
 });

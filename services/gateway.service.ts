@@ -23,6 +23,7 @@
  * | POST   /v1/tracking/webhooks/:courier  | booking.courierPush  | none: the courier's signature on the raw body (checked by booking) |
  * | GET    /health                         | gateway.health       | none   |
  * | GET    /ready                          | gateway.ready        | none   |
+ * | GET    /v1/openapi.json, /docs, /docs/:file | (function aliases, lib/openapi/serve.ts) | none: the OpenAPI document and the reference page (issue 11) |
  * | POST   /auth/v1/token?grant_type=…     | devauth.token        | none (only with MSA_DEV_IDP=1) |
  * | GET    /auth/v1/.well-known/jwks.json  | devauth.jwks         | none (only with MSA_DEV_IDP=1) |
  *
@@ -121,12 +122,14 @@ import {
 	BULK_UPLOAD_ALIASES,
 	BULK_UPLOAD_PATH,
 	DEV_IDP_ALIASES,
+	DOCS_ALIASES,
 	LINK_ALIASES,
 	PROBE_ALIASES,
 	WEBHOOK_ALIASES,
 } from "../lib/gateway/routes";
 import { bearerToken, cachedVerifier } from "../lib/gateway/tokens";
 import { BULK_MAX_BYTES, fileTooLarge } from "../lib/intake/bulk/api";
+import { DOCS_HANDLERS, type DocsHandler, documentBytes } from "../lib/openapi/serve";
 import { defineService, type Mixin } from "../lib/service";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"];
@@ -161,7 +164,10 @@ interface RouteOptions {
 	path: string;
 	aliases: Record<
 		string,
-		string | { type: "multipart"; action: string; busboyConfig?: Record<string, unknown> }
+		| string
+		| { type: "multipart"; action: string; busboyConfig?: Record<string, unknown> }
+		/** function alias (the `docs` route): answers itself or calls `next(err)` */
+		| DocsHandler
 	>;
 	mappingPolicy: "restrict";
 	/** false: params are `{body, query, params}` instead of body, query and path params merged */
@@ -616,6 +622,19 @@ export default defineService<GatewayVars>()({
 			logging: false,
 			// Probes must describe THIS gateway node, never another one.
 			callOptions: { nodeID: this.broker.nodeID },
+		});
+		// the API reference (issue 11, lib/openapi/serve.ts): served by this node itself, no auth, no body;
+		// the document is built and serialised now, so a broken description fails the start, not a request
+		documentBytes();
+		this.addRoute({
+			name: "docs",
+			path: "/",
+			aliases: Object.fromEntries(
+				Object.entries(DOCS_ALIASES).map(([key, handler]) => [key, DOCS_HANDLERS[handler]]),
+			),
+			mappingPolicy: "restrict",
+			bodyParsers: false,
+			logging: false,
 		});
 		if (devIdp) {
 			this.addRoute({

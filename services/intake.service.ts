@@ -106,6 +106,7 @@ import {
 import { type OrderInput, parseOrderInput } from "../lib/intake/validation";
 import { WarehouseCache } from "../lib/intake/warehouse-cache";
 import { defineService } from "../lib/service";
+import { EventOutboxRelay } from "../lib/webhooks/publish";
 import { DbMixin } from "../mixins/db.mixin";
 import { WorkerMixin } from "../mixins/worker.mixin";
 
@@ -114,6 +115,8 @@ const RESOLVE_TIMEOUT_MS = 5_000;
 
 /** State set in `created`. */
 interface IntakeVars {
+	/** relays `intake.event_outbox` (order.created) to the `merchant.events` channel (issue 11; made in `started`) */
+	eventRelay: EventOutboxRelay | undefined;
 	warehouseCache: WarehouseCache;
 	/** booking updates of concurrent calls applied together (lib/coalesce.ts; made in `started`: needs the db) */
 	bookingUpdates: (us: BookingUpdate[]) => Promise<Set<string>>;
@@ -898,5 +901,11 @@ export default defineService<IntakeVars>()({
 			.then((ids) => requeueUnfinished(this.db, ids))
 			.then((n) => n && this.logger.info(`bulk: re-enqueued ${n} unfinished job(s)`))
 			.catch((e: Error) => this.logger.warn(`bulk: re-enqueue at start failed: ${e.message}`));
+		this.eventRelay = new EventOutboxRelay(this.db, "intake", this.broker, this.logger);
+		await this.eventRelay.start();
+	},
+	async stopped() {
+		await this.eventRelay?.stop();
+		this.eventRelay = undefined;
 	},
 });

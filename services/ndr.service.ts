@@ -58,10 +58,13 @@ import {
 	recordAction,
 } from "../lib/ndr/store";
 import { defineService } from "../lib/service";
+import { EventOutboxRelay } from "../lib/webhooks/publish";
 import { DbMixin } from "../mixins/db.mixin";
 
 /** State set in `created` / `started` (db comes from the DbMixin). */
 interface NdrVars {
+	/** relays `ndr.event_outbox` (ndr.opened / ndr.closed) to `merchant.events` (issue 11) */
+	eventRelay: EventOutboxRelay | undefined;
 	settings: NdrSettings;
 	notifier: Notifier;
 	timer: NodeJS.Timeout | undefined;
@@ -330,10 +333,14 @@ export default defineService<NdrVars>()({
 			throw new Error("ndr: CURSOR_SECRET or LABEL_LINK_SECRET is required (signed page cursors)");
 		}
 		this.timer = setInterval(() => this.tick(), this.settings.policyMs);
+		this.eventRelay = new EventOutboxRelay(this.db, "ndr", this.broker, this.logger);
+		await this.eventRelay.start();
 	},
 	async stopped() {
 		if (this.timer) clearInterval(this.timer);
 		this.timer = undefined;
 		await this.passing;
+		await this.eventRelay?.stop();
+		this.eventRelay = undefined;
 	},
 });

@@ -20,6 +20,7 @@
  *   (`from_pin`, `to_pin`) and `picked_up_at` (lib/booking/tracking.ts).
  */
 import type { Migration } from "../db";
+import { eventOutboxDdl } from "../webhooks/publish";
 
 export const BOOKING_MIGRATIONS: Migration[] = [
 	{
@@ -207,6 +208,45 @@ export const BOOKING_MIGRATIONS: Migration[] = [
 			await q(`ALTER TABLE booking.outbox DROP CONSTRAINT IF EXISTS outbox_kind_check`);
 			await q(`ALTER TABLE booking.outbox ADD CONSTRAINT outbox_kind_check
 				CHECK (kind IN ('enqueue_booking', 'order_update', 'lane_outcome', 'status_event', 'courier_label'))`);
+		},
+	},
+	{
+		// Merchant webhooks (issue 11): the event outbox (lib/webhooks/publish.ts) and `order.booked` /
+		// `order.booking_failed`, written by a trigger on the seq-2 `order_update` outbox row of a booked or
+		// failed attempt (markBooked / markFailed: the same statement as the state change; an AUTO fall-over
+		// writes no order update, so only the booking's final outcome is an event), relayed to the durable
+		// channel `merchant.events` by the booking service's EventOutboxRelay.
+		name: "webhooks-0001-booking-events",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			for (const sql of eventOutboxDdl("booking")) await q(sql);
+			await q(`CREATE OR REPLACE FUNCTION booking.booking_outcome_event() RETURNS trigger LANGUAGE plpgsql AS $$
+			DECLARE p jsonb := NEW.payload; booked boolean := (NEW.payload->>'state') = 'booked';
+			BEGIN
+				INSERT INTO booking.event_outbox (event) VALUES (jsonb_build_object(
+					'event_id', CASE WHEN booked THEN 'order.booked:' ELSE 'order.booking_failed:' END || (p->>'attempt_id'),
+					'type', CASE WHEN booked THEN 'order.booked' ELSE 'order.booking_failed' END,
+					'sender_id', (p->>'sender_id')::bigint,
+					'order_id', (p->>'order_id')::bigint,
+					'occurred_at', now(),
+					'data', CASE WHEN booked THEN jsonb_build_object(
+						'order_id', (p->>'order_id')::bigint,
+						'awb_number', p->>'awb_number',
+						'courier', p->>'courier',
+						'logistic_id', (p->>'logistic_id')::integer,
+						'status', 'booked')
+					ELSE jsonb_build_object(
+						'order_id', (p->>'order_id')::bigint,
+						'status', 'booking_failed',
+						'reason', p->>'failure_reason',
+						'failure_code', p->>'failure_code') END));
+				RETURN NULL;
+			END $$`);
+			await q("DROP TRIGGER IF EXISTS booking_outcome_event ON booking.outbox");
+			await q(`CREATE TRIGGER booking_outcome_event AFTER INSERT ON booking.outbox
+				FOR EACH ROW WHEN (NEW.kind = 'order_update' AND (NEW.payload->>'seq') = '2'
+				  AND (NEW.payload->>'state') IN ('booked', 'failed'))
+				EXECUTE FUNCTION booking.booking_outcome_event()`);
 		},
 	},
 ];

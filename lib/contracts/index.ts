@@ -20,6 +20,7 @@ import type { PincodeActions, PincodeEvents } from "./pincode";
 import type { PlatformActions, PlatformEvents } from "./platform";
 import type { RatesActions, RatesEvents } from "./rates";
 import type { WarehousesActions, WarehousesEvents } from "./warehouses";
+import type { WebhooksActions, WebhooksEvents } from "./webhooks";
 
 export * from "./booking";
 export * from "./call";
@@ -31,6 +32,7 @@ export * from "./pincode";
 export * from "./platform";
 export * from "./rates";
 export * from "./warehouses";
+export * from "./webhooks";
 
 /** Every action: `"<service>.<action>"` → `{params, result}`. */
 export interface Actions
@@ -41,6 +43,7 @@ export interface Actions
 		BookingActions,
 		DocumentsActions,
 		NdrActions,
+		WebhooksActions,
 		PlatformActions {}
 
 /** Every event: name → payload. Events are notifications (drop a cache), never state (ARCHITECTURE §5). */
@@ -52,6 +55,7 @@ export interface Events
 		BookingEvents,
 		DocumentsEvents,
 		NdrEvents,
+		WebhooksEvents,
 		PlatformEvents {}
 
 export type ActionName = keyof Actions;

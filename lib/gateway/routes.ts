@@ -49,6 +49,16 @@ export const API_ALIASES = {
 	"GET /v1/ndr": "ndr.list",
 	"GET /v1/ndr/counts": "ndr.counts",
 	"POST /v1/ndr/:id/comment": "ndr.comment",
+	// merchant webhooks (issue 11): the webhooks service; writes need `orders.write`, reads any role
+	"POST /v1/webhooks": "webhooks.create",
+	"GET /v1/webhooks": "webhooks.list",
+	"GET /v1/webhooks/:id": "webhooks.get",
+	"PATCH /v1/webhooks/:id": "webhooks.update",
+	"DELETE /v1/webhooks/:id": "webhooks.remove",
+	"POST /v1/webhooks/:id/rotate-secret": "webhooks.rotateSecret",
+	"GET /v1/webhooks/:id/deliveries": "webhooks.deliveries",
+	"POST /v1/webhooks/:id/deliveries/:delivery_id/redeliver": "webhooks.redeliver",
+	"POST /v1/webhooks/:id/test": "webhooks.test",
 	"GET /v1/warehouses": "warehouses.list",
 	"POST /v1/warehouses": "warehouses.create",
 	"PATCH /v1/warehouses/:id": "warehouses.update",
@@ -103,6 +113,21 @@ export const PROBE_ALIASES = {
 	/** Readiness: 200 `{status:"ready", services}` or 503 `{error:"not_ready", message, missing}`. */
 	"GET /ready": "gateway.ready",
 } as const satisfies Record<string, ActionName>;
+
+/**
+ * The API reference (issue 11; lib/openapi): the OpenAPI 3.1 document and the
+ * browsable page with its assets, served by the gateway itself (function
+ * aliases of its `docs` route, no action, no bearer token, no body). Values
+ * name the handler in lib/openapi/serve.ts (`DOCS_HANDLERS`).
+ */
+export const DOCS_ALIASES = {
+	/** The OpenAPI 3.1 document (JSON, cacheable, ETag). */
+	"GET /v1/openapi.json": "openapi.document",
+	/** The API reference page (Swagger UI, served offline from the npm package). */
+	"GET /docs": "openapi.page",
+	/** The page's scripts, styles and icons (a fixed list; anything else is 404). */
+	"GET /docs/:file": "openapi.asset",
+} as const;
 
 /**
  * Development identity provider (zero-setup start only, env `MSA_DEV_IDP=1`;

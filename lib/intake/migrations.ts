@@ -15,6 +15,7 @@
  * `customer_order_no` makes a new order.
  */
 import type { Migration } from "../db";
+import { eventOutboxDdl } from "../webhooks/publish";
 
 /** Ordered migrations for `DbMixin("intake", INTAKE_MIGRATIONS)`. */
 export const INTAKE_MIGRATIONS: Migration[] = [
@@ -231,6 +232,36 @@ CREATE TABLE IF NOT EXISTS intake.bulk_rows (
 			await q(`ALTER TABLE intake.bulk_files ADD COLUMN IF NOT EXISTS part integer NOT NULL DEFAULT 0`);
 			await q(`ALTER TABLE intake.bulk_files DROP CONSTRAINT IF EXISTS bulk_files_pkey`);
 			await q(`ALTER TABLE intake.bulk_files ADD CONSTRAINT bulk_files_pkey PRIMARY KEY (job_id, part)`);
+		},
+	},
+	{
+		// Merchant webhooks (issue 11): the event outbox (lib/webhooks/publish.ts) and `order.created`, written by a
+		// trigger in the transaction that inserts the order (every create path: single, return, bulk), relayed to
+		// the durable channel `merchant.events` by the intake service's EventOutboxRelay.
+		name: "webhooks-0001-order-created-events",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			for (const sql of eventOutboxDdl("intake")) await q(sql);
+			await q(`CREATE OR REPLACE FUNCTION intake.order_created_event() RETURNS trigger LANGUAGE plpgsql AS $$
+			BEGIN
+				INSERT INTO intake.event_outbox (event) VALUES (jsonb_build_object(
+					'event_id', 'order.created:' || NEW.order_id,
+					'type', 'order.created',
+					'sender_id', NEW.sender_id,
+					'order_id', NEW.order_id,
+					'occurred_at', NEW.created_at,
+					'data', jsonb_build_object(
+						'order_id', NEW.order_id,
+						'order_no', NEW.customer_order_no,
+						'direction', CASE WHEN NEW.shipment_type = 1 THEN 'reverse' ELSE 'forward' END,
+						'payment_mode', CASE WHEN NEW.order_type = 1 THEN 'cod' ELSE 'prepaid' END,
+						'status', NEW.status,
+						'pickup_address_id', NEW.pickup_address_id)));
+				RETURN NULL;
+			END $$`);
+			await q("DROP TRIGGER IF EXISTS order_created_event ON intake.orders");
+			await q(`CREATE TRIGGER order_created_event AFTER INSERT ON intake.orders
+				FOR EACH ROW EXECUTE FUNCTION intake.order_created_event()`);
 		},
 	},
 ];

@@ -376,7 +376,7 @@ const commonFields: ValidationSchema = {
 	product: productRule,
 };
 
-const forwardSchema: ValidationSchema = {
+export const forwardSchema: ValidationSchema = {
 	...commonFields,
 	order: obj({
 		pickup_address_id: id(),
@@ -387,7 +387,7 @@ const forwardSchema: ValidationSchema = {
 	}),
 };
 
-const reverseSchema: ValidationSchema = {
+export const reverseSchema: ValidationSchema = {
 	...commonFields,
 	order: obj({
 		pickup_address_id: id(true),

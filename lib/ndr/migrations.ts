@@ -18,6 +18,7 @@
  * - `ndr.notifications`: buyer notifications (lib/ndr/notifier.ts).
  */
 import type { Migration } from "../db";
+import { eventOutboxDdl } from "../webhooks/publish";
 
 /** Ordered migrations for `DbMixin("ndr", NDR_MIGRATIONS)`. */
 export const NDR_MIGRATIONS: Migration[] = [
@@ -154,6 +155,53 @@ export const NDR_MIGRATIONS: Migration[] = [
 				)`,
 				{ transaction },
 			);
+		},
+	},
+	{
+		// Merchant webhooks (issue 11): the event outbox (lib/webhooks/publish.ts) and `ndr.opened` (a case
+		// inserted) / `ndr.closed` (a case takes a scanned outcome: delivered, RTO, lost / damaged / cancelled;
+		// the policy's `rto_requested` is not a close), written by triggers in the transaction of the change,
+		// relayed to the durable channel `merchant.events` by the ndr service's EventOutboxRelay.
+		name: "webhooks-0001-ndr-events",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			for (const sql of eventOutboxDdl("ndr")) await q(sql);
+			await q(`CREATE OR REPLACE FUNCTION ndr.case_event() RETURNS trigger LANGUAGE plpgsql AS $$
+			DECLARE kind text;
+			BEGIN
+				IF TG_OP = 'INSERT' THEN
+					kind := 'ndr.opened';
+				ELSIF NEW.closed_status IS NOT NULL AND NEW.closed_status <> 'rto_requested'
+				  AND (OLD.closed_status IS NULL OR OLD.closed_status = 'rto_requested') THEN
+					kind := 'ndr.closed';
+				ELSE
+					RETURN NULL;
+				END IF;
+				INSERT INTO ndr.event_outbox (event) VALUES (jsonb_build_object(
+					'event_id', kind || ':' || NEW.id,
+					'type', kind,
+					'sender_id', NEW.sender_id,
+					'order_id', NEW.order_id,
+					'occurred_at', CASE WHEN kind = 'ndr.opened' THEN NEW.created_at ELSE COALESCE(NEW.closed_at, now()) END,
+					'data', jsonb_build_object(
+						'order_id', NEW.order_id,
+						'order_no', NULLIF(NEW.customer_order_no, ''),
+						'ndr_id', NEW.id,
+						'awb_number', NEW.awb_number,
+						'courier', NULLIF(NEW.courier_name, ''),
+						'logistic_id', NEW.logistic_id,
+						'reason', NEW.reason,
+						'attempts', NEW.attempts,
+						'status', CASE WHEN kind = 'ndr.opened' THEN 'undelivered' ELSE NEW.closed_status END,
+						'tab', NEW.status)));
+				RETURN NULL;
+			END $$`);
+			await q("DROP TRIGGER IF EXISTS case_opened_event ON ndr.cases");
+			await q(`CREATE TRIGGER case_opened_event AFTER INSERT ON ndr.cases
+				FOR EACH ROW EXECUTE FUNCTION ndr.case_event()`);
+			await q("DROP TRIGGER IF EXISTS case_closed_event ON ndr.cases");
+			await q(`CREATE TRIGGER case_closed_event AFTER UPDATE OF closed_status ON ndr.cases
+				FOR EACH ROW EXECUTE FUNCTION ndr.case_event()`);
 		},
 	},
 ];

@@ -34,7 +34,7 @@ const PIN = {
 } as const;
 
 /** Rules shared by both inputs: the two pincodes and the two weights (kg). */
-const LANE_RULES: ValidationSchema = {
+export const LANE_RULES: ValidationSchema = {
 	$$strict: "remove",
 	from_pin: PIN,
 	to_pin: PIN,
@@ -50,7 +50,7 @@ const LANE_RULES: ValidationSchema = {
 };
 
 /** An amount in rupees (the COD amount), optional. */
-const RUPEES = {
+export const RUPEES = {
 	type: "number",
 	convert: true,
 	min: 0,
@@ -60,7 +60,7 @@ const RUPEES = {
 } as const;
 
 /** "forward" | "reverse", optional. */
-const DIRECTION = {
+export const DIRECTION = {
 	type: "enum",
 	values: ["forward", "reverse"] satisfies ShipmentDirection[],
 	optional: true,

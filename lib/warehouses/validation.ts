@@ -57,7 +57,7 @@ const MIRROR: ReadonlyArray<[keyof WarehouseFields, keyof WarehouseFields]> = [
 	["pincode", "return_pincode"],
 ];
 
-const FORWARD_REQUIRED = [
+export const FORWARD_REQUIRED = [
 	"warehouse_name",
 	"contact_person_name",
 	"contact_no",
@@ -66,8 +66,8 @@ const FORWARD_REQUIRED = [
 	"state",
 	"pincode",
 ] as const;
-const FORWARD_OPTIONAL = ["contact_email", "address_line_2", "gstin"] as const;
-const RETURN_REQUIRED = [
+export const FORWARD_OPTIONAL = ["contact_email", "address_line_2", "gstin"] as const;
+export const RETURN_REQUIRED = [
 	"return_contact_person_name",
 	"return_contact_no",
 	"return_address_line_1",
@@ -75,7 +75,11 @@ const RETURN_REQUIRED = [
 	"return_state",
 	"return_pincode",
 ] as const;
-const RETURN_OPTIONAL = ["return_warehouse_name", "return_contact_email", "return_address_line_2"] as const;
+export const RETURN_OPTIONAL = [
+	"return_warehouse_name",
+	"return_contact_email",
+	"return_address_line_2",
+] as const;
 const RETURN_FIELDS = [...RETURN_REQUIRED, ...RETURN_OPTIONAL] as const;
 const FORWARD_FIELDS = [...FORWARD_REQUIRED, ...FORWARD_OPTIONAL, "warehouse_type"] as const;
 
@@ -100,7 +104,7 @@ const BASE_MESSAGES = {
 const GSTIN = /^[0-9]{2}[A-Z]{5}[0-9]{4}[A-Z][1-9A-Z]Z[0-9A-Z]$/;
 
 /** fastest-validator rule of one base field (without the `return_` prefix). */
-function ruleFor(base: string, optional: boolean): ValidationRuleObject {
+export function ruleFor(base: string, optional: boolean): ValidationRuleObject {
 	const text = (min: number, max: number): ValidationRuleObject => ({
 		type: "string",
 		trim: true,

@@ -75,3 +75,6 @@ export async function mochaGlobalTeardown(): Promise<void> {
 		console.warn(`JetStream streams of run ${runId} not removed: ${err}`),
 	);
 }
+
+/** Root hooks of the OpenAPI contract check of every gateway response (issue 11; ./contract.ts, `CONTRACT_CHECK=0` disables). */
+export { mochaHooks } from "./contract";

@@ -4,6 +4,7 @@
  * the benchmarks.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 
 const root = resolve(__dirname, "../..");
@@ -15,11 +16,22 @@ export interface StartedProcess {
 	stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** The arguments of `node` in package.json's `start:prod` script (no shell syntax there: plain words). */
+function prodArgs(): string[] {
+	const pkg = JSON.parse(readFileSync(resolve(root, "package.json"), "utf8")) as {
+		scripts: Record<string, string>;
+	};
+	const words = pkg.scripts["start:prod"].trim().split(/\s+/);
+	if (words[0] !== "node") throw new Error("start:prod must start with `node`");
+	return words.slice(1);
+}
+
 /**
  * Spawns `node --require tsx/cjs bin/start.ts` with exactly `env` (plus
- * PATH/HOME); with `opts.compiled`, `node dist/bin/start.js` (run `npm run
- * build` first): the compiled JavaScript production runs, without tsx's
- * compiler in memory.
+ * PATH/HOME); with `opts.compiled`, the command of package.json's
+ * `start:prod` script (`node <V8 flags> dist/bin/start.js`; run `npm run
+ * build` first): the compiled JavaScript production runs, with its flags and
+ * without tsx's compiler in memory.
  */
 export function startProcess(
 	env: Record<string, string | undefined>,
@@ -27,7 +39,7 @@ export function startProcess(
 ): StartedProcess {
 	const clean: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root" };
 	for (const [k, v] of Object.entries(env)) if (v !== undefined) clean[k] = v;
-	const args = opts.compiled ? ["dist/bin/start.js"] : ["--require", "tsx/cjs", "bin/start.ts"];
+	const args = opts.compiled ? prodArgs() : ["--require", "tsx/cjs", "bin/start.ts"];
 	const child = spawn(process.execPath, args, {
 		cwd: root,
 		env: clean,

@@ -372,6 +372,7 @@ describe("gateway helpers", () => {
 				"pincode",
 				"rates",
 				"warehouses",
+				"webhooks",
 			]);
 			assert.deepEqual(m.get("warehouses"), [
 				"warehouses.list",

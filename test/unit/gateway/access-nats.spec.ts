@@ -9,9 +9,12 @@ import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
 import { apiError } from "../../../lib/errors";
 import brokerOptions from "../../../moleculer.config";
 import { newSender } from "../../helpers/broker";
+import { skipContract } from "../../helpers/contract";
 import { http, setEnv, startGateway } from "./setup";
 
 describe("gateway over NATS (access rules read from the registry)", () => {
+	// the fakes answer echo bodies, not the documented shapes: only the gateway's own answers are checked
+	skipContract("gateway mechanics on fake services", "success");
 	let idp: DevIdp;
 	let jwks: Awaited<ReturnType<typeof serveJwks>>;
 	let gw: ServiceBroker;

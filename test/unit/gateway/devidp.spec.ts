@@ -6,10 +6,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { ServiceBroker } from "moleculer";
+import { skipContract } from "../../helpers/contract";
 import { freePort } from "../../helpers/net";
 import { FAKES, http, setEnv, startGateway } from "./setup";
 
 describe("gateway with the development IdP (zero-setup login)", () => {
+	// the fakes answer echo bodies, not the documented shapes: only the gateway's own answers are checked
+	skipContract("gateway mechanics on fake services", "success");
 	let broker: ServiceBroker;
 	let base: string;
 	let restoreEnv: () => void;

@@ -21,6 +21,7 @@ import {
 	retryAfterOf,
 } from "../../../lib/gateway/rate-limit";
 import { newSender } from "../../helpers/broker";
+import { skipContract } from "../../helpers/contract";
 import { freePort } from "../../helpers/net";
 import { calls, FAKES, http, PDF, setEnv, startGateway } from "./setup";
 
@@ -60,6 +61,8 @@ interface Gw {
 }
 
 describe("gateway: edge rate limits (429 rate_limited, Retry-After)", function () {
+	// the fakes answer echo bodies, not the documented shapes: only the gateway's own answers are checked
+	skipContract("gateway mechanics on fake services", "success");
 	this.timeout(30_000);
 	const prefix = `${process.env.QUEUE_PREFIX}:rlspec-${randomBytes(3).toString("hex")}`;
 	let idp: DevIdp;

@@ -1,0 +1,125 @@
+/**
+ * Contract of the `webhooks` service (issue 11 "Webhooks"; docs/DECISIONS.md
+ * "Merchant webhooks (issue 11)"): merchants' endpoints (subscriptions), the
+ * deliveries log, and the events other services publish to it through their
+ * outboxes (the durable channel {@link MERCHANT_EVENTS_CHANNEL}, plus
+ * booking's `shipment.status_changed`). Times ISO-8601 UTC, latencies ms.
+ */
+import type { HttpParams } from "./common";
+
+/** Durable channel (lib/channels.ts) the publishers' event outboxes relay {@link MerchantEvent}s to. */
+export const MERCHANT_EVENTS_CHANNEL = "merchant.events";
+
+/** Event types a merchant can subscribe to (Standard Webhooks `type`). */
+export const WEBHOOK_EVENT_TYPES = [
+	"order.created",
+	"order.booked",
+	"order.booking_failed",
+	"shipment.status_changed",
+	"ndr.opened",
+	"ndr.closed",
+] as const;
+
+/** One subscribable event type. */
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** The type of the event `POST /v1/webhooks/{id}/test` sends (to that endpoint only; not subscribable). */
+export const WEBHOOK_TEST_TYPE = "webhook.test";
+
+/**
+ * A merchant event as the publishers' outboxes write it (intake: order.created;
+ * booking: order.booked / order.booking_failed; ndr: ndr.opened / ndr.closed).
+ * `event_id` is stable per event (`<type>:<id>`): a redelivery of the channel
+ * message, or a re-publish of the outbox row, carries the same one.
+ */
+export interface MerchantEvent {
+	event_id: string;
+	type: Exclude<WebhookEventType, "shipment.status_changed">;
+	sender_id: number;
+	order_id: number;
+	/** when it happened (ISO-8601 or PostgreSQL timestamptz text) */
+	occurred_at: string;
+	/** the webhook's `data` (at least `order_id`; `order_no` when the publisher knows it) */
+	data: Record<string, unknown>;
+}
+
+/** An endpoint as the API shows it (the secret never, except {@link WebhookWithSecret}). */
+export interface WebhookView {
+	id: number;
+	url: string;
+	events: WebhookEventType[];
+	description: string | null;
+	enabled: boolean;
+	/** why the endpoint was disabled (continuous failure, or the merchant's PATCH), else null */
+	disabled_reason: string | null;
+	disabled_at: string | null;
+	created_at: string;
+	updated_at: string;
+}
+
+/** 201 of create, 200 of rotate-secret: the view plus the `whsec_…` signing secret (shown only there). */
+export interface WebhookWithSecret extends WebhookView {
+	secret: string;
+}
+
+/** One delivery of the log (`GET /v1/webhooks/{id}/deliveries`). */
+export interface WebhookDeliveryView {
+	id: number;
+	/** the Standard Webhooks `webhook-id` (same on every attempt and on a redelivery) */
+	message_id: string;
+	event_type: string;
+	order_id: number | null;
+	/** `pending` (to be tried or retried), `delivered` (a 2xx), `failed` (gave up) */
+	status: "pending" | "delivered" | "failed";
+	/** attempts made so far */
+	attempt: number;
+	/** HTTP status of the last attempt, null when it got no answer (timeout, refused address, …) */
+	status_code: number | null;
+	/** ms of the last attempt */
+	latency_ms: number | null;
+	/** the last attempt's error (our words), else null */
+	error: string | null;
+	last_attempt_at: string | null;
+	/** when the next retry is due (pending after a failed attempt), else null */
+	next_retry_at: string | null;
+	delivered_at: string | null;
+	created_at: string;
+}
+
+/** §2.12 page of deliveries. */
+export interface WebhookDeliveryPage {
+	data: WebhookDeliveryView[];
+	pagination: { mode: "cursor"; limit: number; nextCursor: string | null };
+}
+
+/** Result of the internal `webhooks.sweep` (ops): deliveries whose job was re-added. */
+export interface WebhookSweepResult {
+	requeued: number;
+}
+
+/** Actions of the webhooks service. */
+export interface WebhooksActions {
+	/** POST /v1/webhooks: 201 {@link WebhookWithSecret}. */
+	"webhooks.create": { params: HttpParams; result: WebhookWithSecret };
+	/** GET /v1/webhooks: the caller's endpoints, oldest first. */
+	"webhooks.list": { params: HttpParams; result: { data: WebhookView[] } };
+	/** GET /v1/webhooks/{id}. */
+	"webhooks.get": { params: HttpParams; result: WebhookView };
+	/** PATCH /v1/webhooks/{id}: url, events, description, enabled. */
+	"webhooks.update": { params: HttpParams; result: WebhookView };
+	/** DELETE /v1/webhooks/{id}: `{id, deleted: true}`. */
+	"webhooks.remove": { params: HttpParams; result: { id: number; deleted: true } };
+	/** POST /v1/webhooks/{id}/rotate-secret: the new secret; the old one still signs for 24 h. */
+	"webhooks.rotateSecret": { params: HttpParams; result: WebhookWithSecret };
+	/** GET /v1/webhooks/{id}/deliveries: cursor-paged, newest first. */
+	"webhooks.deliveries": { params: HttpParams; result: WebhookDeliveryPage };
+	/** POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver: 202 the delivery, pending again. */
+	"webhooks.redeliver": { params: HttpParams; result: WebhookDeliveryView };
+	/** POST /v1/webhooks/{id}/test: 202 the delivery of a `webhook.test` event. */
+	"webhooks.test": { params: HttpParams; result: WebhookDeliveryView };
+	/** Ops / tests: re-adds the jobs of pending deliveries whose job is missing (also on a timer). */
+	"webhooks.sweep": { params: Record<string, never>; result: WebhookSweepResult };
+}
+
+/** The webhooks service emits no Moleculer events. */
+export type WebhooksEvents = Record<never, never>;

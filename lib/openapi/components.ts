@@ -1,0 +1,207 @@
+/**
+ * Shared parts of the OpenAPI 3.1 document (issue 11): the §2.11 error
+ * envelope, the §7 `/v1/documents/*` exceptions, the bearer security scheme,
+ * and small builders every area file (lib/openapi/paths/*.ts) uses so that
+ * responses look alike.
+ */
+import type { OpenAPIV3_1 } from "openapi-types";
+import type { JsonSchema, Parameter, Response } from "./types";
+
+/** `$ref` to a schema of {@link components}. */
+export function ref(name: string): OpenAPIV3_1.ReferenceObject {
+	return { $ref: `#/components/schemas/${name}` };
+}
+
+/** Reusable components: schemas and the bearer security scheme. */
+export const components: OpenAPIV3_1.ComponentsObject = {
+	securitySchemes: {
+		bearer: {
+			type: "http",
+			scheme: "bearer",
+			bearerFormat: "JWT",
+			description:
+				"RS256 JWT from the identity provider (spec §5): `sender_id` (the merchant account) and `role` claims.",
+		},
+	},
+	schemas: {
+		Error: {
+			type: "object",
+			description:
+				"Error envelope (spec §2.11, §7): `error` is the stable machine code clients match on; `message` is human text that may change; `details` lists one entry per failing field when a validator rejected the body.",
+			required: ["error", "message"],
+			properties: {
+				error: { type: "string", description: "stable machine code (spec §7)" },
+				message: { type: "string", description: "human-readable text; may change" },
+				details: { type: "array", items: { type: "string" }, description: "one entry per failing field" },
+			},
+			additionalProperties: true,
+		},
+		DocumentsError: {
+			type: "object",
+			description: "`/v1/documents/*` 400 and 404 answers (spec §7 exception): `{message}`, no `error` key.",
+			required: ["message"],
+			properties: { message: { type: "string" } },
+			additionalProperties: true,
+		},
+		AuthError: {
+			type: "object",
+			description:
+				'401 answer (spec §5.6): `{error:"Authentication required"}` (no or malformed bearer token) or `{error:"Invalid or expired token", code}` (codes: token_expired, token_invalid, token_claims, account_missing, role_unknown, jwks_unavailable). No `message`.',
+			required: ["error"],
+			properties: {
+				error: { type: "string", enum: ["Authentication required", "Invalid or expired token"] },
+				code: { type: "string", description: "why the token was refused" },
+			},
+			additionalProperties: false,
+		},
+		InternalError: {
+			type: "object",
+			description:
+				'500 answer (spec §2.11, §7): `{error:"internal_error", message:"Internal error", request_id}`; quote `request_id` (also the `X-Request-ID` response header) when reporting it. Never a stack trace.',
+			required: ["error", "message"],
+			properties: {
+				error: { type: "string", const: "internal_error" },
+				message: { type: "string" },
+				request_id: { type: "string", description: "the request's id (`X-Request-ID`)" },
+			},
+			additionalProperties: true,
+		},
+		DocumentsConflict: {
+			type: "object",
+			description: "`/v1/documents/*` 409 answers (spec §7 exception): `{code, message}`.",
+			required: ["code", "message"],
+			properties: { code: { type: "string" }, message: { type: "string" } },
+			additionalProperties: true,
+		},
+	},
+};
+
+/** `$ref` to a response of {@link components} (`GATEWAY_RESPONSES`). */
+export function responseRef(name: GatewayResponse): OpenAPIV3_1.ReferenceObject {
+	return { $ref: `#/components/responses/${name}` };
+}
+
+/**
+ * Answers the gateway itself gives on any route of a kind (services/gateway.service.ts
+ * "Error mapping", lib/gateway/errors.ts): lib/openapi/index.ts adds them to every
+ * operation that does not document that status itself (see docs/DECISIONS.md
+ * "OpenAPI document and contract checks").
+ */
+export const GATEWAY_RESPONSES = {
+	InvalidBody: json(
+		"The request body could not be used (spec §2.11, §7): `invalid_json` (malformed JSON, or not a JSON object), `invalid_body` (unreadable), `bad_request` (undecodable path parameter).",
+		ref("Error"),
+	),
+	InvalidBodyDocuments: json(
+		"The request body or a path parameter could not be used; under /v1/documents/ the gateway answers `{message}` (spec §7 exception).",
+		ref("DocumentsError"),
+	),
+	Unauthorized: {
+		description:
+			'Missing, malformed, expired or invalid bearer token (spec §5.6): `{error:"Authentication required"}` or `{error:"Invalid or expired token", code}`; carries `WWW-Authenticate: Bearer`.',
+		headers: {
+			"WWW-Authenticate": {
+				description: '`Bearer` or `Bearer error="invalid_token"`',
+				schema: { type: "string" },
+			},
+		},
+		content: { "application/json": { schema: ref("AuthError") } },
+	},
+	PayloadTooLarge: json("`payload_too_large`: the JSON body is over 1 MB (spec §8).", ref("Error")),
+	UnsupportedMediaType: json(
+		"`unsupported_media_type`: the body's charset or content encoding is not supported.",
+		ref("Error"),
+	),
+	RateLimited: {
+		description:
+			'`rate_limited` (docs/DECISIONS.md "Rate limits"): over the per-account limit of bearer routes, or the per-address limit of signed links; retry after `Retry-After` seconds.',
+		headers: {
+			"Retry-After": {
+				required: true,
+				description: "seconds to wait",
+				schema: { type: "integer", minimum: 0 },
+			},
+		},
+		content: { "application/json": { schema: ref("Error") } },
+	},
+	InternalError: json("Unexpected server error (logged with the request id).", ref("InternalError")),
+	ServiceUnavailable: json(
+		"`service_unavailable`: a service behind the route is not reachable right now; retry (spec §7).",
+		ref("Error"),
+	),
+	RouteNotFound: json(
+		'`not_found` "Route not found": no route has this path (`{message}` under /v1/documents/).',
+		ref("Error"),
+	),
+	MethodNotAllowed: {
+		description:
+			"`method_not_allowed`: the path exists for other methods, listed in `Allow` (an `OPTIONS` request is answered 204 with `Allow`).",
+		headers: { Allow: { required: true, schema: { type: "string" } } },
+		content: { "application/json": { schema: ref("Error") } },
+	},
+} satisfies Record<string, Response>;
+
+/** Name of a response of {@link GATEWAY_RESPONSES}. */
+export type GatewayResponse = keyof typeof GATEWAY_RESPONSES;
+
+/** A JSON (`application/json`) response with `schema`. */
+export function json(description: string, schema: JsonSchema | OpenAPIV3_1.ReferenceObject): Response {
+	return { description, content: { "application/json": { schema } } };
+}
+
+/**
+ * Error responses in the §2.11 envelope, e.g. `errors({400: "validation_failed: …", 404: "order not found"})`:
+ * the text says which `error` codes the status carries and when.
+ */
+export function errors(byStatus: Record<number, string>): Record<string, Response> {
+	const out: Record<string, Response> = {};
+	for (const [status, description] of Object.entries(byStatus)) out[status] = json(description, ref("Error"));
+	return out;
+}
+
+/** The 401/403 answers every bearer route shares (spec §5, §7). */
+export const authErrors: Record<string, Response> = {
+	"401": json(
+		'missing, expired or invalid bearer token (spec §5.6): `{error:"Authentication required"}` or `{error:"Invalid or expired token", code}`',
+		ref("AuthError"),
+	),
+	...errors({
+		403: "the token's role may not do this (read-only roles on writes: `Read-only role`; `forbidden` with `cap`)",
+	}),
+};
+
+/** openapi-types types a 3.1 parameter's schema with the 3.0 schema type; the shapes are the same here. */
+function asParamSchema(schema: JsonSchema): Parameter["schema"] {
+	return schema as Parameter["schema"];
+}
+
+/**
+ * A response header object (`required` when the answer always carries it);
+ * openapi-types types a 3.1 header's schema with the 3.0 schema type, hence the cast.
+ */
+export function header(
+	description: string,
+	schema: JsonSchema = { type: "string" },
+	required = false,
+): OpenAPIV3_1.HeaderObject {
+	return { description, required, schema: schema as OpenAPIV3_1.HeaderObject["schema"] };
+}
+
+/** A path parameter. */
+export function pathParam(
+	name: string,
+	description: string,
+	schema: JsonSchema = { type: "string" },
+): Parameter {
+	return { name, in: "path", required: true, description, schema: asParamSchema(schema) };
+}
+
+/** A query parameter (optional unless `required`). */
+export function queryParam(
+	name: string,
+	description: string,
+	schema: JsonSchema = { type: "string" },
+	required = false,
+): Parameter {
+	return { name, in: "query", required, description, schema: asParamSchema(schema) };
+}

@@ -1,0 +1,255 @@
+/**
+ * The OpenAPI 3.1 document of the merchant shipping API (issue 11), built
+ * from the area files lib/openapi/paths/<area>.ts (each exports `paths`, an
+ * {@link AreaPaths} keyed by gateway alias key) and served by the gateway at
+ * `GET /v1/openapi.json` (lib/openapi/serve.ts).
+ *
+ * Adding an area: create lib/openapi/paths/<area>.ts exporting
+ * `paths: AreaPaths`, import it below and add one entry to {@link AREAS}
+ * (its tag name and description). test/unit/openapi/coverage.spec.ts fails
+ * until every gateway route is described by exactly one area.
+ *
+ * What the builder adds on top of the area files (so they stay about their
+ * own answers):
+ * - alias paths → OpenAPI paths (`:id` → `{id}`, `template.:format` →
+ *   `template.{format}`, `t{/:token}` → `t/{token}`);
+ * - `security: []` on every route of an unauthenticated table (courier
+ *   webhooks, signed links, probes, the API reference, the dev IdP); bearer
+ *   routes inherit the document's default `bearer` requirement;
+ * - the area's tag when an operation has none, and an `operationId` (the
+ *   route's action name) when it has none;
+ * - the answers the gateway itself may give on any route of a kind
+ *   ({@link GATEWAY_RESPONSES}) when the operation does not document that
+ *   status: 401 and 429 on bearer routes, 429 on signed links, 400
+ *   (`invalid_json` …), 413 and 415 on routes with a JSON body, 500 on every
+ *   route, 503 on every route served by another service.
+ */
+import type { OpenAPIV3_1 } from "openapi-types";
+import {
+	API_ALIASES,
+	BULK_UPLOAD_ALIASES,
+	DEV_IDP_ALIASES,
+	DOCS_ALIASES,
+	DOCUMENTS_PREFIX,
+	LINK_ALIASES,
+	PROBE_ALIASES,
+	WEBHOOK_ALIASES,
+} from "../gateway/routes";
+import { components, GATEWAY_RESPONSES, type GatewayResponse, responseRef } from "./components";
+import * as docsArea from "./paths/docs";
+import * as documentsArea from "./paths/documents";
+import * as intakeArea from "./paths/intake";
+import * as ndrArea from "./paths/ndr";
+import * as shippingArea from "./paths/shipping";
+import * as warehousesArea from "./paths/warehouses";
+import * as webhooksArea from "./paths/webhooks";
+import type { AreaPaths, Operation } from "./types";
+
+/** One area file of the document. */
+export interface Area {
+	/** tag of its operations (Swagger UI groups by it) */
+	tag: string;
+	/** the tag's description (spec sections) */
+	description: string;
+	/** its operations, keyed by gateway alias key */
+	paths: AreaPaths;
+}
+
+/**
+ * Every area file, in the order the reference lists them. An area file
+ * that does not exist yet is added by its owner (see the module comment).
+ */
+export const AREAS: readonly Area[] = [
+	{
+		tag: "intake",
+		description:
+			"Creating orders one by one and in bulk, the orders read side and the unshipped queue (spec §2.1–§2.5, §4.1, §4.3).",
+		paths: intakeArea.paths,
+	},
+	{
+		tag: "shipping",
+		description:
+			"Pincodes, serviceability and rates, booking and cancelling, courier rankings, the wallet, tracking (spec §2.4, §2.6–§2.8, §4.2, §4.3, §4.7).",
+		paths: shippingArea.paths,
+	},
+	{
+		tag: "documents",
+		description:
+			"Labels, signed label links and handover manifests (spec §4.4; the §7 `/v1/documents/*` error exceptions).",
+		paths: documentsArea.paths,
+	},
+	{
+		tag: "warehouses",
+		description: "Pickup and return warehouses (spec §2.9, §4.5).",
+		paths: warehousesArea.paths,
+	},
+	{
+		tag: "ndr",
+		description: "Failed deliveries and the merchant's actions on them (spec §2.10, §4.6).",
+		paths: ndrArea.paths,
+	},
+	{
+		tag: "webhooks",
+		description: "Merchant webhook endpoints and their deliveries (Standard Webhooks; issue 11).",
+		paths: webhooksArea.paths,
+	},
+	{
+		tag: "reference",
+		description: "This document, the API reference page and the liveness/readiness probes.",
+		paths: docsArea.paths,
+	},
+];
+
+/** Tables of routes that take no bearer token (their operations get `security: []`). */
+export const UNAUTHENTICATED_TABLES: readonly Record<string, string>[] = [
+	WEBHOOK_ALIASES,
+	LINK_ALIASES,
+	PROBE_ALIASES,
+	DOCS_ALIASES,
+	DEV_IDP_ALIASES,
+];
+
+/** Tables of bearer-authenticated routes. */
+export const BEARER_TABLES: readonly Record<string, string>[] = [API_ALIASES, BULK_UPLOAD_ALIASES];
+
+/** HTTP methods an alias key may start with (lower-cased they key the path item). */
+const METHODS = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"] as const;
+type Method = Lowercase<(typeof METHODS)[number]>;
+
+/**
+ * Converts a moleculer-web / path-to-regexp 8 alias path to an OpenAPI path:
+ * `:name` → `{name}`, an optional segment `{/:name}` → `/{name}`.
+ * e.g. `/v1/intake/bulk/template.:format` → `/v1/intake/bulk/template.{format}`,
+ * `/v1/documents/label/t{/:token}` → `/v1/documents/label/t/{token}`.
+ * @throws Error on wildcards (`*`) or other optional groups, which have no OpenAPI form.
+ */
+export function toOpenApiPath(aliasPath: string): string {
+	const out = aliasPath
+		.replace(/\{\/:([A-Za-z_][A-Za-z0-9_]*)\}/g, "/{$1}")
+		.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
+	if (/[*]|\{[^}]*[^A-Za-z0-9_}][^}]*\}/.test(out))
+		throw new Error(`no OpenAPI form for alias path ${aliasPath}`);
+	return out;
+}
+
+/**
+ * Splits an alias key (`"GET /v1/orders/:id"`) into its method (lower case)
+ * and its OpenAPI path (`/v1/orders/{id}`).
+ * @throws Error when the key does not start with an HTTP method and a path.
+ */
+export function parseAliasKey(key: string): { method: Method; path: string } {
+	const m = /^([A-Z]+)\s+(\/\S*)$/.exec(key.trim());
+	if (!m || !(METHODS as readonly string[]).includes(m[1])) throw new Error(`not an alias key: ${key}`);
+	return { method: m[1].toLowerCase() as Method, path: toOpenApiPath(m[2]) };
+}
+
+/** Looks `key` up in the route tables: its action (or docs handler) and whether it takes a bearer token. */
+function routeOf(key: string): { action?: string; bearer: boolean; ownHandler: boolean; jsonBody: boolean } {
+	for (const t of UNAUTHENTICATED_TABLES) {
+		if (key in t)
+			return {
+				action: t[key],
+				bearer: false,
+				ownHandler: t === PROBE_ALIASES || t === DOCS_ALIASES,
+				jsonBody: false,
+			};
+	}
+	const method = key.slice(0, key.indexOf(" "));
+	const jsonBody = key in API_ALIASES && (method === "POST" || method === "PATCH" || method === "PUT");
+	for (const t of BEARER_TABLES)
+		if (key in t) return { action: t[key], bearer: true, ownHandler: false, jsonBody };
+	return { bearer: true, ownHandler: false, jsonBody: false };
+}
+
+/** Adds the gateway's own answers the operation does not document itself (see the module comment). */
+function withGatewayResponses(op: Operation, key: string, path: string): Operation {
+	const r = routeOf(key);
+	const responses: Record<string, OpenAPIV3_1.ResponseObject | OpenAPIV3_1.ReferenceObject> = {
+		...(op.responses ?? {}),
+	};
+	const add = (status: string, name: GatewayResponse) => {
+		if (!(status in responses)) responses[status] = responseRef(name);
+	};
+	if (r.bearer) {
+		add("401", "Unauthorized");
+		add("429", "RateLimited");
+	}
+	if (key in LINK_ALIASES) add("429", "RateLimited");
+	if (r.jsonBody) {
+		add("400", path.startsWith(DOCUMENTS_PREFIX) ? "InvalidBodyDocuments" : "InvalidBody");
+		add("413", "PayloadTooLarge");
+		add("415", "UnsupportedMediaType");
+	}
+	add("500", "InternalError");
+	if (!r.ownHandler) add("503", "ServiceUnavailable");
+	const out: Operation = { ...op, responses };
+	if (r.bearer) delete out.security;
+	else out.security = [];
+	if (!out.operationId && r.action) out.operationId = r.action;
+	return out;
+}
+
+/**
+ * Builds the document from {@link AREAS} (uncached: use {@link buildDocument}).
+ * @throws Error when two areas describe the same method and path, or an alias key is malformed.
+ */
+export function createDocument(areas: readonly Area[] = AREAS): OpenAPIV3_1.Document {
+	const paths: Record<string, Partial<Record<Method, Operation>>> = {};
+	const seen = new Map<string, string>();
+	for (const area of areas) {
+		for (const [key, op] of Object.entries(area.paths)) {
+			const { method, path } = parseAliasKey(key);
+			const id = `${method} ${path}`;
+			if (seen.has(id)) throw new Error(`${key} is described twice (areas ${seen.get(id)} and ${area.tag})`);
+			seen.set(id, area.tag);
+			const item = paths[path] ?? {};
+			const tagged: Operation = op.tags?.length ? op : { ...op, tags: [area.tag] };
+			item[method] = withGatewayResponses(tagged, key, path);
+			paths[path] = item;
+		}
+	}
+	// openapi-types types a 3.1 path item as an intersection with the 3.0 one, which a 3.1
+	// operation (3.1 schemas) does not satisfy; the shapes are the 3.1 ones
+	const sorted: Record<string, Partial<Record<Method, Operation>>> = {};
+	for (const p of Object.keys(paths).sort()) sorted[p] = paths[p];
+	const webhooks = webhooksArea.webhookEvents;
+	return {
+		openapi: "3.1.0",
+		jsonSchemaDialect: "https://spec.openapis.org/oas/3.1/dialect/base",
+		info: {
+			title: "Merchant Shipping API",
+			version: "1.0.0",
+			summary:
+				"Indian parcel shipping for merchants: orders, rates, courier booking, labels, manifests, tracking, NDR.",
+			description: [
+				"Interface version 1.0.0 of the Merchant Shipping API specification (`merchant-shipping-api.md`).",
+				"Sections cited in this document: §2 resources and their fields (§2.11 error envelope, §2.12 pagination envelope),",
+				"§3 states and transitions, §4 endpoints (§4.1 create orders … §4.8 pagination rules), §5 authentication and roles,",
+				"§6 events, §7 errors (and the `/v1/documents/*` exceptions), §8 limits, §9 versioning.",
+				"",
+				"Every request is authenticated with a bearer JWT (§5) except where an operation says `security: []`.",
+				"Every response carries `X-Request-ID` (the request's id, echoed from a sane incoming one) and",
+				"`X-Content-Type-Options: nosniff`. Units: weights in kg, dimensions in cm, money in rupees,",
+				"dates as India Standard Time (IST) calendar days unless a field says otherwise, timestamps ISO-8601.",
+			].join("\n"),
+		},
+		servers: [{ url: "/", description: "this deployment" }],
+		security: [{ bearer: [] }],
+		tags: areas.map((a) => ({ name: a.tag, description: a.description })),
+		paths: sorted as OpenAPIV3_1.PathsObject,
+		webhooks,
+		components: { ...components, responses: { ...components.responses, ...GATEWAY_RESPONSES } },
+	};
+}
+
+let cached: OpenAPIV3_1.Document | undefined;
+
+/**
+ * The OpenAPI 3.1 document (openapi "3.1.0", info.version "1.0.0" = interface
+ * 1.0.0), built on first call and cached for the life of the process. Treat
+ * it as read-only. See {@link createDocument}.
+ */
+export function buildDocument(): OpenAPIV3_1.Document {
+	cached ??= createDocument();
+	return cached;
+}

@@ -1,0 +1,259 @@
+/**
+ * OpenAPI 3.1 descriptions (issue 11) of the label and manifest routes (spec
+ * §4.4, §3 manifest row, §5 rule 7, §7, §8; docs/DECISIONS.md "Labels…",
+ * "Manifests", "Courier-issued labels", "Signed label links", "Rate limits").
+ *
+ * §7 exception for `/v1/documents/*`: 400 and 404 answer `{message}`
+ * (`DocumentsError`, no `error` key), 409 answers `{code, message}`
+ * (`DocumentsConflict`); the signed link's 404 is plain text. Inputs are
+ * validated by hand (lib/fields.ts `parsePositiveInt`, lib/documents/bulk.ts
+ * `parseOrderIds`, manifest-request.ts `parseManifestNo`, link.ts
+ * `verifyLabelToken`) and described by hand here.
+ */
+import { MAX_BULK_LABELS } from "../../documents/bulk";
+import { LINK_TAG_LENGTH } from "../../documents/link";
+import { errors, json, pathParam, ref } from "../components";
+import type { AreaPaths, JsonSchema, Operation, Response } from "../types";
+import { BEARER, bearerResponses, idInput } from "./shipping";
+
+/** A binary body of media type `type`. */
+const binary = (type: string): JsonSchema => ({ type: "string", contentMediaType: type });
+
+/** A response header's schema (a plain string or integer). */
+interface HeaderSchema {
+	type: "string" | "integer";
+	pattern?: string;
+	minimum?: number;
+}
+
+/** A response header object of a download (lib/documents); always sent, so `required` (the contract check tests it). */
+const header = (description: string, schema: HeaderSchema = { type: "string" }) => ({
+	description,
+	required: true,
+	schema,
+});
+
+const CACHE_CONTROL = header("`private, no-store`");
+
+/** A label download: our PDF, or the courier's captured file with its own type (docs/DECISIONS.md "Courier-issued labels"). */
+function labelFile(description: string, headers: Response["headers"]): Response {
+	return {
+		description,
+		headers,
+		content: {
+			"application/pdf": { schema: binary("application/pdf") },
+			"image/png": { schema: binary("image/png") },
+			"application/octet-stream": { schema: binary("application/octet-stream") },
+		},
+	};
+}
+
+/** A §7 documents 409 `{code, message, …}` with extra documented members. */
+function conflict(description: string, properties: Record<string, JsonSchema> = {}): Response {
+	return json(description, { allOf: [ref("DocumentsConflict"), { type: "object", properties }] });
+}
+
+const ids = (description: string): JsonSchema => ({ type: "array", items: { type: "integer" }, description });
+
+/** `order_ids` body of bulk labels and manifests (lib/documents/bulk.ts `parseOrderIds`). */
+const ORDER_IDS_BODY: JsonSchema = {
+	type: "object",
+	description:
+		"Validated by hand (lib/documents/bulk.ts `parseOrderIds`; the same rules and messages for labels and manifests). Duplicates are dropped, the first position kept. Unknown keys are ignored.",
+	required: ["order_ids"],
+	properties: {
+		order_ids: {
+			type: "array",
+			minItems: 1,
+			maxItems: MAX_BULK_LABELS,
+			items: idInput("an order id."),
+			description: `1 to ${MAX_BULK_LABELS} of the caller's order ids (more than ${MAX_BULK_LABELS} elements is refused before duplicates are dropped)`,
+		},
+	},
+};
+
+const ORDER_IDS_400 = `\`{message}\` (spec §7 documents exception): \`order_ids is required: an array of 1 to ${MAX_BULK_LABELS} positive integers\` (absent, null, not an array), \`order_ids must not be empty\`, \`max ${MAX_BULK_LABELS} orders per request\`, \`order_ids[<i>] must be a positive integer\` (the first bad element).`;
+
+const MANIFEST_HEADERS: Response["headers"] = {
+	"x-manifest-no": header(
+		"the manifest numbers `MF-<yyyymmdd IST>-<seq>`, one per section (courier, pickup warehouse), comma-separated without spaces, in section order",
+		{ type: "string", pattern: "^MF-\\d{8}-\\d{6,18}(,MF-\\d{8}-\\d{6,18})*$" },
+	),
+	"x-manifest-count": header("parcels in the PDF", { type: "string", pattern: "^[0-9]+$" }),
+	"Content-Disposition": header('`inline; filename="manifest-<first number>.pdf"`'),
+	"Cache-Control": CACHE_CONTROL,
+};
+
+const MANIFEST_PDF: Response = {
+	description:
+		'One A4 PDF, one section per (courier, pickup warehouse), each with its own manifest number, rows in request order, totals and signature boxes (docs/DECISIONS.md "Manifests").',
+	headers: MANIFEST_HEADERS,
+	content: { "application/pdf": { schema: binary("application/pdf") } },
+};
+
+const label: Operation = {
+	operationId: "documents_label",
+	summary: "Download an order's shipping label",
+	description:
+		"Spec §4.4: the 4 × 6 inch label PDF of one of the caller's booked orders, or the courier's own captured file when the courier issues its labels (its media type). Every download stamps `label_downloaded_at`. Any authenticated role.",
+	tags: ["documents"],
+	security: BEARER,
+	parameters: [
+		pathParam("orderId", "the order id, a positive integer", { type: "string", pattern: "^[1-9][0-9]*$" }),
+	],
+	responses: bearerResponses(
+		{
+			"200": labelFile("The label.", {
+				"Content-Disposition": header('`inline; filename="label-<awb>.<pdf|png>"`'),
+				"Cache-Control": CACHE_CONTROL,
+			}),
+		},
+		{
+			400: '`{message:"orderId must be a positive integer"}`.',
+			404: {
+				description:
+					'`{message:"not found"}`: not the caller\'s order, or no such order (spec §7). `GET /v1/documents/label/t` (`orderId` = `t`) is the signed-link route without a token: plain-text `Not found` (see `GET /v1/documents/label/t/{token}`).',
+				content: {
+					"application/json": { schema: ref("DocumentsError") },
+					"text/plain": { schema: { type: "string", examples: ["Not found\n"] } },
+				},
+			},
+			409: conflict(
+				"`not_ready_to_ship` (no live booked shipment: not booked, in progress, failed or cancelled); `carrier_label_missing` (the courier issues its own label and it was not captured) (spec §7).",
+			),
+		},
+		{ documents: true, pathParams: true },
+	),
+};
+
+const labels: Operation = {
+	operationId: "documents_labels",
+	summary: "Download several labels as one PDF",
+	description:
+		"Spec §4.4, §7, §8: ONE PDF with one page per order in the requested order (a captured courier-issued label: its own pages). All or nothing: one order failing fails the batch, nothing is stamped; on success every order gets `label_downloaded_at`. Any authenticated role.",
+	tags: ["documents"],
+	security: BEARER,
+	requestBody: { required: true, content: { "application/json": { schema: ORDER_IDS_BODY } } },
+	responses: bearerResponses(
+		{
+			"200": {
+				description: "The labels.",
+				headers: {
+					"Content-Disposition": header('`inline; filename="labels-<n>.pdf"` (n = orders after duplicates)'),
+					"Cache-Control": CACHE_CONTROL,
+				},
+				content: { "application/pdf": { schema: binary("application/pdf") } },
+			},
+		},
+		{
+			400: ORDER_IDS_400,
+			404: '`{message:"orders not found: <ids>"}`: missing or another account\'s orders (identical).',
+			409: conflict(
+				"The first failing check lists every id failing it: `not_ready_to_ship` (not booked yet), `carrier_label_missing` (courier-issued labels never captured, spec §7), `carrier_label_unmergeable` (a captured courier file that is not a readable PDF or PNG).",
+				{ order_ids: ids("the orders failing the check, in request order") },
+			),
+		},
+		{ documents: true, body: true },
+	),
+};
+
+const manifest: Operation = {
+	operationId: "documents_manifest",
+	summary: "Build the courier handover manifest",
+	description:
+		"Spec §4.4, §3 manifest row, §6, §7, §8: a write with side effects. For the caller's ready-to-ship orders (a live booked forward shipment not past pickup and on no live manifest) stores one manifest per (courier, pickup warehouse) and answers the PDF; the shipments then move to Ready-for-pickup (`manifested`) and `shipment.status_changed` is sent, shortly after the answer. Any authenticated role.",
+	tags: ["documents"],
+	security: BEARER,
+	requestBody: { required: true, content: { "application/json": { schema: ORDER_IDS_BODY } } },
+	responses: bearerResponses(
+		{ "200": MANIFEST_PDF },
+		{
+			400: ORDER_IDS_400,
+			404: '`{message:"orders not found: <ids>"}`: missing or another account\'s orders, checked before readiness; nothing stored.',
+			409: conflict(
+				"Nothing stored. `not_ready_to_ship` (§7: packages not ready; `reasons` per order: not_booked, cancelled, past_pickup, reverse); `already_manifested` (§7: every problem is an AWB already on a live manifest, also for the loser of two concurrent requests; `order_ids` is then empty, `manifest_nos` names the manifests).",
+				{
+					order_ids: ids("orders not ready for a reason other than an existing manifest"),
+					already_manifested_order_ids: ids("orders whose AWB is already on a live manifest"),
+					reasons: {
+						type: "object",
+						additionalProperties: {
+							type: "string",
+							enum: ["not_booked", "cancelled", "past_pickup", "reverse"],
+						},
+						description: "`not_ready_to_ship`: order id → reason",
+					},
+					manifest_nos: {
+						type: "array",
+						items: { type: "string" },
+						description: "`already_manifested`: the manifests holding them",
+					},
+				},
+			),
+		},
+		{ documents: true, body: true },
+	),
+};
+
+const manifestCopy: Operation = {
+	operationId: "documents_manifestCopy",
+	summary: "Print a stored manifest again",
+	description:
+		'Ours (docs/DECISIONS.md "Manifests"): prints one stored manifest again from its stored rows (same number, rows, warehouse, date, totals and headers). Changes nothing. Any authenticated role.',
+	tags: ["documents"],
+	security: BEARER,
+	parameters: [
+		pathParam("manifestNo", "a manifest number as issued, `MF-<yyyymmdd>-<seq>`", {
+			type: "string",
+			pattern: "^MF-\\d{8}-\\d{6,18}$",
+		}),
+	],
+	responses: bearerResponses(
+		{ "200": { ...MANIFEST_PDF, description: "The stored manifest (one section)." } },
+		{ 404: '`{message:"not found"}`: a malformed, unknown or another account\'s number.' },
+		{ documents: true, pathParams: true },
+	),
+};
+
+const labelLink: Operation = {
+	operationId: "documents_labelLink",
+	summary: "Download a label through its signed link",
+	description:
+		'Spec §4.4, §5 rule 7; docs/DECISIONS.md "Signed label links": no Authorization header — the token `{awb}.{hmac}` in the path is the credential (treat the URL as secret). Answers the same file as the bearer label route, as an attachment, and stamps `label_downloaded_at` the same way. Rate-limited per client address (`RATE_LIMIT_LINK_PER_MIN`, default 120 a minute, bad tokens counted too). The link stops working when its AWB is no longer a live booking or its signing secret is retired.',
+	tags: ["documents"],
+	security: [],
+	parameters: [
+		pathParam(
+			"token",
+			`\`{awb}.{hmac}\`: the AWB (\`^[A-Za-z0-9][A-Za-z0-9-]{3,39}$\`), a dot, and ${LINK_TAG_LENGTH} base64url characters of HMAC-SHA256`,
+			{ type: "string" },
+		),
+	],
+	responses: {
+		"200": labelFile("The label, as an attachment.", {
+			"Content-Disposition": header('`attachment; filename="label-<awb>.<pdf|png>"`'),
+			"X-Content-Type-Options": header("`nosniff`"),
+			"Content-Security-Policy": header("`sandbox; default-src 'none'`"),
+			"Referrer-Policy": header("`no-referrer`"),
+			"Cache-Control": CACHE_CONTROL,
+		}),
+		"404": {
+			description:
+				"Plain text `Not found` (spec §7): a bad token (empty, malformed, tampered, another key), an AWB no live booking holds, or a courier-issued label never captured; every 400/404 on this path (an undecodable path included).",
+			headers: { "Referrer-Policy": header("`no-referrer`"), "Cache-Control": CACHE_CONTROL },
+			content: { "text/plain": { schema: { type: "string", examples: ["Not found\n"] } } },
+		},
+		...errors({
+			503: "`service_unavailable`: a service the download needs is unreachable; retry (gateway).",
+		}),
+	},
+};
+
+/** Operations of the documents area, keyed by gateway alias (lib/gateway/routes.ts). */
+export const paths: AreaPaths = {
+	"GET /v1/documents/label/:orderId": label,
+	"POST /v1/documents/label": labels,
+	"POST /v1/documents/manifest": manifest,
+	"GET /v1/documents/manifest/:manifestNo": manifestCopy,
+	"GET /v1/documents/label/t{/:token}": labelLink,
+};

@@ -1,0 +1,102 @@
+/**
+ * Events in (issue 11; docs/DECISIONS.md "Merchant webhooks"): the durable
+ * channels `merchant.events` (the publishers' event outboxes) and
+ * `shipment.status_changed` (booking's outbox), consumer group `webhooks`,
+ * at-least-once. Each event is stored once (its `key`), with one delivery
+ * per enabled endpoint of the account subscribed to its type, in one
+ * statement (./store.ts `fanOut`); the new deliveries' jobs are then added.
+ * A redelivered message stores nothing and adds no job; a crash between the
+ * commit and the add is repaired by the sweeper (pending deliveries whose job
+ * is missing get it again).
+ */
+import { createHash } from "node:crypto";
+import type { MerchantEvent, ShipmentStatusChanged } from "../contracts";
+import type { DeliverDeps } from "./deliver";
+import { fanOut, type IncomingEvent } from "./store";
+import { enqueueDeliveries } from "./worker";
+
+/** The Standard Webhooks message id of an event key: `msg_` + 26 base32 characters of its SHA-256 (stable). */
+export function msgIdOf(key: string): string {
+	const h = createHash("sha256").update(key).digest();
+	const alphabet = "abcdefghijklmnopqrstuvwxyz234567";
+	let bits = 0;
+	let value = 0;
+	let out = "";
+	for (const byte of h) {
+		value = (value << 8) | byte;
+		bits += 8;
+		while (bits >= 5 && out.length < 26) {
+			out += alphabet[(value >>> (bits - 5)) & 31];
+			bits -= 5;
+		}
+	}
+	return `msg_${out}`;
+}
+
+/** A timestamp as ISO-8601 UTC (PostgreSQL's jsonb text of a timestamptz included); now when unreadable. */
+function isoOf(t: string): string {
+	const d = new Date(t);
+	return Number.isNaN(d.getTime()) ? new Date().toISOString() : d.toISOString();
+}
+
+/** A publisher's event as the fan-out stores it. */
+export function incomingOfMerchant(e: MerchantEvent): IncomingEvent {
+	return {
+		key: e.event_id,
+		msg_id: msgIdOf(e.event_id),
+		sender_id: Number(e.sender_id),
+		type: e.type,
+		order_id: Number(e.order_id),
+		order_key: null,
+		seq: null,
+		occurred_at: isoOf(e.occurred_at),
+		data: { ...e.data, order_id: Number(e.order_id) },
+	};
+}
+
+/**
+ * A `shipment.status_changed` as the fan-out stores it: ordered per
+ * shipment (`shp:<attempt id>`, the event id's first part) by `seq`; `data`
+ * `{order_id, awb_number, logistic_id, status, status_name, status_at,
+ * manifest_no?, courier_status?, remarks?}` (`order_no`, `courier` added
+ * from what the service knows of the order).
+ */
+export function incomingOfStatus(e: ShipmentStatusChanged): IncomingEvent {
+	const key = `shipment.status_changed:${e.event_id}`;
+	const data: Record<string, unknown> = {
+		order_id: e.order_id,
+		awb_number: e.awb_number,
+		logistic_id: e.logistic_id,
+		status: e.status,
+		status_name: e.status_name,
+		status_at: isoOf(e.status_at),
+	};
+	if (e.manifest_no) data.manifest_no = e.manifest_no;
+	if (e.courier_status !== undefined) data.courier_status = e.courier_status;
+	if (e.remarks !== undefined) data.remarks = e.remarks;
+	return {
+		key,
+		msg_id: msgIdOf(key),
+		sender_id: e.sender_id,
+		type: "shipment.status_changed",
+		order_id: e.order_id,
+		order_key: `shp:${String(e.event_id).split("-")[0]}`,
+		seq: e.seq,
+		occurred_at: isoOf(e.status_at),
+		data,
+	};
+}
+
+/** Stores `e`, fans it out and adds the jobs. Answers the number of new deliveries. @throws on a database failure (the channel redelivers) */
+export async function receive(deps: DeliverDeps, e: IncomingEvent): Promise<number> {
+	const created = await fanOut(deps.db, e);
+	try {
+		await enqueueDeliveries(created, deps.settings);
+	} catch (err) {
+		// committed: the sweeper adds the missing jobs
+		deps.logger.warn(
+			`webhooks: ${created.length} job(s) of ${e.key} not added (the sweeper will): ${(err as Error).message}`,
+		);
+	}
+	return created.length;
+}

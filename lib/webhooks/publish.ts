@@ -1,0 +1,196 @@
+/**
+ * The publishers' side of merchant events (issue 11; docs/DECISIONS.md
+ * "Merchant webhooks"): each publishing service (intake, booking, ndr) keeps
+ * an `<schema>.event_outbox` table, written in the same transaction as the
+ * state change (by a trigger of that service's migrations: an order row
+ * inserted, a seq-2 booking `order_update` outbox row, an NDR case opened or
+ * closed), and runs an {@link EventOutboxRelay} that publishes the rows to
+ * the durable channel `merchant.events` (lib/channels.ts; acknowledged by
+ * JetStream / Redis; `msgId` = the event id, so JetStream drops a
+ * re-publish) and marks them delivered. The relay wakes on the table's
+ * `NOTIFY` (sent at commit) and polls every `EVENT_OUTBOX_POLL_MS` (1000)
+ * as a fallback; rows are leased with `FOR UPDATE SKIP LOCKED`, so several
+ * pods of a service share the work; a failed publish is retried with capped
+ * exponential backoff (lib/outbox.ts `outboxRetryDelayMs`).
+ */
+import type { ServiceBroker } from "moleculer";
+import { Client } from "pg";
+import type { Sequelize } from "sequelize";
+import { publishToChannel } from "../channels";
+import { loadConfig } from "../config";
+import { MERCHANT_EVENTS_CHANNEL, type MerchantEvent } from "../contracts";
+import { exec } from "../db";
+import { outboxRetryDelayMs } from "../outbox";
+
+/** Schemas that keep an event outbox. */
+export type EventOutboxSchema = "intake" | "booking" | "ndr";
+
+/** The NOTIFY channel of a schema's event outbox. */
+export function eventOutboxChannel(schema: EventOutboxSchema): string {
+	return `msa_event_outbox_${schema}`;
+}
+
+/**
+ * SQL creating `<schema>.event_outbox` (id, the event as JSON, when due, when
+ * delivered, tries, last error) and the statement trigger that NOTIFYs the
+ * relay at commit. For the publisher's migration.
+ */
+export function eventOutboxDdl(schema: EventOutboxSchema): string[] {
+	return [
+		`CREATE TABLE IF NOT EXISTS ${schema}.event_outbox (
+			id bigserial PRIMARY KEY,
+			event jsonb NOT NULL,
+			next_attempt_at timestamptz NOT NULL DEFAULT now(),
+			delivered_at timestamptz NULL,
+			tries integer NOT NULL DEFAULT 0,
+			last_error text NULL,
+			created_at timestamptz NOT NULL DEFAULT now()
+		)`,
+		`CREATE INDEX IF NOT EXISTS event_outbox_due ON ${schema}.event_outbox (next_attempt_at, id) WHERE delivered_at IS NULL`,
+		`CREATE OR REPLACE FUNCTION ${schema}.event_outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+		 BEGIN PERFORM pg_notify('${eventOutboxChannel(schema)}', ''); RETURN NULL; END $$`,
+		`DROP TRIGGER IF EXISTS event_outbox_notify ON ${schema}.event_outbox`,
+		`CREATE TRIGGER event_outbox_notify AFTER INSERT ON ${schema}.event_outbox
+		 FOR EACH STATEMENT EXECUTE FUNCTION ${schema}.event_outbox_notify()`,
+	];
+}
+
+/** Rows leased per relay round. */
+const BATCH = 200;
+/** How long a leased row stays invisible to other relays (ms). */
+const LEASE_MS = 30_000;
+/** Base of the retry backoff of a failed publish (ms). */
+const RETRY_BASE_MS = 500;
+/** Publish acknowledgement budget (ms). */
+const PUBLISH_TIMEOUT_MS = 5_000;
+
+/** Resolves `p` or rejects after `ms`. */
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+	let timer: NodeJS.Timeout | undefined;
+	return Promise.race([
+		p,
+		new Promise<T>((_, reject) => {
+			timer = setTimeout(() => reject(new Error(`no acknowledgement within ${ms} ms`)), ms);
+		}),
+	]).finally(() => clearTimeout(timer));
+}
+
+/** What the relay logs to. */
+interface RelayLogger {
+	warn(msg: string): void;
+}
+
+/** Relays one schema's event outbox to the `merchant.events` channel (see the module doc). */
+export class EventOutboxRelay {
+	private listener: Client | undefined;
+	private timer: NodeJS.Timeout | undefined;
+	private running: Promise<unknown> | undefined;
+	private again = false;
+	private stopped = false;
+
+	constructor(
+		private readonly db: Sequelize,
+		private readonly schema: EventOutboxSchema,
+		private readonly broker: ServiceBroker,
+		private readonly logger: RelayLogger,
+		private readonly pollMs = Number(process.env.EVENT_OUTBOX_POLL_MS) || 1000,
+	) {}
+
+	/** Starts listening and polling (the LISTEN connection is best effort: polling covers its loss). */
+	async start(): Promise<void> {
+		this.stopped = false;
+		this.timer = setInterval(() => this.kick(), this.pollMs);
+		try {
+			const c = new Client({ connectionString: loadConfig().databaseUrl });
+			c.on("error", (err) => this.logger.warn(`${this.schema} event outbox listener: ${err.message}`));
+			c.on("notification", () => this.kick());
+			await c.connect();
+			await c.query(`LISTEN ${eventOutboxChannel(this.schema)}`);
+			this.listener = c;
+		} catch (err) {
+			this.logger.warn(
+				`${this.schema} event outbox: LISTEN failed (polling only): ${(err as Error).message}`,
+			);
+		}
+		this.kick();
+	}
+
+	/** Stops listening and polling; waits for the round in progress. */
+	async stop(): Promise<void> {
+		this.stopped = true;
+		if (this.timer) clearInterval(this.timer);
+		this.timer = undefined;
+		await this.listener?.end().catch(() => undefined);
+		this.listener = undefined;
+		await this.running;
+	}
+
+	/** Runs a relay pass now (or right after the one in progress). */
+	kick(): void {
+		if (this.stopped) return;
+		if (this.running) {
+			this.again = true;
+			return;
+		}
+		this.running = this.pass()
+			.catch((err: Error) => this.logger.warn(`${this.schema} event outbox relay: ${err.message}`))
+			.finally(() => {
+				this.running = undefined;
+				if (this.again) {
+					this.again = false;
+					this.kick();
+				}
+			});
+	}
+
+	/** Leases and publishes due rows until a round comes back short. Answers how many were delivered. */
+	async pass(): Promise<number> {
+		let delivered = 0;
+		for (;;) {
+			const { rows } = await exec<{ id: string; event: MerchantEvent; tries: number }>(
+				this.db,
+				`UPDATE ${this.schema}.event_outbox o
+				 SET tries = o.tries + 1, next_attempt_at = now() + make_interval(secs => $2::double precision / 1000)
+				 WHERE o.id IN (SELECT id FROM ${this.schema}.event_outbox
+				   WHERE delivered_at IS NULL AND next_attempt_at <= now() ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+				 RETURNING o.id, o.event, o.tries`,
+				[BATCH, LEASE_MS],
+			);
+			if (!rows.length) return delivered;
+			rows.sort((a, b) => Number(a.id) - Number(b.id));
+			const acked: number[] = [];
+			await Promise.all(
+				rows.map(async (r) => {
+					try {
+						await withTimeout(
+							publishToChannel(this.broker, MERCHANT_EVENTS_CHANNEL, r.event, { msgId: r.event.event_id }),
+							PUBLISH_TIMEOUT_MS,
+						);
+						acked.push(Number(r.id));
+					} catch (err) {
+						const msg = (err as Error).message;
+						this.logger.warn(
+							`${this.schema} event ${r.event.event_id} not published (try ${r.tries}): ${msg}`,
+						);
+						await exec(
+							this.db,
+							`UPDATE ${this.schema}.event_outbox
+							 SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), last_error = $3
+							 WHERE id = $1`,
+							[r.id, outboxRetryDelayMs(r.tries, RETRY_BASE_MS), msg.slice(0, 1000)],
+						);
+					}
+				}),
+			);
+			if (acked.length) {
+				await exec(
+					this.db,
+					`UPDATE ${this.schema}.event_outbox SET delivered_at = now(), last_error = NULL WHERE id = ANY($1::bigint[])`,
+					[acked],
+				);
+			}
+			delivered += acked.length;
+			if (rows.length < BATCH || this.stopped) return delivered;
+		}
+	}
+}

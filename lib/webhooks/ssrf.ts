@@ -1,0 +1,142 @@
+/**
+ * Which receiver URLs and addresses webhooks may reach (issue 11 "Safety";
+ * docs/DECISIONS.md "Merchant webhooks"): outside the sandbox only `https`,
+ * and only public unicast addresses (ipaddr.js `range()` is `unicast`):
+ * loopback, private (10/8, 172.16/12, 192.168/16), link-local (169.254/16,
+ * with the cloud metadata address 169.254.169.254; fe80::/10), unique-local
+ * (fc00::/7, e.g. fd00:ec2::254), carrier-grade NAT (100.64/10, with
+ * 100.100.100.200), unspecified, multicast, broadcast, reserved and the
+ * IPv6 transition ranges are refused; an IPv4-mapped IPv6 address is judged
+ * as its IPv4 address. In the sandbox (`SANDBOX=1`) `http` and loopback are
+ * allowed as well, nothing else.
+ *
+ * The check runs at subscribe time (the literal address, or every address the
+ * name resolves to) and again at every delivery: the HTTP client resolves
+ * the name itself through {@link guardedLookup} and connects to the address
+ * it checked, so a name that changes its answer (DNS rebinding) cannot steer
+ * a delivery to a refused address.
+ */
+import { promises as dns, lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { isIP } from "node:net";
+import ipaddr from "ipaddr.js";
+import { type ApiError, apiError } from "../errors";
+
+/** Longest URL accepted (characters). */
+export const MAX_URL_LENGTH = 2048;
+
+/** Why an address is refused, or null when it may be reached. */
+export function addressRefusal(address: string, sandbox: boolean): string | null {
+	let ip: ipaddr.IPv4 | ipaddr.IPv6;
+	try {
+		ip = ipaddr.parse(address);
+	} catch {
+		return `${address} is not an IP address`;
+	}
+	if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress())
+		ip = (ip as ipaddr.IPv6).toIPv4Address();
+	const range = ip.range();
+	if (range === "unicast") return null;
+	if (sandbox && range === "loopback") return null;
+	return `${address} is a ${range} address`;
+}
+
+/** 422 `url_not_allowed` with the reason. */
+export function urlNotAllowed(why: string): ApiError {
+	return apiError(422, "url_not_allowed", `The webhook URL is not allowed: ${why}`);
+}
+
+/**
+ * Parses and checks a receiver URL's shape: absolute, `https` (or `http` in
+ * the sandbox), a host, no user name or password, at most
+ * {@link MAX_URL_LENGTH} characters; a literal IP host is checked with
+ * {@link addressRefusal}. Resolution is {@link assertResolvable}'s.
+ * @throws ApiError 400 `validation_failed` (not a URL), 422 `url_not_allowed`
+ */
+export function checkUrlShape(raw: string, sandbox: boolean): URL {
+	let u: URL;
+	try {
+		u = new URL(raw);
+	} catch {
+		throw apiError(400, "validation_failed", "url: must be an absolute URL", {
+			details: ["url: must be an absolute URL"],
+		});
+	}
+	if (raw.length > MAX_URL_LENGTH) throw urlNotAllowed(`longer than ${MAX_URL_LENGTH} characters`);
+	if (u.protocol !== "https:" && !(sandbox && u.protocol === "http:"))
+		throw urlNotAllowed(sandbox ? "only http and https URLs" : "only https URLs (http only in the sandbox)");
+	if (u.username || u.password) throw urlNotAllowed("credentials in the URL");
+	const host = hostOf(u);
+	if (!host) throw urlNotAllowed("no host");
+	if (isIP(host)) {
+		const why = addressRefusal(host, sandbox);
+		if (why) throw urlNotAllowed(why);
+	}
+	return u;
+}
+
+/** The URL's host without IPv6 brackets. */
+export function hostOf(u: URL): string {
+	return u.hostname.replace(/^\[(.*)\]$/, "$1");
+}
+
+/**
+ * Resolves the URL's host name (every address) and refuses it when it does
+ * not resolve or any address is refused (subscribe time).
+ * @throws ApiError 422 `url_not_allowed`
+ */
+export async function assertResolvable(u: URL, sandbox: boolean): Promise<void> {
+	const host = hostOf(u);
+	if (isIP(host)) return;
+	let addrs: LookupAddress[];
+	try {
+		addrs = await dns.lookup(host, { all: true, verbatim: true });
+	} catch {
+		throw urlNotAllowed(`${host} does not resolve`);
+	}
+	if (!addrs.length) throw urlNotAllowed(`${host} does not resolve`);
+	for (const a of addrs) {
+		const why = addressRefusal(a.address, sandbox);
+		if (why) throw urlNotAllowed(`${host} resolves to ${why}`);
+	}
+}
+
+/** Node's `lookup` callback, in both of its shapes (one address, or all). */
+type LookupCallback = (
+	err: NodeJS.ErrnoException | null,
+	address: string | LookupAddress[],
+	family?: number,
+) => void;
+
+/**
+ * A `lookup` for `http.request` / `net.connect`: resolves the name, refuses
+ * the connection (error `EADDRNOTALLOWED`) when any address is refused, and
+ * hands the socket the checked addresses only, so the connection goes to an
+ * address this function checked.
+ */
+export function guardedLookup(sandbox: boolean) {
+	return (
+		hostname: string,
+		options: { all?: boolean; family?: number | string },
+		cb: LookupCallback,
+	): void => {
+		dnsLookup(hostname, { all: true, verbatim: true }, (err, addrs) => {
+			if (err) return cb(err, options.all ? [] : "", 0);
+			for (const a of addrs) {
+				const why = addressRefusal(a.address, sandbox);
+				if (why) {
+					const e: NodeJS.ErrnoException = new Error(`${hostname} resolves to ${why}`);
+					e.code = "EADDRNOTALLOWED";
+					return cb(e, options.all ? [] : "", 0);
+				}
+			}
+			if (!addrs.length)
+				return cb(
+					Object.assign(new Error(`${hostname} does not resolve`), { code: "ENOTFOUND" }),
+					options.all ? [] : "",
+					0,
+				);
+			if (options.all) return cb(null, addrs);
+			cb(null, addrs[0].address, addrs[0].family);
+		});
+	};
+}

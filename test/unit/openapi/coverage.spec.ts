@@ -1,0 +1,91 @@
+/**
+ * Every gateway route is described, and every description is a route (issue
+ * 11): the alias keys of the route tables (lib/gateway/routes.ts) equal the
+ * keys of the area files (lib/openapi/paths/*.ts, listed in `AREAS`). The
+ * development identity provider (DEV_IDP_ALIASES) is not part of the merchant
+ * API and is excluded (docs/DECISIONS.md).
+ */
+import assert from "node:assert/strict";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import {
+	API_ALIASES,
+	BULK_UPLOAD_ALIASES,
+	DEV_IDP_ALIASES,
+	DOCS_ALIASES,
+	LINK_ALIASES,
+	PROBE_ALIASES,
+	WEBHOOK_ALIASES,
+} from "../../../lib/gateway/routes";
+import { AREAS, buildDocument, parseAliasKey } from "../../../lib/openapi/index";
+
+/** The routes that must be described. */
+const ROUTES = [
+	API_ALIASES,
+	BULK_UPLOAD_ALIASES,
+	WEBHOOK_ALIASES,
+	LINK_ALIASES,
+	DOCS_ALIASES,
+	PROBE_ALIASES,
+].flatMap((t) => Object.keys(t));
+
+/** `{covered, missing, extra}` of a route list against a list of described keys. */
+function coverage(routes: string[], described: string[]): { missing: string[]; extra: string[] } {
+	const r = new Set(routes);
+	const d = new Set(described);
+	return {
+		missing: routes.filter((k) => !d.has(k)).sort(),
+		extra: described.filter((k) => !r.has(k)).sort(),
+	};
+}
+
+describe("openapi: every route is described, every description is a route", () => {
+	it("coverage() reports a route without a description and a description without a route", () => {
+		assert.deepEqual(coverage(["GET /a", "POST /b"], ["GET /a", "GET /c"]), {
+			missing: ["POST /b"],
+			extra: ["GET /c"],
+		});
+	});
+
+	it("the alias keys of the route tables equal the keys of the area files", () => {
+		const described = AREAS.flatMap((a) => Object.keys(a.paths));
+		const { missing, extra } = coverage(ROUTES, described);
+		assert.deepEqual(
+			{ missing, extra },
+			{ missing: [], extra: [] },
+			`routes without a description (add them to their area file): ${missing.join(", ") || "none"}; descriptions without a route: ${extra.join(", ") || "none"}`,
+		);
+	});
+
+	it("no route is described twice, and the dev IdP is not described", () => {
+		const described = AREAS.flatMap((a) => Object.keys(a.paths));
+		assert.deepEqual(
+			described.filter((k, i) => described.indexOf(k) !== i),
+			[],
+		);
+		for (const k of Object.keys(DEV_IDP_ALIASES)) assert.ok(!described.includes(k), k);
+	});
+
+	it("every area file in lib/openapi/paths is listed in AREAS", () => {
+		const dir = join(__dirname, "../../../lib/openapi/paths");
+		const files = readdirSync(dir).filter((f) => f.endsWith(".ts"));
+		// each area's paths object is one of AREAS' (compare by identity through the module)
+		const listed = new Set(AREAS.map((a) => a.paths));
+		for (const f of files) {
+			const mod: { paths?: unknown } = require(join(dir, f));
+			assert.ok(
+				mod.paths && listed.has(mod.paths as never),
+				`lib/openapi/paths/${f} is not in AREAS (lib/openapi/index.ts)`,
+			);
+		}
+	});
+
+	it("every route is in the built document under its OpenAPI path and method", () => {
+		const doc = buildDocument();
+		for (const key of ROUTES) {
+			const { method, path } = parseAliasKey(key);
+			const item = doc.paths?.[path] as Record<string, unknown> | undefined;
+			assert.ok(item?.[method], `${key} → ${method.toUpperCase()} ${path} missing from the document`);
+		}
+	});
+});

@@ -1,0 +1,244 @@
+/**
+ * webhooks service, delivery (issue 11 "Webhooks"): events from the durable
+ * channels reach subscribed endpoints signed per Standard Webhooks (verified
+ * here with the `standardwebhooks` library), once per (event, endpoint) even
+ * when the channel redelivers; retries with exponential backoff against a
+ * receiver that fails then recovers, with the same `webhook-id`; an endpoint
+ * failing for the whole schedule disabled with its reason; the previous
+ * secret still verifying after a rotation until its 24 h end (the row's
+ * expiry moved: the test's clock); order per shipment (`delivered` never
+ * before `picked_up`, even published in the other order); a slow endpoint
+ * never delaying another account; redirects not followed; answers capped;
+ * redelivery with the same id; and, outside the sandbox, a delivery to a name
+ * that resolves to loopback refused at delivery time.
+ */
+import assert from "node:assert/strict";
+import { Webhook } from "standardwebhooks";
+import { exec, getSequelize } from "../../../lib/db";
+import { sealSecret } from "../../../lib/webhooks/secrets";
+import { newSender } from "../../helpers/broker";
+import { eventually } from "../../helpers/poll";
+import {
+	callAs,
+	deliveriesOf,
+	freshNumber,
+	orderCreated,
+	orderNos,
+	publishEvent,
+	publishStatus,
+	Receiver,
+	statusEvent,
+	useWebhooksBroker,
+} from "./setup";
+
+const rx = new Receiver();
+
+/** An endpoint of `sender` on receiver path `path` for `events`: its id and secret. */
+async function endpoint(sender: number, path: string, events: string[]) {
+	const { res } = await callAs("webhooks.create", { url: `${rx.base}${path}`, events }, sender);
+	return { id: res.id as number, secret: res.secret as string };
+}
+
+/** Verifies a received request with the library; answers the parsed envelope. */
+function verify(secret: string, r: { body: string; headers: Record<string, unknown> }): any {
+	return new Webhook(secret).verify(r.body, {
+		"webhook-id": String(r.headers["webhook-id"]),
+		"webhook-timestamp": String(r.headers["webhook-timestamp"]),
+		"webhook-signature": String(r.headers["webhook-signature"]),
+	});
+}
+
+describe("webhooks service: signed, durable, ordered delivery", function () {
+	this.timeout(60_000);
+	useWebhooksBroker();
+	before(() => rx.start());
+	after(() => rx.stop());
+
+	it("delivers a subscribed event once, signed (standardwebhooks verifies), in the {type, timestamp, data} envelope", async () => {
+		const s = newSender();
+		const ep = await endpoint(s, "/sig", ["order.created"]);
+		await endpoint(s, "/sig-other", ["order.booked"]);
+		const order_id = freshNumber();
+		const e = orderCreated(s, order_id);
+		await publishEvent(e);
+		await publishEvent(e); // the channel redelivers: no second delivery
+		const [r] = await eventually(() => rx.on("/sig"), { what: "the delivery", ok: (x) => x.length === 1 });
+		const body = verify(ep.secret, r as never);
+		assert.equal(body.type, "order.created");
+		assert.equal(body.data.order_id, order_id);
+		assert.equal(body.data.order_no, `ORD-${order_id}`);
+		assert.ok(!Number.isNaN(Date.parse(body.timestamp)));
+		assert.match(String(r.headers["webhook-id"]), /^msg_/);
+		assert.equal(r.headers["content-type"], "application/json");
+		assert.throws(() => verify("whsec_" + Buffer.alloc(32, 1).toString("base64"), r as never));
+		// a later event proves the duplicate was not queued behind
+		await publishEvent(orderCreated(s, freshNumber()));
+		await eventually(() => rx.on("/sig"), { ok: (x) => x.length === 2, what: "the second event" });
+		assert.equal((await deliveriesOf(ep.id)).length, 2);
+		assert.equal(rx.on("/sig-other").length, 0);
+	});
+
+	it("retries with exponential backoff until the receiver recovers, with the same webhook-id", async () => {
+		const s = newSender();
+		rx.answer("/flaky", (n) => (n < 3 ? 500 : 204));
+		const ep = await endpoint(s, "/flaky", ["order.created"]);
+		await publishEvent(orderCreated(s, freshNumber()));
+		const got = await eventually(() => rx.on("/flaky"), { what: "3 attempts", ok: (x) => x.length === 3 });
+		assert.equal(new Set(got.map((r) => r.headers["webhook-id"])).size, 1);
+		for (const r of got) verify(ep.secret, r as never);
+		const gap1 = got[1].at - got[0].at;
+		const gap2 = got[2].at - got[1].at;
+		assert.ok(gap1 >= 75, `first retry after ${gap1} ms (base 100, jitter 0.2)`);
+		assert.ok(gap2 >= 155, `second retry after ${gap2} ms (2 × base)`);
+		const [d] = await eventually(() => deliveriesOf(ep.id), { ok: (x) => x[0]?.status === "delivered" });
+		assert.equal(d.attempts, 3);
+		assert.equal(d.status_code, 204);
+		assert.equal(d.next_retry_at, null);
+		const log = (await callAs("webhooks.deliveries", { id: String(ep.id) }, s)).res.data[0];
+		assert.equal(log.attempt, 3);
+		assert.equal(log.status, "delivered");
+	});
+
+	it("disables an endpoint that failed for the whole schedule, with the reason; caps the stored answer", async () => {
+		const s = newSender();
+		rx.answer("/down", 500);
+		const ep = await endpoint(s, "/down", ["order.created"]);
+		await publishEvent(orderCreated(s, freshNumber()));
+		const view = await eventually(async () => (await callAs("webhooks.get", { id: String(ep.id) }, s)).res, {
+			what: "the endpoint disabled",
+			ok: (v) => v.enabled === false,
+		});
+		assert.match(view.disabled_reason, /every delivery failed since .*; last error: HTTP 500/);
+		const [d] = await deliveriesOf(ep.id);
+		assert.equal(d.status, "failed");
+		assert.equal(d.attempts, 4);
+		assert.ok(d.response.length <= 4096);
+		assert.equal(rx.on("/down").length, 4);
+		// disabled: new events make no delivery
+		await publishEvent(orderCreated(s, freshNumber()));
+		const sentinel = await endpoint(s, "/down-sentinel", ["order.created"]);
+		await publishEvent(orderCreated(s, freshNumber()));
+		await eventually(() => rx.on("/down-sentinel"), { ok: (x) => x.length === 1 });
+		assert.equal((await deliveriesOf(ep.id)).length, 1);
+		assert.ok(sentinel.id > ep.id);
+	});
+
+	it("keeps the previous secret verifying after a rotation until its 24 h end", async () => {
+		const s = newSender();
+		const ep = await endpoint(s, "/rot", ["order.created"]);
+		const rotated = (await callAs("webhooks.rotateSecret", { id: String(ep.id) }, s)).res.secret as string;
+		const row = (
+			await exec(
+				getSequelize(),
+				"SELECT previous_secret_until - now() AS left FROM webhooks.endpoints WHERE id = $1",
+				[ep.id],
+			)
+		).rows[0] as any;
+		assert.ok(row.left.hours >= 23, JSON.stringify(row.left));
+		await publishEvent(orderCreated(s, freshNumber()));
+		const [r1] = await eventually(() => rx.on("/rot"), { ok: (x) => x.length === 1 });
+		assert.equal(String(r1.headers["webhook-signature"]).split(" ").length, 2);
+		verify(ep.secret, r1 as never); // the old secret, within 24 h
+		verify(rotated, r1 as never);
+		// the clock moves past the 24 h: the old secret no longer signs
+		await exec(
+			getSequelize(),
+			"UPDATE webhooks.endpoints SET previous_secret_until = now() - interval '1 second' WHERE id = $1",
+			[ep.id],
+		);
+		await publishEvent(orderCreated(s, freshNumber()));
+		const got = await eventually(() => rx.on("/rot"), { ok: (x) => x.length === 2 });
+		verify(rotated, got[1] as never);
+		assert.throws(() => verify(ep.secret, got[1] as never));
+	});
+
+	it("keeps the order of a shipment's status events: delivered never before picked_up", async () => {
+		const s = newSender();
+		rx.answer("/order", (n) => (n === 1 ? 500 : 204));
+		await endpoint(s, "/order", ["shipment.status_changed"]);
+		const order_id = freshNumber();
+		const attempt = freshNumber();
+		orderNos.set(order_id, "SHIP-1");
+		// published out of order: delivered (seq 4) first; picked_up (seq 3) a moment later, and its first try fails
+		await publishStatus(statusEvent(s, order_id, attempt, 4, "delivered"));
+		await new Promise((r) => setTimeout(r, 300));
+		await publishStatus(statusEvent(s, order_id, attempt, 3, "picked_up"));
+		const got = await eventually(() => rx.on("/order"), { what: "3 requests", ok: (x) => x.length === 3 });
+		const statuses = got.map((r) => JSON.parse(r.body).data.status);
+		assert.deepEqual(statuses, ["picked_up", "picked_up", "delivered"]);
+		const data = JSON.parse(got[2].body).data;
+		assert.equal(data.order_no, "SHIP-1"); // asked of intake
+		assert.equal(data.awb_number, `AWB${attempt}`);
+	});
+
+	it("never lets a slow endpoint delay another account's deliveries", async () => {
+		const slow = newSender();
+		const fast = newSender();
+		rx.answer("/slow", () => "hang");
+		await endpoint(slow, "/slow", ["order.created"]);
+		await endpoint(fast, "/fast", ["order.created"]);
+		for (let i = 0; i < 20; i++) await publishEvent(orderCreated(slow, freshNumber()));
+		await eventually(() => rx.on("/slow"), { ok: (x) => x.length >= 2, what: "the slow endpoint busy" });
+		const t0 = Date.now();
+		await publishEvent(orderCreated(fast, freshNumber()));
+		await eventually(() => rx.on("/fast"), {
+			ok: (x) => x.length === 1,
+			what: "the other account's delivery",
+		});
+		assert.ok(Date.now() - t0 < 1000, `took ${Date.now() - t0} ms`);
+		// at most WEBHOOK_ENDPOINT_INFLIGHT (2) requests in flight to the slow endpoint at a time
+		assert.ok(rx.on("/slow").filter((r) => r.at <= t0).length <= 2);
+	});
+
+	it("does not follow redirects (a 3xx to the metadata address is a failed attempt)", async () => {
+		const s = newSender();
+		rx.answer("/redirect", 302);
+		const ep = await endpoint(s, "/redirect", ["order.created"]);
+		await publishEvent(orderCreated(s, freshNumber()));
+		const [d] = await eventually(() => deliveriesOf(ep.id), { ok: (x) => x[0]?.attempts >= 1 });
+		assert.equal(d.status_code, 302);
+		assert.equal(d.error, "redirect not followed (302)");
+	});
+
+	it("redelivers a delivery on request with the same webhook-id", async () => {
+		const s = newSender();
+		const ep = await endpoint(s, "/again", ["order.created"]);
+		await publishEvent(orderCreated(s, freshNumber()));
+		const [d] = await eventually(() => deliveriesOf(ep.id), { ok: (x) => x[0]?.status === "delivered" });
+		const { res, status } = await callAs(
+			"webhooks.redeliver",
+			{ id: String(ep.id), delivery_id: String(d.id) },
+			s,
+		);
+		assert.equal(status, 202);
+		assert.equal(res.status, "pending");
+		const got = await eventually(() => rx.on("/again"), { ok: (x) => x.length === 2 });
+		assert.equal(got[0].headers["webhook-id"], got[1].headers["webhook-id"]);
+		verify(ep.secret, got[1] as never);
+	});
+});
+
+describe("webhooks service outside the sandbox: addresses checked at delivery time", function () {
+	this.timeout(30_000);
+	useWebhooksBroker({ SANDBOX: "0" });
+	const local = new Receiver();
+	before(() => local.start());
+	after(() => local.stop());
+
+	it("refuses to connect when the endpoint's name resolves to loopback (DNS rebinding)", async () => {
+		const s = newSender();
+		// as if the name had resolved to a public address at subscribe time and to loopback now
+		const port = new URL(local.base).port;
+		const r = await exec<{ id: string }>(
+			getSequelize(),
+			`INSERT INTO webhooks.endpoints (sender_id, url, events, secret) VALUES ($1, $2, '{order.created}', $3) RETURNING id`,
+			[s, `https://localhost:${port}/rebound`, sealSecret("whsec_" + Buffer.alloc(32, 7).toString("base64"))],
+		);
+		const id = Number(r.rows[0].id);
+		await publishEvent(orderCreated(s, freshNumber()));
+		const [d] = await eventually(() => deliveriesOf(id), { ok: (x) => x[0]?.attempts >= 1 });
+		assert.match(d.error, /address not allowed: localhost resolves to .* loopback address/);
+		assert.equal(d.status_code, null);
+		assert.equal(local.got.length, 0);
+	});
+});
