@@ -3,10 +3,11 @@
  * read from the environment when the service is created (tests set them
  * first). Times in milliseconds unless the name says hours.
  */
+import { loadConfig } from "../config";
 
 /** What the webhooks service is tuned by. */
 export interface WebhookSettings {
-	/** `SANDBOX=1`: http and loopback receivers allowed (nothing else relaxed) */
+	/** sandbox (`SANDBOX=1`, or the zero-setup start): http and loopback receivers allowed (nothing else relaxed) */
 	sandbox: boolean;
 	/** `WEBHOOK_CONCURRENCY` (100): deliveries in flight per process (BullMQ worker concurrency) */
 	concurrency: number;
@@ -46,7 +47,8 @@ function positive(name: string, dflt: number): number {
 /** The settings from the environment. @throws Error on a malformed value */
 export function webhookSettings(): WebhookSettings {
 	return {
-		sandbox: process.env.SANDBOX === "1",
+		// the runtime configuration's sandbox flag: SANDBOX=1, and the zero-setup start unless SANDBOX says otherwise
+		sandbox: loadConfig().sandbox,
 		concurrency: Math.floor(positive("WEBHOOK_CONCURRENCY", 100)),
 		endpointInflight: Math.floor(positive("WEBHOOK_ENDPOINT_INFLIGHT", 10)),
 		timeoutMs: positive("WEBHOOK_TIMEOUT_MS", 10_000),
