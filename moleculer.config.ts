@@ -2,7 +2,19 @@
  * Moleculer broker options (ARCHITECTURE §2, STACK-NOTES "Moleculer 0.15").
  *
  * - NATS transporter from `TRANSPORTER` (nats 2.x client); none means in-process.
- * - `requestTimeout` so a call to a dead node never waits forever.
+ * - Availability (issue 12, docs/DECISIONS.md "Availability and hardening"):
+ *   with a transporter, `disableBalancer: true`: a request goes to the NATS
+ *   queue group of its action (`MOL.REQB.<action>`), so NATS, which sees a
+ *   killed process's connection close at once, stops delivering to it within
+ *   milliseconds instead of the heartbeat timeout; {@link QueueGroupCalls}
+ *   makes moleculer-web's calls (which name an endpoint) use the group too,
+ *   pins streaming calls to one node, and answers ServiceNotAvailable at
+ *   once while the NATS connection is down. `requestTimeout`
+ *   {@link REQUEST_TIMEOUT_MS} bounds a call in flight on a node that died
+ *   (actions that legitimately take longer declare their own `timeout`);
+ *   heartbeats {@link HEARTBEAT_INTERVAL_S} / {@link HEARTBEAT_TIMEOUT_S} s
+ *   drop a dead node's services from the registry, after which a caller
+ *   answers 503 at once.
  * - No broker retries: calls with external side effects (courier bookings) must
  *   never be repeated by the broker; durable retries live in BullMQ jobs.
  * - Tracking on, so a stopping node finishes in-flight calls (graceful shutdown).
@@ -10,11 +22,165 @@
  * - Durable channels (`@moleculer/channels`, lib/channels.ts): NATS JetStream
  *   with a transporter, else Redis Streams with `REDIS_URL`, else in process.
  */
-import type { BrokerOptions } from "moleculer";
+import {
+	type ActionEndpoint,
+	type BrokerOptions,
+	type CallingOptions,
+	Errors,
+	type Middleware,
+	type ServiceBroker,
+} from "moleculer";
 import { PermissionsMiddleware } from "./lib/auth";
 import { channelsMiddleware } from "./lib/channels";
 import { loadConfig, type RuntimeConfig } from "./lib/config";
 import { jsonFormatter, RequestContextMiddleware } from "./lib/logging";
+
+/**
+ * Timeout (ms) of a call whose action declares none: below the 5 s no caller
+ * may wait (issue 12), leaving the gateway ~1 s for its own work.
+ */
+export const REQUEST_TIMEOUT_MS = 4_000;
+/** Seconds between heartbeats. */
+export const HEARTBEAT_INTERVAL_S = 2;
+/** Seconds without a heartbeat after which a node's services leave the registry. */
+export const HEARTBEAT_TIMEOUT_S = 6;
+
+/** The part of the nats 2.x client read here: its status events (`disconnect`, `reconnect`, …). */
+interface NatsStatusSource {
+	status(): AsyncIterable<{ type: string }>;
+}
+
+const links = new WeakMap<ServiceBroker, { up: boolean; subscribed: boolean }>();
+
+/**
+ * False while the NATS connection of `broker` is down (between the client's
+ * `disconnect` and `reconnect` events) or before its local services'
+ * queue-group subscriptions are in place; true without a transporter. Read by
+ * the readiness probes (lib/system.ts).
+ */
+export function transporterLinkUp(broker: ServiceBroker): boolean {
+	const l = links.get(broker);
+	return l === undefined || (l.up && l.subscribed);
+}
+
+/** The parts of Moleculer's NATS transporter that {@link gapless} uses. */
+interface BalancedTx {
+	subscriptions: { unsubscribe(): void }[];
+	client?: { flush(): Promise<void> };
+	makeBalancedSubscriptions(): Promise<unknown>;
+	subscribeBalancedRequest(action: string): unknown;
+	subscribeBalancedEvent(event: string, group: string): unknown;
+}
+
+/**
+ * Moleculer's `makeBalancedSubscriptions` (called on every change of the local
+ * services) unsubscribes every queue group before subscribing again: a request
+ * published in that gap reaches nobody and waits its whole timeout. This
+ * version subscribes the new set first, then drops the old one.
+ */
+function gapless(b: ServiceBroker, tx: BalancedTx): () => Promise<unknown> {
+	return async () => {
+		const old = tx.subscriptions;
+		tx.subscriptions = [];
+		const info = b.getLocalNodeInfo() as unknown as {
+			services: {
+				name: string;
+				actions?: Record<string, unknown>;
+				events?: Record<string, { group?: string }>;
+			}[];
+		};
+		for (const svc of info.services) {
+			for (const action of Object.keys(svc.actions ?? {})) tx.subscribeBalancedRequest(action);
+			for (const [event, def] of Object.entries(svc.events ?? {}))
+				tx.subscribeBalancedEvent(event, def.group || svc.name);
+		}
+		await tx.client?.flush();
+		for (const s of old) s.unsubscribe();
+		await tx.client?.flush();
+	};
+}
+
+type CallFn = (action: string | ActionEndpoint, params?: unknown, opts?: CallingOptions) => Promise<unknown>;
+
+function isEndpoint(x: unknown): x is ActionEndpoint {
+	return typeof x === "object" && x !== null && "action" in x && "id" in x;
+}
+
+/**
+ * `call` middleware for brokers running with `disableBalancer` (NATS queue
+ * groups):
+ * - a call that names an endpoint object (moleculer-web resolves one per
+ *   request and calls it, which would pin the request to that node, dead or
+ *   not) is sent by action name, so the NATS queue group picks a live node;
+ * - a streaming call (`opts.stream`: bulk uploads) is pinned to one node
+ *   chosen by Moleculer's balancer, since each chunk is its own message and
+ *   a queue group would scatter them over nodes;
+ * - a call with `opts.nodeID` is left alone.
+ */
+export function QueueGroupCalls(): Middleware {
+	let broker: ServiceBroker | undefined;
+	const link = { up: true, subscribed: false };
+	const mw = {
+		name: "QueueGroupCalls",
+		created(b: ServiceBroker) {
+			broker = b;
+			links.set(b, link);
+			const tx = (b.transit as unknown as { tx?: BalancedTx } | undefined)?.tx;
+			if (tx && typeof tx.makeBalancedSubscriptions === "function")
+				tx.makeBalancedSubscriptions = gapless(b, tx);
+		},
+		/** Follows the NATS client's connection (the transporter does not: it reconnects silently). */
+		async started(b: ServiceBroker) {
+			// Moleculer subscribes to the queue groups of local services only in a change handler
+			// debounced by 1 s after the last service registered: do it now, before `/ready` says so
+			const discoverer = (
+				b.registry as unknown as { discoverer?: { sendLocalNodeInfo?: () => Promise<unknown> } }
+			).discoverer;
+			if (b.transit && discoverer?.sendLocalNodeInfo) await discoverer.sendLocalNodeInfo();
+			link.subscribed = true;
+			const client = (b.transit as unknown as { tx?: { client?: NatsStatusSource } } | undefined)?.tx?.client;
+			if (typeof client?.status !== "function") return;
+			void (async () => {
+				for await (const s of client.status()) {
+					if (s.type === "disconnect") link.up = false;
+					else if (s.type === "reconnect") link.up = true;
+				}
+			})().catch(() => undefined);
+		},
+		/**
+		 * Leaves the queue groups as the graceful stop begins (after the empty INFO and
+		 * `registry.stopDelay`): NATS stops handing this node new requests, so the
+		 * in-flight ones can drain (tracking) instead of a steady load keeping it busy
+		 * until `tracking.shutdownTimeout`. Answers to its own calls still arrive.
+		 */
+		async stopping(b: ServiceBroker) {
+			const tx = (
+				b.transit as unknown as { tx?: { unsubscribeFromBalancedCommands?: () => Promise<unknown> } }
+			)?.tx;
+			await tx?.unsubscribeFromBalancedCommands?.().catch(() => undefined);
+		},
+		call(next: CallFn): CallFn {
+			return function queueGroupCall(action, params, opts = {}) {
+				// NATS is unreachable: nothing can answer, say so now rather than after the timeout
+				if (!link.up)
+					return Promise.reject(
+						new Errors.ServiceNotAvailableError({
+							action: isEndpoint(action) ? String(action.action.name) : action,
+						}),
+					);
+				if (opts.nodeID) return next(action, params, opts);
+				if (opts.stream) {
+					if (isEndpoint(action) || !broker) return next(action, params, opts);
+					const ep = broker.findNextActionEndpoint(action, opts);
+					return next(ep instanceof Error ? action : ep, params, opts);
+				}
+				return next(isEndpoint(action) ? (action.action.name ?? action) : action, params, opts);
+			};
+		},
+	};
+	// Moleculer's typing of the `call` hook returns a call's result, not a handler.
+	return mw as unknown as Middleware;
+}
 
 /** Builds broker options for this process. `nodeID` defaults to hostname-pid. */
 export default function brokerOptions(
@@ -28,19 +194,26 @@ export default function brokerOptions(
 			? { type: "NATS", options: { url: cfg.transporter, maxReconnectAttempts: -1 } }
 			: undefined,
 		serializer: "CBOR",
-		requestTimeout: 20_000,
+		// NATS queue groups (only with a transporter: without one the broker would skip local event handlers)
+		disableBalancer: Boolean(cfg.transporter),
+		requestTimeout: REQUEST_TIMEOUT_MS,
 		retryPolicy: { enabled: false },
 		circuitBreaker: { enabled: false },
 		tracking: { enabled: true, shutdownTimeout: 15_000 },
 		registry: { strategy: "RoundRobin", preferLocal: true, stopDelay: 100 },
-		heartbeatInterval: 5,
-		heartbeatTimeout: 15,
+		heartbeatInterval: HEARTBEAT_INTERVAL_S,
+		heartbeatTimeout: HEARTBEAT_TIMEOUT_S,
 		logger: {
 			type: "Console",
 			options: { level: cfg.logLevel, formatter: jsonFormatter, colors: false, moduleColors: false },
 		},
 		metrics: { enabled: false },
-		middlewares: [RequestContextMiddleware, PermissionsMiddleware, channelsMiddleware(cfg)],
+		middlewares: [
+			RequestContextMiddleware,
+			PermissionsMiddleware,
+			channelsMiddleware(cfg),
+			...(cfg.transporter ? [QueueGroupCalls()] : []),
+		],
 		...overrides,
 	};
 }

@@ -154,7 +154,7 @@ async function main(): Promise<void> {
 	};
 	const core = startProcess({
 		...common,
-		SERVICES: "gateway,documents,pincode,rates,warehouses,booking,ndr,simulator",
+		SERVICES: "gateway,documents,pincode,rates,warehouses,booking,ndr,webhooks,simulator",
 		NODEID: `bench-core-${run}`,
 	});
 	// the worker runs compiled, as in production (BENCH_TSX=1: through tsx, as `npm start` does)

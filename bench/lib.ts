@@ -86,6 +86,8 @@ export async function benchEnvironment(
 		QUEUE_PREFIX: `msa-bench-${run}`,
 		NAMESPACE: `bench-${run}`,
 		AUTH_JWKS_URL: jwks.url,
+		AUTH_ISSUER: idp.issuer,
+		AUTH_AUDIENCE: idp.audience,
 		LABEL_LINK_SECRET: "bench",
 		SANDBOX: "1",
 		SANDBOX_COURIER_PORT: String(await freePort()),
@@ -132,13 +134,13 @@ export async function startSystem(env: Record<string, string | undefined> = {}):
 				startProcess({
 					...common,
 					TRANSPORTER: natsUrl,
-					SERVICES: `pincode,rates,warehouses,intake,booking,ndr${sim}`,
+					SERVICES: `pincode,rates,warehouses,intake,booking,ndr,webhooks${sim}`,
 				}),
 			]
 		: [
 				startProcess(
 					courierApart
-						? { ...common, SERVICES: "gateway,pincode,rates,warehouses,intake,booking,documents,ndr" }
+						? { ...common, SERVICES: "gateway,pincode,rates,warehouses,intake,booking,documents,ndr,webhooks" }
 						: common,
 				),
 			];

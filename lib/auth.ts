@@ -2,8 +2,10 @@
  * Identity, roles and capabilities (spec §5, ARCHITECTURE §3).
  *
  * The account (`app_metadata.sender_id`) and role come from the verified token
- * only. Verification: jose, RS256 only, `exp` and `sub` required, issuer and
- * audience when configured, keys from `AUTH_JWKS_URL`.
+ * only. Verification: jose, RS256 only, `exp`, `sub`, `iss` and `aud` required
+ * (`AUTH_ISSUER` / `AUTH_AUDIENCE`: lib/config.ts refuses to start a gateway
+ * without them), 30 s clock tolerance, keys from `AUTH_JWKS_URL`. Claims are
+ * read strictly, never coerced (see {@link claimsUser}).
  */
 
 import { createRemoteJWKSet, type JWTPayload, errors as joseErrors, jwtVerify } from "jose";
@@ -102,15 +104,95 @@ function isJwksFailure(err: unknown): boolean {
 	);
 }
 
+/** Options of {@link createVerifier}. */
 export interface VerifierOptions {
+	/** JWKS URL of the identity provider (`AUTH_JWKS_URL`). */
 	jwksUrl: string;
+	/**
+	 * Required `iss` (`AUTH_ISSUER`). Optional here only for unit tests of the
+	 * verifier itself: every gateway gets one (lib/config.ts `loadConfig`
+	 * refuses a configuration with `AUTH_JWKS_URL` but no issuer or audience).
+	 */
 	issuer?: string;
+	/** Required `aud` (`AUTH_AUDIENCE`; a token's `aud` array must contain it). Same note as `issuer`. */
 	audience?: string;
 }
 
+/** Leeway (seconds) of jose's `exp` / `nbf` / `iat` checks, for clock skew with the identity provider. */
+export const CLOCK_TOLERANCE_S = 30;
+
+/** A canonical decimal account id: no sign, no leading zero, no exponent, hex, blanks or fraction. */
+const SENDER_ID_RE = /^[1-9]\d*$/;
+
 /**
- * Returns a function verifying a bearer token into an {@link AuthUser}.
- * Throws {@link ApiError} 401 with the §5.6 bodies.
+ * Reads `app_metadata.sender_id` strictly: a positive safe-integer JSON number,
+ * or a string of decimal digits without leading zero naming one (`"1001"`).
+ * Nothing is coerced: `"0x3e9"`, `"1e3"`, `" 1001"`, `true`, `[1001]`,
+ * `{}`, `0`, `-5`, `1.5` and integers above 2^53−1 are refused.
+ * @returns the account id; `undefined` when the claim is absent (or null)
+ * @throws ApiError 401 `token_claims` when the claim is present but malformed
+ */
+export function senderClaim(v: unknown): number | undefined {
+	if (v === undefined || v === null) return undefined;
+	if (typeof v === "number" && Number.isSafeInteger(v) && v > 0) return v;
+	if (typeof v === "string" && SENDER_ID_RE.test(v)) {
+		const n = Number(v);
+		if (Number.isSafeInteger(n)) return n;
+	}
+	throw invalidToken("token_claims");
+}
+
+/**
+ * Reads `app_metadata.role` strictly: a string naming one of {@link ROLES}.
+ * @returns the role; `undefined` when absent (or null) or an unknown string
+ * @throws ApiError 401 `token_claims` when present but not a string
+ */
+export function roleClaim(v: unknown): Role | undefined {
+	if (v === undefined || v === null) return undefined;
+	if (typeof v !== "string") throw invalidToken("token_claims");
+	return (ROLES as readonly string[]).includes(v) ? (v as Role) : undefined;
+}
+
+/**
+ * The {@link AuthUser} of a verified token's payload (spec §5 rule 3:
+ * account and role from `app_metadata` only).
+ *
+ * | Claim                                   | Refused with (401 §5.6 `code`) |
+ * |-----------------------------------------|--------------------------------|
+ * | `app_metadata` present, not an object    | `token_claims`                 |
+ * | `sender_id` absent / null                | `account_missing`              |
+ * | `sender_id` malformed ({@link senderClaim}) | `token_claims`              |
+ * | `role` not a string                      | `token_claims`                 |
+ * | `role` absent or not a known role        | `role_unknown`                 |
+ * | `sub` not a non-empty string             | `token_claims`                 |
+ *
+ * `email` is kept only when it is a string.
+ * @throws ApiError 401 `{error:"Invalid or expired token", code}`
+ */
+export function claimsUser(payload: JWTPayload): AuthUser {
+	const raw: unknown = payload.app_metadata;
+	if (raw !== undefined && (raw === null || typeof raw !== "object" || Array.isArray(raw)))
+		throw invalidToken("token_claims");
+	// own properties only: a claim never comes from Object.prototype
+	const own = (k: string): unknown =>
+		raw !== undefined && Object.hasOwn(raw, k) ? (raw as Record<string, unknown>)[k] : undefined;
+	const sender = senderClaim(own("sender_id"));
+	if (sender === undefined) throw invalidToken("account_missing");
+	const role = roleClaim(own("role"));
+	if (role === undefined) throw invalidToken("role_unknown");
+	if (typeof payload.sub !== "string" || payload.sub === "") throw invalidToken("token_claims");
+	return userFor(sender, role, payload.sub, typeof payload.email === "string" ? payload.email : undefined);
+}
+
+/**
+ * Returns a function verifying a bearer token into an {@link AuthUser}:
+ * jose `jwtVerify` with RS256 only, `exp` and `sub` required, `iss` and `aud`
+ * required and checked when configured, {@link CLOCK_TOLERANCE_S} leeway;
+ * then {@link claimsUser}.
+ * Throws {@link ApiError} 401 with the §5.6 bodies: `token_expired`,
+ * `token_claims` (missing / wrong `iss`, `aud`, `exp`, `sub`; malformed
+ * `app_metadata`), `account_missing`, `role_unknown`, `jwks_unavailable`,
+ * `token_invalid` (anything else: signature, algorithm, format).
  */
 export function createVerifier(opts: VerifierOptions): (token: string) => Promise<AuthUser> {
 	const jwks = createRemoteJWKSet(new URL(opts.jwksUrl), { timeoutDuration: 5000, cooldownDuration: 30_000 });
@@ -122,6 +204,7 @@ export function createVerifier(opts: VerifierOptions): (token: string) => Promis
 				issuer: opts.issuer,
 				audience: opts.audience,
 				requiredClaims: ["exp", "sub"],
+				clockTolerance: CLOCK_TOLERANCE_S,
 			}));
 		} catch (err) {
 			if (err instanceof joseErrors.JWTExpired) throw invalidToken("token_expired");
@@ -129,17 +212,7 @@ export function createVerifier(opts: VerifierOptions): (token: string) => Promis
 			if (isJwksFailure(err)) throw invalidToken("jwks_unavailable");
 			throw invalidToken("token_invalid");
 		}
-		const meta = (payload.app_metadata ?? {}) as { sender_id?: unknown; role?: unknown };
-		const sender = Number(meta.sender_id);
-		if (!Number.isSafeInteger(sender) || sender <= 0) throw invalidToken("account_missing");
-		const role = String(meta.role ?? "");
-		if (!(ROLES as readonly string[]).includes(role)) throw invalidToken("role_unknown");
-		return userFor(
-			sender,
-			role as Role,
-			String(payload.sub),
-			typeof payload.email === "string" ? payload.email : undefined,
-		);
+		return claimsUser(payload);
 	};
 }
 

@@ -38,9 +38,11 @@ export interface RuntimeConfig {
 	transporter?: string;
 	/** Services this process runs. */
 	services: ServiceName[];
-	/** JWKS URL of the identity provider. */
+	/** JWKS URL of the identity provider (`AUTH_JWKS_URL`). */
 	authJwksUrl?: string;
+	/** Required `iss` of bearer tokens (`AUTH_ISSUER`); always set when `authJwksUrl` is and the gateway runs. */
 	authIssuer?: string;
+	/** Required `aud` of bearer tokens (`AUTH_AUDIENCE`); always set when `authJwksUrl` is and the gateway runs. */
 	authAudience?: string;
 	/** HMAC key of signed label links (signs and verifies; lib/documents/link.ts). */
 	labelLinkSecret?: string;
@@ -133,9 +135,39 @@ export function parsePublicBaseUrl(v: string | undefined): string | undefined {
 	return t.replace(/\/+$/, "");
 }
 
+/** A string setting, trimmed; undefined when unset or blank. */
+function text(v: string | undefined): string | undefined {
+	const t = (v ?? "").trim();
+	return t === "" ? undefined : t;
+}
+
+/**
+ * Refuses (throws) a process running the gateway with `AUTH_JWKS_URL` but
+ * without `AUTH_ISSUER` or `AUTH_AUDIENCE` (ARCHITECTURE §2, issue 12): tokens
+ * of any issuer or audience sharing the key set would otherwise be accepted.
+ * The zero-setup start sets both to its development identity provider's own
+ * values before reading the configuration (lib/system.ts).
+ * @throws Error naming the missing variables
+ */
+export function checkAuthConfig(
+	cfg: Pick<RuntimeConfig, "services" | "authJwksUrl" | "authIssuer" | "authAudience">,
+): void {
+	if (!cfg.authJwksUrl || !cfg.services.includes("gateway")) return;
+	const missing = [
+		...(cfg.authIssuer ? [] : ["AUTH_ISSUER"]),
+		...(cfg.authAudience ? [] : ["AUTH_AUDIENCE"]),
+	];
+	if (missing.length)
+		throw new Error(
+			`${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} required with AUTH_JWKS_URL: bearer tokens must name this API's issuer (iss) and audience (aud)`,
+		);
+}
+
 /**
  * Parses the environment into a {@link RuntimeConfig}. Throws when a setting is
- * malformed (e.g. an unknown service name in `SERVICES`).
+ * malformed (e.g. an unknown service name in `SERVICES`), and when a process
+ * running the gateway names `AUTH_JWKS_URL` without `AUTH_ISSUER` and
+ * `AUTH_AUDIENCE` ({@link checkAuthConfig}).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
 	const services = (env.SERVICES ?? "")
@@ -150,7 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
 	const zeroSetup = env.MSA_ZERO_SETUP === "1";
 	const simulatorPort = int(env.SANDBOX_COURIER_PORT, 4010);
 	const sandboxEnv = env.SANDBOX;
-	return {
+	const cfg: RuntimeConfig = {
 		port: int(env.PORT, 3000),
 		databaseUrl: env.DATABASE_URL ?? "",
 		redisUrl: env.REDIS_URL || undefined,
@@ -158,8 +190,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
 		transporter: env.TRANSPORTER || undefined,
 		services: services.length ? (services as ServiceName[]) : ALL_SERVICES.filter((s) => s !== "devauth"),
 		authJwksUrl: env.AUTH_JWKS_URL || undefined,
-		authIssuer: env.AUTH_ISSUER || undefined,
-		authAudience: env.AUTH_AUDIENCE || undefined,
+		authIssuer: text(env.AUTH_ISSUER),
+		authAudience: text(env.AUTH_AUDIENCE),
 		labelLinkSecret: env.LABEL_LINK_SECRET || undefined,
 		labelLinkPreviousSecrets: parsePreviousSecrets(env.LABEL_LINK_PREVIOUS_SECRETS),
 		publicBaseUrl: parsePublicBaseUrl(env.PUBLIC_BASE_URL),
@@ -174,4 +206,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
 		dbPoolMax: int(env.DB_POOL_MAX, 10),
 		logLevel: env.LOGLEVEL || "info",
 	};
+	checkAuthConfig(cfg);
+	return cfg;
 }

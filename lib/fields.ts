@@ -7,6 +7,33 @@
  * Only parsing lives here; each endpoint keeps its own messages and bounds.
  */
 
+/**
+ * Control characters refused in every free-text field (orders, returns,
+ * warehouses, NDR addresses; issue 12): Unicode category Cc, i.e. C0
+ * U+0000–U+001F (NUL, tab, CR and LF included: single-line fields reach
+ * courier registrations and labels as they are), DEL U+007F and C1
+ * U+0080–U+009F. Checked after trimming.
+ */
+export const CONTROL_CHARS = /\p{Cc}/u;
+
+/** True when `s` contains a character of {@link CONTROL_CHARS}. */
+export function hasControlChars(s: string): boolean {
+	return CONTROL_CHARS.test(s);
+}
+
+/** What a validator sees instead of an object or array where a scalar is expected (flat: `String()` of it never recurses). */
+export const NON_SCALAR: Readonly<Record<string, never>> = Object.freeze({});
+
+/**
+ * `v` when it is a scalar (string, number, boolean, null, undefined), else
+ * {@link NON_SCALAR}. Used before a validator touches a value: fastest-validator
+ * renders `String(actual)` into its messages and `convert` calls `String(v)`,
+ * both of which recurse without bound on a deeply nested array (issue 12).
+ */
+export function scalarOrMarker(v: unknown): unknown {
+	return v === null || (typeof v !== "object" && typeof v !== "function") ? v : NON_SCALAR;
+}
+
 /** True for a non-null, non-array object (a JSON object body or block). */
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
 	return typeof v === "object" && v !== null && !Array.isArray(v);

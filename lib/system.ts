@@ -11,9 +11,11 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync, w
 import { createServer, type Server } from "node:http";
 import { dirname, join, resolve } from "node:path";
 import { ServiceBroker, type ServiceSchema } from "moleculer";
-import brokerOptions from "../moleculer.config";
+import { workersReady } from "../mixins/worker.mixin";
+import brokerOptions, { transporterLinkUp } from "../moleculer.config";
 import { loadConfig, type ServiceName } from "./config";
 import { closeAllPools } from "./db";
+import { DEV_IDP_AUDIENCE, DEV_IDP_ISSUER } from "./devidp";
 import { closeAllQueues } from "./queue";
 
 export interface RunningSystem {
@@ -25,6 +27,25 @@ export interface RunningSystem {
 /** Directory of zero-setup state (`./.data` unless `MSA_DATA_DIR`). */
 export function dataDir(): string {
 	return resolve(process.env.MSA_DATA_DIR || ".data");
+}
+
+/**
+ * Identity settings of the zero-setup start (ARCHITECTURE §2, §3), applied to
+ * `env` when it names no `AUTH_JWKS_URL`: the development identity provider
+ * (`MSA_DEV_IDP=1`, JWKS served by this process's gateway on `PORT`), and the
+ * `iss` / `aud` its tokens carry as `AUTH_ISSUER` / `AUTH_AUDIENCE` (unless
+ * set: services/devauth.service.ts issues with the configured values, so the
+ * two always agree). With `AUTH_JWKS_URL` set nothing changes (and
+ * lib/config.ts then requires `AUTH_ISSUER` and `AUTH_AUDIENCE`).
+ * @returns true when the development identity provider is to run
+ */
+export function zeroSetupAuth(env: NodeJS.ProcessEnv): boolean {
+	if (env.AUTH_JWKS_URL) return false;
+	env.AUTH_JWKS_URL = `http://127.0.0.1:${env.PORT || 3000}/auth/v1/.well-known/jwks.json`;
+	env.MSA_DEV_IDP = "1";
+	if (!env.AUTH_ISSUER?.trim()) env.AUTH_ISSUER = DEV_IDP_ISSUER;
+	if (!env.AUTH_AUDIENCE?.trim()) env.AUTH_AUDIENCE = DEV_IDP_AUDIENCE;
+	return true;
 }
 
 /** Loads a service schema by name from `services/<name>.service.ts`. */
@@ -136,15 +157,14 @@ export async function startSystem(): Promise<RunningSystem> {
 	const extraServices: ServiceName[] = [];
 	if (!env.DATABASE_URL) {
 		env.MSA_ZERO_SETUP = "1";
+		// the zero-setup start serves a development IdP with published passwords: loopback only
+		// unless HOST says otherwise (issue 12); with DATABASE_URL set the gateway listens on 0.0.0.0
+		if (!env.HOST) env.HOST = "127.0.0.1";
 		mkdirSync(dir, { recursive: true });
 		const pg = await startEmbeddedPostgres(dir);
 		env.DATABASE_URL = pg.url;
 		stopPg = pg.stop;
-		if (!env.AUTH_JWKS_URL) {
-			env.AUTH_JWKS_URL = `http://127.0.0.1:${env.PORT || 3000}/auth/v1/.well-known/jwks.json`;
-			env.MSA_DEV_IDP = "1";
-			extraServices.push("devauth");
-		}
+		if (zeroSetupAuth(env)) extraServices.push("devauth");
 		if (env.SANDBOX_SCAN_PUSH_URL === undefined) {
 			// the sandbox couriers push their scans to our own webhook route, as a real courier would
 			env.SANDBOX_SCAN_PUSH_URL = `http://127.0.0.1:${env.PORT || 3000}/v1/tracking/webhooks/{courier}`;
@@ -199,9 +219,30 @@ export async function startSystem(): Promise<RunningSystem> {
 }
 
 /**
+ * Readiness of this process (issue 12): its broker and services have started
+ * (migrations ran in `started()`), it is not stopping, the transporter is
+ * connected (false while NATS is down or reconnecting), every BullMQ worker is
+ * connected to its queue backend ({@link workersReady}). Answers the names of
+ * what is missing (empty: ready). The gateway's `/ready` (gateway.ready) adds
+ * that every service behind its routes has a live endpoint.
+ */
+export function notReadyReasons(broker: ServiceBroker): string[] {
+	const out: string[] = [];
+	if (!broker.started) out.push("broker_starting");
+	if (broker.stopping) out.push("stopping");
+	// Moleculer sets `connected` only after (re)subscribing, asking every node for its INFO and
+	// waiting for the answers (registry synced); it is false while NATS is down or reconnecting
+	if ((broker.transit && !broker.transit.connected) || !transporterLinkUp(broker))
+		out.push("transporter_disconnected");
+	if (!workersReady()) out.push("queues_disconnected");
+	return out;
+}
+
+/**
  * Kubernetes probes for pods that run no gateway (`HEALTH_PORT`): `/live` answers
- * 200 while the process runs; `/ready` 200 once the broker and its services have
- * started and the transporter is connected, 503 otherwise (and while stopping).
+ * 200 while the process runs; `/ready` 200 `{status:"ready", node}` when
+ * {@link notReadyReasons} finds nothing, else 503 `{status:"not_ready", node,
+ * missing:[…]}` (also while stopping).
  */
 async function startProbes(broker: ServiceBroker, port: number): Promise<Server> {
 	const server = createServer((req, res) => {
@@ -211,9 +252,15 @@ async function startProbes(broker: ServiceBroker, port: number): Promise<Server>
 			return;
 		}
 		if (req.url === "/ready") {
-			const ready = broker.started && !broker.stopping && (!broker.transit || broker.transit.connected);
-			res.statusCode = ready ? 200 : 503;
-			res.end(JSON.stringify({ status: ready ? "ready" : "not_ready", node: broker.nodeID }));
+			const missing = notReadyReasons(broker);
+			res.statusCode = missing.length ? 503 : 200;
+			res.end(
+				JSON.stringify(
+					missing.length
+						? { status: "not_ready", node: broker.nodeID, missing }
+						: { status: "ready", node: broker.nodeID },
+				),
+			);
 			return;
 		}
 		res.statusCode = 404;

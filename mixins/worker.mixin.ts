@@ -11,6 +11,27 @@ import { type ActionName, call, type ParamsOf } from "../lib/contracts";
 import { type AnyWorker, createWorker } from "../lib/queue";
 import type { Mixin } from "../lib/service";
 
+/** A queue connection as BullMQ's `waitUntilReady()` answers it (ioredis: `status` "ready" while connected). */
+interface QueueConnection {
+	status?: unknown;
+}
+
+/** Connections of this process's workers; undefined while a worker has not connected yet. */
+const connections = new Map<object, QueueConnection | undefined>();
+
+/**
+ * Readiness hook (issue 12): true when every BullMQ worker of this process
+ * has connected to its queue backend and (Redis) its connection is up now.
+ * Read by the `/ready` probes (lib/system.ts).
+ */
+export function workersReady(): boolean {
+	for (const c of connections.values()) {
+		if (c === undefined) return false;
+		if (typeof c.status === "string" && c.status !== "ready") return false;
+	}
+	return true;
+}
+
 /** Timeout of the action call that processes one job (ms). */
 const JOB_CALL_TIMEOUT_MS = 120_000;
 
@@ -60,6 +81,9 @@ export function WorkerMixin(specs: WorkerSpec[]): Mixin<WorkerVars> {
 							meta: { job: { id: job.id, name: job.name, attemptsMade: job.attemptsMade } },
 							timeout: spec.callTimeout ?? JOB_CALL_TIMEOUT_MS,
 							unavailable: false,
+							// run the job on this node, which holds its lock (with NATS queue
+							// groups the call could otherwise land on another node and outlive it)
+							nodeID: this.broker.nodeID,
 						}),
 					{
 						concurrency:
@@ -75,6 +99,17 @@ export function WorkerMixin(specs: WorkerSpec[]): Mixin<WorkerVars> {
 					),
 				);
 				this.$workers.push(worker);
+				connections.set(worker, undefined);
+				const ready = (worker as { waitUntilReady?: () => Promise<unknown> }).waitUntilReady;
+				if (typeof ready === "function")
+					ready.call(worker).then(
+						(c) => {
+							if (connections.has(worker))
+								connections.set(worker, typeof c === "object" && c !== null ? (c as QueueConnection) : {});
+						},
+						(e: Error) => this.logger.warn(`worker ${spec.queue} not connected: ${e.message}`),
+					);
+				else connections.set(worker, {});
 			}
 			// Run once the whole broker is up, so the target action is callable.
 			const startWhenReady = async () => {
@@ -87,6 +122,7 @@ export function WorkerMixin(specs: WorkerSpec[]): Mixin<WorkerVars> {
 		},
 		async stopped(this: WorkerThis) {
 			this.$stopping = true;
+			for (const w of this.$workers ?? []) connections.delete(w);
 			await Promise.all((this.$workers ?? []).map((w) => w.close().catch(() => undefined)));
 		},
 	};

@@ -291,6 +291,8 @@ export default defineService<BookingVars>()({
 		 * chain "A refused: …; B refused: …").
 		 */
 		bookSync: {
+			// the sync budget (BOOKING_SYNC_BUDGET_MS, 25 s) plus margin: not the 4 s default (issue 12)
+			timeout: 30_000,
 			access: { writes: true },
 			async handler(ctx): Promise<BookSyncAnswer | BookAnswer> {
 				const started = Date.now();
@@ -338,6 +340,8 @@ export default defineService<BookingVars>()({
 		 * changed, retry), `service_unavailable` (intake).
 		 */
 		cancel: {
+			// courier cancel + look-up after an ambiguous failure (5 s courier timeout each; issue 12)
+			timeout: 20_000,
 			access: { writes: true },
 			async handler(ctx): Promise<CancelAnswer> {
 				const sender = senderOf(ctx);

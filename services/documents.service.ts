@@ -169,6 +169,8 @@ export default defineService<DocumentsVars>()({
 		 * be asked answers 503 `service_unavailable` (through the gateway).
 		 */
 		label: {
+			// up to 200 pages, or a courier-issued label fetched at the courier (issue 12)
+			timeout: 15_000,
 			access: { auth: true },
 			async handler(ctx): Promise<Buffer> {
 				const order_id = parsePositiveInt(ctx.params?.orderId, { trim: false });
@@ -203,6 +205,8 @@ export default defineService<DocumentsVars>()({
 		 * without a caller; a collaborator that cannot be asked → 503 (through the gateway).
 		 */
 		labels: {
+			// up to 200 pages, or a courier-issued label fetched at the courier (issue 12)
+			timeout: 15_000,
 			access: { auth: true },
 			async handler(ctx): Promise<Buffer> {
 				const order_ids = parseOrderIds(ctx.params);
@@ -281,6 +285,8 @@ export default defineService<DocumentsVars>()({
 		 * caller; a collaborator that cannot be asked → 503 (through the gateway).
 		 */
 		manifest: {
+			// up to 200 pages, or a courier-issued label fetched at the courier (issue 12)
+			timeout: 15_000,
 			access: { auth: true },
 			async handler(ctx): Promise<Buffer> {
 				const order_ids = parseManifestOrderIds(ctx.params);
@@ -303,6 +309,8 @@ export default defineService<DocumentsVars>()({
 		 * malformed, unknown or another account's number.
 		 */
 		manifestCopy: {
+			// up to 200 pages, or a courier-issued label fetched at the courier (issue 12)
+			timeout: 15_000,
 			access: { auth: true },
 			async handler(ctx): Promise<Buffer> {
 				const sender_id = senderOf(ctx);

@@ -51,13 +51,18 @@
  *
  * Params: query-string and path params reach actions as STRINGS (a repeated
  * query key keeps its last value; no nested objects from the query); a JSON
- * body (any content type is parsed as JSON on /v1, limit 1 MB; it must be an
- * object) is merged in, then the query, then path params. `ctx.meta.user`
+ * body (any content type is parsed as JSON on /v1, limit 1 MB, nested at most
+ * 32 levels (400 `body_too_deep`, checked on the raw text before parsing); it
+ * must be an object; never read on GET / HEAD / DELETE) is merged in, then the
+ * query, then path params; a key in both the query and the body is 400
+ * `ambiguous_parameter` (issue 12: never merged silently); path params win.
+ * Paths match exactly: case-sensitive, no trailing slash (else 404 `not_found`).
+ * The HTTP server listens on `HOST` (default 0.0.0.0; 127.0.0.1 in the zero-setup start). `ctx.meta.user`
  * (an {@link AuthUser}) comes only from the verified bearer token; nothing in
  * the body or query can set it. `sender_id` in a body or query is passed
  * through to the service, which decides (ignore or 403).
  *
- * Order of checks on /v1: route match (404/405) → body parse (400/413) →
+ * Order of checks on /v1: route match (404/405) → body parse (400/413) → query/body ambiguity (400) →
  * service available (503) → bearer token (401) → account rate limit (429) → `checkAccess` with the
  * action's `access` key, read from the registry so it also works over NATS
  * (403 `Read-only role` / 403 `forbidden` with `cap`), before the handler runs.
@@ -68,7 +73,8 @@
  *   403s, the documents exceptions) → their status and body verbatim;
  * - broker `ValidationError` (422) of the called action → 400 `validation_failed`
  *   with `details` (one raised by a nested internal call is a server bug → 500);
- * - malformed JSON → 400 `invalid_json`; body over 1 MB → 413 `payload_too_large`;
+ * - malformed JSON → 400 `invalid_json`; nested deeper than 32 → 400 `body_too_deep`;
+ *   a key in both query and body → 400 `ambiguous_parameter`; body over 1 MB → 413 `payload_too_large`;
  * - unknown route → 404 `{error:"not_found", message:"Route not found"}`;
  *   known path, other method → 405 `method_not_allowed` with `Allow`;
  *   `OPTIONS` on a known path → 204 with `Allow` (CORS is off);
@@ -90,7 +96,8 @@
  *
  * Everything above is done with moleculer-web 0.11's documented hooks:
  * `rootCallOptions` (request id, common headers, query parsing, `OPTIONS`
- * never matching an alias, the access-log line), route `aliases` with
+ * never matching an alias, a trailing slash matching none either, the
+ * access-log line), route `aliases` with
  * `mappingPolicy: "restrict"`, `onBeforeCall` (body shape), the
  * `authenticate` / `authorize` methods, and `settings.onError` (every error
  * answer, including 404/405/204 for URLs that match no alias).
@@ -115,6 +122,7 @@ import type { CallMeta } from "../lib/contracts";
 import { ApiError, apiError } from "../lib/errors";
 import { answerFor, GatewayError } from "../lib/gateway/errors";
 import { accessLogLine, isLabelLinkPath, parseQuery, pathOf, requestIdOf } from "../lib/gateway/http";
+import { verifyJsonDepth } from "../lib/gateway/json-limits";
 import { clientAddress, EdgeLimiter } from "../lib/gateway/rate-limit";
 import {
 	API_ALIASES,
@@ -131,6 +139,7 @@ import { bearerToken, cachedVerifier } from "../lib/gateway/tokens";
 import { BULK_MAX_BYTES, fileTooLarge } from "../lib/intake/bulk/api";
 import { DOCS_HANDLERS, type DocsHandler, documentBytes } from "../lib/openapi/serve";
 import { defineService, type Mixin } from "../lib/service";
+import { transporterLinkUp } from "../moleculer.config";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"];
 
@@ -173,6 +182,8 @@ interface RouteOptions {
 	/** false: params are `{body, query, params}` instead of body, query and path params merged */
 	mergeParams?: boolean;
 	bodyParsers: false | Record<string, unknown>;
+	/** path-to-regexp 8 options of the route's aliases (ours: `ROUTE_MATCHING`) */
+	pathToRegexpOptions?: { sensitive?: boolean; trailing?: boolean };
 	logging: boolean;
 	callOptions?: { nodeID: string };
 	authentication?: boolean;
@@ -223,14 +234,50 @@ interface GatewayVars {
 	trustProxy: number;
 }
 
-/** Path of a request without its query string (moleculer-web's `parsedUrl` once it has parsed the URL). */
+/**
+ * Path of a request as the client sent it, without its query string (never
+ * moleculer-web's `parsedUrl`, which drops a trailing slash, nor the path an
+ * inexact request is rerouted to by `beginRequest`).
+ */
 function requestPath(req: GwRequest): string {
-	return req.parsedUrl ?? pathOf(req.originalUrl ?? req.url);
+	return pathOf(req.originalUrl ?? req.url);
+}
+
+/**
+ * Alias matching of every route (issue 12): paths match exactly, case
+ * included (`/V1/orders` is 404). A trailing slash is refused by
+ * `beginRequest`, since moleculer-web drops it before matching.
+ */
+const ROUTE_MATCHING = { sensitive: true, trailing: false } as const;
+
+/** Where `beginRequest` sends a request whose path has a trailing slash: a URL no alias matches (→ 404 `not_found`). */
+const UNROUTABLE_URL = "/";
+
+/**
+ * Throws 400 `ambiguous_parameter` when a key is given both in the query
+ * string and in the JSON body (issue 12: moleculer-web would let the query
+ * silently win). Path parameters are not checked: they name the resource and
+ * always win over a body key of the same name.
+ */
+function refuseAmbiguous(req: GwRequest): void {
+	const body = req.body;
+	const query = req.query;
+	if (body == null || typeof body !== "object" || !query) return;
+	for (const k of Object.keys(query)) {
+		if (Object.hasOwn(body, k)) {
+			throw new GatewayError(
+				400,
+				"ambiguous_parameter",
+				`'${k}' is given both in the query string and in the body; send it once`,
+			);
+		}
+	}
 }
 
 /**
  * `onBeforeCall` of the /v1 route: the JSON body must be an object (an array or
- * scalar is 400 `invalid_json`), and a `__proto__` key in the body cannot
+ * scalar is 400 `invalid_json`), a key may not be in both the query and the
+ * body (400 `ambiguous_parameter`), and a `__proto__` key in the body cannot
  * change the params object's prototype.
  */
 function checkBody(_ctx: Context, _route: unknown, req: GwRequest): void {
@@ -238,8 +285,31 @@ function checkBody(_ctx: Context, _route: unknown, req: GwRequest): void {
 	if (body != null && (typeof body !== "object" || Array.isArray(body))) {
 		throw new GatewayError(400, "invalid_json", "Request body must be a JSON object");
 	}
+	refuseAmbiguous(req);
 	const p = req.$params;
 	if (p && Object.getPrototypeOf(p) !== Object.prototype) Object.setPrototypeOf(p, Object.prototype);
+}
+
+/** Methods whose request body the API route never parses (nor merges into params): their input is the path and query. */
+const BODYLESS_METHODS = new Set(["GET", "HEAD", "DELETE"]);
+
+/** body-parser `type` of the API route: every content type is read as JSON, except on {@link BODYLESS_METHODS}. */
+function readsBody(req: IncomingMessage): boolean {
+	return !BODYLESS_METHODS.has(req.method ?? "GET");
+}
+
+/**
+ * `onBeforeCall` of the development identity provider's route: the query/body
+ * ambiguity rule of {@link checkBody}, and `ctx.meta.client_address` (the
+ * client address as the rate limits read it, `TRUST_PROXY` hops) for the
+ * login's per-address throttle.
+ */
+function devIdpBeforeCall(trustProxy: number): (ctx: Context, route: unknown, req: GwRequest) => void {
+	return (ctx: Context, _route: unknown, req: GwRequest): void => {
+		refuseAmbiguous(req);
+		// the login is throttled per client address too (services/devauth.service.ts)
+		(ctx.meta as { client_address?: string }).client_address = clientAddress(req, trustProxy);
+	};
 }
 
 /**
@@ -344,6 +414,8 @@ export default defineService<GatewayVars>()({
 	settings: {
 		/** Replaced by `loadConfig().port` in `created`. */
 		port: 3000,
+		/** Replaced in `created` by `HOST` (default 0.0.0.0; the zero-setup start sets 127.0.0.1). */
+		ip: "0.0.0.0",
 		path: "/",
 		/** Routes are added in `created` (configuration is read there); `[]` would add a catch-all route. */
 		routes: null,
@@ -397,7 +469,8 @@ export default defineService<GatewayVars>()({
 		 * (sane incoming `x-request-id` or a new UUID) as the root context's
 		 * `requestID`; sets the headers every response carries; parses the
 		 * query string into flat strings (`parseQuery`, kept by moleculer-web
-		 * as `req.query`); makes `OPTIONS` match no alias (moleculer-web would
+		 * as `req.query`); makes a path with a trailing slash match no alias
+		 * (404 `not_found`; `/v1/orders/` is not `/v1/orders`); makes `OPTIONS` match no alias (moleculer-web would
 		 * route it as its `Access-Control-Request-Method`, or as GET without
 		 * one; CORS is off), so it is answered by `answerError`; and registers
 		 * the access-log line for when the answer is written.
@@ -411,6 +484,13 @@ export default defineService<GatewayVars>()({
 			const url = req.url ?? "/";
 			const q = url.indexOf("?", 1);
 			req.query = q === -1 ? {} : parseQuery(url.slice(q + 1));
+			// exact routing (issue 12): moleculer-web drops a trailing slash before matching, so a
+			// path ending in "/" is rerouted to a URL no alias matches (404); logs keep the real path
+			const path = q === -1 ? url : url.slice(0, q);
+			if (path.length > 1 && path.endsWith("/")) {
+				req.originalUrl = url;
+				req.url = UNROUTABLE_URL;
+			}
 			if (req.method === "OPTIONS") req.headers["access-control-request-method"] = "OPTIONS";
 			if (this.accessLog) {
 				let logged = false;
@@ -480,6 +560,9 @@ export default defineService<GatewayVars>()({
 			const retryAfter = (err as { data?: { retry_after?: unknown } } | null)?.data?.retry_after;
 			if (answer.status === 429 && typeof retryAfter === "number")
 				res.setHeader("Retry-After", String(retryAfter));
+			// nothing can serve the request right now: fail fast and say when to retry (issue 12)
+			if (answer.status === 503 && answer.body.error === "service_unavailable")
+				res.setHeader("Retry-After", "1");
 			if (answer.status === 401) {
 				res.setHeader("WWW-Authenticate", answer.body.code ? 'Bearer error="invalid_token"' : "Bearer");
 			}
@@ -547,8 +630,9 @@ export default defineService<GatewayVars>()({
 		/**
 		 * Readiness (`GET /ready`, no auth): 200 `{status:"ready", services:{<name>: true}}`
 		 * when every service behind an alias of this deployment has an available
-		 * endpoint in the registry (local or over NATS); else 503
-		 * `{error:"not_ready", message, missing:[service…]}`.
+		 * endpoint in the registry (local or over NATS) and this node's NATS link
+		 * is up; else 503 `{error:"not_ready", message, missing:[service… or
+		 * "transporter"]}`.
 		 */
 		ready: {
 			handler() {
@@ -561,6 +645,9 @@ export default defineService<GatewayVars>()({
 					services[svc] = ok;
 					if (!ok) missing.push(svc);
 				}
+				// this node's own NATS link (and its queue-group subscriptions): a registry remembered from before
+				// a disconnect is not a way to serve
+				if (!transporterLinkUp(this.broker)) missing.push("transporter");
 				if (missing.length > 0) {
 					throw new ApiError(503, {
 						error: "not_ready",
@@ -583,6 +670,8 @@ export default defineService<GatewayVars>()({
 	created() {
 		const cfg = loadConfig();
 		this.settings.port = cfg.port;
+		// listen address: `HOST`; the zero-setup start sets 127.0.0.1 (lib/system.ts), else every interface
+		this.settings.ip = process.env.HOST || "0.0.0.0";
 		const devIdp = process.env.MSA_DEV_IDP === "1";
 		this.accessLog =
 			process.env.GATEWAY_ACCESS_LOG !== "0" && logsInfo(this.broker.options.logger, cfg.logLevel);
@@ -618,6 +707,7 @@ export default defineService<GatewayVars>()({
 			path: "/",
 			aliases: PROBE_ALIASES,
 			mappingPolicy: "restrict",
+			pathToRegexpOptions: ROUTE_MATCHING,
 			bodyParsers: false,
 			logging: false,
 			// Probes must describe THIS gateway node, never another one.
@@ -633,6 +723,7 @@ export default defineService<GatewayVars>()({
 				Object.entries(DOCS_ALIASES).map(([key, handler]) => [key, DOCS_HANDLERS[handler]]),
 			),
 			mappingPolicy: "restrict",
+			pathToRegexpOptions: ROUTE_MATCHING,
 			bodyParsers: false,
 			logging: false,
 		});
@@ -642,7 +733,12 @@ export default defineService<GatewayVars>()({
 				path: "/",
 				aliases: DEV_IDP_ALIASES,
 				mappingPolicy: "restrict",
-				bodyParsers: { json: { limit: "64kb" }, urlencoded: { extended: false, limit: "64kb" } },
+				pathToRegexpOptions: ROUTE_MATCHING,
+				bodyParsers: {
+					json: { limit: "64kb", verify: verifyJsonDepth() },
+					urlencoded: { extended: false, limit: "64kb" },
+				},
+				onBeforeCall: devIdpBeforeCall(this.trustProxy),
 				logging: false,
 			});
 		}
@@ -651,6 +747,7 @@ export default defineService<GatewayVars>()({
 			path: "/",
 			aliases: WEBHOOK_ALIASES,
 			mappingPolicy: "restrict",
+			pathToRegexpOptions: ROUTE_MATCHING,
 			mergeParams: false,
 			// couriers sign the exact bytes: keep the body raw, whatever its content type (512 KB:
 			// passed base64 to booking, it stays under NATS' 1 MB message size)
@@ -663,6 +760,7 @@ export default defineService<GatewayVars>()({
 			path: "/",
 			aliases: LINK_ALIASES,
 			mappingPolicy: "restrict",
+			pathToRegexpOptions: ROUTE_MATCHING,
 			// GET only, nothing to parse; the action gets `{token}` from the path only (linkBeforeCall)
 			mergeParams: false,
 			bodyParsers: false,
@@ -680,6 +778,7 @@ export default defineService<GatewayVars>()({
 				},
 			},
 			mappingPolicy: "restrict",
+			pathToRegexpOptions: ROUTE_MATCHING,
 			authentication: true,
 			authorization: true,
 			// multipart only: busboy parses the stream (lib/intake/bulk/api.ts reads the file part)
@@ -691,10 +790,13 @@ export default defineService<GatewayVars>()({
 			path: "/",
 			aliases: API_ALIASES,
 			mappingPolicy: "restrict",
+			pathToRegexpOptions: ROUTE_MATCHING,
 			authentication: true,
 			authorization: true,
-			// The API is JSON only: any request body is parsed as JSON (a form body is 400 invalid_json).
-			bodyParsers: { json: { limit: "1mb", type: () => true } },
+			// The API is JSON only: any request body is parsed as JSON (a form body is 400 invalid_json);
+			// nesting is checked on the raw text before parsing (lib/gateway/json-limits.ts: 400 body_too_deep)
+			// bodies of GET / HEAD / DELETE are never read (their params come from the path and query only)
+			bodyParsers: { json: { limit: "1mb", type: readsBody, verify: verifyJsonDepth() } },
 			onBeforeCall: checkBody,
 			logging: false,
 		});

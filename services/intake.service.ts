@@ -771,6 +771,8 @@ export default defineService<IntakeVars>()({
 		 * `orders.write` 403 `forbidden`.
 		 */
 		bulkUpload: {
+			// streams a file of up to 25 MB from the gateway (issue 12)
+			timeout: 60_000,
 			access: { writes: true, capability: "orders.write" },
 			async handler(ctx): Promise<BulkUploadResult> {
 				const sender = senderOf(ctx);

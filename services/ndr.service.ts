@@ -215,6 +215,8 @@ export default defineService<NdrVars>()({
 		 * `service_unavailable`.
 		 */
 		act: {
+			// the courier's NDR call (5 s courier timeout, retried once; issue 12)
+			timeout: 20_000,
 			access: { writes: true },
 			async handler(ctx): Promise<NdrActAnswer> {
 				const sender = senderOf(ctx);

@@ -9,6 +9,8 @@
  * | Moleculer `ValidationError` of the routed action (422)        | 400    | `{error:"validation_failed", message, details}`        |
  * | `ValidationError` of a nested internal call (a server bug)    | 500    | as "anything else" below                               |
  * | body-parser: malformed JSON (`entity.parse.failed`)           | 400    | `{error:"invalid_json", message}`                      |
+ * | body nested deeper than 32 levels (`entity.too.deep`, json-limits.ts) | 400 | `{error:"body_too_deep", message}`                |
+ * | a key in both the query string and the JSON body (checkBody)  | 400    | `{error:"ambiguous_parameter", message}` (a GatewayError) |
  * | body-parser: body over the limit (`entity.too.large`)         | 413    | `{error:"payload_too_large", message}`                 |
  * | body-parser: unsupported charset / encoding                   | 415    | `{error:"unsupported_media_type", message}`            |
  * | body-parser: other read failures (aborted, bad length)        | 400    | `{error:"invalid_body", message}`                      |
@@ -134,6 +136,8 @@ export function answerFor(err: unknown, path: string, requestId: string, action?
 	switch (e.type) {
 		case "entity.parse.failed":
 			return envelope(400, "invalid_json", "Request body is not valid JSON", path);
+		case "entity.too.deep":
+			return envelope(400, "body_too_deep", String(e.message), path);
 		case "entity.too.large":
 			return envelope(413, "payload_too_large", "Request body exceeds the 1 MB limit", path);
 		case "charset.unsupported":

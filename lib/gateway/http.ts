@@ -77,8 +77,8 @@ export function accessLogLine(f: AccessLogFields): string {
 	);
 }
 
-/** `/v1/documents/label/t` and everything under it (matched case-insensitively, as moleculer-web matches aliases). */
-const LABEL_LINK_PATH = /^\/v1\/documents\/label\/t(?:\/|$)/i;
+/** `/v1/documents/label/t` and everything under it (matched case-sensitively, as the gateway matches aliases). */
+const LABEL_LINK_PATH = /^\/v1\/documents\/label\/t(?:\/|$)/;
 
 /** True when `path` (no query string) is a signed label link path (spec §4.4; plain-text 404s, §7). */
 export function isLabelLinkPath(path: string): boolean {

@@ -57,17 +57,28 @@
  *
  * Failures answer 400 `validation_failed` with one `details` string per
  * failing field, `path: reason` (e.g. `receiver.pincode: must be 6 digits`).
+ *
+ * Hostile input (issue 12): the validator never sees the caller's object. It
+ * runs on a copy of the KNOWN keys only ({@link pickOrderShape}: at most three
+ * levels, the blocks above); an object or array where a scalar is expected is
+ * replaced by a flat marker before any rule runs (it fails as "must be a
+ * string" / "must be a number"…), so no rule, message or clone can recurse on
+ * a deeply nested value, whoever the caller (the gateway caps nesting too,
+ * but internal NATS callers bypass it). Text fields refuse every control
+ * character (lib/fields.ts `CONTROL_CHARS`).
  */
 import type { ValidationError, ValidationSchema } from "fastest-validator";
 import { type PaymentMode, paymentModeOf, type ShipmentDirection } from "../contracts";
 import { validationFailed } from "../errors";
 import {
+	CONTROL_CHARS,
 	codeString,
 	INDIAN_PINCODE,
 	isPlainObject,
 	normaliseMobile,
 	parseDecimal,
 	parsePositiveInt,
+	scalarOrMarker,
 } from "../fields";
 import { toPaise } from "../money";
 import { compile, describe } from "../validate";
@@ -158,7 +169,7 @@ function fail(errors: Errs, message: string, value: unknown = undefined): unknow
 	return value;
 }
 
-const CONTROL = /\p{Cc}/u;
+const CONTROL = CONTROL_CHARS;
 
 /**
  * Free text: trimmed, `min`–`max` characters, no control characters.
@@ -443,13 +454,66 @@ interface CheckedBody {
 const checkForward = compile(forwardSchema);
 const checkReverse = compile(reverseSchema);
 
+/** Sub-blocks of each block (the only non-scalar values the rules read): top level → receiver / product / order → return_address. */
+const SUB_BLOCKS: Record<string, readonly string[]> = {
+	"": ["receiver", "product", "order"],
+	order: ["return_address"],
+};
+
+/** Leaf keys of each block (forward ∪ reverse schemas): anything else is ignored by the rules. */
+const LEAVES: Record<string, readonly string[]> = {
+	"": ["customer_order_no", "channel"],
+	receiver: Object.keys(receiverProps),
+	product: Object.keys(productProps),
+	order: [
+		"pickup_address_id",
+		"reverse_pickup_address_id",
+		"rto_address_id",
+		"order_type",
+		"order_date",
+		"order_from_source",
+		"forward_source",
+		"old_fwd_awb_no",
+	],
+	return_address: Object.keys(returnAddressProps),
+};
+
+/**
+ * Copies the keys of `src` listed for `block`: scalars as they are, a
+ * non-scalar leaf as the flat marker of {@link scalarOrMarker}; sub-blocks
+ * one level down (an array in a block's place becomes `[]`, so the block's
+ * rule refuses it without reading it). Recursion is bounded by SUB_BLOCKS.
+ */
+function copyBlock(src: Record<string, unknown>, block: string): Record<string, unknown> {
+	const out: Record<string, unknown> = {};
+	for (const k of LEAVES[block]) if (Object.hasOwn(src, k)) out[k] = scalarOrMarker(src[k]);
+	for (const k of SUB_BLOCKS[block] ?? []) {
+		if (!Object.hasOwn(src, k)) continue;
+		const v = src[k];
+		out[k] = isPlainObject(v) ? copyBlock(v, k) : Array.isArray(v) ? [] : scalarOrMarker(v);
+	}
+	return out;
+}
+
+/**
+ * The part of a create body the rules read, as a fresh object bounded to the
+ * contract's shape (top level → receiver / product / order → return_address):
+ * replaces `structuredClone`, which recursed (RangeError, 500) on a body
+ * nested 10,000 levels deep in an ignored key. Never recurses deeper than
+ * three levels and never reads an unknown key, whatever `body` holds.
+ */
+export function pickOrderShape(body: Record<string, unknown>): Record<string, unknown> {
+	return copyBlock(body, "");
+}
+
 /**
  * Validates and normalises a create body (spec §2.1 forward, §2.2 reverse).
  * Does not look at `sender_id` or B2B markers (see {@link assertNotB2B}); does
  * not check that warehouse ids are the caller's (the service does).
- * The validator normalises in place, so `body` is cloned first unless
- * `opts.owned` says the caller built it for this call alone (bulk rows: one
- * clone per row was a quarter of a bulk worker's CPU and much of its garbage).
+ * The validator normalises in place, so it runs on {@link pickOrderShape}'s
+ * bounded copy of the known keys (never on `body` itself, never on a deep
+ * value); `opts.owned` (bulk rows built for this call alone) skips even that
+ * copy: such a body is flat cells, built by our own code.
  * @throws ApiError 400 `validation_failed` with one `details` entry per failing field
  */
 export function parseOrderInput(
@@ -460,7 +524,7 @@ export function parseOrderInput(
 	const raw: Record<string, unknown> = isPlainObject(body)
 		? opts.owned
 			? (body as Record<string, unknown>)
-			: structuredClone(body)
+			: pickOrderShape(body)
 		: {};
 	const res = (kind === "forward" ? checkForward : checkReverse)(raw);
 	if (res instanceof Promise) throw new Error("async validation is not supported");

@@ -89,11 +89,11 @@ export function responseRef(name: GatewayResponse): OpenAPIV3_1.ReferenceObject 
  */
 export const GATEWAY_RESPONSES = {
 	InvalidBody: json(
-		"The request body could not be used (spec §2.11, §7): `invalid_json` (malformed JSON, or not a JSON object), `invalid_body` (unreadable), `bad_request` (undecodable path parameter).",
+		"The request body could not be used (spec §2.11, §7): `invalid_json` (malformed JSON, or not a JSON object), `body_too_deep` (objects/arrays nested deeper than 32 levels, refused before parsing), `ambiguous_parameter` (a key given both in the query string and in the body), `invalid_body` (unreadable), `bad_request` (undecodable path parameter).",
 		ref("Error"),
 	),
 	InvalidBodyDocuments: json(
-		"The request body or a path parameter could not be used; under /v1/documents/ the gateway answers `{message}` (spec §7 exception).",
+		"The request body or a path parameter could not be used (malformed JSON, nested deeper than 32 levels, a key in both the query and the body, undecodable path parameter); under /v1/documents/ the gateway answers `{message}` (spec §7 exception).",
 		ref("DocumentsError"),
 	),
 	Unauthorized: {
@@ -125,12 +125,19 @@ export const GATEWAY_RESPONSES = {
 		content: { "application/json": { schema: ref("Error") } },
 	},
 	InternalError: json("Unexpected server error (logged with the request id).", ref("InternalError")),
-	ServiceUnavailable: json(
-		"`service_unavailable`: a service behind the route is not reachable right now; retry (spec §7).",
-		ref("Error"),
-	),
+	ServiceUnavailable: {
+		description:
+			"`service_unavailable`: a service behind the route is not reachable right now (answered at once, never after a long wait); retry after `Retry-After` seconds (spec §7; issue 12).",
+		headers: {
+			"Retry-After": {
+				description: "seconds to wait before retrying",
+				schema: { type: "integer", minimum: 0 },
+			},
+		},
+		content: { "application/json": { schema: ref("Error") } },
+	},
 	RouteNotFound: json(
-		'`not_found` "Route not found": no route has this path (`{message}` under /v1/documents/).',
+		'`not_found` "Route not found": no route has this path; paths match exactly (case-sensitive, no trailing slash; `{message}` under /v1/documents/).',
 		ref("Error"),
 	),
 	MethodNotAllowed: {

@@ -16,6 +16,7 @@ import {
 	type ShipmentDirection,
 } from "../contracts";
 import { apiError } from "../errors";
+import { scalarOrMarker } from "../fields";
 import { assertValid, compile } from "../validate";
 import type { LaneQuery } from "./quote";
 
@@ -28,7 +29,6 @@ export const MAX_COLLECTABLE_RUPEES = 1_000_000_000;
 
 const PIN = {
 	type: "string",
-	convert: true,
 	pattern: /^[0-9]{6}$/,
 	messages: { stringPattern: "The '{field}' field must be 6 digits" },
 } as const;
@@ -38,10 +38,9 @@ export const LANE_RULES: ValidationSchema = {
 	$$strict: "remove",
 	from_pin: PIN,
 	to_pin: PIN,
-	physical_weight: { type: "number", convert: true, positive: true, finite: true, max: MAX_WEIGHT_KG },
+	physical_weight: { type: "number", positive: true, finite: true, max: MAX_WEIGHT_KG },
 	volumetric_weight: {
 		type: "number",
-		convert: true,
 		min: 0,
 		finite: true,
 		max: MAX_WEIGHT_KG,
@@ -52,7 +51,6 @@ export const LANE_RULES: ValidationSchema = {
 /** An amount in rupees (the COD amount), optional. */
 export const RUPEES = {
 	type: "number",
-	convert: true,
 	min: 0,
 	finite: true,
 	max: MAX_COLLECTABLE_RUPEES,
@@ -79,7 +77,7 @@ const checkQuote = compile({
 	cod_amount: RUPEES,
 	payment_mode: { type: "enum", values: ["prepaid", "cod"] satisfies PaymentMode[], optional: true },
 	direction: DIRECTION,
-	logistic_id: { type: "number", convert: true, integer: true, positive: true, optional: true },
+	logistic_id: { type: "number", integer: true, positive: true, optional: true },
 });
 
 /** The query of `GET /v1/shipping/serviceable` once validated (spec §4.2 names; a type, so a validated record converts to it). */
@@ -95,6 +93,38 @@ type ServiceableQuery = {
 
 const blank = (v: unknown) => v === undefined || v === null || (typeof v === "string" && v.trim() === "");
 
+/** A plain decimal as text: optional minus, digits, optional fraction (no `+`, hex, exponent, `Infinity`). */
+const PLAIN_DECIMAL = /^-?\d{1,15}(?:\.\d{1,15})?$/;
+/** Keys read as numbers (kg, rupees, ids); the others are pins and enums. */
+const NUMERIC_KEYS = new Set([
+	"physical_weight",
+	"volumetric_weight",
+	"collectable_amount",
+	"cod_amount",
+	"logistic_id",
+]);
+/** Keys read as 6-digit codes. */
+const PIN_KEYS = new Set(["from_pin", "to_pin"]);
+
+/**
+ * The strict reading of one value before the validator sees it (issue 12;
+ * replaces fastest-validator's `convert`, which read `"0x10"` as 16 kg,
+ * `"1e3"` as 1000 and an array as its `String()`): a number key's plain
+ * decimal string (surrounding whitespace ignored) becomes its number, any
+ * other string stays a string (→ `must be a number.`); a pin sent as a JSON
+ * number becomes its digits; an object or array becomes a flat marker that
+ * every rule refuses without reading it.
+ */
+function strictValue(key: string, value: unknown): unknown {
+	const v = scalarOrMarker(value);
+	if (NUMERIC_KEYS.has(key) && typeof v === "string") {
+		const s = v.trim();
+		return PLAIN_DECIMAL.test(s) ? Number(s) : v;
+	}
+	if (PIN_KEYS.has(key) && typeof v === "number") return String(v);
+	return v;
+}
+
 /**
  * The non-blank values of `keys` in `raw` (blank optional values count as
  * absent; other keys such as `sender_id` are dropped). Throws 400
@@ -106,7 +136,7 @@ function presentValues(raw: unknown, keys: readonly string[]): Record<string, un
 	if (blank(src.from_pin) || blank(src.to_pin) || blank(src.physical_weight))
 		throw apiError(400, REQUIRED_MESSAGE, REQUIRED_MESSAGE);
 	const v: Record<string, unknown> = {};
-	for (const k of keys) if (!blank(src[k])) v[k] = src[k];
+	for (const k of keys) if (!blank(src[k])) v[k] = strictValue(k, src[k]);
 	return v;
 }
 
@@ -115,6 +145,8 @@ function presentValues(raw: unknown, keys: readonly string[]): Record<string, un
  * from the query string) and converts it to the internal lane query.
  * - any of `from_pin`, `to_pin`, `physical_weight` missing or blank → 400
  *   `{error:"from_pin, to_pin and physical_weight are required", message: same}`;
+ * - numbers are plain decimals (`"1.5"`; never `"0x10"`, `"1e3"`, `"+1"`: those are
+ *   `must be a number.`);
  * - malformed (pins not `^\d{6}$`, weights (kg) not finite numbers,
  *   physical_weight ≤ 0, volumetric_weight < 0, collectable_amount (rupees) < 0
  *   or not a number, operation other than "forward"/"reverse") → 400

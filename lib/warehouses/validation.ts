@@ -23,10 +23,25 @@
  * | `return_*` | when `is_return_same` is truthy, mirrored from the forward fields (any `return_*` sent is ignored); otherwise `return_contact_person_name`, `return_contact_no`, `return_address_line_1`, `return_city`, `return_state`, `return_pincode` are required and validated like their forward twins; `return_warehouse_name`, `return_contact_email`, `return_address_line_2` are optional |
  *
  * Unknown keys (including `sender_id`) are ignored.
+ *
+ * Every text field (names, address lines, city, state, e-mail) refuses control
+ * characters after trimming (lib/fields.ts `CONTROL_CHARS`, the orders' rule):
+ * `city: must not contain control characters`. An object or array where a
+ * scalar is expected fails as `must be a string` / `must be a boolean` and is
+ * never read further (issue 12: no `String()` of a nested value; nothing is
+ * converted implicitly, a JSON number for `contact_no` / `pincode` is read as
+ * its decimal digits here).
  */
 import type { ValidationError, ValidationRuleObject, ValidationSchema } from "fastest-validator";
 import { WAREHOUSE_TYPES } from "../contracts";
-import { isPlainObject, PHONE_10_DIGITS, PINCODE_FORMAT, parseBool } from "../fields";
+import {
+	hasControlChars,
+	isPlainObject,
+	PHONE_10_DIGITS,
+	PINCODE_FORMAT,
+	parseBool,
+	scalarOrMarker,
+} from "../fields";
 import { compile, describe } from "../validate";
 import type { WarehouseFields } from "./rows";
 
@@ -99,7 +114,14 @@ const BASE_MESSAGES = {
 	emailEmpty: "is required",
 	emailMax: "must be at most {expected} characters",
 	enumValue: `must be one of ${WAREHOUSE_TYPES.join(", ")}`,
+	controlChars: "must not contain control characters",
 };
+
+/** fastest-validator `custom` check of text fields: no control characters (after the rule's trim). */
+function noControlChars(value: unknown, errors: Array<{ type: string }>): unknown {
+	if (typeof value === "string" && hasControlChars(value)) errors.push({ type: "controlChars" });
+	return value;
+}
 
 const GSTIN = /^[0-9]{2}[A-Z]{5}[0-9]{4}[A-Z][1-9A-Z]Z[0-9A-Z]$/;
 
@@ -113,6 +135,7 @@ export function ruleFor(base: string, optional: boolean): ValidationRuleObject {
 		max,
 		optional,
 		nullable: optional,
+		custom: noControlChars,
 		messages: BASE_MESSAGES,
 	});
 	switch (base) {
@@ -130,7 +153,6 @@ export function ruleFor(base: string, optional: boolean): ValidationRuleObject {
 		case "contact_no":
 			return {
 				type: "string",
-				convert: true,
 				trim: true,
 				empty: false,
 				pattern: PHONE_10_DIGITS,
@@ -140,7 +162,6 @@ export function ruleFor(base: string, optional: boolean): ValidationRuleObject {
 		case "pincode":
 			return {
 				type: "string",
-				convert: true,
 				trim: true,
 				empty: false,
 				pattern: PINCODE_FORMAT,
@@ -148,7 +169,14 @@ export function ruleFor(base: string, optional: boolean): ValidationRuleObject {
 				messages: { ...BASE_MESSAGES, stringPattern: "must be 6 digits" },
 			};
 		case "contact_email":
-			return { type: "email", max: 191, optional, nullable: optional, messages: BASE_MESSAGES };
+			return {
+				type: "email",
+				max: 191,
+				optional,
+				nullable: optional,
+				custom: noControlChars,
+				messages: BASE_MESSAGES,
+			};
 		case "gstin":
 			return {
 				type: "string",
@@ -203,13 +231,23 @@ function onePerField(errs: ValidationError[]): string[] {
 	return out;
 }
 
-/** Copies the known keys present in `body`; blank optional strings become null. */
+/** Code fields whose JSON number is read as its decimal digits (`9876543210` → `"9876543210"`). */
+const CODE_FIELDS = new Set(["contact_no", "return_contact_no", "pincode", "return_pincode"]);
+
+/**
+ * Copies the known keys present in `body`; blank optional strings become
+ * null; an object or array becomes the flat NON_SCALAR marker (refused by
+ * every rule without being read); a number in a code field becomes its
+ * decimal string (what fastest-validator's `convert` did, without its
+ * `String()` of arrays).
+ */
 function pick(body: Record<string, unknown>): Record<string, unknown> {
 	const out: Record<string, unknown> = {};
 	for (const k of INPUT_KEYS) {
 		if (!Object.hasOwn(body, k) || body[k] === undefined) continue;
-		let v = body[k];
+		let v = scalarOrMarker(body[k]);
 		if (NULLABLE.has(k) && (v === null || (typeof v === "string" && v.trim() === ""))) v = null;
+		if (CODE_FIELDS.has(k) && typeof v === "number") v = String(v);
 		out[k] = v;
 	}
 	return out;

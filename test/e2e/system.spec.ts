@@ -33,6 +33,8 @@ describe("e2e: npm start over NATS in two processes", function () {
 			NAMESPACE: `${process.env.NAMESPACE}-e2e`,
 			TRANSPORTER: process.env.TEST_NATS_URL,
 			AUTH_JWKS_URL: served.url,
+			AUTH_ISSUER: idp.issuer,
+			AUTH_AUDIENCE: idp.audience,
 			LABEL_LINK_SECRET: "e2e-secret",
 			SANDBOX: "1",
 			PORT: String(port),

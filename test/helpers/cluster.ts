@@ -23,6 +23,8 @@ export interface Cluster {
 
 const ENV_KEYS = [
 	"AUTH_JWKS_URL",
+	"AUTH_ISSUER",
+	"AUTH_AUDIENCE",
 	"PORT",
 	"SANDBOX",
 	"SANDBOX_COURIER_PORT",
@@ -49,6 +51,8 @@ export function useCluster(prefix: string, groups: ServiceName[][], waitFor: Ser
 		const port = await freePort();
 		Object.assign(process.env, {
 			AUTH_JWKS_URL: served.url,
+			AUTH_ISSUER: c.idp.issuer,
+			AUTH_AUDIENCE: c.idp.audience,
 			PORT: String(port),
 			SANDBOX: "1",
 			SANDBOX_COURIER_PORT: String(await freePort()),

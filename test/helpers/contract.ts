@@ -214,9 +214,8 @@ export class ContractChecker {
 	 * Each starts with `METHOD path status:`.
 	 */
 	check(ex: Exchange): string[] {
-		// the gateway routes `/a/b/` as `/a/b` (moleculer-web drops trailing slashes)
-		const raw = new URL(ex.url, "http://localhost").pathname;
-		const path = raw.length > 1 ? raw.replace(/\/+$/, "") || "/" : raw;
+		// the gateway routes paths exactly (issue 12): `/a/b/` is not `/a/b`, `/A/b` is not `/a/b`
+		const path = new URL(ex.url, "http://localhost").pathname;
 		const method = ex.method.toUpperCase();
 		const head = `${method} ${path} ${ex.status}:`;
 		const found = this.find(method, path);

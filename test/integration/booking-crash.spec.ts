@@ -126,6 +126,8 @@ describe("integration: exactly-once booking under kill -9 of the booking process
 			NAMESPACE: `${process.env.NAMESPACE}-crash`,
 			TRANSPORTER: process.env.TEST_NATS_URL,
 			AUTH_JWKS_URL: served.url,
+			AUTH_ISSUER: idp.issuer,
+			AUTH_AUDIENCE: idp.audience,
 			LABEL_LINK_SECRET: "crash-secret",
 			SANDBOX: "1",
 			PORT: String(port),
@@ -151,7 +153,7 @@ describe("integration: exactly-once booking under kill -9 of the booking process
 		};
 		core = startProcess({
 			...common,
-			SERVICES: "gateway,documents,pincode,rates,warehouses,intake,ndr,simulator",
+			SERVICES: "gateway,documents,pincode,rates,warehouses,intake,ndr,webhooks,simulator",
 			NODEID: "crash-core",
 			SANDBOX_COURIER_DELAY_MS: String(COURIER_DELAY_MS),
 			SANDBOX_COURIER_HANG_MS: String(COURIER_HANG_MS),

@@ -47,6 +47,8 @@ describe("integration: bulk job under kill -9 of the intake process", function (
 			NAMESPACE: `${process.env.NAMESPACE}-bulkcrash`,
 			TRANSPORTER: process.env.TEST_NATS_URL,
 			AUTH_JWKS_URL: served.url,
+			AUTH_ISSUER: idp.issuer,
+			AUTH_AUDIENCE: idp.audience,
 			LABEL_LINK_SECRET: "crash-secret",
 			SANDBOX: "1",
 			PORT: String(port),
@@ -64,7 +66,7 @@ describe("integration: bulk job under kill -9 of the intake process", function (
 		};
 		core = startProcess({
 			...common,
-			SERVICES: "gateway,documents,pincode,rates,warehouses,booking,ndr,simulator",
+			SERVICES: "gateway,documents,pincode,rates,warehouses,booking,ndr,webhooks,simulator",
 			NODEID: "bulkcrash-core",
 		});
 		intake = startProcess(intakeEnv);

@@ -9,7 +9,13 @@ import { join } from "node:path";
 import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
 import type { ServiceBroker } from "moleculer";
 import { createVerifier } from "../../lib/auth";
-import { serveJwks } from "../../lib/devidp";
+import {
+	DEV_IDP_AUDIENCE,
+	DEV_IDP_ISSUER,
+	DEV_LOGIN_LIMITS,
+	LoginThrottle,
+	serveJwks,
+} from "../../lib/devidp";
 import { rejects, startBroker } from "../helpers/broker";
 
 describe("devauth service", () => {
@@ -52,7 +58,8 @@ describe("devauth service", () => {
 		assert.equal(protectedHeader.alg, "RS256");
 		assert.deepEqual(payload.app_metadata, { sender_id: 1001, role: "merchant" });
 		assert.equal(payload.email, "merchant@example.com");
-		assert.equal(payload.iss, "msa-dev-idp");
+		assert.equal(payload.iss, DEV_IDP_ISSUER);
+		assert.equal(payload.aud, DEV_IDP_AUDIENCE);
 	});
 
 	it("the token verifies with the gateway's verifier against the served JWKS", async () => {
@@ -64,7 +71,11 @@ describe("devauth service", () => {
 		const jwks: any = await broker.call("devauth.jwks");
 		const served = await serveJwks({ jwks } as any);
 		try {
-			const user = await createVerifier({ jwksUrl: served.url, issuer: "msa-dev-idp" })(r.access_token);
+			const user = await createVerifier({
+				jwksUrl: served.url,
+				issuer: DEV_IDP_ISSUER,
+				audience: DEV_IDP_AUDIENCE,
+			})(r.access_token);
 			assert.equal(user.sender_id, 1001);
 			assert.equal(user.role, "merchant_support");
 			assert.equal(user.read_only, true);
@@ -161,5 +172,80 @@ describe("devauth service", () => {
 			await b.stop();
 			delete process.env.MSA_DEV_USERS_FILE;
 		}
+	});
+
+	describe("login hardening (issue 12)", () => {
+		const login = (email: string, password: string, client_address?: string) =>
+			broker.call(
+				"devauth.token",
+				{ grant_type: "password", email, password },
+				{ meta: client_address === undefined ? {} : { client_address } },
+			);
+
+		it("throttles per client address: the attempt after the limit is 429 with retry_after; other addresses go on", async () => {
+			for (let i = 0; i < DEV_LOGIN_LIMITS.perAddress; i++) {
+				const err = await rejects(() => login(`user-${i}@example.com`, "x", "203.0.113.7"));
+				assert.equal(err.code, 400, `attempt ${i + 1}`);
+				assert.equal(err.data.body.error, "invalid_grant");
+			}
+			const err = await rejects(() => login("merchant@example.com", "merchant-pass", "203.0.113.7"));
+			assert.equal(err.code, 429);
+			assert.deepEqual(Object.keys(err.data.body).sort(), ["error", "message"]);
+			assert.equal(err.data.body.error, "rate_limited");
+			assert.ok(err.data.retry_after >= 1 && err.data.retry_after <= DEV_LOGIN_LIMITS.windowS);
+			const ok: any = await login("merchant@example.com", "merchant-pass", "203.0.113.8");
+			assert.equal(typeof ok.access_token, "string");
+		});
+
+		it("throttles per username (case-insensitive, trimmed) across addresses", async () => {
+			for (let i = 0; i < DEV_LOGIN_LIMITS.perUser; i++) {
+				const err = await rejects(() =>
+					login(i % 2 ? " Finance@Example.com" : "finance@example.com", "no", `198.51.100.${i}`),
+				);
+				assert.equal(err.code, 400, `attempt ${i + 1}`);
+			}
+			const err = await rejects(() => login("FINANCE@example.com", "finance-pass", "198.51.100.200"));
+			assert.equal(err.code, 429);
+			assert.equal(err.data.body.error, "rate_limited");
+		});
+
+		it("LoginThrottle counts every attempt against both keys", async () => {
+			const t = new LoginThrottle({ perAddress: 2, perUser: 2, windowS: 60 });
+			await t.attempt("a", "u1");
+			await t.attempt("a", "U1 ");
+			const byUser = await rejects(() => t.attempt("b", "u1"));
+			assert.equal(byUser.code, 429);
+			const byAddress = await rejects(() => t.attempt("a", "u2"));
+			assert.equal(byAddress.code, 429);
+			await t.attempt("c", "u3");
+		});
+
+		it("reads credentials only as own string properties (never from a replaced prototype)", async () => {
+			const viaProto = Object.assign(
+				{},
+				JSON.parse('{"__proto__":{"email":"merchant@example.com","password":"merchant-pass"}}'),
+			);
+			viaProto.grant_type = "password";
+			// what moleculer-web's Object.assign merge makes of such a body: the credentials became the prototype
+			assert.equal(viaProto.email, "merchant@example.com");
+			for (const params of [
+				viaProto,
+				Object.assign(Object.create({ password: "merchant-pass" }), {
+					grant_type: "password",
+					email: "merchant@example.com",
+				}),
+				{
+					grant_type: "password",
+					email: "merchant@example.com",
+					password: { toString: () => "merchant-pass" },
+				},
+				{ grant_type: "password", email: ["merchant@example.com"], password: "merchant-pass" },
+				{ grant_type: "password", username: 1001, password: "merchant-pass" },
+			]) {
+				const err = await rejects(() => broker.call("devauth.token", params));
+				assert.equal(err.code, 400);
+				assert.equal(err.data.body.error, "invalid_request");
+			}
+		});
 	});
 });

@@ -143,6 +143,8 @@ describe("signed label links: start-up configuration (ARCHITECTURE §2: fail lou
 				LABEL_LINK_SECRET: undefined,
 				SERVICES: services,
 				AUTH_JWKS_URL: "http://127.0.0.1:1/jwks",
+				AUTH_ISSUER: "test-issuer",
+				AUTH_AUDIENCE: "test-audience",
 			});
 			try {
 				const err = await rejects(() => startSystem());
@@ -263,7 +265,7 @@ describe("GET /v1/documents/label/t/{token} (gateway + documents over HTTP)", fu
 		restoreEnv = setEnv({
 			AUTH_JWKS_URL: jwks.url,
 			AUTH_ISSUER: idp.issuer,
-			AUTH_AUDIENCE: undefined,
+			AUTH_AUDIENCE: idp.audience,
 			PORT: "0",
 			MSA_DEV_IDP: undefined,
 			PUBLIC_BASE_URL: undefined,

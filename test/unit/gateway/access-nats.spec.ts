@@ -28,7 +28,8 @@ describe("gateway over NATS (access rules read from the registry)", () => {
 		jwks = await serveJwks(idp);
 		restoreEnv = setEnv({
 			AUTH_JWKS_URL: jwks.url,
-			AUTH_ISSUER: undefined,
+			AUTH_ISSUER: idp.issuer,
+			AUTH_AUDIENCE: idp.audience,
 			PORT: "0",
 			MSA_DEV_IDP: undefined,
 		});

@@ -6,17 +6,20 @@ import assert from "node:assert/strict";
 import { SignJWT } from "jose";
 import { createDevIdp } from "../../../lib/devidp";
 import { newSender } from "../../helpers/broker";
+import { BAD_SENDERS, NON_STRING_ROLES } from "../auth/claim-cases";
 import { calls, http, useGateway } from "./setup";
 
 describe("gateway: authentication (§5.6)", () => {
 	const g = useGateway();
 
 	it("401 Authentication required without an Authorization header", async () => {
+		// `calls` is shared by every gateway spec file: compare with the count before this request
+		const before = calls["intake.status"] ?? 0;
 		const r = await http(g.base, "GET", "/v1/orders/status?order_no=A1");
 		assert.equal(r.status, 401);
 		assert.deepEqual(r.body, { error: "Authentication required" });
 		assert.equal(r.headers.get("www-authenticate"), "Bearer");
-		assert.equal(calls["intake.status"] ?? 0, 0);
+		assert.equal(calls["intake.status"] ?? 0, before);
 	});
 
 	it("401 Authentication required for a malformed header (not Bearer, empty token)", async () => {
@@ -94,8 +97,8 @@ describe("gateway: authentication (§5.6)", () => {
 		const t = await g.idp.tokenFor(sender, "merchant_ops");
 		const r = await http(g.base, "POST", "/v1/intake/order?sender_id=4242", {
 			token: t,
+			// (a key in both the query and the body is refused since issue 12: sender_id only in the query)
 			body: {
-				sender_id: 999,
 				user: { sender_id: 999, role: "merchant" },
 				meta: { user: { sender_id: 999 } },
 				customer_order_no: "X1",
@@ -112,5 +115,70 @@ describe("gateway: authentication (§5.6)", () => {
 		// sender_id is passed through to the service (which decides), never into meta.
 		assert.equal(r.body.params.customer_order_no, "X1");
 		assert.equal(r.body.params.sender_id, "4242");
+	});
+
+	describe("strict claims at the gateway (issue 12)", () => {
+		const path = "/v1/orders/status?order_no=A1";
+		const invalid = (code: string) => ({ error: "Invalid or expired token", code });
+
+		it("accepts sender_id as a positive integer number or a decimal string", async () => {
+			for (const sender_id of [1001, "1001"]) {
+				const t = await g.idp.sign({ sub: "u1", app_metadata: { sender_id, role: "merchant" } });
+				const r = await http(g.base, "GET", path, { token: t });
+				assert.equal(r.status, 200, JSON.stringify(sender_id));
+				assert.equal(r.body.user.sender_id, 1001);
+			}
+		});
+
+		it("401 token_claims for hex, exponent, bool, array, object, zero, negative and unsafe sender_ids", async () => {
+			const before = calls["intake.status"] ?? 0;
+			for (const sender_id of BAD_SENDERS) {
+				const t = await g.idp.sign({ sub: "u1", app_metadata: { sender_id, role: "merchant" } });
+				const r = await http(g.base, "GET", path, { token: t });
+				const what = JSON.stringify(sender_id) ?? String(sender_id);
+				assert.equal(r.status, 401, what);
+				assert.deepEqual(r.body, invalid("token_claims"), what);
+				assert.equal(r.headers.get("www-authenticate"), 'Bearer error="invalid_token"');
+			}
+			assert.equal(calls["intake.status"] ?? 0, before, "no refused token reaches the service");
+		});
+
+		it("401 token_claims for a non-string role, role_unknown for an unknown one, account_missing without sender_id", async () => {
+			for (const role of NON_STRING_ROLES) {
+				const t = await g.idp.sign({ sub: "u1", app_metadata: { sender_id: 5, role } });
+				const r = await http(g.base, "GET", path, { token: t });
+				assert.equal(r.status, 401, JSON.stringify(role));
+				assert.deepEqual(r.body, invalid("token_claims"), JSON.stringify(role));
+			}
+			for (const [app_metadata, code] of [
+				[{ sender_id: 5 }, "role_unknown"],
+				[{ sender_id: 5, role: "MERCHANT" }, "role_unknown"],
+				[{ sender_id: null, role: "merchant" }, "account_missing"],
+				[JSON.parse('{"__proto__":{"sender_id":5,"role":"merchant"}}'), "account_missing"],
+				["merchant", "token_claims"],
+				[[5, "merchant"], "token_claims"],
+			] as const) {
+				const r = await http(g.base, "GET", path, { token: await g.idp.sign({ sub: "u1", app_metadata }) });
+				assert.equal(r.status, 401, JSON.stringify(app_metadata));
+				assert.deepEqual(r.body, invalid(code), JSON.stringify(app_metadata));
+			}
+		});
+
+		it("401 token_claims for a wrong or missing iss or aud", async () => {
+			const claims = { sub: "u1", app_metadata: { sender_id: 5, role: "merchant" } };
+			const tokens = {
+				"wrong iss": await g.idp.sign({ ...claims, iss: "https://other-idp.example" }),
+				"no iss": await g.idp.sign(claims, { noIss: true }),
+				"wrong aud": await g.idp.sign({ ...claims, aud: "another-api" }),
+				"no aud": await g.idp.sign(claims, { noAud: true }),
+			};
+			for (const [what, t] of Object.entries(tokens)) {
+				const r = await http(g.base, "GET", path, { token: t });
+				assert.equal(r.status, 401, what);
+				assert.deepEqual(r.body, invalid("token_claims"), what);
+			}
+			const ok = await http(g.base, "GET", path, { token: await g.idp.sign(claims) });
+			assert.equal(ok.status, 200);
+		});
 	});
 });

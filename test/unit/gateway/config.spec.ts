@@ -30,6 +30,8 @@ describe("gateway configuration", () => {
 		const port = await freePort();
 		const restore = setEnv({
 			AUTH_JWKS_URL: "http://127.0.0.1:9/jwks.json",
+			AUTH_ISSUER: "test-issuer",
+			AUTH_AUDIENCE: "test-audience",
 			PORT: String(port),
 			MSA_DEV_IDP: undefined,
 		});

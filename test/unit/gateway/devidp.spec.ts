@@ -1,11 +1,17 @@
 /**
- * Gateway with the development identity provider (zero-setup login, §5.5).
+ * Gateway with the development identity provider (zero-setup login, §5.5),
+ * configured exactly as the zero-setup start does (lib/system.ts
+ * `zeroSetupAuth`: JWKS, `iss` and `aud` of the provider); login throttling
+ * and prototype-safe credentials (issue 12).
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { decodeJwt } from "jose";
 import type { ServiceBroker } from "moleculer";
+import { createDevIdp, DEV_IDP_AUDIENCE, DEV_IDP_ISSUER, DEV_LOGIN_LIMITS } from "../../../lib/devidp";
+import { zeroSetupAuth } from "../../../lib/system";
 import { skipContract } from "../../helpers/contract";
 import { freePort } from "../../helpers/net";
 import { FAKES, http, setEnv, startGateway } from "./setup";
@@ -23,12 +29,15 @@ describe("gateway with the development IdP (zero-setup login)", () => {
 		const port = await freePort();
 		restoreEnv = setEnv({
 			PORT: String(port),
-			AUTH_JWKS_URL: `http://127.0.0.1:${port}/auth/v1/.well-known/jwks.json`,
+			AUTH_JWKS_URL: undefined,
 			AUTH_ISSUER: undefined,
-			MSA_DEV_IDP: "1",
+			AUTH_AUDIENCE: undefined,
+			MSA_DEV_IDP: undefined,
 			MSA_DATA_DIR: dir,
 			MSA_DEV_USERS_FILE: resolve(__dirname, "../../../config/dev-users.json"),
 		});
+		// the zero-setup start's identity settings (JWKS on our PORT, MSA_DEV_IDP, iss, aud)
+		assert.equal(zeroSetupAuth(process.env), true);
 		({ broker, base } = await startGateway(FAKES, { services: ["devauth", "gateway"] }));
 	});
 
@@ -93,5 +102,73 @@ describe("gateway with the development IdP (zero-setup login)", () => {
 		const ready = await http(base, "GET", "/ready");
 		assert.equal(ready.status, 200);
 		assert.equal(ready.body.services.devauth, true);
+	});
+
+	it("zero-setup tokens carry the provider's iss and aud, which the gateway requires", async () => {
+		const login = await http(base, "POST", "/auth/v1/token?grant_type=password", {
+			body: { email: "merchant@example.com", password: "merchant-pass" },
+		});
+		assert.equal(login.status, 200);
+		const claims = decodeJwt(login.body.access_token);
+		assert.equal(claims.iss, DEV_IDP_ISSUER);
+		assert.equal(claims.aud, DEV_IDP_AUDIENCE);
+		const ok = await http(base, "GET", "/v1/orders/status?order_no=A", { token: login.body.access_token });
+		assert.equal(ok.status, 200);
+		// same signing key (the provider's key file), another audience or issuer: refused
+		const keyFile = join(dir, "dev-idp-key.json");
+		for (const other of [
+			await createDevIdp({ keyFile, audience: "another-api" }),
+			await createDevIdp({ keyFile, issuer: "another-idp" }),
+		]) {
+			const r = await http(base, "GET", "/v1/orders/status?order_no=A", {
+				token: await other.tokenFor(1001),
+			});
+			assert.equal(r.status, 401);
+			assert.deepEqual(r.body, { error: "Invalid or expired token", code: "token_claims" });
+		}
+	});
+
+	it("400 invalid_request for prototype-nested or non-string credentials", async () => {
+		for (const body of [
+			'{"__proto__":{"email":"ops@example.com","password":"ops-pass"}}',
+			'{"email":"ops@example.com","__proto__":{"password":"ops-pass"}}',
+			'{"constructor":{"prototype":{"email":"ops@example.com","password":"ops-pass"}}}',
+			'{"email":["ops@example.com"],"password":"ops-pass"}',
+			'{"email":{"toString":"ops@example.com"},"password":"ops-pass"}',
+			'{"email":"ops@example.com","password":{"length":8}}',
+			'{"email":"ops@example.com","password":["ops-pass"]}',
+		]) {
+			const r = await http(base, "POST", "/auth/v1/token?grant_type=password", {
+				body,
+				headers: { "content-type": "application/json" },
+			});
+			assert.equal(r.status, 400, body);
+			assert.equal(r.body.error, "invalid_request", body);
+			assert.equal(r.body.access_token, undefined, body);
+		}
+	});
+
+	it("throttles logins per username: the attempt after the limit is 429 with Retry-After, even with the right password", async () => {
+		const attempt = (password: string) =>
+			http(base, "POST", "/auth/v1/token?grant_type=password", {
+				body: { email: "Other@Example.com", password },
+			});
+		for (let i = 0; i < DEV_LOGIN_LIMITS.perUser; i++) {
+			const r = await attempt(`wrong-${i}`);
+			assert.equal(r.status, 400, `attempt ${i + 1}`);
+			assert.equal(r.body.error, "invalid_grant");
+		}
+		const r = await attempt("other-pass");
+		assert.equal(r.status, 429);
+		assert.equal(r.body.error, "rate_limited");
+		assert.equal(typeof r.body.message, "string");
+		assert.equal(r.body.access_token, undefined);
+		const retry = Number(r.headers.get("retry-after"));
+		assert.ok(Number.isInteger(retry) && retry >= 1 && retry <= DEV_LOGIN_LIMITS.windowS, String(retry));
+		// another user is not locked out by it
+		const ops = await http(base, "POST", "/auth/v1/token?grant_type=password", {
+			body: { email: "ops@example.com", password: "ops-pass" },
+		});
+		assert.equal(ops.status, 200);
 	});
 });

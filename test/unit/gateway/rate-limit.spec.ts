@@ -88,7 +88,7 @@ describe("gateway: edge rate limits (429 rate_limited, Retry-After)", function (
 		restoreEnv = setEnv({
 			AUTH_JWKS_URL: jwks.url,
 			AUTH_ISSUER: idp.issuer,
-			AUTH_AUDIENCE: undefined,
+			AUTH_AUDIENCE: idp.audience,
 			PORT: "0",
 			MSA_DEV_IDP: undefined,
 			QUEUE_PREFIX: prefix,

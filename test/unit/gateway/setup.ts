@@ -267,7 +267,7 @@ export function useGateway(): GatewayUnderTest {
 		restoreEnv = setEnv({
 			AUTH_JWKS_URL: jwks.url,
 			AUTH_ISSUER: g.idp.issuer,
-			AUTH_AUDIENCE: undefined,
+			AUTH_AUDIENCE: g.idp.audience,
 			PORT: "0",
 			MSA_DEV_IDP: undefined,
 		});

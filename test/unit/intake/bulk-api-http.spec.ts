@@ -41,7 +41,7 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 		restore = setEnv({
 			AUTH_JWKS_URL: jwks.url,
 			AUTH_ISSUER: idp.issuer,
-			AUTH_AUDIENCE: undefined,
+			AUTH_AUDIENCE: idp.audience,
 			PORT: "0",
 		});
 		broker = new ServiceBroker(testBrokerOptions(false));

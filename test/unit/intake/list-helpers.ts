@@ -60,7 +60,7 @@ export function useReadSide(env: Record<string, string | undefined> = {}): ReadS
 		restore = setEnv({
 			AUTH_JWKS_URL: jwks.url,
 			AUTH_ISSUER: sys.idp.issuer,
-			AUTH_AUDIENCE: undefined,
+			AUTH_AUDIENCE: sys.idp.audience,
 			PORT: "0",
 			MSA_DEV_IDP: undefined,
 			...env,

@@ -33,7 +33,7 @@ describe("intake: unshipped queue over HTTP (§4.3 routes)", function () {
 		restoreEnv = setEnv({
 			AUTH_JWKS_URL: jwks.url,
 			AUTH_ISSUER: idp.issuer,
-			AUTH_AUDIENCE: undefined,
+			AUTH_AUDIENCE: idp.audience,
 			PORT: "0",
 			MSA_DEV_IDP: undefined,
 		});

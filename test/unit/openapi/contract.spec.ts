@@ -147,8 +147,13 @@ describe("openapi: the contract checker", () => {
 		);
 	});
 
-	it("matches a trailing-slash URL as the gateway routes it (without the slash)", () => {
-		assert.deepEqual(checker.check(ex("GET", "/v1/things/7/", 200, OK, { etag: "e" })), []);
+	it("matches paths exactly, as the gateway routes them (issue 12): a trailing slash or other case is no documented path", () => {
+		assert.match(checker.check(ex("GET", "/v1/things/7/", 200, OK, { etag: "e" }))[0], /undocumented route/);
+		assert.match(checker.check(ex("GET", "/V1/things/7", 200, OK, { etag: "e" }))[0], /undocumented route/);
+		assert.deepEqual(
+			checker.check(ex("GET", "/v1/things/7/", 404, { error: "not_found", message: "Route not found" })),
+			[],
+		);
 	});
 
 	it("prefers a literal path over a templated one", () => {
