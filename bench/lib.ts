@@ -140,7 +140,10 @@ export async function startSystem(env: Record<string, string | undefined> = {}):
 		: [
 				startProcess(
 					courierApart
-						? { ...common, SERVICES: "gateway,pincode,rates,warehouses,intake,booking,documents,ndr,webhooks" }
+						? {
+								...common,
+								SERVICES: "gateway,pincode,rates,warehouses,intake,booking,documents,ndr,webhooks",
+							}
 						: common,
 				),
 			];
