@@ -18,7 +18,12 @@
  * - No broker retries: calls with external side effects (courier bookings) must
  *   never be repeated by the broker; durable retries live in BullMQ jobs.
  * - Tracking on, so a stopping node finishes in-flight calls (graceful shutdown).
- * - Structured JSON logs.
+ * - Structured JSON logs; each line written inside an action or event handler
+ *   carries the call's `request_id` (the trace id Moleculer propagates across
+ *   NATS), `call_id` and `parent_id` (lib/logging.ts).
+ * - Metrics (issue 13, lib/metrics.ts): Moleculer's Prometheus reporter plus
+ *   our own metrics at `GET /metrics` on `METRICS_PORT` (default 9100; `0` /
+ *   `off` disables metrics).
  * - Durable channels (`@moleculer/channels`, lib/channels.ts): NATS JetStream
  *   with a transporter, else Redis Streams with `REDIS_URL`, else in process.
  */
@@ -34,6 +39,7 @@ import { PermissionsMiddleware } from "./lib/auth";
 import { channelsMiddleware } from "./lib/channels";
 import { loadConfig, type RuntimeConfig } from "./lib/config";
 import { jsonFormatter, RequestContextMiddleware } from "./lib/logging";
+import { MetricsMiddleware, metricsOptions } from "./lib/metrics";
 
 /**
  * Timeout (ms) of a call whose action declares none: below the 5 s no caller
@@ -207,9 +213,10 @@ export default function brokerOptions(
 			type: "Console",
 			options: { level: cfg.logLevel, formatter: jsonFormatter, colors: false, moduleColors: false },
 		},
-		metrics: { enabled: false },
+		metrics: metricsOptions(),
 		middlewares: [
 			RequestContextMiddleware,
+			MetricsMiddleware,
 			PermissionsMiddleware,
 			channelsMiddleware(cfg),
 			...(cfg.transporter ? [QueueGroupCalls()] : []),

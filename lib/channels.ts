@@ -85,9 +85,24 @@ const adapters = new WeakMap<
 	{ kind: ChannelsKind; adapter: ChannelAdapter | JetStreamAdapter; streams: Set<string> }
 >();
 
-/** JetStream stream settings of a channel: its subject, kept {@link CHANNEL_MAX_AGE_MS} (nanoseconds). */
+/**
+ * Replicas of each channel's JetStream stream: `CHANNELS_REPLICAS` (1–5,
+ * default 1; 3 on the clustered NATS of k8s/base/nats.yaml so losing one NATS
+ * node loses no channel).
+ */
+function streamReplicas(): number {
+	const n = Number(process.env.CHANNELS_REPLICAS || 1);
+	return Number.isInteger(n) && n >= 1 && n <= 5 ? n : 1;
+}
+
+/** JetStream stream settings of a channel: its subject, kept {@link CHANNEL_MAX_AGE_MS} (nanoseconds), {@link streamReplicas}. */
 function streamConfig(name: string, subject: string): Record<string, unknown> {
-	return { name, subjects: [subject], max_age: CHANNEL_MAX_AGE_MS * 1_000_000 };
+	return {
+		name,
+		subjects: [subject],
+		max_age: CHANNEL_MAX_AGE_MS * 1_000_000,
+		num_replicas: streamReplicas(),
+	};
 }
 
 /**
@@ -121,7 +136,7 @@ function makeAdapter(
 				url: cfg.transporter,
 				connectionOptions: { maxReconnectAttempts: -1 },
 				// the streams a subscriber creates get the same retention as ensureStream's
-				streamConfig: { max_age: CHANNEL_MAX_AGE_MS * 1_000_000 },
+				streamConfig: { max_age: CHANNEL_MAX_AGE_MS * 1_000_000, num_replicas: streamReplicas() },
 			},
 		});
 	}

@@ -8,7 +8,7 @@
  * and its own lease query (what it delivers differs).
  */
 import type { Sequelize } from "sequelize";
-import { exec } from "./db";
+import { exec, select } from "./db";
 
 /** Schemas whose `outbox` table these functions may touch (the SQL names the schema). */
 export type OutboxSchema = "booking" | "documents";
@@ -49,4 +49,39 @@ export async function retryOutboxLater(
 		 WHERE id = $1 AND delivered_at IS NULL`,
 		[row.id, outboxRetryDelayMs(row.tries, baseMs), error.slice(0, 1000)],
 	);
+}
+
+/** An outbox table: `<schema>.outbox` or `<schema>.event_outbox` (both have `created_at`, `delivered_at`). */
+export interface OutboxTable {
+	schema: string;
+	table: "outbox" | "event_outbox";
+}
+
+/** The outbox tables of PostgreSQL schema `schema` that exist now (after its migrations). */
+export async function outboxTablesOf(db: Sequelize, schema: string): Promise<OutboxTable[]> {
+	const rows = await select<{ table_name: "outbox" | "event_outbox" }>(
+		db,
+		`SELECT table_name FROM information_schema.tables
+		 WHERE table_schema = $1 AND table_name IN ('outbox', 'event_outbox') ORDER BY table_name`,
+		[schema],
+	);
+	return rows.map((r) => ({ schema, table: r.table_name }));
+}
+
+/**
+ * Lag of outbox `t` (metrics, issue 13): undelivered rows and the age in
+ * seconds of the oldest of them (0 when none). One query over the partial
+ * `delivered_at IS NULL` index.
+ */
+export async function outboxLag(
+	db: Sequelize,
+	t: OutboxTable,
+): Promise<{ pending: number; oldestAgeSeconds: number }> {
+	// names come from information_schema (outboxTablesOf), never from input
+	const [row] = await select<{ pending: string | number; age: string | number | null }>(
+		db,
+		`SELECT count(*) AS pending, extract(epoch FROM now() - min(created_at)) AS age
+		 FROM "${t.schema}"."${t.table}" WHERE delivered_at IS NULL`,
+	);
+	return { pending: Number(row?.pending ?? 0), oldestAgeSeconds: Math.max(0, Number(row?.age ?? 0)) };
 }

@@ -20,6 +20,8 @@ import { loadConfig } from "./config";
 export interface AnyQueue {
 	add(name: string, data: unknown, opts?: JobsOptions): Promise<Job>;
 	getJob(id: string): Promise<Job | undefined>;
+	/** Jobs per state, e.g. `getJobCounts("waiting", "active")` → `{waiting: 3, active: 1}` (queue-depth metrics, lib/metrics.ts). */
+	getJobCounts(...types: string[]): Promise<Record<string, number>>;
 	close(): Promise<void>;
 }
 
@@ -27,9 +29,10 @@ export interface AnyQueue {
 export interface AnyWorker {
 	close(force?: boolean): Promise<void>;
 	run(): Promise<void>;
-	/** BullMQ worker events used here: `error` (Error) and `failed` (job or undefined, Error). */
+	/** BullMQ worker events used here: `error` (Error), `failed` (job or undefined, Error) and `completed` (job). */
 	on(ev: "error", fn: (err: Error) => void): unknown;
 	on(ev: "failed", fn: (job: Job | undefined, err: Error) => void): unknown;
+	on(ev: "completed", fn: (job: Job) => void): unknown;
 }
 
 /** Worker options a caller may set (the backend sets the connection and key prefix). */

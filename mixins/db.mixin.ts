@@ -8,6 +8,8 @@
 import type { Service } from "moleculer";
 import type { Sequelize } from "sequelize";
 import { getSequelize, type Migration, migrate } from "../lib/db";
+import { everySample, metricsOn, setOutboxLag } from "../lib/metrics";
+import { outboxLag, outboxTablesOf } from "../lib/outbox";
 import type { Mixin } from "../lib/service";
 
 /** Members the db mixin adds to a service. */
@@ -15,6 +17,8 @@ export interface DbVars {
 	db: Sequelize;
 	/** PostgreSQL schema the service owns (not `schema`: Moleculer keeps the service schema there). */
 	dbSchema: string;
+	/** stops the outbox-lag sampler (metrics on) */
+	$stopOutboxLag?: () => void;
 }
 
 /**
@@ -30,6 +34,22 @@ export function DbMixin(schema: string, migrations: Migration[]): Mixin<DbVars> 
 			this.db = getSequelize();
 			const applied = await migrate(this.db, schema, migrations);
 			if (applied.length) this.logger.info(`schema ${schema}: applied ${applied.join(", ")}`);
+			if (!metricsOn(this.broker)) return;
+			const tables = await outboxTablesOf(this.db, schema);
+			if (!tables.length) return;
+			const db = this.db;
+			this.$stopOutboxLag = everySample(
+				async () => {
+					for (const t of tables) {
+						const lag = await outboxLag(db, t);
+						setOutboxLag(this.broker, `${t.schema}.${t.table}`, lag.pending, lag.oldestAgeSeconds);
+					}
+				},
+				(e) => this.logger.debug(`outbox lag not sampled: ${e.message}`),
+			);
+		},
+		stopped(this: Service & DbVars) {
+			this.$stopOutboxLag?.();
 		},
 	};
 }

@@ -4,11 +4,17 @@
  * so metrics, tracing and logging cover jobs like any other call. Jobs are
  * at-least-once: the action must be idempotent. A thrown error fails the
  * attempt and BullMQ retries it with the queue's backoff.
+ *
+ * Metrics (lib/metrics.ts, when on): every attempt's end counts in
+ * `msa_queue_jobs_total{queue,outcome}`, and the process running a queue's
+ * workers samples its depth (`msa_queue_jobs{queue,state}`) every
+ * `METRICS_SAMPLE_MS`.
  */
 import type { Job } from "bullmq";
 import type { Service } from "moleculer";
 import { type ActionName, call, type ParamsOf } from "../lib/contracts";
-import { type AnyWorker, createWorker } from "../lib/queue";
+import { countJob, everySample, metricsOn, setQueueDepth } from "../lib/metrics";
+import { type AnyWorker, createWorker, getQueue } from "../lib/queue";
 import type { Mixin } from "../lib/service";
 
 /** A queue connection as BullMQ's `waitUntilReady()` answers it (ioredis: `status` "ready" while connected). */
@@ -58,6 +64,8 @@ export interface WorkerVars {
 	$workers: AnyWorker[];
 	/** set once the service is stopping (no worker starts after it) */
 	$stopping?: boolean;
+	/** stops the queue-depth samplers (metrics on) */
+	$stopSamplers?: (() => void)[];
 }
 
 type WorkerThis = Service & WorkerVars;
@@ -93,11 +101,13 @@ export function WorkerMixin(specs: WorkerSpec[]): Mixin<WorkerVars> {
 					},
 				);
 				worker.on("error", (err: Error) => this.logger.warn(`worker ${spec.queue}: ${err.message}`));
-				worker.on("failed", (job: Job | undefined, err: Error) =>
+				worker.on("failed", (job: Job | undefined, err: Error) => {
+					countJob(this.broker, spec.queue, "failed");
 					this.logger.warn(
 						`job ${spec.queue}/${job?.id} failed (attempt ${job?.attemptsMade}): ${err.message}`,
-					),
-				);
+					);
+				});
+				worker.on("completed", () => countJob(this.broker, spec.queue, "completed"));
 				this.$workers.push(worker);
 				connections.set(worker, undefined);
 				const ready = (worker as { waitUntilReady?: () => Promise<unknown> }).waitUntilReady;
@@ -111,6 +121,22 @@ export function WorkerMixin(specs: WorkerSpec[]): Mixin<WorkerVars> {
 					);
 				else connections.set(worker, {});
 			}
+			this.$stopSamplers = [];
+			if (metricsOn(this.broker))
+				for (const spec of specs) {
+					const queue = getQueue(spec.queue);
+					this.$stopSamplers.push(
+						everySample(
+							async () =>
+								setQueueDepth(
+									this.broker,
+									spec.queue,
+									await queue.getJobCounts("waiting", "active", "delayed", "failed"),
+								),
+							(e) => this.logger.debug(`queue ${spec.queue} depth not sampled: ${e.message}`),
+						),
+					);
+				}
 			// Run once the whole broker is up, so the target action is callable.
 			const startWhenReady = async () => {
 				while (!this.broker.started && !this.$stopping) await new Promise((r) => setTimeout(r, 50));
@@ -122,6 +148,7 @@ export function WorkerMixin(specs: WorkerSpec[]): Mixin<WorkerVars> {
 		},
 		async stopped(this: WorkerThis) {
 			this.$stopping = true;
+			for (const stop of this.$stopSamplers ?? []) stop();
 			for (const w of this.$workers ?? []) connections.delete(w);
 			await Promise.all((this.$workers ?? []).map((w) => w.close().catch(() => undefined)));
 		},

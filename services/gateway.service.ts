@@ -232,6 +232,10 @@ interface GatewayVars {
 	limiter: EdgeLimiter;
 	/** `TRUST_PROXY`: reverse proxies appending to X-Forwarded-For (0: the socket's address). */
 	trustProxy: number;
+	/** moleculer-web's HTTP server (set by the mixin). */
+	server?: Server;
+	/** True once the graceful stop began (see `beginShutdown`). */
+	shuttingDown: boolean;
 }
 
 /**
@@ -433,6 +437,25 @@ export default defineService<GatewayVars>()({
 
 	methods: {
 		/**
+		 * Called by the system's `stop()` (lib/system.ts) before the broker stops: the server stops accepting connections, idle
+		 * keep-alive connections are closed and every answer still being made
+		 * says `Connection: close`, so the in-flight requests finish and no new
+		 * one arrives (the load balancer / Service sends them to another gateway).
+		 * Without it the server kept taking requests until moleculer-web's
+		 * `stopped()`, which runs only after the broker's in-flight wait — which a
+		 * steady load never let empty (15 s, the shutdown timeout, on every stop).
+		 */
+		beginShutdown(): void {
+			if (this.shuttingDown) return;
+			this.shuttingDown = true;
+			const server = this.server;
+			if (server?.listening) {
+				server.close();
+				server.closeIdleConnections();
+			}
+		},
+
+		/**
 		 * moleculer-web `authenticate` hook of the /v1 route: returns the
 		 * {@link AuthUser} of the verified bearer token (becomes `ctx.meta.user`).
 		 * Throws 401 `{error:"Authentication required"}` (no / malformed header)
@@ -560,9 +583,9 @@ export default defineService<GatewayVars>()({
 			const retryAfter = (err as { data?: { retry_after?: unknown } } | null)?.data?.retry_after;
 			if (answer.status === 429 && typeof retryAfter === "number")
 				res.setHeader("Retry-After", String(retryAfter));
-			// nothing can serve the request right now: fail fast and say when to retry (issue 12)
-			if (answer.status === 503 && answer.body.error === "service_unavailable")
-				res.setHeader("Retry-After", "1");
+			// nothing can serve the request right now (service_unavailable, rate_unavailable, cancel_unavailable, …):
+			// fail fast and say when to retry (issue 12)
+			if (answer.status === 503) res.setHeader("Retry-After", "1");
 			if (answer.status === 401) {
 				res.setHeader("WWW-Authenticate", answer.body.code ? 'Bearer error="invalid_token"' : "Bearer");
 			}
@@ -811,6 +834,11 @@ export default defineService<GatewayVars>()({
 		if (!this.verifyToken) {
 			throw new Error("gateway: AUTH_JWKS_URL is required (no identity provider configured)");
 		}
+		this.shuttingDown = false;
+		// once the graceful stop began, keep-alive connections close after their answer (see beginShutdown)
+		this.server?.on("request", (_req: IncomingMessage, res: ServerResponse) => {
+			if (this.shuttingDown) res.setHeader("Connection", "close");
+		});
 		await this.limiter.start();
 	},
 

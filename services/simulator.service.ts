@@ -156,9 +156,11 @@ export default defineService<SimulatorVars>()({
 		}
 		const port = loadConfig().simulatorPort;
 		const server = new SimulatorServer(this.db, this.logger);
-		await server.listen(port);
+		// HOST as the gateway reads it (0.0.0.0 in the Kubernetes dev overlay, so other pods reach it); else loopback
+		const host = process.env.HOST || "127.0.0.1";
+		await server.listen(port, host);
 		this.server = server;
-		this.logger.info(`sandbox courier simulator listening on 127.0.0.1:${port}`);
+		this.logger.info(`sandbox courier simulator listening on ${host}:${port}`);
 	},
 	async stopped() {
 		const server = this.server;

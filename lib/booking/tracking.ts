@@ -32,6 +32,7 @@ import type { SimulatorEvent } from "../contracts/platform";
 import { adapterFor, type CourierAdapter, CourierRefused, CourierUnavailable } from "../couriers";
 import { type ApiError, apiError, validationFailed } from "../errors";
 import { parsePositiveInt } from "../fields";
+import { countScans } from "../metrics";
 import { isLifecycleStatus, orderStatusIdOf, type ShipmentStatus, statusNameOf } from "../shipment-status";
 import { type BookingDeps, message } from "./deps";
 import { deliverNow } from "./relay";
@@ -139,6 +140,10 @@ function folderOf(deps: BookingDeps): (calls: FoldCall[]) => Promise<Map<FoldCal
  */
 export async function ingest(deps: BookingDeps, batch: AwbScans[], source: ScanSource): Promise<FoldShare> {
 	if (!batch.length) return { accepted: 0, applied: 0 };
+	countScans(
+		source,
+		batch.reduce((n, b) => n + b.scans.length, 0),
+	);
 	const call: FoldCall = { batch: batch.map((b) => ({ ...b, source })) };
 	const shares = await folderOf(deps)([call]);
 	return shares.get(call) ?? { accepted: 0, applied: 0 };

@@ -28,6 +28,7 @@ import {
 	pickupLocationOf,
 } from "../couriers";
 import { ApiError } from "../errors";
+import { countBooking } from "../metrics";
 import { type BookingDeps, message } from "./deps";
 import { chainAfter, chainReason, durationWords, nextCourier } from "./fallover";
 import { rankCouriers } from "./ranking";
@@ -191,7 +192,7 @@ export async function confirmWithCourier(deps: BookingDeps, a: AttemptRow): Prom
 			// the order would look it up again. Rethrown: resolveUnsettled releases it, the next pass asks again.
 			if (a.cancel_requested_at) throw err;
 			const reason = `${a.courier_name} could not be reached to confirm the booking within ${within}; any AWB it issued is cancelled before the order is booked again`;
-			return markFailed(deps.db, a, reason, true, "courier_unreachable");
+			return counted(a, "failed", await markFailed(deps.db, a, reason, true, "courier_unreachable"));
 		}
 	}
 	if (found?.status === "booked" && adapter) {
@@ -199,10 +200,32 @@ export async function confirmWithCourier(deps: BookingDeps, a: AttemptRow): Prom
 			const out = await cancelLate(deps, adapter, a, found.awb_number);
 			return out.kind === "lost" ? null : out.outbox;
 		}
-		return markBooked(deps.db, a, found.awb_number, found.routing_code, adapter.issuesOwnLabel);
+		return counted(
+			a,
+			"booked",
+			await markBooked(deps.db, a, found.awb_number, found.routing_code, adapter.issuesOwnLabel),
+		);
 	}
 	const reason = `${a.courier_name}: the booking could not be confirmed with the courier within ${within}; no AWB was issued`;
-	return markFailed(deps.db, a, reason, found === null, "courier_unreachable");
+	return counted(
+		a,
+		a.cancel_requested_at ? "cancelled" : "failed",
+		await markFailed(deps.db, a, reason, found === null, "courier_unreachable"),
+	);
+}
+
+/**
+ * Counts attempt `a` settled with `outcome` in `msa_bookings_total` (per
+ * courier; lib/metrics.ts) when `ids` (the outbox rows of its settlement) is
+ * not null, i.e. this call settled it. Answers `ids`.
+ */
+function counted(
+	a: AttemptRow,
+	outcome: "booked" | "failed" | "cancelled",
+	ids: number[] | null,
+): number[] | null {
+	if (ids) countBooking(a.courier_name, outcome);
+	return ids;
 }
 
 /** The adapter of courier `logistic_id`; null when the courier is gone or has no integration. */
@@ -331,7 +354,11 @@ export async function settleAttempt(
 		return endFailed(deps, a, reason, err.opts.ambiguous ?? false, err.opts.code);
 	}
 	const { result, adapter } = booked;
-	const ids = await markBooked(deps.db, a, result.awb_number, result.routing_code, adapter.issuesOwnLabel);
+	const ids = counted(
+		a,
+		"booked",
+		await markBooked(deps.db, a, result.awb_number, result.routing_code, adapter.issuesOwnLabel),
+	);
 	if (ids) return { kind: "booked", attempt: a, awb: result.awb_number, outbox: ids };
 	const cur = await attemptById(deps.db, a.attempt_id);
 	if (cur?.state === "claimed" && cur.tries === a.tries && cur.cancel_requested_at) {
@@ -417,6 +444,7 @@ export async function endFailed(
 	const ids = await markFailed(deps.db, a, reason, ambiguous, code);
 	const cur = (await attemptById(deps.db, a.attempt_id)) ?? a;
 	if (!ids) return { kind: "lost", attempt: cur };
+	countBooking(a.courier_name, cur.state === "cancelled" ? "cancelled" : "failed");
 	return cur.state === "cancelled"
 		? { kind: "cancelled", attempt: cur, outbox: ids }
 		: { kind: "failed", attempt: cur, reason: cur.failure_reason ?? reason, outbox: ids };

@@ -4,8 +4,9 @@
  * Services talk to couriers only through the returned {@link CourierAdapter}.
  */
 import type { CourierInfo } from "../contracts";
+import { observeCourierCall } from "../metrics";
 import { SandboxAdapter } from "./sandbox";
-import type { CourierAdapter } from "./types";
+import { type CourierAdapter, CourierRefused, CourierUnavailable } from "./types";
 
 export { pickupLocationOf } from "./locations";
 export { PickupLocationUnknown, SandboxAdapter } from "./sandbox";
@@ -24,5 +25,62 @@ const FACTORIES: Record<string, (courier: Pick<CourierInfo, "code" | "logistic_n
 export function adapterFor(courier: Pick<CourierInfo, "adapter" | "code" | "logistic_name">): CourierAdapter {
 	const f = FACTORIES[courier.adapter];
 	if (!f) throw new Error(`no courier adapter "${courier.adapter}" (courier ${courier.logistic_name})`);
-	return f(courier);
+	return timed(f(courier), courier.code);
+}
+
+/** The adapter operations that call the courier (timed by {@link timed}). */
+const COURIER_CALLS = new Set<string | symbol>([
+	"registerWarehouse",
+	"book",
+	"lookupByReference",
+	"cancel",
+	"track",
+	"trackMany",
+	"fetchLabel",
+	"ndrAction",
+]);
+
+/** Outcome label of a courier call that threw `err`: refused (definitive no), unavailable, or error. */
+function outcomeOf(err: unknown): string {
+	if (err instanceof CourierRefused) return "refused";
+	if (err instanceof CourierUnavailable) return "unavailable";
+	return "error";
+}
+
+/**
+ * `adapter` with each courier call ({@link COURIER_CALLS}) timed into
+ * `msa_courier_call_duration_seconds{courier, operation, outcome}`
+ * (lib/metrics.ts); everything else (and every result or error) passes
+ * through unchanged.
+ */
+function timed(adapter: CourierAdapter, courier: string): CourierAdapter {
+	return new Proxy(adapter, {
+		get(target, prop, receiver) {
+			const v: unknown = Reflect.get(target, prop, receiver);
+			if (typeof v !== "function" || !COURIER_CALLS.has(prop)) return v;
+			const op = String(prop);
+			return (...args: unknown[]): Promise<unknown> => {
+				const start = process.hrtime.bigint();
+				const done = (outcome: string) =>
+					observeCourierCall(courier, op, outcome, Number(process.hrtime.bigint() - start) / 1e9);
+				let pending: unknown;
+				try {
+					pending = v.apply(target, args);
+				} catch (err) {
+					done(outcomeOf(err));
+					throw err;
+				}
+				return Promise.resolve(pending).then(
+					(r: unknown) => {
+						done("ok");
+						return r;
+					},
+					(err: unknown) => {
+						done(outcomeOf(err));
+						throw err;
+					},
+				);
+			};
+		},
+	});
 }

@@ -70,15 +70,19 @@ export class SimulatorServer {
 		private readonly logger: Logger,
 	) {}
 
-	/** Listens on 127.0.0.1:`port`; rejects when the port cannot be bound. */
-	async listen(port: number): Promise<void> {
+	/**
+	 * Listens on `host`:`port` (127.0.0.1 unless the caller passes `HOST`, e.g.
+	 * 0.0.0.0 in a Kubernetes pod that other pods call); rejects when the port
+	 * cannot be bound.
+	 */
+	async listen(port: number, host = "127.0.0.1"): Promise<void> {
 		const server = createServer((req, res) => {
 			void this.handle(req, res);
 		});
 		server.keepAliveTimeout = 5_000;
 		await new Promise<void>((resolve, reject) => {
 			server.once("error", reject);
-			server.listen(port, "127.0.0.1", () => {
+			server.listen(port, host, () => {
 				server.off("error", reject);
 				resolve();
 			});

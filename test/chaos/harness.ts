@@ -24,6 +24,13 @@ import { client } from "../helpers/flow";
 import { freePort } from "../helpers/net";
 import { type StartedProcess, startProcess } from "../helpers/processes";
 
+/**
+ * The 503 codes that mean "a service is down right now; retry": the gateway's
+ * `service_unavailable` and the spec's `rate_unavailable` (§7: pricing engine
+ * unreachable, answered by rates' callers).
+ */
+export const RETRY_503 = new Set(["service_unavailable", "rate_unavailable"]);
+
 /** The `aud` the cluster requires (and its tokens carry). */
 const CHAOS_AUDIENCE = "msa-chaos";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -39,7 +46,7 @@ export interface GroupSpec {
 }
 
 /** A process of the cluster (restartable under the same key and node id). */
-interface Member {
+export interface Member {
 	key: string;
 	group: string;
 	env: Record<string, string | undefined>;
@@ -47,15 +54,25 @@ interface Member {
 	/** `http://127.0.0.1:<port>` of the gateway, or of the `/ready` probe (HEALTH_PORT) */
 	probe: string;
 	gateway: boolean;
+	/** run as production runs it (`start:prod`, compiled JavaScript in dist/) */
+	compiled?: boolean;
 }
 
 /** One HTTP request of the load. */
 export interface RequestRecord {
-	kind: "create" | "book";
+	kind: "create" | "book" | "read";
 	start: number;
 	end: number;
 	/** HTTP status; 0 when no answer (connection refused/reset, client timeout) */
 	status: number;
+	/** path of a `read` request */
+	path?: string;
+	/** why there was no answer (status 0): the fetch cause's code, e.g. ECONNREFUSED, or the error's name */
+	error?: string;
+	/** the `error` code of a JSON error body (e.g. `service_unavailable`) */
+	code?: string;
+	/** the `Retry-After` header of the answer, when there was one */
+	retryAfter?: string;
 }
 
 /** One create + book flow of the load. */
@@ -120,6 +137,11 @@ export interface ClusterOptions {
 	privateNats?: boolean;
 	/** extra environment for every process */
 	env?: Record<string, string | undefined>;
+	/**
+	 * run every process as production runs it (`startProcess(env, {compiled:true})`: package.json's
+	 * `start:prod`, compiled JavaScript in dist/; build first, see `buildOnce` in test/helpers/processes.ts)
+	 */
+	compiled?: boolean;
 }
 
 /** A private NATS server with JetStream on a free port. */
@@ -198,6 +220,8 @@ export class ChaosCluster {
 	warehouseId = 0;
 	private loadOn = false;
 	private loadDone: Promise<void> = Promise.resolve();
+	private readsOn = false;
+	private readsDone: Promise<void> = Promise.resolve();
 	private pending = new Set<Promise<void>>();
 	private rr = 0;
 	/** gateways taken out of rotation (like a load balancer whose health check failed) */
@@ -228,7 +252,7 @@ export class ChaosCluster {
 
 	/** Starts (or restarts) a member's process under the same key, node id and ports. */
 	spawn(m: Member): void {
-		m.proc = startProcess(m.env);
+		m.proc = startProcess(m.env, { compiled: m.compiled });
 	}
 
 	/**
@@ -283,23 +307,38 @@ export class ChaosCluster {
 		const start = Date.now();
 		try {
 			const r = await fetch(base + path, {
-				method: "POST",
-				headers: { authorization: `Bearer ${this.token}`, "content-type": "application/json" },
-				body: JSON.stringify(body),
+				method: body === undefined ? "GET" : "POST",
+				headers: {
+					authorization: `Bearer ${this.token}`,
+					...(body === undefined ? {} : { "content-type": "application/json" }),
+				},
+				body: body === undefined ? undefined : JSON.stringify(body),
 				signal: AbortSignal.timeout(30_000),
 			});
-			const text = await r.text();
-			const rec = { kind, start, end: Date.now(), status: r.status };
-			this.requests.push(rec);
+			const bytes = Buffer.from(await r.arrayBuffer());
 			let parsed: Record<string, unknown> | undefined;
 			try {
-				parsed = JSON.parse(text) as Record<string, unknown>;
+				parsed = JSON.parse(bytes.toString("utf8")) as Record<string, unknown>;
 			} catch {
 				parsed = undefined;
 			}
+			const rec: RequestRecord = { kind, start, end: Date.now(), status: r.status };
+			if (kind === "read") rec.path = path;
+			if (r.status >= 400 && typeof parsed?.error === "string") rec.code = parsed.error;
+			const retryAfter = r.headers.get("retry-after");
+			if (retryAfter !== null) rec.retryAfter = retryAfter;
+			this.requests.push(rec);
 			return { ...rec, body: parsed };
-		} catch {
-			const rec = { kind, start, end: Date.now(), status: 0 };
+		} catch (err) {
+			const cause = (err as { cause?: { code?: unknown } }).cause;
+			const rec: RequestRecord = {
+				kind,
+				start,
+				end: Date.now(),
+				status: 0,
+				error: typeof cause?.code === "string" ? cause.code : (err as Error).name,
+			};
+			if (kind === "read") rec.path = path;
 			this.requests.push(rec);
 			return rec;
 		}
@@ -330,8 +369,12 @@ export class ChaosCluster {
 		}
 	}
 
-	/** Starts an open-loop load of `perSecond` create + book flows. */
-	startLoad(perSecond: number, drainMs = 30_000): void {
+	/**
+	 * Starts an open-loop load of `perSecond` create + book flows. `tag` goes
+	 * into the flows' references (`CH-<run>-<tag><i>`): a second load on the
+	 * same cluster needs its own, or its references would repeat the first's.
+	 */
+	startLoad(perSecond: number, drainMs = 30_000, tag = ""): void {
 		this.loadOn = true;
 		let stoppedAt = Number.POSITIVE_INFINITY;
 		const deadline = () => stoppedAt + drainMs;
@@ -342,7 +385,7 @@ export class ChaosCluster {
 				await sleep(Math.max(0, t0 + (i * 1000) / perSecond - Date.now()));
 				if (!this.loadOn) break;
 				const f: Flow = {
-					ref: `CH-${this.envr.run}-${i}`,
+					ref: `CH-${this.envr.run}-${tag}${i}`,
 					startedAt: Date.now(),
 					ackedIds: new Set(),
 					bookAcked: false,
@@ -364,6 +407,53 @@ export class ChaosCluster {
 	async stopLoad(): Promise<void> {
 		this.loadOn = false;
 		await this.loadDone;
+	}
+
+	/**
+	 * Starts an open-loop load of `perSecond` GET requests as the merchant,
+	 * cycling over `paths` (e.g. one route per service, so that every service
+	 * has requests in flight when it is stopped). Recorded as `read` requests;
+	 * never retried, never throws.
+	 */
+	startReads(perSecond: number, paths: string[]): void {
+		this.readsOn = true;
+		const pending = new Set<Promise<unknown>>();
+		this.readsDone = (async () => {
+			const t0 = Date.now();
+			for (let i = 0; this.readsOn; i++) {
+				await sleep(Math.max(0, t0 + (i * 1000) / perSecond - Date.now()));
+				if (!this.readsOn) break;
+				const p = this.call("read", paths[i % paths.length], undefined);
+				pending.add(p);
+				void p.finally(() => pending.delete(p));
+			}
+			await Promise.all([...pending]);
+		})();
+	}
+
+	/** Stops the read load and waits for its requests in flight. */
+	async stopReads(): Promise<void> {
+		this.readsOn = false;
+		await this.readsDone;
+	}
+
+	/**
+	 * The requests of the window of fault `f` (from 1 s before it to `until`)
+	 * that a graceful stop must not produce: any answer ≥ 500 other than a 503
+	 * of {@link RETRY_503} (what a caller gets while the only process of a
+	 * service is down, before or after it was asked), and any request left
+	 * without an answer (reset, closed, timed out) — except a connection
+	 * refused when `refusedOk` (the only gateway is down: nothing accepted the
+	 * request, as a load balancer with no healthy backend).
+	 */
+	lostOrFailed(f: FaultRecord, until: number, opts: { refusedOk?: boolean } = {}): RequestRecord[] {
+		return this.requests.filter(
+			(r) =>
+				r.start >= f.at - 1000 &&
+				r.start < until &&
+				((r.status >= 500 && !(r.status === 503 && RETRY_503.has(r.code ?? ""))) ||
+					(r.status === 0 && !(opts.refusedOk && r.error === "ECONNREFUSED"))),
+		);
 	}
 
 	/** Per-fault figures over the recorded requests and flows. */
@@ -454,6 +544,7 @@ export class ChaosCluster {
 	/** Stops every process, the private NATS and removes the run's database, keys and streams. */
 	async close(): Promise<void> {
 		this.loadOn = false;
+		this.readsOn = false;
 		await Promise.all([...this.members.values()].map((m) => m.proc.stop("SIGKILL")));
 		await this.nats?.close();
 		await this.envr.cleanup();
@@ -500,7 +591,8 @@ export async function startChaosCluster(opts: ClusterOptions): Promise<ChaosClus
 					group: g.name,
 					env,
 					gateway,
-					proc: startProcess(env),
+					compiled: opts.compiled,
+					proc: startProcess(env, { compiled: opts.compiled }),
 					probe: `http://127.0.0.1:${gateway ? port : health}`,
 				};
 				c.members.set(key, m);

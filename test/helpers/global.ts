@@ -34,6 +34,8 @@ export async function mochaGlobalSetup(): Promise<void> {
 	process.env.TEST_NATS_URL = process.env.TEST_NATS_URL || "nats://127.0.0.1:4222";
 	process.env.LABEL_LINK_SECRET = "test-label-link-secret";
 	process.env.LOGLEVEL = process.env.LOGLEVEL || "warn";
+	// no Prometheus endpoint in test brokers (the metrics specs set their own METRICS_PORT)
+	process.env.METRICS_PORT = process.env.METRICS_PORT || "off";
 	process.env.MSA_TEST_RUN_ID = runId;
 }
 

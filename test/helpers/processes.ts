@@ -86,3 +86,47 @@ export async function waitReady(base: string, procs: StartedProcess[], ms = 60_0
 		await new Promise((r) => setTimeout(r, 250));
 	}
 }
+
+let built: Promise<void> | undefined;
+
+/**
+ * Compiles the system as `npm run build` does (`tsc -p tsconfig.build.json`
+ * → dist/), once per test process; rejects with tsc's output when it fails.
+ * Needed before `startProcess(env, {compiled:true})`.
+ */
+export function buildOnce(): Promise<void> {
+	built ??= new Promise<void>((res, rej) => {
+		const tsc = spawn(
+			process.execPath,
+			[resolve(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"],
+			{
+				cwd: root,
+				stdio: ["ignore", "pipe", "pipe"],
+			},
+		);
+		let out = "";
+		tsc.stdout?.on("data", (d: Buffer) => {
+			out += d.toString();
+		});
+		tsc.stderr?.on("data", (d: Buffer) => {
+			out += d.toString();
+		});
+		tsc.once("error", rej);
+		tsc.once("exit", (code) => (code === 0 ? res() : rej(new Error(`build failed (${code}):\n${out}`))));
+	});
+	return built;
+}
+
+/**
+ * Resident set size of process `pid` in MiB (`VmRSS` of /proc/<pid>/status,
+ * Linux), or undefined when the process is gone.
+ */
+export function vmRssMiB(pid: number | undefined): number | undefined {
+	if (pid === undefined) return undefined;
+	try {
+		const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+		return m ? Number(m[1]) / 1024 : undefined;
+	} catch {
+		return undefined;
+	}
+}

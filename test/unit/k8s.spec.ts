@@ -1,75 +1,520 @@
 /**
- * Kubernetes manifests (k8s/): one file per service with a Deployment and an
- * HPA; checks what `kubectl apply --dry-run` would not: selector/label
- * agreement, one service per pod matching the file, probes on declared ports,
- * a grace period longer than the broker's graceful-stop budget, no service
- * links (Moleculer's runner reads env such as TRANSPORTER).
+ * Kubernetes manifests (k8s/, kustomize base + dev/prod overlays; issue 13), validated offline:
+ * - each build (base, dev, prod; test/unit/k8s/kustomize.ts) against the Kubernetes 1.36 OpenAPI of
+ *   kubernetes-models, unknown fields and removed API versions as errors (test/unit/k8s/validate.ts);
+ * - what a schema cannot see: DNS names, selectors matching pod labels, every Service / HPA / PDB /
+ *   NetworkPolicy / Ingress pointing at something that exists, probe ports declared, one service per pod,
+ *   grace period vs the broker's graceful stop, pod security, secrets only in the Secret.
  */
 import { strict as assert } from "node:assert";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseAllDocuments } from "yaml";
 import { ALL_SERVICES, loadConfig } from "../../lib/config";
 import brokerOptions from "../../moleculer.config";
+import { K8S_DIR, type K8sObject, kustomizeBuild, readManifests, strategicMerge } from "./k8s/kustomize";
+import { loadSchemas, schemaProblems } from "./k8s/validate";
 
-const dir = join(__dirname, "../../k8s");
-const docs = readdirSync(dir)
-	.filter((f) => f.endsWith(".yaml"))
-	.flatMap((f) =>
-		parseAllDocuments(readFileSync(join(dir, f), "utf8")).map((d) => ({ file: f, obj: d.toJS() as any })),
-	);
+type Json = Record<string, unknown>;
+interface Container {
+	name: string;
+	image: string;
+	command?: string[];
+	env?: { name: string; value?: string }[];
+	envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
+	ports?: { name?: string; containerPort: number }[];
+	readinessProbe?: { httpGet?: { path: string; port: string | number } };
+	livenessProbe?: { httpGet?: { path: string; port: string | number } };
+	startupProbe?: { httpGet?: { path: string; port: string | number } };
+	lifecycle?: { preStop?: { sleep?: { seconds: number } } };
+	resources?: { requests?: Json; limits?: Json };
+	securityContext?: Json;
+	volumeMounts?: { name: string; mountPath: string }[];
+}
+interface PodTemplate {
+	metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
+	spec: {
+		containers: Container[];
+		enableServiceLinks?: boolean;
+		terminationGracePeriodSeconds?: number;
+		securityContext?: Json;
+		volumes?: { name: string; emptyDir?: Json }[];
+	};
+}
+type Workload = K8sObject & {
+	spec: { replicas?: number; selector: { matchLabels: Record<string, string> }; template: PodTemplate };
+};
+
+/** Services that run as a Deployment in every cluster (simulator: dev only; devauth: never). */
+const DEPLOYED = ALL_SERVICES.filter((s) => s !== "devauth" && s !== "simulator");
+const HPA_SERVICES = ["gateway", "rates", "booking", "documents"];
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const PORT_NAME = /^(?=.*[a-z])[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+const builds: Record<string, K8sObject[]> = {
+	base: kustomizeBuild(join(K8S_DIR, "base")),
+	dev: kustomizeBuild(join(K8S_DIR, "overlays/dev")),
+	prod: kustomizeBuild(join(K8S_DIR, "overlays/prod")),
+};
+const secretExample = readManifests(join(K8S_DIR, "base/secret.example.yaml"));
+
+const ofKind = <T extends K8sObject = K8sObject>(objs: K8sObject[], kind: string) =>
+	objs.filter((o) => o.kind === kind) as T[];
+const workloads = (objs: K8sObject[]) =>
+	objs.filter((o) => o.kind === "Deployment" || o.kind === "StatefulSet") as Workload[];
+const matches = (sel: Record<string, string>, labels: Record<string, string>) =>
+	Object.entries(sel).every(([k, v]) => labels[k] === v);
+const envOf = (c: Container, name: string) => c.env?.find((e) => e.name === name)?.value;
+const mi = (q: unknown) => {
+	const m = /^(\d+)(Mi|Gi)$/.exec(String(q));
+	assert.ok(m, `memory quantity ${String(q)} is not in Mi/Gi`);
+	return Number(m[1]) * (m[2] === "Gi" ? 1024 : 1);
+};
+/** The container port a probe or Service names (by name or number), or undefined. */
+const portOf = (c: Container, p: string | number) =>
+	c.ports?.find((x) => (typeof p === "number" ? x.containerPort === p : x.name === p));
 
 describe("k8s manifests", () => {
-	const deployments = docs.filter((d) => d.obj?.kind === "Deployment");
+	before(loadSchemas);
 
-	it("has one file with a Deployment and an HPA for every deployable service", () => {
-		for (const s of ALL_SERVICES.filter((x) => x !== "devauth")) {
-			const inFile = docs.filter((d) => d.file === `${s}.yaml`).map((d) => d.obj.kind);
-			assert.ok(inFile.includes("Deployment"), `${s}.yaml lacks a Deployment`);
-			assert.ok(inFile.includes("HorizontalPodAutoscaler"), `${s}.yaml lacks an HPA`);
-		}
+	for (const [name, objs] of Object.entries(builds)) {
+		describe(`kustomize build ${name}`, () => {
+			it("every object is valid against the Kubernetes 1.36 schema, with no unknown field", () => {
+				const problems = objs.flatMap((o) =>
+					schemaProblems(o).map((p) => `${o.kind}/${o.metadata.name}${p.path}: ${p.message}`),
+				);
+				assert.deepEqual(problems, []);
+			});
+
+			it("names are DNS names, everything is in the msa namespace, labels carry part-of", () => {
+				for (const o of objs) {
+					const rule = ["Namespace", "Service"].includes(o.kind) ? DNS_LABEL : DNS_SUBDOMAIN;
+					assert.match(o.metadata.name, rule, `${o.kind} name`);
+					assert.ok(o.metadata.name.length <= (rule === DNS_LABEL ? 63 : 253));
+					if (o.kind !== "Namespace")
+						assert.equal(o.metadata.namespace, "msa", `${o.kind}/${o.metadata.name}`);
+					assert.equal(o.metadata.labels?.["app.kubernetes.io/part-of"], "merchant-shipping-api");
+				}
+				assert.deepEqual(
+					ofKind(objs, "Namespace").map((n) => n.metadata.name),
+					["msa"],
+				);
+			});
+
+			it("selectors match their pod labels; ports, probes and env of each pod agree", () => {
+				for (const w of workloads(objs)) {
+					const t = w.spec.template;
+					const claims = (
+						(w.spec as { volumeClaimTemplates?: { metadata: { name: string } }[] }).volumeClaimTemplates ?? []
+					).map((v) => v.metadata.name);
+					assert.ok(Object.keys(w.spec.selector.matchLabels).length, w.metadata.name);
+					assert.ok(matches(w.spec.selector.matchLabels, t.metadata.labels), `${w.metadata.name} selector`);
+					assert.equal(t.spec.enableServiceLinks, false, w.metadata.name);
+					for (const c of t.spec.containers) {
+						for (const p of c.ports ?? []) assert.match(p.name ?? "", PORT_NAME, `${c.name} port name`);
+						for (const probe of [c.readinessProbe, c.livenessProbe, c.startupProbe])
+							if (probe?.httpGet)
+								assert.ok(
+									portOf(c, probe.httpGet.port),
+									`${w.metadata.name}: probe port ${probe.httpGet.port}`,
+								);
+						for (const m of c.volumeMounts ?? [])
+							assert.ok(
+								t.spec.volumes?.some((v) => v.name === m.name) || claims.includes(m.name),
+								`${w.metadata.name}: volume ${m.name}`,
+							);
+						const configMaps = new Set(ofKind(objs, "ConfigMap").map((x) => x.metadata.name));
+						const secrets = new Set(secretExample.map((x) => x.metadata.name));
+						for (const f of c.envFrom ?? []) {
+							if (f.configMapRef) assert.ok(configMaps.has(f.configMapRef.name), f.configMapRef.name);
+							if (f.secretRef) assert.ok(secrets.has(f.secretRef.name), f.secretRef.name);
+						}
+					}
+				}
+			});
+
+			it("Services, Ingresses, HPAs, PDBs and NetworkPolicies point at things that exist", () => {
+				const ws = workloads(objs);
+				const podsOf = (sel: Record<string, string>) =>
+					ws.filter((w) => matches(sel, w.spec.template.metadata.labels));
+				for (const s of ofKind(objs, "Service")) {
+					const spec = s.spec as {
+						selector: Record<string, string>;
+						ports: { targetPort: string | number }[];
+					};
+					const pods = podsOf(spec.selector);
+					assert.ok(pods.length, `Service ${s.metadata.name} selects no pod`);
+					for (const p of spec.ports)
+						for (const w of pods)
+							assert.ok(
+								portOf(w.spec.template.spec.containers[0] as Container, p.targetPort),
+								`${s.metadata.name}: ${p.targetPort}`,
+							);
+				}
+				for (const i of ofKind(objs, "Ingress")) {
+					const rules = (
+						i.spec as {
+							rules: {
+								http: { paths: { backend: { service: { name: string; port: { name: string } } } }[] };
+							}[];
+						}
+					).rules;
+					for (const p of rules.flatMap((r) => r.http.paths)) {
+						const svc = ofKind(objs, "Service").find((s) => s.metadata.name === p.backend.service.name);
+						assert.ok(svc, `Ingress backend ${p.backend.service.name}`);
+						assert.ok(
+							(svc.spec as { ports: { name: string }[] }).ports.some(
+								(x) => x.name === p.backend.service.port.name,
+							),
+						);
+					}
+				}
+				for (const h of ofKind(objs, "HorizontalPodAutoscaler")) {
+					const spec = h.spec as {
+						scaleTargetRef: { kind: string; name: string };
+						minReplicas: number;
+						maxReplicas: number;
+					};
+					assert.ok(
+						ws.some(
+							(w) => w.kind === spec.scaleTargetRef.kind && w.metadata.name === spec.scaleTargetRef.name,
+						),
+						h.metadata.name,
+					);
+					assert.ok(spec.minReplicas >= 1 && spec.minReplicas <= spec.maxReplicas, h.metadata.name);
+				}
+				for (const p of ofKind(objs, "PodDisruptionBudget")) {
+					const sel = (p.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels;
+					assert.ok(podsOf(sel).length, `PDB ${p.metadata.name} selects no pod`);
+				}
+				for (const n of ofKind(objs, "NetworkPolicy")) {
+					const spec = n.spec as {
+						podSelector: { matchLabels?: Record<string, string> };
+						ingress?: {
+							from?: { podSelector?: { matchLabels?: Record<string, string> } }[];
+							ports?: { port: string | number }[];
+						}[];
+					};
+					const pods = podsOf(spec.podSelector.matchLabels ?? {});
+					assert.ok(pods.length, `NetworkPolicy ${n.metadata.name} selects no pod`);
+					for (const rule of spec.ingress ?? []) {
+						for (const p of rule.ports ?? [])
+							assert.ok(
+								pods.some((w) => w.spec.template.spec.containers.some((c) => portOf(c, p.port))),
+								`${n.metadata.name}: port ${p.port}`,
+							);
+						for (const f of rule.from ?? [])
+							if (f.podSelector?.matchLabels)
+								assert.ok(podsOf(f.podSelector.matchLabels).length, n.metadata.name);
+					}
+				}
+			});
+
+			it("only the gateway takes traffic from outside the namespace (and Prometheus its metrics port)", () => {
+				const policies = ofKind(objs, "NetworkPolicy");
+				const deny = policies.find((p) => {
+					const s = p.spec as { podSelector: Json; ingress?: unknown[]; policyTypes?: string[] };
+					return (
+						!Object.keys(s.podSelector).length && !s.ingress?.length && s.policyTypes?.includes("Ingress")
+					);
+				});
+				assert.ok(deny, "a default-deny ingress policy");
+				for (const p of policies) {
+					const spec = p.spec as {
+						podSelector: { matchLabels?: Record<string, string> };
+						ingress?: {
+							from?: { podSelector?: Json; namespaceSelector?: Json; ipBlock?: Json }[];
+							ports?: { port: string | number }[];
+						}[];
+					};
+					for (const rule of spec.ingress ?? []) {
+						const outside = !rule.from || rule.from.some((f) => f.namespaceSelector || f.ipBlock);
+						if (!outside) continue;
+						const gatewayOnly = spec.podSelector.matchLabels?.["app.kubernetes.io/name"] === "msa-gateway";
+						const metricsOnly =
+							(rule.ports ?? []).length > 0 && (rule.ports ?? []).every((x) => x.port === "metrics");
+						assert.ok(gatewayOnly || metricsOnly, `${p.metadata.name} opens pods to other namespaces`);
+					}
+				}
+			});
+
+			it("one Deployment per service, each running exactly its own service with its probes, security and limits", () => {
+				const deps = ofKind<Workload>(objs, "Deployment");
+				const expected = [...DEPLOYED, ...(name === "dev" ? ["simulator"] : [])].sort();
+				assert.deepEqual(deps.map((d) => d.metadata.name.replace(/^msa-/, "")).sort(), expected);
+				const o = brokerOptions(loadConfig({}));
+				const budgetS = ((o.tracking?.shutdownTimeout ?? 0) + (o.registry?.stopDelay ?? 0)) / 1000;
+				for (const d of deps) {
+					const svc = d.metadata.name.replace(/^msa-/, "");
+					const t = d.spec.template;
+					const [c, ...rest] = t.spec.containers;
+					assert.ok(c && !rest.length, d.metadata.name);
+					assert.equal(envOf(c, "SERVICES"), svc);
+					assert.equal(t.metadata.labels["app.kubernetes.io/component"], svc);
+					assert.ok(!c.command, `${svc}: runs the image's CMD (compiled start:prod), no command override`);
+					const gw = svc === "gateway";
+					const portVar = gw ? "PORT" : "HEALTH_PORT";
+					const port = c.ports?.find((p) => p.name === (gw ? "http" : "health"));
+					assert.equal(
+						String(port?.containerPort),
+						envOf(c, portVar),
+						`${svc}: ${portVar} is the probed port`,
+					);
+					assert.equal(c.readinessProbe?.httpGet?.path, "/ready");
+					assert.equal(c.livenessProbe?.httpGet?.path, gw ? "/health" : "/live");
+					assert.equal(c.readinessProbe?.httpGet?.port, port?.name);
+					const preStop = c.lifecycle?.preStop?.sleep?.seconds ?? 0;
+					if (gw) assert.ok(preStop >= 3, "the gateway pauses before stopping");
+					assert.ok((t.spec.terminationGracePeriodSeconds ?? 30) > preStop + budgetS, `${svc}: grace period`);
+					assert.deepEqual(t.metadata.annotations, {
+						"prometheus.io/scrape": "true",
+						"prometheus.io/port": "9100",
+						"prometheus.io/path": "/metrics",
+					});
+					assert.equal(portOf(c, "metrics")?.containerPort, 9100);
+					const pod = t.spec.securityContext ?? {};
+					assert.equal(pod.runAsNonRoot, true);
+					assert.equal(pod.runAsUser, 1000);
+					assert.deepEqual(pod.seccompProfile, { type: "RuntimeDefault" });
+					assert.deepEqual(c.securityContext, {
+						allowPrivilegeEscalation: false,
+						readOnlyRootFilesystem: true,
+						capabilities: { drop: ["ALL"] },
+					});
+					const tmp = c.volumeMounts?.find((m) => m.mountPath === "/tmp");
+					assert.ok(
+						tmp && t.spec.volumes?.find((v) => v.name === tmp.name)?.emptyDir,
+						`${svc}: /tmp emptyDir`,
+					);
+					const req = mi(c.resources?.requests?.memory);
+					const lim = mi(c.resources?.limits?.memory);
+					assert.ok(req >= 128 && lim >= req * 1.3, `${svc}: memory request ${req}Mi, limit ${lim}Mi`);
+					assert.ok(c.resources?.requests?.cpu, `${svc}: cpu request`);
+					if (name === "dev") assert.equal(d.spec.replicas, 1, `${svc}: one replica in dev`);
+				}
+			});
+
+			it("HPAs for gateway, rates, booking, documents; a PDB for every multi-replica workload", () => {
+				const hpas = ofKind(objs, "HorizontalPodAutoscaler");
+				assert.deepEqual(
+					hpas.map((h) => (h.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name).sort(),
+					HPA_SERVICES.map((s) => `msa-${s}`).sort(),
+				);
+				const pdbs = ofKind(objs, "PodDisruptionBudget");
+				for (const w of workloads(objs)) {
+					const hpa = hpas.find(
+						(h) => (h.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name === w.metadata.name,
+					);
+					const max = Math.max(
+						w.spec.replicas ?? 1,
+						(hpa?.spec as { maxReplicas?: number } | undefined)?.maxReplicas ?? 0,
+					);
+					if (max < 2) continue;
+					assert.ok(
+						pdbs.some((p) =>
+							matches(
+								(p.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels,
+								w.spec.template.metadata.labels,
+							),
+						),
+						`${w.metadata.name} has no PodDisruptionBudget`,
+					);
+				}
+			});
+
+			it("configuration: ConfigMap without secrets, NATS reachable as TRANSPORTER, a 3-node JetStream cluster", () => {
+				const cm = ofKind(objs, "ConfigMap").find((c) => c.metadata.name === "msa-config") as K8sObject & {
+					data: Record<string, string>;
+				};
+				const secretKeys = Object.keys((secretExample[0] as K8sObject & { stringData: Json }).stringData);
+				for (const k of Object.keys(cm.data)) {
+					assert.ok(!secretKeys.includes(k), `${k} is a secret`);
+					assert.doesNotMatch(k, /SECRET|PASSWORD|TOKEN|DATABASE_URL|REDIS_URL/, k);
+				}
+				assert.equal(cm.data.HOST, "0.0.0.0");
+				assert.equal(cm.data.METRICS_PORT, "9100");
+				assert.ok(cm.data.AUTH_ISSUER && cm.data.AUTH_AUDIENCE && cm.data.AUTH_JWKS_URL);
+				assert.equal(cm.data.SANDBOX, name === "dev" ? "1" : "0");
+				const tx = new URL(cm.data.TRANSPORTER as string);
+				const nats = ofKind(objs, "Service").find((s) => s.metadata.name === tx.hostname);
+				assert.ok(nats, `Service ${tx.hostname}`);
+				assert.equal((nats.spec as { clusterIP?: string }).clusterIP, "None", "headless");
+				assert.ok((nats.spec as { ports: { port: number }[] }).ports.some((p) => p.port === Number(tx.port)));
+				const sts = ofKind<Workload & { spec: { serviceName: string; volumeClaimTemplates: unknown[] } }>(
+					objs,
+					"StatefulSet",
+				).find((s) => s.metadata.name === "nats");
+				assert.ok(sts);
+				assert.equal(sts.spec.replicas, 3);
+				assert.equal(sts.spec.serviceName, nats.metadata.name);
+				assert.equal(sts.spec.volumeClaimTemplates.length, 1);
+				const conf =
+					(
+						ofKind(objs, "ConfigMap").find((c) => c.metadata.name === "nats-config") as K8sObject & {
+							data: Record<string, string>;
+						}
+					).data["nats.conf"] ?? "";
+				assert.match(conf, /jetstream \{/);
+				const routes = conf.match(/nats:\/\/nats-\d\.nats:6222/g) ?? [];
+				assert.equal(routes.length, 3);
+				// the largest message: a 200-label answer, ≈ 0.4 MB measured (nats.yaml); keep ≥ 4 MB of room
+				const payload = /max_payload: (\d+)MB/.exec(conf);
+				assert.ok(payload && Number(payload[1]) >= 4, "max_payload");
+			});
+		});
+	}
+
+	it("the Secret example holds every secret a pod needs, with placeholders", () => {
+		const [s] = secretExample as (K8sObject & { stringData: Record<string, string> })[];
+		assert.ok(s);
+		assert.deepEqual(schemaProblems(s), []);
+		for (const k of [
+			"DATABASE_URL",
+			"REDIS_URL",
+			"LABEL_LINK_SECRET",
+			"WEBHOOK_SECRET_KEY",
+			"CURSOR_SECRET",
+			"SANDBOX_COURIER_TOKEN",
+		])
+			assert.ok(k in s.stringData, k);
+		for (const [k, v] of Object.entries(s.stringData))
+			if (v) assert.match(v, /CHANGE_ME/, `${k} is a placeholder`);
 	});
 
-	it("selectors match template labels and each pod runs exactly its own service", () => {
-		for (const { file, obj } of deployments) {
-			const sel = obj.spec.selector.matchLabels;
-			for (const [k, v] of Object.entries(sel)) assert.equal(obj.spec.template.metadata.labels[k], v, file);
-			const c = obj.spec.template.spec.containers[0];
-			const services = c.env.find((e: any) => e.name === "SERVICES").value;
-			assert.equal(`${services}.yaml`, file);
-			assert.ok((ALL_SERVICES as readonly string[]).includes(services));
-			assert.match(obj.metadata.name, /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
-			assert.equal(obj.spec.template.spec.enableServiceLinks, false, file);
-		}
-	});
+	describe("validator and build function (they can fail)", () => {
+		const dep = () => structuredClone(ofKind(builds.base, "Deployment")[0]) as Workload;
 
-	it("probes point at declared container ports", () => {
-		for (const { file, obj } of deployments) {
-			const c = obj.spec.template.spec.containers[0];
-			const names = new Set(c.ports.map((p: any) => p.name));
-			for (const probe of [c.readinessProbe, c.livenessProbe])
-				assert.ok(names.has(probe.httpGet.port), `${file}: ${probe.httpGet.port}`);
-		}
-	});
+		it("reports unknown fields, wrong types, missing required fields and removed API versions", () => {
+			const d = dep() as Workload & { spec: Json };
+			(d.spec.template.spec.containers[0] as unknown as Json).imagePullPolicyy = "Always";
+			d.spec.replicas = "two" as unknown as number;
+			const msgs = schemaProblems(d).map((p) => `${p.path} ${p.message}`);
+			assert.ok(
+				msgs.some((m) => m.includes("containers/0/imagePullPolicyy") && m.includes("unknown field")),
+				msgs.join("\n"),
+			);
+			assert.ok(
+				msgs.some((m) => m.startsWith("/spec/replicas type")),
+				msgs.join("\n"),
+			);
+			const noSelector = dep() as unknown as { spec: Json };
+			delete noSelector.spec.selector;
+			assert.ok(
+				schemaProblems(noSelector as unknown as K8sObject).some((p) => p.message.includes("selector")),
+			);
+			assert.match(
+				schemaProblems({ ...dep(), apiVersion: "policy/v1beta1", kind: "PodDisruptionBudget" })[0]?.message ??
+					"",
+				/removed in Kubernetes 1.25/,
+			);
+			assert.match(
+				schemaProblems({ apiVersion: "autoscaling/v2beta2", kind: "HorizontalPodAutoscaler" })[0]?.message ??
+					"",
+				/removed/,
+			);
+		});
 
-	it("grants a grace period longer than the broker's graceful stop", () => {
-		const o = brokerOptions(loadConfig());
-		const budgetMs = (o.tracking?.shutdownTimeout ?? 0) + (o.registry?.stopDelay ?? 0);
-		for (const { file, obj } of deployments)
-			assert.ok(obj.spec.template.spec.terminationGracePeriodSeconds * 1000 > budgetMs, file);
-	});
+		it("strategic merge: maps recursively, lists of named items by name, null deletes", () => {
+			const base = {
+				spec: {
+					containers: [{ name: "a", image: "x", env: [{ name: "A", value: "1" }] }, { name: "b" }],
+					keep: 1,
+					drop: 2,
+				},
+			};
+			const out = strategicMerge(base, {
+				spec: { containers: [{ name: "a", env: [{ name: "B", value: "2" }] }], drop: null, args: ["y"] },
+			});
+			assert.deepEqual(out, {
+				spec: {
+					containers: [
+						{
+							name: "a",
+							image: "x",
+							env: [
+								{ name: "A", value: "1" },
+								{ name: "B", value: "2" },
+							],
+						},
+						{ name: "b" },
+					],
+					keep: 1,
+					args: ["y"],
+				},
+			});
+			assert.equal(base.spec.drop, 2, "inputs untouched");
+		});
 
-	it("every HPA and Service targets an existing Deployment / pod label", () => {
-		const names = new Set(deployments.map((d) => d.obj.metadata.name));
-		for (const { file, obj } of docs.filter((d) => d.obj?.kind === "HorizontalPodAutoscaler")) {
-			assert.ok(names.has(obj.spec.scaleTargetRef.name), file);
-			assert.ok(obj.spec.minReplicas <= obj.spec.maxReplicas, file);
-		}
-		for (const { file, obj } of docs.filter((d) => d.obj?.kind === "Service")) {
-			const target = deployments.find((d) => d.obj.metadata.name === obj.metadata.name);
-			assert.ok(target, file);
-			for (const [k, v] of Object.entries(obj.spec.selector))
-				assert.equal(target.obj.spec.template.metadata.labels[k], v);
-		}
+		it("kustomizeBuild: resources, JSON 6902 and strategic patches, images, namespace, commonLabels, replicas", () => {
+			const dir = mkdtempSync(join(tmpdir(), "k8s-build-"));
+			try {
+				const d = dep();
+				writeFileSync(join(dir, "d.yaml"), JSON.stringify({ ...d, metadata: { name: "x" } }));
+				writeFileSync(
+					join(dir, "p.yaml"),
+					"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {template: {spec: {containers: [{name: " +
+						`${d.spec.template.spec.containers[0]?.name}` +
+						", resources: {limits: {memory: 1Gi}}}]}}}\n",
+				);
+				const k = {
+					namespace: "other",
+					commonLabels: { team: "t" },
+					resources: ["d.yaml"],
+					patches: [
+						{ path: "p.yaml" },
+						{
+							target: { kind: "Deployment", name: "x" },
+							patch: "- {op: replace, path: /spec/revisionHistoryLimit, value: 1}",
+						},
+					],
+					images: [{ name: "registry.example.com/merchant-shipping-api", newName: "r.io/msa", newTag: "9" }],
+					replicas: [{ name: "x", count: 4 }],
+				};
+				writeFileSync(join(dir, "kustomization.yaml"), JSON.stringify(k));
+				const [o] = kustomizeBuild(dir) as Workload[];
+				assert.ok(o);
+				const c = o.spec.template.spec.containers[0] as Container;
+				assert.equal(o.metadata.namespace, "other");
+				assert.equal(o.metadata.labels?.team, "t");
+				assert.equal(o.spec.selector.matchLabels.team, "t");
+				assert.equal(o.spec.template.metadata.labels.team, "t");
+				assert.equal(c.image, "r.io/msa:9");
+				assert.equal(c.resources?.limits?.memory, "1Gi");
+				assert.equal(
+					c.resources?.requests?.memory,
+					d.spec.template.spec.containers[0]?.resources?.requests?.memory,
+				);
+				assert.equal((o.spec as Json).revisionHistoryLimit, 1);
+				assert.equal(o.spec.replicas, 4);
+				writeFileSync(join(dir, "kustomization.yaml"), JSON.stringify({ ...k, nameSuffix: "-v2" }));
+				assert.throws(() => kustomizeBuild(dir), /"nameSuffix" is not supported/);
+				writeFileSync(
+					join(dir, "kustomization.yaml"),
+					JSON.stringify({
+						resources: ["d.yaml"],
+						patches: [{ target: { kind: "Deployment", name: "y" }, patch: "[]" }],
+					}),
+				);
+				assert.throws(() => kustomizeBuild(dir), /no Deployment y/);
+			} finally {
+				rmSync(dir, { recursive: true, force: true });
+			}
+		});
+
+		it("the overlays change what they say (dev: simulator, sandbox, 1 replica; prod: image tag, replicas, memory)", () => {
+			const img = (objs: K8sObject[]) =>
+				ofKind<Workload>(objs, "Deployment")[0]?.spec.template.spec.containers[0]?.image ?? "";
+			assert.match(img(builds.dev as K8sObject[]), /:dev$/);
+			assert.match(img(builds.prod as K8sObject[]), /:1\.0\.0$/);
+			const prodIntake = ofKind<Workload>(builds.prod as K8sObject[], "Deployment").find(
+				(d) => d.metadata.name === "msa-intake",
+			);
+			assert.equal(prodIntake?.spec.replicas, 3);
+			assert.equal(prodIntake?.spec.template.spec.containers[0]?.resources?.limits?.memory, "768Mi");
+			assert.ok(
+				readFileSync(join(K8S_DIR, "overlays/dev/kustomization.yaml"), "utf8").includes("simulator.yaml"),
+			);
+		});
 	});
 });

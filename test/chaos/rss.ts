@@ -1,0 +1,186 @@
+/**
+ * Resident memory of the system's processes against the Kubernetes manifests
+ * (issue 13): the memory request of each service's container, read from
+ * `k8s/base/<service>.yaml` (the sandbox simulator from
+ * `k8s/overlays/dev/simulator.yaml`), and a sampler of each cluster
+ * process's VmRSS. Used by test/e2e/split.spec.ts and bench/rss.ts
+ * (`npm run bench:rss`).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseAllDocuments } from "yaml";
+import { vmRssMiB } from "../helpers/processes";
+import type { ChaosCluster } from "./harness";
+
+const root = resolve(__dirname, "../..");
+
+/** Every service, each run alone in its own process (the simulator only with SANDBOX=1). */
+export const ALL_SERVICES = [
+	"gateway",
+	"intake",
+	"rates",
+	"booking",
+	"documents",
+	"warehouses",
+	"ndr",
+	"webhooks",
+	"pincode",
+	"simulator",
+] as const;
+
+/** The manifest holding service `name`'s Deployment (absolute path). */
+export function manifestPath(name: string): string {
+	return name === "simulator"
+		? resolve(root, "k8s/overlays/dev/simulator.yaml")
+		: resolve(root, `k8s/base/${name}.yaml`);
+}
+
+const UNITS: Record<string, number> = {
+	"": 1 / (1024 * 1024),
+	k: 1000 / (1024 * 1024),
+	M: 1e6 / (1024 * 1024),
+	G: 1e9 / (1024 * 1024),
+	Ki: 1 / 1024,
+	Mi: 1,
+	Gi: 1024,
+};
+
+/**
+ * A Kubernetes memory quantity (`256Mi`, `1Gi`, `300M`, `268435456`) in MiB.
+ * @throws Error on a quantity it cannot read
+ */
+export function quantityMiB(q: string | number): number {
+	if (typeof q === "number") return q / (1024 * 1024);
+	const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|k|M|G)?$/.exec(q.trim());
+	if (!m) throw new Error(`unreadable memory quantity ${JSON.stringify(q)}`);
+	return Number(m[1]) * UNITS[m[2] ?? ""];
+}
+
+/** Memory request and limit (MiB) of a service's container, as its manifest sets them. */
+export interface ManifestMemory {
+	file: string;
+	requestMiB?: number;
+	limitMiB?: number;
+}
+
+interface DeploymentDoc {
+	kind?: string;
+	spec?: {
+		template?: {
+			spec?: {
+				containers?: {
+					resources?: { requests?: { memory?: string | number }; limits?: { memory?: string | number } };
+				}[];
+			};
+		};
+	};
+}
+
+/**
+ * Reads `spec.template.spec.containers[0].resources.{requests,limits}.memory`
+ * of the Deployment in service `name`'s manifest ({@link manifestPath}).
+ * @returns undefined when the file does not exist
+ * @throws Error when the file has no Deployment or cannot be parsed
+ */
+export function manifestMemory(name: string): ManifestMemory | undefined {
+	const file = manifestPath(name);
+	if (!existsSync(file)) return undefined;
+	const docs = parseAllDocuments(readFileSync(file, "utf8"));
+	for (const d of docs) if (d.errors.length) throw new Error(`${file}: ${d.errors[0].message}`);
+	const dep = docs.map((d) => d.toJS() as DeploymentDoc | null).find((d) => d?.kind === "Deployment");
+	if (!dep) throw new Error(`${file}: no Deployment`);
+	const res = dep.spec?.template?.spec?.containers?.[0]?.resources;
+	return {
+		file,
+		requestMiB: res?.requests?.memory === undefined ? undefined : quantityMiB(res.requests.memory),
+		limitMiB: res?.limits?.memory === undefined ? undefined : quantityMiB(res.limits.memory),
+	};
+}
+
+/** Measured resident memory of one cluster member (MiB). */
+export interface RssRow {
+	/** member key, e.g. `booking-0` */
+	key: string;
+	/** the member's group (= its service when each runs alone) */
+	service: string;
+	/** VmRSS once, at rest */
+	restMiB?: number;
+	/** the highest VmRSS sampled under load */
+	loadMiB?: number;
+}
+
+/**
+ * Samples the VmRSS of every member of a cluster: `rest()` once, then
+ * `start()` … `stop()` every `everyMs` keeping each member's maximum (a
+ * restarted member is followed under its new pid).
+ */
+export class RssSampler {
+	readonly rows = new Map<string, RssRow>();
+	private timer?: NodeJS.Timeout;
+
+	constructor(private readonly c: ChaosCluster) {
+		for (const m of c.members.values()) this.rows.set(m.key, { key: m.key, service: m.group });
+	}
+
+	/** Records every member's VmRSS now as its at-rest figure. */
+	rest(): void {
+		for (const m of this.c.members.values()) {
+			const row = this.rows.get(m.key);
+			if (row) row.restMiB = vmRssMiB(m.proc.child.pid);
+		}
+	}
+
+	private sample(): void {
+		for (const m of this.c.members.values()) {
+			const row = this.rows.get(m.key);
+			const v = vmRssMiB(m.proc.child.pid);
+			if (row && v !== undefined) row.loadMiB = Math.max(row.loadMiB ?? 0, v);
+		}
+	}
+
+	/** Starts sampling under load. */
+	start(everyMs = 250): void {
+		this.sample();
+		this.timer = setInterval(() => this.sample(), everyMs);
+	}
+
+	/** Stops sampling (one last sample first). */
+	stop(): void {
+		if (this.timer) clearInterval(this.timer);
+		this.timer = undefined;
+		this.sample();
+	}
+}
+
+/** One line of the comparison: measured figures and the manifest's request and limit. */
+export interface RssVerdictRow extends RssRow {
+	manifest?: ManifestMemory;
+	/** true when a measured figure exceeds the manifest's memory request */
+	over: boolean;
+}
+
+/** Joins the measured rows with each service's manifest ({@link manifestMemory}). */
+export function compareWithManifests(rows: RssRow[]): RssVerdictRow[] {
+	return rows.map((r) => {
+		const manifest = manifestMemory(r.service);
+		const peak = Math.max(r.restMiB ?? 0, r.loadMiB ?? 0);
+		const over = manifest?.requestMiB !== undefined && peak > manifest.requestMiB;
+		return { ...r, manifest, over };
+	});
+}
+
+/** The comparison as a fixed-width table (MiB). */
+export function formatRssTable(rows: RssVerdictRow[]): string {
+	const n = (v: number | undefined) => (v === undefined ? "—" : v.toFixed(0));
+	const head = "service      at rest  under load  request  limit  request − peak";
+	return [
+		head,
+		...rows.map((r) => {
+			const peak = Math.max(r.restMiB ?? 0, r.loadMiB ?? 0);
+			const req = r.manifest?.requestMiB;
+			const margin =
+				req === undefined ? (r.manifest ? "no request" : "no manifest") : (req - peak).toFixed(0);
+			return `${r.service.padEnd(12)} ${n(r.restMiB).padStart(7)}  ${n(r.loadMiB).padStart(10)}  ${n(req).padStart(7)}  ${n(r.manifest?.limitMiB).padStart(5)}  ${margin.padStart(14)}${r.over ? "  OVER" : ""}`;
+		}),
+	].join("\n");
+}
