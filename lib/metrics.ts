@@ -88,13 +88,18 @@ export class MetricsEndpoint extends MetricReporters.Prometheus {
 /**
  * The broker's `metrics` option for this process: disabled when
  * {@link metricsPort} is null, else enabled with a {@link MetricsEndpoint}
- * on that port at `/metrics`.
+ * on that port at `/metrics`, listening on `HOST` when set (else every
+ * interface).
  */
 export function metricsOptions(env: NodeJS.ProcessEnv = process.env): NonNullable<BrokerOptions["metrics"]> {
 	const port = metricsPort(env);
 	if (port === null) return { enabled: false };
 	// Moleculer takes a reporter instance (reporters/index.js `resolve`); its typing lists only names
-	const reporter = new MetricsEndpoint({ port, path: "/metrics" }) as unknown as { type: "Prometheus" };
+	// on HOST like the gateway (the zero-setup start: 127.0.0.1), every interface otherwise
+	const host = env.HOST && port !== 0 ? env.HOST : undefined;
+	const reporter = new MetricsEndpoint({ port, path: "/metrics", ...(host ? { host } : {}) }) as unknown as {
+		type: "Prometheus";
+	};
 	return { enabled: true, reporter: [reporter] };
 }
 

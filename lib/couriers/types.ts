@@ -148,6 +148,71 @@ export interface CourierAdapter {
 	 * caller may retry: acts are idempotent at the courier per pending attempt).
 	 */
 	ndrAction(awb_number: string, act: NdrAct, details: NdrActionDetails): Promise<{ request_id: string }>;
+
+	// --- optional operations (issue 14): a courier whose API lacks one leaves it undefined ---
+
+	/** Pre-fetches `count` AWBs from the courier's waybill pool (Delhivery `GET /waybill/api/bulk/json/`). */
+	prefetchWaybills?(count: number): Promise<string[]>;
+	/** Asks the courier to collect at a pickup location (Delhivery `POST /fm/request/new/`). */
+	requestPickup?(req: PickupRequest): Promise<{ pickup_id: string }>;
+	/**
+	 * The courier's own price of a shipment (Delhivery `GET /api/kinko/v1/invoice/charges/.json`,
+	 * 40 requests a minute: the adapter never sends the 41st within a minute — it waits or answers from cache).
+	 */
+	rate?(q: RateQuery): Promise<CourierRate>;
+	/** Serviceability of up to {@link CourierAdapter.serviceabilityBatchSize} pincodes (Delhivery `GET /c/api/pin-codes/json/`); pincodes the courier does not serve are absent. */
+	serviceability?(pincodes: string[]): Promise<Map<string, PincodeServiceability>>;
+	/** Most pincodes one serviceability call takes. */
+	readonly serviceabilityBatchSize?: number;
+}
+
+/** A pickup request. `date` is an IST calendar day `YYYY-MM-DD`, `time` IST `HH:mm`. */
+export interface PickupRequest {
+	pickup_location_code: string;
+	date: string;
+	time: string;
+	expected_packages: number;
+}
+
+/** A courier rate query. Weight kg; money rupees. */
+export interface RateQuery {
+	from_pin: string;
+	to_pin: string;
+	weight_kg: number;
+	/** express (air) or surface */
+	mode: "express" | "surface";
+	payment: PaymentMode;
+	/** rupees; 0 when prepaid */
+	cod_amount: number;
+	/** the leg priced: forward delivery, RTO, or a return (DTO) */
+	leg: "delivered" | "rto" | "dto";
+}
+
+/** The courier's price. Rupees, GST included in `total`. */
+export interface CourierRate {
+	total: number;
+	/** the courier's components by its own names, rupees */
+	breakdown: Record<string, number>;
+}
+
+/** What a courier does at one pincode (Delhivery pin-codes API). */
+export interface PincodeServiceability {
+	/** prepaid deliveries */
+	prepaid: boolean;
+	/** cash on delivery */
+	cod: boolean;
+	/** forward pickups from this pincode */
+	pickup: boolean;
+	/** reverse pickups (returns collected here) */
+	reverse: boolean;
+	/** out of delivery area (deliveries cost extra / take longer) */
+	oda: boolean;
+	/** largest COD / shipment value the courier accepts here, rupees (null: not stated) */
+	max_amount: number | null;
+	/** heaviest parcel accepted here, kg (null: not stated) */
+	max_weight_kg: number | null;
+	/** the courier's sort code, if given */
+	sort_code: string | null;
 }
 
 /** The courier said no (definitive). `message` is the courier's words. */
