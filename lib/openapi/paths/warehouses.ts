@@ -11,6 +11,7 @@
  */
 import type { ValidationSchema } from "fastest-validator";
 import { WAREHOUSE_TYPES } from "../../contracts";
+import { WAREHOUSE_COLUMNS } from "../../warehouses/rows";
 import {
 	FORWARD_OPTIONAL,
 	FORWARD_REQUIRED,
@@ -138,29 +139,10 @@ const PATCH_BODY = bodySchema(
 const WAREHOUSE_ROW: JsonSchema = {
 	type: "object",
 	additionalProperties: false,
+	// the row's fields: the stored warehouse fields in their order (lib/warehouses/rows.ts), then the read-side ones
 	required: [
 		"id",
-		"warehouse_name",
-		"contact_person_name",
-		"contact_no",
-		"contact_email",
-		"address_line_1",
-		"address_line_2",
-		"city",
-		"state",
-		"pincode",
-		"gstin",
-		"warehouse_type",
-		"is_return_same",
-		"return_warehouse_name",
-		"return_contact_person_name",
-		"return_contact_no",
-		"return_contact_email",
-		"return_address_line_1",
-		"return_address_line_2",
-		"return_city",
-		"return_state",
-		"return_pincode",
+		...WAREHOUSE_COLUMNS,
 		"active",
 		"retired",
 		"is_default",
