@@ -39,6 +39,24 @@ export function as(sender_id: number, role: Role = "merchant"): { meta: { user: 
 	return { meta: { user: userFor(sender_id, role) } };
 }
 
+/** The HTTP status and body of a rejected call (an ApiError's `code` and `data.body`). */
+export function bodyOf(err: any): { status: number; body: any } {
+	return { status: err.code, body: err.data?.body };
+}
+
+/** Calls `action` on `broker` as `sender` with `role`; answers the result and the status the action set (200 unless set). */
+export async function callAsOn(
+	broker: ServiceBroker,
+	action: string,
+	params: Record<string, unknown>,
+	sender: number,
+	role: Role = "merchant",
+): Promise<{ res: any; status: number }> {
+	const opts = as(sender, role);
+	const res: any = await broker.call(action, params, opts);
+	return { res, status: (opts.meta as any).$statusCode ?? 200 };
+}
+
 let nextSender = 10_000 + Math.floor(Math.random() * 1000) * 100;
 /** A fresh account id per test, so tests never see each other's rows. */
 export function newSender(): number {

@@ -212,10 +212,7 @@ export function useBookingBroker(): () => ServiceBroker {
 	};
 }
 
-/** The HTTP status and body of a rejected call. */
-export function bodyOf(err: any): { status: number; body: any } {
-	return { status: err.code, body: err.data?.body };
-}
+export { bodyOf } from "../../helpers/broker";
 
 /** Calls `booking.book` as merchant `sender`; answers the result and the HTTP status set. */
 export async function book(broker: ServiceBroker, sender: number, params: Record<string, unknown>) {

@@ -12,7 +12,7 @@ import { publishToChannel, SHIPMENT_STATUS_CHANNEL } from "../../../lib/channels
 import type { Address, OrderRecord, ShipmentStatusChanged, Warehouse } from "../../../lib/contracts";
 import { getSequelize, select } from "../../../lib/db";
 import { loadServiceSchema } from "../../../lib/system";
-import { as, testBrokerOptions } from "../../helpers/broker";
+import { callAsOn, testBrokerOptions } from "../../helpers/broker";
 import { COURIERS, freshId, order, warehouse } from "../../helpers/fixtures";
 import { freePort } from "../../helpers/net";
 import { eventually } from "../../helpers/poll";
@@ -124,21 +124,16 @@ export function useNdrBroker(): void {
 	});
 }
 
-/** The HTTP status and body of a rejected call. */
-export function bodyOf(err: any): { status: number; body: any } {
-	return { status: err.code, body: err.data?.body };
-}
+export { bodyOf } from "../../helpers/broker";
 
-/** Calls `action` as `sender` with `role`; answers the result and the status set (200 unless set). */
-export async function callAs(
+/** Calls `action` as `sender` with `role` on this suite's broker; answers the result and the status set (200 unless set). */
+export function callAs(
 	action: string,
 	params: Record<string, unknown>,
 	sender: number,
 	role: Role = "merchant",
 ) {
-	const opts = as(sender, role);
-	const res: any = await broker().call(action, params, opts);
-	return { res, status: (opts.meta as any).$statusCode ?? 200 };
+	return callAsOn(broker(), action, params, sender, role);
 }
 
 /** Books a new order of `sender` at sandbox courier 1 (book/sync): the order and its AWB. */

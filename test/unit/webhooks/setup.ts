@@ -17,7 +17,7 @@ import {
 } from "../../../lib/contracts";
 import { getSequelize, select } from "../../../lib/db";
 import { loadServiceSchema } from "../../../lib/system";
-import { as, testBrokerOptions } from "../../helpers/broker";
+import { callAsOn, testBrokerOptions } from "../../helpers/broker";
 
 /** One request the receiver got. */
 export interface Received {
@@ -139,21 +139,16 @@ export function useWebhooksBroker(env: Record<string, string> = {}): void {
 	});
 }
 
-/** The HTTP status and body of a rejected call. */
-export function bodyOf(err: any): { status: number; body: any } {
-	return { status: err.code, body: err.data?.body };
-}
+export { bodyOf } from "../../helpers/broker";
 
-/** Calls `action` as `sender` with `role`; answers the result and the status set (200 unless set). */
-export async function callAs(
+/** Calls `action` as `sender` with `role` on this suite's broker; answers the result and the status set (200 unless set). */
+export function callAs(
 	action: string,
 	params: Record<string, unknown>,
 	sender: number,
 	role: Role = "merchant",
 ) {
-	const opts = as(sender, role);
-	const res: any = await broker().call(action, params, opts);
-	return { res, status: (opts.meta as any).$statusCode ?? 200 };
+	return callAsOn(broker(), action, params, sender, role);
 }
 
 /** Publishes a publisher event on `merchant.events` (as an event outbox relay does). */
