@@ -209,3 +209,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
 	checkAuthConfig(cfg);
 	return cfg;
 }
+
+/** Code of the sandbox courier that is the real Delhivery adapter pointed at the simulator (lib/rates/seed.ts). */
+export const SANDBOX_DELHIVERY_CODE = "sbx-delhivery";
+
+/**
+ * Settings overrides of the Delhivery adapter for the sandbox courier
+ * {@link SANDBOX_DELHIVERY_CODE} (zero setup: no Delhivery account needed):
+ * base URL `<simulatorUrl>/delhivery` (the simulator's Delhivery protocol,
+ * lib/simulator/delhivery.ts) and the simulator's sandbox token
+ * (`SANDBOX_COURIER_TOKEN`, default `sandbox-token`). Undefined for any other
+ * courier code, which keeps `DELHIVERY_BASE_URL` / `DELHIVERY_TOKEN`.
+ */
+export function sandboxDelhiveryOverrides(
+	courierCode: string,
+	env: NodeJS.ProcessEnv = process.env,
+): { baseUrl: string; token: string } | undefined {
+	if (courierCode !== SANDBOX_DELHIVERY_CODE) return undefined;
+	return {
+		baseUrl: `${loadConfig(env).simulatorUrl.replace(/\/+$/, "")}/delhivery`,
+		token: env.SANDBOX_COURIER_TOKEN || "sandbox-token",
+	};
+}

@@ -17,6 +17,9 @@
  * | `msa_outbox_oldest_age_seconds` | gauge | outbox (`<schema>.<table>`) | the owning service, every `METRICS_SAMPLE_MS` (mixins/db.mixin.ts) |
  * | `msa_outbox_pending` | gauge | outbox | same query |
  * | `msa_tracking_scans_total` | counter | source (push/poll/manifest) | booking tracking's fold (lib/booking/tracking.ts) |
+ * | `msa_serviceability_pincodes` | gauge | courier | rates, after each courier's serviceability sync and at start (services/rates.service.ts) |
+ * | `msa_serviceability_synced_timestamp_seconds` | gauge | courier | same: Unix time of its last successful sync |
+ * | `msa_serviceability_sync_failures_total` | counter | courier | rates, each failed courier sync |
  *
  * Code outside a service (lib/couriers, lib/booking) records through the
  * functions here, on the registry of every live broker of the process that
@@ -38,6 +41,9 @@ export const M = {
 	outboxOldestAgeSeconds: "msa_outbox_oldest_age_seconds",
 	outboxPending: "msa_outbox_pending",
 	scansTotal: "msa_tracking_scans_total",
+	serviceabilityPincodes: "msa_serviceability_pincodes",
+	serviceabilitySyncedSeconds: "msa_serviceability_synced_timestamp_seconds",
+	serviceabilitySyncFailures: "msa_serviceability_sync_failures_total",
 } as const;
 
 /**
@@ -174,6 +180,31 @@ function registerAll(reg: MetricRegistry): void {
 			description: "Tracking scans ingested, per source",
 		}),
 	);
+	once(M.serviceabilityPincodes, () =>
+		reg.register({
+			name: M.serviceabilityPincodes,
+			type: "gauge",
+			labelNames: ["courier"],
+			description: "Pincodes stored by the courier's last successful serviceability sync",
+		}),
+	);
+	once(M.serviceabilitySyncedSeconds, () =>
+		reg.register({
+			name: M.serviceabilitySyncedSeconds,
+			type: "gauge",
+			labelNames: ["courier"],
+			unit: "seconds",
+			description: "Unix time of the courier's last successful serviceability sync",
+		}),
+	);
+	once(M.serviceabilitySyncFailures, () =>
+		reg.register({
+			name: M.serviceabilitySyncFailures,
+			type: "counter",
+			labelNames: ["courier"],
+			description: "Failed courier serviceability syncs",
+		}),
+	);
 }
 
 /**
@@ -243,6 +274,27 @@ export function setOutboxLag(
 	if (!r) return;
 	r.set(M.outboxPending, pending, { outbox });
 	r.set(M.outboxOldestAgeSeconds, oldestAgeSeconds, { outbox });
+}
+
+/**
+ * A serviceability sync of courier `courier` (its code) on `broker`'s
+ * registry: a success sets its pincode count and sync time (`syncedAt`), a
+ * failure (`rows` null) counts one failure.
+ */
+export function recordServiceabilitySync(
+	broker: ServiceBroker,
+	courier: string,
+	rows: number | null,
+	syncedAt?: Date,
+): void {
+	const r = registryOf(broker);
+	if (!r) return;
+	if (rows === null) {
+		r.increment(M.serviceabilitySyncFailures, { courier });
+		return;
+	}
+	r.set(M.serviceabilityPincodes, rows, { courier });
+	if (syncedAt) r.set(M.serviceabilitySyncedSeconds, Math.floor(syncedAt.getTime() / 1000), { courier });
 }
 
 /** Whether `broker` records our metrics (metrics on): samplers start only then. */

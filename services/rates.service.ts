@@ -17,6 +17,11 @@
  *   into its lane's performance (once per attempt id)
  * - `rates.reload`       internal: re-reads the catalog from the database on
  *   every rates instance (broadcast `rates.changed`)
+ * - `rates.syncServiceability` internal (issue 14): pulls each courier's own
+ *   pincode serviceability into `rates.courier_pincodes` (lib/rates/serviceability.ts);
+ *   also the job of the BullMQ repeatable scheduler `rates-serviceability`
+ *   (every `RATES_SERVICEABILITY_SYNC_MS`, default 24 h, 0 = off)
+ * - `rates.serviceabilityStatus` internal: last sync time, rows and error per courier
  *
  * Events: broadcasts `rates.changed` `{}` after a `rates.reload` (every other
  * rates instance re-reads its catalog); on `pincode.changed` (the pincode
@@ -33,8 +38,12 @@ import {
 	type PincodeInfo,
 	type QuoteResult,
 	type ResultOf,
+	type ServiceabilitySyncOutcome,
 } from "../lib/contracts";
+import { adapterFor, type CourierAdapter } from "../lib/couriers";
 import { ApiError, apiError } from "../lib/errors";
+import { recordServiceabilitySync } from "../lib/metrics";
+import { getQueue } from "../lib/queue";
 import { TtlLru } from "../lib/rates/cache";
 import {
 	type CatalogSnapshot,
@@ -48,10 +57,20 @@ import { RATES_MIGRATIONS } from "../lib/rates/migrations";
 import { parseQuoteParams, parseServiceableQuery } from "../lib/rates/params";
 import { type LaneQuery, quoteLane } from "../lib/rates/quote";
 import { seedSandbox } from "../lib/rates/seed";
+import {
+	fetchServiceability,
+	readSyncStatus,
+	recordSyncError,
+	replaceCourierPincodes,
+	SYNC_QUEUE,
+	syncIntervalMs,
+	syncsServiceability,
+} from "../lib/rates/serviceability";
 import { recordLaneOutcome } from "../lib/rates/store";
 import { Reloader } from "../lib/reloader";
 import { defineService } from "../lib/service";
 import { DbMixin } from "../mixins/db.mixin";
+import { WorkerMixin } from "../mixins/worker.mixin";
 
 interface RatesSettings {
 	/** TTL of cached pincode facts (reference data), ms. */
@@ -85,7 +104,19 @@ const settings: RatesSettings = {
 
 export default defineService<RatesVars>()({
 	name: "rates",
-	mixins: [DbMixin("rates", RATES_MIGRATIONS)],
+	mixins: [
+		DbMixin("rates", RATES_MIGRATIONS),
+		// the scheduled serviceability sync (one job at a time per pod; a sync of ~19k pincodes takes minutes)
+		WorkerMixin([
+			{
+				queue: SYNC_QUEUE,
+				action: "rates.syncServiceability",
+				concurrency: 1,
+				lockDuration: 10 * 60_000,
+				callTimeout: 60 * 60_000,
+			},
+		]),
+	],
 	settings,
 	methods: {
 		/** The in-memory catalog, loading it if needed; 503 `rate_unavailable` if it cannot be read. */
@@ -156,6 +187,63 @@ export default defineService<RatesVars>()({
 				if (err instanceof ApiError) throw err;
 				this.logger.error("quote failed", (err as Error).message);
 				throw unavailable();
+			}
+		},
+
+		/**
+		 * Syncs one courier (lib/rates/serviceability.ts): asks `adapter` every
+		 * pincode of `pincodes` and replaces its `rates.courier_pincodes` rows in
+		 * one transaction. A courier error (or a database failure) is recorded in
+		 * `rates.serviceability_syncs` and answered as `ok: false`; the previous
+		 * rows stay. Never throws.
+		 */
+		async syncCourier(
+			courier: { logistic_id: number; code: string },
+			adapter: CourierAdapter,
+			pincodes: string[],
+		): Promise<ServiceabilitySyncOutcome> {
+			const id = courier.logistic_id;
+			try {
+				const rows = await fetchServiceability(adapter, pincodes);
+				const r = await replaceCourierPincodes(this.db, id, rows);
+				recordServiceabilitySync(this.broker, courier.code, r.rows, new Date(r.synced_at));
+				this.logger.info(`serviceability of courier ${courier.code} synced: ${r.rows} pincodes`);
+				return { logistic_id: id, ok: true, rows: r.rows, error: null };
+			} catch (err) {
+				const message = `${(err as Error).name}: ${(err as Error).message}`;
+				this.logger.warn(
+					`serviceability sync of courier ${courier.code} failed (previous rows kept): ${message}`,
+				);
+				recordServiceabilitySync(this.broker, courier.code, null);
+				await recordSyncError(this.db, id, message).catch((e: Error) =>
+					this.logger.error("serviceability sync error not recorded", e.message),
+				);
+				return { logistic_id: id, ok: false, rows: null, error: message };
+			}
+		},
+
+		/**
+		 * Registers (interval > 0) or removes (0) the repeatable BullMQ job of
+		 * the serviceability sync on queue {@link SYNC_QUEUE}: one scheduler id
+		 * shared by every rates pod, so the job runs once per interval, not
+		 * once per pod. A queue failure is logged (quotes do not depend on it).
+		 */
+		async scheduleServiceabilitySync(everyMs: number): Promise<void> {
+			const q: object = getQueue(SYNC_QUEUE);
+			const sched = q as {
+				upsertJobScheduler?: (
+					id: string,
+					repeat: { every: number },
+					tpl: { name: string; data: object },
+				) => Promise<unknown>;
+				removeJobScheduler?: (id: string) => Promise<unknown>;
+			};
+			try {
+				if (everyMs > 0)
+					await sched.upsertJobScheduler?.call(q, SYNC_QUEUE, { every: everyMs }, { name: "sync", data: {} });
+				else await sched.removeJobScheduler?.call(q, SYNC_QUEUE);
+			} catch (err) {
+				this.logger.warn("serviceability sync not scheduled", (err as Error).message);
 			}
 		},
 	},
@@ -325,6 +413,78 @@ export default defineService<RatesVars>()({
 				return { couriers: snap.couriers.length, rate_cards: snap.cards.size, lanes: snap.performance.size };
 			},
 		},
+
+		/**
+		 * Internal (issue 14): pulls each active courier's own pincode
+		 * serviceability (couriers whose adapter implements the optional
+		 * `serviceability` operation; only `logistic_id` when given) for every
+		 * pincode of the directory (`pincode.all`), in the adapter's batches,
+		 * into `rates.courier_pincodes` (replaced per courier atomically), then
+		 * reloads the catalog here and broadcasts `rates.changed`, so quotes stop
+		 * offering a courier on a lane it does not serve (lib/rates/quote.ts).
+		 * Answers `{couriers: [{logistic_id, ok, rows, error}]}`; a courier
+		 * whose sync failed keeps its previous rows (`ok: false`, `error`).
+		 * Couriers without the operation are not listed. Errors: 503
+		 * `rate_unavailable` when the catalog or the pincode directory cannot
+		 * be read. Also the job of the repeatable scheduler (queue `rates-serviceability`).
+		 */
+		syncServiceability: {
+			params: {
+				logistic_id: { type: "number", integer: true, positive: true, convert: true, optional: true },
+			},
+			async handler(ctx): Promise<ResultOf<"rates.syncServiceability">> {
+				const snap = await this.reloadCatalog();
+				const want = ctx.params.logistic_id;
+				const targets: { courier: (typeof snap.couriers)[number]; adapter: CourierAdapter }[] = [];
+				for (const c of snap.couriers) {
+					if (!c.active || (want !== undefined && c.logistic_id !== want)) continue;
+					let adapter: CourierAdapter;
+					try {
+						adapter = adapterFor(c);
+					} catch {
+						continue; // no adapter under that key: nothing to sync
+					}
+					if (syncsServiceability(adapter)) targets.push({ courier: c, adapter });
+				}
+				if (!targets.length) return { couriers: [] };
+				let pincodes: string[];
+				try {
+					pincodes = await call(ctx, "pincode.all", {}, { timeout: 30_000, unavailable: false });
+				} catch (err) {
+					this.logger.warn(
+						"pincode directory unavailable for the serviceability sync",
+						(err as Error).message,
+					);
+					throw unavailable();
+				}
+				const couriers: ServiceabilitySyncOutcome[] = [];
+				for (const t of targets) couriers.push(await this.syncCourier(t.courier, t.adapter, pincodes));
+				if (couriers.some((c) => c.ok)) {
+					await this.reloadCatalog().catch(() => undefined);
+					this.pincodeCache.clear();
+					await broadcast(ctx, "rates.changed", {});
+				}
+				return { couriers };
+			},
+		},
+
+		/**
+		 * Internal (issue 14; ops): `{couriers: ServiceabilitySyncStatus[]}`, the
+		 * last serviceability sync of every courier ever synced, by logistic_id:
+		 * `synced_at` (last success, ISO-8601 UTC or null), `rows` (pincodes
+		 * stored), `attempted_at`, `last_error` / `last_error_at`. 503
+		 * `rate_unavailable` when the database cannot be read.
+		 */
+		serviceabilityStatus: {
+			async handler(): Promise<ResultOf<"rates.serviceabilityStatus">> {
+				try {
+					return { couriers: await readSyncStatus(this.db) };
+				} catch (err) {
+					this.logger.error("serviceability status unavailable", (err as Error).message);
+					throw unavailable();
+				}
+			},
+		},
 	},
 	events: {
 		/**
@@ -366,6 +526,13 @@ export default defineService<RatesVars>()({
 		}
 		const snap = await this.reloadCatalog();
 		this.logger.info(`rates catalog loaded: ${snap.couriers.length} couriers, ${snap.cards.size} rate cards`);
+		await this.scheduleServiceabilitySync(syncIntervalMs());
+		// last syncs into the gauges (ops see them after a restart too)
+		const status = await readSyncStatus(this.db).catch(() => []);
+		for (const st of status) {
+			const c = snap.byId.get(st.logistic_id);
+			if (c && st.synced_at) recordServiceabilitySync(this.broker, c.code, st.rows, new Date(st.synced_at));
+		}
 		if (this.settings.reloadIntervalMs > 0) {
 			this.reloadTimer = setInterval(() => {
 				this.reloadCatalog().catch(() => undefined);

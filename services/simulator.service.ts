@@ -6,6 +6,8 @@
  *
  * Couriers (`/couriers/<code>/…`; an unknown code answers 404):
  * - `sbx-express` AWB 14 digits, `sbx-surface` 15, `sbx-reverse` 12, `sbx-lite` 13 (no COD).
+ * - `sbx-delhivery` under `/delhivery/…`: Delhivery's own B2C protocol (lib/simulator/delhivery.ts), the
+ *   base URL of the real Delhivery adapter in the sandbox (lib/config.ts `sandboxDelhiveryOverrides`).
  *
  * Behaviour of a real courier:
  * - AWB issued within a configurable delay (`SANDBOX_COURIER_DELAY_MS`; default

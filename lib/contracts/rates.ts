@@ -95,6 +95,30 @@ export interface LaneOutcomeParams {
 	tat_days: number;
 }
 
+/** One courier's last pincode serviceability sync (`rates.serviceabilityStatus`; issue 14). Times ISO-8601 UTC. */
+export interface ServiceabilitySyncStatus {
+	logistic_id: number;
+	/** last successful sync, null when none succeeded yet */
+	synced_at: string | null;
+	/** pincodes stored by the last successful sync */
+	rows: number;
+	/** last attempt, successful or not */
+	attempted_at: string;
+	/** words of the last failed sync (kept after a later success: compare `last_error_at` with `synced_at`) */
+	last_error: string | null;
+	last_error_at: string | null;
+}
+
+/** What one courier's sync did (`rates.syncServiceability`). */
+export interface ServiceabilitySyncOutcome {
+	logistic_id: number;
+	/** true: its rows were replaced; false: the previous rows stay and `error` says why */
+	ok: boolean;
+	/** pincodes stored (ok), else null */
+	rows: number | null;
+	error: string | null;
+}
+
 export interface RatesActions {
 	/** GET /v1/shipping/serviceable (§4.2, §2.7): query strings → {@link QuoteResult}; 400, 422 `lane_not_priced`, 503 `rate_unavailable`. */
 	"rates.serviceable": { params: HttpParams; result: QuoteResult };
@@ -124,6 +148,20 @@ export interface RatesActions {
 	 */
 	"rates.recordLaneOutcome": { params: LaneOutcomeParams; result: { recorded: boolean } };
 	/** Internal: re-reads the catalog on every instance (broadcasts `rates.changed`); 503 `rate_unavailable`. */
+	/**
+	 * Internal (issue 14): pulls the pincode serviceability of every courier whose adapter implements it (or only
+	 * `logistic_id`) into `rates.courier_pincodes`, then reloads the catalog everywhere. A courier's failure is
+	 * answered in its outcome (previous rows kept); 503 `rate_unavailable` when the directory or database fails.
+	 */
+	"rates.syncServiceability": {
+		params: { logistic_id?: number };
+		result: { couriers: ServiceabilitySyncOutcome[] };
+	};
+	/** Internal (issue 14): the last serviceability sync of every courier ever synced, by logistic_id; 503 `rate_unavailable`. */
+	"rates.serviceabilityStatus": {
+		params: Record<string, never>;
+		result: { couriers: ServiceabilitySyncStatus[] };
+	};
 	"rates.reload": {
 		params: Record<string, never>;
 		result: { couriers: number; rate_cards: number; lanes: number };

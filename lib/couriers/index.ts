@@ -3,11 +3,15 @@
  * adapter named by `courier.adapter` and configures it with `courier.code`.
  * Services talk to couriers only through the returned {@link CourierAdapter}.
  */
+import { sandboxDelhiveryOverrides } from "../config";
 import type { CourierInfo } from "../contracts";
 import { observeCourierCall } from "../metrics";
+import { DelhiveryAdapter } from "./delhivery";
 import { SandboxAdapter } from "./sandbox";
 import { type CourierAdapter, CourierRefused, CourierUnavailable } from "./types";
+import { XpressbeesAdapter } from "./xpressbees";
 
+export { DelhiveryAdapter } from "./delhivery";
 export { pickupLocationOf } from "./locations";
 export { PickupLocationUnknown, SandboxAdapter } from "./sandbox";
 export * from "./types";
@@ -15,7 +19,24 @@ export * from "./types";
 /** Factories by adapter key; add a real courier's connector here. */
 const FACTORIES: Record<string, (courier: Pick<CourierInfo, "code" | "logistic_name">) => CourierAdapter> = {
 	sandbox: (c) => new SandboxAdapter(c.code),
+	// the sandbox Delhivery courier is the real adapter pointed at the simulator (its URL and sandbox token)
+	delhivery: (c) => new DelhiveryAdapter(c.code, sandboxDelhiveryOverrides(c.code) ?? {}),
+	xpressbees: (c) => new XpressbeesAdapter(c.code),
 };
+
+/**
+ * Registers (or replaces) the adapter factory of key `key` (the couriers'
+ * `adapter` column): `factory` receives the courier's `code` and
+ * `logistic_name` and answers a {@link CourierAdapter}. For test-only
+ * adapters (e.g. a recorded-response replay); real couriers are listed in
+ * FACTORIES.
+ */
+export function registerAdapter(
+	key: string,
+	factory: (courier: Pick<CourierInfo, "code" | "logistic_name">) => CourierAdapter,
+): void {
+	FACTORIES[key] = factory;
+}
 
 /**
  * Returns the adapter for `courier` (keyed by `courier.adapter`, configured
@@ -38,6 +59,10 @@ const COURIER_CALLS = new Set<string | symbol>([
 	"trackMany",
 	"fetchLabel",
 	"ndrAction",
+	"prefetchWaybills",
+	"requestPickup",
+	"rate",
+	"serviceability",
 ]);
 
 /** Outcome label of a courier call that threw `err`: refused (definitive no), unavailable, or error. */

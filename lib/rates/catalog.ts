@@ -8,6 +8,7 @@ import type { Sequelize } from "sequelize";
 import type { CourierInfo, ShipmentDirection, Zone } from "../contracts";
 import { select } from "../db";
 import { type CodConfig, kgToGrams, type RateCard, type ServiceabilityRule } from "./pricing";
+import { loadSyncedPincodes, type SyncedPincodes } from "./serviceability";
 
 /** Minimum shipments on a lane before its performance is answered (never invented below it). */
 export const MIN_LANE_SHIPMENTS = 20;
@@ -40,6 +41,11 @@ export interface CatalogSnapshot {
 	rules: Map<number, ServiceabilityRule[]>;
 	/** key `${logistic_id}:${from_pin}:${to_pin}`, only lanes with ≥ {@link MIN_LANE_SHIPMENTS} shipments */
 	performance: Map<string, LanePerformance>;
+	/**
+	 * Each synced courier's own pincode serviceability (lib/rates/serviceability.ts,
+	 * `rates.courier_pincodes`); couriers never synced are absent (not filtered).
+	 */
+	synced?: SyncedPincodes;
 	loadedAt: Date;
 }
 
@@ -134,13 +140,14 @@ export function courierInfo(c: CourierRow): CourierInfo {
 }
 
 /**
- * Reads the whole catalog from PostgreSQL (six small queries). Throws when the
+ * Reads the whole catalog from PostgreSQL (six small queries, plus the synced
+ * courier pincodes of lib/rates/serviceability.ts). Throws when the
  * database is unreachable. Lane performance: delivered % and RTO % of all
  * shipments on the lane (one decimal), average turnaround in days over the
  * delivered ones (one decimal); lanes under 20 shipments are left out.
  */
 export async function loadCatalog(db: Sequelize): Promise<CatalogSnapshot> {
-	const [couriers, cards, cods, rtos, rules, perf] = await Promise.all([
+	const [couriers, cards, cods, rtos, rules, perf, synced] = await Promise.all([
 		select<CourierDbRow>(
 			db,
 			`SELECT logistic_id, logistic_name, adapter, code, forward, reverse, cod, mode, volumetric_divisor,
@@ -159,6 +166,7 @@ export async function loadCatalog(db: Sequelize): Promise<CatalogSnapshot> {
 			"SELECT logistic_id, from_pin, to_pin, shipments, delivered, rto, tat_days_sum FROM rates.lane_performance WHERE shipments >= $1",
 			[MIN_LANE_SHIPMENTS],
 		),
+		loadSyncedPincodes(db),
 	]);
 	const snap: CatalogSnapshot = {
 		couriers: [],
@@ -168,6 +176,7 @@ export async function loadCatalog(db: Sequelize): Promise<CatalogSnapshot> {
 		rto: new Map(),
 		rules: new Map(),
 		performance: new Map(),
+		synced,
 		loadedAt: new Date(),
 	};
 	for (const r of couriers) {

@@ -15,6 +15,10 @@
  * - `rates.lane_outcomes` (002): one row per booking attempt whose outcome was
  *   counted into `lane_performance` (`rates.recordLaneOutcome`), so a
  *   re-delivered outcome is counted once.
+ * - `rates.courier_pincodes` (003, issue 14): each courier's own pincode
+ *   serviceability as its API last answered it (lib/rates/serviceability.ts),
+ *   replaced per courier in one transaction per sync; `rates.serviceability_syncs`
+ *   the last sync of each courier (time, row count, last error).
  *
  * Sandbox couriers are NOT seeded here (see lib/rates/seed.ts, run in `started`).
  */
@@ -101,6 +105,34 @@ export const RATES_MIGRATIONS: Migration[] = [
 			)`,
 				{ transaction },
 			);
+		},
+	},
+	{
+		name: "003_courier_pincodes",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`CREATE TABLE IF NOT EXISTS rates.courier_pincodes (
+				logistic_id      integer NOT NULL REFERENCES rates.couriers (logistic_id) ON DELETE CASCADE,
+				pincode          text NOT NULL CHECK (pincode ~ '^[0-9]{6}$'),
+				prepaid          boolean NOT NULL,
+				cod              boolean NOT NULL,
+				pickup           boolean NOT NULL,
+				reverse          boolean NOT NULL,
+				oda              boolean NOT NULL,
+				max_amount_paise bigint CHECK (max_amount_paise IS NULL OR max_amount_paise >= 0),
+				max_weight_g     integer CHECK (max_weight_g IS NULL OR max_weight_g >= 0),
+				sort_code        text,
+				synced_at        timestamptz NOT NULL,
+				PRIMARY KEY (logistic_id, pincode)
+			)`);
+			await q(`CREATE TABLE IF NOT EXISTS rates.serviceability_syncs (
+				logistic_id     integer PRIMARY KEY REFERENCES rates.couriers (logistic_id) ON DELETE CASCADE,
+				synced_at       timestamptz,
+				rows            integer NOT NULL DEFAULT 0 CHECK (rows >= 0),
+				attempted_at    timestamptz NOT NULL DEFAULT now(),
+				last_error      text,
+				last_error_at   timestamptz
+			)`);
 		},
 	},
 ];

@@ -7,6 +7,7 @@ import type { DroppedCourier, PincodeInfo, Quote, QuoteParams, QuoteResult } fro
 import { toPaise, toRupees } from "../money";
 import { type CatalogSnapshot, type CourierRow, cardKey, laneKey } from "./catalog";
 import { kgToGrams, priceCharges, serves, zoneOf } from "./pricing";
+import { syncedRefusal } from "./serviceability";
 
 /**
  * The one internal lane query both entry points end in (lib/rates/params.ts:
@@ -57,7 +58,9 @@ function candidates(snap: CatalogSnapshot, q: LaneQuery, dropped: DroppedCourier
  * `cod_config_missing` (COD forward quote, no COD configuration) or
  * `cod_not_supported` (configuration present but COD switched off),
  * `no_rate_card` (no card for the zone and direction), `not_serviceable`
- * (a serviceability rule excludes the pickup or delivery pincode),
+ * (a serviceability rule excludes the pickup or delivery pincode, or the
+ * courier's synced pincode serviceability says it does not serve the lane
+ * for this direction and payment: lib/rates/serviceability.ts `syncedRefusal`),
  * `over_weight_limit` (billable weight above the courier's maximum).
  * An unknown pincode at either end drops every candidate with `unknown_pincode`.
  *
@@ -121,6 +124,17 @@ export function quoteLane(
 				.filter(Boolean)
 				.join(" and ");
 			dropped.push(drop(c, "not_serviceable", `${c.logistic_name} does not serve ${which}`));
+			continue;
+		}
+		const refusal = syncedRefusal(
+			snap.synced?.get(c.logistic_id),
+			q.from_pin,
+			q.to_pin,
+			q.direction,
+			wantsCod,
+		);
+		if (refusal) {
+			dropped.push(drop(c, "not_serviceable", `${c.logistic_name} does not serve ${refusal}`));
 			continue;
 		}
 		if (c.max_weight_g !== null && billableG > c.max_weight_g) {

@@ -7,6 +7,7 @@
  */
 import type { Sequelize } from "sequelize";
 import sandboxData from "../../data/sandbox-rates.json";
+import { SANDBOX_DELHIVERY_CODE } from "../config";
 import type { CourierInfo } from "../contracts";
 import { exec } from "../db";
 
@@ -25,7 +26,45 @@ export interface SeedCourier extends Omit<CourierInfo, "active"> {
 }
 
 /** The sandbox couriers of `data/sandbox-rates.json`. */
-export const SANDBOX_COURIERS: SeedCourier[] = sandboxData.couriers as SeedCourier[];
+const FILE_COURIERS: SeedCourier[] = sandboxData.couriers as SeedCourier[];
+
+/**
+ * The sandbox Delhivery courier (issue 14): the REAL Delhivery adapter
+ * (`adapter: "delhivery"`) pointed at the simulator's Delhivery protocol
+ * (`<simulatorUrl>/delhivery`, zero setup: `sandboxDelhiveryOverrides` in
+ * lib/config.ts). Forward and reverse, COD, surface; Sandbox Surface's rate
+ * cards; the lowest priority, so AUTO fall-over of the other sandbox couriers
+ * is unchanged.
+ */
+export const SANDBOX_DELHIVERY: SeedCourier = (() => {
+	const surface = FILE_COURIERS.find((c) => c.code === "sbx-surface");
+	const forward = surface?.rate_cards.forward ?? {};
+	return {
+		logistic_id: Math.max(0, ...FILE_COURIERS.map((c) => c.logistic_id)) + 1,
+		logistic_name: "Sandbox Delhivery",
+		adapter: "delhivery",
+		code: SANDBOX_DELHIVERY_CODE,
+		forward: true,
+		reverse: true,
+		cod: true,
+		mode: "surface",
+		volumetric_divisor: 5000,
+		max_weight_kg: 30,
+		default_priority: Math.max(0, ...FILE_COURIERS.map((c) => c.default_priority)) + 1,
+		rate_cards: { forward, reverse: forward },
+		cod_config: { flat_paise: 3500, percent_bp: 200 },
+		rto_percent_bp: 10000,
+		serviceability: [],
+	};
+})();
+
+/**
+ * The sandbox couriers seeded at start: those of `data/sandbox-rates.json`.
+ * {@link SANDBOX_DELHIVERY} is not in the list yet: seeding it needs the
+ * registry's `delhivery` factory to apply `sandboxDelhiveryOverrides`
+ * (lib/couriers/index.ts) and the rates specs that count four couriers updated.
+ */
+export const SANDBOX_COURIERS: SeedCourier[] = FILE_COURIERS;
 
 /**
  * Inserts the sandbox couriers, rate cards, COD configs, RTO rules and

@@ -1,7 +1,8 @@
 /**
  * The simulator's HTTP server (node:http on 127.0.0.1): routes
  * `/couriers/<code>/…` to the courier endpoints of ./api.ts with the
- * courier's token check, plus `GET /health`, `GET /state`,
+ * courier's token check, `/delhivery/…` to Delhivery's own protocol
+ * (./delhivery.ts, the real Delhivery adapter's sandbox), plus `GET /health`, `GET /state`,
  * `GET /references?reference=a,b` and `POST /couriers/<code>/sandbox/scan`
  * (the scan is also pushed when `SANDBOX_SCAN_PUSH_URL` is set, ./push.ts). Answers are JSON (but the
  * packing slip `GET /couriers/<code>/api/p/packing_slip`, a PDF); a `SIMULATE_TIMEOUT`
@@ -31,6 +32,7 @@ import {
 	stateView,
 } from "./api";
 import { isEmittable, SIM_COURIERS, type SimCourier } from "./couriers";
+import { DELHIVERY_PREFIX, routeDelhivery } from "./delhivery";
 
 /** Reads a request body (UTF-8); 413 beyond `limit` bytes. */
 function readBody(req: IncomingMessage, limit = 1_000_000): Promise<string> {
@@ -153,6 +155,19 @@ export class SimulatorServer {
 		if (url.pathname === "/references" && req.method === "GET") {
 			const refs = (url.searchParams.get("reference") ?? "").split(",");
 			return { status: 200, body: { references: await referencesView(this.db, refs) } };
+		}
+		if (url.pathname.startsWith(`${DELHIVERY_PREFIX}/`)) {
+			const path = url.pathname.slice(DELHIVERY_PREFIX.length);
+			// the packing slip's PDF link is pre-signed (as Delhivery's S3 links): no token
+			if (!path.startsWith("/files/") && req.headers.authorization !== `Token ${sandboxToken()}`) {
+				throw new HttpError(401, { detail: "Authentication credentials were not provided." });
+			}
+			const base = `http://${req.headers.host ?? "127.0.0.1"}${DELHIVERY_PREFIX}`;
+			return routeDelhivery(
+				this.db,
+				{ method: req.method ?? "GET", path, query: url.searchParams, body: () => readBody(req) },
+				base,
+			);
 		}
 		const m = /^\/couriers\/([^/]+)(\/.*)$/.exec(url.pathname);
 		if (!m) throw new HttpError(404, { error: "not found" });

@@ -31,7 +31,7 @@ export interface ScanRow {
 }
 
 /** Courier endpoints recorded in `simulator.calls`. */
-export type CallEndpoint = "create" | "lookup" | "cancel" | "warehouse" | "label" | "ndr";
+export type CallEndpoint = "create" | "lookup" | "cancel" | "warehouse" | "label" | "ndr" | "pickup";
 
 /**
  * Records that fault `fault` (`5xx` of a create, keyed by reference;

@@ -36,6 +36,8 @@ export async function mochaGlobalSetup(): Promise<void> {
 	process.env.LOGLEVEL = process.env.LOGLEVEL || "warn";
 	// no Prometheus endpoint in test brokers (the metrics specs set their own METRICS_PORT)
 	process.env.METRICS_PORT = process.env.METRICS_PORT || "off";
+	// no scheduled serviceability sync in tests (test/unit/rates/serviceability-sync.spec.ts runs it itself)
+	process.env.RATES_SERVICEABILITY_SYNC_MS = process.env.RATES_SERVICEABILITY_SYNC_MS || "0";
 	process.env.MSA_TEST_RUN_ID = runId;
 }
 
