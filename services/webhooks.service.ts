@@ -11,7 +11,7 @@
  *   `webhooks.rotateSecret` POST /v1/webhooks/{id}/rotate-secret,
  *   `webhooks.deliveries` GET /v1/webhooks/{id}/deliveries,
  *   `webhooks.redeliver` POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver,
- *   `webhooks.test` POST /v1/webhooks/{id}/test. Reads: any authenticated
+ *   `webhooks.test` POST /v1/webhooks/{id}/test. Reads: every authenticated
  *   role; writes: capability `orders.write` and not a read-only role.
  * - Events in: durable channels `merchant.events` and
  *   `shipment.status_changed` (group `webhooks`; lib/webhooks/fanout.ts).
@@ -87,7 +87,7 @@ interface WebhooksVars {
 
 /** Access of the write routes: capability `orders.write`, read-only roles refused first. */
 const WRITE = { capability: "orders.write", writes: true } as const;
-/** Access of the read routes: any authenticated role. */
+/** Access of the read routes: every authenticated role. */
 const READ = { auth: true } as const;
 
 /** Pending deliveries looked at per sweeper pass. */
@@ -174,7 +174,7 @@ export default defineService<WebhooksVars>()({
 			},
 		},
 
-		/** GET /v1/webhooks: 200 `{data: [WebhookView…]}`, the caller's endpoints oldest first (never a secret). Access: any role. */
+		/** GET /v1/webhooks: 200 `{data: [WebhookView…]}`, the caller's endpoints oldest first (never a secret). Access: every role. */
 		list: {
 			access: READ,
 			async handler(ctx): Promise<{ data: WebhookView[] }> {
@@ -182,7 +182,7 @@ export default defineService<WebhooksVars>()({
 			},
 		},
 
-		/** GET /v1/webhooks/{id}: 200 {@link WebhookView}. Errors: 404 `webhook_not_found`. Access: any role. */
+		/** GET /v1/webhooks/{id}: 200 {@link WebhookView}. Errors: 404 `webhook_not_found`. Access: every role. */
 		get: {
 			access: READ,
 			async handler(ctx): Promise<WebhookView> {
@@ -191,7 +191,7 @@ export default defineService<WebhooksVars>()({
 		},
 
 		/**
-		 * PATCH /v1/webhooks/{id}: any of `url`, `events`, `description`,
+		 * PATCH /v1/webhooks/{id}: one or more of `url`, `events`, `description`,
 		 * `enabled` (true re-enables a disabled endpoint and clears its reason).
 		 * 200 {@link WebhookView}. Access: `orders.write`.
 		 * Errors: 400 `validation_failed`; 404 `webhook_not_found`; 422 `url_not_allowed`.
@@ -251,7 +251,7 @@ export default defineService<WebhooksVars>()({
 		 * default 50), `cursor`, `status` (pending, delivered, failed). 200
 		 * {@link WebhookDeliveryPage}, newest first: event type, message id,
 		 * attempt count, last status code, latency (ms), error, next retry.
-		 * Access: any role. Errors: 400 `validation_failed`, `cursor:
+		 * Access: every role. Errors: 400 `validation_failed`, `cursor:
 		 * unrecognised shape`; 404 `webhook_not_found`.
 		 */
 		deliveries: {
@@ -309,7 +309,7 @@ export default defineService<WebhooksVars>()({
 
 		/**
 		 * POST /v1/webhooks/{id}/test: sends a `webhook.test` event (`data`
-		 * `{endpoint_id, message}`) to this endpoint only, signed as any
+		 * `{endpoint_id, message}`) to this endpoint only, signed like every
 		 * other. 202 {@link WebhookDeliveryView}. Access: `orders.write`.
 		 * Errors: 404 `webhook_not_found`; 409 `webhook_disabled`.
 		 */

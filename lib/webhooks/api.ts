@@ -94,7 +94,7 @@ export function parseCreate(params: unknown): {
 }
 
 /**
- * The PATCH body: any of `url`, `events`, `description`, `enabled`
+ * The PATCH body: one or more of `url`, `events`, `description`, `enabled`
  * (boolean); at least one. @throws ApiError 400 `validation_failed`
  */
 export function parsePatch(params: unknown): EndpointPatch {

@@ -888,7 +888,7 @@ const couriers: Operation = {
 	responses: bearerResponses(
 		{ "200": json("The ranking.", COURIERS_ANSWER) },
 		{
-			400: `\`${SHIPMENT_TYPE_MSG}\` (code = message, spec §7): any other value, an empty one included.`,
+			400: `\`${SHIPMENT_TYPE_MSG}\` (code = message, spec §7): every other value, an empty one included.`,
 			503: "`rate_unavailable`: rates or the pincode directory unreachable; retry.",
 		},
 	),

@@ -216,7 +216,7 @@ const update: Operation = {
 	operationId: "webhooks_update",
 	summary: "Change an endpoint",
 	description:
-		"Issue 11: any of `url`, `events`, `description`, `enabled` (false disables it: no delivery is made, pending ones end `failed`; true re-enables it and clears the disabled reason). Capability `orders.write`.",
+		"Issue 11: one or more of `url`, `events`, `description`, `enabled` (false disables it: no delivery is made, pending ones end `failed`; true re-enables it and clears the disabled reason). Capability `orders.write`.",
 	tags: [TAG],
 	security: BEARER,
 	parameters: [ID_PARAM],
