@@ -8,6 +8,8 @@
  * returned for the mapper. The token goes only into the `Authorization`
  * header: never into a URL, an error message or a log line.
  */
+
+import { courierFetch, MAX_COURIER_ANSWER_BYTES } from "../http";
 import { CourierRefused, CourierUnavailable } from "../types";
 import type { DelhiverySettings } from "./settings";
 
@@ -31,8 +33,8 @@ export interface WireAnswer {
 	bytes: Buffer;
 }
 
-/** Most bytes read from one answer. */
-export const MAX_ANSWER_BYTES = 5 * 1024 * 1024;
+/** Most bytes read from one answer (the shared courier cap). */
+export const MAX_ANSWER_BYTES = MAX_COURIER_ANSWER_BYTES;
 
 /** The wire body of `req`: form fields are URL-encoded (object values as JSON), anything else JSON. */
 export function encodeBody(req: WireRequest): string | undefined {
@@ -61,39 +63,17 @@ export async function send(
 	const headers: Record<string, string> = { ...req.headers };
 	if (!absoluteUrl) headers.authorization = `Token ${settings.token}`;
 	const what = `Delhivery ${req.method} ${req.path}`;
-	let res: Response;
-	let bytes: Buffer;
-	try {
-		res = await fetch(url, {
-			method: req.method,
-			headers,
-			body: encodeBody(req),
-			signal: AbortSignal.timeout(settings.timeoutMs),
-		});
-		const declared = Number(res.headers.get("content-length"));
-		if (declared > MAX_ANSWER_BYTES) {
-			await res.body?.cancel();
-			throw new CourierUnavailable(`${what}: answer of ${declared} bytes is too large`);
-		}
-		bytes = Buffer.from(await res.arrayBuffer());
-	} catch (err) {
-		if (err instanceof CourierUnavailable) throw err;
-		const e = err as Error & { cause?: { code?: string } };
-		if (e.name === "TimeoutError" || e.name === "AbortError")
-			throw new CourierUnavailable(`${what}: no answer within ${settings.timeoutMs} ms`);
-		throw new CourierUnavailable(`${what}: ${e.cause?.code ?? e.name}`);
-	}
-	if (res.status >= 500) throw new CourierUnavailable(`${what}: HTTP ${res.status}`);
-	if (bytes.length > MAX_ANSWER_BYTES) throw new CourierUnavailable(`${what}: answer too large`);
-	const content_type = (res.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+	const { status, content_type, bytes } = await courierFetch(
+		url,
+		{ method: req.method, headers, body: encodeBody(req) },
+		what,
+		{ timeoutMs: settings.timeoutMs, maxBytes: MAX_ANSWER_BYTES },
+	);
 	const text = bytes.toString("utf8");
-	if (res.status === 401 || res.status === 403) {
-		throw new CourierRefused(
-			`Delhivery refused the API token (HTTP ${res.status}): ${wordsOf(text)}`,
-			"auth",
-		);
+	if (status === 401 || status === 403) {
+		throw new CourierRefused(`Delhivery refused the API token (HTTP ${status}): ${wordsOf(text)}`, "auth");
 	}
-	return { status: res.status, content_type, text, bytes };
+	return { status, content_type, text, bytes };
 }
 
 /** The courier's words of an error answer: `detail` / `error` / `message` of a JSON body, else a short note. */

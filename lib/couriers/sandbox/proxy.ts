@@ -7,7 +7,8 @@
  * {@link CourierUnavailable} (outcome unknown: the caller must look the
  * reference up before retrying). Anything else is returned for the mapper.
  */
-import { CourierUnavailable } from "../types";
+
+import { courierFetch, MAX_COURIER_ANSWER_BYTES } from "../http";
 import type { SandboxSettings } from "./settings";
 
 /** A non-5xx answer of the courier. `body` is parsed JSON when it parses, else the raw text. */
@@ -36,7 +37,7 @@ export interface ProxyFileResponse {
 }
 
 /** Most bytes read from one answer (a label file is a few kB; anything bigger is not a label). */
-export const MAX_ANSWER_BYTES = 5 * 1024 * 1024;
+export const MAX_ANSWER_BYTES = MAX_COURIER_ANSWER_BYTES;
 
 /**
  * Performs one call against the simulator as courier `settings.courierCode`
@@ -63,35 +64,10 @@ export async function callCourierFile(
 		body = JSON.stringify(req.json);
 	}
 	const what = `${settings.courierCode} ${req.method} ${req.path}`;
-	let res: Response;
-	let bytes: Buffer;
-	try {
-		// The signal covers the headers and the body read.
-		res = await fetch(url, {
-			method: req.method,
-			headers,
-			body,
-			signal: AbortSignal.timeout(settings.timeoutMs),
-		});
-		const declared = Number(res.headers.get("content-length"));
-		if (declared > MAX_ANSWER_BYTES) {
-			await res.body?.cancel();
-			throw new CourierUnavailable(`${what}: answer of ${declared} bytes is too large`);
-		}
-		bytes = Buffer.from(await res.arrayBuffer());
-	} catch (err) {
-		if (err instanceof CourierUnavailable) throw err;
-		const e = err as Error & { cause?: { code?: string } };
-		if (e.name === "TimeoutError" || e.name === "AbortError") {
-			throw new CourierUnavailable(`${what}: no answer within ${settings.timeoutMs} ms`);
-		}
-		throw new CourierUnavailable(`${what}: ${e.cause?.code ?? e.message}`);
-	}
-	if (res.status >= 500) throw new CourierUnavailable(`${what}: HTTP ${res.status}`);
-	if (bytes.length > MAX_ANSWER_BYTES)
-		throw new CourierUnavailable(`${what}: answer of ${bytes.length} bytes is too large`);
-	const content_type = (res.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
-	return { status: res.status, content_type, bytes };
+	return courierFetch(url, { method: req.method, headers, body }, what, {
+		timeoutMs: settings.timeoutMs,
+		maxBytes: MAX_ANSWER_BYTES,
+	});
 }
 
 /** Performs one call against the simulator as courier `settings.courierCode`. */

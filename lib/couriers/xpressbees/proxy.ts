@@ -16,6 +16,7 @@
  * password (they are masked should the courier echo them).
  */
 import { decodeJwt } from "jose";
+import { courierFetch } from "../http";
 import { CourierUnavailable } from "../types";
 import type { XpressbeesSettings } from "./settings";
 
@@ -76,24 +77,13 @@ async function exchange(s: XpressbeesSettings, req: XbRequest, token: string | n
 	if (req.json !== undefined) headers["Content-Type"] = "application/json";
 	if (token) headers.Authorization = `Bearer ${token}`;
 	const what = `xpressbees ${req.method} ${req.path}`;
-	let res: Response;
-	let text: string;
-	try {
-		res = await fetch(`${s.baseUrl}${req.path}`, {
-			method: req.method,
-			headers,
-			body: req.json === undefined ? undefined : JSON.stringify(req.json),
-			signal: AbortSignal.timeout(s.timeoutMs),
-		});
-		text = await res.text();
-	} catch (err) {
-		const e = err as Error & { cause?: { code?: string } };
-		if (e.name === "TimeoutError" || e.name === "AbortError") {
-			throw new CourierUnavailable(`${what}: no answer within ${s.timeoutMs} ms`);
-		}
-		throw new CourierUnavailable(redact(`${what}: ${e.cause?.code ?? e.message}`, s));
-	}
-	if (res.status >= 500) throw new CourierUnavailable(`${what}: HTTP ${res.status}`);
+	const res = await courierFetch(
+		`${s.baseUrl}${req.path}`,
+		{ method: req.method, headers, body: req.json === undefined ? undefined : JSON.stringify(req.json) },
+		what,
+		{ timeoutMs: s.timeoutMs, redact: (m) => redact(m, s) },
+	);
+	const text = res.bytes.toString("utf8");
 	let body: unknown;
 	try {
 		body = JSON.parse(text);
