@@ -19,6 +19,7 @@ import { NDR_TABS, type ShipmentStatusChanged } from "../../lib/contracts";
 import { getSequelize, select } from "../../lib/db";
 import { newSender } from "../helpers/broker";
 import { useCluster } from "../helpers/cluster";
+import { useEnv } from "../helpers/env";
 import { freshRef, orderBody, warehouseBody } from "../helpers/fixtures";
 import { client } from "../helpers/flow";
 import { eventually } from "../helpers/poll";
@@ -33,14 +34,7 @@ describe("integration: NDR over HTTP, the ndr service in its own broker over NAT
 		NDR_POLICY_MS: "3600000",
 		NDR_ACTION_BACKOFF_MS: "10",
 	};
-	const saved = { ...process.env };
-	before(() => Object.assign(process.env, ENV));
-	after(() => {
-		for (const k of Object.keys(ENV)) {
-			if (saved[k] === undefined) delete process.env[k];
-			else process.env[k] = saved[k];
-		}
-	});
+	useEnv(ENV);
 
 	const cluster = useCluster(
 		"it-ndr",

@@ -16,6 +16,7 @@ import { SHIPMENT_STATUS_CHANNEL } from "../../lib/channels";
 import type { ShipmentStatusChanged } from "../../lib/contracts";
 import { newSender, testBrokerOptions } from "../helpers/broker";
 import { useCluster } from "../helpers/cluster";
+import { useEnv } from "../helpers/env";
 import { freshRef, orderBody, warehouseBody } from "../helpers/fixtures";
 import { client } from "../helpers/flow";
 import { eventually } from "../helpers/poll";
@@ -59,14 +60,7 @@ describe("integration: durable shipment.status_changed to subscribers on other b
 		BOOKING_BACKOFF_MS: "100",
 		BOOKING_TRACK_MS: "3600000",
 	};
-	const saved = { ...process.env };
-	before(() => Object.assign(process.env, ENV));
-	after(() => {
-		for (const k of Object.keys(ENV)) {
-			if (saved[k] === undefined) delete process.env[k];
-			else process.env[k] = saved[k];
-		}
-	});
+	useEnv(ENV);
 
 	describe("on a cluster", () => {
 		const cluster = useCluster(

@@ -21,6 +21,7 @@ import { SCAN_KINDS } from "../../lib/couriers/sandbox/wire";
 import { getSequelize, select } from "../../lib/db";
 import { newSender } from "../helpers/broker";
 import { useCluster } from "../helpers/cluster";
+import { useEnv } from "../helpers/env";
 import { freshRef, orderBody, warehouseBody } from "../helpers/fixtures";
 import { client } from "../helpers/flow";
 import { eventually } from "../helpers/poll";
@@ -49,14 +50,7 @@ describe("integration: tracking over HTTP and NATS (sandbox events, webhook, tra
 		// no periodic poll: the sandbox route polls its AWB itself
 		BOOKING_TRACK_MS: "3600000",
 	};
-	const saved = { ...process.env };
-	before(() => Object.assign(process.env, ENV));
-	after(() => {
-		for (const k of [...Object.keys(ENV), "SANDBOX_SCAN_PUSH_URL"]) {
-			if (saved[k] === undefined) delete process.env[k];
-			else process.env[k] = saved[k];
-		}
-	});
+	useEnv(ENV, ["SANDBOX_SCAN_PUSH_URL"]);
 	// the cluster (started after the hook above has set the timings)
 	describe("on a cluster", () => {
 		const cluster = useCluster(

@@ -18,6 +18,7 @@ import { connect } from "nats";
 import { Webhook } from "standardwebhooks";
 import { newSender, startBroker } from "../helpers/broker";
 import { useCluster } from "../helpers/cluster";
+import { useEnv } from "../helpers/env";
 import { freshRef, orderBody, warehouseBody } from "../helpers/fixtures";
 import { client } from "../helpers/flow";
 import { freePort } from "../helpers/net";
@@ -61,14 +62,7 @@ describe("integration: merchant webhooks from the real flow, and a killed delive
 		WEBHOOK_LOCK_MS: "2000",
 		WEBHOOK_SWEEP_MS: "3600000",
 	};
-	const saved = { ...process.env };
-	before(() => Object.assign(process.env, ENV));
-	after(() => {
-		for (const k of Object.keys(ENV)) {
-			if (saved[k] === undefined) delete process.env[k];
-			else process.env[k] = saved[k];
-		}
-	});
+	useEnv(ENV);
 
 	describe("on a cluster", () => {
 		const cluster = useCluster(
