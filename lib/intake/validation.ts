@@ -512,20 +512,11 @@ export function pickOrderShape(body: Record<string, unknown>): Record<string, un
  * not check that warehouse ids are the caller's (the service does).
  * The validator normalises in place, so it runs on {@link pickOrderShape}'s
  * bounded copy of the known keys (never on `body` itself, never on a deep
- * value); `opts.owned` (bulk rows built for this call alone) skips even that
- * copy: such a body is flat cells, built by our own code.
+ * value).
  * @throws ApiError 400 `validation_failed` with one `details` entry per failing field
  */
-export function parseOrderInput(
-	body: unknown,
-	kind: ShipmentDirection,
-	opts: { owned?: boolean } = {},
-): OrderInput {
-	const raw: Record<string, unknown> = isPlainObject(body)
-		? opts.owned
-			? (body as Record<string, unknown>)
-			: pickOrderShape(body)
-		: {};
+export function parseOrderInput(body: unknown, kind: ShipmentDirection): OrderInput {
+	const raw: Record<string, unknown> = isPlainObject(body) ? pickOrderShape(body) : {};
 	const res = (kind === "forward" ? checkForward : checkReverse)(raw);
 	if (res instanceof Promise) throw new Error("async validation is not supported");
 	const errs = res === true ? [] : (res as ValidationError[]);

@@ -119,7 +119,7 @@ export function parseRow(cells: RowCells, pickup_address_id: number): ParsedRow 
 		};
 	}
 	try {
-		return { kind: "valid", input: parseOrderInput(body, "forward", { owned: true }) };
+		return { kind: "valid", input: parseOrderInput(body, "forward") };
 	} catch (e) {
 		const eb = errorBodyOf(e);
 		if (!eb) throw e;
@@ -130,7 +130,7 @@ export function parseRow(cells: RowCells, pickup_address_id: number): ParsedRow 
 			// valid but for COD > declared: validate again with the declared total raised to the COD amount
 			const b = bodyOf(cells, pickup_address_id) as { product: Record<string, unknown> };
 			b.product.declared_order_total = b.product.cod_amount;
-			const input = parseOrderInput(b, "forward", { owned: true });
+			const input = parseOrderInput(b, "forward");
 			return { kind: "cod_above", input: withDeclared(input, cells) };
 		}
 		return { kind: "failed", errors: details.map(rowError) };
