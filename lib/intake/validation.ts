@@ -230,7 +230,14 @@ function mobile(optional = false): Record<string, unknown> {
 function decimals(n: number): number {
 	for (let d = 0; d <= 6; d++) {
 		const scaled = n * 10 ** d;
-		if (Math.abs(scaled - Math.round(scaled)) < 1e-6 * Math.max(1, Math.abs(scaled) / 1e6)) return d;
+		const r = Math.round(scaled);
+		// close to a whole number AND that number scaled back is n: a tiny value (5e-324) rounds to 0, which is
+		// not n, so it never passes as "0 decimals" (it was stored as 0 g and answered 500)
+		if (
+			Math.abs(scaled - r) < 1e-6 * Math.max(1, Math.abs(scaled) / 1e6) &&
+			Math.abs(r / 10 ** d - n) <= Math.abs(n) * 1e-9
+		)
+			return d;
 	}
 	return 7;
 }

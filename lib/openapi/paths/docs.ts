@@ -132,16 +132,32 @@ export const paths: AreaPaths = {
 				},
 				additionalProperties: false,
 			}),
-			"503": json("Not ready: `not_ready`, with the services still missing.", {
-				type: "object",
-				required: ["error", "message", "missing"],
-				properties: {
-					error: { type: "string", const: "not_ready" },
-					message: { type: "string" },
-					missing: { type: "array", items: { type: "string" } },
+			"503": json(
+				"Not ready: `not_ready` with the services still missing (or `transporter`); while this node's NATS link is down the probe itself is answered `service_unavailable` (every call fails fast then, this one included).",
+				{
+					oneOf: [
+						{
+							type: "object",
+							required: ["error", "message", "missing"],
+							properties: {
+								error: { type: "string", const: "not_ready" },
+								message: { type: "string" },
+								missing: { type: "array", items: { type: "string" } },
+							},
+							additionalProperties: false,
+						},
+						{
+							type: "object",
+							required: ["error", "message"],
+							properties: {
+								error: { type: "string", const: "service_unavailable" },
+								message: { type: "string" },
+							},
+							additionalProperties: true,
+						},
+					],
 				},
-				additionalProperties: false,
-			}),
+			),
 		},
 	},
 };
