@@ -33,7 +33,7 @@ import {
 	type CallingOptions,
 	Errors,
 	type Middleware,
-	type ServiceBroker,
+	ServiceBroker,
 } from "moleculer";
 import { PermissionsMiddleware } from "./lib/auth";
 import { channelsMiddleware } from "./lib/channels";
@@ -112,6 +112,50 @@ function isEndpoint(x: unknown): x is ActionEndpoint {
 	return typeof x === "object" && x !== null && "action" in x && "id" in x;
 }
 
+/** The part of Moleculer's endpoint list read by {@link localEndpoint}. */
+interface EndpointList {
+	hasLocal(): boolean;
+	nextLocal(): ActionEndpoint | null;
+}
+
+/** An available endpoint of `action` on this very node, or null. */
+function localEndpoint(b: ServiceBroker, action: string): ActionEndpoint | null {
+	const list = (
+		b.registry as unknown as { getActionEndpoints(a: string): EndpointList | null | undefined }
+	).getActionEndpoints(action);
+	if (!list?.hasLocal()) return null;
+	return list.nextLocal();
+}
+
+/** A call's promise as Moleculer returns it: `ctx` is the call's context, whose `meta` flows back to the caller. */
+type CallPromise = Promise<unknown> & { ctx?: unknown };
+
+/**
+ * Moleculer's balanced `call` (the one `disableBalancer` replaces): given a
+ * local endpoint it runs the local handler in this process, without
+ * serializing the request or a round trip through NATS.
+ */
+const balancedCall = ServiceBroker.prototype.call as unknown as (
+	this: ServiceBroker,
+	action: ActionEndpoint,
+	params: unknown,
+	opts: CallingOptions,
+) => CallPromise;
+
+/**
+ * Marks `p` with the context `ctx` (none: `undefined`) for good. Moleculer
+ * 0.15 wraps every `call` middleware (`interceptCallMiddleware`) so that the
+ * promise it answers gets `ctx` from the *last* promise the middleware's
+ * `next` returned, kept in a closure shared by all calls: a middleware that
+ * answers without calling `next` (a local call, a refusal) would otherwise
+ * carry another call's context, and `ctx.call` would merge that call's `meta`
+ * (`$statusCode`, `job`, …) into its caller's. Later writes are ignored.
+ */
+function sealCtx(p: CallPromise, ctx: unknown): CallPromise {
+	Object.defineProperty(p, "ctx", { get: () => ctx, set: () => undefined, enumerable: true });
+	return p;
+}
+
 /**
  * `call` middleware for brokers running with `disableBalancer` (NATS queue
  * groups):
@@ -121,7 +165,13 @@ function isEndpoint(x: unknown): x is ActionEndpoint {
  * - a streaming call (`opts.stream`: bulk uploads) is pinned to one node
  *   chosen by Moleculer's balancer, since each chunk is its own message and
  *   a queue group would scatter them over nodes;
- * - a call with `opts.nodeID` is left alone.
+ * - a call with `opts.nodeID` naming another node is left alone;
+ * - a call to an action that this node hosts (pinned to this node or not:
+ *   the BullMQ workers pin a job's action to their own node) runs here, not through
+ *   NATS (several services in one process: the one-process mode with a
+ *   transporter, a pod with a `SERVICES` list): the same answer without a
+ *   serialization and a NATS round trip per call (the bulk import's pincode
+ *   look-ups beside the gateway cost ~3× the CPU through NATS).
  */
 export function QueueGroupCalls(): Middleware {
 	let broker: ServiceBroker | undefined;
@@ -169,12 +219,26 @@ export function QueueGroupCalls(): Middleware {
 			return function queueGroupCall(action, params, opts = {}) {
 				// NATS is unreachable: nothing can answer, say so now rather than after the timeout
 				if (!link.up)
-					return Promise.reject(
-						new Errors.ServiceNotAvailableError({
-							action: isEndpoint(action) ? String(action.action.name) : action,
-						}),
+					return sealCtx(
+						Promise.reject(
+							new Errors.ServiceNotAvailableError({
+								action: isEndpoint(action) ? String(action.action.name) : action,
+							}),
+						),
+						undefined,
 					);
-				if (opts.nodeID) return next(action, params, opts);
+				if (opts.nodeID && opts.nodeID !== broker?.nodeID) return next(action, params, opts);
+				const name = isEndpoint(action) ? action.action.name : action;
+				const here = broker && name ? localEndpoint(broker, name) : null;
+				if (!here && opts.nodeID) return next(action, params, opts);
+				if (here && broker) {
+					// a promise of its own: a handler could hand one promise to several callers
+					const p = balancedCall.call(broker, here, params ?? {}, opts);
+					return sealCtx(
+						p.then((v) => v),
+						p.ctx,
+					);
+				}
 				if (opts.stream) {
 					if (isEndpoint(action) || !broker) return next(action, params, opts);
 					const ep = broker.findNextActionEndpoint(action, opts);
@@ -197,7 +261,7 @@ export default function brokerOptions(
 		namespace: cfg.namespace,
 		nodeID: process.env.NODEID || undefined,
 		transporter: cfg.transporter
-			? { type: "NATS", options: { url: cfg.transporter, maxReconnectAttempts: -1 } }
+			? { type: "NATS", options: { url: cfg.transporter, maxReconnectAttempts: -1, noAsyncTraces: true } }
 			: undefined,
 		serializer: "CBOR",
 		// NATS queue groups (only with a transporter: without one the broker would skip local event handlers)
