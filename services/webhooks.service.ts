@@ -26,6 +26,7 @@ import { SHIPMENT_STATUS_CHANNEL } from "../lib/channels";
 import {
 	MERCHANT_EVENTS_CHANNEL,
 	type MerchantEvent,
+	type MerchantEventBatch,
 	type ShipmentStatusChanged,
 	WEBHOOK_TEST_TYPE,
 	type WebhookDeliveryPage,
@@ -50,7 +51,7 @@ import {
 	webhookNotFound,
 } from "../lib/webhooks/api";
 import { type DeliverDeps, type DeliveryBatch, deliveryBatch, EndpointSlots } from "../lib/webhooks/deliver";
-import { incomingOfMerchant, incomingOfStatus, msgIdOf, receive } from "../lib/webhooks/fanout";
+import { incomingOfMerchantMessage, incomingOfStatus, msgIdOf, receive } from "../lib/webhooks/fanout";
 import { WEBHOOK_MIGRATIONS } from "../lib/webhooks/migrations";
 import { newSecret, openSecret, sealSecret, secretKeyConfigured } from "../lib/webhooks/secrets";
 import { type WebhookSettings, webhookSettings } from "../lib/webhooks/settings";
@@ -357,9 +358,9 @@ export default defineService<WebhooksVars>()({
 		[MERCHANT_EVENTS_CHANNEL]: {
 			group: "webhooks",
 			maxInFlight: 50,
-			/** One publisher event (at-least-once): stored and fanned out once. */
-			async handler(payload: MerchantEvent) {
-				await receive(this.deps(), incomingOfMerchant(payload));
+			/** A publisher's batch of events, or one event (at-least-once): each stored and fanned out once. */
+			async handler(payload: MerchantEvent | MerchantEventBatch) {
+				await receive(this.deps(), ...incomingOfMerchantMessage(payload));
 			},
 		},
 		[SHIPMENT_STATUS_CHANNEL]: {

@@ -43,6 +43,16 @@ export interface MerchantEvent {
 	data: Record<string, unknown>;
 }
 
+/**
+ * One message of channel `merchant.events`: the events of one relay round of
+ * a publisher's outbox (lib/webhooks/publish.ts), oldest first. The consumer
+ * also takes a lone {@link MerchantEvent} (what publishers sent before
+ * batching; a rolling deploy may leave some in the stream).
+ */
+export interface MerchantEventBatch {
+	events: MerchantEvent[];
+}
+
 /** An endpoint as the API shows it (the secret never, except {@link WebhookWithSecret}). */
 export interface WebhookView {
 	id: number;

@@ -10,9 +10,9 @@
  * is missing get it again).
  */
 import { createHash } from "node:crypto";
-import type { MerchantEvent, ShipmentStatusChanged } from "../contracts";
+import type { MerchantEvent, MerchantEventBatch, ShipmentStatusChanged } from "../contracts";
 import type { DeliverDeps } from "./deliver";
-import { fanOut, type IncomingEvent } from "./store";
+import { fanOut, type IncomingEvent, type NewDelivery } from "./store";
 import { enqueueDeliveries } from "./worker";
 
 /** The Standard Webhooks message id of an event key: `msg_` + 26 base32 characters of its SHA-256 (stable). */
@@ -87,15 +87,34 @@ export function incomingOfStatus(e: ShipmentStatusChanged): IncomingEvent {
 	};
 }
 
-/** Stores `e`, fans it out and adds the jobs. Answers the number of new deliveries. @throws on a database failure (the channel redelivers) */
-export async function receive(deps: DeliverDeps, e: IncomingEvent): Promise<number> {
-	const created = await fanOut(deps.db, e);
+/**
+ * The events of one `merchant.events` message, oldest first: a publisher's
+ * {@link MerchantEventBatch}, or a lone {@link MerchantEvent} (sent before
+ * publishers batched).
+ */
+export function incomingOfMerchantMessage(m: MerchantEvent | MerchantEventBatch): IncomingEvent[] {
+	return "events" in m && Array.isArray(m.events)
+		? m.events.map(incomingOfMerchant)
+		: [incomingOfMerchant(m as MerchantEvent)];
+}
+
+/**
+ * Stores each of `events` in order (one statement each: a later event of the
+ * same order sees what an earlier one stored), fans them out and adds the
+ * jobs. Answers the number of new deliveries. A redelivered message stores
+ * nothing twice (events are unique by key).
+ * @throws on a database failure (the channel redelivers the whole message)
+ */
+export async function receive(deps: DeliverDeps, ...events: IncomingEvent[]): Promise<number> {
+	const created: NewDelivery[] = [];
+	for (const e of events) created.push(...(await fanOut(deps.db, e)));
 	try {
 		await enqueueDeliveries(created, deps.settings);
 	} catch (err) {
 		// committed: the sweeper adds the missing jobs
+		const what = events.length === 1 ? events[0]?.key : `${events.length} events`;
 		deps.logger.warn(
-			`webhooks: ${created.length} job(s) of ${e.key} not added (the sweeper will): ${(err as Error).message}`,
+			`webhooks: ${created.length} job(s) of ${what} not added (the sweeper will): ${(err as Error).message}`,
 		);
 	}
 	return created.length;

@@ -14,6 +14,7 @@
  */
 import assert from "node:assert/strict";
 import { Webhook } from "standardwebhooks";
+import type { MerchantEvent } from "../../../lib/contracts";
 import { exec, getSequelize } from "../../../lib/db";
 import { sealSecret } from "../../../lib/webhooks/secrets";
 import { newSender } from "../../helpers/broker";
@@ -25,6 +26,8 @@ import {
 	orderCreated,
 	orderNos,
 	publishEvent,
+	publishEvents,
+	publishLoneEvent,
 	publishStatus,
 	Receiver,
 	statusEvent,
@@ -76,6 +79,51 @@ describe("webhooks service: signed, durable, ordered delivery", function () {
 		await eventually(() => rx.on("/sig"), { ok: (x) => x.length === 2, what: "the second event" });
 		assert.equal((await deliveriesOf(ep.id)).length, 2);
 		assert.equal(rx.on("/sig-other").length, 0);
+	});
+
+	it("takes a relay's batch (each event once, in order, a redelivered batch adds nothing) and a lone event", async () => {
+		const s = newSender();
+		const other = newSender();
+		const ep = await endpoint(s, "/batch", ["order.created", "order.booked"]);
+		const otherEp = await endpoint(other, "/batch-other", ["order.created"]);
+		const [a, b, c] = [freshNumber(), freshNumber(), freshNumber()];
+		const booked: MerchantEvent = {
+			event_id: `order.booked:${a}`,
+			type: "order.booked",
+			sender_id: s,
+			order_id: a,
+			occurred_at: new Date().toISOString(),
+			data: { order_id: a, awb_number: "AWB1", logistic_id: 1, courier: "Sandbox Surface" },
+		};
+		const batch = [orderCreated(s, a), orderCreated(other, b), booked, orderCreated(s, c)];
+		await publishEvents(batch);
+		await publishEvents(batch); // the channel redelivers the whole message
+		const got = await eventually(() => rx.on("/batch"), {
+			what: "three deliveries",
+			ok: (x) => x.length === 3,
+		});
+		const bodies = got.map((r) => verify(ep.secret, r as never));
+		assert.deepEqual(
+			bodies.map((x) => [x.type, x.data.order_id]).sort(),
+			[
+				["order.booked", a],
+				["order.created", a],
+				["order.created", c],
+			].sort(),
+		);
+		// the booked event came after its order's created event in the batch: it carries the order number
+		assert.equal(bodies.find((x) => x.type === "order.booked").data.order_no, `ORD-${a}`);
+		await eventually(() => rx.on("/batch-other"), { ok: (x) => x.length === 1, what: "the other account's" });
+		assert.equal((await deliveriesOf(ep.id)).length, 3);
+		assert.equal((await deliveriesOf(otherEp.id)).length, 1);
+		// a lone event (before publishers batched) is still taken
+		const d = freshNumber();
+		await publishLoneEvent(orderCreated(s, d));
+		const four = await eventually(() => rx.on("/batch"), {
+			what: "the lone event",
+			ok: (x) => x.length === 4,
+		});
+		assert.equal(verify(ep.secret, four[3] as never).data.order_id, d);
 	});
 
 	it("retries with exponential backoff until the receiver recovers, with the same webhook-id", async () => {

@@ -13,6 +13,7 @@ import { publishToChannel, SHIPMENT_STATUS_CHANNEL } from "../../../lib/channels
 import {
 	MERCHANT_EVENTS_CHANNEL,
 	type MerchantEvent,
+	type MerchantEventBatch,
 	type ShipmentStatusChanged,
 } from "../../../lib/contracts";
 import { getSequelize, select } from "../../../lib/db";
@@ -151,8 +152,20 @@ export function callAs(
 	return callAsOn(broker(), action, params, sender, role);
 }
 
-/** Publishes a publisher event on `merchant.events` (as an event outbox relay does). */
+/** Publishes a publisher event on `merchant.events` as a batch of one (an event outbox relay's message). */
 export async function publishEvent(e: MerchantEvent): Promise<void> {
+	await publishEvents([e]);
+}
+
+/** Publishes `events` on `merchant.events` as one batch, as an event outbox relay does for one round. */
+export async function publishEvents(events: MerchantEvent[]): Promise<void> {
+	await publishToChannel(broker(), MERCHANT_EVENTS_CHANNEL, { events } satisfies MerchantEventBatch, {
+		msgId: events.map((e) => e.event_id).join(","),
+	});
+}
+
+/** Publishes a lone event on `merchant.events`: the message shape publishers sent before they batched. */
+export async function publishLoneEvent(e: MerchantEvent): Promise<void> {
 	await publishToChannel(broker(), MERCHANT_EVENTS_CHANNEL, e, { msgId: e.event_id });
 }
 

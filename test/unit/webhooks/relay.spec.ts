@@ -1,0 +1,126 @@
+/**
+ * Event outbox relay (lib/webhooks/publish.ts, issue 11 / issue 10's bulk
+ * benchmark): due rows leave as one `merchant.events` message per round of at
+ * most 200, oldest first, and are marked delivered; a round that cannot be
+ * published stays in the outbox with a backoff and its error, and goes out
+ * once the channel is back. Real PostgreSQL (the ndr schema's outbox, no ndr
+ * service running) and the channels of an in-process broker (Redis Streams).
+ */
+import assert from "node:assert/strict";
+import { ServiceBroker } from "moleculer";
+import type { MerchantEvent, MerchantEventBatch } from "../../../lib/contracts";
+import { MERCHANT_EVENTS_CHANNEL } from "../../../lib/contracts";
+import { exec, getSequelize, migrate, select } from "../../../lib/db";
+import { NDR_MIGRATIONS } from "../../../lib/ndr/migrations";
+import { batchMsgId, EventOutboxRelay } from "../../../lib/webhooks/publish";
+import { testBrokerOptions } from "../../helpers/broker";
+import { eventually } from "../../helpers/poll";
+
+describe("event outbox relay: one channel message per round", function () {
+	this.timeout(30_000);
+	const got: MerchantEventBatch[] = [];
+	let broker: ServiceBroker;
+	const warnings: string[] = [];
+	const logger = { warn: (m: string) => warnings.push(m) };
+	const tag = `relay-${process.pid}-${Date.now()}`;
+
+	before(async () => {
+		await migrate(getSequelize(), "ndr", NDR_MIGRATIONS);
+		// nothing else of this run may sit due in the outbox the relay under test drains
+		await exec(getSequelize(), "UPDATE ndr.event_outbox SET delivered_at = now() WHERE delivered_at IS NULL");
+		broker = new ServiceBroker(testBrokerOptions(false));
+		const probe = {
+			name: "relay-probe",
+			channels: {
+				[MERCHANT_EVENTS_CHANNEL]: {
+					group: `probe-${tag}`,
+					handler(payload: MerchantEventBatch) {
+						if (payload.events?.some((e) => e.event_id.startsWith(tag))) got.push(payload);
+					},
+				},
+			},
+		};
+		broker.createService(probe);
+		await broker.start();
+	});
+	after(() => broker?.stop());
+
+	/** Inserts `n` due ndr.opened events of this spec; answers their event ids in insertion order. */
+	async function insertEvents(n: number, from: number): Promise<string[]> {
+		const events: MerchantEvent[] = Array.from({ length: n }, (_, i) => ({
+			event_id: `${tag}:${from + i}`,
+			type: "ndr.opened",
+			sender_id: 7,
+			order_id: from + i,
+			occurred_at: new Date().toISOString(),
+			data: { order_id: from + i },
+		}));
+		await exec(
+			getSequelize(),
+			"INSERT INTO ndr.event_outbox (event) SELECT x FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t(x, i) ORDER BY i",
+			[JSON.stringify(events)],
+		);
+		return events.map((e) => e.event_id);
+	}
+
+	it("publishes 450 due rows as three messages (200, 200, 50) in order and marks them delivered", async () => {
+		const ids = await insertEvents(450, 1);
+		const relay = new EventOutboxRelay(getSequelize(), "ndr", broker, logger);
+		assert.equal(await relay.pass(), 450);
+		await eventually(() => got, { what: "three messages", ok: (g) => g.length === 3 });
+		assert.deepEqual(
+			got.map((b) => b.events.length),
+			[200, 200, 50],
+		);
+		assert.deepEqual(
+			got.flatMap((b) => b.events.map((e) => e.event_id)),
+			ids,
+		);
+		const [left] = await select<{ n: string }>(
+			getSequelize(),
+			"SELECT count(*) AS n FROM ndr.event_outbox WHERE event->>'event_id' LIKE $1 AND delivered_at IS NULL",
+			[`${tag}:%`],
+		);
+		assert.equal(Number(left.n), 0);
+		assert.equal(await relay.pass(), 0, "nothing due: nothing sent");
+	});
+
+	it("keeps a round it cannot publish, with a backoff and the error, and sends it once the channel is back", async () => {
+		got.length = 0;
+		const ids = await insertEvents(3, 1000);
+		const down = new ServiceBroker(testBrokerOptions(false)); // not started: its channel adapter is not connected
+		const failing = new EventOutboxRelay(getSequelize(), "ndr", down, logger);
+		assert.equal(await failing.pass(), 0);
+		const rows = await select<{ tries: number; last_error: string | null; later: boolean }>(
+			getSequelize(),
+			`SELECT tries, last_error, next_attempt_at > now() AS later FROM ndr.event_outbox
+			 WHERE event->>'event_id' = ANY($1::text[]) AND delivered_at IS NULL`,
+			[ids],
+		);
+		assert.equal(rows.length, 3);
+		for (const r of rows) {
+			assert.equal(r.tries, 1);
+			assert.match(String(r.last_error), /merchant\.events: adapter not connected/);
+			assert.equal(r.later, true);
+		}
+		assert.ok(warnings.some((w) => w.includes("not published")));
+		await exec(
+			getSequelize(),
+			"UPDATE ndr.event_outbox SET next_attempt_at = now() WHERE event->>'event_id' = ANY($1::text[])",
+			[ids],
+		);
+		const relay = new EventOutboxRelay(getSequelize(), "ndr", broker, logger);
+		assert.equal(await relay.pass(), 3);
+		await eventually(() => got, { what: "the retried round", ok: (g) => g.length === 1 });
+		assert.deepEqual(
+			got[0].events.map((e) => e.event_id),
+			ids,
+		);
+	});
+
+	it("names a round by its rows: the same rows, the same JetStream message id", () => {
+		assert.equal(batchMsgId("intake", [1, 2, 3]), batchMsgId("intake", [1, 2, 3]));
+		assert.notEqual(batchMsgId("intake", [1, 2, 3]), batchMsgId("intake", [1, 2]));
+		assert.notEqual(batchMsgId("intake", [1, 2, 3]), batchMsgId("ndr", [1, 2, 3]));
+	});
+});
