@@ -12,7 +12,7 @@
 import { createHash } from "node:crypto";
 import type { MerchantEvent, MerchantEventBatch, ShipmentStatusChanged } from "../contracts";
 import type { DeliverDeps } from "./deliver";
-import { fanOut, type IncomingEvent, type NewDelivery } from "./store";
+import { fanOutMany, type IncomingEvent } from "./store";
 import { enqueueDeliveries } from "./worker";
 
 /** The Standard Webhooks message id of an event key: `msg_` + 26 base32 characters of its SHA-256 (stable). */
@@ -99,15 +99,14 @@ export function incomingOfMerchantMessage(m: MerchantEvent | MerchantEventBatch)
 }
 
 /**
- * Stores each of `events` in order (one statement each: a later event of the
- * same order sees what an earlier one stored), fans them out and adds the
- * jobs. Answers the number of new deliveries. A redelivered message stores
+ * Stores `events` in order (store.ts `fanOutMany`: one statement per run of
+ * distinct orders, so a later event of the same order sees what an earlier
+ * one stored), fans them out and adds the jobs. Answers the number of new deliveries. A redelivered message stores
  * nothing twice (events are unique by key).
  * @throws on a database failure (the channel redelivers the whole message)
  */
 export async function receive(deps: DeliverDeps, ...events: IncomingEvent[]): Promise<number> {
-	const created: NewDelivery[] = [];
-	for (const e of events) created.push(...(await fanOut(deps.db, e)));
+	const created = await fanOutMany(deps.db, events);
 	try {
 		await enqueueDeliveries(created, deps.settings);
 	} catch (err) {
