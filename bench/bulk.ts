@@ -16,8 +16,12 @@
  * Targets (issue 10): CSV ≤ 15 s, XLSX ≤ 40 s, RSS ≤ 400 MB, API p99 during the
  * import ≤ 2× idle.
  *
+ * The intake process runs as its pod does: compiled, with the `start:prod`
+ * V8 flags and the `NODE_OPTIONS` of k8s/base/intake.yaml.
+ *
  * Usage: npm run bench:bulk   (env: BENCH_CSV_ROWS=85000, BENCH_PROBES=4,
- *   BENCH_ONLY=csv|xlsx, INTAKE_BULK_BATCH, BENCH_INTAKE_NODE_OPTIONS)
+ *   BENCH_ONLY=csv|xlsx, INTAKE_BULK_BATCH, BENCH_INTAKE_NODE_OPTIONS to
+ *   replace the manifest's NODE_OPTIONS)
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -27,6 +31,7 @@ import { TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from "../lib/intake/bulk/columns";
 import { warehouseBody } from "../test/helpers/fixtures";
 import { client } from "../test/helpers/flow";
 import { type StartedProcess, startProcess, waitReady } from "../test/helpers/processes";
+import { K8S_DIR, readManifests } from "../test/unit/k8s/kustomize";
 import { benchEnvironment, pct } from "./lib";
 
 const natsUrl = process.env.TEST_NATS_URL || "nats://127.0.0.1:4222";
@@ -134,6 +139,15 @@ async function probe(base: string, token: string, stop: () => boolean): Promise<
 
 const f = (x: number, d = 1) => x.toFixed(d);
 
+/** `NODE_OPTIONS` of the container of Deployment `name` in k8s/base (undefined when it sets none). */
+function manifestNodeOptions(name: string): string | undefined {
+	const objs = readManifests(`${K8S_DIR}/base/${name}.yaml`);
+	const dep = objs.find((o) => o.kind === "Deployment") as
+		| { spec: { template: { spec: { containers: { env?: { name: string; value?: string }[] }[] } } } }
+		| undefined;
+	return dep?.spec.template.spec.containers[0]?.env?.find((e) => e.name === "NODE_OPTIONS")?.value;
+}
+
 async function main(): Promise<void> {
 	const {
 		run,
@@ -145,12 +159,12 @@ async function main(): Promise<void> {
 		INTAKE_BULK_BATCH: process.env.INTAKE_BULK_BATCH,
 	});
 	const common = { ...shared, TRANSPORTER: natsUrl };
-	// BENCH_INTAKE_NODE_OPTIONS: e.g. `--max-old-space-size=256` (a smaller heap makes V8 collect sooner)
+	// the intake pod's NODE_OPTIONS (k8s/base/intake.yaml), or BENCH_INTAKE_NODE_OPTIONS
 	const intakeEnv = {
 		...common,
 		SERVICES: "intake",
 		NODEID: `bench-intake-${run}`,
-		NODE_OPTIONS: process.env.BENCH_INTAKE_NODE_OPTIONS,
+		NODE_OPTIONS: process.env.BENCH_INTAKE_NODE_OPTIONS ?? manifestNodeOptions("intake"),
 	};
 	const core = startProcess({
 		...common,
