@@ -19,7 +19,8 @@
  *   `waybill` from the pool (`/waybill/api/bulk/json/`) is used as given.
  * - `GET /api/v1/packages/json/?waybill=a,b` (or `ref_ids=`): `{ShipmentData:
  *   [{Shipment:{AWB, ReferenceNo, Status{…}, Scans[{ScanDetail{…}}], …}}]}`,
- *   times in IST without an offset (`2026-01-02T10:20:30.123`), as Delhivery writes them.
+ *   times in IST without an offset (`2026-01-02T10:20:30.123`), as Delhivery writes them;
+ *   none known → 200 `{rmk, Success:false, Error:"No such waybill or Order Id found"}`.
  * - `POST /api/p/edit` `{waybill, cancellation:"true"}` → `{status, waybill, remark|error}`.
  * - `GET /api/p/packing_slip?wbns=<awb>&pdf=true` → `{packages_found, packages[{wbn, pdf_download_link}]}`
  *   (without `pdf=true`: `{wbn, pdf_encoding}`, the PDF in base64); the link (`/delhivery/files/<awb>.pdf`, no
@@ -28,8 +29,10 @@
  * - `GET /c/api/pin-codes/json/?filter_codes=a,b` → `{delivery_codes:[{postal_code:{pin, …}}]}`
  *   (refused pincodes absent).
  * - `POST /fm/request/new/` `{pickup_location, pickup_date, pickup_time,
- *   expected_package_count}` → `{pickup_id, …}`; unknown location → 400 with the error.
- * - `POST /api/p/update` `{data:[{waybill, act, action_data?}]}` → `{request_id}`
+ *   expected_package_count}` → 201 `{pickup_id, …}`; unknown location → 400 `{error:{message}}`;
+ *   the same location and day again → 400 `{pr_exist:true, error:{message}}`; a field that does
+ *   not validate (a past date, a malformed time) → 400 field-keyed words, e.g. `{pickup_date: "…"}`.
+ * - `POST /api/p/update` `{data:[{waybill, act, action_data?}]}` → 201 `{request_id}`
  *   (decided at once; `GET /api/cmu/get_bulk_upl/<id>` answers the outcome per waybill);
  *   a refusal answers `{success:false, error, request_id?}`.
  * - `GET /api/kinko/v1/invoice/charges/.json?md=E|S&cgm=&o_pin=&d_pin=&ss=&pt=&cod=` →
@@ -81,6 +84,14 @@ export interface DelhiveryRequest {
 }
 
 const IST_OFFSET_MS = 330 * 60_000;
+
+/** Today's calendar day in IST, `YYYY-MM-DD`. */
+function istToday(): string {
+	return new Date(Date.now() + IST_OFFSET_MS).toISOString().slice(0, 10);
+}
+
+/** Delhivery's words for a waybill or reference it does not know. */
+const NO_SUCH_WAYBILL = "No such waybill or Order Id found";
 
 /** `t` as Delhivery writes times: IST wall clock without offset, `YYYY-MM-DDTHH:mm:ss.sss`. */
 export function istTime(t: Date | string): string {
@@ -244,7 +255,14 @@ async function trackDl(db: Sequelize, q: URLSearchParams): Promise<Reply> {
 	}
 	const b = reply.body as WireTrackResponse;
 	if (!b.ShipmentData.length)
-		return { status: 200, body: { Error: b.Error ?? "No such waybill or Order Id found", Success: false } };
+		return {
+			status: 200,
+			body: {
+				rmk: `Some error has occurred. Please contact client.support@delhivery.com with error message- ${b.Error ?? NO_SUCH_WAYBILL}`,
+				Success: false,
+				Error: b.Error ?? NO_SUCH_WAYBILL,
+			},
+		};
 	const rows = await packagesBy(
 		db,
 		DELHIVERY_SIM.code,
@@ -351,9 +369,13 @@ async function pickupDl(db: Sequelize, b: Record<string, unknown> | null): Promi
 	const fail = (message: string): Reply => ({ status: 400, body: { error: { message } } });
 	if (!(await pickupLocation(db, DELHIVERY_SIM.code, name)))
 		return fail(`ClientWarehouse matching query does not exist: ${name}`);
-	if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return fail("pickup_date must be YYYY-MM-DD");
-	if (!/^\d{2}:\d{2}(:\d{2})?$/.test(time)) return fail("pickup_time must be HH:mm:ss");
-	if (!Number.isInteger(count) || count < 1) return fail("expected_package_count must be a positive integer");
+	// a field that does not validate: Delhivery answers field-keyed words, e.g. {"pickup_date": "…"}
+	const badField = (field: string, message: string): Reply => ({ status: 400, body: { [field]: message } });
+	if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return badField("pickup_date", "pickup_date must be YYYY-MM-DD");
+	if (date < istToday()) return badField("pickup_date", "Pickup date cannot be in past");
+	if (!/^\d{2}:\d{2}(:\d{2})?$/.test(time)) return badField("pickup_time", "pickup_time must be HH:mm:ss");
+	if (!Number.isInteger(count) || count < 1)
+		return badField("expected_package_count", "expected_package_count must be a positive integer");
 	const key = `${name}|${date}`;
 	const [seen] = await select<{ n: string }>(
 		db,
@@ -386,13 +408,13 @@ async function pickupDl(db: Sequelize, b: Record<string, unknown> | null): Promi
 	};
 }
 
-/** `POST /api/p/update`: ./api.ts `ndrUpdate`; accepted → `{request_id}`, else `{success:false, error, request_id?}`. */
+/** `POST /api/p/update`: ./api.ts `ndrUpdate`; accepted → 201 `{request_id}` (as Delhivery answers), else `{success:false, error, request_id?}`. */
 async function ndrDl(db: Sequelize, b: Partial<WireNdrRequest> | null): Promise<Reply> {
 	const reply = await ndrUpdate(db, DELHIVERY_SIM, b);
 	const r = reply.body as WireNdrResponse;
 	if (reply.status !== 200) return reply;
 	if (!r.success) return { status: 400, body: { success: false, error: r.error ?? "Request refused" } };
-	return { status: 200, body: { request_id: r.request_id } };
+	return { status: 201, body: { request_id: r.request_id } };
 }
 
 /** `GET /api/cmu/get_bulk_upl/<id>`: the acts of an NDR upload and their outcome. */

@@ -248,6 +248,10 @@ describe("simulator: Delhivery protocol against the golden fixtures", function (
 		// pickup request, then the same location and day again
 		await check("requestPickup", "ok");
 		await check("requestPickup", "refused-exists");
+		// a day already past: field-keyed words, as Delhivery answers
+		swap.set("2026-11-27", istDay(-1));
+		await check("requestPickup", "refused-past-date");
+		swap.set("2026-11-27", istDay(1));
 
 		// NDR: after a failed delivery attempt; a date too far is refused
 		await broker.call("simulator.emitScan", { awb_number: awb1, event: "undelivered" });

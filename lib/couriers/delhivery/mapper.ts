@@ -436,13 +436,25 @@ export function toPickup(req: PickupRequest): WireRequest {
 	};
 }
 
-/** A pickup answer: its `pickup_id`; refusal → CourierRefused. */
+/**
+ * A pickup answer: its `pickup_id`. Refusal → CourierRefused with Delhivery's
+ * words: `error` (`{pr_exist, error:{message}}`), else a 4xx answer's
+ * field-keyed messages (e.g. `{"pickup_date":"Pickup date cannot be in past"}`),
+ * joined with "; ". No id and no words → CourierUnavailable.
+ */
 export function parsePickup(ans: WireAnswer): { pickup_id: string } {
 	const o = jsonOf(ans, "Delhivery pickup");
 	if (!isObj(o)) throw new CourierUnavailable("Delhivery pickup: unreadable answer");
 	const id = str(o.pickup_id);
 	if (id) return { pickup_id: id };
-	const words = errorWords(o);
+	const fieldWords =
+		ans.status >= 400
+			? Object.values(o)
+					.flat()
+					.filter((v): v is string => typeof v === "string" && v.trim() !== "")
+					.join("; ")
+			: "";
+	const words = errorWords(o) || fieldWords;
 	if (words) throw new CourierRefused(words);
 	throw new CourierUnavailable("Delhivery pickup: no pickup id in the answer");
 }
