@@ -34,7 +34,8 @@ const FILE_COURIERS: SeedCourier[] = sandboxData.couriers as SeedCourier[];
  * (`<simulatorUrl>/delhivery`, zero setup: `sandboxDelhiveryOverrides` in
  * lib/config.ts). Forward and reverse, COD, surface; Sandbox Surface's rate
  * cards; the lowest priority, so AUTO fall-over of the other sandbox couriers
- * is unchanged.
+ * is unchanged. Sandbox Surface's lane rules too (no delivery to the Andaman
+ * and Nicobar Islands …), besides what the serviceability sync learns.
  */
 export const SANDBOX_DELHIVERY: SeedCourier = (() => {
 	const surface = FILE_COURIERS.find((c) => c.code === "sbx-surface");
@@ -54,17 +55,16 @@ export const SANDBOX_DELHIVERY: SeedCourier = (() => {
 		rate_cards: { forward, reverse: forward },
 		cod_config: { flat_paise: 3500, percent_bp: 200 },
 		rto_percent_bp: 10000,
-		serviceability: [],
+		serviceability: surface?.serviceability ?? [],
 	};
 })();
 
 /**
- * The sandbox couriers seeded at start: those of `data/sandbox-rates.json`.
- * {@link SANDBOX_DELHIVERY} is not in the list yet: seeding it needs the
- * registry's `delhivery` factory to apply `sandboxDelhiveryOverrides`
- * (lib/couriers/index.ts) and the rates specs that count four couriers updated.
+ * The sandbox couriers seeded at start: those of `data/sandbox-rates.json`
+ * (the sandbox adapter) and {@link SANDBOX_DELHIVERY} (the real Delhivery
+ * adapter against the simulator's Delhivery protocol).
  */
-export const SANDBOX_COURIERS: SeedCourier[] = FILE_COURIERS;
+export const SANDBOX_COURIERS: SeedCourier[] = [...FILE_COURIERS, SANDBOX_DELHIVERY];
 
 /**
  * Inserts the sandbox couriers, rate cards, COD configs, RTO rules and

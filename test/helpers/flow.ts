@@ -64,8 +64,16 @@ export interface FlowResult {
 	bookedAfterMs: number;
 }
 
-/** Runs the whole typical flow as the merchant holding `token`. */
-export async function typicalFlow(base: string, token: string): Promise<FlowResult> {
+/**
+ * Runs the whole typical flow as the merchant holding `token`; with
+ * `logistic_id`, the quote must offer that courier and the booking names it
+ * (else AUTO).
+ */
+export async function typicalFlow(
+	base: string,
+	token: string,
+	opts: { logistic_id?: number } = {},
+): Promise<FlowResult> {
 	const api = client(base, token);
 
 	const wh = await api.post("/v1/warehouses", warehouseBody());
@@ -82,6 +90,11 @@ export async function typicalFlow(base: string, token: string): Promise<FlowResu
 		assert.equal(q.zone, "C");
 		assert.ok(q.total > 0 && q.cod_charge > 0);
 	}
+	if (opts.logistic_id !== undefined)
+		assert.ok(
+			quote.body.data.some((q: { logistic_id: number }) => q.logistic_id === opts.logistic_id),
+			`courier ${opts.logistic_id} quoted: ${JSON.stringify(quote.body)}`,
+		);
 
 	const customer_order_no = freshRef();
 	const ob = orderBody(warehouse_id, customer_order_no);
@@ -93,7 +106,10 @@ export async function typicalFlow(base: string, token: string): Promise<FlowResu
 	assert.deepEqual(again.body, { order_id, deduped: true });
 
 	const t0 = Date.now();
-	const book = await api.post("/v1/shipping/book", { order_id });
+	const book = await api.post(
+		"/v1/shipping/book",
+		opts.logistic_id === undefined ? { order_id } : { order_id, logistic_id: opts.logistic_id },
+	);
 	assert.equal(book.status, 202, JSON.stringify(book.body));
 	assert.equal(book.body.status, "queued");
 	assert.ok(!JSON.stringify(book.body).toLowerCase().includes("awb"));

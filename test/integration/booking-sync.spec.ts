@@ -137,7 +137,8 @@ function clusterTests() {
 		const refuse = "Shipment rejected by the courier (SIMULATE_REFUSE)";
 		assert.deepEqual(r.body, {
 			error: "booking_failed",
-			message: `Sandbox Express refused: ${refuse}; Sandbox Surface refused: ${refuse}`,
+			// the chain ends with Sandbox Delhivery: the real Delhivery adapter, refused on Delhivery's wire
+			message: `Sandbox Express refused: ${refuse}; Sandbox Surface refused: ${refuse}; Sandbox Delhivery refused: ${refuse}`,
 		});
 		const st = await api.get(`/v1/orders/status?order_no=${encodeURIComponent(o.order_no)}`);
 		assert.equal(st.body.state, "failed");

@@ -21,7 +21,7 @@ describe("rates: catalog and pincode facts in memory", () => {
 			const before = await serviceable({ from_pin: "110001", to_pin: "560001", physical_weight: "1" });
 			assert.equal(byId(before, 1)!.performance, null, "cached catalog: no DB read per quote");
 			assert.deepEqual(await t.broker.call("rates.reload"), {
-				couriers: 4,
+				couriers: 5,
 				rate_cards: seeded.cards.size,
 				lanes: 1,
 			});
@@ -74,7 +74,7 @@ describe("rates: catalog and pincode facts in memory", () => {
 			await db.query("ALTER TABLE rates.couriers_offline RENAME TO couriers");
 		}
 		const ok = await serviceable({ from_pin: "110001", to_pin: "560001", physical_weight: "1" });
-		assert.equal(ok.data.length, 3);
+		assert.equal(ok.data.length, 4, "Express, Surface, Lite and Sandbox Delhivery");
 	});
 
 	it("serves cached pincode facts without the pincode service; 503 rate_unavailable for new ones", async () => {

@@ -3,6 +3,7 @@
  */
 import { strict as assert } from "node:assert";
 import type { CourierInfo } from "../../../lib/contracts";
+import { SANDBOX_DELHIVERY } from "../../../lib/rates/seed";
 import { rejects } from "../../helpers/broker";
 import { useRates } from "./setup";
 
@@ -13,7 +14,7 @@ describe("rates.listCouriers / rates.getCourier (internal)", () => {
 		const all = await t.broker.call<CourierInfo[], any>("rates.listCouriers", {});
 		assert.deepEqual(
 			all.map((c) => c.logistic_id),
-			[1, 2, 3, 4],
+			[1, 2, 3, 4, SANDBOX_DELHIVERY.logistic_id],
 		);
 		assert.deepEqual(all[0], {
 			logistic_id: 1,
@@ -36,9 +37,10 @@ describe("rates.listCouriers / rates.getCourier (internal)", () => {
 					direction === undefined ? {} : { direction },
 				)
 			).map((c) => c.logistic_id);
-		assert.deepEqual(await ids("forward"), [1, 2, 4]);
-		assert.deepEqual(await ids("reverse"), [3]);
-		assert.deepEqual(await ids(), [1, 2, 3, 4]);
+		const dl = SANDBOX_DELHIVERY.logistic_id;
+		assert.deepEqual(await ids("forward"), [1, 2, 4, dl]);
+		assert.deepEqual(await ids("reverse"), [3, dl]);
+		assert.deepEqual(await ids(), [1, 2, 3, 4, dl]);
 		const err = await rejects(() => ids("sideways"));
 		assert.equal(err.name, "ValidationError");
 		const old = await rejects(() => ids(0));

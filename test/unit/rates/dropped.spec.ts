@@ -2,6 +2,7 @@
  * Why a courier is left out of a quote (`dropped_couriers`, spec §2.7): COD, rate card, serviceability, weight limit.
  */
 import { strict as assert } from "node:assert";
+import { SANDBOX_DELHIVERY } from "../../../lib/rates/seed";
 import { assertPriced, byId, droppedOf, seeded, useRates } from "./setup";
 
 describe("rates.serviceable: dropped couriers", () => {
@@ -18,7 +19,7 @@ describe("rates.serviceable: dropped couriers", () => {
 		});
 		assert.deepEqual(
 			res.data.map((q) => q.logistic_id),
-			[1, 2],
+			[1, 2, SANDBOX_DELHIVERY.logistic_id],
 		);
 		assert.deepEqual(res.dropped_couriers, [
 			{
@@ -75,7 +76,7 @@ describe("rates.serviceable: dropped couriers", () => {
 		});
 		assert.deepEqual(
 			res.data.map((q) => q.logistic_id),
-			[2],
+			[2, SANDBOX_DELHIVERY.logistic_id],
 		);
 		assert.deepEqual(droppedOf(res, 1), {
 			logistic_id: 1,

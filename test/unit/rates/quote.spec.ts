@@ -33,7 +33,7 @@ describe("rates.quote (internal)", () => {
 			physical_weight: 1,
 		});
 		assert.deepEqual(res.data, []);
-		assert.equal(res.dropped_couriers.length, 4);
+		assert.equal(res.dropped_couriers.length, 5);
 		const one = await t.broker.call<QuoteResult, any>("rates.quote", {
 			from_pin: "110001",
 			to_pin: "781001",

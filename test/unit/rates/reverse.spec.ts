@@ -2,6 +2,7 @@
  * Reverse quotes (`operation=reverse`, spec §4.2): the return leg with reverse cards and couriers, no COD, no RTO.
  */
 import { strict as assert } from "node:assert";
+import { SANDBOX_DELHIVERY } from "../../../lib/rates/seed";
 import { assertPriced, useRates } from "./setup";
 
 describe("rates.serviceable: reverse", () => {
@@ -19,7 +20,7 @@ describe("rates.serviceable: reverse", () => {
 		});
 		assert.deepEqual(
 			res.data.map((q) => q.logistic_id),
-			[3],
+			[3, SANDBOX_DELHIVERY.logistic_id],
 		);
 		const q = res.data[0];
 		assert.equal(q.cod_charge, 0);

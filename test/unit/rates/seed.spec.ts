@@ -10,7 +10,7 @@ import { seeded, useRates } from "./setup";
 describe("rates: sandbox seed", () => {
 	useRates();
 
-	it("seeds the four sandbox couriers with their rate cards, COD and RTO rules", async () => {
+	it("seeds the five sandbox couriers with their rate cards, COD and RTO rules", async () => {
 		const rows = await select<any>(
 			getSequelize(),
 			"SELECT logistic_id, logistic_name, adapter, code, forward, reverse, cod, mode, volumetric_divisor, default_priority FROM rates.couriers ORDER BY logistic_id",
@@ -22,10 +22,15 @@ describe("rates: sandbox seed", () => {
 				[2, "Sandbox Surface", "sbx-surface", 2, 4000],
 				[3, "Sandbox Reverse", "sbx-reverse", 3, 5000],
 				[4, "Sandbox Lite", "sbx-lite", 4, 5000],
+				[5, "Sandbox Delhivery", "sbx-delhivery", 5, 5000],
 			],
 		);
 		assert.equal(rows[0].mode, "air");
-		assert.equal(seeded.cards.size, 5 + 5 + 5 + 4);
+		assert.equal(
+			seeded.cards.size,
+			5 + 5 + 5 + 4 + 5 + 5,
+			"Sandbox Delhivery: Surface's cards, forward and reverse",
+		);
 		const fileCards = SANDBOX_COURIERS.flatMap((c) =>
 			(["forward", "reverse"] as const).flatMap((dir) =>
 				Object.keys(c.rate_cards[dir] ?? {}).map((zone) => `${c.logistic_id}:${zone}:${dir}`),
@@ -40,6 +45,11 @@ describe("rates: sandbox seed", () => {
 		assert.equal(seeded.cod.has(4), false, "Lite has no COD configuration");
 		assert.equal(seeded.rto.get(2), 10000, "Surface RTO = 100 % of freight");
 		assert.equal(seeded.rto.get(4), 0);
+		const [dl] = await select<{ adapter: string }>(
+			getSequelize(),
+			"SELECT adapter FROM rates.couriers WHERE code = 'sbx-delhivery'",
+		);
+		assert.equal(dl.adapter, "delhivery", "the real Delhivery adapter, pointed at the simulator");
 		const [{ n }] = await select<{ n: string }>(
 			getSequelize(),
 			"SELECT count(*) AS n FROM rates.lane_performance",
@@ -61,7 +71,7 @@ describe("rates: sandbox seed", () => {
 		[{ n }] = await select<{ n: string }>(db, "SELECT count(*) AS n FROM rates.rate_cards");
 		assert.equal(Number(n), seeded.cards.size, "seed restores the missing card, inserts no duplicates");
 		const [{ c }] = await select<{ c: string }>(db, "SELECT count(*) AS c FROM rates.couriers");
-		assert.equal(Number(c), 4);
+		assert.equal(Number(c), 5);
 	});
 
 	it("seedSandbox answers the number of rows it inserted (0 when everything is there)", async () => {

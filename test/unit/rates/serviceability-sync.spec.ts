@@ -22,6 +22,7 @@ import {
 } from "../../../lib/couriers";
 import { exec, getSequelize, select } from "../../../lib/db";
 import { getQueue } from "../../../lib/queue";
+import { SANDBOX_DELHIVERY } from "../../../lib/rates/seed";
 import { SYNC_QUEUE, syncedRefusal, syncIntervalMs } from "../../../lib/rates/serviceability";
 import { byId, droppedOf, useRates } from "./setup";
 
@@ -249,7 +250,8 @@ describe("rates serviceability sync (issue 14)", function () {
 			);
 			assert.deepEqual(
 				res.couriers.map((c) => c.logistic_id),
-				[ID],
+				[SANDBOX_DELHIVERY.logistic_id, ID],
+				"the replaying courier and Sandbox Delhivery (its adapter is Delhivery's); the sandbox adapter has none",
 			);
 		});
 

@@ -114,9 +114,15 @@ describe("rates.serviceable: errors", () => {
 		assert.deepEqual(err.data.body, {
 			error: "lane_not_priced",
 			message: `No courier prices this lane: ${detail}`,
-			dropped_couriers: [1, 2, 3, 4].map((id) => ({
+			dropped_couriers: [1, 2, 3, 4, 5].map((id) => ({
 				logistic_id: id,
-				logistic_name: ["Sandbox Express", "Sandbox Surface", "Sandbox Reverse", "Sandbox Lite"][id - 1],
+				logistic_name: [
+					"Sandbox Express",
+					"Sandbox Surface",
+					"Sandbox Reverse",
+					"Sandbox Lite",
+					"Sandbox Delhivery",
+				][id - 1],
 				reason: "unknown_pincode",
 				detail,
 			})),
@@ -143,6 +149,7 @@ describe("rates.serviceable: errors", () => {
 				[2, "not_serviceable"],
 				[3, "forward_not_supported"],
 				[4, "cod_config_missing"],
+				[5, "not_serviceable"],
 			],
 		);
 	});

@@ -2,6 +2,7 @@
  * Zones A–E (DOMAIN.md "Zones") on real lanes of the India Post directory, and the §2.7 shape of a quote.
  */
 import { strict as assert } from "node:assert";
+import { SANDBOX_DELHIVERY } from "../../../lib/rates/seed";
 import { assertPriced, byId, QUOTE_KEYS, useRates } from "./setup";
 
 describe("rates.serviceable: zones on real lanes", () => {
@@ -35,7 +36,7 @@ describe("rates.serviceable: zones on real lanes", () => {
 		assert.deepEqual(Object.keys(res).sort(), ["data", "dropped_couriers"]);
 		assert.deepEqual(
 			res.data.map((q) => q.logistic_id),
-			[1, 2, 4],
+			[1, 2, 4, SANDBOX_DELHIVERY.logistic_id],
 		);
 		for (const q of res.data) {
 			assert.deepEqual(Object.keys(q).sort(), QUOTE_KEYS);
