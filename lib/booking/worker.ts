@@ -22,6 +22,7 @@ import {
 	type BookRequest,
 	type BookResult,
 	type CourierAdapter,
+	CourierDuplicate,
 	CourierRefused,
 	CourierUnavailable,
 	PickupLocationUnknown,
@@ -295,6 +296,8 @@ export async function runAttempt(
 	try {
 		return { result: await bookAt(adapter, req, warehouse), adapter };
 	} catch (err) {
+		if (err instanceof CourierDuplicate)
+			return { result: await duplicateBooked(deps, a, adapter, req, err), adapter };
 		if (err instanceof CourierRefused) {
 			throw new AttemptFailed(`${courier.logistic_name} refused: ${err.message}`, {
 				fallover: true,
@@ -314,6 +317,46 @@ export async function runAttempt(
 		deps.logger.info(`booking ${a.attempt_id}: reconciled by reference look-up after: ${err.message}`);
 		return { result: found, adapter };
 	}
+}
+
+/**
+ * The courier refused a create because it already holds a shipment under our
+ * reference (an earlier create of this attempt went through: unknown
+ * outcome, crash). The parcel is booked there, so the answer is that
+ * booking: the AWB the courier named, else what a look-up by reference
+ * finds. When neither gives an AWB (a courier without look-up, Xpressbees),
+ * the attempt fails WITHOUT falling over to another courier (that would ship
+ * the parcel twice), code `booking_error`, with words for the merchant and
+ * an error log line for ops to reconcile the shipment at the courier.
+ * @throws AttemptFailed as above; CourierUnavailable when the look-up cannot reach the courier (retried)
+ */
+async function duplicateBooked(
+	deps: BookingDeps,
+	a: AttemptRow,
+	adapter: CourierAdapter,
+	req: BookRequest,
+	err: CourierDuplicate,
+): Promise<BookResult> {
+	if (err.awb_number) {
+		deps.logger.info(`booking ${a.attempt_id}: ${a.courier_name} already held AWB ${err.awb_number} for it`);
+		return { reference: req.reference, awb_number: err.awb_number, routing_code: null, status: "booked" };
+	}
+	let found: BookResult | null = null;
+	try {
+		found = await adapter.lookupByReference(req.reference);
+	} catch (e2) {
+		if (e2 instanceof CourierUnavailable) throw e2;
+		deps.logger.warn(`booking ${a.attempt_id}: look-up after a duplicate refused: ${message(e2)}`);
+	}
+	if (found?.status === "booked") return found;
+	deps.logger.error(
+		`booking ${a.attempt_id}: ${a.courier_name} holds a shipment for reference ${req.reference} (order ${a.order_id}) ` +
+			`whose AWB it did not give (${err.message}); reconcile it at the courier`,
+	);
+	throw new AttemptFailed(
+		`${a.courier_name} already holds a shipment for this booking but did not give its AWB; it was not booked with another courier. Support will reconcile it with ${a.courier_name}`,
+		{ code: "booking_error" },
+	);
 }
 
 /**

@@ -227,6 +227,26 @@ export class CourierRefused extends Error {
 }
 
 /**
+ * A shipment create refused because the courier already holds a shipment
+ * under our reference (a create retried after an unknown outcome or a
+ * crash: the first one went through). The parcel IS booked there: the
+ * caller must never book the order with another courier on this answer.
+ * `awb_number`: the existing shipment's AWB when the courier said it, else
+ * null (then look the reference up, or hand it to ops when the courier has
+ * no look-up).
+ */
+export class CourierDuplicate extends CourierRefused {
+	constructor(
+		message: string,
+		readonly awb_number: string | null,
+		courierCode?: string,
+	) {
+		super(message, courierCode);
+		this.name = "CourierDuplicate";
+	}
+}
+
+/**
  * Definitive "no label file": the courier does not issue its own labels, or
  * has none for the AWB (unknown AWB). `message` says which.
  */

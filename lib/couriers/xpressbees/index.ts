@@ -12,7 +12,8 @@
  * - `registerWarehouse`: Xpressbees registers no pickup locations (the address travels with each
  *   shipment): answers our warehouse code without a call.
  * - `lookupByReference`: no look-up by order number → CourierRefused("… not supported by Xpressbees");
- *   a retried booking is safe anyway (`unique_order_number: "yes"`: a duplicate is refused, never doubled).
+ *   a retried booking never doubles the parcel (`unique_order_number: "yes"`): the refusal of a taken
+ *   order number is CourierDuplicate, which the booking worker settles without another courier.
  * - `verifyPush` false / `parsePush` CourierRefused: no push scheme published; scans are polled.
  * - `fetchLabel`: NoCourierLabel (labels are drawn by documents); `issuesOwnLabel` false.
  * - `prefetchWaybills`, `requestPickup`, `serviceability`: not offered, left undefined.

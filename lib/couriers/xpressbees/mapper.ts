@@ -18,7 +18,7 @@ import type {
 	RateQuery,
 	TrackingScan,
 } from "../types";
-import { CourierRefused, CourierUnavailable } from "../types";
+import { CourierDuplicate, CourierRefused, CourierUnavailable } from "../types";
 import type { XbResponse } from "./proxy";
 
 /** Package size sent when a booking has no dimensions (Xpressbees requires them), cm. */
@@ -37,6 +37,9 @@ export interface XbParty {
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Words of a refusal that says the order number is taken (see {@link parseShipment}). */
+const DUPLICATE_WORDS = /already\s+exist|duplicate/i;
 
 /** The courier's words of a refusal: `message` as a string, a list or an object of field messages. */
 export function wordsOf(body: unknown, fallback: string): string {
@@ -110,8 +113,23 @@ export function toShipment(req: BookRequest, courierId: string | null): Obj {
 	return body;
 }
 
-/** Reads the booking answer `{status: true, data: {awb_number, status, …}}`. */
+/**
+ * Reads the booking answer `{status: true, data: {awb_number, status, …}}`.
+ * A refusal of the order number as already used (`unique_order_number:
+ * "yes"`; Xpressbees does not publish the words: any "already exist(s)" or
+ * "duplicate") throws CourierDuplicate, with the AWB when the answer carries
+ * `data.awb_number`: the shipment exists at Xpressbees.
+ */
 export function parseShipment(res: XbResponse, reference: string): BookResult {
+	const body = res.body;
+	if (isObj(body) && (body.status === false || res.status >= 400)) {
+		const words = wordsOf(body, "shipment create refused");
+		if (DUPLICATE_WORDS.test(words)) {
+			const awb = isObj(body.data) ? body.data.awb_number : undefined;
+			const known = typeof awb === "string" || typeof awb === "number";
+			throw new CourierDuplicate(words, known ? String(awb) : null);
+		}
+	}
 	const data = dataOf(res, "shipment create");
 	const awb = isObj(data) ? data.awb_number : undefined;
 	if (typeof awb !== "string" && typeof awb !== "number") {

@@ -18,6 +18,7 @@ import { adapterFor } from "../../../lib/couriers";
 import {
 	type BookRequest,
 	type CourierAdapter,
+	CourierDuplicate,
 	CourierRefused,
 	CourierUnavailable,
 	type NdrActionDetails,
@@ -150,11 +151,13 @@ async function outcome(p: Promise<unknown>): Promise<unknown> {
 	} catch (err) {
 		const e = err as Error;
 		const kind =
-			e instanceof CourierRefused
-				? "CourierRefused"
-				: e instanceof CourierUnavailable
-					? "CourierUnavailable"
-					: e.name;
+			e instanceof CourierDuplicate
+				? "CourierDuplicate"
+				: e instanceof CourierRefused
+					? "CourierRefused"
+					: e instanceof CourierUnavailable
+						? "CourierUnavailable"
+						: e.name;
 		return { throws: kind, message: e.message };
 	}
 }
