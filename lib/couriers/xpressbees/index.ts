@@ -4,7 +4,8 @@
  * (./proxy.ts), unlike Delhivery's static token and `format=json&data=` forms.
  *
  * What Xpressbees' API offers and what this adapter does with each operation:
- * - `book` → `POST /api/shipments2` (pickup address inline, `request_auto_pickup: "yes"`)
+ * - `book` → forward `POST /api/shipments2` (pickup address inline, `request_auto_pickup: "yes"`);
+ *   reverse `POST /api/reverseshipments` (Xpressbees' return pickups, their own body)
  * - `track` → `GET /api/shipments2/track/<awb>`; `trackMany` = one track call per AWB (batch size 1)
  * - `cancel` → `POST /api/shipments2/cancel`
  * - `ndrAction` → `POST /api/ndr/create`
@@ -40,6 +41,7 @@ import {
 	parseTrack,
 	toNdr,
 	toRate,
+	toReverseShipment,
 	toShipment,
 } from "./mapper";
 import { callXpressbees } from "./proxy";
@@ -70,12 +72,16 @@ export class XpressbeesAdapter implements CourierAdapter {
 		return { courier_location_id: loc.warehouse_code };
 	}
 
-	/** `POST /api/shipments2`. Refusal (duplicate order number, unserviceable pincode …) → CourierRefused. */
+	/**
+	 * Forward: `POST /api/shipments2`; reverse: `POST /api/reverseshipments`.
+	 * Refusal (unserviceable pincode …) → CourierRefused; a taken order number → CourierDuplicate.
+	 */
 	async book(req: BookRequest): Promise<BookResult> {
+		const reverse = req.direction === "reverse";
 		const res = await callXpressbees(this.settings, {
 			method: "POST",
-			path: "/api/shipments2",
-			json: toShipment(req, this.settings.courierId),
+			path: reverse ? "/api/reverseshipments" : "/api/shipments2",
+			json: reverse ? toReverseShipment(req) : toShipment(req, this.settings.courierId),
 		});
 		return parseShipment(res, req.reference);
 	}

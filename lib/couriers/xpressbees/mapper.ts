@@ -76,41 +76,72 @@ function party(a: BookRequest["consignee"]): XbParty {
 }
 
 /**
- * `POST /api/shipments2` body of `req`. `order_number` is our reference with
- * `unique_order_number: "yes"` (Xpressbees refuses a second shipment of the
- * same order number: a retried booking is never doubled); our order number
- * rides as the item's `sku`. Reverse: `payment_type: "reverse"`, collected at
- * the consignee, delivered to the return address.
+ * `POST /api/shipments2` body of a forward `req`. `order_number` is our
+ * reference with `unique_order_number: "yes"` (Xpressbees refuses a second
+ * shipment of the same order number: a retried booking is never doubled); our
+ * order number rides as the item's `sku`. Weight in grams, dimensions in cm,
+ * amounts in rupees.
  */
 export function toShipment(req: BookRequest, courierId: string | null): Obj {
-	const reverse = req.direction === "reverse";
-	const dims = req.dimensions_cm ?? {
-		length: DEFAULT_DIMENSION_CM,
-		width: DEFAULT_DIMENSION_CM,
-		height: DEFAULT_DIMENSION_CM,
-	};
-	const from = reverse ? req.consignee : req.pickup;
-	const to = reverse ? req.return_address : req.consignee;
+	const dims = dimensionsOf(req);
 	const body: Obj = {
 		order_number: req.reference,
 		unique_order_number: "yes",
-		payment_type: reverse ? "reverse" : req.payment,
+		payment_type: req.payment,
 		order_amount: req.declared_value,
 		discount: 0,
 		shipping_charges: 0,
 		cod_charges: 0,
-		collectable_amount: !reverse && req.payment === "cod" ? req.cod_amount : 0,
+		collectable_amount: req.payment === "cod" ? req.cod_amount : 0,
 		package_weight: Math.round(req.weight_kg * 1000),
 		package_length: dims.length,
 		package_breadth: dims.width,
 		package_height: dims.height,
 		request_auto_pickup: "yes",
-		consignee: party(to),
-		pickup: { warehouse_name: req.pickup_location_code, ...party(from) },
+		consignee: party(req.consignee),
+		pickup: { warehouse_name: req.pickup_location_code, ...party(req.pickup) },
 		order_items: [{ name: req.product_description, qty: 1, price: req.declared_value, sku: req.order_no }],
 	};
 	if (courierId) body.courier_id = courierId;
 	return body;
+}
+
+/**
+ * `POST /api/reverseshipments` body of a reverse `req` (Xpressbees books
+ * returns on their own endpoint): `order_id` our reference, `consignee` the
+ * customer the parcel is collected from, `pickup` the warehouse it goes back
+ * to (Xpressbees' names), one product line (`product_amount` rupees as text),
+ * weight in grams, dimensions in cm, no doorstep quality check (`qccheck`
+ * "0", so no product images are sent).
+ */
+export function toReverseShipment(req: BookRequest): Obj {
+	const dims = dimensionsOf(req);
+	return {
+		order_id: req.reference,
+		request_auto_pickup: "yes",
+		consignee: party(req.consignee),
+		pickup: { warehouse_name: req.pickup_location_code, ...party(req.return_address) },
+		categories: "Others",
+		product_name: req.product_description,
+		product_qty: "1",
+		product_amount: String(req.declared_value),
+		package_weight: Math.round(req.weight_kg * 1000),
+		package_length: String(dims.length),
+		package_breadth: String(dims.width),
+		package_height: String(dims.height),
+		qccheck: "0",
+	};
+}
+
+/** The parcel's dimensions (cm), {@link DEFAULT_DIMENSION_CM} each when not given. */
+function dimensionsOf(req: BookRequest): { length: number; width: number; height: number } {
+	return (
+		req.dimensions_cm ?? {
+			length: DEFAULT_DIMENSION_CM,
+			width: DEFAULT_DIMENSION_CM,
+			height: DEFAULT_DIMENSION_CM,
+		}
+	);
 }
 
 /**
