@@ -8,7 +8,12 @@ import type { Sequelize } from "sequelize";
 import type { CourierInfo, ShipmentDirection, Zone } from "../contracts";
 import { select } from "../db";
 import { type CodConfig, kgToGrams, type RateCard, type ServiceabilityRule } from "./pricing";
-import { loadSyncedPincodes, type SyncedPincodes } from "./serviceability";
+import {
+	loadSyncedLimits,
+	loadSyncedPincodes,
+	type SyncedLimits,
+	type SyncedPincodes,
+} from "./serviceability";
 
 /** Minimum shipments on a lane before its performance is answered (never invented below it). */
 export const MIN_LANE_SHIPMENTS = 20;
@@ -46,6 +51,8 @@ export interface CatalogSnapshot {
 	 * `rates.courier_pincodes`); couriers never synced are absent (not filtered).
 	 */
 	synced?: SyncedPincodes;
+	/** The stated limits (COD amount, weight) of synced pincodes ({@link loadSyncedLimits}); absent = none. */
+	syncedLimits?: SyncedLimits;
 	loadedAt: Date;
 }
 
@@ -147,7 +154,7 @@ export function courierInfo(c: CourierRow): CourierInfo {
  * delivered ones (one decimal); lanes under 20 shipments are left out.
  */
 export async function loadCatalog(db: Sequelize): Promise<CatalogSnapshot> {
-	const [couriers, cards, cods, rtos, rules, perf, synced] = await Promise.all([
+	const [couriers, cards, cods, rtos, rules, perf, synced, syncedLimits] = await Promise.all([
 		select<CourierDbRow>(
 			db,
 			`SELECT logistic_id, logistic_name, adapter, code, forward, reverse, cod, mode, volumetric_divisor,
@@ -167,6 +174,7 @@ export async function loadCatalog(db: Sequelize): Promise<CatalogSnapshot> {
 			[MIN_LANE_SHIPMENTS],
 		),
 		loadSyncedPincodes(db),
+		loadSyncedLimits(db),
 	]);
 	const snap: CatalogSnapshot = {
 		couriers: [],
@@ -177,6 +185,7 @@ export async function loadCatalog(db: Sequelize): Promise<CatalogSnapshot> {
 		rules: new Map(),
 		performance: new Map(),
 		synced,
+		syncedLimits,
 		loadedAt: new Date(),
 	};
 	for (const r of couriers) {

@@ -7,7 +7,7 @@ import type { DroppedCourier, PincodeInfo, Quote, QuoteParams, QuoteResult } fro
 import { toPaise, toRupees } from "../money";
 import { type CatalogSnapshot, type CourierRow, cardKey, laneKey } from "./catalog";
 import { kgToGrams, priceCharges, serves, zoneOf } from "./pricing";
-import { syncedRefusal } from "./serviceability";
+import { syncedLimitRefusal, syncedRefusal } from "./serviceability";
 
 /**
  * The one internal lane query both entry points end in (lib/rates/params.ts:
@@ -60,8 +60,10 @@ function candidates(snap: CatalogSnapshot, q: LaneQuery, dropped: DroppedCourier
  * `no_rate_card` (no card for the zone and direction), `not_serviceable`
  * (a serviceability rule excludes the pickup or delivery pincode, or the
  * courier's synced pincode serviceability says it does not serve the lane
- * for this direction and payment: lib/rates/serviceability.ts `syncedRefusal`),
- * `over_weight_limit` (billable weight above the courier's maximum).
+ * for this direction and payment: lib/rates/serviceability.ts `syncedRefusal`,
+ * or a COD amount above what it collects at the delivery pincode:
+ * `syncedLimitRefusal`), `over_weight_limit` (billable weight above a synced
+ * pincode's stated maximum, or the courier's).
  * An unknown pincode at either end drops every candidate with `unknown_pincode`.
  *
  * Charges: lib/rates/pricing.ts `priceCharges` (paise), answered in rupees;
@@ -135,6 +137,17 @@ export function quoteLane(
 		);
 		if (refusal) {
 			dropped.push(drop(c, "not_serviceable", `${c.logistic_name} does not serve ${refusal}`));
+			continue;
+		}
+		const limit = syncedLimitRefusal(
+			snap.syncedLimits?.get(c.logistic_id),
+			q.from_pin,
+			q.to_pin,
+			codAmountPaise,
+			billableG,
+		);
+		if (limit) {
+			dropped.push(drop(c, limit.reason, `${c.logistic_name}: ${limit.detail}`));
 			continue;
 		}
 		if (c.max_weight_g !== null && billableG > c.max_weight_g) {

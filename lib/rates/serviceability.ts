@@ -216,6 +216,75 @@ export async function loadSyncedPincodes(db: Sequelize): Promise<SyncedPincodes>
 	return out;
 }
 
+/** A synced pincode's own limits: the most COD collected there (paise) and the heaviest parcel (grams); null = none stated. */
+export interface PinLimits {
+	max_amount_paise: number | null;
+	max_weight_g: number | null;
+}
+
+/** Synced limits in memory: logistic_id → pincode → {@link PinLimits}, only for pincodes that state one. */
+export type SyncedLimits = Map<number, Map<string, PinLimits>>;
+
+/** Reads the stated limits of every synced pincode (rows without any are left out). Throws when the database is unreachable. */
+export async function loadSyncedLimits(db: Sequelize): Promise<SyncedLimits> {
+	const rows = await select<{
+		logistic_id: number | string;
+		pincode: string;
+		max_amount_paise: number | string | null;
+		max_weight_g: number | string | null;
+	}>(
+		db,
+		`SELECT logistic_id, pincode, max_amount_paise, max_weight_g FROM rates.courier_pincodes
+		  WHERE max_amount_paise IS NOT NULL OR max_weight_g IS NOT NULL`,
+	);
+	const out: SyncedLimits = new Map();
+	for (const r of rows) {
+		const id = Number(r.logistic_id);
+		let m = out.get(id);
+		if (!m) out.set(id, (m = new Map()));
+		m.set(r.pincode, {
+			max_amount_paise: r.max_amount_paise === null ? null : Number(r.max_amount_paise),
+			max_weight_g: r.max_weight_g === null ? null : Number(r.max_weight_g),
+		});
+	}
+	return out;
+}
+
+/**
+ * The first limit of courier `limits` (its synced pincodes' stated limits;
+ * undefined → none) that the parcel passes on lane `from` → `to`, or null:
+ * - `over_weight_limit`: the billable weight (grams) above either pincode's
+ *   `max_weight` (Delhivery `max_weight`);
+ * - `not_serviceable`: a COD amount (paise; forward COD only, else null)
+ *   above the delivery pincode's `max_amount` (the most COD the courier
+ *   collects there, Delhivery `max_amount`).
+ * Details name the pincode and the limit in kg / rupees.
+ */
+export function syncedLimitRefusal(
+	limits: Map<string, PinLimits> | undefined,
+	from: string,
+	to: string,
+	codAmountPaise: number | null,
+	billableG: number,
+): { reason: "over_weight_limit" | "not_serviceable"; detail: string } | null {
+	if (!limits) return null;
+	for (const pin of [from, to]) {
+		const maxG = limits.get(pin)?.max_weight_g ?? null;
+		if (maxG !== null && billableG > maxG)
+			return {
+				reason: "over_weight_limit",
+				detail: `billable weight ${billableG / 1000} kg exceeds the ${maxG / 1000} kg limit at pincode ${pin}`,
+			};
+	}
+	const maxPaise = limits.get(to)?.max_amount_paise ?? null;
+	if (codAmountPaise !== null && maxPaise !== null && codAmountPaise > maxPaise)
+		return {
+			reason: "not_serviceable",
+			detail: `COD of ₹${codAmountPaise / 100} is above the ₹${maxPaise / 100} collected at delivery pincode ${to}`,
+		};
+	return null;
+}
+
 /**
  * Why courier `pins` (its synced rows; undefined = never synced → null, not
  * filtered) does not serve the lane `from` → `to`, or null when it does:

@@ -217,6 +217,39 @@ describe("rates serviceability sync (issue 14)", function () {
 			assert.ok(all.data.length > 0 && !byId(all, ID));
 		});
 
+		it("drops the courier above a synced pincode's stated weight or COD limit", async () => {
+			// 400050 states max_weight 20 kg (the recorded answer): a 25 kg parcel to it is over that pincode's limit
+			const heavy = await quote({ from_pin: FULL, to_pin: PARTIAL, physical_weight: 25 });
+			assert.equal(droppedOf(heavy, ID)?.reason, "over_weight_limit");
+			assert.match(droppedOf(heavy, ID)?.detail ?? "", /25 kg exceeds the 20 kg limit at pincode 400050/);
+			assert.ok(byId(await quote({ from_pin: FULL, to_pin: PARTIAL, physical_weight: 19 }), ID));
+			// a COD ceiling of ₹1,000 at 560058 (COD allowed there): ₹1,500 is above it, ₹800 is not
+			await exec(
+				db(),
+				"UPDATE rates.courier_pincodes SET max_amount_paise = 100000 WHERE logistic_id = $1 AND pincode = $2",
+				[ID, FULL],
+			);
+			try {
+				await t.broker.call("rates.reload", {});
+				const over = await quote({ from_pin: FULL, to_pin: FULL, payment_mode: "cod", cod_amount: 1500 });
+				assert.ok(
+					byId(await quote({ from_pin: FULL, to_pin: FULL, payment_mode: "cod", cod_amount: 800 }), ID),
+				);
+				assert.equal(droppedOf(over, ID)?.reason, "not_serviceable");
+				assert.match(
+					droppedOf(over, ID)?.detail ?? "",
+					/COD of ₹1500 is above the ₹1000 collected at delivery pincode 560058/,
+				);
+			} finally {
+				await exec(
+					db(),
+					"UPDATE rates.courier_pincodes SET max_amount_paise = NULL WHERE logistic_id = $1 AND pincode = $2",
+					[ID, FULL],
+				);
+				await t.broker.call("rates.reload", {});
+			}
+		});
+
 		it("a failed sync keeps the previous rows and records the error", async () => {
 			const before = await status();
 			replay.mode = "fail";
