@@ -14,6 +14,10 @@
  * - The deadline policy (lib/ndr/policy.ts) runs every `NDR_POLICY_MS` on
  *   each pod (cases leased with FOR UPDATE SKIP LOCKED) and on demand as ops
  *   action `ndr.tick {now?}` (the controllable clock of the tests).
+ * - Worker `ndr.checkActStatus` {action_id, n} of BullMQ queue `ndr-act-status`
+ *   (lib/ndr/act-status.ts): the courier's later decision on a sent act
+ *   (Delhivery decides NDR uploads asynchronously) → action `accepted` /
+ *   `refused` (a refused act puts the case back in `action_required`).
  * - Buyer notifications through lib/ndr/notifier.ts (`NDR_NOTIFIER`, the
  *   sandbox notifier records and never sends).
  */
@@ -23,6 +27,7 @@ import {
 	type CallOptions,
 	call,
 	type NdrActAnswer,
+	type NdrActCheck,
 	type NdrComment,
 	type NdrCounts,
 	type NdrPage,
@@ -32,6 +37,7 @@ import {
 import { cursorSecretConfigured } from "../lib/cursor";
 import { apiError, errorBodyOf, validationFailed } from "../lib/errors";
 import { parseNdrActBody } from "../lib/ndr/act-input";
+import { ACT_STATUS_QUEUE, checkActStatus, scheduleFirstCheck } from "../lib/ndr/act-status";
 import { applyStatusEvent } from "../lib/ndr/cases";
 import { sendNdrAction } from "../lib/ndr/courier-action";
 import { messageOf, type NdrDeps } from "../lib/ndr/deps";
@@ -60,6 +66,7 @@ import {
 import { defineService } from "../lib/service";
 import { EventOutboxRelay } from "../lib/webhooks/publish";
 import { DbMixin } from "../mixins/db.mixin";
+import { WorkerMixin } from "../mixins/worker.mixin";
 
 /** State set in `created` / `started` (db comes from the DbMixin). */
 interface NdrVars {
@@ -77,7 +84,10 @@ const COURIER_ERRORS = new Set(["reattempt_failed", "ndr_unavailable"]);
 
 export default defineService<NdrVars>()({
 	name: "ndr",
-	mixins: [DbMixin("ndr", NDR_MIGRATIONS)],
+	mixins: [
+		DbMixin("ndr", NDR_MIGRATIONS),
+		WorkerMixin([{ queue: ACT_STATUS_QUEUE, action: "ndr.checkActStatus", concurrency: 4 }]),
+	],
 	methods: {
 		/** Options of calls to other services: the configured timeout; failures become 503 `unavailable`. */
 		callOptions(unavailable?: string | false): CallOptions {
@@ -201,7 +211,8 @@ export default defineService<NdrVars>()({
 		 * required; the act goes to the courier through its adapter with the NDR
 		 * retry policy (lib/ndr/courier-action.ts), and is recorded (by the
 		 * caller's `sub`, with the courier's request id or its error). The case
-		 * moves to tab `action_requested`. 200 {@link NdrActAnswer} `{status:
+		 * moves to tab `action_requested`. At a courier that decides acts later
+		 * (Delhivery) the outcome is then polled (`ndr.checkActStatus`). 200 {@link NdrActAnswer} `{status:
 		 * "requested", awb, forward_id: "bk_<attempt id>", order_id, ndr_act,
 		 * request_id}`.
 		 * Access: `writes` (read-only roles 403 `Read-only role`: §5 rule 3
@@ -258,8 +269,9 @@ export default defineService<NdrVars>()({
 					attempt_no: c.attempts,
 				};
 				let request_id: string;
+				let polls: boolean;
 				try {
-					({ request_id } = await sendNdrAction(
+					({ request_id, polls } = await sendNdrAction(
 						ctx,
 						{
 							awb_number: c.awb_number,
@@ -282,13 +294,14 @@ export default defineService<NdrVars>()({
 					}
 					throw err;
 				}
-				await recordAction(this.db, {
+				const action_id = await recordAction(this.db, {
 					...base,
 					status: "sent",
 					request_id,
 					error_code: null,
 					error_message: null,
 				});
+				await scheduleFirstCheck(this.deps(), action_id, polls);
 				return {
 					status: "requested",
 					awb: c.awb_number,
@@ -297,6 +310,27 @@ export default defineService<NdrVars>()({
 					ndr_act,
 					request_id,
 				};
+			},
+		},
+
+		/**
+		 * Worker of BullMQ queue `ndr-act-status` (lib/ndr/act-status.ts
+		 * `checkActStatus`; at-least-once, idempotent): poll number `n` (from 0)
+		 * of the courier's decision on sent action `action_id`. Accepted → the
+		 * action `accepted`; refused (or an upload id the courier does not know)
+		 * → `refused` with the courier's words and the case back in
+		 * `action_required`; undecided or unreachable → the next poll (doubling
+		 * delay from `NDR_ACT_POLL_MS`, at most 1 h apart, for 24 h). Answers
+		 * {@link NdrActCheck} `{action_id, status, rescheduled}`. Throws only
+		 * when the database or queue fails (the job is retried). Not aliased over HTTP.
+		 */
+		checkActStatus: {
+			params: {
+				action_id: { type: "number", integer: true, positive: true, convert: true },
+				n: { type: "number", integer: true, min: 0, optional: true, convert: true },
+			},
+			async handler(ctx): Promise<NdrActCheck> {
+				return checkActStatus(this.deps(), ctx, ctx.params.action_id, ctx.params.n ?? 0);
 			},
 		},
 

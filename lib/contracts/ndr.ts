@@ -34,10 +34,19 @@ export interface NdrActionView {
 	act: "RE-ATTEMPT" | "DEFER_DLV" | "EDIT_DETAILS" | "RTO";
 	/** `merchant` (POST /v1/shipping/ndr) or `system` (the deadline policy) */
 	by: "merchant" | "system";
-	status: "sent" | "failed";
+	/**
+	 * `sent` (handed to the courier, its decision not known yet), `failed` (not
+	 * handed over), then, for a courier that decides later (Delhivery), `accepted`
+	 * or `refused` (the case is back in `action_required`: act again)
+	 */
+	status: "sent" | "failed" | "accepted" | "refused";
 	/** the courier's request id (sent), else null */
 	request_id: string | null;
 	error: string | null;
+	/** the courier's words on its later decision (e.g. why it refused), else null */
+	courier_remarks: string | null;
+	/** when the courier was last asked for its decision, else null */
+	checked_at: string | null;
 	at: string;
 }
 
@@ -170,6 +179,15 @@ export interface NdrTickResult {
 	notified: number;
 }
 
+/** Answer of `ndr.checkActStatus` (one poll of a sent act's outcome, lib/ndr/act-status.ts). */
+export interface NdrActCheck {
+	action_id: number;
+	/** the action's status after the poll; `sent` while the courier has not decided; null: no such action */
+	status: "sent" | "failed" | "accepted" | "refused" | null;
+	/** whether another poll was scheduled */
+	rescheduled: boolean;
+}
+
 export interface NdrActions {
 	/** GET /v1/ndr (§4.6, §2.10, §2.12): the caller's cases of one tab, newest first. */
 	"ndr.list": { params: HttpParams; result: NdrPage };
@@ -185,6 +203,12 @@ export interface NdrActions {
 	 * attempt, queued buyer notifications.
 	 */
 	"ndr.tick": { params: { now?: string }; result: NdrTickResult };
+	/**
+	 * Worker of BullMQ queue `ndr-act-status` (lib/ndr/act-status.ts): asks the
+	 * courier for the outcome of sent action `action_id` (poll number `n`, from 0)
+	 * and records it, or schedules the next poll. Not aliased over HTTP.
+	 */
+	"ndr.checkActStatus": { params: { action_id: number; n?: number }; result: NdrActCheck };
 }
 
 export type NdrEvents = Record<never, never>;

@@ -156,6 +156,14 @@ export interface CourierAdapter {
 	/** Asks the courier to collect at a pickup location (Delhivery `POST /fm/request/new/`). */
 	requestPickup?(req: PickupRequest): Promise<{ pickup_id: string }>;
 	/**
+	 * The outcome of an asynchronous NDR act, by the request id {@link CourierAdapter.ndrAction}
+	 * answered (Delhivery `GET /api/cmu/get_bulk_upl/<request_id>`): one entry per AWB of the
+	 * request; an AWB the courier has not decided yet is `pending` (poll again later).
+	 * Throws {@link CourierUnavailable} when unreachable, timed out, 5xx or the answer is
+	 * unreadable / unknown; {@link CourierRefused} (its words) for an upload id it does not know.
+	 */
+	ndrActionStatus?(request_id: string): Promise<NdrUploadOutcome[]>;
+	/**
 	 * The courier's own price of a shipment (Delhivery `GET /api/kinko/v1/invoice/charges/.json`,
 	 * 40 requests a minute: the adapter never sends the 41st within a minute — it waits or answers from cache).
 	 */
@@ -165,6 +173,17 @@ export interface CourierAdapter {
 	/** Most pincodes one serviceability call takes. */
 	readonly serviceabilityBatchSize?: number;
 }
+
+/**
+ * The courier's decision on one AWB of an NDR act request ({@link CourierAdapter.ndrActionStatus}):
+ * `accepted` (the act will be carried out), `refused` (definitive; `remarks` the courier's words),
+ * `pending` (not decided yet). `remarks` null when the courier gave none.
+ */
+export type NdrUploadOutcome = {
+	awb_number: string;
+	state: "accepted" | "refused" | "pending";
+	remarks: string | null;
+};
 
 /** A pickup request. `date` is an IST calendar day `YYYY-MM-DD`, `time` IST `HH:mm`. */
 export interface PickupRequest {

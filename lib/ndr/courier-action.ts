@@ -109,7 +109,9 @@ export interface SendNdrOptions {
  * @param req.awb_number the shipment's AWB; `logistic_id` its courier;
  *   `input` the parsed body (./act-input.ts); `first_pending_at` ISO-8601 of
  *   the case's first failed delivery
- * @returns the courier's request id (Delhivery: the upload id, `UPL…`)
+ * @returns the courier's request id (Delhivery: the upload id, `UPL…`) and
+ *   `polls`: whether the courier decides the act later and its adapter can be
+ *   asked the outcome (`ndrActionStatus`; then ./act-status.ts polls it)
  * @throws ApiError 400 `validation_failed` (DEFER_DLV date out of the window);
  *   422 `reattempt_failed` with the courier's words (refused, or a courier
  *   with no integration here); 503 `ndr_unavailable` (rates or the courier
@@ -119,7 +121,7 @@ export async function sendNdrAction(
 	via: Caller,
 	req: { awb_number: string; logistic_id: number; input: NdrActInput; first_pending_at: string },
 	opts: SendNdrOptions = {},
-): Promise<{ request_id: string }> {
+): Promise<{ request_id: string; polls: boolean }> {
 	const { input } = req;
 	if (input.ndr_act === "DEFER_DLV")
 		checkDeferWindow(input.deferred_date ?? "", req.first_pending_at, opts.now ?? new Date());
@@ -147,7 +149,8 @@ export async function sendNdrAction(
 	const { attempts, backoffMs } = ndrRetryPolicy();
 	const details = detailsOf(input);
 	try {
-		return await pRetry(() => ndr(req.awb_number, input.ndr_act, details), {
+		const polls = typeof adapter.ndrActionStatus === "function";
+		const sent = await pRetry(() => ndr(req.awb_number, input.ndr_act, details), {
 			retries: attempts - 1,
 			factor: 2,
 			minTimeout: backoffMs,
@@ -155,6 +158,7 @@ export async function sendNdrAction(
 			maxRetryTime: NDR_RETRY_WINDOW_MS,
 			shouldRetry: ({ error }) => error instanceof CourierUnavailable,
 		});
+		return { request_id: sent.request_id, polls };
 	} catch (err) {
 		if (err instanceof CourierRefused) throw apiError(422, "reattempt_failed", err.message);
 		throw apiError(

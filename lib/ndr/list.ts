@@ -172,6 +172,8 @@ export function rowOf(r: ListRowDb, maxAttempts: number): NdrRow {
 				status: r.act_status as NdrActionView["status"],
 				request_id: r.act_request_id,
 				error: r.act_error,
+				courier_remarks: r.act_remarks,
+				checked_at: iso(r.act_checked_at),
 				at: String(iso(r.act_at)),
 			}
 		: null;

@@ -13,7 +13,8 @@
  *   channel's) and (awb_number, at) unique: a redelivered event counts once.
  * - `ndr.actions`: every NDR action (merchant's through `POST /v1/shipping/ndr`,
  *   the policy's automatic re-attempt and RTO): who, when, what, the courier's
- *   request id or the error.
+ *   request id or the error; for a courier that decides acts later (Delhivery) the
+ *   outcome polled afterwards (`accepted` / `refused`, `courier_remarks`, `checked_at`).
  * - `ndr.comments`: merchant comments on a case.
  * - `ndr.notifications`: buyer notifications (lib/ndr/notifier.ts).
  */
@@ -202,6 +203,22 @@ export const NDR_MIGRATIONS: Migration[] = [
 			await q("DROP TRIGGER IF EXISTS case_closed_event ON ndr.cases");
 			await q(`CREATE TRIGGER case_closed_event AFTER UPDATE OF closed_status ON ndr.cases
 				FOR EACH ROW EXECUTE FUNCTION ndr.case_event()`);
+		},
+	},
+	{
+		// The courier's later decision on a sent act (Delhivery decides an NDR upload asynchronously;
+		// lib/ndr/act-status.ts polls it): `accepted` / `refused` besides `sent` / `failed`, the
+		// courier's remarks and when we last asked.
+		name: "004-action-outcome",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q("ALTER TABLE ndr.actions DROP CONSTRAINT IF EXISTS actions_status_check");
+			await q(
+				`ALTER TABLE ndr.actions ADD CONSTRAINT actions_status_check
+				 CHECK (status IN ('sent', 'failed', 'accepted', 'refused'))`,
+			);
+			await q("ALTER TABLE ndr.actions ADD COLUMN IF NOT EXISTS courier_remarks text NULL");
+			await q("ALTER TABLE ndr.actions ADD COLUMN IF NOT EXISTS checked_at timestamptz NULL");
 		},
 	},
 ];

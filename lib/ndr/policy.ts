@@ -23,6 +23,7 @@
  *    to a crash) to the notifier again.
  */
 import { type Caller, call, type NdrTickResult } from "../contracts";
+import { scheduleFirstCheck } from "./act-status";
 import { deliverNotification } from "./cases";
 import { sendNdrAction } from "./courier-action";
 import { messageOf, type NdrDeps } from "./deps";
@@ -68,7 +69,7 @@ async function autoReattempt(deps: NdrDeps, via: Caller, c: CaseRow, now: Date):
 		at: now,
 	};
 	try {
-		const { request_id } = await sendNdrAction(
+		const { request_id, polls } = await sendNdrAction(
 			via,
 			{
 				awb_number: c.awb_number,
@@ -78,13 +79,14 @@ async function autoReattempt(deps: NdrDeps, via: Caller, c: CaseRow, now: Date):
 			},
 			{ now, callOptions: deps.callOptions() },
 		);
-		await recordAction(deps.db, {
+		const action_id = await recordAction(deps.db, {
 			...base,
 			status: "sent",
 			request_id,
 			error_code: null,
 			error_message: null,
 		});
+		await scheduleFirstCheck(deps, action_id, polls);
 		return true;
 	} catch (err) {
 		const e = err as { type?: unknown };

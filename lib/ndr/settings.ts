@@ -10,6 +10,7 @@
  * | `NDR_POLICY_RETRY_MS` | after an automatic re-attempt the courier refused or could not take, when the next pass tries again | 3600000 |
  * | `NDR_MAX_ATTEMPTS` | failed delivery attempts after which the shipment goes RTO | 3 |
  * | `NDR_CALL_TIMEOUT_MS` | timeout of calls to other services | 5000 |
+ * | `NDR_ACT_POLL_MS` | first poll of a sent act's outcome at a courier that decides later (Delhivery), then doubled per poll (at most 1 h apart, for 24 h) | 60000 |
  */
 
 /** The ndr service's timings and limits. */
@@ -19,6 +20,8 @@ export interface NdrSettings {
 	policyRetryMs: number;
 	maxAttempts: number;
 	callTimeoutMs: number;
+	/** delay of the first poll of a sent act's outcome (./act-status.ts) */
+	actPollMs: number;
 	/** cases one policy pass takes (leases) at most */
 	batch: number;
 	/** how long a pass holds its lease on a case (another pod's pass skips it meanwhile) */
@@ -39,6 +42,7 @@ export function ndrSettings(env: NodeJS.ProcessEnv = process.env): NdrSettings {
 		policyRetryMs: num(env.NDR_POLICY_RETRY_MS, 3_600_000),
 		maxAttempts: num(env.NDR_MAX_ATTEMPTS, 3),
 		callTimeoutMs: num(env.NDR_CALL_TIMEOUT_MS, 5_000),
+		actPollMs: num(env.NDR_ACT_POLL_MS, 60_000),
 		batch: 50,
 		leaseMs: 120_000,
 	};

@@ -330,6 +330,7 @@ export interface ActionRecord {
 	by: "merchant" | "system";
 	actor: string;
 	details: Record<string, unknown>;
+	/** as recorded when sent; `accepted` / `refused` come later from the courier (./act-status.ts) */
 	status: "sent" | "failed";
 	request_id: string | null;
 	error_code: string | null;
@@ -398,6 +399,86 @@ export async function recordAction(db: Sequelize, a: ActionRecord, retry_at?: Da
 			);
 		}
 		return Number(ins[0].id);
+	});
+}
+
+/** A sent act awaiting the courier's decision, as ./act-status.ts reads it. */
+export interface SentActionRow {
+	id: number;
+	case_id: number;
+	status: "sent" | "failed" | "accepted" | "refused";
+	request_id: string | null;
+	created_at: Date;
+	/** the case's AWB and courier */
+	awb_number: string;
+	logistic_id: number;
+}
+
+/** Action `id` with its case's AWB and courier, or null. */
+export async function actionForCheck(db: Sequelize, id: number): Promise<SentActionRow | null> {
+	const rows = await select<Record<string, unknown>>(
+		db,
+		`SELECT a.id, a.case_id, a.status, a.request_id, a.created_at, c.awb_number, c.logistic_id
+		 FROM ndr.actions a JOIN ndr.cases c ON c.id = a.case_id WHERE a.id = $1`,
+		[id],
+	);
+	if (!rows.length) return null;
+	const r = rows[0];
+	return {
+		...(r as unknown as SentActionRow),
+		id: Number(r.id),
+		case_id: Number(r.case_id),
+		logistic_id: Number(r.logistic_id),
+	};
+}
+
+/** Marks that the courier was asked about a still-`sent` action (and what it said, if anything). */
+export async function markActionChecked(db: Sequelize, id: number, remarks: string | null): Promise<void> {
+	await exec(
+		db,
+		`UPDATE ndr.actions SET checked_at = now(), courier_remarks = COALESCE($2, courier_remarks)
+		 WHERE id = $1 AND status = 'sent'`,
+		[id, remarks],
+	);
+}
+
+/**
+ * Records the courier's later decision on a `sent` action (only over `sent`:
+ * idempotent), in one transaction: `accepted` changes only the action;
+ * `refused` also moves its case back to `action_required` (the merchant must
+ * act again; deadline `now + deadlineMs`, after which the policy re-attempts)
+ * when the case is `action_requested` and this is its latest action.
+ * Answers whether the action changed.
+ */
+export async function settleAction(
+	db: Sequelize,
+	id: number,
+	outcome: "accepted" | "refused",
+	remarks: string | null,
+	deadlineMs: number,
+): Promise<boolean> {
+	return db.transaction(async (t) => {
+		const upd = await select<{ case_id: string }>(
+			db,
+			`UPDATE ndr.actions SET status = $2, courier_remarks = $3, checked_at = now()
+			 WHERE id = $1 AND status = 'sent' RETURNING case_id`,
+			[id, outcome, remarks],
+			t,
+		);
+		if (!upd.length) return false;
+		if (outcome === "refused") {
+			await exec(
+				db,
+				`UPDATE ndr.cases c SET status = 'action_required',
+				   deadline_at = clock_timestamp() + make_interval(secs => $3::double precision / 1000),
+				   lease_until = NULL, updated_at = now()
+				 WHERE c.id = $1 AND c.status = 'action_requested'
+				   AND $2 = (SELECT max(x.id) FROM ndr.actions x WHERE x.case_id = c.id)`,
+				[Number(upd[0].case_id), id, deadlineMs],
+				t,
+			);
+		}
+		return true;
 	});
 }
 
@@ -540,6 +621,8 @@ export interface ListRowDb extends CaseRow {
 	act_status: string | null;
 	act_request_id: string | null;
 	act_error: string | null;
+	act_remarks: string | null;
+	act_checked_at: Date | null;
 	act_at: Date | null;
 	n_channel: string | null;
 	n_template: string | null;
@@ -573,7 +656,8 @@ export async function listCases(db: Sequelize, f: ListFilter): Promise<ListRowDb
 		`SELECT c.*,
 		   (SELECT count(*) FROM ndr.comments m WHERE m.case_id = c.id) AS comments,
 		   a.act AS act_act, a.by AS act_by, a.status AS act_status, a.request_id AS act_request_id,
-		   a.error_message AS act_error, a.created_at AS act_at,
+		   a.error_message AS act_error, a.courier_remarks AS act_remarks, a.checked_at AS act_checked_at,
+		   a.created_at AS act_at,
 		   n.channel AS n_channel, n.template AS n_template, n.status AS n_status, n.provider AS n_provider,
 		   n.recipient AS n_recipient, n.sent_at AS n_sent_at, n.delivered_at AS n_delivered_at,
 		   n.failed_at AS n_failed_at, n.error AS n_error, n.created_at AS n_created_at

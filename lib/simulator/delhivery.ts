@@ -417,7 +417,21 @@ async function ndrDl(db: Sequelize, b: Partial<WireNdrRequest> | null): Promise<
 	return { status: 201, body: { request_id: r.request_id } };
 }
 
-/** `GET /api/cmu/get_bulk_upl/<id>`: the acts of an NDR upload and their outcome. */
+/**
+ * Marker in a package's consignee name: its NDR acts are recorded (accepted at `POST /api/p/update`,
+ * with a request id) but the upload status answers them `Failure` / {@link NDR_REFUSE_REMARKS}
+ * (Delhivery refusing an act after the fact).
+ */
+export const NDR_REFUSE_MARKER = "SIMULATE_NDR_REFUSE";
+/** Remarks of an act refused after the fact ({@link NDR_REFUSE_MARKER}). */
+export const NDR_REFUSE_REMARKS = "Consignee details not verified";
+
+/**
+ * `GET /api/cmu/get_bulk_upl/<id>`: the acts of an NDR upload and their outcome
+ * `{request_id, status:"Success", results:[{waybill, act, status:"Success"|"Failure", remarks}]}`;
+ * an act on a package whose consignee name holds {@link NDR_REFUSE_MARKER} is a `Failure`.
+ * Unknown upload → 404 `{error}`.
+ */
 async function ndrStatusDl(db: Sequelize, id: string): Promise<Reply> {
 	const rows = await select<{ waybill: string; act: string }>(
 		db,
@@ -425,19 +439,18 @@ async function ndrStatusDl(db: Sequelize, id: string): Promise<Reply> {
 		[DELHIVERY_SIM.code, id],
 	);
 	if (!rows.length) return { status: 404, body: { error: `No such upload ${id}` } };
-	return {
-		status: 200,
-		body: {
-			request_id: id,
-			status: "Success",
-			results: rows.map((r) => ({
-				waybill: r.waybill,
-				act: r.act,
-				status: "Success",
-				remarks: "Request accepted",
-			})),
-		},
-	};
+	const results = [];
+	for (const r of rows) {
+		const pkg = await packageBy(db, DELHIVERY_SIM.code, "waybill", r.waybill);
+		const refused = String(pkg?.shipment.name ?? "").includes(NDR_REFUSE_MARKER);
+		results.push({
+			waybill: r.waybill,
+			act: r.act,
+			status: refused ? "Failure" : "Success",
+			remarks: refused ? NDR_REFUSE_REMARKS : "Request accepted",
+		});
+	}
+	return { status: 200, body: { request_id: id, status: "Success", results } };
 }
 
 /** Zone of a lane by pincodes, A (same city) … E (far). */

@@ -172,6 +172,7 @@ describe("simulator: Delhivery protocol against the golden fixtures", function (
 			"requestPickup",
 			"ndrAction",
 			"ndrAction-edit-details",
+			"ndrActionStatus",
 			"cancel",
 		];
 		const withRequest = readdirSync(DIR)
@@ -258,8 +259,20 @@ describe("simulator: Delhivery protocol against the golden fixtures", function (
 		swap.set(istDay(2), istDay(30));
 		await check("ndrAction", "refused");
 		swap.set(istDay(30), istDay(2));
-		await check("ndrAction", "ok");
+		const sent = (await check("ndrAction", "ok")) as { request_id: string };
 		await check("ndrAction-edit-details", "ok");
+		// the upload's outcome per waybill; an unknown upload id → 404
+		swap.set("2d4c6f0e-8b1a-4c55-9d3e-5f1a2b3c4d5e", sent.request_id);
+		const status = (await check("ndrActionStatus", "ok")) as {
+			results: { waybill: string; status: string }[];
+		};
+		assert.deepEqual(
+			status.results.map((r) => [r.waybill, r.status]),
+			[[awb1, "Success"]],
+		);
+		swap.set(sent.request_id, `UPL-unknown-${run}`);
+		await check("ndrActionStatus", "unknown-id");
+		swap.delete(sent.request_id);
 
 		// cancel: a manifested shipment is cancelled; one out for delivery is refused
 		swap.set("1490810000123", awb2);
@@ -267,6 +280,31 @@ describe("simulator: Delhivery protocol against the golden fixtures", function (
 		swap.set("1490810000123", awb1);
 		const no = (await check("cancel", "refused-dispatched")) as { status: boolean; error: string };
 		assert.equal(no.status, false);
+	});
+
+	it("an act on a consignee named SIMULATE_NDR_REFUSE is recorded, then its upload status answers Failure", async () => {
+		const name = `Meera SIMULATE_NDR_REFUSE ${run}`;
+		swap.set("Meera Iyer", name);
+		swap.set('"501"', `"dl-${run}-refuse"`);
+		let booked: { packages: { waybill: string }[] };
+		try {
+			booked = (await check("book", "ok")) as typeof booked;
+		} finally {
+			swap.set("Meera Iyer", "Meera Iyer");
+			swap.set('"501"', `"dl-${run}-1"`);
+		}
+		const awb = booked.packages[0].waybill;
+		await broker.call("simulator.emitScan", { awb_number: awb, event: "undelivered" });
+		swap.set("1490810000123", awb);
+		const sent = (await check("ndrAction", "ok")) as { request_id: string };
+		swap.set("2d4c6f0e-8b1a-4c55-9d3e-5f1a2b3c4d5e", sent.request_id);
+		const status = (await check("ndrActionStatus", "refused-waybill")) as {
+			results: { waybill: string; status: string; remarks: string }[];
+		};
+		swap.delete("2d4c6f0e-8b1a-4c55-9d3e-5f1a2b3c4d5e");
+		assert.deepEqual(status.results, [
+			{ waybill: awb, act: "DEFER_DLV", status: "Failure", remarks: "Consignee details not verified" },
+		]);
 	});
 
 	it("the unknown AWB answers of track and packing slip have the documented shape", async () => {

@@ -16,6 +16,7 @@ import {
 	type CourierRate,
 	CourierUnavailable,
 	type NdrActionDetails,
+	type NdrUploadOutcome,
 	NoCourierLabel,
 	type PickupLocation,
 	type PickupRequest,
@@ -175,6 +176,15 @@ export class DelhiveryAdapter implements CourierAdapter {
 		details: NdrActionDetails,
 	): Promise<{ request_id: string }> {
 		return m.parseNdrUpdate(await send(this.settings, m.toNdrUpdate(awb_number, act, details)));
+	}
+
+	/**
+	 * `GET /api/cmu/get_bulk_upl/<request_id>`: the outcome per waybill of an NDR upload
+	 * ({@link CourierAdapter.ndrActionStatus}; mapper `parseNdrStatus`). Unknown upload id →
+	 * CourierRefused; unreachable, 5xx or unreadable → CourierUnavailable.
+	 */
+	async ndrActionStatus(request_id: string): Promise<NdrUploadOutcome[]> {
+		return m.parseNdrStatus(await send(this.settings, m.toNdrStatus(request_id)), request_id);
 	}
 
 	/** `POST /fm/request/new/`. */

@@ -17,6 +17,7 @@ import {
 	CourierRefused,
 	CourierUnavailable,
 	type NdrActionDetails,
+	type NdrUploadOutcome,
 	type PickupLocation,
 	type PickupRequest,
 	type PincodeServiceability,
@@ -418,6 +419,56 @@ export function parseNdrUpdate(ans: WireAnswer): { request_id: string } {
 	const words = errorWords(o);
 	if (words) throw new CourierRefused(words);
 	throw new CourierUnavailable("Delhivery NDR: no request id in the answer");
+}
+
+/** `GET /api/cmu/get_bulk_upl/<request_id>`: the outcome of an NDR upload (`request_id` percent-encoded in the path). */
+export function toNdrStatus(request_id: string): WireRequest {
+	return {
+		method: "GET",
+		path: `/api/cmu/get_bulk_upl/${encodeURIComponent(request_id)}`,
+		query: {},
+		headers: ACCEPT,
+		body: null,
+	};
+}
+
+/** Per-waybill words of an NDR upload status that mean "refused" (lower case). */
+const NDR_REFUSED_WORDS = new Set(["failure", "fail", "failed", "error"]);
+
+/**
+ * An NDR upload status answer `{request_id, status, results:[{waybill, act, status, remarks}]}`
+ * (shape from the simulator; Delhivery does not publish it): per waybill `Success` → accepted,
+ * `Failure` / `Fail` / `Error` → refused with its remarks, anything else (`Pending`,
+ * `In Progress`, no status) → pending. No `results` yet → `[]` (every AWB still pending).
+ * 400 / 404 (unknown upload id) → CourierRefused with Delhivery's words; HTML, malformed JSON,
+ * another status or an unreadable body → CourierUnavailable.
+ */
+export function parseNdrStatus(ans: WireAnswer, request_id: string): NdrUploadOutcome[] {
+	if (ans.status === 400 || ans.status === 404) {
+		let words = "";
+		try {
+			const o = JSON.parse(ans.text) as unknown;
+			if (isObj(o)) words = errorWords(o);
+		} catch {
+			/* not JSON: our words */
+		}
+		throw new CourierRefused(words || `Delhivery does not know NDR upload ${request_id}`);
+	}
+	const o = jsonOf(ans, "Delhivery NDR status");
+	if (ans.status < 200 || ans.status >= 300)
+		throw new CourierUnavailable(`Delhivery NDR status: HTTP ${ans.status}`);
+	if (!isObj(o)) throw new CourierUnavailable("Delhivery NDR status: unreadable answer");
+	if (o.results === undefined || o.results === null) return [];
+	if (!Array.isArray(o.results)) throw new CourierUnavailable("Delhivery NDR status: unreadable results");
+	const out: NdrUploadOutcome[] = [];
+	for (const r of o.results) {
+		if (!isObj(r) || !str(r.waybill)) continue;
+		const word = str(r.status).trim().toLowerCase();
+		const remarks = str(r.remarks).trim() || null;
+		const state = word === "success" ? "accepted" : NDR_REFUSED_WORDS.has(word) ? "refused" : "pending";
+		out.push({ awb_number: str(r.waybill), state, remarks });
+	}
+	return out;
 }
 
 /** `POST /fm/request/new/` (time `HH:mm` → `HH:mm:00`). */

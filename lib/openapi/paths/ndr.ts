@@ -111,13 +111,20 @@ const ACTION_VIEW: JsonSchema = {
 		{
 			type: "object",
 			additionalProperties: false,
-			required: ["act", "by", "status", "request_id", "error", "at"],
+			required: ["act", "by", "status", "request_id", "error", "courier_remarks", "checked_at", "at"],
 			properties: {
 				act: { type: "string", enum: [...NDR_ACTS, "RTO"] },
 				by: { type: "string", enum: ["merchant", "system"], description: "`system`: the deadline policy" },
-				status: { type: "string", enum: ["sent", "failed"] },
+				status: {
+					type: "string",
+					enum: ["sent", "failed", "accepted", "refused"],
+					description:
+						"`sent`: handed to the courier, its decision not known yet; `failed`: not handed over; `accepted` / `refused`: the courier's later decision (couriers that decide acts asynchronously, e.g. Delhivery). After `refused` the case is back in tab `action_required`: act again.",
+				},
 				request_id: nullableStr("the courier's request id when sent"),
 				error: nullableStr("why it failed"),
+				courier_remarks: nullableStr("the courier's words on its later decision (why it refused), else null"),
+				checked_at: utc("when the courier was last asked for its decision, null when never", true),
 				at: utc("when"),
 			},
 		},

@@ -125,6 +125,8 @@ async function run(a: CourierAdapter, op: string, input: Record<string, unknown>
 		}
 		case "ndrAction":
 			return a.ndrAction(input.awb_number as string, input.act as never, input.details as never);
+		case "ndrActionStatus":
+			return a.ndrActionStatus?.(input.request_id as string);
 		case "requestPickup":
 			return a.requestPickup?.(i);
 		case "rate":
@@ -200,6 +202,7 @@ describe("Delhivery adapter: golden wire fixtures", function () {
 			"trackMany",
 			"fetchLabel",
 			"ndrAction",
+			"ndrActionStatus",
 			"requestPickup",
 			"rate",
 			"serviceability",

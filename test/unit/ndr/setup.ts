@@ -13,11 +13,17 @@ import type { Address, OrderRecord, ShipmentStatusChanged, Warehouse } from "../
 import { getSequelize, select } from "../../../lib/db";
 import { loadServiceSchema } from "../../../lib/system";
 import { callAsOn, testBrokerOptions } from "../../helpers/broker";
-import { COURIERS, freshId, order, warehouse } from "../../helpers/fixtures";
+import { COURIERS, courier, freshId, order, warehouse } from "../../helpers/fixtures";
 import { freePort } from "../../helpers/net";
 import { eventually } from "../../helpers/poll";
 
 export const orders = new Map<number, OrderRecord>();
+
+/** The sandbox Delhivery courier (the real Delhivery adapter against the simulator), known to the fake `rates` only here. */
+export const SANDBOX_DELHIVERY = courier(7, "Sandbox Delhivery", "sbx-delhivery", {
+	adapter: "delhivery",
+	cod: true,
+});
 const warehouses = new Map<number, Warehouse>();
 
 /** A stored order of `sender_id` (with its own warehouse) as intake answers it. */
@@ -76,7 +82,9 @@ const fakes: { name: string; actions: Record<string, (ctx: any) => unknown> }[] 
 				dropped_couriers: [],
 			}),
 			listCouriers: () => COURIERS.filter((c) => c.active),
-			getCourier: (ctx) => COURIERS.find((c) => c.logistic_id === Number(ctx.params.logistic_id)) ?? null,
+			getCourier: (ctx) =>
+				[...COURIERS, SANDBOX_DELHIVERY].find((c) => c.logistic_id === Number(ctx.params.logistic_id)) ??
+				null,
 			coverage: () => ({ couriers: {}, unique_pincodes: 0, limits: {} }),
 			recordLaneOutcome: () => ({ recorded: true }),
 		},
@@ -91,6 +99,7 @@ const ENV: Record<string, string> = {
 	BOOKING_TRACK_MS: "3600000",
 	NDR_POLICY_MS: "3600000",
 	NDR_ACTION_BACKOFF_MS: "10",
+	NDR_ACT_POLL_MS: "100",
 };
 
 let current: ServiceBroker | undefined;
