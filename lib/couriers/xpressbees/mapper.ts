@@ -147,9 +147,10 @@ function dimensionsOf(req: BookRequest): { length: number; width: number; height
 /**
  * Reads the booking answer `{status: true, data: {awb_number, status, …}}`.
  * A refusal of the order number as already used (`unique_order_number:
- * "yes"`; Xpressbees does not publish the words: any "already exist(s)" or
- * "duplicate") throws CourierDuplicate, with the AWB when the answer carries
- * `data.awb_number`: the shipment exists at Xpressbees.
+ * "yes"`) throws CourierDuplicate, with the AWB when the answer carries
+ * `data.awb_number`: the shipment exists at Xpressbees. Xpressbees does not
+ * publish the words, so a message saying "already exist(s)" or "duplicate"
+ * is taken as that refusal.
  */
 export function parseShipment(res: XbResponse, reference: string): BookResult {
 	const body = res.body;
