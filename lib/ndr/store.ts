@@ -11,7 +11,7 @@
  */
 import type { Sequelize, Transaction } from "sequelize";
 import type { NdrTab, ShipmentStatusChanged } from "../contracts";
-import { exec, select } from "../db";
+import { exec, numbersIn, type StoredRow, select } from "../db";
 import type { NdrReason } from "./reasons";
 
 /** Statuses of an open case (the merchant can still act). */
@@ -416,20 +416,13 @@ export interface SentActionRow {
 
 /** Action `id` with its case's AWB and courier, or null. */
 export async function actionForCheck(db: Sequelize, id: number): Promise<SentActionRow | null> {
-	const rows = await select<Record<string, unknown>>(
+	const [r] = await select<StoredRow<SentActionRow, "id" | "case_id" | "logistic_id">>(
 		db,
 		`SELECT a.id, a.case_id, a.status, a.request_id, a.created_at, c.awb_number, c.logistic_id
 		 FROM ndr.actions a JOIN ndr.cases c ON c.id = a.case_id WHERE a.id = $1`,
 		[id],
 	);
-	if (!rows.length) return null;
-	const r = rows[0];
-	return {
-		...(r as unknown as SentActionRow),
-		id: Number(r.id),
-		case_id: Number(r.case_id),
-		logistic_id: Number(r.logistic_id),
-	};
+	return r ? numbersIn(r, ["id", "case_id", "logistic_id"]) : null;
 }
 
 /** Marks that the courier was asked about a still-`sent` action (and what it said, if anything). */
