@@ -170,8 +170,7 @@ function sealCtx(p: CallPromise, ctx: unknown): CallPromise {
  *   the BullMQ workers pin a job's action to their own node) runs here, not through
  *   NATS (several services in one process: the one-process mode with a
  *   transporter, a pod with a `SERVICES` list): the same answer without a
- *   serialization and a NATS round trip per call (the bulk import's pincode
- *   look-ups beside the gateway cost ~3× the CPU through NATS).
+ *   serialization and a NATS round trip per call.
  */
 export function QueueGroupCalls(): Middleware {
 	let broker: ServiceBroker | undefined;

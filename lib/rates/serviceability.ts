@@ -16,7 +16,7 @@ import type { Sequelize } from "sequelize";
 import type { ServiceabilitySyncStatus } from "../contracts";
 import type { CourierAdapter, PincodeServiceability } from "../couriers/types";
 import { exec, select } from "../db";
-import { toPaise } from "../money";
+import { toPaise, toRupees } from "../money";
 import { kgToGrams } from "./pricing";
 
 /** Default interval of the scheduled sync (24 h), ms. */
@@ -280,7 +280,7 @@ export function syncedLimitRefusal(
 	if (codAmountPaise !== null && maxPaise !== null && codAmountPaise > maxPaise)
 		return {
 			reason: "not_serviceable",
-			detail: `COD of ₹${codAmountPaise / 100} is above the ₹${maxPaise / 100} collected at delivery pincode ${to}`,
+			detail: `COD of ₹${toRupees(codAmountPaise)} is above the ₹${toRupees(maxPaise)} collected at delivery pincode ${to}`,
 		};
 	return null;
 }

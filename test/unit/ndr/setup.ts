@@ -13,6 +13,7 @@ import type { Address, OrderRecord, ShipmentStatusChanged, Warehouse } from "../
 import { getSequelize, select } from "../../../lib/db";
 import { loadServiceSchema } from "../../../lib/system";
 import { callAsOn, testBrokerOptions } from "../../helpers/broker";
+import { useEnv } from "../../helpers/env";
 import { COURIERS, courier, freshId, order, warehouse } from "../../helpers/fixtures";
 import { freePort } from "../../helpers/net";
 import { eventually } from "../../helpers/poll";
@@ -112,11 +113,9 @@ export function broker(): ServiceBroker {
 
 /** Registers before/after hooks starting the broker (simulator, booking, ndr, fakes) and stopping it. */
 export function useNdrBroker(): void {
-	const saved: Record<string, string | undefined> = {};
+	useEnv(ENV, ["SANDBOX_COURIER_PORT", "SANDBOX_COURIER_URL"]);
 	before(async () => {
-		for (const k of [...Object.keys(ENV), "SANDBOX_COURIER_PORT", "SANDBOX_COURIER_URL"])
-			saved[k] = process.env[k];
-		Object.assign(process.env, ENV, { SANDBOX_COURIER_PORT: String(await freePort()) });
+		process.env.SANDBOX_COURIER_PORT = String(await freePort());
 		delete process.env.SANDBOX_COURIER_URL;
 		current = new ServiceBroker(testBrokerOptions(false));
 		for (const s of ["simulator", "booking", "ndr"] as const) current.createService(loadServiceSchema(s));
@@ -126,10 +125,6 @@ export function useNdrBroker(): void {
 	after(async () => {
 		await current?.stop();
 		current = undefined;
-		for (const [k, v] of Object.entries(saved)) {
-			if (v === undefined) delete process.env[k];
-			else process.env[k] = v;
-		}
 	});
 }
 

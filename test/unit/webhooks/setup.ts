@@ -19,6 +19,7 @@ import {
 import { getSequelize, select } from "../../../lib/db";
 import { loadServiceSchema } from "../../../lib/system";
 import { callAsOn, testBrokerOptions } from "../../helpers/broker";
+import { useEnv } from "../../helpers/env";
 
 /** One request the receiver got. */
 export interface Received {
@@ -112,11 +113,8 @@ export function broker(): ServiceBroker {
 
 /** Registers before/after hooks starting the broker (webhooks + fake intake) with `env` over the defaults. */
 export function useWebhooksBroker(env: Record<string, string> = {}): void {
-	const saved: Record<string, string | undefined> = {};
+	useEnv({ ...ENV, ...env });
 	before(async () => {
-		const all = { ...ENV, ...env };
-		for (const k of Object.keys(all)) saved[k] = process.env[k];
-		Object.assign(process.env, all);
 		current = new ServiceBroker(testBrokerOptions(false));
 		current.createService(loadServiceSchema("webhooks"));
 		current.createService({
@@ -133,10 +131,6 @@ export function useWebhooksBroker(env: Record<string, string> = {}): void {
 	after(async () => {
 		await current?.stop();
 		current = undefined;
-		for (const [k, v] of Object.entries(saved)) {
-			if (v === undefined) delete process.env[k];
-			else process.env[k] = v;
-		}
 	});
 }
 
