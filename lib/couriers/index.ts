@@ -49,8 +49,8 @@ export function adapterFor(courier: Pick<CourierInfo, "adapter" | "code" | "logi
 	return timed(f(courier), courier.code);
 }
 
-/** The adapter operations that call the courier (timed by {@link timed}). */
-const COURIER_CALLS = new Set<string | symbol>([
+/** The adapter operations that call the courier (timed by {@link timed}); every other member is local. */
+export const COURIER_CALLS: ReadonlySet<string | symbol> = new Set<string | symbol>([
 	"registerWarehouse",
 	"book",
 	"lookupByReference",
@@ -59,6 +59,7 @@ const COURIER_CALLS = new Set<string | symbol>([
 	"trackMany",
 	"fetchLabel",
 	"ndrAction",
+	"ndrActionStatus",
 	"prefetchWaybills",
 	"requestPickup",
 	"rate",
