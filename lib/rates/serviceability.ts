@@ -240,8 +240,8 @@ export async function loadSyncedLimits(db: Sequelize): Promise<SyncedLimits> {
 	const out: SyncedLimits = new Map();
 	for (const r of rows) {
 		const id = Number(r.logistic_id);
-		let m = out.get(id);
-		if (!m) out.set(id, (m = new Map()));
+		const m = out.get(id) ?? new Map<string, PinLimits>();
+		out.set(id, m);
 		m.set(r.pincode, {
 			max_amount_paise: r.max_amount_paise === null ? null : Number(r.max_amount_paise),
 			max_weight_g: r.max_weight_g === null ? null : Number(r.max_weight_g),
