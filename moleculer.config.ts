@@ -27,6 +27,7 @@
  * - Durable channels (`@moleculer/channels`, lib/channels.ts): NATS JetStream
  *   with a transporter, else Redis Streams with `REDIS_URL`, else in process.
  */
+import type { Readable } from "node:stream";
 import {
 	type ActionEndpoint,
 	type BrokerOptions,
@@ -40,6 +41,7 @@ import { channelsMiddleware } from "./lib/channels";
 import { loadConfig, type RuntimeConfig } from "./lib/config";
 import { jsonFormatter, RequestContextMiddleware } from "./lib/logging";
 import { MetricsMiddleware, metricsOptions } from "./lib/metrics";
+import { pacedStream } from "./lib/paced-stream";
 
 /**
  * Timeout (ms) of a call whose action declares none: below the 5 s no caller
@@ -164,7 +166,9 @@ function sealCtx(p: CallPromise, ctx: unknown): CallPromise {
  *   not) is sent by action name, so the NATS queue group picks a live node;
  * - a streaming call (`opts.stream`: bulk uploads) is pinned to one node
  *   chosen by Moleculer's balancer, since each chunk is its own message and
- *   a queue group would scatter them over nodes;
+ *   a queue group would scatter them over nodes; its chunks are sent one per
+ *   turn of the event loop (lib/paced-stream.ts), so the node's other
+ *   requests are not held behind a 25 MB burst;
  * - a call with `opts.nodeID` naming another node is left alone;
  * - a call to an action that this node hosts (pinned to this node or not:
  *   the BullMQ workers pin a job's action to their own node) runs here, not through
@@ -239,9 +243,10 @@ export function QueueGroupCalls(): Middleware {
 					);
 				}
 				if (opts.stream) {
-					if (isEndpoint(action) || !broker) return next(action, params, opts);
-					const ep = broker.findNextActionEndpoint(action, opts);
-					return next(ep instanceof Error ? action : ep, params, opts);
+					const paced = { ...opts, stream: pacedStream(opts.stream as Readable) };
+					if (isEndpoint(action) || !broker) return next(action, params, paced);
+					const ep = broker.findNextActionEndpoint(action, paced);
+					return next(ep instanceof Error ? action : ep, params, paced);
 				}
 				return next(isEndpoint(action) ? (action.action.name ?? action) : action, params, opts);
 			};

@@ -1,31 +1,47 @@
 /**
  * Bulk upload benchmark (issue 10; printed figures, not a test): the system
- * split over NATS as in production, intake (the bulk worker) in its own
- * process so its memory is its own, on a database and Redis prefix of its
- * own (removed afterwards). For a ~25 MB CSV (~85,000 rows) and a ~25 MB
- * XLSX: upload through POST /v1/intake/bulk (multipart) to `completed`
- * (polling GET /v1/intake/jobs/{id}), with
+ * split over NATS as Kubernetes deploys it, on a database and Redis prefix
+ * of its own (removed afterwards), in five processes: the API path the
+ * probes and the upload take (gateway, pincode, rates, warehouses), the
+ * background consumers (webhooks, booking, documents, ndr, simulator),
+ * intake as msa-intake runs it (INTAKE_BULK_WORKER=off: takes the upload,
+ * stores the file, answers the job's status) and the bulk worker as
+ * msa-intake-bulk runs it (INTAKE_BULK_WORKER=only, the NODE_OPTIONS of
+ * k8s/base/intake-bulk.yaml). All compiled, with the `start:prod` V8 flags.
+ * For a ~25 MB CSV (~85,000 rows) and a ~25 MB XLSX: upload through
+ * POST /v1/intake/bulk (multipart) to `completed` (polling
+ * GET /v1/intake/jobs/{id}), with
  *
  *   seconds        upload start → job completed
  *   rows/s         data rows / seconds
- *   worker RSS     peak RSS of the intake process (VmHWM of /proc/<pid>/status,
- *                  read after each file; the process is restarted between files)
- *   serviceable    p50/p99 of GET /v1/shipping/serviceable (BENCH_PROBES
- *                  concurrent callers) while idle and during the import
+ *   worker RSS     peak RSS of the bulk worker process (VmHWM of
+ *                  /proc/<pid>/status, read after each file; the process is
+ *                  restarted between files); BENCH_RSS_TRACE=1 prints its RSS
+ *                  every 250 ms
+ *   serviceable    p50/p99 of GET /v1/shipping/serviceable while idle and
+ *                  during the import, sent from a worker thread at a fixed
+ *                  rate (BENCH_PROBE_RATE requests/s, default 200: an API
+ *                  node's traffic, not its capacity), each latency counted
+ *                  from the moment its request was due, so a stalled server
+ *                  is not hidden by callers that stop sending (no
+ *                  coordinated omission). BENCH_PROBE_RATE=0: BENCH_PROBES
+ *                  callers in a closed loop instead (saturation: the probes
+ *                  then compete with the import for the CPU and the figure
+ *                  measures the sharing). BENCH_SLOW_TRACE=1 lists the
+ *                  probes slower than 50 ms.
  *
  * Targets (issue 10): CSV ≤ 15 s, XLSX ≤ 40 s, RSS ≤ 400 MB, API p99 during the
  * import ≤ 2× idle.
  *
- * The intake process runs as its pod does: compiled, with the `start:prod`
- * V8 flags and the `NODE_OPTIONS` of k8s/base/intake.yaml.
- *
- * Usage: npm run bench:bulk   (env: BENCH_CSV_ROWS=85000, BENCH_PROBES=4,
+ * Usage: npm run bench:bulk   (env: BENCH_CSV_ROWS=85000, BENCH_PROBE_RATE=200, BENCH_PROBES=4,
  *   BENCH_ONLY=csv|xlsx, INTAKE_BULK_BATCH, BENCH_INTAKE_NODE_OPTIONS to
- *   replace the manifest's NODE_OPTIONS)
+ *   replace the manifest's NODE_OPTIONS, BENCH_CORE_NODE_OPTIONS for the API
+ *   process, e.g. --cpu-prof)
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { Worker } from "node:worker_threads";
 import ExcelJS from "exceljs";
 import { TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from "../lib/intake/bulk/columns";
 import { warehouseBody } from "../test/helpers/fixtures";
@@ -37,6 +53,7 @@ import { benchEnvironment, pct } from "./lib";
 const natsUrl = process.env.TEST_NATS_URL || "nats://127.0.0.1:4222";
 const CSV_ROWS = Number(process.env.BENCH_CSV_ROWS || 85_000);
 const PROBES = Number(process.env.BENCH_PROBES || 4);
+const PROBE_RATE = Number(process.env.BENCH_PROBE_RATE ?? 200);
 const LIMIT = 25 * 1024 * 1024;
 const PINS = ["560038", "110001", "400001", "600001", "700001", "411001", "500001", "380001"];
 
@@ -116,26 +133,40 @@ function peakRssMb(pid: number): number {
 	return m ? Number(m[1]) / 1024 : Number.NaN;
 }
 
-/** Latencies (ms) of GET /v1/shipping/serviceable from PROBES callers until `stop()` answers true. */
-async function probe(base: string, token: string, stop: () => boolean): Promise<number[]> {
-	const lat: number[] = [];
-	let n = 0;
-	const caller = async () => {
-		while (!stop()) {
-			const to = PINS[n++ % PINS.length];
-			const t = performance.now();
-			const r = await fetch(
-				`${base}/v1/shipping/serviceable?from_pin=110001&to_pin=${to}&physical_weight=0.8&order_type=1&collectable_amount=1499`,
-				{ headers: { authorization: `Bearer ${token}` } },
-			);
-			await r.arrayBuffer();
-			if (r.status !== 200) throw new Error(`serviceable ${r.status}`);
-			lat.push(performance.now() - t);
-		}
-	};
-	await Promise.all(Array.from({ length: PROBES }, caller));
-	return lat.sort((a, b) => a - b);
+/** Current RSS (VmRSS) of a process in MB. */
+function rssMb(pid: number): number {
+	const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+	return m ? Number(m[1]) / 1024 : Number.NaN;
 }
+
+/**
+ * Latencies (ms, ascending) of GET /v1/shipping/serviceable until `stop()`
+ * answers true, sent by bench/probe-thread.ts in a worker thread:
+ * PROBE_RATE requests/s each timed from when it was due, or with PROBE_RATE 0
+ * PROBES callers in a closed loop.
+ */
+async function probe(base: string, token: string, stop: () => boolean): Promise<number[]> {
+	const worker = new Worker(`require("tsx/cjs"); require(${JSON.stringify(`${__dirname}/probe-thread.ts`)});`, {
+		eval: true,
+		workerData: { base, token, rate: PROBE_RATE, callers: PROBES, pins: PINS },
+	});
+	const result = new Promise<number[]>((resolve, reject) => {
+		worker.once("message", (m: { lat?: number[]; error?: string }) =>
+			m.lat ? resolve(m.lat) : reject(new Error(m.error)),
+		);
+		worker.once("error", reject);
+	});
+	while (!stop()) await new Promise((r) => setTimeout(r, 20));
+	worker.postMessage("stop");
+	try {
+		return await result;
+	} finally {
+		await worker.terminate();
+	}
+}
+
+/** How the probes were sent, in words. */
+const probeMode = () => (PROBE_RATE > 0 ? `${PROBE_RATE} requests/s` : `${PROBES} callers, closed loop`);
 
 const f = (x: number, d = 1) => x.toFixed(d);
 
@@ -159,41 +190,59 @@ async function main(): Promise<void> {
 		INTAKE_BULK_BATCH: process.env.INTAKE_BULK_BATCH,
 	});
 	const common = { ...shared, TRANSPORTER: natsUrl };
-	// the intake pod's NODE_OPTIONS (k8s/base/intake.yaml), or BENCH_INTAKE_NODE_OPTIONS
-	const intakeEnv = {
+	// the bulk worker as its pod runs it: INTAKE_BULK_WORKER=only with the NODE_OPTIONS of
+	// k8s/base/intake-bulk.yaml (or BENCH_INTAKE_NODE_OPTIONS); the upload is served by an intake
+	// process with INTAKE_BULK_WORKER=off, as msa-intake runs it
+	const workerEnv = {
 		...common,
 		SERVICES: "intake",
-		NODEID: `bench-intake-${run}`,
-		NODE_OPTIONS: process.env.BENCH_INTAKE_NODE_OPTIONS ?? manifestNodeOptions("intake"),
+		INTAKE_BULK_WORKER: "only",
+		NODEID: `bench-intake-bulk-${run}`,
+		NODE_OPTIONS: process.env.BENCH_INTAKE_NODE_OPTIONS ?? manifestNodeOptions("intake-bulk"),
 	};
-	const core = startProcess({
-		...common,
-		SERVICES: "gateway,documents,pincode,rates,warehouses,booking,ndr,webhooks,simulator",
-		NODEID: `bench-core-${run}`,
-	});
 	// the worker runs compiled, as in production (BENCH_TSX=1: through tsx, as `npm start` does)
 	const compiled = process.env.BENCH_TSX !== "1";
 	if (compiled) execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" });
-	let intake: StartedProcess = startProcess(intakeEnv, { compiled });
+	// The rest of the system in two processes, as production deploys it apart: the API path the probes
+	// and the upload take (gateway, rates, pincode, warehouses), and the consumers in the background
+	// (webhooks takes the import's 85,000 order.created events; booking, documents, ndr, the simulator).
+	const api = startProcess(
+		{
+			...common,
+			SERVICES: "gateway,pincode,rates,warehouses",
+			NODEID: `bench-api-${run}`,
+			NODE_OPTIONS: process.env.BENCH_CORE_NODE_OPTIONS,
+		},
+		{ compiled },
+	);
+	const back = startProcess(
+		{ ...common, SERVICES: "documents,booking,ndr,webhooks,simulator", NODEID: `bench-back-${run}` },
+		{ compiled },
+	);
+	const intake = startProcess(
+		{ ...common, SERVICES: "intake", INTAKE_BULK_WORKER: "off", NODEID: `bench-intake-${run}` },
+		{ compiled },
+	);
+	let worker: StartedProcess = startProcess(workerEnv, { compiled });
 	const close = async () => {
-		await Promise.all([core.stop(), intake.stop()]);
+		await Promise.all([api.stop(), back.stop(), intake.stop(), worker.stop()]);
 		await cleanup();
 	};
 	try {
-		await waitReady(base, [core, intake], 90_000);
+		await waitReady(base, [api, back, intake, worker], 90_000);
 		const token = await idp.tokenFor(900_001);
-		const api = client(base, token);
-		const wh = await api.post("/v1/warehouses", warehouseBody({ warehouse_name: "Bench warehouse" }));
+		const merchant = client(base, token);
+		const wh = await merchant.post("/v1/warehouses", warehouseBody({ warehouse_name: "Bench warehouse" }));
 		if (wh.status !== 201) throw new Error(`warehouse: ${JSON.stringify(wh.body)}`);
 		const warehouseId = wh.body.data.id as number;
 
 		// idle API latency (warm the caches first)
 		let until = Date.now() + 1000;
 		await probe(base, token, () => Date.now() > until);
-		until = Date.now() + 5000;
+		until = Date.now() + 10_000;
 		const idle = await probe(base, token, () => Date.now() > until);
 		console.log(
-			`serviceable idle: ${idle.length} requests, p50 ${f(pct(idle, 50))} ms, p99 ${f(pct(idle, 99))} ms (${PROBES} callers)`,
+			`serviceable idle: ${idle.length} requests, p50 ${f(pct(idle, 50))} ms, p99 ${f(pct(idle, 99))} ms (${probeMode()})`,
 		);
 
 		const files: Array<{ name: string; type: string; make: () => Promise<{ bytes: Buffer; rows: number }> }> =
@@ -213,15 +262,20 @@ async function main(): Promise<void> {
 		for (const file of files) {
 			const { bytes, rows } = await file.make();
 			// a fresh worker process per file: its peak RSS is this file's
-			await intake.stop();
-			intake = startProcess(intakeEnv, { compiled });
-			await waitReady(base, [core, intake], 90_000);
+			await worker.stop();
+			worker = startProcess(workerEnv, { compiled });
+			await waitReady(base, [api, back, intake, worker], 90_000);
 			await new Promise((r) => setTimeout(r, 1500));
-			const pid = intake.child.pid as number;
+			const pid = worker.child.pid as number;
 			const rssBefore = peakRssMb(pid);
 			let done = false;
 			const during = probe(base, token, () => done);
 			const t0 = performance.now();
+			// BENCH_RSS_TRACE=1: the worker's RSS every 250 ms (seconds since upload start → MB)
+			const trace: string[] = [];
+			const tracer = process.env.BENCH_RSS_TRACE
+				? setInterval(() => trace.push(`${f((performance.now() - t0) / 1000)}s ${f(rssMb(pid), 0)}`), 250)
+				: undefined;
 			const form = new FormData();
 			form.append("sender_address_id", String(warehouseId));
 			form.append("import_file", new Blob([bytes], { type: file.type }), file.name);
@@ -240,13 +294,15 @@ async function main(): Promise<void> {
 			const rssUpload = peakRssMb(pid);
 			let job: Record<string, any> = {};
 			for (;;) {
-				const r = await api.get(`/v1/intake/jobs/${upBody.job_id}?limit=1`);
+				const r = await merchant.get(`/v1/intake/jobs/${upBody.job_id}?limit=1`);
 				job = r.body;
 				if (job.status === "completed" || job.status === "failed") break;
 				await new Promise((res) => setTimeout(res, 100));
 			}
 			const secs = (performance.now() - t0) / 1000;
 			done = true;
+			clearInterval(tracer);
+			if (trace.length) console.log(`worker RSS (MB) over time: ${trace.join(", ")}`);
 			const lat = await during;
 			const rss = peakRssMb(pid);
 			const counts = Object.entries(job.counts ?? {}).map(([k, v]) => `${k} ${v}`);

@@ -120,6 +120,8 @@ export interface TypedServiceSchema<N extends string, S, M, Mx extends readonly 
 	/** durable channel subscriptions: channel name → {@link ChannelDef} */
 	channels?: Record<string, ChannelDef>;
 	methods?: M;
+	/** Moleculer's `merged` hook: the schema after its mixins are applied, before its actions are made (may remove some) */
+	merged?(schema: ServiceSchema): void;
 	created?(): void;
 	started?(): void | Promise<void>;
 	stopped?(): void | Promise<void>;

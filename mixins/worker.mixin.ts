@@ -56,6 +56,8 @@ export interface WorkerSpec<N extends ActionName = ActionName> {
 	lockDuration?: number | (() => number);
 	/** Timeout (ms) of the action call of one job; default {@link JOB_CALL_TIMEOUT_MS} (a long job, e.g. a bulk file, sets more). */
 	callTimeout?: number;
+	/** Whether this service instance runs the worker (asked at start; default yes): e.g. intake with `INTAKE_BULK_WORKER=off` leaves bulk files to other processes. */
+	enabled?: (svc: Service) => boolean;
 }
 
 /** Members the worker mixin adds to a service. */
@@ -81,7 +83,8 @@ export function WorkerMixin(specs: WorkerSpec[]): Mixin<WorkerVars> {
 	return {
 		async started(this: WorkerThis) {
 			this.$workers = [];
-			for (const spec of specs) {
+			const active = specs.filter((spec) => spec.enabled?.(this) ?? true);
+			for (const spec of active) {
 				const worker = createWorker(
 					spec.queue,
 					async (job: Job) =>
@@ -123,7 +126,7 @@ export function WorkerMixin(specs: WorkerSpec[]): Mixin<WorkerVars> {
 			}
 			this.$stopSamplers = [];
 			if (metricsOn(this.broker))
-				for (const spec of specs) {
+				for (const spec of active) {
 					const queue = getQueue(spec.queue);
 					this.$stopSamplers.push(
 						everySample(

@@ -106,6 +106,13 @@ import {
 import { type OrderInput, parseOrderInput } from "../lib/intake/validation";
 import { WarehouseCache } from "../lib/intake/warehouse-cache";
 import { defineService } from "../lib/service";
+import {
+	BULK_ONLY_ACTIONS,
+	type BulkRole,
+	bulkNice,
+	bulkRole,
+	lowerThreadsPriority,
+} from "../lib/intake/bulk/role";
 import { EventOutboxRelay } from "../lib/webhooks/publish";
 import { DbMixin } from "../mixins/db.mixin";
 import { WorkerMixin } from "../mixins/worker.mixin";
@@ -175,6 +182,8 @@ export default defineService<IntakeVars>()({
 				lockDuration: () => Number(process.env.INTAKE_BULK_LOCK_MS) || 60_000,
 				// a 25 MB XLSX takes ~30 s here; never let the call time out under a run still going
 				callTimeout: 30 * 60_000,
+				// INTAKE_BULK_WORKER=off: the API pods leave files to the bulk worker pods (lib/intake/bulk/role.ts)
+				enabled: (svc) => (svc.settings as { bulkRole?: BulkRole }).bulkRole !== "off",
 			},
 		]),
 	],
@@ -891,6 +900,21 @@ export default defineService<IntakeVars>()({
 			},
 		},
 	},
+	/**
+	 * Reads `INTAKE_BULK_WORKER` (lib/intake/bulk/role.ts; an unknown value
+	 * throws: the process does not start) into `settings.bulkRole`. With
+	 * `only` (a bulk worker pod) every action but `processBulkJob` is
+	 * removed, so this node advertises no other intake action and NATS never
+	 * hands it an API call.
+	 */
+	merged(schema) {
+		const role = bulkRole();
+		// kept on the instance (read by the worker mixin and `started`): brokers of one process may differ (tests)
+		schema.settings = { ...schema.settings, bulkRole: role } as typeof schema.settings;
+		if (role !== "only") return;
+		const actions = (schema.actions ?? {}) as Record<string, unknown>;
+		for (const name of Object.keys(actions)) if (!BULK_ONLY_ACTIONS.includes(name)) actions[name] = false;
+	},
 	created() {
 		const ttl = Number(process.env.INTAKE_WAREHOUSE_CACHE_MS ?? 5000);
 		this.warehouseCache = new WarehouseCache(Number.isFinite(ttl) ? ttl : 5000);
@@ -903,6 +927,12 @@ export default defineService<IntakeVars>()({
 			.then((ids) => requeueUnfinished(this.db, ids))
 			.then((n) => n && this.logger.info(`bulk: re-enqueued ${n} unfinished job(s)`))
 			.catch((e: Error) => this.logger.warn(`bulk: re-enqueue at start failed: ${e.message}`));
+		if ((this.settings as { bulkRole?: BulkRole }).bulkRole === "only") {
+			// a bulk worker pod: background work only, at a lower CPU priority; the API pods relay the outbox
+			const n = lowerThreadsPriority(bulkNice());
+			this.logger.info(`bulk worker only (INTAKE_BULK_WORKER=only): nice ${bulkNice()} on ${n} thread(s)`);
+			return;
+		}
 		this.eventRelay = new EventOutboxRelay(this.db, "intake", this.broker, this.logger);
 		await this.eventRelay.start();
 	},

@@ -23,13 +23,27 @@ export function testBrokerOptions(nats: boolean, overrides: Partial<BrokerOption
 	return nats ? base : { ...base, registry: { ...base.registry, stopDelay: 0 } };
 }
 
-/** Starts a broker running `services` (in-process transport unless `nats` is true). */
+/**
+ * Starts a broker running `services` (in-process transport unless `nats` is
+ * true). `opts.env` is set while its services are created (synchronously,
+ * then restored): what a service reads at creation, e.g. intake's
+ * `INTAKE_BULK_WORKER`, differs per broker of one test process.
+ */
 export async function startBroker(
 	services: ServiceName[],
-	opts: { nats?: boolean; nodeID?: string } = {},
+	opts: { nats?: boolean; nodeID?: string; env?: Record<string, string> } = {},
 ): Promise<ServiceBroker> {
 	const broker = new ServiceBroker(testBrokerOptions(!!opts.nats, { nodeID: opts.nodeID }));
-	for (const s of services) broker.createService(loadServiceSchema(s));
+	const saved = Object.fromEntries(Object.keys(opts.env ?? {}).map((k) => [k, process.env[k]]));
+	Object.assign(process.env, opts.env);
+	try {
+		for (const s of services) broker.createService(loadServiceSchema(s));
+	} finally {
+		for (const [k, v] of Object.entries(saved)) {
+			if (v === undefined) delete process.env[k];
+			else process.env[k] = v;
+		}
+	}
 	await broker.start();
 	return broker;
 }

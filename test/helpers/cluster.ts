@@ -33,12 +33,17 @@ const ENV_KEYS = [
 ];
 
 /**
- * Starts `groups` (node ids `<prefix>-<i>`) under the NATS namespace
+ * Starts `groups` (node ids `<prefix>-<i>`; a group may carry the env its
+ * services are created with) under the NATS namespace
  * `<run namespace>-<prefix>` (so clusters of several spec files never meet),
  * waits until `waitFor` services are visible from every node, and stops them
  * all after the tests, restoring the environment.
  */
-export function useCluster(prefix: string, groups: ServiceName[][], waitFor: ServiceName[]): Cluster {
+export function useCluster(
+	prefix: string,
+	groups: (ServiceName[] | { services: ServiceName[]; env: Record<string, string> })[],
+	waitFor: ServiceName[],
+): Cluster {
 	const c: Cluster = { brokers: [], base: "", idp: undefined as unknown as DevIdp };
 	let jwks: Server | undefined;
 	// read in `before`: the run's NAMESPACE is set by the global setup, after spec files load
@@ -61,7 +66,13 @@ export function useCluster(prefix: string, groups: ServiceName[][], waitFor: Ser
 		delete process.env.SANDBOX_COURIER_URL;
 		c.base = `http://127.0.0.1:${port}`;
 		c.brokers.push(
-			...(await Promise.all(groups.map((g, i) => startBroker(g, { nats: true, nodeID: `${prefix}-${i}` })))),
+			...(await Promise.all(
+				groups.map((g, i) =>
+					Array.isArray(g)
+						? startBroker(g, { nats: true, nodeID: `${prefix}-${i}` })
+						: startBroker(g.services, { nats: true, nodeID: `${prefix}-${i}`, env: g.env }),
+				),
+			)),
 		);
 		await Promise.all(c.brokers.map((b) => b.waitForServices(waitFor, 30_000)));
 	});

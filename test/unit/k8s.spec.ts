@@ -47,7 +47,12 @@ type Workload = K8sObject & {
 
 /** Services that run as a Deployment in every cluster (simulator: dev only; devauth: never). */
 const DEPLOYED = ALL_SERVICES.filter((s) => s !== "devauth" && s !== "simulator");
-const HPA_SERVICES = ["gateway", "rates", "booking", "documents"];
+const HPA_SERVICES = ["gateway", "rates", "booking", "documents", "intake-bulk"];
+/** Deployments that run a service in a role of its own: name → its service and the env that sets the role. */
+const ROLES: Record<string, { service: string; env: Record<string, string> }> = {
+	"intake-bulk": { service: "intake", env: { INTAKE_BULK_WORKER: "only" } },
+	intake: { service: "intake", env: { INTAKE_BULK_WORKER: "off" } },
+};
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const PORT_NAME = /^(?=.*[a-z])[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -241,7 +246,12 @@ describe("k8s manifests", () => {
 
 			it("one Deployment per service, each running exactly its own service with its probes, security and limits", () => {
 				const deps = ofKind<Workload>(objs, "Deployment");
-				const expected = [...DEPLOYED, ...(name === "dev" ? ["simulator"] : [])].sort();
+				const deployed: string[] = DEPLOYED;
+				const expected = [
+					...deployed,
+					...Object.keys(ROLES).filter((r) => !deployed.includes(r)),
+					...(name === "dev" ? ["simulator"] : []),
+				].sort();
 				assert.deepEqual(deps.map((d) => d.metadata.name.replace(/^msa-/, "")).sort(), expected);
 				const o = brokerOptions(loadConfig({}));
 				const budgetS = ((o.tracking?.shutdownTimeout ?? 0) + (o.registry?.stopDelay ?? 0)) / 1000;
@@ -250,8 +260,10 @@ describe("k8s manifests", () => {
 					const t = d.spec.template;
 					const [c, ...rest] = t.spec.containers;
 					assert.ok(c && !rest.length, d.metadata.name);
-					assert.equal(envOf(c, "SERVICES"), svc);
-					assert.equal(t.metadata.labels["app.kubernetes.io/component"], svc);
+					const role = ROLES[svc];
+					assert.equal(envOf(c, "SERVICES"), role?.service ?? svc);
+					for (const [k, v] of Object.entries(role?.env ?? {})) assert.equal(envOf(c, k), v, `${svc}: ${k}`);
+					assert.equal(t.metadata.labels["app.kubernetes.io/component"], role?.service ?? svc);
 					assert.ok(!c.command, `${svc}: runs the image's CMD (compiled start:prod), no command override`);
 					const gw = svc === "gateway";
 					const portVar = gw ? "PORT" : "HEALTH_PORT";
@@ -295,7 +307,7 @@ describe("k8s manifests", () => {
 				}
 			});
 
-			it("HPAs for gateway, rates, booking, documents; a PDB for every multi-replica workload", () => {
+			it("HPAs for gateway, rates, booking, documents, intake-bulk; a PDB for every multi-replica workload", () => {
 				const hpas = ofKind(objs, "HorizontalPodAutoscaler");
 				assert.deepEqual(
 					hpas.map((h) => (h.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name).sort(),
@@ -507,11 +519,14 @@ describe("k8s manifests", () => {
 				ofKind<Workload>(objs, "Deployment")[0]?.spec.template.spec.containers[0]?.image ?? "";
 			assert.match(img(builds.dev as K8sObject[]), /:dev$/);
 			assert.match(img(builds.prod as K8sObject[]), /:1\.0\.0$/);
-			const prodIntake = ofKind<Workload>(builds.prod as K8sObject[], "Deployment").find(
-				(d) => d.metadata.name === "msa-intake",
+			const prodDeployment = (n: string) =>
+				ofKind<Workload>(builds.prod as K8sObject[], "Deployment").find((d) => d.metadata.name === n);
+			assert.equal(prodDeployment("msa-intake")?.spec.replicas, 3);
+			assert.equal(prodDeployment("msa-intake-bulk")?.spec.replicas, 2);
+			assert.equal(
+				prodDeployment("msa-intake-bulk")?.spec.template.spec.containers[0]?.resources?.limits?.memory,
+				"768Mi",
 			);
-			assert.equal(prodIntake?.spec.replicas, 3);
-			assert.equal(prodIntake?.spec.template.spec.containers[0]?.resources?.limits?.memory, "768Mi");
 			assert.ok(
 				readFileSync(join(K8S_DIR, "overlays/dev/kustomization.yaml"), "utf8").includes("simulator.yaml"),
 			);

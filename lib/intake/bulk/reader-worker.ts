@@ -4,7 +4,7 @@
  * at most READER_AHEAD batches ahead of the consumer's `more`.
  */
 import { readlinkSync } from "node:fs";
-import { setPriority } from "node:os";
+import { getPriority, setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { readCsv, type SourceRow } from "./csv";
 import { READER_AHEAD, READER_BATCH, type ReaderMessage } from "./reader-thread";
@@ -23,7 +23,8 @@ const { format, bytes, nice } = workerData as { format: "csv" | "xlsx"; bytes: U
 function lowerPriority(): void {
 	try {
 		const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
-		if (Number.isSafeInteger(tid) && tid > 0 && nice > 0) setPriority(tid, nice);
+		// never lower a nice value the process already has (a bulk-only worker runs at INTAKE_BULK_NICE)
+		if (Number.isSafeInteger(tid) && tid > 0 && nice > getPriority(tid)) setPriority(tid, nice);
 	} catch {
 		// not Linux, or not allowed: the thread keeps the process's priority
 	}

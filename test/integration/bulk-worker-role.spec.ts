@@ -1,0 +1,132 @@
+/**
+ * Integration: the bulk worker deployment (issue 10; lib/intake/bulk/role.ts,
+ * k8s/base/intake-bulk.yaml) over real NATS. Intake runs twice: as msa-intake
+ * (`INTAKE_BULK_WORKER=off`: API and uploads, no bulk worker) and as
+ * msa-intake-bulk (`only`: the bulk worker, no other action). An upload
+ * through the gateway is stored by the API node and processed by the worker
+ * node; the worker node advertises and subscribes to `intake.processBulkJob`
+ * only, so the gateway's order calls all land on the API node.
+ */
+import { strict as assert } from "node:assert";
+import type { ServiceBroker } from "moleculer";
+import { TEMPLATE_COLUMNS } from "../../lib/intake/bulk/columns";
+import { newSender } from "../helpers/broker";
+import { useCluster } from "../helpers/cluster";
+import { freshRef, orderBody, warehouseBody } from "../helpers/fixtures";
+import { client } from "../helpers/flow";
+import { eventually } from "../helpers/poll";
+
+/** A CSV of `n` valid orders (references `<ref>-<i>`). */
+function csvOf(ref: string, n: number): string {
+	const cells: Record<string, (i: number) => string> = {
+		customer_order_no: (i) => `${ref}-${i}`,
+		receiver_name: (i) => `Buyer ${i}`,
+		receiver_address_1: () => "45 MG Road",
+		receiver_city: () => "Bengaluru",
+		receiver_state: () => "Karnataka",
+		receiver_pincode: () => "560001",
+		receiver_mobile_no: () => "9123456780",
+		product_name: () => "Cotton kurta",
+		physical_weight: () => "0.5",
+		declared_order_total: () => "499",
+		order_type: () => "0",
+	};
+	const rows = Array.from({ length: n }, (_, i) =>
+		TEMPLATE_COLUMNS.map((c) => (cells[c] ? cells[c](i) : "")).join(","),
+	);
+	return `${TEMPLATE_COLUMNS.join(",")}\n${rows.join("\n")}\n`;
+}
+
+/** NATS subjects a broker's transporter subscribes to (queue groups and its own). */
+function subjectsOf(b: ServiceBroker): string[] {
+	const tx = (b.transit as unknown as { tx: { subscriptions: { getSubject(): string }[] } }).tx;
+	return tx.subscriptions.map((s) => s.getSubject());
+}
+
+/** The intake service instance of a broker with its BullMQ workers. */
+function intakeOf(b: ServiceBroker): { $workers?: unknown[]; settings: { bulkRole?: string } } {
+	return b.getLocalService("intake") as unknown as { $workers?: unknown[]; settings: { bulkRole?: string } };
+}
+
+describe("integration: bulk worker deployment (INTAKE_BULK_WORKER off / only)", function () {
+	this.timeout(120_000);
+	const cluster = useCluster(
+		"it-bulkrole",
+		[
+			["gateway"],
+			{ services: ["intake"], env: { INTAKE_BULK_WORKER: "off" } },
+			// nice 0: this broker shares the test process, whose threads must keep their priority
+			{ services: ["intake"], env: { INTAKE_BULK_WORKER: "only", INTAKE_BULK_NICE: "0" } },
+			["pincode", "rates", "warehouses"],
+		],
+		["intake", "pincode", "warehouses"],
+	);
+
+	it("the worker node advertises and subscribes to processBulkJob only; the API node runs no bulk worker", async () => {
+		const [gateway, api, worker] = cluster.brokers;
+		assert.equal(intakeOf(api).settings.bulkRole, "off");
+		assert.equal(intakeOf(worker).settings.bulkRole, "only");
+		assert.equal(intakeOf(api).$workers?.length, 0, "the API node runs no BullMQ worker");
+		assert.equal(intakeOf(worker).$workers?.length, 1, "the worker node runs the intake-bulk worker");
+		const intakeActions = (b: ServiceBroker) =>
+			Object.keys((b.getLocalService("intake") as unknown as { actions: Record<string, unknown> }).actions);
+		assert.deepEqual(intakeActions(worker), ["processBulkJob"]);
+		assert.ok(intakeActions(api).includes("createOrder") && intakeActions(api).includes("bulkUpload"));
+		const subs = subjectsOf(worker).filter((s) => s.includes(".REQB.intake."));
+		assert.deepEqual(
+			subs.map((s) => s.replace(/^.*\.REQB\./, "")),
+			["intake.processBulkJob"],
+			"queue groups of the worker node",
+		);
+		assert.ok(subjectsOf(api).some((s) => s.endsWith(".REQB.intake.createOrder")));
+		// seen from the gateway: order creation has one node, the API one
+		const nodes = (action: string) =>
+			(
+				gateway.registry.getActionEndpoints(action) as unknown as { endpoints: { node: { id: string } }[] }
+			).endpoints.map((e) => e.node.id);
+		await eventually(async () => (nodes("intake.createOrder").length > 0 ? true : null), {
+			what: "intake.createOrder known to the gateway",
+		});
+		assert.deepEqual(nodes("intake.createOrder"), [api.nodeID]);
+	});
+
+	it("an upload stored by the API node is processed by the worker node, each order created once", async () => {
+		const [, api, worker] = cluster.brokers;
+		const sender = newSender();
+		const token = await cluster.idp.tokenFor(sender, "merchant_ops");
+		const http = client(cluster.base, token);
+		const wh = await http.post("/v1/warehouses", warehouseBody());
+		assert.equal(wh.status, 201, JSON.stringify(wh.body));
+		const ref = freshRef("ROLE");
+		const N = 60;
+		// the API node runs no bulk worker (first test): a completed job was processed by the worker node
+		assert.equal(intakeOf(api).$workers?.length, 0);
+		assert.equal(intakeOf(worker).$workers?.length, 1);
+		const form = new FormData();
+		form.append("sender_address_id", String(wh.body.data.id));
+		form.append("import_file", new Blob([csvOf(ref, N)], { type: "text/csv" }), "orders.csv");
+		const res = await fetch(`${cluster.base}/v1/intake/bulk`, {
+			method: "POST",
+			headers: { authorization: `Bearer ${token}` },
+			body: form,
+		});
+		const up = (await res.json()) as { job_id: number; status: string };
+		assert.equal(res.status, 202, JSON.stringify(up));
+		const job = await eventually(
+			async () => {
+				const j = await http.get(`/v1/intake/jobs/${up.job_id}`);
+				return j.body?.status === "completed" || j.body?.status === "failed" ? j.body : null;
+			},
+			{ what: `job ${up.job_id} finished`, ms: 60_000, every: 200 },
+		);
+		assert.equal(job.status, "completed", JSON.stringify(job));
+		assert.equal(job.counts.created, N);
+		const found = await http.get(`/v1/orders?order_no=${ref}-7`);
+		assert.equal(found.body.data.length, 1);
+		// 20 order creations through the gateway: all answered (the worker node has no createOrder to take them)
+		for (let i = 0; i < 20; i++) {
+			const o = await http.post("/v1/intake/order", orderBody(wh.body.data.id, `${ref}-api-${i}`));
+			assert.equal(o.status, 201, JSON.stringify(o.body));
+		}
+	});
+});
