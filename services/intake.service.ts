@@ -901,8 +901,9 @@ export default defineService<IntakeVars>()({
 		},
 	},
 	/**
-	 * Reads `INTAKE_BULK_WORKER` (lib/intake/bulk/role.ts; an unknown value
-	 * throws: the process does not start) into `settings.bulkRole`. With
+	 * Reads `INTAKE_BULK_WORKER` and `INTAKE_BULK_NICE` (lib/intake/bulk/role.ts;
+	 * an unknown role throws: the process does not start) into
+	 * `settings.bulkRole` / `settings.bulkNice`. With
 	 * `only` (a bulk worker pod) every action but `processBulkJob` is
 	 * removed, so this node advertises no other intake action and NATS never
 	 * hands it an API call.
@@ -910,7 +911,7 @@ export default defineService<IntakeVars>()({
 	merged(schema) {
 		const role = bulkRole();
 		// kept on the instance (read by the worker mixin and `started`): brokers of one process may differ (tests)
-		schema.settings = { ...schema.settings, bulkRole: role } as typeof schema.settings;
+		schema.settings = { ...schema.settings, bulkRole: role, bulkNice: bulkNice() } as typeof schema.settings;
 		if (role !== "only") return;
 		const actions = (schema.actions ?? {}) as Record<string, unknown>;
 		for (const name of Object.keys(actions)) if (!BULK_ONLY_ACTIONS.includes(name)) actions[name] = false;
@@ -929,8 +930,9 @@ export default defineService<IntakeVars>()({
 			.catch((e: Error) => this.logger.warn(`bulk: re-enqueue at start failed: ${e.message}`));
 		if ((this.settings as { bulkRole?: BulkRole }).bulkRole === "only") {
 			// a bulk worker pod: background work only, at a lower CPU priority; the API pods relay the outbox
-			const n = lowerThreadsPriority(bulkNice());
-			this.logger.info(`bulk worker only (INTAKE_BULK_WORKER=only): nice ${bulkNice()} on ${n} thread(s)`);
+			const nice = (this.settings as { bulkNice?: number }).bulkNice ?? bulkNice();
+			const n = lowerThreadsPriority(nice);
+			this.logger.info(`bulk worker only (INTAKE_BULK_WORKER=only): nice ${nice} on ${n} thread(s)`);
 			return;
 		}
 		this.eventRelay = new EventOutboxRelay(this.db, "intake", this.broker, this.logger);
