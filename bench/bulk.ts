@@ -146,10 +146,13 @@ function rssMb(pid: number): number {
  * PROBES callers in a closed loop.
  */
 async function probe(base: string, token: string, stop: () => boolean): Promise<number[]> {
-	const worker = new Worker(`require("tsx/cjs"); require(${JSON.stringify(`${__dirname}/probe-thread.ts`)});`, {
-		eval: true,
-		workerData: { base, token, rate: PROBE_RATE, callers: PROBES, pins: PINS },
-	});
+	const worker = new Worker(
+		`require("tsx/cjs"); require(${JSON.stringify(`${__dirname}/probe-thread.ts`)});`,
+		{
+			eval: true,
+			workerData: { base, token, rate: PROBE_RATE, callers: PROBES, pins: PINS },
+		},
+	);
 	const result = new Promise<number[]>((resolve, reject) => {
 		worker.once("message", (m: { lat?: number[]; error?: string }) =>
 			m.lat ? resolve(m.lat) : reject(new Error(m.error)),

@@ -51,7 +51,8 @@ async function run(): Promise<number[]> {
 				serviceable(n++).then(() => {
 					const ms = performance.now() - due;
 					lat.push(ms);
-					if (process.env.BENCH_SLOW_TRACE && ms > 50) slow.push(`${((Date.now() - (performance.now() - due)) % 100000).toFixed(0)}:${ms.toFixed(0)}`);
+					if (process.env.BENCH_SLOW_TRACE && ms > 50)
+						slow.push(`${((Date.now() - (performance.now() - due)) % 100000).toFixed(0)}:${ms.toFixed(0)}`);
 				}),
 			);
 		}

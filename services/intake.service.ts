@@ -59,6 +59,13 @@ import {
 } from "../lib/intake/bulk/api";
 import { insertBulkJob } from "../lib/intake/bulk/jobs-store";
 import { enqueueBulkJob, processBulkJob, requeueUnfinished } from "../lib/intake/bulk/process";
+import {
+	BULK_ONLY_ACTIONS,
+	type BulkRole,
+	bulkNice,
+	bulkRole,
+	lowerThreadsPriority,
+} from "../lib/intake/bulk/role";
 import { createFromRow } from "../lib/intake/bulk/rows";
 import { unfinishedJobs } from "../lib/intake/bulk/store";
 import {
@@ -106,13 +113,6 @@ import {
 import { type OrderInput, parseOrderInput } from "../lib/intake/validation";
 import { WarehouseCache } from "../lib/intake/warehouse-cache";
 import { defineService } from "../lib/service";
-import {
-	BULK_ONLY_ACTIONS,
-	type BulkRole,
-	bulkNice,
-	bulkRole,
-	lowerThreadsPriority,
-} from "../lib/intake/bulk/role";
 import { EventOutboxRelay } from "../lib/webhooks/publish";
 import { DbMixin } from "../mixins/db.mixin";
 import { WorkerMixin } from "../mixins/worker.mixin";

@@ -44,7 +44,10 @@ function subjectsOf(b: ServiceBroker): string[] {
 }
 
 /** The intake service instance of a broker with its BullMQ workers. */
-function intakeOf(b: ServiceBroker): { $workers?: unknown[]; settings: { bulkRole?: string; bulkNice?: number } } {
+function intakeOf(b: ServiceBroker): {
+	$workers?: unknown[];
+	settings: { bulkRole?: string; bulkNice?: number };
+} {
 	return b.getLocalService("intake") as unknown as {
 		$workers?: unknown[];
 		settings: { bulkRole?: string; bulkNice?: number };
@@ -69,7 +72,11 @@ describe("integration: bulk worker deployment (INTAKE_BULK_WORKER off / only)", 
 		const [gateway, api, worker] = cluster.brokers;
 		assert.equal(intakeOf(api).settings.bulkRole, "off");
 		assert.equal(intakeOf(worker).settings.bulkRole, "only");
-		assert.equal(intakeOf(worker).settings.bulkNice, 0, "the nice the broker was created with, not the default");
+		assert.equal(
+			intakeOf(worker).settings.bulkNice,
+			0,
+			"the nice the broker was created with, not the default",
+		);
 		assert.equal(intakeOf(api).$workers?.length, 0, "the API node runs no BullMQ worker");
 		assert.equal(intakeOf(worker).$workers?.length, 1, "the worker node runs the intake-bulk worker");
 		const intakeActions = (b: ServiceBroker) =>

@@ -39,7 +39,9 @@ export function bulkRole(env: NodeJS.ProcessEnv = process.env): BulkRole {
 	const v = (env.INTAKE_BULK_WORKER ?? "").trim().toLowerCase();
 	if (v === "") return "on";
 	if (v === "on" || v === "off" || v === "only") return v;
-	throw new Error(`INTAKE_BULK_WORKER must be on, off or only (got ${JSON.stringify(env.INTAKE_BULK_WORKER)})`);
+	throw new Error(
+		`INTAKE_BULK_WORKER must be on, off or only (got ${JSON.stringify(env.INTAKE_BULK_WORKER)})`,
+	);
 }
 
 /** `INTAKE_BULK_NICE` of `env`: 0–19, default 10 (a value out of range is clamped; not a number: 10). */

@@ -48,7 +48,10 @@ describe("intake: bulk worker role (INTAKE_BULK_WORKER, INTAKE_BULK_NICE)", () =
 			execFileSync(process.execPath, ["--require", "tsx/cjs", "-e", script], { encoding: "utf8" }),
 		) as { before: number[]; target: number; changed: number; after: number[]; again: number };
 		if (out.before.some((n) => n >= 19)) this.skip(); // already at the lowest priority: nothing to observe
-		assert.ok(out.before.every((n) => n < out.target), JSON.stringify(out));
+		assert.ok(
+			out.before.every((n) => n < out.target),
+			JSON.stringify(out),
+		);
 		assert.equal(out.changed, out.before.length);
 		assert.ok(out.after.length > out.before.length, "the worker's threads are listed");
 		assert.ok(
