@@ -5,6 +5,7 @@
  */
 import type { Address, CourierInfo, OrderRecord, Warehouse, WarehouseLeg } from "../../lib/contracts";
 import type { BookRequest } from "../../lib/couriers";
+import { TEMPLATE_COLUMNS } from "../../lib/intake/bulk/columns";
 
 let nextId = 500_000 + Math.floor(Math.random() * 100_000) * 10;
 /** A fresh positive id (orders, warehouses) unlikely to collide across runs. */
@@ -220,4 +221,27 @@ export function bookRequestFor(
 		},
 		return_address: pickup,
 	};
+}
+
+/** A bulk upload CSV (issue 10) of `n` valid orders in the template's column order (references `<ref>-<i>`). */
+export function bulkCsv(ref: string, n: number): string {
+	const cells: Record<string, (i: number) => string> = {
+		customer_order_no: (i) => `${ref}-${i}`,
+		channel: () => "csv",
+		receiver_name: (i) => `Buyer ${i}`,
+		receiver_address_1: () => '"45 MG Road, Ashok Nagar"',
+		receiver_city: () => "Bengaluru",
+		receiver_state: () => "Karnataka",
+		receiver_pincode: () => "560001",
+		receiver_mobile_no: () => "9123456780",
+		product_name: () => "Cotton kurta",
+		physical_weight: () => "0.5",
+		declared_order_total: () => "499",
+		order_type: () => "0",
+	};
+	const header = TEMPLATE_COLUMNS.join(",");
+	const rows = Array.from({ length: n }, (_, i) =>
+		TEMPLATE_COLUMNS.map((c) => (cells[c] ? cells[c](i) : "")).join(","),
+	);
+	return `${header}\n${rows.join("\n")}\n`;
 }

@@ -7,35 +7,11 @@
  * nothing new.
  */
 import { strict as assert } from "node:assert";
-import { TEMPLATE_COLUMNS } from "../../lib/intake/bulk/columns";
 import { newSender } from "../helpers/broker";
 import { useCluster } from "../helpers/cluster";
-import { freshRef, warehouseBody } from "../helpers/fixtures";
+import { bulkCsv, freshRef, warehouseBody } from "../helpers/fixtures";
 import { client } from "../helpers/flow";
 import { eventually } from "../helpers/poll";
-
-/** A CSV of `n` valid orders in the template's column order (references `ref-<i>`). */
-function csvOf(ref: string, n: number): string {
-	const cells: Record<string, (i: number) => string> = {
-		customer_order_no: (i) => `${ref}-${i}`,
-		channel: () => "csv",
-		receiver_name: (i) => `Buyer ${i}`,
-		receiver_address_1: () => '"45 MG Road, Ashok Nagar"',
-		receiver_city: () => "Bengaluru",
-		receiver_state: () => "Karnataka",
-		receiver_pincode: () => "560001",
-		receiver_mobile_no: () => "9123456780",
-		product_name: () => "Cotton kurta",
-		physical_weight: () => "0.5",
-		declared_order_total: () => "499",
-		order_type: () => "0",
-	};
-	const header = TEMPLATE_COLUMNS.join(",");
-	const rows = Array.from({ length: n }, (_, i) =>
-		TEMPLATE_COLUMNS.map((c) => (cells[c] ? cells[c](i) : "")).join(","),
-	);
-	return `${header}\n${rows.join("\n")}\n`;
-}
 
 describe("integration: bulk upload streamed to intake over NATS, processed by its worker", function () {
 	this.timeout(120_000);
@@ -53,7 +29,7 @@ describe("integration: bulk upload streamed to intake over NATS, processed by it
 		assert.equal(wh.status, 201, JSON.stringify(wh.body));
 		const ref = freshRef("BULK");
 		const N = 120;
-		const csv = csvOf(ref, N);
+		const csv = bulkCsv(ref, N);
 
 		const upload = async () => {
 			const form = new FormData();

@@ -9,33 +9,11 @@
  */
 import { strict as assert } from "node:assert";
 import type { ServiceBroker } from "moleculer";
-import { TEMPLATE_COLUMNS } from "../../lib/intake/bulk/columns";
 import { newSender } from "../helpers/broker";
 import { useCluster } from "../helpers/cluster";
-import { freshRef, orderBody, warehouseBody } from "../helpers/fixtures";
+import { bulkCsv, freshRef, orderBody, warehouseBody } from "../helpers/fixtures";
 import { client } from "../helpers/flow";
 import { eventually } from "../helpers/poll";
-
-/** A CSV of `n` valid orders (references `<ref>-<i>`). */
-function csvOf(ref: string, n: number): string {
-	const cells: Record<string, (i: number) => string> = {
-		customer_order_no: (i) => `${ref}-${i}`,
-		receiver_name: (i) => `Buyer ${i}`,
-		receiver_address_1: () => "45 MG Road",
-		receiver_city: () => "Bengaluru",
-		receiver_state: () => "Karnataka",
-		receiver_pincode: () => "560001",
-		receiver_mobile_no: () => "9123456780",
-		product_name: () => "Cotton kurta",
-		physical_weight: () => "0.5",
-		declared_order_total: () => "499",
-		order_type: () => "0",
-	};
-	const rows = Array.from({ length: n }, (_, i) =>
-		TEMPLATE_COLUMNS.map((c) => (cells[c] ? cells[c](i) : "")).join(","),
-	);
-	return `${TEMPLATE_COLUMNS.join(",")}\n${rows.join("\n")}\n`;
-}
 
 /** NATS subjects a broker's transporter subscribes to (queue groups and its own). */
 function subjectsOf(b: ServiceBroker): string[] {
@@ -115,7 +93,7 @@ describe("integration: bulk worker deployment (INTAKE_BULK_WORKER off / only)", 
 		assert.equal(intakeOf(worker).$workers?.length, 1);
 		const form = new FormData();
 		form.append("sender_address_id", String(wh.body.data.id));
-		form.append("import_file", new Blob([csvOf(ref, N)], { type: "text/csv" }), "orders.csv");
+		form.append("import_file", new Blob([bulkCsv(ref, N)], { type: "text/csv" }), "orders.csv");
 		const res = await fetch(`${cluster.base}/v1/intake/bulk`, {
 			method: "POST",
 			headers: { authorization: `Bearer ${token}` },
