@@ -29,6 +29,8 @@
  *                  then compete with the import for the CPU and the figure
  *                  measures the sharing). BENCH_SLOW_TRACE=1 lists the
  *                  probes slower than 50 ms.
+ *   CPU            BENCH_CPU=1: CPU seconds of each process during the
+ *                  import (PostgreSQL and NATS: all their processes)
  *
  * Targets (issue 10): CSV ≤ 15 s, XLSX ≤ 40 s, RSS ≤ 400 MB, API p99 during the
  * import ≤ 2× idle.
@@ -40,7 +42,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import ExcelJS from "exceljs";
 import { TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from "../lib/intake/bulk/columns";
@@ -131,6 +133,31 @@ async function makeXlsx25(run: string): Promise<{ bytes: Buffer; rows: number }>
 function peakRssMb(pid: number): number {
 	const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
 	return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+/** CPU seconds (user + system) a process has used so far; 0 when it is gone. */
+function cpuSeconds(pid: number): number {
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+		const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+		return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100/s)
+	} catch {
+		return 0;
+	}
+}
+
+/** Pids of the processes whose command name (`/proc/<pid>/comm`) is `name`. */
+function pidsNamed(name: string): number[] {
+	const out: number[] = [];
+	for (const d of readdirSync("/proc")) {
+		if (!/^\d+$/.test(d)) continue;
+		try {
+			if (readFileSync(`/proc/${d}/comm`, "utf8").trim() === name) out.push(Number(d));
+		} catch {
+			// ended meanwhile
+		}
+	}
+	return out;
 }
 
 /** Current RSS (VmRSS) of a process in MB. */
@@ -271,6 +298,20 @@ async function main(): Promise<void> {
 			await new Promise((r) => setTimeout(r, 1500));
 			const pid = worker.child.pid as number;
 			const rssBefore = peakRssMb(pid);
+			// BENCH_CPU=1: CPU seconds each process (PostgreSQL: all its processes) spends during the import
+			const cpuOf = () => {
+				const m: Record<string, number> = {
+					api: cpuSeconds(api.child.pid as number),
+					back: cpuSeconds(back.child.pid as number),
+					intake: cpuSeconds(intake.child.pid as number),
+					worker: cpuSeconds(pid),
+					bench: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+				};
+				m.postgres = pidsNamed("postgres").reduce((a, p) => a + cpuSeconds(p), 0);
+				m.nats = pidsNamed("nats-server").reduce((a, p) => a + cpuSeconds(p), 0);
+				return m;
+			};
+			const cpu0 = process.env.BENCH_CPU ? cpuOf() : undefined;
 			let done = false;
 			const during = probe(base, token, () => done);
 			const t0 = performance.now();
@@ -308,6 +349,14 @@ async function main(): Promise<void> {
 			if (trace.length) console.log(`worker RSS (MB) over time: ${trace.join(", ")}`);
 			const lat = await during;
 			const rss = peakRssMb(pid);
+			if (cpu0) {
+				const cpu1 = cpuOf();
+				console.log(
+					`CPU seconds during ${file.name}: ${Object.keys(cpu1)
+						.map((k) => `${k} ${f(cpu1[k] - cpu0[k])}`)
+						.join(", ")} (wall ${f(secs)} s)`,
+				);
+			}
 			const counts = Object.entries(job.counts ?? {}).map(([k, v]) => `${k} ${v}`);
 			console.log(
 				`${file.name}: ${f(bytes.length / 1048576)} MB, ${rows} rows → ${job.status}${job.error ? ` (${job.error})` : ""} in ${f(secs, 2)} s ` +
