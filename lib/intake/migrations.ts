@@ -264,4 +264,40 @@ CREATE TABLE IF NOT EXISTS intake.bulk_rows (
 				FOR EACH ROW EXECUTE FUNCTION intake.order_created_event()`);
 		},
 	},
+	{
+		// Issue 10 bench: the row-level trigger above ran one INSERT into the outbox per order, and each of those
+		// fired the outbox's statement-level NOTIFY trigger: a bulk batch of 500 orders made 500 statements and 500
+		// notifications. The same events (same JSON, in order_id order) now come from one statement per INSERT into
+		// intake.orders, read from its transition table (only the rows inserted: ON CONFLICT DO NOTHING skips).
+		name: "webhooks-0002-order-created-per-statement",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`CREATE OR REPLACE FUNCTION intake.orders_created_events() RETURNS trigger LANGUAGE plpgsql AS $$
+			BEGIN
+				INSERT INTO intake.event_outbox (event)
+				SELECT jsonb_build_object(
+					'event_id', 'order.created:' || n.order_id,
+					'type', 'order.created',
+					'sender_id', n.sender_id,
+					'order_id', n.order_id,
+					'occurred_at', n.created_at,
+					'data', jsonb_build_object(
+						'order_id', n.order_id,
+						'order_no', n.customer_order_no,
+						'direction', CASE WHEN n.shipment_type = 1 THEN 'reverse' ELSE 'forward' END,
+						'payment_mode', CASE WHEN n.order_type = 1 THEN 'cod' ELSE 'prepaid' END,
+						'status', n.status,
+						'pickup_address_id', n.pickup_address_id))
+				FROM new_orders n
+				ORDER BY n.order_id;
+				RETURN NULL;
+			END $$`);
+			await q("DROP TRIGGER IF EXISTS order_created_event ON intake.orders");
+			await q("DROP TRIGGER IF EXISTS orders_created_events ON intake.orders");
+			await q(`CREATE TRIGGER orders_created_events AFTER INSERT ON intake.orders
+				REFERENCING NEW TABLE AS new_orders
+				FOR EACH STATEMENT EXECUTE FUNCTION intake.orders_created_events()`);
+			await q("DROP FUNCTION IF EXISTS intake.order_created_event()");
+		},
+	},
 ];

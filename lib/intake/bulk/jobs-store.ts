@@ -169,9 +169,15 @@ export async function bulkRowsPage(
 export async function createdOrderIds(db: Sequelize, job_id: number, limit: number): Promise<number[]> {
 	const rows = await select<{ order_id: string }>(
 		db,
-		`SELECT order_id FROM intake.bulk_rows
-		 WHERE job_id = $1 AND outcome IN ('created', 'approved') AND order_id IS NOT NULL
-		 ORDER BY row_no LIMIT $2`,
+		// one index-ordered scan per outcome, each stopping at the limit, then merged: `outcome IN (…) ORDER BY
+		// row_no` read every created row of the job and sorted them (85,000 for a 25 MB file) on each status poll
+		`SELECT order_id FROM (
+		   (SELECT row_no, order_id FROM intake.bulk_rows
+		    WHERE job_id = $1 AND outcome = 'created' AND order_id IS NOT NULL ORDER BY row_no LIMIT $2)
+		   UNION ALL
+		   (SELECT row_no, order_id FROM intake.bulk_rows
+		    WHERE job_id = $1 AND outcome = 'approved' AND order_id IS NOT NULL ORDER BY row_no LIMIT $2)
+		 ) t ORDER BY row_no LIMIT $2`,
 		[job_id, limit],
 	);
 	return rows.map((r) => Number(r.order_id));
