@@ -80,8 +80,15 @@ function rowOf(r: Record<string, unknown>): BulkRowDb {
 	};
 }
 
-/** Bytes per stored part of a bulk file (`intake.bulk_files.part`). */
-export const FILE_PART = 1024 * 1024;
+/**
+ * Bytes per stored part of a bulk file (`intake.bulk_files.part`): 256 KB.
+ * The worker reads a file back part by part and node-postgres hands each
+ * bytea over as a hex string twice its size: with 1 MB parts a 25 MB file
+ * left ~75 MB of large strings to the collector at the start of the job (issue
+ * 10 bench: XLSX worker peak RSS 371–443 MB, with 256 KB parts 356–399 MB).
+ * Files stored with other part sizes read back the same.
+ */
+export const FILE_PART = 256 * 1024;
 
 /**
  * Stores the upload: the job row (status `queued`) and the file's bytes in

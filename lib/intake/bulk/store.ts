@@ -45,7 +45,7 @@ export async function loadJob(db: Sequelize, job_id: number, tx?: Transaction): 
 
 /**
  * The stored file of a job (null: none): its parts (`intake.bulk_files.part`,
- * at most 1 MB each) read one statement at a time into one buffer of the
+ * at most FILE_PART bytes each) read one statement at a time into one buffer of the
  * file's size, so no 25 MB value crosses the driver at once.
  */
 export async function loadFile(db: Sequelize, job_id: number): Promise<Buffer | null> {
