@@ -142,3 +142,36 @@ export async function typicalFlow(
 		bookedAfterMs,
 	};
 }
+
+/**
+ * Uploads `csv` as a bulk order file (POST /v1/intake/bulk, multipart, issue
+ * 10) for warehouse `sender_address_id`, asserts 202 `{job_id, status:"queued"}`
+ * and polls GET /v1/intake/jobs/{id} until the job is completed or failed;
+ * answers the job object.
+ */
+export async function uploadBulkCsv(
+	base: string,
+	token: string,
+	sender_address_id: number,
+	csv: string,
+): Promise<any> {
+	const form = new FormData();
+	form.append("sender_address_id", String(sender_address_id));
+	form.append("import_file", new Blob([csv], { type: "text/csv" }), "orders.csv");
+	const res = await fetch(`${base}/v1/intake/bulk`, {
+		method: "POST",
+		headers: { authorization: `Bearer ${token}` },
+		body: form,
+	});
+	const body = (await res.json()) as { job_id: number; status: string };
+	assert.equal(res.status, 202, JSON.stringify(body));
+	assert.equal(body.status, "queued");
+	const api = client(base, token);
+	return eventually(
+		async () => {
+			const j = await api.get(`/v1/intake/jobs/${body.job_id}`);
+			return j.body?.status === "completed" || j.body?.status === "failed" ? j.body : null;
+		},
+		{ what: `job ${body.job_id} finished`, ms: 60_000, every: 200 },
+	);
+}

@@ -10,8 +10,7 @@ import { strict as assert } from "node:assert";
 import { newSender } from "../helpers/broker";
 import { useCluster } from "../helpers/cluster";
 import { bulkCsv, freshRef, warehouseBody } from "../helpers/fixtures";
-import { client } from "../helpers/flow";
-import { eventually } from "../helpers/poll";
+import { client, uploadBulkCsv } from "../helpers/flow";
 
 describe("integration: bulk upload streamed to intake over NATS, processed by its worker", function () {
 	this.timeout(120_000);
@@ -31,26 +30,7 @@ describe("integration: bulk upload streamed to intake over NATS, processed by it
 		const N = 120;
 		const csv = bulkCsv(ref, N);
 
-		const upload = async () => {
-			const form = new FormData();
-			form.append("sender_address_id", String(wh.body.data.id));
-			form.append("import_file", new Blob([csv], { type: "text/csv" }), "orders.csv");
-			const res = await fetch(`${cluster.base}/v1/intake/bulk`, {
-				method: "POST",
-				headers: { authorization: `Bearer ${token}` },
-				body: form,
-			});
-			const body = (await res.json()) as { job_id: number; status: string };
-			assert.equal(res.status, 202, JSON.stringify(body));
-			assert.equal(body.status, "queued");
-			return eventually(
-				async () => {
-					const j = await api.get(`/v1/intake/jobs/${body.job_id}`);
-					return j.body?.status === "completed" || j.body?.status === "failed" ? j.body : null;
-				},
-				{ what: `job ${body.job_id} finished`, ms: 60_000, every: 200 },
-			);
-		};
+		const upload = () => uploadBulkCsv(cluster.base, token, wh.body.data.id, csv);
 
 		const first = await upload();
 		assert.equal(first.status, "completed", JSON.stringify(first));

@@ -12,7 +12,7 @@ import type { ServiceBroker } from "moleculer";
 import { newSender } from "../helpers/broker";
 import { useCluster } from "../helpers/cluster";
 import { bulkCsv, freshRef, orderBody, warehouseBody } from "../helpers/fixtures";
-import { client } from "../helpers/flow";
+import { client, uploadBulkCsv } from "../helpers/flow";
 import { eventually } from "../helpers/poll";
 
 /** NATS subjects a broker's transporter subscribes to (queue groups and its own). */
@@ -91,23 +91,7 @@ describe("integration: bulk worker deployment (INTAKE_BULK_WORKER off / only)", 
 		// the API node runs no bulk worker (first test): a completed job was processed by the worker node
 		assert.equal(intakeOf(api).$workers?.length, 0);
 		assert.equal(intakeOf(worker).$workers?.length, 1);
-		const form = new FormData();
-		form.append("sender_address_id", String(wh.body.data.id));
-		form.append("import_file", new Blob([bulkCsv(ref, N)], { type: "text/csv" }), "orders.csv");
-		const res = await fetch(`${cluster.base}/v1/intake/bulk`, {
-			method: "POST",
-			headers: { authorization: `Bearer ${token}` },
-			body: form,
-		});
-		const up = (await res.json()) as { job_id: number; status: string };
-		assert.equal(res.status, 202, JSON.stringify(up));
-		const job = await eventually(
-			async () => {
-				const j = await http.get(`/v1/intake/jobs/${up.job_id}`);
-				return j.body?.status === "completed" || j.body?.status === "failed" ? j.body : null;
-			},
-			{ what: `job ${up.job_id} finished`, ms: 60_000, every: 200 },
-		);
+		const job = await uploadBulkCsv(cluster.base, token, wh.body.data.id, bulkCsv(ref, N));
 		assert.equal(job.status, "completed", JSON.stringify(job));
 		assert.equal(job.counts.created, N);
 		const found = await http.get(`/v1/orders?order_no=${ref}-7`);
