@@ -210,8 +210,8 @@ export async function startSystem(): Promise<RunningSystem> {
 		broker,
 		async stop() {
 			probes?.close();
-			// services taking outside traffic stop accepting it first (the gateway closes its listening socket
-			// and keep-alive connections): otherwise a steady load keeps the broker's in-flight wait from ever
+			// services taking outside traffic stop accepting it first (the gateway closes its listening socket;
+			// its open connections end after their next answer): otherwise a steady load keeps the broker's in-flight wait from ever
 			// emptying and every stop lasts the whole shutdown timeout
 			for (const svc of broker.services) {
 				const begin = (svc as unknown as { beginShutdown?: () => void }).beginShutdown;

@@ -236,6 +236,8 @@ interface GatewayVars {
 	server?: Server;
 	/** True once the graceful stop began (see `beginShutdown`). */
 	shuttingDown: boolean;
+	/** Resolves once the listener closed and every connection ended (set by `beginShutdown`). */
+	serverClosed?: Promise<void>;
 }
 
 /**
@@ -438,17 +440,45 @@ export default defineService<GatewayVars>()({
 	methods: {
 		/**
 		 * Called by the system's `stop()` (lib/system.ts) before the broker stops:
-		 * every answer from then on says `Connection: close`, so clients open
-		 * their next request on a new connection (which the load balancer /
-		 * Service sends to another gateway once this pod is not ready).
+		 * the listener closes (new connections are refused: the load balancer /
+		 * Service sends them to another gateway) and every answer from then on
+		 * says `Connection: close`, so clients open their next request on a new
+		 * connection elsewhere; open connections are not dropped (`closeListener`).
 		 */
 		beginShutdown(): void {
 			if (this.shuttingDown) return;
 			this.shuttingDown = true;
-			// The listening socket is NOT closed here: closing it (http.Server#close also closes idle keep-alive
-			// connections at once) made a client sending on such a connection at that instant get ECONNRESET
-			// (test/e2e/split.spec.ts, 1 run in 4). Until that race is solved the server stops in moleculer-web's
-			// `stopped()` as before, after the broker's in-flight wait.
+			this.serverClosed = this.closeListener();
+		},
+
+		/**
+		 * Stops accepting connections without dropping the open ones: Node's
+		 * `server.close()` also closes every idle connection at once, and a
+		 * client sending on one at that instant, or that had just connected
+		 * and not yet sent, got a socket error instead of an answer
+		 * (test/e2e/split.spec.ts, SIGTERM of a gateway under load). Here a
+		 * request on an open connection is still answered (with `Connection:
+		 * close`), idle ones close on their clients' side (they close before
+		 * the keep-alive timeout the server announces), and whatever is still
+		 * open after the server's keep-alive timeout + 1 s is closed. Resolves
+		 * when every connection has closed.
+		 */
+		closeListener(): Promise<void> {
+			const server = this.server;
+			if (!server?.listening) return Promise.resolve();
+			return new Promise<void>((resolve) => {
+				const timer = setTimeout(
+					() => server.closeAllConnections(),
+					(server.keepAliveTimeout || 5000) + 1000,
+				);
+				const closeIdle = server.closeIdleConnections;
+				server.closeIdleConnections = () => undefined;
+				server.close(() => {
+					clearTimeout(timer);
+					resolve();
+				});
+				server.closeIdleConnections = closeIdle;
+			});
 		},
 
 		/**
@@ -838,8 +868,14 @@ export default defineService<GatewayVars>()({
 		await this.limiter.start();
 	},
 
-	/** Closes the rate limiter's Redis connection. */
+	/**
+	 * Runs before moleculer-web's own `stopped()` (which would close the
+	 * server, idle connections included): after a graceful stop, waits for
+	 * the connections to end (`closeListener`); then closes the rate limiter's
+	 * Redis connection.
+	 */
 	async stopped() {
+		await this.serverClosed;
 		await this.limiter?.stop();
 	},
 });
