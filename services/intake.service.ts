@@ -120,6 +120,12 @@ import { WorkerMixin } from "../mixins/worker.mixin";
 /** Timeout of the `warehouses.resolve` call (ms). */
 const RESOLVE_TIMEOUT_MS = 5_000;
 
+/** Settings of an intake instance: its bulk role and nice (set in `merged` from the environment). */
+interface IntakeSettings {
+	bulkRole: BulkRole;
+	bulkNice: number;
+}
+
 /** State set in `created`. */
 interface IntakeVars {
 	/** relays `intake.event_outbox` (order.created) to the `merchant.events` channel (issue 11; made in `started`) */
@@ -183,11 +189,12 @@ export default defineService<IntakeVars>()({
 				// a 25 MB XLSX takes ~30 s here; never let the call time out under a run still going
 				callTimeout: 30 * 60_000,
 				// INTAKE_BULK_WORKER=off: the API pods leave files to the bulk worker pods (lib/intake/bulk/role.ts)
-				enabled: (svc) => (svc.settings as { bulkRole?: BulkRole }).bulkRole !== "off",
+				enabled: (svc) => (svc.settings as IntakeSettings).bulkRole !== "off",
 			},
 		]),
 	],
-	settings: {},
+	// the bulk role of this instance (lib/intake/bulk/role.ts), read from the environment in `merged`
+	settings: { bulkRole: "on" as BulkRole, bulkNice: 10 },
 	methods: {
 		/**
 		 * Shared create path of createOrder / createReverse: sender check, B2B
@@ -911,7 +918,8 @@ export default defineService<IntakeVars>()({
 	merged(schema) {
 		const role = bulkRole();
 		// kept on the instance (read by the worker mixin and `started`): brokers of one process may differ (tests)
-		schema.settings = { ...schema.settings, bulkRole: role, bulkNice: bulkNice() } as typeof schema.settings;
+		const settings: IntakeSettings = { bulkRole: role, bulkNice: bulkNice() };
+		schema.settings = { ...schema.settings, ...settings };
 		if (role !== "only") return;
 		const actions = (schema.actions ?? {}) as Record<string, unknown>;
 		for (const name of Object.keys(actions)) if (!BULK_ONLY_ACTIONS.includes(name)) actions[name] = false;
@@ -928,9 +936,9 @@ export default defineService<IntakeVars>()({
 			.then((ids) => requeueUnfinished(this.db, ids))
 			.then((n) => n && this.logger.info(`bulk: re-enqueued ${n} unfinished job(s)`))
 			.catch((e: Error) => this.logger.warn(`bulk: re-enqueue at start failed: ${e.message}`));
-		if ((this.settings as { bulkRole?: BulkRole }).bulkRole === "only") {
+		if (this.settings.bulkRole === "only") {
 			// a bulk worker pod: background work only, at a lower CPU priority; the API pods relay the outbox
-			const nice = (this.settings as { bulkNice?: number }).bulkNice ?? bulkNice();
+			const nice = this.settings.bulkNice;
 			const n = lowerThreadsPriority(nice);
 			this.logger.info(`bulk worker only (INTAKE_BULK_WORKER=only): nice ${nice} on ${n} thread(s)`);
 			return;

@@ -22,14 +22,15 @@ function subjectsOf(b: ServiceBroker): string[] {
 }
 
 /** The intake service instance of a broker with its BullMQ workers. */
-function intakeOf(b: ServiceBroker): {
+/** What the spec reads of an intake instance. */
+interface IntakeUnderTest {
 	$workers?: unknown[];
+	eventRelay?: unknown;
 	settings: { bulkRole?: string; bulkNice?: number };
-} {
-	return b.getLocalService("intake") as unknown as {
-		$workers?: unknown[];
-		settings: { bulkRole?: string; bulkNice?: number };
-	};
+}
+
+function intakeOf(b: ServiceBroker): IntakeUnderTest {
+	return b.getLocalService("intake") as unknown as IntakeUnderTest;
 }
 
 describe("integration: bulk worker deployment (INTAKE_BULK_WORKER off / only)", function () {
@@ -57,6 +58,12 @@ describe("integration: bulk worker deployment (INTAKE_BULK_WORKER off / only)", 
 		);
 		assert.equal(intakeOf(api).$workers?.length, 0, "the API node runs no BullMQ worker");
 		assert.equal(intakeOf(worker).$workers?.length, 1, "the worker node runs the intake-bulk worker");
+		assert.ok(intakeOf(api).eventRelay, "the API node relays the event outbox");
+		assert.equal(
+			intakeOf(worker).eventRelay,
+			undefined,
+			"the worker node leaves the outbox to the API nodes",
+		);
 		const intakeActions = (b: ServiceBroker) =>
 			Object.keys((b.getLocalService("intake") as unknown as { actions: Record<string, unknown> }).actions);
 		assert.deepEqual(intakeActions(worker), ["processBulkJob"]);

@@ -4,10 +4,10 @@
  * at most READER_AHEAD batches ahead of the consumer's `more`.
  */
 import { readlinkSync } from "node:fs";
-import { getPriority, setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { readCsv, type SourceRow } from "./csv";
 import { READER_AHEAD, READER_BATCH, type ReaderMessage } from "./reader-thread";
+import { raiseThreadNice } from "./role";
 import { BulkFileError, readXlsx } from "./xlsx";
 
 const port = parentPort;
@@ -15,18 +15,17 @@ if (!port) throw new Error("reader-worker runs only as a worker thread");
 const { format, bytes, nice } = workerData as { format: "csv" | "xlsx"; bytes: Uint8Array; nice: number };
 
 /**
- * Lowers this thread's CPU priority (Linux: a thread is a task with its own
- * nice value, `/proc/thread-self` names its id), so a file being read yields
- * the CPU to the requests the process and its neighbours serve. Best effort:
- * elsewhere, or without permission, nothing changes.
+ * Lowers this thread's CPU priority (`/proc/thread-self` names its id), so a
+ * file being read yields the CPU to the requests the process and its
+ * neighbours serve; a bulk-only worker's higher nice is kept
+ * (./role.ts raiseThreadNice). Best effort: elsewhere nothing changes.
  */
 function lowerPriority(): void {
 	try {
 		const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
-		// never lower a nice value the process already has (a bulk-only worker runs at INTAKE_BULK_NICE)
-		if (Number.isSafeInteger(tid) && tid > 0 && nice > getPriority(tid)) setPriority(tid, nice);
+		if (Number.isSafeInteger(tid) && tid > 0) raiseThreadNice(tid, nice);
 	} catch {
-		// not Linux, or not allowed: the thread keeps the process's priority
+		// not Linux: the thread keeps the process's priority
 	}
 }
 lowerPriority();

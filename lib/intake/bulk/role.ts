@@ -67,15 +67,22 @@ export function lowerThreadsPriority(nice: number): number {
 		return 0;
 	}
 	let changed = 0;
-	for (const tid of tids) {
-		try {
-			if (getPriority(tid) < nice) {
-				setPriority(tid, nice);
-				changed++;
-			}
-		} catch {
-			// the thread ended meanwhile, or not allowed: leave it
-		}
-	}
+	for (const tid of tids) if (raiseThreadNice(tid, nice)) changed++;
 	return changed;
+}
+
+/**
+ * Raises thread `tid`'s nice value to `nice` when it is lower (Linux: a
+ * thread is a task with its own nice value); never lowers one (that needs
+ * privileges). Answers whether it changed; false when the thread is gone or
+ * the call is not allowed.
+ */
+export function raiseThreadNice(tid: number, nice: number): boolean {
+	try {
+		if (getPriority(tid) >= nice) return false;
+		setPriority(tid, nice);
+		return true;
+	} catch {
+		return false;
+	}
 }
