@@ -30,7 +30,11 @@
  *                  measures the sharing). BENCH_SLOW_TRACE=1 lists the
  *                  probes slower than 50 ms.
  *   CPU            BENCH_CPU=1: CPU seconds of each process during the
- *                  import (PostgreSQL and NATS: all their processes)
+ *                  import (PostgreSQL and NATS: all their processes;
+ *                  `pg:<application_name>`: PostgreSQL's backends of each
+ *                  process, named by DB_APPLICATION_NAME)
+ *   timeline       BENCH_TIMELINE=1: the probes' p99 per second of the
+ *                  import (the upload's second apart from the parsing)
  *
  * Targets (issue 10): CSV ≤ 15 s, XLSX ≤ 40 s, RSS ≤ 400 MB, API p99 during the
  * import ≤ 2× idle.
@@ -45,6 +49,7 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import ExcelJS from "exceljs";
+import { Client as PgClient } from "pg";
 import { TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from "../lib/intake/bulk/columns";
 import { warehouseBody } from "../test/helpers/fixtures";
 import { client } from "../test/helpers/flow";
@@ -172,7 +177,10 @@ function rssMb(pid: number): number {
  * PROBE_RATE requests/s each timed from when it was due, or with PROBE_RATE 0
  * PROBES callers in a closed loop.
  */
-async function probe(base: string, token: string, stop: () => boolean): Promise<number[]> {
+/** Latencies of the probes (ms, ascending), with [epoch ms due, ms] per probe in rate mode. */
+type ProbeResult = number[] & { samples?: [number, number][] };
+
+async function probe(base: string, token: string, stop: () => boolean): Promise<ProbeResult> {
 	const worker = new Worker(
 		`require("tsx/cjs"); require(${JSON.stringify(`${__dirname}/probe-thread.ts`)});`,
 		{
@@ -180,9 +188,9 @@ async function probe(base: string, token: string, stop: () => boolean): Promise<
 			workerData: { base, token, rate: PROBE_RATE, callers: PROBES, pins: PINS },
 		},
 	);
-	const result = new Promise<number[]>((resolve, reject) => {
-		worker.once("message", (m: { lat?: number[]; error?: string }) =>
-			m.lat ? resolve(m.lat) : reject(new Error(m.error)),
+	const result = new Promise<ProbeResult>((resolve, reject) => {
+		worker.once("message", (m: { lat?: number[]; samples?: [number, number][]; error?: string }) =>
+			m.lat ? resolve(Object.assign(m.lat, { samples: m.samples })) : reject(new Error(m.error)),
 		);
 		worker.once("error", reject);
 	});
@@ -228,6 +236,7 @@ async function main(): Promise<void> {
 		SERVICES: "intake",
 		INTAKE_BULK_WORKER: "only",
 		NODEID: `bench-intake-bulk-${run}`,
+		DB_APPLICATION_NAME: "msa-intake-bulk",
 		NODE_OPTIONS: process.env.BENCH_INTAKE_NODE_OPTIONS ?? manifestNodeOptions("intake-bulk"),
 	};
 	// the worker runs compiled, as in production (BENCH_TSX=1: through tsx, as `npm start` does)
@@ -308,9 +317,26 @@ async function main(): Promise<void> {
 					bench: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
 				};
 				m.postgres = pidsNamed("postgres").reduce((a, p) => a + cpuSeconds(p), 0);
+				for (const [pgPid, app] of backends) m[`pg:${app}`] = (m[`pg:${app}`] ?? 0) + cpuSeconds(pgPid);
 				m.nats = pidsNamed("nats-server").reduce((a, p) => a + cpuSeconds(p), 0);
 				return m;
 			};
+			// BENCH_CPU=1: PostgreSQL backends by application_name (pid → name, looked up every 250 ms), so
+			// their CPU can be told apart (lib/config.ts dbApplicationName)
+			const backends = new Map<number, string>();
+			const pgClient = process.env.BENCH_CPU
+				? new PgClient({ connectionString: shared.DATABASE_URL })
+				: undefined;
+			const seeBackends = async () => {
+				if (!pgClient) return;
+				const r = await pgClient.query(
+					"SELECT pid, application_name FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+				);
+				for (const row of r.rows) backends.set(row.pid, row.application_name || "other");
+			};
+			await pgClient?.connect();
+			await seeBackends();
+			const watcher = setInterval(() => void seeBackends().catch(() => undefined), 250);
 			const cpu0 = process.env.BENCH_CPU ? cpuOf() : undefined;
 			let done = false;
 			const during = probe(base, token, () => done);
@@ -348,12 +374,40 @@ async function main(): Promise<void> {
 			clearInterval(tracer);
 			if (trace.length) console.log(`worker RSS (MB) over time: ${trace.join(", ")}`);
 			const lat = await during;
+			// BENCH_TIMELINE=1: p99 of the probes due in each second since the upload started
+			if (process.env.BENCH_TIMELINE && lat.samples) {
+				const t0Epoch = performance.timeOrigin + t0;
+				const buckets: number[][] = [];
+				for (const [due, ms] of lat.samples) {
+					const b = Math.max(0, Math.floor((due - t0Epoch) / 1000));
+					buckets[b] = [...(buckets[b] ?? []), ms];
+				}
+				console.log(
+					`serviceable p99 per second (upload done at ${f(tUp / 1000)} s): ${buckets
+						.map(
+							(b, i) =>
+								`${i}s ${
+									b
+										? f(
+												pct(
+													b.sort((x, y) => x - y),
+													99,
+												),
+											)
+										: "-"
+								}`,
+						)
+						.join(", ")}`,
+				);
+			}
 			const rss = peakRssMb(pid);
+			clearInterval(watcher);
+			await pgClient?.end();
 			if (cpu0) {
 				const cpu1 = cpuOf();
 				console.log(
 					`CPU seconds during ${file.name}: ${Object.keys(cpu1)
-						.map((k) => `${k} ${f(cpu1[k] - cpu0[k])}`)
+						.map((k) => `${k} ${f(cpu1[k] - (cpu0[k] ?? 0))}`)
 						.join(", ")} (wall ${f(secs)} s)`,
 				);
 			}

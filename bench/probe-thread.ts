@@ -6,7 +6,8 @@
  *
  * workerData `{base, token, rate, callers, pins}`; the thread sends GET
  * /v1/shipping/serviceable until it receives "stop", then posts the
- * latencies (ms, ascending) and exits. `rate` > 0: that many requests/s,
+ * latencies (ms, ascending) and, in rate mode, `samples` ([epoch ms due,
+ * latency ms] per probe) and exits. `rate` > 0: that many requests/s,
  * each timed from when it was due (open loop, no coordinated omission);
  * `rate` 0: `callers` callers each sending the next request when the last
  * one answered (closed loop).
@@ -22,6 +23,8 @@ const { base, token, rate, callers, pins } = workerData as {
 };
 let stopped = false;
 const slow: string[] = [];
+/** [epoch ms the request was due, latency ms] of each probe (rate mode), for BENCH_TIMELINE */
+const samples: [number, number][] = [];
 parentPort?.on("message", () => {
 	stopped = true;
 });
@@ -51,6 +54,7 @@ async function run(): Promise<number[]> {
 				serviceable(n++).then(() => {
 					const ms = performance.now() - due;
 					lat.push(ms);
+					samples.push([performance.timeOrigin + due, ms]);
 					if (process.env.BENCH_SLOW_TRACE && ms > 50)
 						slow.push(`${((Date.now() - (performance.now() - due)) % 100000).toFixed(0)}:${ms.toFixed(0)}`);
 				}),
@@ -73,7 +77,7 @@ async function run(): Promise<number[]> {
 run().then(
 	(lat) => {
 		if (slow.length) console.log(`slow probes (due epoch ms mod 100000:latency): ${slow.join(" ")}`);
-		parentPort?.postMessage({ lat });
+		parentPort?.postMessage({ lat, samples });
 		parentPort?.close();
 	},
 	(e: Error) => {

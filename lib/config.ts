@@ -74,6 +74,13 @@ export interface RuntimeConfig {
 	namespace: string;
 	/** Pool size of each process's PostgreSQL pool. */
 	dbPoolMax: number;
+	/**
+	 * `DB_APPLICATION_NAME`: the `application_name` of this process's
+	 * PostgreSQL sessions (what `pg_stat_activity` shows ops); default
+	 * `msa-<SERVICES joined by +>`, `msa-all` when SERVICES is unset; at most
+	 * 63 bytes (PostgreSQL truncates longer names).
+	 */
+	dbApplicationName: string;
 	/** Moleculer log level. */
 	logLevel: string;
 }
@@ -204,6 +211,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
 		zeroSetup,
 		namespace: env.NAMESPACE ?? "",
 		dbPoolMax: int(env.DB_POOL_MAX, 10),
+		dbApplicationName: (
+			text(env.DB_APPLICATION_NAME) ?? `msa-${services.length ? services.join("+") : "all"}`
+		).slice(0, 63),
 		logLevel: env.LOGLEVEL || "info",
 	};
 	checkAuthConfig(cfg);

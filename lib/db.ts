@@ -28,7 +28,7 @@ export function getSequelize(url?: string): Sequelize {
 			dialect: "postgres",
 			logging: false,
 			pool: { max: cfg.dbPoolMax, min: 0, idle: 10_000, acquire: 15_000 },
-			dialectOptions: { application_name: "merchant-shipping-api", statement_timeout: 15_000 },
+			dialectOptions: { application_name: cfg.dbApplicationName, statement_timeout: 15_000 },
 		});
 		pools.set(dsn, s);
 	}

@@ -1,7 +1,8 @@
 /** Migrations (lib/db.ts): idempotent and safe when several processes start at once. */
 import { strict as assert } from "node:assert";
 import { Sequelize } from "sequelize";
-import { type Migration, migrate, select } from "../../lib/db";
+import { loadConfig } from "../../lib/config";
+import { getSequelize, type Migration, migrate, select } from "../../lib/db";
 
 describe("db: migrations", () => {
 	const schema = `mig_test_${Date.now().toString(36)}`;
@@ -89,5 +90,28 @@ describe("db: prepared statements", () => {
 			[{ id: 1, a: "x", b: 7 }],
 			"and again on a fresh connection",
 		);
+	});
+});
+
+describe("db: application_name names the process in pg_stat_activity", () => {
+	it("defaults to msa-<SERVICES>, msa-all without SERVICES; DB_APPLICATION_NAME overrides, cut at 63 bytes", () => {
+		assert.equal(loadConfig({}).dbApplicationName, "msa-all");
+		assert.equal(loadConfig({ SERVICES: "intake" }).dbApplicationName, "msa-intake");
+		assert.equal(loadConfig({ SERVICES: "gateway, rates" }).dbApplicationName, "msa-gateway+rates");
+		assert.equal(
+			loadConfig({ SERVICES: "intake", DB_APPLICATION_NAME: " msa-intake-bulk " }).dbApplicationName,
+			"msa-intake-bulk",
+		);
+		assert.equal(loadConfig({ DB_APPLICATION_NAME: "x".repeat(80) }).dbApplicationName.length, 63);
+		assert.equal(loadConfig({ DB_APPLICATION_NAME: "  " }).dbApplicationName, "msa-all");
+	});
+
+	it("the process pool's sessions carry it", async () => {
+		const rows = await select<{ application_name: string }>(
+			getSequelize(),
+			"SELECT application_name FROM pg_stat_activity WHERE pid = pg_backend_pid()",
+		);
+		assert.equal(rows[0].application_name, loadConfig().dbApplicationName);
+		assert.match(rows[0].application_name, /^msa-/);
 	});
 });
