@@ -7,12 +7,15 @@
  * service running) and the channels of an in-process broker (Redis Streams).
  */
 import assert from "node:assert/strict";
+import { type AddressInfo, connect, createServer, type Socket } from "node:net";
 import { ServiceBroker } from "moleculer";
+import { loadConfig } from "../../../lib/config";
 import type { MerchantEvent, MerchantEventBatch } from "../../../lib/contracts";
 import { MERCHANT_EVENTS_CHANNEL } from "../../../lib/contracts";
 import { exec, getSequelize, migrate, select } from "../../../lib/db";
 import { NDR_MIGRATIONS } from "../../../lib/ndr/migrations";
 import { batchMsgId, EventOutboxRelay } from "../../../lib/webhooks/publish";
+import brokerOptions from "../../../moleculer.config";
 import { testBrokerOptions } from "../../helpers/broker";
 import { eventually } from "../../helpers/poll";
 
@@ -116,6 +119,90 @@ describe("event outbox relay: one channel message per round", function () {
 			got[0].events.map((e) => e.event_id),
 			ids,
 		);
+	});
+
+	it("writes a round's rows once, at delivery: others skip them mid-publish; a relay that dies mid-round leaves them due at once", async function () {
+		this.timeout(30_000);
+		got.length = 0;
+		// relay A's channel reaches Redis through a forwarder that stops forwarding: its publish hangs
+		let stalled = false;
+		const redis = new URL(process.env.REDIS_URL as string);
+		const sockets = new Set<Socket>();
+		const forwarder = createServer((client) => {
+			const upstream = connect(Number(redis.port || 6379), redis.hostname);
+			sockets.add(client).add(upstream);
+			client.on("data", (d) => {
+				if (!stalled) upstream.write(d);
+			});
+			upstream.pipe(client);
+			client.on("error", () => upstream.destroy());
+			upstream.on("error", () => client.destroy());
+		});
+		await new Promise<void>((r) => forwarder.listen(0, "127.0.0.1", r));
+		const port = (forwarder.address() as AddressInfo).port;
+		const viaForwarder = new ServiceBroker(
+			brokerOptions(
+				{ ...loadConfig(), transporter: undefined, redisUrl: `redis://127.0.0.1:${port}` },
+				{ logger: false, nodeID: `relay-a-${tag}` },
+			),
+		);
+		await viaForwarder.start();
+		try {
+			const ids = await insertEvents(5, 2000);
+			const before = await select<{ tries: number; due: string }>(
+				getSequelize(),
+				"SELECT tries, next_attempt_at::text AS due FROM ndr.event_outbox WHERE event->>'event_id' = ANY($1::text[]) ORDER BY id",
+				[ids],
+			);
+			stalled = true;
+			const a = new EventOutboxRelay(getSequelize(), "ndr", viaForwarder, logger);
+			const aPass = a.pass().catch((e: Error) => e);
+			// A holds the round (locked in its transaction) while its publish hangs
+			const [holder] = await eventually(
+				() =>
+					select<{ pid: number }>(
+						getSequelize(),
+						`SELECT l.pid FROM pg_locks l WHERE l.relation = 'ndr.event_outbox'::regclass
+						 AND l.mode = 'RowShareLock' AND l.pid <> pg_backend_pid()`,
+					),
+				{ what: "relay A's round locked", ok: (r) => r.length === 1 },
+			);
+			const b = new EventOutboxRelay(getSequelize(), "ndr", broker, logger);
+			assert.equal(await b.pass(), 0, "B skips the rows A holds");
+			const during = await select<{ tries: number; due: string; delivered_at: Date | null }>(
+				getSequelize(),
+				"SELECT tries, next_attempt_at::text AS due, delivered_at FROM ndr.event_outbox WHERE event->>'event_id' = ANY($1::text[]) ORDER BY id",
+				[ids],
+			);
+			assert.deepEqual(
+				during.map((r) => [r.tries, r.due, r.delivered_at]),
+				before.map((r) => [r.tries, r.due, null]),
+				"nothing written before the publish (no lease)",
+			);
+			// A's process dies mid-round (its session ends): the rows are due again at once
+			await exec(getSequelize(), "SELECT pg_terminate_backend($1)", [holder.pid]);
+			assert.equal(await b.pass(), 5);
+			await eventually(() => got, { what: "B's round", ok: (g) => g.length === 1 });
+			assert.deepEqual(
+				got[0].events.map((e) => e.event_id),
+				ids,
+			);
+			const after = await select<{ tries: number; delivered: boolean }>(
+				getSequelize(),
+				"SELECT tries, delivered_at IS NOT NULL AS delivered FROM ndr.event_outbox WHERE event->>'event_id' = ANY($1::text[])",
+				[ids],
+			);
+			assert.deepEqual(
+				after.map((r) => [r.tries, r.delivered]),
+				ids.map(() => [1, true]),
+			);
+			assert.ok((await aPass) instanceof Error, "A's round ends in an error (its session is gone)");
+		} finally {
+			stalled = false;
+			for (const sock of sockets) sock.destroy();
+			await viaForwarder.stop().catch(() => undefined);
+			await new Promise((r) => forwarder.close(r));
+		}
 	});
 
 	it("names a round by its rows: the same rows, the same JetStream message id", () => {
