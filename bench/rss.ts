@@ -1,8 +1,9 @@
 /**
  * Resident memory per service (issue 13; `npm run bench:rss`; printed figures,
  * not a test): builds the compiled JavaScript (`tsc -p tsconfig.build.json`),
- * starts every service alone in its own process as production runs it
- * (`start:prod`) over the real NATS, PostgreSQL and Redis, and reads each
+ * starts each Deployment of k8s/base in its own process as production runs
+ * it (`start:prod`, its manifest's environment: intake and intake-bulk apart)
+ * over the real NATS, PostgreSQL and Redis, and reads each
  * process's VmRSS (/proc/<pid>/status):
  *
  * - at rest: RSS_REST_S (default 10) seconds after the processes started;
@@ -18,7 +19,7 @@
  * Usage: npm run bench:rss   (env: RSS_REST_S, RSS_RATE, RSS_LOAD_S)
  */
 import { startChaosCluster } from "../test/chaos/harness";
-import { ALL_SERVICES, compareWithManifests, formatRssTable, RssSampler } from "../test/chaos/rss";
+import { compareWithManifests, deploymentGroups, formatRssTable, RssSampler } from "../test/chaos/rss";
 import { typicalFlow } from "../test/helpers/flow";
 import { buildOnce } from "../test/helpers/processes";
 
@@ -31,7 +32,7 @@ async function main(): Promise<number> {
 	await buildOnce();
 	const t0 = Date.now();
 	const c = await startChaosCluster({
-		groups: ALL_SERVICES.map((s) => ({ name: s, services: s })),
+		groups: deploymentGroups(),
 		compiled: true,
 	});
 	try {

@@ -43,6 +43,11 @@ export interface GroupSpec {
 	services: string;
 	/** processes running this group (default 1) */
 	replicas?: number;
+	/**
+	 * environment of this group's processes under the cluster's own (database, Redis prefix, ports and
+	 * URLs, SERVICES, NODEID win): e.g. its manifest's (test/chaos/rss.ts manifestEnv)
+	 */
+	env?: Record<string, string>;
 }
 
 /** A process of the cluster (restartable under the same key and node id). */
@@ -244,8 +249,12 @@ export class ChaosCluster {
 			if (m.proc.child.exitCode !== null)
 				throw new Error(`${m.key} exited (${m.proc.child.exitCode}):\n${m.proc.output().slice(-3000)}`);
 			if (await fetchOk(`${m.probe}/ready`).catch(() => false)) return Date.now();
-			if (Date.now() > end)
-				throw new Error(`${m.key} not ready within ${ms} ms:\n${m.proc.output().slice(-3000)}`);
+			if (Date.now() > end) {
+				const why = await fetch(`${m.probe}/ready`)
+					.then((r) => r.text())
+					.catch((e: Error) => e.message);
+				throw new Error(`${m.key} not ready within ${ms} ms (/ready: ${why.slice(0, 500)}):\n${m.proc.output().slice(-3000)}`);
+			}
 			await sleep(100);
 		}
 	}
@@ -579,6 +588,7 @@ export async function startChaosCluster(opts: ClusterOptions): Promise<ChaosClus
 				if (gateway) firstGateway = false;
 				const health = gateway ? undefined : String(await freePort());
 				const env = {
+					...g.env,
 					...envr.common,
 					TRANSPORTER: transporter,
 					SERVICES: g.services,

@@ -10,14 +10,19 @@ import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { vmRssMiB } from "../helpers/processes";
-import type { ChaosCluster } from "./harness";
+import type { ChaosCluster, GroupSpec } from "./harness";
 
 const root = resolve(__dirname, "../..");
 
-/** Every service, each run alone in its own process (the simulator only with SANDBOX=1). */
-export const ALL_SERVICES = [
+/**
+ * The Deployments of k8s/base, each a process of the split cluster: every
+ * service alone, intake as its two Deployments (msa-intake: API, bulk worker
+ * off; msa-intake-bulk: the bulk worker only), the simulator (dev overlay).
+ */
+export const DEPLOYMENTS = [
 	"gateway",
 	"intake",
+	"intake-bulk",
 	"rates",
 	"booking",
 	"documents",
@@ -28,7 +33,7 @@ export const ALL_SERVICES = [
 	"simulator",
 ] as const;
 
-/** The manifest holding service `name`'s Deployment (absolute path). */
+/** The manifest holding Deployment (or service) `name` (absolute path): k8s/base/<name>.yaml, the simulator's dev overlay. */
 export function manifestPath(name: string): string {
 	return name === "simulator"
 		? resolve(root, "k8s/overlays/dev/simulator.yaml")
@@ -69,11 +74,49 @@ interface DeploymentDoc {
 		template?: {
 			spec?: {
 				containers?: {
+					env?: { name: string; value?: string; valueFrom?: unknown }[];
 					resources?: { requests?: { memory?: string | number }; limits?: { memory?: string | number } };
 				}[];
 			};
 		};
 	};
+}
+
+/** The Deployment of manifest `file`. @throws Error when it cannot be parsed or has none */
+function deploymentOf(file: string): DeploymentDoc {
+	const docs = parseAllDocuments(readFileSync(file, "utf8"));
+	for (const d of docs) if (d.errors.length) throw new Error(`${file}: ${d.errors[0].message}`);
+	const dep = docs.map((d) => d.toJS() as DeploymentDoc | null).find((d) => d?.kind === "Deployment");
+	if (!dep) throw new Error(`${file}: no Deployment`);
+	return dep;
+}
+
+/**
+ * The cluster groups of {@link DEPLOYMENTS}: one process each, named after
+ * its Deployment, running its manifest's `SERVICES` with its literal
+ * environment ({@link manifestEnv}).
+ */
+export function deploymentGroups(): GroupSpec[] {
+	return DEPLOYMENTS.map((name) => {
+		const env = manifestEnv(name);
+		return { name, services: env.SERVICES ?? name, env };
+	});
+}
+
+/**
+ * The literal environment (`value:` entries; not `valueFrom:`) of the first
+ * container of Deployment `name` ({@link manifestPath}), without `PORT` and
+ * `HEALTH_PORT` (a test cluster picks free ports): e.g. intake-bulk's
+ * `SERVICES`, `INTAKE_BULK_WORKER`, `NODE_OPTIONS`. Empty when the file does
+ * not exist.
+ */
+export function manifestEnv(name: string): Record<string, string> {
+	const file = manifestPath(name);
+	if (!existsSync(file)) return {};
+	const env: Record<string, string> = {};
+	for (const e of deploymentOf(file).spec?.template?.spec?.containers?.[0]?.env ?? [])
+		if (e.value !== undefined && e.name !== "PORT" && e.name !== "HEALTH_PORT") env[e.name] = String(e.value);
+	return env;
 }
 
 /**
@@ -85,11 +128,7 @@ interface DeploymentDoc {
 export function manifestMemory(name: string): ManifestMemory | undefined {
 	const file = manifestPath(name);
 	if (!existsSync(file)) return undefined;
-	const docs = parseAllDocuments(readFileSync(file, "utf8"));
-	for (const d of docs) if (d.errors.length) throw new Error(`${file}: ${d.errors[0].message}`);
-	const dep = docs.map((d) => d.toJS() as DeploymentDoc | null).find((d) => d?.kind === "Deployment");
-	if (!dep) throw new Error(`${file}: no Deployment`);
-	const res = dep.spec?.template?.spec?.containers?.[0]?.resources;
+	const res = deploymentOf(file).spec?.template?.spec?.containers?.[0]?.resources;
 	return {
 		file,
 		requestMiB: res?.requests?.memory === undefined ? undefined : quantityMiB(res.requests.memory),

@@ -1,14 +1,18 @@
 /**
- * End to end, run the way ops will (issue 13): every service in its own
- * process — gateway, intake, rates, booking, documents, warehouses, ndr,
- * webhooks, pincode and the sandbox simulator, 10 processes — COMPILED as
- * production runs them (`start:prod`, dist/), over the real NATS, PostgreSQL
- * and Redis (the fault harness of test/chaos/harness.ts).
+ * End to end, run the way ops will (issue 13): each Deployment of k8s/base
+ * in its own process — gateway, intake (INTAKE_BULK_WORKER=off), intake-bulk
+ * (the bulk worker only, issue 10), rates, booking, documents, warehouses,
+ * ndr, webhooks, pincode and the sandbox simulator, 11 processes, each with
+ * its manifest's literal environment (SERVICES, INTAKE_BULK_WORKER,
+ * NODE_OPTIONS …) — COMPILED as production runs them (`start:prod`, dist/),
+ * over the real NATS, PostgreSQL and Redis (the fault harness of
+ * test/chaos/harness.ts).
  *
- * 1. The typical flow, then the same flow a few times a second while each
- *    process's VmRSS is sampled: at rest (10 s after start) and under the
- *    flow, neither may exceed the memory request of the service's manifest
- *    (k8s/base/<service>.yaml; the table is printed).
+ * 1. The typical flow, then the same flow a few times a second and a bulk
+ *    CSV upload (processed by intake-bulk: the intake process has no bulk
+ *    worker) while each process's VmRSS is sampled: at rest (10 s after
+ *    start) and under load, neither may exceed the memory request of its
+ *    manifest (k8s/base/<name>.yaml; the table is printed).
  * 2. Booking stopped (SIGTERM) and restarted mid-run under a small create +
  *    book load: no acknowledged order lost or duplicated, every acknowledged
  *    booking booked with its own AWB (checked from the API).
@@ -20,14 +24,15 @@
 import { strict as assert } from "node:assert";
 import { type ChaosCluster, RETRY_503, startChaosCluster } from "../chaos/harness";
 import {
-	ALL_SERVICES,
 	compareWithManifests,
+	deploymentGroups,
 	formatRssTable,
 	manifestPath,
 	RssSampler,
 	type RssVerdictRow,
 } from "../chaos/rss";
-import { typicalFlow } from "../helpers/flow";
+import { bulkCsv, warehouseBody } from "../helpers/fixtures";
+import { client, typicalFlow, uploadBulkCsv } from "../helpers/flow";
 import { buildOnce } from "../helpers/processes";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -42,7 +47,7 @@ describe("e2e: every service in its own compiled process over NATS (issue 13)", 
 		await buildOnce();
 		spawnedAt = Date.now();
 		c = await startChaosCluster({
-			groups: ALL_SERVICES.map((s) => ({ name: s, services: s })),
+			groups: deploymentGroups(),
 			compiled: true,
 			// a booking job in flight on a stopped process runs again once its BullMQ lock expires
 			env: { BOOKING_LOCK_MS: "5000" },
@@ -67,15 +72,22 @@ describe("e2e: every service in its own compiled process over NATS (issue 13)", 
 		const first = await typicalFlow(base, cl.token);
 		assert.ok(first.label.length > 1000);
 		labelOrder = first.order_id;
-		// the typical flow at ~3/s for 8 s, each process's RSS sampled all along
+		// the typical flow at ~3/s for 8 s and a bulk upload of 3,000 rows, each process's RSS sampled all along
+		const wh = await client(base, cl.token).post("/v1/warehouses", warehouseBody());
+		assert.equal(wh.status, 201, JSON.stringify(wh.body));
+		const ROWS = 3000;
 		sampler.start();
+		const bulk = uploadBulkCsv(base, cl.token, wh.body.data.id, bulkCsv(`SPLIT${Date.now()}`, ROWS));
 		const flows: Promise<unknown>[] = [];
 		for (let i = 0; i < 24; i++) {
 			flows.push(typicalFlow(base, cl.token));
 			await sleep(333);
 		}
 		await Promise.all(flows);
+		const job = await bulk;
 		sampler.stop();
+		assert.equal(job.status, "completed", JSON.stringify(job));
+		assert.equal(job.counts.created, ROWS, JSON.stringify(job.counts));
 		const rows = compareWithManifests([...sampler.rows.values()]);
 		console.log(
 			`\n  RSS (MiB), each service alone in its compiled process:\n${indent(formatRssTable(rows))}`,
@@ -146,6 +158,7 @@ describe("e2e: every service in its own compiled process over NATS (issue 13)", 
 		// booking had its own test above; the gateway last (while it restarts, connections are refused)
 		const order = [
 			"intake",
+			"intake-bulk",
 			"rates",
 			"pincode",
 			"warehouses",
