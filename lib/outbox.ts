@@ -85,3 +85,67 @@ export async function outboxLag(
 	);
 	return { pending: Number(row?.pending ?? 0), oldestAgeSeconds: Math.max(0, Number(row?.age ?? 0)) };
 }
+
+/** Rows deleted per purge round (one statement). */
+const PURGE_BATCH = 5_000;
+/** Rounds per purge run at most (bounds one run's time; the next run goes on). */
+const PURGE_MAX_ROUNDS = 200;
+
+/**
+ * `OUTBOX_RETENTION_HOURS` of `env`: how long a delivered outbox row is kept
+ * (the trail ops read when a consumer says it missed something); default 168
+ * (7 days); 0 keeps delivered rows for ever.
+ * @throws Error when not a non-negative integer (the process refuses to start)
+ */
+export function outboxRetentionHours(env: NodeJS.ProcessEnv = process.env): number {
+	const raw = (env.OUTBOX_RETENTION_HOURS ?? "").trim();
+	if (raw === "") return 168;
+	const n = Number(raw);
+	if (!Number.isInteger(n) || n < 0)
+		throw new Error(`OUTBOX_RETENTION_HOURS must be a non-negative integer (got "${raw}")`);
+	return n;
+}
+
+/**
+ * Deletes the rows of outbox `t` delivered more than `retentionHours` ago
+ * (undelivered rows are never touched, however old). Oldest first, in rounds
+ * of {@link PURGE_BATCH} rows walked by id (the primary key: no index on
+ * `delivered_at` needed): each round takes the next rows after the last
+ * round's, skipping rows a relay holds (`FOR UPDATE SKIP LOCKED`, so several
+ * processes may purge at once), and deletes those past retention; rows kept
+ * (undelivered, delivered late) do not stop the walk. The run ends at the
+ * first round reaching a row created after the cut-off (no later row can be
+ * due: a row is delivered after it is created), at the table's end, or after
+ * {@link PURGE_MAX_ROUNDS}. Answers the number of rows deleted.
+ * `retentionHours` 0: nothing.
+ */
+export async function purgeDeliveredOutbox(
+	db: Sequelize,
+	t: OutboxTable,
+	retentionHours: number,
+	batch = PURGE_BATCH,
+): Promise<number> {
+	if (retentionHours <= 0) return 0;
+	let deleted = 0;
+	let after: number | null = null;
+	for (let round = 0; round < PURGE_MAX_ROUNDS; round++) {
+		// names come from information_schema (outboxTablesOf), never from input
+		const rows: { deleted: string | number; last: string | null; more: boolean | null }[] = await select(
+			db,
+			`WITH head AS (
+			   SELECT id, delivered_at, created_at FROM "${t.schema}"."${t.table}"
+			   WHERE ($3::bigint IS NULL OR id > $3) ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED),
+			 del AS (
+			   DELETE FROM "${t.schema}"."${t.table}" o USING head
+			   WHERE o.id = head.id AND head.delivered_at < now() - make_interval(hours => $1) RETURNING o.id)
+			 SELECT (SELECT count(*) FROM del) AS deleted, (SELECT max(id) FROM head) AS last,
+			   (SELECT max(created_at) < now() - make_interval(hours => $1) FROM head) AS more`,
+			[retentionHours, batch, after],
+		);
+		const r = rows[0];
+		deleted += Number(r.deleted);
+		if (r.last === null || !r.more) break;
+		after = Number(r.last);
+	}
+	return deleted;
+}

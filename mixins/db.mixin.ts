@@ -9,7 +9,7 @@ import type { Service } from "moleculer";
 import type { Sequelize } from "sequelize";
 import { getSequelize, type Migration, migrate } from "../lib/db";
 import { everySample, metricsOn, setOutboxLag } from "../lib/metrics";
-import { outboxLag, outboxTablesOf } from "../lib/outbox";
+import { outboxLag, outboxRetentionHours, outboxTablesOf, purgeDeliveredOutbox } from "../lib/outbox";
 import type { Mixin } from "../lib/service";
 
 /** Members the db mixin adds to a service. */
@@ -19,7 +19,19 @@ export interface DbVars {
 	dbSchema: string;
 	/** stops the outbox-lag sampler (metrics on) */
 	$stopOutboxLag?: () => void;
+	/**
+	 * Deletes the service's delivered outbox rows older than
+	 * `OUTBOX_RETENTION_HOURS` now (lib/outbox.ts purgeDeliveredOutbox; what
+	 * the hourly timer runs); answers how many. Set once started (0 rows for a
+	 * service without outbox tables).
+	 */
+	purgeDeliveredOutboxes: () => Promise<number>;
+	/** the timer of the next purge of delivered outbox rows; null once stopped */
+	$outboxPurgeTimer?: NodeJS.Timeout | null;
 }
+
+/** How often each process purges its service's delivered outbox rows (ms; ± 20 % so replicas spread). */
+export const OUTBOX_PURGE_EVERY_MS = 3_600_000;
 
 /**
  * @param schema PostgreSQL schema this service owns (e.g. "intake")
@@ -34,10 +46,33 @@ export function DbMixin(schema: string, migrations: Migration[]): Mixin<DbVars> 
 			this.db = getSequelize();
 			const applied = await migrate(this.db, schema, migrations);
 			if (applied.length) this.logger.info(`schema ${schema}: applied ${applied.join(", ")}`);
-			if (!metricsOn(this.broker)) return;
 			const tables = await outboxTablesOf(this.db, schema);
-			if (!tables.length) return;
 			const db = this.db;
+			// delivered outbox rows past OUTBOX_RETENTION_HOURS go (a bulk import alone leaves 85,000): a
+			// first run a minute after start, then about hourly
+			const retention = outboxRetentionHours();
+			this.purgeDeliveredOutboxes = async () => {
+				let all = 0;
+				for (const t of tables) {
+					const n = await purgeDeliveredOutbox(db, t, retention);
+					if (n)
+						this.logger.info(`${t.schema}.${t.table}: ${n} delivered rows older than ${retention} h purged`);
+					all += n;
+				}
+				return all;
+			};
+			if (!tables.length) return;
+			this.$outboxPurgeTimer = undefined;
+			const schedule = (ms: number) => {
+				if (this.$outboxPurgeTimer === null) return; // stopped
+				this.$outboxPurgeTimer = setTimeout(() => {
+					this.purgeDeliveredOutboxes()
+						.catch((e: Error) => this.logger.warn(`outbox purge: ${e.message}`))
+						.finally(() => schedule(OUTBOX_PURGE_EVERY_MS * (0.8 + 0.4 * Math.random())));
+				}, ms).unref();
+			};
+			if (retention > 0) schedule(60_000 * (0.5 + Math.random()));
+			if (!metricsOn(this.broker)) return;
 			this.$stopOutboxLag = everySample(
 				async () => {
 					for (const t of tables) {
@@ -50,6 +85,8 @@ export function DbMixin(schema: string, migrations: Migration[]): Mixin<DbVars> 
 		},
 		stopped(this: Service & DbVars) {
 			this.$stopOutboxLag?.();
+			if (this.$outboxPurgeTimer) clearTimeout(this.$outboxPurgeTimer);
+			this.$outboxPurgeTimer = null;
 		},
 	};
 }
