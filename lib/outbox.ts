@@ -109,11 +109,13 @@ export function outboxRetentionHours(env: NodeJS.ProcessEnv = process.env): numb
 /**
  * Deletes the rows of outbox `t` delivered more than `retentionHours` ago
  * (undelivered rows are never touched, however old). Oldest first, in rounds
- * of {@link PURGE_BATCH} rows walked by id (the primary key: no index on
- * `delivered_at` needed): each round takes the next rows after the last
- * round's, skipping rows a relay holds (`FOR UPDATE SKIP LOCKED`, so several
- * processes may purge at once), and deletes those past retention; rows kept
- * (undelivered, delivered late) do not stop the walk. The run ends at the
+ * of {@link PURGE_BATCH} delivered rows walked by id (the primary key: no
+ * index on `delivered_at` needed; undelivered rows are neither taken nor
+ * locked, so a relay never finds one held by a purge): each round takes the
+ * next delivered rows after the last round's, skipping rows another purge
+ * holds (`FOR UPDATE SKIP LOCKED`, so several processes may purge at once),
+ * and deletes those past retention; rows kept (delivered late) do not stop
+ * the walk. The run ends at the
  * first round reaching a row created after the cut-off (no later row can be
  * due: a row is delivered after it is created), at the table's end, or after
  * {@link PURGE_MAX_ROUNDS}. Answers the number of rows deleted.
@@ -134,7 +136,8 @@ export async function purgeDeliveredOutbox(
 			db,
 			`WITH head AS (
 			   SELECT id, delivered_at, created_at FROM "${t.schema}"."${t.table}"
-			   WHERE ($3::bigint IS NULL OR id > $3) ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED),
+			   WHERE ($3::bigint IS NULL OR id > $3) AND delivered_at IS NOT NULL
+			   ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED),
 			 del AS (
 			   DELETE FROM "${t.schema}"."${t.table}" o USING head
 			   WHERE o.id = head.id AND head.delivered_at < now() - make_interval(hours => $1) RETURNING o.id)

@@ -28,15 +28,18 @@ describe("outbox retention: delivered rows past OUTBOX_RETENTION_HOURS are purge
 	});
 	after(() => exec(getSequelize(), `DROP SCHEMA IF EXISTS "${schema}" CASCADE`));
 
-	/** Inserts rows (in this order: ids ascending) delivered `ageHours` ago (null: undelivered). */
-	async function insert(rows: [tag: string, ageHours: number | null][]): Promise<void> {
+	/**
+	 * Inserts rows in this order (ids ascending), each created `createdH` hours ago and delivered
+	 * `deliveredH` hours ago (null: undelivered); as in a real outbox, later ids are created later.
+	 */
+	async function insert(rows: [tag: string, createdH: number, deliveredH: number | null][]): Promise<void> {
 		await exec(
 			getSequelize(),
-			`INSERT INTO "${schema}".event_outbox (tag, delivered_at, created_at)
-			 SELECT u.tag, CASE WHEN u.age IS NULL THEN NULL ELSE now() - make_interval(hours => u.age) END,
-			        now() - make_interval(hours => COALESCE(u.age, 24 * 30))
-			 FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS u(tag, age, i) ORDER BY u.i`,
-			[rows.map((r) => r[0]), rows.map((r) => r[1])],
+			`INSERT INTO "${schema}".event_outbox (tag, created_at, delivered_at)
+			 SELECT u.tag, now() - make_interval(hours => u.created),
+			        CASE WHEN u.delivered IS NULL THEN NULL ELSE now() - make_interval(hours => u.delivered) END
+			 FROM unnest($1::text[], $2::int[], $3::int[]) WITH ORDINALITY AS u(tag, created, delivered, i) ORDER BY u.i`,
+			[rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2])],
 		);
 	}
 	const tags = async () =>
@@ -54,40 +57,41 @@ describe("outbox retention: delivered rows past OUTBOX_RETENTION_HOURS are purge
 
 	it("deletes rows delivered before the retention, oldest first in rounds; keeps newer and undelivered ones", async () => {
 		await insert([
-			["stuck-30d", null],
-			["old-1", 200],
-			["old-2", 190],
-			["old-3", 180],
-			["late-6d", 150],
-			["old-4", 170],
-			["recent-1h", 1],
-			["pending", null],
+			["stuck-30d", 720, null],
+			["old-1", 200, 200],
+			["old-2", 190, 190],
+			["late-6d", 185, 150], // created 185 h ago, delivered after an outage 150 h ago: kept
+			["late-5d", 183, 120], // with late-6d a round of 2 that deletes nothing: the walk goes on
+			["old-3", 180, 180],
+			["old-4", 170, 170],
+			["recent-1h", 1, 1],
+			["pending", 0, null],
 		]);
 		assert.equal(await purgeDeliveredOutbox(getSequelize(), t, 0, 2), 0, "retention 0 keeps everything");
-		assert.equal((await tags()).length, 8);
+		assert.equal((await tags()).length, 9);
 		// rounds of 2 by id: kept rows (stuck, delivered late) do not stop the walk; the round reaching a row
 		// created after the cut-off (recent-1h) ends it
 		assert.equal(await purgeDeliveredOutbox(getSequelize(), t, 168, 2), 4);
-		assert.deepEqual(await tags(), ["stuck-30d", "late-6d", "recent-1h", "pending"]);
+		assert.deepEqual(await tags(), ["stuck-30d", "late-6d", "late-5d", "recent-1h", "pending"]);
 		assert.equal(await purgeDeliveredOutbox(getSequelize(), t, 168, 2), 0, "nothing more to purge");
 	});
 
-	it("skips rows a relay holds (FOR UPDATE) and deletes them on a later run once released", async () => {
+	it("skips rows another session holds (FOR UPDATE: a second replica's purge) and deletes them on a later run once released", async () => {
 		await exec(getSequelize(), `DELETE FROM "${schema}".event_outbox`);
 		await insert([
-			["held", 200],
-			["free", 200],
+			["held", 200, 200],
+			["free", 199, 199],
 		]);
-		const relay = new Client({ connectionString: process.env.DATABASE_URL });
-		await relay.connect();
+		const other = new Client({ connectionString: process.env.DATABASE_URL });
+		await other.connect();
 		try {
-			await relay.query("BEGIN");
-			await relay.query(`SELECT id FROM "${schema}".event_outbox WHERE tag = 'held' FOR UPDATE`);
+			await other.query("BEGIN");
+			await other.query(`SELECT id FROM "${schema}".event_outbox WHERE tag = 'held' FOR UPDATE`);
 			assert.equal(await purgeDeliveredOutbox(getSequelize(), t, 168, 10), 1);
 			assert.deepEqual(await tags(), ["held"]);
-			await relay.query("COMMIT");
+			await other.query("COMMIT");
 		} finally {
-			await relay.end();
+			await other.end();
 		}
 		assert.equal(await purgeDeliveredOutbox(getSequelize(), t, 168, 10), 1);
 		assert.deepEqual(await tags(), []);
