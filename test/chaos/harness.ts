@@ -253,7 +253,9 @@ export class ChaosCluster {
 				const why = await fetch(`${m.probe}/ready`)
 					.then((r) => r.text())
 					.catch((e: Error) => e.message);
-				throw new Error(`${m.key} not ready within ${ms} ms (/ready: ${why.slice(0, 500)}):\n${m.proc.output().slice(-3000)}`);
+				throw new Error(
+					`${m.key} not ready within ${ms} ms (/ready: ${why.slice(0, 500)}):\n${m.proc.output().slice(-3000)}`,
+				);
 			}
 			await sleep(100);
 		}
