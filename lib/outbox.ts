@@ -86,7 +86,7 @@ export async function outboxLag(
 	return { pending: Number(row?.pending ?? 0), oldestAgeSeconds: Math.max(0, Number(row?.age ?? 0)) };
 }
 
-/** Rows deleted per purge round (one statement). */
+/** Delivered rows taken per purge round (one statement). */
 const PURGE_BATCH = 5_000;
 /** Rounds per purge run at most (bounds one run's time; the next run goes on). */
 const PURGE_MAX_ROUNDS = 200;
@@ -115,11 +115,10 @@ export function outboxRetentionHours(env: NodeJS.ProcessEnv = process.env): numb
  * next delivered rows after the last round's, skipping rows another purge
  * holds (`FOR UPDATE SKIP LOCKED`, so several processes may purge at once),
  * and deletes those past retention; rows kept (delivered late) do not stop
- * the walk. The run ends at the
- * first round reaching a row created after the cut-off (no later row can be
- * due: a row is delivered after it is created), at the table's end, or after
- * {@link PURGE_MAX_ROUNDS}. Answers the number of rows deleted.
- * `retentionHours` 0: nothing.
+ * the walk. The run ends at the first round reaching a row created after the
+ * cut-off (no later row can be due: a row is delivered after it is created),
+ * at the table's end, or after {@link PURGE_MAX_ROUNDS}. Answers the number
+ * of rows deleted; `retentionHours` 0: nothing.
  */
 export async function purgeDeliveredOutbox(
 	db: Sequelize,
