@@ -54,10 +54,10 @@ import { Worker } from "node:worker_threads";
 import ExcelJS from "exceljs";
 import { Client as PgClient } from "pg";
 import { TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from "../lib/intake/bulk/columns";
+import { manifestEnv } from "../test/chaos/rss";
 import { warehouseBody } from "../test/helpers/fixtures";
 import { client } from "../test/helpers/flow";
 import { type StartedProcess, startProcess, waitReady } from "../test/helpers/processes";
-import { K8S_DIR, readManifests } from "../test/unit/k8s/kustomize";
 import { benchEnvironment, pct } from "./lib";
 
 const natsUrl = process.env.TEST_NATS_URL || "nats://127.0.0.1:4222";
@@ -213,15 +213,6 @@ const probeMode = () => (PROBE_RATE > 0 ? `${PROBE_RATE} requests/s` : `${PROBES
 
 const f = (x: number, d = 1) => x.toFixed(d);
 
-/** `NODE_OPTIONS` of the container of Deployment `name` in k8s/base (undefined when it sets none). */
-function manifestNodeOptions(name: string): string | undefined {
-	const objs = readManifests(`${K8S_DIR}/base/${name}.yaml`);
-	const dep = objs.find((o) => o.kind === "Deployment") as
-		| { spec: { template: { spec: { containers: { env?: { name: string; value?: string }[] }[] } } } }
-		| undefined;
-	return dep?.spec.template.spec.containers[0]?.env?.find((e) => e.name === "NODE_OPTIONS")?.value;
-}
-
 async function main(): Promise<void> {
 	const {
 		run,
@@ -233,16 +224,16 @@ async function main(): Promise<void> {
 		INTAKE_BULK_BATCH: process.env.INTAKE_BULK_BATCH,
 	});
 	const common = { ...shared, TRANSPORTER: natsUrl };
-	// the bulk worker as its pod runs it: INTAKE_BULK_WORKER=only with the NODE_OPTIONS of
-	// k8s/base/intake-bulk.yaml (or BENCH_INTAKE_NODE_OPTIONS); the upload is served by an intake
-	// process with INTAKE_BULK_WORKER=off, as msa-intake runs it
+	// intake as its two Deployments run it, with their manifests' environment (test/chaos/rss.ts
+	// manifestEnv): the bulk worker as k8s/base/intake-bulk.yaml says (INTAKE_BULK_WORKER=only, its
+	// NODE_OPTIONS unless BENCH_INTAKE_NODE_OPTIONS, DB_APPLICATION_NAME); the upload served by
+	// k8s/base/intake.yaml's process (INTAKE_BULK_WORKER=off)
+	const bulkManifest = manifestEnv("intake-bulk");
 	const workerEnv = {
+		...bulkManifest,
 		...common,
-		SERVICES: "intake",
-		INTAKE_BULK_WORKER: "only",
 		NODEID: `bench-intake-bulk-${run}`,
-		DB_APPLICATION_NAME: "msa-intake-bulk",
-		NODE_OPTIONS: process.env.BENCH_INTAKE_NODE_OPTIONS ?? manifestNodeOptions("intake-bulk"),
+		NODE_OPTIONS: process.env.BENCH_INTAKE_NODE_OPTIONS ?? bulkManifest.NODE_OPTIONS,
 	};
 	// the worker runs compiled, as in production (BENCH_TSX=1: through tsx, as `npm start` does)
 	const compiled = process.env.BENCH_TSX !== "1";
@@ -264,7 +255,7 @@ async function main(): Promise<void> {
 		{ compiled },
 	);
 	const intake = startProcess(
-		{ ...common, SERVICES: "intake", INTAKE_BULK_WORKER: "off", NODEID: `bench-intake-${run}` },
+		{ ...manifestEnv("intake"), ...common, NODEID: `bench-intake-${run}` },
 		{ compiled },
 	);
 	let worker: StartedProcess = startProcess(workerEnv, { compiled });

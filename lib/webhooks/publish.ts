@@ -63,7 +63,7 @@ export function eventOutboxDdl(schema: EventOutboxSchema): string[] {
 	];
 }
 
-/** Rows leased per relay round, published as one message (~300 bytes an event: far below NATS's 1 MB). */
+/** Rows taken per relay round (locked, published, marked in one transaction), sent as one message (~300 bytes an event: far below NATS's 1 MB). */
 const BATCH = 200;
 /** Base of the retry backoff of a failed publish (ms). */
 const RETRY_BASE_MS = 500;
