@@ -30,14 +30,20 @@
  *                  from the upload's start to the job's `finished_at`. BENCH_PROBE_RATE=0: BENCH_PROBES
  *                  callers in a closed loop instead (saturation: the probes
  *                  then compete with the import for the CPU and the figure
- *                  measures the sharing). BENCH_SLOW_TRACE=1 lists the
- *                  probes slower than 50 ms.
+ *                  measures the sharing). The probe uses node:http with
+ *                  keep-alive (lighter on the shared CPU than fetch).
+ *                  BENCH_SLOW_TRACE=1 lists the probes slower than 50 ms;
+ *                  BENCH_PROBE_LAG=1 prints how late the probe thread's
+ *                  own 5 ms timer fired, worst per second (time the
+ *                  client waited for a core: part of what it measures).
  *   CPU            BENCH_CPU=1: CPU seconds of each process during the
  *                  import (PostgreSQL and NATS: all their processes;
  *                  `pg:<application_name>`: PostgreSQL's backends of each
  *                  process, named by DB_APPLICATION_NAME)
  *   timeline       BENCH_TIMELINE=1: the probes' p99 per second of the
- *                  import (the upload's second apart from the parsing)
+ *                  import (the upload's second apart from the parsing),
+ *                  with the upload's start as epoch seconds (to line up
+ *                  with BENCH_PROBE_LAG's seconds)
  *
  * Targets (issue 10): CSV ≤ 15 s, XLSX ≤ 40 s, RSS ≤ 400 MB, API p99 during the
  * import ≤ 2× idle.
@@ -199,7 +205,12 @@ async function probe(base: string, token: string, stop: () => boolean): Promise<
 		);
 		worker.once("error", reject);
 	});
-	while (!stop()) await new Promise((r) => setTimeout(r, 20));
+	// a failed probe ends the wait at once (and is not an unhandled rejection meanwhile)
+	let failed = false;
+	result.catch(() => {
+		failed = true;
+	});
+	while (!stop() && !failed) await new Promise((r) => setTimeout(r, 20));
 	worker.postMessage("stop");
 	try {
 		return await result;
@@ -336,6 +347,8 @@ async function main(): Promise<void> {
 			const cpu0 = process.env.BENCH_CPU ? cpuOf() : undefined;
 			let done = false;
 			const during = probe(base, token, () => done);
+			// a probe that fails rejects at once; it is awaited below, after the upload (no unhandled rejection meanwhile)
+			during.catch(() => undefined);
 			const t0 = performance.now();
 			// BENCH_RSS_TRACE=1: the worker's RSS every 250 ms (seconds since upload start → MB)
 			const trace: string[] = [];
@@ -391,7 +404,7 @@ async function main(): Promise<void> {
 					buckets[b] = [...(buckets[b] ?? []), ms];
 				}
 				console.log(
-					`serviceable p99 per second (upload done at ${f(tUp / 1000)} s): ${buckets
+					`serviceable p99 per second (from epoch ${f(t0Epoch / 1000, 0)}; upload done at ${f(tUp / 1000)} s): ${buckets
 						.map(
 							(b, i) =>
 								`${i}s ${

@@ -16,6 +16,12 @@ export interface StartedProcess {
 	stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** Children not yet exited: killed when this process exits, however it exits (a crash included), so none is left running. */
+const live = new Set<ChildProcess>();
+process.once("exit", () => {
+	for (const c of live) c.kill("SIGKILL");
+});
+
 /** The arguments of `node` in package.json's `start:prod` script (no shell syntax there: plain words). */
 function prodArgs(): string[] {
 	const pkg = JSON.parse(readFileSync(resolve(root, "package.json"), "utf8")) as {
@@ -50,6 +56,8 @@ export function startProcess(
 		out += d.toString();
 		if (out.length > 200_000) out = out.slice(-100_000);
 	};
+	live.add(child);
+	child.once("exit", () => live.delete(child));
 	child.stdout?.on("data", keep);
 	child.stderr?.on("data", keep);
 	return {
