@@ -26,6 +26,8 @@ const DIRECTORY: Record<string, Omit<PincodeInfo, "pincode">> = {
 	"110001": { found: true, city: "New Delhi", state: "Delhi", district: "New Delhi", metro: "Delhi" },
 };
 const lookupCalls: string[][] = [];
+/** When set, `pincode.lookupMany` call number `failLookupAt` (1-based, counted in lookupCalls) fails. */
+let failLookupAt: number | null = null;
 
 type Row = Partial<Record<Column, string>>;
 
@@ -111,6 +113,7 @@ describe("bulk processing", () => {
 					lookupMany: {
 						async handler(ctx: Context<{ pincodes: string[] }>): Promise<Record<string, PincodeInfo>> {
 							lookupCalls.push(ctx.params.pincodes);
+							if (failLookupAt === lookupCalls.length) throw new Error("pincode service down");
 							const out: Record<string, PincodeInfo> = {};
 							for (const p of ctx.params.pincodes)
 								out[p] = DIRECTORY[p]
@@ -258,6 +261,43 @@ describe("bulk processing", () => {
 			assert.deepEqual([j.created, j.deduped, j.failed, j.in_review], [3, 2, 0, 5]);
 			const refs = (await rowsFor(sender)).map((o) => o.customer_order_no).sort();
 			assert.deepEqual(refs, [`${p}-3`, `${p}-4`, `${p}-7`, `${p}-OLD`].sort());
+		});
+
+		it("a failure in batch 2 leaves batch 1 committed and nothing after it; the retry completes, a reference of batch 1 repeated in batch 3 deduped", async () => {
+			const { sender, pickup } = merchant();
+			const rows = validRows(1203);
+			// batch 1's reference again in batch 3: deduped, not a second order
+			rows[1100] = { ...rows[3] };
+			const id = await insertJob(sender, pickup, csvOf(rows));
+			lookupCalls.length = 0;
+			failLookupAt = 2; // batch 2's pincode lookup fails (an infrastructure error: the job throws, BullMQ retries)
+			try {
+				await assert.rejects(run(id), /pincode service down/);
+			} finally {
+				failLookupAt = null;
+			}
+			const j = await jobOf(id);
+			assert.deepEqual([j.status, j.processed_rows, j.created], ["processing", 500, 500]);
+			// nothing of the failed attempt is written after it answered
+			await new Promise((r) => setTimeout(r, 300));
+			assert.equal((await rowsFor(sender)).length, 500);
+			assert.equal((await outcomes(id)).length, 500);
+
+			assert.deepEqual(await run(id), { status: "completed" });
+			const done = await jobOf(id);
+			assert.deepEqual(
+				[done.status, done.processed_rows, done.created, done.deduped],
+				["completed", 1203, 1202, 1],
+			);
+			const outs = await outcomes(id);
+			assert.deepEqual(
+				outs.map((o) => o.row_no),
+				Array.from({ length: 1203 }, (_, i) => i + 1),
+			);
+			const dup = outs.find((o) => o.row_no === 1101);
+			assert.equal(dup?.outcome, "deduped");
+			assert.equal(String(dup?.order_id), String(outs.find((o) => o.row_no === 4)?.order_id));
+			assert.equal((await rowsFor(sender)).length, 1202);
 		});
 
 		it("resumes after the checkpoint: only rows > processed_rows are handled, no duplicates", async () => {
