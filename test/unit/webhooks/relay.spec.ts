@@ -180,7 +180,14 @@ describe("event outbox relay: one channel message per round", function () {
 				"nothing written before the publish (no lease)",
 			);
 			// A's process dies mid-round (its session ends): the rows are due again at once
+			// pg_terminate_backend only signals the backend; its locks go when it has exited, so wait for that
+			// (B's SKIP LOCKED round would otherwise still skip the rows; CI saw 0 !== 5 once)
 			await exec(getSequelize(), "SELECT pg_terminate_backend($1)", [holder.pid]);
+			await eventually(
+				() =>
+					select<{ pid: number }>(getSequelize(), "SELECT pid FROM pg_stat_activity WHERE pid = $1", [holder.pid]),
+				{ what: "relay A's backend gone", ok: (r) => r.length === 0 },
+			);
 			assert.equal(await b.pass(), 5);
 			await eventually(() => got, { what: "B's round", ok: (g) => g.length === 1 });
 			assert.deepEqual(
