@@ -40,7 +40,7 @@ import {
 	recordAttempt,
 	recordSuccesses,
 	type Success,
-	setOrderNo,
+	setOrderRef,
 } from "./store";
 
 /** Jitter of the retry backoff (BullMQ `exponential`: a delay in [(1 − j)·d, d]). */
@@ -177,7 +177,10 @@ export async function attemptDelivery(deps: DeliverDeps, id: number, gen: number
 			why: "the previous event of the shipment has not arrived",
 		};
 	let data = c.data;
-	if (c.order_id !== null && !("order_no" in data)) {
+	// what the fan-out could not add from `order_refs` (an order created or booked before its account had an
+	// endpoint: those events were not kept), asked of intake once and stored with the event
+	const wantsCourier = c.type === "shipment.status_changed" && !("courier" in data);
+	if (c.order_id !== null && (!("order_no" in data) || wantsCourier)) {
 		try {
 			const o = await call(
 				deps.broker,
@@ -185,9 +188,10 @@ export async function attemptDelivery(deps: DeliverDeps, id: number, gen: number
 				{ sender_id: c.sender_id, order_id: c.order_id },
 				{ timeout: s.callTimeoutMs, unavailable: false },
 			);
-			const order_no = o?.customer_order_no ?? null;
-			await setOrderNo(deps.db, c.event_id, order_no);
-			data = { ...data, order_no };
+			const order_no = "order_no" in data ? (data.order_no as string | null) : (o?.customer_order_no ?? null);
+			const courier = wantsCourier ? (o?.courier ?? null) : null;
+			await setOrderRef(deps.db, c.event_id, { order_no, courier });
+			data = { ...data, order_no, ...(courier !== null ? { courier } : {}) };
 		} catch (err) {
 			return { kind: "defer", ms: 5000 + jitter(2000), why: `order_no: ${(err as Error).message}` };
 		}

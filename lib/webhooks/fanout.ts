@@ -12,7 +12,7 @@
 import { createHash } from "node:crypto";
 import type { MerchantEvent, MerchantEventBatch, ShipmentStatusChanged } from "../contracts";
 import type { DeliverDeps } from "./deliver";
-import { fanOutMany, type IncomingEvent } from "./store";
+import { fanOutMany, type IncomingEvent, sendersWithEndpoints } from "./store";
 import { enqueueDeliveries } from "./worker";
 
 /** The Standard Webhooks message id of an event key: `msg_` + 26 base32 characters of its SHA-256 (stable). */
@@ -99,13 +99,20 @@ export function incomingOfMerchantMessage(m: MerchantEvent | MerchantEventBatch)
 }
 
 /**
- * Stores `events` in order (store.ts `fanOutMany`: one statement per run of
- * distinct orders, so a later event of the same order sees what an earlier
- * one stored), fans them out and adds the jobs. Answers the number of new deliveries. A redelivered message stores
+ * Stores the events of accounts that have an enabled endpoint
+ * (store.ts `sendersWithEndpoints`; the others' are dropped, no statement) in
+ * order (store.ts `fanOutMany`: one statement per run of distinct orders, so a
+ * later event of the same order sees what an earlier one stored), fans them
+ * out and adds the jobs. Answers the number of new deliveries. A redelivered message stores
  * nothing twice (events are unique by key).
  * @throws on a database failure (the channel redelivers the whole message)
  */
-export async function receive(deps: DeliverDeps, ...events: IncomingEvent[]): Promise<number> {
+export async function receive(deps: DeliverDeps, ...all: IncomingEvent[]): Promise<number> {
+	// an account without an enabled endpoint has nothing to deliver and needs no order reference kept: a
+	// delivery whose event misses its order's number (or a status event its courier) asks intake at send time
+	const keep = await sendersWithEndpoints(deps.db, [...new Set(all.map((e) => e.sender_id))]);
+	const events = all.filter((e) => keep.has(e.sender_id));
+	if (!events.length) return 0;
 	const created = await fanOutMany(deps.db, events);
 	try {
 		await enqueueDeliveries(created, deps.settings);

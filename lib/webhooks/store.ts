@@ -199,11 +199,27 @@ export interface NewDelivery {
 }
 
 /**
+ * The accounts among `sender_ids` that have at least one enabled endpoint
+ * (index `endpoints_sender`). The fan-out takes only their events: an account
+ * without webhooks costs no statement (a bulk import's 85,000 `order.created`
+ * write nothing here).
+ */
+export async function sendersWithEndpoints(db: Sequelize, sender_ids: number[]): Promise<Set<number>> {
+	if (!sender_ids.length) return new Set();
+	const r = await select<{ sender_id: string }>(
+		db,
+		"SELECT DISTINCT sender_id FROM webhooks.endpoints WHERE enabled AND sender_id = ANY($1::bigint[])",
+		[sender_ids],
+	);
+	return new Set(r.map((x) => Number(x.sender_id)));
+}
+
+/**
  * Stores each event once (`key` unique) and, in the same statement, one
  * delivery per enabled endpoint of the account subscribed to its type; an
- * event no endpoint of its account is subscribed to is not stored (a bulk
- * import of an account without webhooks writes 85,000 rows less here), only
- * its order reference.
+ * event no endpoint of its account is subscribed to is not stored, only its
+ * order reference (callers pass only the events of accounts that have an
+ * enabled endpoint: {@link sendersWithEndpoints}).
  * `order_no` (and a status event's `courier`) is added to `data` from
  * `webhooks.order_refs` when missing; an `order.created` records its order's
  * number there, an `order.booked` its courier. A redelivered event (same
@@ -451,12 +467,24 @@ export async function recordSuccesses(db: Sequelize, ok: Success[]): Promise<voi
 	);
 }
 
-/** Fills a missing `order_no` of an event (learnt from intake at send time). */
-export async function setOrderNo(db: Sequelize, event_id: number, order_no: string | null): Promise<void> {
+/**
+ * Fills what an event's `data` misses of its order, learnt from intake at send
+ * time: `order_no` (null when intake has no such order) and, when given, the
+ * `courier` (a status event of an order booked before its account had an
+ * endpoint). Members already present are kept.
+ */
+export async function setOrderRef(
+	db: Sequelize,
+	event_id: number,
+	ref: { order_no: string | null; courier?: string | null },
+): Promise<void> {
 	await exec(
 		db,
-		"UPDATE webhooks.events SET data = data || jsonb_build_object('order_no', $2::text) WHERE id = $1 AND NOT data ? 'order_no'",
-		[event_id, order_no],
+		`UPDATE webhooks.events SET data = data
+		   || CASE WHEN data ? 'order_no' THEN '{}'::jsonb ELSE jsonb_build_object('order_no', $2::text) END
+		   || CASE WHEN $3::text IS NULL OR data ? 'courier' THEN '{}'::jsonb ELSE jsonb_build_object('courier', $3::text) END
+		 WHERE id = $1`,
+		[event_id, ref.order_no, ref.courier ?? null],
 	);
 }
 

@@ -15,7 +15,7 @@
 import assert from "node:assert/strict";
 import { Webhook } from "standardwebhooks";
 import type { MerchantEvent } from "../../../lib/contracts";
-import { exec, getSequelize } from "../../../lib/db";
+import { exec, getSequelize, select } from "../../../lib/db";
 import { sealSecret } from "../../../lib/webhooks/secrets";
 import { newSender } from "../../helpers/broker";
 import { eventually } from "../../helpers/poll";
@@ -23,6 +23,7 @@ import {
 	callAs,
 	deliveriesOf,
 	freshNumber,
+	orderCouriers,
 	orderCreated,
 	orderNos,
 	publishEvent,
@@ -124,6 +125,49 @@ describe("webhooks service: signed, durable, ordered delivery", function () {
 			ok: (x) => x.length === 4,
 		});
 		assert.equal(verify(ep.secret, four[3] as never).data.order_id, d);
+	});
+
+	it("keeps nothing of an account without an enabled endpoint; after one is created its events carry the order number and courier, asked of intake", async () => {
+		const s = newSender();
+		const marker = newSender();
+		await endpoint(marker, "/none-marker", ["order.created"]);
+		const order_id = freshNumber();
+		const attempt = freshNumber();
+		orderNos.set(order_id, "LATE-1");
+		orderCouriers.set(order_id, "Sandbox Surface");
+		const booked: MerchantEvent = {
+			event_id: `order.booked:${attempt}`,
+			type: "order.booked",
+			sender_id: s,
+			order_id,
+			occurred_at: new Date().toISOString(),
+			data: { order_id, awb_number: `AWB${attempt}`, logistic_id: 1, courier: "Sandbox Surface" },
+		};
+		// one relay round: once the marker account's delivery arrives, the whole round was taken
+		await publishEvents([orderCreated(s, order_id, "LATE-1"), booked, orderCreated(marker, freshNumber())]);
+		await eventually(() => rx.on("/none-marker"), { what: "the marker's delivery", ok: (x) => x.length === 1 });
+		const [kept] = await select<{ events: number; refs: number }>(
+			getSequelize(),
+			`SELECT (SELECT count(*) FROM webhooks.events WHERE sender_id = $1)::int AS events,
+			        (SELECT count(*) FROM webhooks.order_refs WHERE sender_id = $1)::int AS refs`,
+			[s],
+		);
+		assert.deepEqual(kept, { events: 0, refs: 0 });
+		const ep = await endpoint(s, "/late", ["shipment.status_changed"]);
+		await publishStatus(statusEvent(s, order_id, attempt, 1, "picked_up"));
+		const [r] = await eventually(() => rx.on("/late"), { what: "the status delivery", ok: (x) => x.length === 1 });
+		const body = verify(ep.secret, r as never);
+		assert.equal(body.data.order_no, "LATE-1");
+		assert.equal(body.data.courier, "Sandbox Surface");
+		assert.equal(body.data.awb_number, `AWB${attempt}`);
+		// learnt once: stored with the event (a retry or redelivery sends the same body)
+		const [stored] = await select<{ data: Record<string, unknown> }>(
+			getSequelize(),
+			"SELECT data FROM webhooks.events WHERE sender_id = $1",
+			[s],
+		);
+		assert.equal(stored.data.order_no, "LATE-1");
+		assert.equal(stored.data.courier, "Sandbox Surface");
 	});
 
 	it("retries with exponential backoff until the receiver recovers, with the same webhook-id", async () => {

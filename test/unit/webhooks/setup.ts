@@ -1,7 +1,8 @@
 /**
  * Shared setup of the webhooks specs: a broker running the real `webhooks`
  * service (real PostgreSQL, BullMQ and the durable channels on Redis) with a
- * fake intake in the contract's shape (`intake.getOrder`, for `order_no`),
+ * fake intake in the contract's shape (`intake.getOrder`, for `order_no` and
+ * `courier`),
  * and a local receiver (HTTP on 127.0.0.1, allowed because the broker runs
  * with SANDBOX=1 unless told otherwise) whose answer per path the test sets.
  */
@@ -102,6 +103,8 @@ const ENV: Record<string, string> = {
 
 /** Order numbers the fake intake answers (order id → number). */
 export const orderNos = new Map<number, string>();
+/** Couriers the fake intake answers (order id → the booked courier's name). */
+export const orderCouriers = new Map<number, string>();
 
 let current: ServiceBroker | undefined;
 
@@ -122,7 +125,8 @@ export function useWebhooksBroker(env: Record<string, string> = {}): void {
 			actions: {
 				getOrder(ctx: { params: { order_id: number } }) {
 					const no = orderNos.get(Number(ctx.params.order_id));
-					return no ? { order_id: ctx.params.order_id, customer_order_no: no } : null;
+					const courier = orderCouriers.get(Number(ctx.params.order_id)) ?? null;
+					return no ? { order_id: ctx.params.order_id, customer_order_no: no, courier } : null;
 				},
 			},
 		});
