@@ -145,7 +145,10 @@ describe("webhooks service: signed, durable, ordered delivery", function () {
 		};
 		// one relay round: once the marker account's delivery arrives, the whole round was taken
 		await publishEvents([orderCreated(s, order_id, "LATE-1"), booked, orderCreated(marker, freshNumber())]);
-		await eventually(() => rx.on("/none-marker"), { what: "the marker's delivery", ok: (x) => x.length === 1 });
+		await eventually(() => rx.on("/none-marker"), {
+			what: "the marker's delivery",
+			ok: (x) => x.length === 1,
+		});
 		const [kept] = await select<{ events: number; refs: number }>(
 			getSequelize(),
 			`SELECT (SELECT count(*) FROM webhooks.events WHERE sender_id = $1)::int AS events,
@@ -155,7 +158,10 @@ describe("webhooks service: signed, durable, ordered delivery", function () {
 		assert.deepEqual(kept, { events: 0, refs: 0 });
 		const ep = await endpoint(s, "/late", ["shipment.status_changed"]);
 		await publishStatus(statusEvent(s, order_id, attempt, 1, "picked_up"));
-		const [r] = await eventually(() => rx.on("/late"), { what: "the status delivery", ok: (x) => x.length === 1 });
+		const [r] = await eventually(() => rx.on("/late"), {
+			what: "the status delivery",
+			ok: (x) => x.length === 1,
+		});
 		const body = verify(ep.secret, r as never);
 		assert.equal(body.data.order_no, "LATE-1");
 		assert.equal(body.data.courier, "Sandbox Surface");

@@ -185,7 +185,9 @@ describe("event outbox relay: one channel message per round", function () {
 			await exec(getSequelize(), "SELECT pg_terminate_backend($1)", [holder.pid]);
 			await eventually(
 				() =>
-					select<{ pid: number }>(getSequelize(), "SELECT pid FROM pg_stat_activity WHERE pid = $1", [holder.pid]),
+					select<{ pid: number }>(getSequelize(), "SELECT pid FROM pg_stat_activity WHERE pid = $1", [
+						holder.pid,
+					]),
 				{ what: "relay A's backend gone", ok: (r) => r.length === 0 },
 			);
 			assert.equal(await b.pass(), 5);
