@@ -19,7 +19,9 @@
  *   order-update counter `order_seq`, the poller's `next_track_at`, the lane
  *   (`from_pin`, `to_pin`) and `picked_up_at` (lib/booking/tracking.ts).
  */
+
 import type { Migration } from "../db";
+import { undeliveredByIdDdl } from "../outbox";
 import { eventOutboxDdl } from "../webhooks/publish";
 
 export const BOOKING_MIGRATIONS: Migration[] = [
@@ -247,6 +249,17 @@ export const BOOKING_MIGRATIONS: Migration[] = [
 				FOR EACH ROW WHEN (NEW.kind = 'order_update' AND (NEW.payload->>'seq') = '2'
 				  AND (NEW.payload->>'state') IN ('booked', 'failed'))
 				EXECUTE FUNCTION booking.booking_outcome_event()`);
+		},
+	},
+	{
+		// Relays read the oldest due rows by id: an index ordered by id (lib/outbox.ts undeliveredByIdDdl; the
+		// old (next_attempt_at, id) one made every round read and sort every due row).
+		name: "009-outbox-undelivered-by-id",
+		async up({ sequelize, transaction }) {
+			for (const sql of undeliveredByIdDdl({ schema: "booking", table: "outbox" }, "outbox_pending"))
+				await sequelize.query(sql, { transaction });
+			for (const sql of undeliveredByIdDdl({ schema: "booking", table: "event_outbox" }, "event_outbox_due"))
+				await sequelize.query(sql, { transaction });
 		},
 	},
 ];

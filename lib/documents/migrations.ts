@@ -6,7 +6,9 @@
  * `courier_file` holds the captured bytes, or is null when it was not
  * captured. Timestamps timestamptz (UTC).
  */
+
 import type { Migration } from "../db";
+import { undeliveredByIdDdl } from "../outbox";
 
 /** Ordered migrations for `DbMixin("documents", DOCUMENTS_MIGRATIONS)` (idempotent SQL, schema-qualified names). */
 export const DOCUMENTS_MIGRATIONS: Migration[] = [
@@ -115,6 +117,15 @@ export const DOCUMENTS_MIGRATIONS: Migration[] = [
 					ADD COLUMN IF NOT EXISTS courier_missing_reason text NULL`,
 				{ transaction },
 			);
+		},
+	},
+	{
+		// Relays read the oldest due rows by id: an index ordered by id (lib/outbox.ts undeliveredByIdDdl; the
+		// old (next_attempt_at, id) one made every round read and sort every due row).
+		name: "0004_outbox_undelivered_by_id",
+		async up({ sequelize, transaction }) {
+			for (const sql of undeliveredByIdDdl({ schema: "documents", table: "outbox" }, "outbox_due_idx"))
+				await sequelize.query(sql, { transaction });
 		},
 	},
 ];

@@ -14,7 +14,9 @@
  * (spec §3 row "booked → cancel"), and a later create with the same
  * `customer_order_no` makes a new order.
  */
+
 import type { Migration } from "../db";
+import { undeliveredByIdDdl } from "../outbox";
 import { eventOutboxDdl } from "../webhooks/publish";
 
 /** Ordered migrations for `DbMixin("intake", INTAKE_MIGRATIONS)`. */
@@ -298,6 +300,15 @@ CREATE TABLE IF NOT EXISTS intake.bulk_rows (
 				REFERENCING NEW TABLE AS new_orders
 				FOR EACH STATEMENT EXECUTE FUNCTION intake.orders_created_events()`);
 			await q("DROP FUNCTION IF EXISTS intake.order_created_event()");
+		},
+	},
+	{
+		// Relays read the oldest due rows by id: an index ordered by id (lib/outbox.ts undeliveredByIdDdl; the
+		// old (next_attempt_at, id) one made every round read and sort every due row).
+		name: "0007-outbox-undelivered-by-id",
+		async up({ sequelize, transaction }) {
+			for (const sql of undeliveredByIdDdl({ schema: "intake", table: "event_outbox" }, "event_outbox_due"))
+				await sequelize.query(sql, { transaction });
 		},
 	},
 ];

@@ -18,7 +18,9 @@
  * - `ndr.comments`: merchant comments on a case.
  * - `ndr.notifications`: buyer notifications (lib/ndr/notifier.ts).
  */
+
 import type { Migration } from "../db";
+import { undeliveredByIdDdl } from "../outbox";
 import { eventOutboxDdl } from "../webhooks/publish";
 
 /** Ordered migrations for `DbMixin("ndr", NDR_MIGRATIONS)`. */
@@ -219,6 +221,15 @@ export const NDR_MIGRATIONS: Migration[] = [
 			);
 			await q("ALTER TABLE ndr.actions ADD COLUMN IF NOT EXISTS courier_remarks text NULL");
 			await q("ALTER TABLE ndr.actions ADD COLUMN IF NOT EXISTS checked_at timestamptz NULL");
+		},
+	},
+	{
+		// Relays read the oldest due rows by id: an index ordered by id (lib/outbox.ts undeliveredByIdDdl; the
+		// old (next_attempt_at, id) one made every round read and sort every due row).
+		name: "005-outbox-undelivered-by-id",
+		async up({ sequelize, transaction }) {
+			for (const sql of undeliveredByIdDdl({ schema: "ndr", table: "event_outbox" }, "event_outbox_due"))
+				await sequelize.query(sql, { transaction });
 		},
 	},
 ];
