@@ -735,9 +735,18 @@ export async function settleAmbiguous(db: Sequelize, attempt_id: number, note: s
 }
 
 /**
- * Leases up to `limit` undelivered outbox rows that are due (all due rows, or
- * only `ids`), skipping rows another relay holds (`FOR UPDATE SKIP LOCKED`).
- * A leased row is invisible to other relays for `leaseMs`.
+ * Leases up to `limit` undelivered outbox rows that are due, skipping rows
+ * another relay holds (`FOR UPDATE SKIP LOCKED`). A leased row is invisible
+ * to other relays for `leaseMs`.
+ *
+ * With `ids` (rows the caller has just committed and delivers before its
+ * answer: read-your-writes) it takes those rows also when a relay round
+ * leased them between the commit and this call (`tries > 0`: leased, not
+ * scheduled for later like a delayed `enqueue_booking`), waiting for that
+ * round's short lease statement instead of skipping the rows. The row may then
+ * be delivered twice; receivers are idempotent. Without this, a relay tick
+ * in that window left the answer to go out before intake had the update
+ * (test/unit/booking/sync.spec.ts saw it under CI load).
  */
 export async function leaseOutbox(
 	db: Sequelize,
@@ -747,15 +756,24 @@ export async function leaseOutbox(
 ): Promise<OutboxRow[]> {
 	const { rows } = await exec<{ id: string; kind: OutboxRow["kind"]; payload: unknown; tries: number }>(
 		db,
-		`UPDATE booking.outbox o
-		 SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), tries = o.tries + 1
-		 WHERE o.id IN (
-		   SELECT id FROM booking.outbox
-		   WHERE delivered_at IS NULL AND next_attempt_at <= now() AND ($3::bigint[] IS NULL OR id = ANY($3::bigint[]))
-		   ORDER BY id LIMIT $1
-		   FOR UPDATE SKIP LOCKED)
-		 RETURNING o.id, o.kind, o.payload, o.tries`,
-		[limit, leaseMs, ids ?? null],
+		ids
+			? `UPDATE booking.outbox o
+			   SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), tries = o.tries + 1
+			   WHERE o.id IN (
+			     SELECT id FROM booking.outbox
+			     WHERE id = ANY($3::bigint[]) AND delivered_at IS NULL AND (next_attempt_at <= now() OR tries > 0)
+			     ORDER BY id LIMIT $1
+			     FOR UPDATE)
+			   RETURNING o.id, o.kind, o.payload, o.tries`
+			: `UPDATE booking.outbox o
+			   SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), tries = o.tries + 1
+			   WHERE o.id IN (
+			     SELECT id FROM booking.outbox
+			     WHERE delivered_at IS NULL AND next_attempt_at <= now()
+			     ORDER BY id LIMIT $1
+			     FOR UPDATE SKIP LOCKED)
+			   RETURNING o.id, o.kind, o.payload, o.tries`,
+		ids ? [limit, leaseMs, ids] : [limit, leaseMs],
 	);
 	return (
 		rows
