@@ -64,9 +64,8 @@ import { manifestEnv } from "../test/chaos/rss";
 import { warehouseBody } from "../test/helpers/fixtures";
 import { client } from "../test/helpers/flow";
 import { type StartedProcess, startProcess, waitReady } from "../test/helpers/processes";
-import { benchEnvironment, pct } from "./lib";
+import { benchEnvironment, cpuSeconds, natsUrl, pct } from "./lib";
 
-const natsUrl = process.env.TEST_NATS_URL || "nats://127.0.0.1:4222";
 const CSV_ROWS = Number(process.env.BENCH_CSV_ROWS || 85_000);
 const PROBES = Number(process.env.BENCH_PROBES || 4);
 const PROBE_RATE = Number(process.env.BENCH_PROBE_RATE ?? 200);
@@ -149,17 +148,6 @@ async function makeXlsx25(run: string): Promise<{ bytes: Buffer; rows: number }>
 function peakRssMb(pid: number): number {
 	const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
 	return m ? Number(m[1]) / 1024 : Number.NaN;
-}
-
-/** CPU seconds (user + system) a process has used so far; 0 when it is gone. */
-function cpuSeconds(pid: number): number {
-	try {
-		const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-		const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-		return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100/s)
-	} catch {
-		return 0;
-	}
 }
 
 /** Pids of the processes whose command name (`/proc/<pid>/comm`) is `name`. */

@@ -6,6 +6,7 @@
  * a merchant with a warehouse; percentiles.
  */
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import IORedis from "ioredis";
 import { Client } from "pg";
 import { createDevIdp, serveJwks } from "../lib/devidp";
@@ -17,10 +18,22 @@ import { type StartedProcess, startProcess, waitReady } from "../test/helpers/pr
 
 const adminUrl = process.env.TEST_PG_ADMIN_URL || "postgres://postgres@127.0.0.1:5432/postgres";
 const redisUrl = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";
-const natsUrl = process.env.TEST_NATS_URL || "nats://127.0.0.1:4222";
+/** The NATS (with JetStream) the benchmarks run against (`TEST_NATS_URL`). */
+export const natsUrl = process.env.TEST_NATS_URL || "nats://127.0.0.1:4222";
 
 /** Whether the benchmark runs split over NATS (`BENCH_SPLIT=1`). */
 export const split = process.env.BENCH_SPLIT === "1";
+
+/** CPU seconds (user + system) process `pid` has used so far (/proc/<pid>/stat); 0 when it is gone or not on this host. */
+export function cpuSeconds(pid: number): number {
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+		const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+		return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100/s)
+	} catch {
+		return 0;
+	}
+}
 
 /** The `p`-th percentile (0–100) of ascending `sorted`; NaN when empty. */
 export function pct(sorted: number[], p: number): number {

@@ -18,35 +18,24 @@
  *
  * Usage: npm run bench:outbox   (env: BENCH_OUTBOX_ROWS=85000, BENCH_OUTBOX_OLD=0 to skip the old index)
  */
-import { readFileSync } from "node:fs";
 import { ServiceBroker } from "moleculer";
 import { loadConfig } from "../lib/config";
 import { exec, getSequelize, migrate, select } from "../lib/db";
 import { INTAKE_MIGRATIONS } from "../lib/intake/migrations";
 import { EventOutboxRelay } from "../lib/webhooks/publish";
 import brokerOptions from "../moleculer.config";
-import { benchEnvironment } from "./lib";
+import { benchEnvironment, cpuSeconds, natsUrl } from "./lib";
 
 const rows = Number(process.env.BENCH_OUTBOX_ROWS || 85_000);
-const natsUrl = process.env.TEST_NATS_URL || "nats://127.0.0.1:4222";
 
-/** CPU seconds (user + system) of the backends connected to `db` now, by pid. */
+/** CPU seconds of the backends connected to `db` now, by pid (PostgreSQL on this host). */
 async function backendCpu(db: string): Promise<Map<number, number>> {
 	const pids = await select<{ pid: number }>(
 		getSequelize(),
 		"SELECT pid FROM pg_stat_activity WHERE datname = $1",
 		[db],
 	);
-	const out = new Map<number, number>();
-	for (const { pid } of pids) {
-		try {
-			const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-			out.set(pid, (Number(f[11]) + Number(f[12])) / 100);
-		} catch {
-			// gone, or PostgreSQL on another host: not counted
-		}
-	}
-	return out;
+	return new Map(pids.map(({ pid }) => [pid, cpuSeconds(pid)]));
 }
 
 /** Inserts `n` undelivered `order.created`-shaped events (one statement per 5,000). */

@@ -26,9 +26,8 @@ import { freshRef, orderBody, warehouseBody } from "../test/helpers/fixtures";
 import { client } from "../test/helpers/flow";
 import { freePort } from "../test/helpers/net";
 import { type StartedProcess, startProcess, waitReady } from "../test/helpers/processes";
-import { benchEnvironment, pct } from "./lib";
+import { benchEnvironment, natsUrl, pct } from "./lib";
 
-const natsUrl = process.env.TEST_NATS_URL || "nats://127.0.0.1:4222";
 const RATE = Number(process.env.BENCH_RATE || 200);
 const SECONDS = Number(process.env.BENCH_SECONDS || 20);
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS || 3);
