@@ -1,6 +1,6 @@
 /**
  * Outbox drain benchmark (printed figures, not a test; issue 10's bulk import
- * and lib/outbox.ts `undeliveredByIdDdl`): a backlog of BENCH_OUTBOX_ROWS
+ * and lib/outbox.ts `undeliveredByIdMigration`): a backlog of BENCH_OUTBOX_ROWS
  * (default 85,000: one 25 MB CSV's `order.created`) undelivered rows in
  * `intake.event_outbox`, as an outage of NATS during an import leaves it, drained
  * by the real EventOutboxRelay (rounds of 200, one `merchant.events` message

@@ -8,7 +8,7 @@
  * and its own lease query (what it delivers differs).
  */
 import type { Sequelize } from "sequelize";
-import { exec, select } from "./db";
+import { exec, type Migration, select } from "./db";
 
 /** Schemas whose `outbox` table these functions may touch (the SQL names the schema). */
 export type OutboxSchema = "booking" | "documents";
@@ -52,21 +52,30 @@ export async function retryOutboxLater(
 }
 
 /**
- * DDL replacing an outbox's `(next_attempt_at, id) WHERE delivered_at IS NULL`
- * index `oldIndex` with `(id) WHERE delivered_at IS NULL` (named
+ * A migration of the owning service replacing, for each `[table, oldIndex]`,
+ * the outbox's `(next_attempt_at, id) WHERE delivered_at IS NULL` index
+ * `oldIndex` with `(id) WHERE delivered_at IS NULL` (named
  * `<table>_undelivered_id`). Every relay asks for the oldest due rows
  * (`WHERE delivered_at IS NULL AND next_attempt_at <= now() ORDER BY id
  * LIMIT n FOR UPDATE SKIP LOCKED`): over the old index PostgreSQL read and
  * sorted EVERY due row for each round, so draining a backlog was quadratic
  * (85,000 undelivered event rows: ~15–18 s of PostgreSQL CPU in 425 rounds);
  * the id-ordered index stops after `n` due rows, skipping the few in backoff or
- * leased (1.1–1.3 s for the same 85,000). For a migration of the owning service.
+ * leased (1.1–1.3 s for the same 85,000).
  */
-export function undeliveredByIdDdl(t: OutboxTable, oldIndex: string): string[] {
-	return [
-		`CREATE INDEX IF NOT EXISTS ${t.table}_undelivered_id ON ${t.schema}.${t.table} (id) WHERE delivered_at IS NULL`,
-		`DROP INDEX IF EXISTS ${t.schema}.${oldIndex}`,
-	];
+export function undeliveredByIdMigration(name: string, tables: [OutboxTable, string][]): Migration {
+	return {
+		name,
+		async up({ sequelize, transaction }) {
+			for (const [t, oldIndex] of tables) {
+				await sequelize.query(
+					`CREATE INDEX IF NOT EXISTS ${t.table}_undelivered_id ON ${t.schema}.${t.table} (id) WHERE delivered_at IS NULL`,
+					{ transaction },
+				);
+				await sequelize.query(`DROP INDEX IF EXISTS ${t.schema}.${oldIndex}`, { transaction });
+			}
+		},
+	};
 }
 
 /** An outbox table: `<schema>.outbox` or `<schema>.event_outbox` (both have `created_at`, `delivered_at`). */

@@ -21,7 +21,7 @@
  */
 
 import type { Migration } from "../db";
-import { undeliveredByIdDdl } from "../outbox";
+import { undeliveredByIdMigration } from "../outbox";
 import { eventOutboxDdl } from "../webhooks/publish";
 
 export const BOOKING_MIGRATIONS: Migration[] = [
@@ -251,15 +251,9 @@ export const BOOKING_MIGRATIONS: Migration[] = [
 				EXECUTE FUNCTION booking.booking_outcome_event()`);
 		},
 	},
-	{
-		// Relays read the oldest due rows by id: an index ordered by id (lib/outbox.ts undeliveredByIdDdl; the
-		// old (next_attempt_at, id) one made every round read and sort every due row).
-		name: "009-outbox-undelivered-by-id",
-		async up({ sequelize, transaction }) {
-			for (const sql of undeliveredByIdDdl({ schema: "booking", table: "outbox" }, "outbox_pending"))
-				await sequelize.query(sql, { transaction });
-			for (const sql of undeliveredByIdDdl({ schema: "booking", table: "event_outbox" }, "event_outbox_due"))
-				await sequelize.query(sql, { transaction });
-		},
-	},
+	// relays read the oldest due rows by id (lib/outbox.ts)
+	undeliveredByIdMigration("009-outbox-undelivered-by-id", [
+		[{ schema: "booking", table: "outbox" }, "outbox_pending"],
+		[{ schema: "booking", table: "event_outbox" }, "event_outbox_due"],
+	]),
 ];

@@ -8,7 +8,7 @@
  */
 
 import type { Migration } from "../db";
-import { undeliveredByIdDdl } from "../outbox";
+import { undeliveredByIdMigration } from "../outbox";
 
 /** Ordered migrations for `DbMixin("documents", DOCUMENTS_MIGRATIONS)` (idempotent SQL, schema-qualified names). */
 export const DOCUMENTS_MIGRATIONS: Migration[] = [
@@ -119,13 +119,8 @@ export const DOCUMENTS_MIGRATIONS: Migration[] = [
 			);
 		},
 	},
-	{
-		// Relays read the oldest due rows by id: an index ordered by id (lib/outbox.ts undeliveredByIdDdl; the
-		// old (next_attempt_at, id) one made every round read and sort every due row).
-		name: "0004_outbox_undelivered_by_id",
-		async up({ sequelize, transaction }) {
-			for (const sql of undeliveredByIdDdl({ schema: "documents", table: "outbox" }, "outbox_due_idx"))
-				await sequelize.query(sql, { transaction });
-		},
-	},
+	// relays read the oldest due rows by id (lib/outbox.ts)
+	undeliveredByIdMigration("0004_outbox_undelivered_by_id", [
+		[{ schema: "documents", table: "outbox" }, "outbox_due_idx"],
+	]),
 ];

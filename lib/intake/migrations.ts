@@ -16,7 +16,7 @@
  */
 
 import type { Migration } from "../db";
-import { undeliveredByIdDdl } from "../outbox";
+import { undeliveredByIdMigration } from "../outbox";
 import { eventOutboxDdl } from "../webhooks/publish";
 
 /** Ordered migrations for `DbMixin("intake", INTAKE_MIGRATIONS)`. */
@@ -302,13 +302,8 @@ CREATE TABLE IF NOT EXISTS intake.bulk_rows (
 			await q("DROP FUNCTION IF EXISTS intake.order_created_event()");
 		},
 	},
-	{
-		// Relays read the oldest due rows by id: an index ordered by id (lib/outbox.ts undeliveredByIdDdl; the
-		// old (next_attempt_at, id) one made every round read and sort every due row).
-		name: "0007-outbox-undelivered-by-id",
-		async up({ sequelize, transaction }) {
-			for (const sql of undeliveredByIdDdl({ schema: "intake", table: "event_outbox" }, "event_outbox_due"))
-				await sequelize.query(sql, { transaction });
-		},
-	},
+	// relays read the oldest due rows by id (lib/outbox.ts)
+	undeliveredByIdMigration("0007-outbox-undelivered-by-id", [
+		[{ schema: "intake", table: "event_outbox" }, "event_outbox_due"],
+	]),
 ];

@@ -20,7 +20,7 @@
  */
 
 import type { Migration } from "../db";
-import { undeliveredByIdDdl } from "../outbox";
+import { undeliveredByIdMigration } from "../outbox";
 import { eventOutboxDdl } from "../webhooks/publish";
 
 /** Ordered migrations for `DbMixin("ndr", NDR_MIGRATIONS)`. */
@@ -223,13 +223,8 @@ export const NDR_MIGRATIONS: Migration[] = [
 			await q("ALTER TABLE ndr.actions ADD COLUMN IF NOT EXISTS checked_at timestamptz NULL");
 		},
 	},
-	{
-		// Relays read the oldest due rows by id: an index ordered by id (lib/outbox.ts undeliveredByIdDdl; the
-		// old (next_attempt_at, id) one made every round read and sort every due row).
-		name: "005-outbox-undelivered-by-id",
-		async up({ sequelize, transaction }) {
-			for (const sql of undeliveredByIdDdl({ schema: "ndr", table: "event_outbox" }, "event_outbox_due"))
-				await sequelize.query(sql, { transaction });
-		},
-	},
+	// relays read the oldest due rows by id (lib/outbox.ts)
+	undeliveredByIdMigration("005-outbox-undelivered-by-id", [
+		[{ schema: "ndr", table: "event_outbox" }, "event_outbox_due"],
+	]),
 ];

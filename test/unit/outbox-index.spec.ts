@@ -4,7 +4,7 @@
  * LOCKED`). With the old `(next_attempt_at, id)` partial index PostgreSQL read
  * and sorted every due row for each round, so draining a backlog was
  * quadratic; each outbox now has `(id) WHERE delivered_at IS NULL`
- * (lib/outbox.ts undeliveredByIdDdl, a migration per owning service). Real
+ * (lib/outbox.ts undeliveredByIdMigration, a migration per owning service). Real
  * PostgreSQL: each migrated outbox table copied with its indexes (`LIKE …
  * INCLUDING ALL`) into a schema of this test, 20,000 undelivered rows (the
  * first 50 in backoff), and the plan of a relay round: no sort, an index scan

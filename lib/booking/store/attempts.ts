@@ -756,23 +756,18 @@ export async function leaseOutbox(
 ): Promise<OutboxRow[]> {
 	const { rows } = await exec<{ id: string; kind: OutboxRow["kind"]; payload: unknown; tries: number }>(
 		db,
-		ids
-			? `UPDATE booking.outbox o
-			   SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), tries = o.tries + 1
-			   WHERE o.id IN (
-			     SELECT id FROM booking.outbox
-			     WHERE id = ANY($3::bigint[]) AND delivered_at IS NULL AND (next_attempt_at <= now() OR tries > 0)
-			     ORDER BY id LIMIT $1
-			     FOR UPDATE)
-			   RETURNING o.id, o.kind, o.payload, o.tries`
-			: `UPDATE booking.outbox o
-			   SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), tries = o.tries + 1
-			   WHERE o.id IN (
-			     SELECT id FROM booking.outbox
-			     WHERE delivered_at IS NULL AND next_attempt_at <= now()
-			     ORDER BY id LIMIT $1
-			     FOR UPDATE SKIP LOCKED)
-			   RETURNING o.id, o.kind, o.payload, o.tries`,
+		`UPDATE booking.outbox o
+		 SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), tries = o.tries + 1
+		 WHERE o.id IN (
+		   SELECT id FROM booking.outbox
+		   WHERE delivered_at IS NULL AND ${
+					ids
+						? "id = ANY($3::bigint[]) AND (next_attempt_at <= now() OR tries > 0)"
+						: "next_attempt_at <= now()"
+				}
+		   ORDER BY id LIMIT $1
+		   FOR UPDATE${ids ? "" : " SKIP LOCKED"})
+		 RETURNING o.id, o.kind, o.payload, o.tries`,
 		ids ? [limit, leaseMs, ids] : [limit, leaseMs],
 	);
 	return (
