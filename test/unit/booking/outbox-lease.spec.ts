@@ -26,13 +26,13 @@ async function addRow(kind: string, payload: Record<string, unknown>, dueInS: nu
 	return Number(r.id);
 }
 
-/** What a relay round's lease does to a row: invisible for 30 s, one try more. */
+/** What a relay round's lease does to row $1: invisible for 30 s, one try more. */
+const RELAY_LEASE =
+	"UPDATE booking.outbox SET next_attempt_at = now() + interval '30 seconds', tries = tries + 1 WHERE id = $1";
+
+/** A relay round's lease of row `id`, committed. */
 async function leasedByRelay(id: number): Promise<void> {
-	await exec(
-		getSequelize(),
-		"UPDATE booking.outbox SET next_attempt_at = now() + interval '30 seconds', tries = tries + 1 WHERE id = $1",
-		[id],
-	);
+	await exec(getSequelize(), RELAY_LEASE, [id]);
 }
 
 describe("booking outbox: a request takes the rows it just committed, even from a relay round", () => {
@@ -67,10 +67,7 @@ describe("booking outbox: a request takes the rows it just committed, even from 
 		try {
 			// another relay's lease, its transaction not yet committed
 			await other.query("BEGIN");
-			await other.query(
-				"UPDATE booking.outbox SET next_attempt_at = now() + interval '30 seconds', tries = tries + 1 WHERE id = $1",
-				[update],
-			);
+			await other.query(RELAY_LEASE, [update]);
 			const leasing = leaseOutbox(getSequelize(), 1, 30_000, [update]);
 			await new Promise((r) => setTimeout(r, 200));
 			await other.query("COMMIT");
