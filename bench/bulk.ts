@@ -26,8 +26,13 @@
  *                  node's traffic, not its capacity), each latency counted
  *                  from the moment its request was due, so a stalled server
  *                  is not hidden by callers that stop sending (no
- *                  coordinated omission); "during" counts the probes due
- *                  from the upload's start to the job's `finished_at`. BENCH_PROBE_RATE=0: BENCH_PROBES
+ *                  coordinated omission). One probe thread runs from
+ *                  before the idle window to the end (a thread per window
+ *                  counted its own start-up); "idle" counts the probes
+ *                  due in a 10 s window after 3 s of warm-up (the first
+ *                  two seconds' p99 is 47–60 ms: JIT), "during"
+ *                  those due from the upload's start to the job's
+ *                  `finished_at`. BENCH_PROBE_RATE=0: BENCH_PROBES
  *                  callers in a closed loop instead (saturation: the probes
  *                  then compete with the import for the CPU and the figure
  *                  measures the sharing). The probe uses node:http with
@@ -40,10 +45,15 @@
  *                  import (PostgreSQL and NATS: all their processes;
  *                  `pg:<application_name>`: PostgreSQL's backends of each
  *                  process, named by DB_APPLICATION_NAME)
- *   timeline       BENCH_TIMELINE=1: the probes' p99 per second of the
- *                  import (the upload's second apart from the parsing),
+ *   timeline       BENCH_TIMELINE=1: the probes' p99 per second of the idle
+ *                  window and of the import (the upload's second apart from the parsing),
  *                  with the upload's start as epoch seconds (to line up
  *                  with BENCH_PROBE_LAG's seconds)
+ *
+ * Placement (bench/pods.ts): each process in a cgroup weighted by its
+ * Deployments' CPU requests, as kubelet places pods; the bench and its probe
+ * thread beside them, as clients on other machines. BENCH_PODS=0, or no
+ * writable cpu cgroup, runs them all in the bench's one scheduling group.
  *
  * Targets (issue 10): CSV ≤ 15 s, XLSX ≤ 40 s, RSS ≤ 400 MB, API p99 during the
  * import ≤ 2× idle.
@@ -65,6 +75,7 @@ import { warehouseBody } from "../test/helpers/fixtures";
 import { client } from "../test/helpers/flow";
 import { type StartedProcess, startProcess, waitReady } from "../test/helpers/processes";
 import { benchEnvironment, cpuSeconds, natsUrl, pct } from "./lib";
+import { Pods, requestOf } from "./pods";
 
 const CSV_ROWS = Number(process.env.BENCH_CSV_ROWS || 85_000);
 const PROBES = Number(process.env.BENCH_PROBES || 4);
@@ -170,47 +181,94 @@ function rssMb(pid: number): number {
 	return m ? Number(m[1]) / 1024 : Number.NaN;
 }
 
-/**
- * Latencies (ms, ascending) of GET /v1/shipping/serviceable until `stop()`
- * answers true, sent by bench/probe-thread.ts in a worker thread:
- * PROBE_RATE requests/s each timed from when it was due, or with PROBE_RATE 0
- * PROBES callers in a closed loop.
- */
-/** Latencies of the probes (ms, ascending), with [epoch ms due, ms] per probe in rate mode. */
-type ProbeResult = number[] & { samples?: [number, number][] };
+/** Latencies of the probes (ms, ascending), with [epoch ms due, ms] per probe. */
+type ProbeResult = number[] & { samples: [number, number][] };
 
-async function probe(base: string, token: string, stop: () => boolean): Promise<ProbeResult> {
+/** The running probe ({@link startProbe}). */
+interface Probe {
+	/** The probes due in [`from`, `to`] (epoch ms) answered so far. @throws the first failed probe's error */
+	window(from: number, to: number): Promise<ProbeResult>;
+	/** The first failed probe's error, once one failed (the probe then stops). */
+	failed(): Error | undefined;
+	/** Stops the probe thread. */
+	stop(): Promise<void>;
+}
+
+/**
+ * Starts GET /v1/shipping/serviceable from bench/probe-thread.ts in a worker
+ * thread, sending for the whole run (PROBE_RATE requests/s each timed from
+ * when it was due, or with PROBE_RATE 0 PROBES callers in a closed loop);
+ * the idle and import windows are cut from its samples by due time.
+ */
+function startProbe(base: string, token: string, cgroup: string | undefined): Probe {
 	const worker = new Worker(
 		`require("tsx/cjs"); require(${JSON.stringify(`${__dirname}/probe-thread.ts`)});`,
 		{
 			eval: true,
-			workerData: { base, token, rate: PROBE_RATE, callers: PROBES, pins: PINS },
+			workerData: { base, token, rate: PROBE_RATE, callers: PROBES, pins: PINS, cgroup },
 		},
 	);
-	const result = new Promise<ProbeResult>((resolve, reject) => {
-		worker.once("message", (m: { lat?: number[]; samples?: [number, number][]; error?: string }) =>
-			m.lat ? resolve(Object.assign(m.lat, { samples: m.samples })) : reject(new Error(m.error)),
-		);
-		worker.once("error", reject);
-	});
-	// a failed probe ends the wait at once (and is not an unhandled rejection meanwhile)
-	let failed = false;
-	result.catch(() => {
-		failed = true;
-	});
-	while (!stop() && !failed) await new Promise((r) => setTimeout(r, 20));
-	worker.postMessage("stop");
-	try {
-		return await result;
-	} finally {
-		await worker.terminate();
-	}
+	let failure: Error | undefined;
+	const waiting: Array<{ resolve: (s: [number, number][]) => void; reject: (e: Error) => void }> = [];
+	const fail = (e: Error) => {
+		failure ??= e;
+		for (const w of waiting.splice(0)) w.reject(failure);
+	};
+	worker.on("message", (m: { samples?: [number, number][]; error?: string }) =>
+		m.error !== undefined ? fail(new Error(m.error)) : waiting.shift()?.resolve(m.samples ?? []),
+	);
+	worker.once("error", fail);
+	const ask = (what: "report" | "stop") =>
+		failure
+			? Promise.reject(failure)
+			: new Promise<[number, number][]>((resolve, reject) => {
+					waiting.push({ resolve, reject });
+					worker.postMessage(what);
+				});
+	return {
+		async window(from, to) {
+			const samples = (await ask("report")).filter(([due]) => due >= from && due <= to);
+			return Object.assign(
+				samples.map(([, ms]) => ms).sort((a, b) => a - b),
+				{ samples },
+			);
+		},
+		failed: () => failure,
+		async stop() {
+			await ask("stop").catch(() => undefined);
+			await worker.terminate();
+		},
+	};
 }
 
 /** How the probes were sent, in words. */
 const probeMode = () => (PROBE_RATE > 0 ? `${PROBE_RATE} requests/s` : `${PROBES} callers, closed loop`);
 
 const f = (x: number, d = 1) => x.toFixed(d);
+
+/** `<second>s <p99 ms>` of the probes due in each second from `t0Epoch` (epoch ms), for BENCH_TIMELINE. */
+function timeline(samples: [number, number][], t0Epoch: number): string {
+	const buckets: number[][] = [];
+	for (const [due, ms] of samples) {
+		const b = Math.max(0, Math.floor((due - t0Epoch) / 1000));
+		buckets[b] ??= [];
+		buckets[b].push(ms);
+	}
+	return Array.from(
+		buckets,
+		(b, i) =>
+			`${i}s ${
+				b
+					? f(
+							pct(
+								b.sort((x, y) => x - y),
+								99,
+							),
+						)
+					: "-"
+			}`,
+	).join(", ");
+}
 
 async function main(): Promise<void> {
 	const {
@@ -258,8 +316,28 @@ async function main(): Promise<void> {
 		{ compiled },
 	);
 	let worker: StartedProcess = startProcess(workerEnv, { compiled });
+	// each process in a cgroup weighted by its Deployments' CPU requests, as kubelet places pods; the
+	// bench (the uploading merchant) and its probe thread (the other merchants) beside them (bench/pods.ts)
+	const pods = new Pods(run);
+	const bulkRequest = requestOf(["intake-bulk"]);
+	pods.place("client", process.pid, 1000, false);
+	pods.place("api", api.child.pid as number, requestOf(["gateway", "pincode", "rates", "warehouses"]));
+	pods.place(
+		"back",
+		back.child.pid as number,
+		requestOf(["documents", "booking", "ndr", "webhooks", "simulator"]),
+	);
+	pods.place("intake", intake.child.pid as number, requestOf(["intake"]));
+	pods.place("intake-bulk", worker.child.pid as number, bulkRequest);
+	const probeCgroup = pods.threadGroup("probe");
+	console.log(
+		`processes: ${pods.mode}${pods.on && !probeCgroup ? " (the probe thread in the bench's)" : ""}`,
+	);
+	let prober: Probe | undefined;
 	const close = async () => {
+		await prober?.stop();
 		await Promise.all([api.stop(), back.stop(), intake.stop(), worker.stop()]);
+		pods.close();
 		await cleanup();
 	};
 	try {
@@ -271,13 +349,18 @@ async function main(): Promise<void> {
 		const warehouseId = wh.body.data.id as number;
 
 		// idle API latency (warm the caches first)
-		let until = Date.now() + 1000;
-		await probe(base, token, () => Date.now() > until);
-		until = Date.now() + 10_000;
-		const idle = await probe(base, token, () => Date.now() > until);
+		const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+		const probe = startProbe(base, token, probeCgroup);
+		prober = probe;
+		await sleep(3000);
+		const idleFrom = Date.now();
+		await sleep(10_000);
+		const idle = await probe.window(idleFrom, idleFrom + 10_000);
 		console.log(
 			`serviceable idle: ${idle.length} requests, p50 ${f(pct(idle, 50))} ms, p99 ${f(pct(idle, 99))} ms (${probeMode()})`,
 		);
+		if (process.env.BENCH_TIMELINE && idle.samples)
+			console.log(`serviceable idle p99 per second: ${timeline(idle.samples, idleFrom)}`);
 
 		const files: Array<{ name: string; type: string; make: () => Promise<{ bytes: Buffer; rows: number }> }> =
 			[
@@ -298,6 +381,7 @@ async function main(): Promise<void> {
 			// a fresh worker process per file: its peak RSS is this file's
 			await worker.stop();
 			worker = startProcess(workerEnv, { compiled });
+			pods.place("intake-bulk", worker.child.pid as number, bulkRequest);
 			await waitReady(base, [api, back, intake, worker], 90_000);
 			await new Promise((r) => setTimeout(r, 1500));
 			const pid = worker.child.pid as number;
@@ -333,10 +417,6 @@ async function main(): Promise<void> {
 			await seeBackends();
 			const watcher = setInterval(() => void seeBackends().catch(() => undefined), 250);
 			const cpu0 = process.env.BENCH_CPU ? cpuOf() : undefined;
-			let done = false;
-			const during = probe(base, token, () => done);
-			// a probe that fails rejects at once; it is awaited below, after the upload (no unhandled rejection meanwhile)
-			during.catch(() => undefined);
 			const t0 = performance.now();
 			// BENCH_RSS_TRACE=1: the worker's RSS every 250 ms (seconds since upload start → MB)
 			const trace: string[] = [];
@@ -353,8 +433,6 @@ async function main(): Promise<void> {
 			});
 			const upBody = (await up.json()) as { job_id?: number };
 			if (up.status !== 202 || !upBody.job_id) {
-				done = true;
-				await during;
 				throw new Error(`upload ${up.status}: ${JSON.stringify(upBody)}`);
 			}
 			const tUp = performance.now() - t0;
@@ -364,51 +442,25 @@ async function main(): Promise<void> {
 				const r = await merchant.get(`/v1/intake/jobs/${upBody.job_id}?limit=1`);
 				job = r.body;
 				if (job.status === "completed" || job.status === "failed") break;
-				await new Promise((res) => setTimeout(res, POLL_MS));
+				// a failed probe ends the run at once
+				const probeFailure = probe.failed();
+				if (probeFailure) throw probeFailure;
+				await sleep(POLL_MS);
 			}
 			// the job's own finished_at (this machine's clock) ends the import, not the poll that saw it
 			const t0Epoch = performance.timeOrigin + t0;
 			const finishedEpoch = job.finished_at ? Date.parse(job.finished_at) : Date.now();
 			const secs = (finishedEpoch - t0Epoch) / 1000;
-			done = true;
 			clearInterval(tracer);
 			if (trace.length) console.log(`worker RSS (MB) over time: ${trace.join(", ")}`);
-			const probed = await during;
-			// the probes due during the import (upload start → finished_at); not those after it
-			const lat: ProbeResult = probed.samples
-				? Object.assign(
-						probed.samples
-							.filter(([due]) => due <= finishedEpoch)
-							.map(([, ms]) => ms)
-							.sort((a, b) => a - b),
-						{ samples: probed.samples.filter(([due]) => due <= finishedEpoch) },
-					)
-				: probed;
+			// the probes due during the import (upload start → finished_at), once those in flight answered
+			await sleep(Math.max(0, finishedEpoch + 500 - Date.now()));
+			const lat = await probe.window(t0Epoch, finishedEpoch);
 			// BENCH_TIMELINE=1: p99 of the probes due in each second since the upload started
-			if (process.env.BENCH_TIMELINE && lat.samples) {
-				const buckets: number[][] = [];
-				for (const [due, ms] of lat.samples) {
-					const b = Math.max(0, Math.floor((due - t0Epoch) / 1000));
-					buckets[b] = [...(buckets[b] ?? []), ms];
-				}
+			if (process.env.BENCH_TIMELINE && lat.samples)
 				console.log(
-					`serviceable p99 per second (from epoch ${f(t0Epoch / 1000, 0)}; upload done at ${f(tUp / 1000)} s): ${buckets
-						.map(
-							(b, i) =>
-								`${i}s ${
-									b
-										? f(
-												pct(
-													b.sort((x, y) => x - y),
-													99,
-												),
-											)
-										: "-"
-								}`,
-						)
-						.join(", ")}`,
+					`serviceable p99 per second (from epoch ${f(t0Epoch / 1000, 0)}; upload done at ${f(tUp / 1000)} s): ${timeline(lat.samples, t0Epoch)}`,
 				);
-			}
 			const rss = peakRssMb(pid);
 			clearInterval(watcher);
 			await pgClient?.end();

@@ -2,29 +2,40 @@
  * The API probe of bench/bulk.ts, run in a worker thread of its own: its
  * event loop and heap are apart from the bench's (which builds and holds
  * 25 MB files), so a garbage collection of the bench does not delay a probe
- * and count as API latency.
+ * and count as API latency. One thread probes the whole run, so the idle
+ * and the import windows are measured by the same warm client (a thread
+ * started per window counted its own start-up, 60–100 ms, in its first
+ * second).
  *
- * workerData `{base, token, rate, callers, pins}`; the thread sends GET
- * /v1/shipping/serviceable until it receives "stop", then posts the
- * latencies (ms, ascending) and, in rate mode, `samples` ([epoch ms due,
- * latency ms] per probe) and exits. `rate` > 0: that many requests/s,
- * each timed from when it was due (open loop, no coordinated omission);
- * `rate` 0: `callers` callers each sending the next request when the last
- * one answered (closed loop).
+ * workerData `{base, token, rate, callers, pins, cgroup?}`; the thread first
+ * joins cgroup v1 directory `cgroup` when given (bench/pods.ts: the other
+ * merchants' machine, apart from the uploading bench's), then sends GET
+ * /v1/shipping/serviceable. `rate` > 0: that many requests/s, each timed
+ * from when it was due (open loop, no coordinated omission); `rate` 0:
+ * `callers` callers each sending the next request when the last one
+ * answered (closed loop). Messages: "report" → `{samples}` ([epoch ms due
+ * (sent, in a closed loop), latency ms] of every probe answered so far);
+ * "stop" → stops sending, waits for the probes in flight, posts the final
+ * `{samples}` and exits. A probe that fails (not 200, a reset) stops the
+ * sending and posts `{error}` at once.
  */
+import { readlinkSync, writeFileSync } from "node:fs";
 import { Agent, get } from "node:http";
 import { parentPort, workerData } from "node:worker_threads";
 
-const { base, token, rate, callers, pins } = workerData as {
+const { base, token, rate, callers, pins, cgroup } = workerData as {
+	cgroup?: string;
 	base: string;
 	token: string;
 	rate: number;
 	callers: number;
 	pins: string[];
 };
+// this thread alone (its id from /proc/thread-self → "<pid>/task/<tid>")
+if (cgroup) writeFileSync(`${cgroup}/tasks`, readlinkSync("/proc/thread-self").split("/").pop() as string);
 let stopped = false;
 const slow: string[] = [];
-/** [epoch ms the request was due, latency ms] of each probe (rate mode), for BENCH_TIMELINE */
+/** [epoch ms the request was due, latency ms] of each probe answered */
 const samples: [number, number][] = [];
 /**
  * BENCH_PROBE_LAG=1: how late this thread's own 5 ms timer fired, the worst per
@@ -48,8 +59,9 @@ if (process.env.BENCH_PROBE_LAG) {
 		}
 	}, 5).unref();
 }
-parentPort?.on("message", () => {
-	stopped = true;
+parentPort?.on("message", (m: string) => {
+	if (m === "stop") stopped = true;
+	else parentPort?.postMessage({ samples });
 });
 
 /**
@@ -85,58 +97,53 @@ function serviceable(n: number, again = true): Promise<void> {
 	});
 }
 
-async function run(): Promise<number[]> {
-	const lat: number[] = [];
+/** Sends the probes until "stop"; throws the first probe's failure after the others answered. */
+async function run(): Promise<void> {
 	let n = 0;
+	const record = (due: number) => {
+		const ms = performance.now() - due;
+		samples.push([performance.timeOrigin + due, ms]);
+		if (process.env.BENCH_SLOW_TRACE && ms > 50)
+			slow.push(`${((performance.timeOrigin + due) % 100000).toFixed(0)}:${ms.toFixed(0)}`);
+	};
+	// a failed probe stops the run and is thrown after the others answered
+	let failure: Error | undefined;
+	const fail = (e: Error) => {
+		if (!failure) parentPort?.postMessage({ error: e.message });
+		failure ??= e;
+		stopped = true;
+	};
 	if (rate > 0) {
 		const gap = 1000 / rate;
 		const start = performance.now();
 		const sent: Promise<void>[] = [];
-		// a failed probe stops the run and is thrown after the others answered
-		let failure: Error | undefined;
 		for (let k = 0; !stopped; k++) {
 			const due = start + k * gap;
 			const wait = due - performance.now();
 			if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-			sent.push(
-				serviceable(n++).then(
-					() => {
-						const ms = performance.now() - due;
-						lat.push(ms);
-						samples.push([performance.timeOrigin + due, ms]);
-						if (process.env.BENCH_SLOW_TRACE && ms > 50)
-							slow.push(`${((Date.now() - (performance.now() - due)) % 100000).toFixed(0)}:${ms.toFixed(0)}`);
-					},
-					(e: Error) => {
-						failure ??= e;
-						stopped = true;
-					},
-				),
-			);
+			sent.push(serviceable(n++).then(() => record(due), fail));
 		}
 		await Promise.all(sent);
-		if (failure) throw failure;
 	} else {
 		const caller = async () => {
 			while (!stopped) {
 				const t = performance.now();
-				await serviceable(n++);
-				lat.push(performance.now() - t);
+				await serviceable(n++).then(() => record(t), fail);
 			}
 		};
 		await Promise.all(Array.from({ length: callers }, caller));
 	}
-	return lat.sort((a, b) => a - b);
+	if (failure) throw failure;
 }
 
 run().then(
-	(lat) => {
+	() => {
 		if (lagLog.length)
 			console.log(
 				`probe thread: own timer lateness, worst per second (epoch s mod 1000:ms): ${lagLog.join(" ")}; its CPU ${(process.threadCpuUsage().user / 1e6).toFixed(2)} s`,
 			);
 		if (slow.length) console.log(`slow probes (due epoch ms mod 100000:latency): ${slow.join(" ")}`);
-		parentPort?.postMessage({ lat, samples });
+		parentPort?.postMessage({ samples });
 		parentPort?.close();
 	},
 	(e: Error) => {

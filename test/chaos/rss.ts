@@ -75,7 +75,10 @@ interface DeploymentDoc {
 			spec?: {
 				containers?: {
 					env?: { name: string; value?: string; valueFrom?: unknown }[];
-					resources?: { requests?: { memory?: string | number }; limits?: { memory?: string | number } };
+					resources?: {
+						requests?: { memory?: string | number; cpu?: string | number };
+						limits?: { memory?: string | number };
+					};
 				}[];
 			};
 		};
@@ -134,6 +137,30 @@ export function manifestMemory(name: string): ManifestMemory | undefined {
 		requestMiB: res?.requests?.memory === undefined ? undefined : quantityMiB(res.requests.memory),
 		limitMiB: res?.limits?.memory === undefined ? undefined : quantityMiB(res.limits.memory),
 	};
+}
+
+/**
+ * A Kubernetes CPU quantity (`250m`, `1`, `0.5`) in millicores.
+ * @throws Error on a quantity it cannot read
+ */
+export function quantityMillicores(q: string | number): number {
+	if (typeof q === "number") return q * 1000;
+	const m = /^(\d+(?:\.\d+)?)(m)?$/.exec(q.trim());
+	if (!m) throw new Error(`unreadable CPU quantity ${JSON.stringify(q)}`);
+	return m[2] ? Number(m[1]) : Number(m[1]) * 1000;
+}
+
+/**
+ * The CPU request (millicores) of Deployment `name`'s first container
+ * (`resources.requests.cpu` in {@link manifestPath}): the weight kubelet gives
+ * its pod's cgroup (bench/pods.ts).
+ * @throws Error when the file is missing, has no Deployment, or sets no CPU request
+ */
+export function manifestCpuRequest(name: string): number {
+	const file = manifestPath(name);
+	const cpu = deploymentOf(file).spec?.template?.spec?.containers?.[0]?.resources?.requests?.cpu;
+	if (cpu === undefined) throw new Error(`${file}: no CPU request`);
+	return quantityMillicores(cpu);
 }
 
 /** Measured resident memory of one cluster member (MiB). */
