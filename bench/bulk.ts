@@ -254,21 +254,17 @@ function timeline(samples: [number, number][], t0Epoch: number): string {
 		buckets[b] ??= [];
 		buckets[b].push(ms);
 	}
-	return Array.from(
-		buckets,
-		(b, i) =>
-			`${i}s ${
-				b
-					? f(
-							pct(
-								b.sort((x, y) => x - y),
-								99,
-							),
-						)
-					: "-"
-			}`,
-	).join(", ");
+	const p99 = (b: number[]) =>
+		f(
+			pct(
+				b.sort((x, y) => x - y),
+				99,
+			),
+		);
+	return Array.from(buckets, (b, i) => `${i}s ${b ? p99(b) : "-"}`).join(", ");
 }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main(): Promise<void> {
 	const {
@@ -349,7 +345,6 @@ async function main(): Promise<void> {
 		const warehouseId = wh.body.data.id as number;
 
 		// idle API latency (warm the caches first)
-		const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 		const probe = startProbe(base, token, probeCgroup);
 		prober = probe;
 		await sleep(3000);
@@ -359,7 +354,7 @@ async function main(): Promise<void> {
 		console.log(
 			`serviceable idle: ${idle.length} requests, p50 ${f(pct(idle, 50))} ms, p99 ${f(pct(idle, 99))} ms (${probeMode()})`,
 		);
-		if (process.env.BENCH_TIMELINE && idle.samples)
+		if (process.env.BENCH_TIMELINE)
 			console.log(`serviceable idle p99 per second: ${timeline(idle.samples, idleFrom)}`);
 
 		const files: Array<{ name: string; type: string; make: () => Promise<{ bytes: Buffer; rows: number }> }> =
@@ -383,7 +378,7 @@ async function main(): Promise<void> {
 			worker = startProcess(workerEnv, { compiled });
 			pods.place("intake-bulk", worker.child.pid as number, bulkRequest);
 			await waitReady(base, [api, back, intake, worker], 90_000);
-			await new Promise((r) => setTimeout(r, 1500));
+			await sleep(1500);
 			const pid = worker.child.pid as number;
 			const rssBefore = peakRssMb(pid);
 			// BENCH_CPU=1: CPU seconds each process (PostgreSQL: all its processes) spends during the import
@@ -457,7 +452,7 @@ async function main(): Promise<void> {
 			await sleep(Math.max(0, finishedEpoch + 500 - Date.now()));
 			const lat = await probe.window(t0Epoch, finishedEpoch);
 			// BENCH_TIMELINE=1: p99 of the probes due in each second since the upload started
-			if (process.env.BENCH_TIMELINE && lat.samples)
+			if (process.env.BENCH_TIMELINE)
 				console.log(
 					`serviceable p99 per second (from epoch ${f(t0Epoch / 1000, 0)}; upload done at ${f(tUp / 1000)} s): ${timeline(lat.samples, t0Epoch)}`,
 				);
