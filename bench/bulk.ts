@@ -37,7 +37,11 @@
  *                  then compete with the import for the CPU and the figure
  *                  measures the sharing). The probe uses node:http with
  *                  keep-alive (lighter on the shared CPU than fetch).
- *                  BENCH_SLOW_TRACE=1 lists the probes slower than 50 ms;
+ *                  BENCH_SLOW_TRACE=1 lists the probes slower than
+ *                  BENCH_SLOW_MS (default 50), as CLOCK_MONOTONIC seconds
+ *                  when due:latency ms; BENCH_PERF_SCHED=<file> records
+ *                  `perf sched` on the same clock for 4 s from 8 s into
+ *                  each import (docs/DECISIONS.md, eighth session);
  *                  BENCH_PROBE_LAG=1 prints how late the probe thread's
  *                  own 5 ms timer fired, worst per second (time the
  *                  client waited for a core: part of what it measures).
@@ -63,7 +67,7 @@
  *   replace the manifest's NODE_OPTIONS, BENCH_CORE_NODE_OPTIONS for the API
  *   process, e.g. --cpu-prof)
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { Worker } from "node:worker_threads";
@@ -418,6 +422,17 @@ async function main(): Promise<void> {
 			const tracer = process.env.BENCH_RSS_TRACE
 				? setInterval(() => trace.push(`${f((performance.now() - t0) / 1000)}s ${f(rssMb(pid), 0)}`), 250)
 				: undefined;
+			// BENCH_PERF_SCHED=<file>: `perf sched record` of the whole machine for 4 s from 8 s into the import, with
+			// CLOCK_MONOTONIC stamps (BENCH_SLOW_TRACE prints the slow probes on the same clock)
+			const perfOut = process.env.BENCH_PERF_SCHED;
+			const perfTimer = perfOut
+				? setTimeout(() => {
+						const args = ["sched", "record", "-k", "CLOCK_MONOTONIC", "-o", perfOut, "--", "sleep", "4"];
+						const perf = spawn("perf", args, { stdio: "ignore" });
+						perf.on("error", (e) => console.error(`perf sched: ${e.message}`));
+						console.log(`perf sched recording to ${perfOut}`);
+					}, 8000)
+				: undefined;
 			const form = new FormData();
 			form.append("sender_address_id", String(warehouseId));
 			form.append("import_file", new Blob([bytes], { type: file.type }), file.name);
@@ -447,6 +462,7 @@ async function main(): Promise<void> {
 			const finishedEpoch = job.finished_at ? Date.parse(job.finished_at) : Date.now();
 			const secs = (finishedEpoch - t0Epoch) / 1000;
 			clearInterval(tracer);
+			clearTimeout(perfTimer);
 			if (trace.length) console.log(`worker RSS (MB) over time: ${trace.join(", ")}`);
 			// the probes due during the import (upload start → finished_at), once those in flight answered
 			await sleep(Math.max(0, finishedEpoch + 500 - Date.now()));

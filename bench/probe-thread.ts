@@ -103,8 +103,11 @@ async function run(): Promise<void> {
 	const record = (due: number) => {
 		const ms = performance.now() - due;
 		samples.push([performance.timeOrigin + due, ms]);
-		if (process.env.BENCH_SLOW_TRACE && ms > 50)
-			slow.push(`${((performance.timeOrigin + due) % 100000).toFixed(0)}:${ms.toFixed(0)}`);
+		// when it was due on CLOCK_MONOTONIC (seconds; perf's `-k CLOCK_MONOTONIC` stamps), and its latency
+		if (process.env.BENCH_SLOW_TRACE && ms > Number(process.env.BENCH_SLOW_MS ?? 50))
+			slow.push(
+				`${((Number(process.hrtime.bigint() / 1000n) / 1000 - ms) / 1000).toFixed(4)}:${ms.toFixed(0)}`,
+			);
 	};
 	// a failed probe stops the run and is thrown after the others answered
 	let failure: Error | undefined;
@@ -142,7 +145,7 @@ run().then(
 			console.log(
 				`probe thread: own timer lateness, worst per second (epoch s mod 1000:ms): ${lagLog.join(" ")}; its CPU ${(process.threadCpuUsage().user / 1e6).toFixed(2)} s`,
 			);
-		if (slow.length) console.log(`slow probes (due epoch ms mod 100000:latency): ${slow.join(" ")}`);
+		if (slow.length) console.log(`slow probes (due, CLOCK_MONOTONIC s:latency ms): ${slow.join(" ")}`);
 		parentPort?.postMessage({ samples });
 		parentPort?.close();
 	},
