@@ -70,6 +70,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Worker } from "node:worker_threads";
 import ExcelJS from "exceljs";
 import { Client as PgClient } from "pg";
@@ -268,8 +269,6 @@ function timeline(samples: [number, number][], t0Epoch: number): string {
 	return Array.from(buckets, (b, i) => `${i}s ${b ? p99(b) : "-"}`).join(", ");
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 async function main(): Promise<void> {
 	const {
 		run,
@@ -298,17 +297,19 @@ async function main(): Promise<void> {
 	// The rest of the system in two processes, as production deploys it apart: the API path the probes
 	// and the upload take (gateway, rates, pincode, warehouses), and the consumers in the background
 	// (webhooks takes the import's 85,000 order.created events; booking, documents, ndr, the simulator).
+	const apiServices = ["gateway", "pincode", "rates", "warehouses"];
+	const backServices = ["documents", "booking", "ndr", "webhooks", "simulator"];
 	const api = startProcess(
 		{
 			...common,
-			SERVICES: "gateway,pincode,rates,warehouses",
+			SERVICES: apiServices.join(","),
 			NODEID: `bench-api-${run}`,
 			NODE_OPTIONS: process.env.BENCH_CORE_NODE_OPTIONS,
 		},
 		{ compiled },
 	);
 	const back = startProcess(
-		{ ...common, SERVICES: "documents,booking,ndr,webhooks,simulator", NODEID: `bench-back-${run}` },
+		{ ...common, SERVICES: backServices.join(","), NODEID: `bench-back-${run}` },
 		{ compiled },
 	);
 	const intake = startProcess(
@@ -321,12 +322,8 @@ async function main(): Promise<void> {
 	const pods = new Pods(run);
 	const bulkRequest = requestOf(["intake-bulk"]);
 	pods.place("client", process.pid, 1000, false);
-	pods.place("api", api.child.pid as number, requestOf(["gateway", "pincode", "rates", "warehouses"]));
-	pods.place(
-		"back",
-		back.child.pid as number,
-		requestOf(["documents", "booking", "ndr", "webhooks", "simulator"]),
-	);
+	pods.place("api", api.child.pid as number, requestOf(apiServices));
+	pods.place("back", back.child.pid as number, requestOf(backServices));
 	pods.place("intake", intake.child.pid as number, requestOf(["intake"]));
 	pods.place("intake-bulk", worker.child.pid as number, bulkRequest);
 	const probeCgroup = pods.threadGroup("probe");

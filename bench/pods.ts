@@ -55,17 +55,19 @@ export class Pods {
 	/** How the processes are placed, in words (printed by the bench). */
 	readonly mode: string;
 	private readonly base: string;
+	/** The run's `kubepods` cgroup, parent of the pods' and sibling prefix of the clients'. */
+	private readonly kubepods: string;
 	private readonly made: string[] = [];
 
 	constructor(run: string) {
 		const v = process.env.BENCH_PODS === "0" ? undefined : detect();
 		this.version = v?.version;
 		this.base = v?.root ?? "";
-		const kubepods = `${this.base}/msa-bench-${run}`;
+		this.kubepods = `${this.base}/msa-bench-${run}`;
 		let mode = v ? "" : "one scheduling group (BENCH_PODS=0 or no writable cpu cgroup)";
 		if (v) {
 			try {
-				this.group(kubepods, cpus().length * 1000);
+				this.group(this.kubepods, cpus().length * 1000);
 				mode = `a cgroup (${v.version}) per process, weighted by its CPU request`;
 			} catch (e) {
 				this.version = undefined;
@@ -116,8 +118,7 @@ export class Pods {
 	}
 
 	private path(name: string, pod: boolean): string {
-		const kubepods = this.made[0];
-		return pod ? `${kubepods}/${name}` : `${kubepods}-${name}`;
+		return pod ? `${this.kubepods}/${name}` : `${this.kubepods}-${name}`;
 	}
 
 	/** Makes cgroup `dir` (once) and sets its weight for `millicores`. */
@@ -125,7 +126,7 @@ export class Pods {
 		if (!existsSync(dir)) {
 			mkdirSync(dir);
 			this.made.push(dir);
-			if (this.version === "v2" && dir === this.made[0])
+			if (this.version === "v2" && dir === this.kubepods)
 				writeFileSync(`${dir}/cgroup.subtree_control`, "+cpu");
 		}
 		if (this.version === "v1") writeFileSync(`${dir}/cpu.shares`, String(cpuShares(millicores)));
