@@ -131,7 +131,8 @@ export default defineService<DocumentsVars>()({
 			};
 
 			if (stored?.source === "courier" || (!stored && courierIssuesOwnLabel(shipment))) {
-				if (!stored?.courier_file?.length) throw carrierLabelMissing();
+				// no row yet: the capture is pending (Retry-After); a row without a file: recorded missing
+				if (!stored?.courier_file?.length) throw carrierLabelMissing(!stored);
 				const file = Buffer.from(stored.courier_file);
 				const { type, ext } = describeFile(file, stored.content_type);
 				await stampDownload(this.db, key);

@@ -607,7 +607,8 @@ export default defineService<GatewayVars>()({
 				return;
 			}
 			const retryAfter = (err as { data?: { retry_after?: unknown } } | null)?.data?.retry_after;
-			if (answer.status === 429 && typeof retryAfter === "number")
+			// 429 rate_limited; 409 carrier_label_missing while the courier's label is still being captured
+			if ((answer.status === 429 || answer.status === 409) && typeof retryAfter === "number")
 				res.setHeader("Retry-After", String(retryAfter));
 			// nothing can serve the request right now (service_unavailable, rate_unavailable, cancel_unavailable, …):
 			// fail fast and say when to retry (issue 12)

@@ -19,7 +19,8 @@
  *    shipment (not booked, in progress, failed or cancelled), as the single
  *    label answers;
  * 3. 409 `{code:"carrier_label_missing", message, order_ids}`: courier-issued
- *    labels never captured (§7);
+ *    labels not captured (§7); with `data.retry_after` (the gateway's
+ *    `Retry-After`) when every one of them is still pending;
  * 4. 409 `{code:"carrier_label_unmergeable", message, order_ids}`: captured
  *    courier files that cannot be put into a PDF (not a readable PDF or PNG);
  *    they still download one at a time.
@@ -31,11 +32,11 @@ import pMap from "p-map";
 import { PDFDocument } from "pdf-lib";
 import type { Sequelize } from "sequelize";
 import { type Caller, type CallOptions, call, type HttpParams, type Warehouse } from "../contracts";
-import { documentsConflict, documentsError, errorBodyOf } from "../errors";
+import { type ApiError, documentsConflict, documentsError, errorBodyOf } from "../errors";
 import { parsePositiveInt } from "../fields";
 import { buildLabelData } from "./data";
 import { createLabelDocument, drawLabelPage, LABEL_SIZE, type LabelData } from "./label";
-import { loadBookedOrder } from "./source";
+import { loadBookedOrder, withRetryAfter } from "./source";
 import { type CourierLabelFile, courierLabelsOf, stampDownload } from "./store";
 
 /** Most orders in one bulk label request (spec §4.4, §7). */
@@ -90,7 +91,7 @@ export type BulkLabel =
 const PASS_THROUGH: CallOptions = { unavailable: false };
 
 /** 409 `{code, message, order_ids}` of a batch. */
-function batchConflict(code: string, what: string, ids: number[]): Error {
+function batchConflict(code: string, what: string, ids: number[]): ApiError {
 	return documentsConflict(code, `${what}: ${ids.join(", ")}`, { order_ids: ids });
 }
 
@@ -147,13 +148,24 @@ export async function loadBulkLabels(
 		sender_id,
 		booked.map((b) => b.shipment),
 	);
-	const uncaptured = booked.flatMap((b) => (courier.get(b.order_id) === null ? [b.order_id] : []));
-	if (uncaptured.length)
-		throw batchConflict(
-			"carrier_label_missing",
-			"the courier issues its own label for these orders and it was not captured",
-			uncaptured,
+	const uncaptured = booked.flatMap((b) => {
+		const file = courier.get(b.order_id);
+		return file === null || file === "pending" ? [b.order_id] : [];
+	});
+	if (uncaptured.length) {
+		// every one still pending (captures on their way): worth a retry in a moment (Retry-After)
+		const pending = uncaptured.every((id) => courier.get(id) === "pending");
+		throw withRetryAfter(
+			batchConflict(
+				"carrier_label_missing",
+				pending
+					? "the courier issues its own label for these orders and it has not been captured yet; retry shortly"
+					: "the courier issues its own label for these orders and it was not captured",
+				uncaptured,
+			),
+			pending,
 		);
+	}
 
 	const warehouses = new Map<number, Promise<Warehouse | null>>();
 	const warehouse = (id: number | null): Promise<Warehouse | null> => {
@@ -177,7 +189,7 @@ export async function loadBulkLabels(
 				logistic_id: shipment.logistic_id,
 			};
 			const file = courier.get(order.order_id);
-			if (file) return (await courierItem(key, file)) ?? order.order_id;
+			if (file && file !== "pending") return (await courierItem(key, file)) ?? order.order_id;
 			const pickupId = order.pickup_address_id;
 			const rtoId = order.rto_address_id && order.rto_address_id !== pickupId ? order.rto_address_id : null;
 			const [pickup, rto] = await Promise.all([warehouse(pickupId), warehouse(rtoId)]);

@@ -6,7 +6,7 @@
  * label and, later, bulk labels.
  */
 import { type Caller, type CallOptions, call, type OrderRecord, type Warehouse } from "../contracts";
-import { documentsConflict, documentsError } from "../errors";
+import { type ApiError, documentsConflict, documentsError } from "../errors";
 import { isPrintableAwb, type LabelSource } from "./data";
 
 /** 404 `{message:"not found"}`: the order is not the caller's or does not exist (identical answers, spec §1 rule 4). */
@@ -15,12 +15,37 @@ export const labelNotFound = () => documentsError(404, "not found");
 /** 409 `{code:"not_ready_to_ship", message}`: the order holds no live booked shipment yet. */
 export const notBooked = () => documentsConflict("not_ready_to_ship", "order is not booked yet");
 
-/** 409 `{code:"carrier_label_missing", message}`: the courier issues its own label and it was not captured. */
-export const carrierLabelMissing = () =>
-	documentsConflict(
-		"carrier_label_missing",
-		"the courier issues its own label for this shipment and it was not captured",
+/** Seconds in the `Retry-After` of a 409 `carrier_label_missing` whose capture is still pending. */
+export const CAPTURE_RETRY_AFTER_S = 1;
+
+/**
+ * 409 `{code:"carrier_label_missing", message}` (spec §7): the courier issues
+ * its own label and it was not captured. `pending` (no capture recorded yet:
+ * the booking's capture row is still on its way or being retried) says so in
+ * the message and sets `data.retry_after` ({@link CAPTURE_RETRY_AFTER_S}),
+ * which the gateway answers as `Retry-After`; a capture recorded as missing
+ * (the courier definitively has no file) has no `Retry-After`.
+ */
+export function carrierLabelMissing(pending = false): ApiError {
+	return withRetryAfter(
+		documentsConflict(
+			"carrier_label_missing",
+			pending
+				? "the courier issues its own label for this shipment and it has not been captured yet; retry shortly"
+				: "the courier issues its own label for this shipment and it was not captured",
+		),
+		pending,
 	);
+}
+
+/**
+ * Marks `err` as worth retrying after {@link CAPTURE_RETRY_AFTER_S} seconds
+ * (`data.retry_after`, kept beside `data.body` across NATS) when `pending`.
+ */
+export function withRetryAfter(err: ApiError, pending: boolean): ApiError {
+	if (pending) err.data = { ...(err.data as object), retry_after: CAPTURE_RETRY_AFTER_S };
+	return err;
+}
 
 /**
  * Options of the collaborator calls: a failure is rethrown as it came (the

@@ -115,9 +115,11 @@ export interface CourierLabelFile {
 /**
  * For bulk labels (and any multi-order path): which of the caller's live
  * booked `shipments` carry a courier-issued label, in one query. Answers a Map
- * order_id → the captured file, or null when that label is courier-issued but
- * not captured (yet or ever): the batch must fail with 409
- * `carrier_label_missing` listing those order ids (spec §7). Shipments absent
+ * order_id → the captured file; null when that label is courier-issued and
+ * recorded as missing (the courier has none); `"pending"` when it is
+ * courier-issued and no capture is recorded yet (the capture row is on its way
+ * or being retried). Either fails the batch with 409 `carrier_label_missing`
+ * listing those order ids (spec §7). Shipments absent
  * from the Map get the label we draw. A stored row decides first (source
  * `courier` → courier-issued); without one, the shipment's `courier_label`
  * flag (./policy.ts `courierIssuesOwnLabel`).
@@ -126,8 +128,8 @@ export async function courierLabelsOf(
 	db: Sequelize,
 	sender_id: number,
 	shipments: Pick<ShipmentRecord, "order_id" | "awb_number" | "courier_label">[],
-): Promise<Map<number, CourierLabelFile | null>> {
-	const out = new Map<number, CourierLabelFile | null>();
+): Promise<Map<number, CourierLabelFile | null | "pending">> {
+	const out = new Map<number, CourierLabelFile | null | "pending">();
 	if (!shipments.length) return out;
 	const rows = await select<{
 		order_id: string | number;
@@ -150,12 +152,16 @@ export async function courierLabelsOf(
 	for (const s of shipments) {
 		const row = byKey.get(`${s.order_id}:${s.awb_number}`);
 		if (row ? row.source !== "courier" : !courierIssuesOwnLabel(s)) continue;
-		const file = row?.courier_file;
+		if (!row) {
+			out.set(s.order_id, "pending");
+			continue;
+		}
+		const file = row.courier_file;
 		if (!file?.length) {
 			out.set(s.order_id, null);
 			continue;
 		}
-		const { type, ext } = describeFile(file, row?.content_type);
+		const { type, ext } = describeFile(file, row.content_type);
 		out.set(s.order_id, { bytes: Buffer.from(file), content_type: type, ext });
 	}
 	return out;

@@ -130,13 +130,15 @@ export async function typicalFlow(
 
 	// a courier that issues its own label (Sandbox Delhivery, Sandbox Lite): after an async booking the
 	// booking outbox delivers "booked" to intake and the label capture to documents as separate rows, so
-	// the download answers 409 carrier_label_missing until the capture lands (docs/DECISIONS.md
-	// "Courier-issued labels"); any other answer ends the wait
+	// the download answers 409 carrier_label_missing with Retry-After until the capture lands
+	// (docs/DECISIONS.md "Courier-issued labels"); any other answer, that 409 without Retry-After
+	// (recorded missing) included, ends the wait
 	const label = await eventually(() => api.get(`/v1/documents/label/${order_id}`), {
 		what: "the label",
 		ms: 15_000,
 		every: 100,
-		ok: (r) => !(r.status === 409 && r.body?.code === "carrier_label_missing"),
+		ok: (r) =>
+			!(r.status === 409 && r.body?.code === "carrier_label_missing" && r.headers.get("retry-after") === "1"),
 	});
 	assert.equal(label.status, 200, JSON.stringify(label.body));
 	assert.ok(label.bytes && label.bytes.subarray(0, 5).toString() === "%PDF-");

@@ -53,6 +53,15 @@ function conflict(description: string, properties: Record<string, JsonSchema> = 
 	return json(description, { allOf: [ref("DocumentsConflict"), { type: "object", properties }] });
 }
 
+/** The `Retry-After` of a 409 `carrier_label_missing` whose capture is still pending (lib/documents/source.ts). */
+const CAPTURE_RETRY_AFTER: Response["headers"] = {
+	"Retry-After": {
+		description:
+			"seconds to wait (1): only on `carrier_label_missing` while the courier's label is still being captured (no capture recorded yet, e.g. just after an async booking); absent when the capture is recorded as missing",
+		schema: { type: "integer", minimum: 0 },
+	},
+};
+
 const ids = (description: string): JsonSchema => ({ type: "array", items: { type: "integer" }, description });
 
 /** `order_ids` body of bulk labels and manifests (lib/documents/bulk.ts `parseOrderIds`). */
@@ -118,9 +127,12 @@ const label: Operation = {
 					"text/plain": { schema: { type: "string", examples: ["Not found\n"] } },
 				},
 			},
-			409: conflict(
-				"`not_ready_to_ship` (no live booked shipment: not booked, in progress, failed or cancelled); `carrier_label_missing` (the courier issues its own label and it was not captured) (spec §7).",
-			),
+			409: {
+				...conflict(
+					"`not_ready_to_ship` (no live booked shipment: not booked, in progress, failed or cancelled); `carrier_label_missing` (the courier issues its own label and it was not captured; with `Retry-After` while its capture is still pending) (spec §7).",
+				),
+				headers: CAPTURE_RETRY_AFTER,
+			},
 		},
 		{ documents: true, pathParams: true },
 	),
@@ -148,10 +160,13 @@ const labels: Operation = {
 		{
 			400: ORDER_IDS_400,
 			404: '`{message:"orders not found: <ids>"}`: missing or another account\'s orders (identical).',
-			409: conflict(
-				"The first failing check lists every id failing it: `not_ready_to_ship` (not booked yet), `carrier_label_missing` (courier-issued labels never captured, spec §7), `carrier_label_unmergeable` (a captured courier file that is not a readable PDF or PNG).",
-				{ order_ids: ids("the orders failing the check, in request order") },
-			),
+			409: {
+				...conflict(
+					"The first failing check lists every id failing it: `not_ready_to_ship` (not booked yet), `carrier_label_missing` (courier-issued labels not captured, spec §7; with `Retry-After` when every one of them is still pending), `carrier_label_unmergeable` (a captured courier file that is not a readable PDF or PNG).",
+					{ order_ids: ids("the orders failing the check, in request order") },
+				),
+				headers: CAPTURE_RETRY_AFTER,
+			},
 		},
 		{ documents: true, body: true },
 	),

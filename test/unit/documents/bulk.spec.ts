@@ -324,6 +324,25 @@ describe("documents.labels (POST /v1/documents/label)", () => {
 			assert.match(String(body.message), new RegExp(`${flagged.order_id}, ${recorded.order.order_id}$`));
 			assert.deepEqual(Object.keys(body).sort(), ["code", "message", "order_ids"]);
 			assert.equal((await labelRows(ok.order.order_id)).length, 0);
+			// one of them recorded missing: a retry cannot help, no retry_after
+			const err = await rejects(() =>
+				broker().call(
+					"documents.labels",
+					{ order_ids: [flagged.order_id, recorded.order.order_id] },
+					as(sender),
+				),
+			);
+			assert.equal((err as { data?: { retry_after?: unknown } }).data?.retry_after, undefined);
+			// every one pending (no capture recorded yet): retry_after 1 (the gateway's Retry-After)
+			const pending = await rejects(() =>
+				broker().call("documents.labels", { order_ids: [ok.order.order_id, flagged.order_id] }, as(sender)),
+			);
+			assert.equal((pending as { data?: { retry_after?: unknown } }).data?.retry_after, 1);
+			assert.deepEqual(errorBodyOf(pending)?.body, {
+				code: "carrier_label_missing",
+				message: `the courier issues its own label for these orders and it has not been captured yet; retry shortly: ${flagged.order_id}`,
+				order_ids: [flagged.order_id],
+			});
 		});
 
 		it("401 without an authenticated caller", async () => {

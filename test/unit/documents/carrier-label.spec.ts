@@ -212,19 +212,20 @@ describe("courier-issued labels (documents.captureCourierLabel, documents.label)
 		assert.ok(Buffer.from(pdf).subarray(0, 5).toString("latin1") === "%PDF-");
 	});
 
-	it("never captured: 409 {code:'carrier_label_missing', message} and no download stamped; the courier is not asked by a download", async () => {
+	it("not captured yet: 409 {code:'carrier_label_missing', message} with retry_after 1, no download stamped; the courier is not asked by a download", async () => {
 		const sender = newSender();
 		const awb = await courierAwb("sbx-lite");
 		const { order } = courierOrder(sender, awb);
 		for (let i = 0; i < 2; i++) {
-			const { status, body } = await failure(sender, String(order.order_id));
+			const { status, body, retry_after } = await failure(sender, String(order.order_id));
 			assert.equal(status, 409);
 			assert.deepEqual(Object.keys(body).sort(), ["code", "message"]);
 			assert.equal(body.code, "carrier_label_missing");
 			assert.equal(
 				body.message,
-				"the courier issues its own label for this shipment and it was not captured",
+				"the courier issues its own label for this shipment and it has not been captured yet; retry shortly",
 			);
+			assert.equal(retry_after, 1);
 		}
 		assert.deepEqual(await labelRows(order.order_id), []);
 		assert.equal(await slipCalls(awb), 0);
@@ -245,12 +246,14 @@ describe("courier-issued labels (documents.captureCourierLabel, documents.label)
 		assert.equal(row.source, "courier");
 		assert.equal(row.courier_file, null);
 		assert.match(String(row.courier_missing_reason), /Sandbox Lite: .*has no label for this AWB/);
-		const { status, body } = await failure(sender, String(order.order_id));
+		const { status, body, retry_after } = await failure(sender, String(order.order_id));
 		assert.equal(status, 409);
 		assert.equal(body.code, "carrier_label_missing");
+		assert.equal(body.message, "the courier issues its own label for this shipment and it was not captured");
+		assert.equal(retry_after, undefined, "a recorded 'no label' is not worth a retry");
 	});
 
-	it("courierLabelsOf (bulk labels): captured → the file, courier-issued but not captured → null, ours → absent", async () => {
+	it("courierLabelsOf (bulk labels): captured → the file, courier-issued with no capture yet → pending, ours → absent", async () => {
 		const sender = newSender();
 		const captured = courierOrder(sender, await courierAwb("sbx-lite"));
 		await capture({
@@ -267,14 +270,15 @@ describe("courier-issued labels (documents.captureCourierLabel, documents.label)
 			pending.shipment,
 		]);
 		assert.deepEqual([...map.keys()].sort(), [captured.order.order_id, pending.order.order_id].sort());
-		assert.equal(map.get(pending.order.order_id), null);
-		const file = map.get(captured.order.order_id);
+		assert.equal(map.get(pending.order.order_id), "pending");
+		const got = map.get(captured.order.order_id);
+		const file = got === "pending" ? undefined : got;
 		assert.equal(file?.content_type, "application/pdf");
 		assert.equal(file?.ext, "pdf");
 		const { pdf } = await download(sender, captured.order.order_id);
 		assert.ok(file?.bytes.equals(Buffer.from(pdf)));
 		// another account's rows are not read
 		const other = await courierLabelsOf(getSequelize(), sender + 1, [captured.shipment]);
-		assert.equal(other.get(captured.order.order_id), null);
+		assert.equal(other.get(captured.order.order_id), "pending");
 	});
 });

@@ -405,6 +405,33 @@ describe("GET /v1/documents/label/t/{token} (gateway + documents over HTTP)", fu
 		});
 		assert.equal(bearer.status, 409);
 		assert.equal(bearer.body.code, "carrier_label_missing");
+		// recorded missing (the courier has no file): retrying will not help, no Retry-After
+		assert.equal(bearer.headers.get("retry-after"), null);
+	});
+
+	it("a courier-issued label whose capture is still pending: 409 carrier_label_missing with Retry-After: 1 (bearer, single and bulk); the link stays a plain 404", async () => {
+		const sender = newSender();
+		const token = await idp.tokenFor(sender);
+		const p = bookedOrder(sender);
+		// booked with a courier that issues its own label, no capture recorded yet (the capture row in flight)
+		shipments.set(k(sender, p.order.order_id), { ...p.shipment, courier_label: true });
+		const single = await http(base, "GET", `/v1/documents/label/${p.order.order_id}`, { token });
+		assert.equal(single.status, 409);
+		assert.equal(single.headers.get("retry-after"), "1");
+		assert.deepEqual(single.body, {
+			code: "carrier_label_missing",
+			message:
+				"the courier issues its own label for this shipment and it has not been captured yet; retry shortly",
+		});
+		const bulk = await http(base, "POST", "/v1/documents/label", {
+			token,
+			body: { order_ids: [p.order.order_id] },
+		});
+		assert.equal(bulk.status, 409);
+		assert.equal(bulk.headers.get("retry-after"), "1");
+		assert.equal(bulk.body.code, "carrier_label_missing");
+		assert.deepEqual(bulk.body.order_ids, [p.order.order_id]);
+		assertTextNotFound(await http(base, "GET", labelLinkUrl(p.shipment.awb_number)), "capture pending");
 	});
 
 	it("a captured courier label is served as is, with its own content type", async () => {

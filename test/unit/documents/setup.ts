@@ -230,11 +230,12 @@ export async function download(sender: number, orderId: string | number): Promis
 export async function failure(
 	sender: number,
 	orderId: string,
-): Promise<{ status: number; body: Record<string, unknown> }> {
+): Promise<{ status: number; body: Record<string, unknown>; retry_after?: unknown }> {
 	const err = await rejects(() => broker().call("documents.label", { orderId }, as(sender)));
 	const out = errorBodyOf(err);
 	assert.ok(out, `expected an ApiError, got ${err}`);
-	return out;
+	// the gateway's Retry-After (services/gateway.service.ts), when the error carries one
+	return { ...out, retry_after: (err as { data?: { retry_after?: unknown } }).data?.retry_after };
 }
 
 /** The `documents.labels` rows of an order. */
