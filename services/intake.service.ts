@@ -57,6 +57,7 @@ import {
 	uploadBulk,
 	XLSX_MIME,
 } from "../lib/intake/bulk/api";
+import { rowsExport } from "../lib/intake/bulk/export";
 import { insertBulkJob } from "../lib/intake/bulk/jobs-store";
 import { enqueueBulkJob, processBulkJob, requeueUnfinished } from "../lib/intake/bulk/process";
 import {
@@ -867,6 +868,29 @@ export default defineService<IntakeVars>()({
 			access: { auth: true, capability: "orders.write" },
 			async handler(ctx): Promise<{ data: BulkReviewRow[]; pagination: BulkJob["rows"]["pagination"] }> {
 				return reviewList(this.db, senderOf(ctx), ctx.params ?? {});
+			},
+		},
+
+		/**
+		 * GET /v1/intake/jobs/{id}/rows.csv[?outcome=failed,review] — the job's
+		 * rows of those outcomes (default failed and review; `rejected` too) as a
+		 * CSV in the upload template's layout plus `row_no`, `outcome`, `errors`,
+		 * `review_reason`, every cell neutralised against spreadsheet formulas;
+		 * streamed (lib/intake/bulk/export.ts). Corrected and uploaded again, it
+		 * reads as the rows first uploaded. 404 `not found` (bad id, another
+		 * account's job, none); 400 `validation_failed` (outcome). Any
+		 * authenticated role (as the job itself and the orders list).
+		 */
+		bulkRowsCsv: {
+			access: { auth: true },
+			async handler(ctx): Promise<Readable> {
+				const out = await rowsExport(this.db, senderOf(ctx), ctx.params ?? {});
+				ctx.meta.$responseType = "text/csv; charset=utf-8";
+				ctx.meta.$responseHeaders = {
+					"Content-Disposition": `attachment; filename="${out.file_name}"`,
+					"Cache-Control": "private, no-store",
+				};
+				return out.stream;
 			},
 		},
 

@@ -3,6 +3,7 @@
  * aggregate, with the booking state and lifecycle status other services
  * report to it.
  */
+import type { Readable } from "node:stream";
 import type { Address, BookingState, HttpParams, PaymentMode, ShipmentDirection } from "./common";
 
 /** The parcel of an order. kg, cm, rupees. */
@@ -266,6 +267,8 @@ export interface IntakeActions {
 	"intake.bulkTemplate": { params: HttpParams; result: Buffer };
 	/** GET /v1/intake/jobs/{id}/review: the job's rows waiting for a decision, cursor-paged. */
 	"intake.bulkReview": { params: HttpParams; result: CursorPage<BulkReviewRow> };
+	/** a CSV byte stream (lib/intake/bulk/export.ts) */
+	"intake.bulkRowsCsv": { params: HttpParams; result: Readable };
 	/** POST /v1/intake/jobs/{id}/review/{row|all}/{approve|reject}: decides review rows. */
 	"intake.bulkReviewDecide": { params: HttpParams; result: BulkDecisionResult };
 }

@@ -21,6 +21,8 @@ export const API_ALIASES = {
 	"GET /v1/intake/jobs": "intake.bulkJobs",
 	"GET /v1/intake/jobs/:id": "intake.bulkJob",
 	"GET /v1/intake/jobs/:id/review": "intake.bulkReview",
+	/** the job's failed / review / rejected rows as a CSV in the template's layout (a stream) */
+	"GET /v1/intake/jobs/:id/rows.csv": "intake.bulkRowsCsv",
 	/** `:row` a row number or `all`; `:decision` approve | reject */
 	"POST /v1/intake/jobs/:id/review/:row/:decision": "intake.bulkReviewDecide",
 	"GET /v1/orders/status": "intake.status",

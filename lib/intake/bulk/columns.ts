@@ -256,8 +256,18 @@ export class HeaderError extends Error {
 }
 
 /**
+ * The columns a job's rows export adds after the canonical ones
+ * (`GET /v1/intake/jobs/{id}/rows.csv`, ./export.ts): the row's number in the
+ * uploaded file, its outcome, its errors and its review reason. An upload
+ * may carry them (a corrected export uploaded again): they are ignored.
+ */
+export const REPORT_COLUMNS = ["row_no", "outcome", "errors", "review_reason"] as const;
+const REPORT_KEYS = new Set<string>(REPORT_COLUMNS.map(headerKey));
+
+/**
  * Maps a header row to canonical columns.
- * Empty header cells are ignored (spreadsheets often carry blank trailing columns).
+ * Empty header cells and the export's {@link REPORT_COLUMNS} are ignored
+ * (spreadsheets often carry blank trailing columns).
  * @throws HeaderError naming every unknown, duplicated and missing required column
  */
 export function mapHeader(cells: readonly string[]): HeaderMap {
@@ -267,7 +277,7 @@ export function mapHeader(cells: readonly string[]): HeaderMap {
 	const seen = new Set<Column>();
 	for (const raw of cells) {
 		const h = String(raw ?? "");
-		if (headerKey(h) === "") {
+		if (headerKey(h) === "" || REPORT_KEYS.has(headerKey(h))) {
 			columns.push(null);
 			continue;
 		}
@@ -287,7 +297,12 @@ export function mapHeader(cells: readonly string[]): HeaderMap {
 	return { columns };
 }
 
-/** Cells of one data row by column; empty (after trim) cells are left out. */
+/**
+ * Cells of one data row by column; empty (after trim) cells are left out. A
+ * cell the export neutralised (`'` then a formula-starting character, see
+ * {@link neutralise}) gets its original text back ({@link unneutralise}), so a
+ * corrected export uploaded again reads as the file first uploaded.
+ */
 export function cellsOf(map: HeaderMap, row: readonly string[]): RowCells {
 	const out: RowCells = {};
 	const n = Math.min(row.length, map.columns.length);
@@ -295,7 +310,7 @@ export function cellsOf(map: HeaderMap, row: readonly string[]): RowCells {
 		const c = map.columns[i];
 		if (!c) continue;
 		const v = row[i];
-		if (v !== undefined && v !== null && v.trim() !== "") out[c] = v;
+		if (v !== undefined && v !== null && v.trim() !== "") out[c] = unneutralise(v);
 	}
 	return out;
 }
@@ -313,4 +328,14 @@ export function neutralise(v: string): string {
 	if (!FORMULA_START.test(v)) return v;
 	if (/^-\d+(\.\d+)?$/.test(v)) return v;
 	return `'${v}`;
+}
+
+/**
+ * The inverse of {@link neutralise} for a cell read from an upload: a single
+ * quote followed by `=`, `+`, `-`, `@`, tab or carriage return is dropped
+ * (`'+919812345678` → `+919812345678`); anything else is left as it is. The
+ * value is stored as text either way and never evaluated.
+ */
+export function unneutralise(v: string): string {
+	return v.charCodeAt(0) === 39 && FORMULA_START.test(v.slice(1)) ? v.slice(1) : v;
 }

