@@ -76,10 +76,13 @@ describe("integration: bulk worker deployment (INTAKE_BULK_WORKER off / only)", 
 		);
 		assert.ok(subjectsOf(api).some((s) => s.endsWith(".REQB.intake.createOrder")));
 		// seen from the gateway: order creation has one node, the API one
+		// undefined until the gateway has heard of the action (discovery is asynchronous)
 		const nodes = (action: string) =>
 			(
-				gateway.registry.getActionEndpoints(action) as unknown as { endpoints: { node: { id: string } }[] }
-			).endpoints.map((e) => e.node.id);
+				gateway.registry.getActionEndpoints(action) as unknown as
+					| { endpoints: { node: { id: string } }[] }
+					| undefined
+			)?.endpoints.map((e) => e.node.id) ?? [];
 		await eventually(async () => (nodes("intake.createOrder").length > 0 ? true : null), {
 			what: "intake.createOrder known to the gateway",
 		});
