@@ -79,7 +79,7 @@ import { manifestEnv } from "../test/chaos/rss";
 import { warehouseBody } from "../test/helpers/fixtures";
 import { client } from "../test/helpers/flow";
 import { type StartedProcess, startProcess, waitReady } from "../test/helpers/processes";
-import { benchEnvironment, cpuSeconds, natsUrl, pct } from "./lib";
+import { benchEnvironment, cpuSeconds, natsUrl, pct, peakRssMb } from "./lib";
 import { Pods, requestOf } from "./pods";
 
 const CSV_ROWS = Number(process.env.BENCH_CSV_ROWS || 85_000);
@@ -158,12 +158,6 @@ async function makeXlsx25(run: string): Promise<{ bytes: Buffer; rows: number }>
 		bytes = await makeXlsx(run, rows, pad);
 	}
 	return { bytes, rows };
-}
-
-/** Peak RSS (VmHWM) of a process in MB. */
-function peakRssMb(pid: number): number {
-	const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-	return m ? Number(m[1]) / 1024 : Number.NaN;
 }
 
 /** Pids of the processes whose command name (`/proc/<pid>/comm`) is `name`. */

@@ -6,7 +6,7 @@
  * a merchant with a warehouse; percentiles.
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import IORedis from "ioredis";
 import { Client } from "pg";
 import { createDevIdp, serveJwks } from "../lib/devidp";
@@ -35,6 +35,17 @@ export function cpuSeconds(pid: number): number {
 	}
 }
 
+/** Peak RSS (VmHWM of /proc/<pid>/status) of a process in MB. */
+export function peakRssMb(pid: number): number {
+	const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+	return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+/** Resets a process's peak RSS to its current RSS (`5` to /proc/<pid>/clear_refs), so the next peak is a phase's own. */
+export function resetPeakRss(pid: number): void {
+	writeFileSync(`/proc/${pid}/clear_refs`, "5");
+}
+
 /** The `p`-th percentile (0–100) of ascending `sorted`; NaN when empty. */
 export function pct(sorted: number[], p: number): number {
 	if (!sorted.length) return Number.NaN;
@@ -56,6 +67,8 @@ export interface BenchSystem {
 	warehouseId: number;
 	/** the mode in words, e.g. "1 process" */
 	mode: string;
+	/** the system's processes (pids), the gateway's first */
+	pids: number[];
 	/** stops the processes, drops the database and the Redis keys */
 	close(): Promise<void>;
 }
@@ -180,6 +193,7 @@ export async function startSystem(env: Record<string, string | undefined> = {}):
 			api,
 			warehouseId: wh.body.data.id as number,
 			mode: `${split ? "2 processes over NATS" : "1 process"}${courierApart ? " + the sandbox courier in its own process" : ""}`,
+			pids: procs.map((p) => p.child.pid as number),
 			close,
 		};
 	} catch (err) {

@@ -19,11 +19,11 @@
  * Written by csv-stringify: UTF-8 with a byte-order mark (Excel reads the
  * file as UTF-8: names in Indian scripts), CRLF line ends, RFC 4180 quoting.
  * The rows are read from PostgreSQL {@link EXPORT_PAGE} at a time and
- * streamed: a 25 MB file's worth of failed rows never sits in memory and
- * crosses NATS as a stream.
+ * streamed, one chunk per page: a 25 MB file's worth of failed rows never
+ * sits in memory and crosses NATS as a stream.
  */
 import { Readable } from "node:stream";
-import { stringify } from "csv-stringify";
+import { stringify } from "csv-stringify/sync";
 import type { Sequelize } from "sequelize";
 import type { BulkRowOutcome, HttpParams } from "../../contracts";
 import { apiError } from "../../errors";
@@ -90,23 +90,23 @@ export async function rowsExport(db: Sequelize, sender: number, params: HttpPara
 	const outcomes = parseExportOutcomes(params.outcome);
 	const job = await bulkJob(db, sender, job_id);
 	if (!job) throw jobNotFound();
-	async function* records(): AsyncGenerator<string[]> {
+	// one chunk per page (not per record): each chunk of a stream crossing NATS is a message of its own
+	async function* chunks(): AsyncGenerator<Buffer> {
+		yield Buffer.from(stringify([], { header: true, columns: [...EXPORT_HEADER], bom: true, ...CSV_FORMAT }));
 		let after = 0;
 		for (;;) {
 			const page = await bulkRowsOfOutcomes(db, job_id, outcomes, after, EXPORT_PAGE);
-			for (const r of page) yield exportRecord(r);
+			if (page.length) yield Buffer.from(stringify(page.map(exportRecord), CSV_FORMAT));
 			if (page.length < EXPORT_PAGE) return;
 			after = page[page.length - 1].row_no;
 		}
 	}
-	const csv = stringify({
-		header: true,
-		columns: [...EXPORT_HEADER],
-		bom: true,
-		record_delimiter: "windows",
-	});
-	const source = Readable.from(records());
-	source.on("error", (e) => csv.destroy(e));
-	source.pipe(csv);
-	return { job_id, file_name: `bulk-${job_id}-rows.csv`, stream: csv };
+	return {
+		job_id,
+		file_name: `bulk-${job_id}-rows.csv`,
+		stream: Readable.from(chunks(), { objectMode: false }),
+	};
 }
+
+/** csv-stringify options of every chunk: CRLF line ends (RFC 4180, as the template), quoting only when needed. */
+const CSV_FORMAT = { record_delimiter: "windows" } as const;
