@@ -30,6 +30,7 @@ import { type ParsedRow, parseRow, pincodeMismatch } from "./rows";
 import {
 	advanceJob,
 	contentKey,
+	estimateTotal,
 	existingOrders,
 	finishJob,
 	insertOrdersBatch,
@@ -119,11 +120,17 @@ export async function processBulkJob(deps: BulkDeps, job_id: number): Promise<Bu
 		return { status: "failed", error: "the uploaded file is missing" };
 	}
 	let rows: AsyncGenerator<SourceRow>;
+	// an XLSX's total is estimated by the reader before its first row (its row tags) and made exact at the end
+	let estimating: Promise<void> = Promise.resolve();
 	try {
 		if (job.format === "xlsx") {
 			await inspectXlsx(file);
 			await markProcessing(deps.db, job_id, null);
-			rows = readRowsInThread("xlsx", file);
+			rows = readRowsInThread("xlsx", file, (n) => {
+				estimating = estimateTotal(deps.db, job_id, n).catch((e) =>
+					deps.logger.warn(`bulk job ${job_id}: the estimated total was not recorded: ${e.message}`),
+				);
+			});
 		} else {
 			if (looksLikeZip(file) || file.subarray(0, 8192).includes(0))
 				throw new BulkFileError("file is not a CSV text file (binary content)");
@@ -151,12 +158,14 @@ export async function processBulkJob(deps: BulkDeps, job_id: number): Promise<Bu
 			if (row_no <= job.processed_rows) continue;
 			batch.push({ row_no, cells: r.error ? {} : cellsOf(header, r.cells), error: r.error });
 			if (batch.length >= BATCH_ROWS) {
+				await estimating; // the estimated total is recorded before the first batch
 				await runBatch(deps, job, start, batch);
 				start = batch[batch.length - 1].row_no;
 				batch = [];
 			}
 		}
 		if (!header) throw new BulkFileError("the file has no header row");
+		await estimating;
 		if (batch.length) await runBatch(deps, job, start, batch);
 	} catch (e) {
 		if (e instanceof HeaderError || e instanceof BulkFileError) return fail(deps, job_id, e.message);

@@ -38,6 +38,8 @@ export const READER_LIMITS = { maxOldGenerationSizeMb: 128, maxYoungGenerationSi
 /** A message from the reader thread. */
 export type ReaderMessage =
 	| { kind: "rows"; rows: SourceRow[] }
+	/** an XLSX's estimated data rows (./xlsx.ts readXlsx `onEstimate`), before its first rows */
+	| { kind: "estimate"; rows: number }
 	| { kind: "end" }
 	| { kind: "error"; fileError: boolean; message: string };
 
@@ -54,10 +56,15 @@ function workerEntry(): { file: string; eval: boolean } {
  * Yields the rows of `buf` read as `format` (header row first), parsed in a
  * worker thread. `buf`'s memory is moved to the thread (transferred, not
  * copied) when it owns its whole ArrayBuffer: the caller must not read `buf`
- * afterwards.
+ * afterwards. `onEstimate` gets an XLSX's estimated data rows (see
+ * ./xlsx.ts `readXlsx`) before its first row.
  * @throws BulkFileError when the file cannot be read as that format
  */
-export async function* readRowsInThread(format: "csv" | "xlsx", buf: Buffer): AsyncGenerator<SourceRow> {
+export async function* readRowsInThread(
+	format: "csv" | "xlsx",
+	buf: Buffer,
+	onEstimate?: (dataRows: number) => void,
+): AsyncGenerator<SourceRow> {
 	const entry = workerEntry();
 	const owned =
 		buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength && buf.buffer instanceof ArrayBuffer;
@@ -102,6 +109,10 @@ export async function* readRowsInThread(format: "csv" | "xlsx", buf: Buffer): As
 				continue;
 			}
 			if (m.kind === "end") return;
+			if (m.kind === "estimate") {
+				onEstimate?.(m.rows);
+				continue;
+			}
 			if (m.kind === "error") throw m.fileError ? new BulkFileError(m.message) : new Error(m.message);
 			worker.postMessage("more");
 			yield* m.rows;

@@ -50,7 +50,12 @@ async function send(m: ReaderMessage): Promise<void> {
 
 (async () => {
 	const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-	const rows = format === "xlsx" ? readXlsx(buf) : readCsv(buf);
+	const rows =
+		format === "xlsx"
+			? readXlsx(buf, undefined, (n) =>
+					port.postMessage({ kind: "estimate", rows: n } satisfies ReaderMessage),
+				)
+			: readCsv(buf);
 	let batch: SourceRow[] = [];
 	try {
 		for await (const r of rows) {

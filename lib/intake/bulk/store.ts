@@ -80,6 +80,19 @@ export async function markProcessing(db: Sequelize, job_id: number, total: numbe
 	);
 }
 
+/**
+ * Records an estimated total (an XLSX's row tags, ./xlsx.ts) while the job is
+ * processing and has none yet; {@link finishJob} sets the exact one.
+ */
+export async function estimateTotal(db: Sequelize, job_id: number, total: number): Promise<void> {
+	await exec(
+		db,
+		`UPDATE intake.bulk_jobs SET total_rows = $2
+		WHERE job_id = $1 AND status = 'processing' AND total_rows IS NULL`,
+		[job_id, total],
+	);
+}
+
 /** Ends a job: completed with its exact total, or failed with `error`. */
 export async function finishJob(
 	db: Sequelize,

@@ -295,6 +295,76 @@ function openEntry(zip: yauzl.ZipFile, e: yauzl.Entry): Promise<Readable> {
 	);
 }
 
+/** What {@link verifyXlsx} learnt while inflating. */
+export interface XlsxFacts {
+	/**
+	 * Start tags `<row …>` (any namespace prefix) in the first worksheet entry
+	 * in zip order (the sheet the reader reads), counted by
+	 * {@link RowTagCounter}; null when the archive has no worksheet entry.
+	 */
+	rowTags: number | null;
+}
+
+/**
+ * Counts the start tags named `row` (`<row …>`, `<row>`, `<row/>`, `<x:row …>`)
+ * in XML fed to it in chunks (split anywhere), for a progress estimate of an
+ * XLSX (the rows themselves are read by exceljs). In well-formed XML `<` can
+ * only open markup, so every count is a tag (or, in a crafted file, a comment
+ * or CDATA that looks like one: an estimate is all it gives). `</row>`,
+ * `<rowBreaks>` and text `row` are not counted. A namespace prefix longer than
+ * {@link RowTagCounter.TAIL} − 5 characters is not recognised.
+ */
+export class RowTagCounter {
+	/** bytes kept from the previous chunk, so a tag split across chunks is seen once */
+	static readonly TAIL = 64;
+	count = 0;
+	private tail: Buffer = Buffer.alloc(0);
+
+	/** Counts the tags that end in `chunk` (their first byte after the name arrived with it). */
+	push(chunk: Buffer): void {
+		const buf = this.tail.length ? Buffer.concat([this.tail, chunk]) : chunk;
+		const fresh = this.tail.length;
+		for (let i = buf.indexOf(ROW, Math.max(0, fresh - 3)); i >= 0; i = buf.indexOf(ROW, i + 1)) {
+			const after = i + 3;
+			// evaluated once: when the byte after the name is in this chunk
+			if (after < fresh || after >= buf.length) continue;
+			if (!NAME_END.has(buf[after])) continue;
+			if (opensTag(buf, i)) this.count++;
+		}
+		const keep = Math.min(RowTagCounter.TAIL, buf.length);
+		this.tail = Buffer.from(buf.subarray(buf.length - keep));
+	}
+}
+
+const ROW = Buffer.from("row");
+/** Bytes that end a tag name: space, tab, LF, CR, `>`, `/`. */
+const NAME_END = new Set([0x20, 0x09, 0x0a, 0x0d, 0x3e, 0x2f]);
+const LT = 0x3c;
+const COLON = 0x3a;
+
+/** Whether the name at `i` follows `<` directly or `<prefix:` (prefix: XML name characters). */
+function opensTag(buf: Buffer, i: number): boolean {
+	if (i > 0 && buf[i - 1] === LT) return true;
+	if (i < 2 || buf[i - 1] !== COLON) return false;
+	for (let j = i - 2; j >= 0 && i - j <= RowTagCounter.TAIL; j--) {
+		const b = buf[j];
+		if (b === LT) return j < i - 2;
+		const nameChar =
+			(b >= 0x61 && b <= 0x7a) ||
+			(b >= 0x41 && b <= 0x5a) ||
+			(b >= 0x30 && b <= 0x39) ||
+			b === 0x5f ||
+			b === 0x2d ||
+			b === 0x2e ||
+			b >= 0x80;
+		if (!nameChar) return false;
+	}
+	return false;
+}
+
+/** The first worksheet's entry name pattern (exceljs emits worksheets in zip order; the reader takes the first). */
+const WORKSHEET = /^xl\/worksheets\/[^/]+\.xml$/i;
+
 /**
  * {@link inspectXlsx}, then inflates every entry, one at a time as a stream,
  * counting its real bytes and stopping (stream destroyed) at the first bound
@@ -304,18 +374,24 @@ function openEntry(zip: yauzl.ZipFile, e: yauzl.Entry): Promise<Readable> {
  * `maxTotalUncompressed` bytes (about 150 MB/s of XML here, more for
  * repetitive data). Run by the worker before exceljs reads the file
  * ({@link readXlsx} does it).
+ * While the first worksheet entry inflates, its `<row>` start tags are
+ * counted ({@link XlsxFacts}: a progress estimate, no parsing).
  * @param buf the whole file
  * @param limits bounds, default {@link XLSX_LIMITS}
+ * @returns what was counted on the way
  * @throws BulkFileError `refused` naming the bound passed or the size that lied; `not_a_workbook` for a corrupt entry
  */
-export async function verifyXlsx(buf: Buffer, limits: XlsxLimits = XLSX_LIMITS): Promise<void> {
+export async function verifyXlsx(buf: Buffer, limits: XlsxLimits = XLSX_LIMITS): Promise<XlsxFacts> {
 	await inspectXlsx(buf, limits);
 	const zip = await openZip(buf);
+	let rows: RowTagCounter | null = null;
 	try {
 		let total = 0;
 		for (let e = await nextEntry(zip); e; e = await nextEntry(zip)) {
 			const name = e.fileName;
 			const stream = await openEntry(zip, e);
+			const counter: RowTagCounter | null = !rows && WORKSHEET.test(name) ? new RowTagCounter() : null;
+			rows ??= counter;
 			let size = 0;
 			try {
 				for await (const chunk of stream as AsyncIterable<Buffer>) {
@@ -323,6 +399,7 @@ export async function verifyXlsx(buf: Buffer, limits: XlsxLimits = XLSX_LIMITS):
 					total += chunk.length;
 					const why = boundPassed(name, size, total, e.compressedSize, limits, false);
 					if (why) throw bomb(why);
+					counter?.push(chunk);
 				}
 			} catch (err) {
 				stream.destroy();
@@ -336,6 +413,7 @@ export async function verifyXlsx(buf: Buffer, limits: XlsxLimits = XLSX_LIMITS):
 	} finally {
 		zip.close();
 	}
+	return { rowTags: rows ? rows.count : null };
 }
 
 /** A cell value of exceljs as a string (see the module docs). */
@@ -364,10 +442,18 @@ export function cellText(v: ExcelJS.CellValue): string {
  * entry inflated and counted before exceljs opens the file), so the first
  * `next()` rejects with its BulkFileError for a refused file.
  * @param limits bounds of {@link verifyXlsx}, default {@link XLSX_LIMITS}
+ * @param onEstimate called once, before the first row, with the estimated
+ *   data rows (the sheet's row tags less the header; blank rows count here
+ *   and are skipped when read) when the sheet was found
  * @throws BulkFileError refused by {@link verifyXlsx}, or exceljs could not read the file
  */
-export async function* readXlsx(buf: Buffer, limits: XlsxLimits = XLSX_LIMITS): AsyncGenerator<SourceRow> {
-	await verifyXlsx(buf, limits);
+export async function* readXlsx(
+	buf: Buffer,
+	limits: XlsxLimits = XLSX_LIMITS,
+	onEstimate?: (dataRows: number) => void,
+): AsyncGenerator<SourceRow> {
+	const facts = await verifyXlsx(buf, limits);
+	if (facts.rowTags !== null) onEstimate?.(Math.max(0, facts.rowTags - 1));
 	const input = bufferStream(buf);
 	const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, {
 		worksheets: "emit",

@@ -470,7 +470,7 @@ const bulkUpload: Operation = {
 };
 
 const bulkCounts = closed(
-	"Row counts: `total` the file's data rows (null until known: an XLSX's total is known at the end), `processed` rows fully handled, then rows per outcome (approved rows count as created or deduped; `in_review` is what still waits).",
+	"Row counts: `total` the file's data rows (null until known: a CSV's is counted first; an XLSX's is estimated from its first sheet's rows before the first batch, blank rows included, and made exact at the end), `processed` rows fully handled, then rows per outcome (approved rows count as created or deduped; `in_review` is what still waits).",
 	{
 		total: nint("Data rows of the file; null until counted.", { minimum: 0 }),
 		processed: int("Rows fully handled.", { minimum: 0 }),

@@ -1,5 +1,6 @@
 /** Unit: bulk file columns, CSV/XLSX reading, row validation, formula neutralisation (issue 10; zip bombs: bulk-zip.spec.ts). */
 import assert from "node:assert/strict";
+import { PassThrough } from "node:stream";
 import ExcelJS from "exceljs";
 import {
 	HeaderError,
@@ -10,7 +11,7 @@ import {
 } from "../../../lib/intake/bulk/columns";
 import { countCsvRecords, readCsv } from "../../../lib/intake/bulk/csv";
 import { parseRow } from "../../../lib/intake/bulk/rows";
-import { inspectXlsx, readXlsx } from "../../../lib/intake/bulk/xlsx";
+import { inspectXlsx, RowTagCounter, readXlsx } from "../../../lib/intake/bulk/xlsx";
 
 async function all<T>(g: AsyncGenerator<T>): Promise<T[]> {
 	const out: T[] = [];
@@ -98,5 +99,55 @@ describe("bulk parsing", () => {
 		assert.equal(rows.length, 2);
 		assert.equal(rows[1].cells[8], "560038");
 		assert.equal(rows[1].cells[1], "=1+1");
+	});
+
+	it("RowTagCounter counts <row> start tags (any prefix) once, however the XML is split; not </row>, <rowBreaks> or text", () => {
+		const xml = Buffer.from(
+			'<worksheet><sheetData><row r="1"><c t="inlineStr"><is><t>row &lt;row x</t></is></c></row>' +
+				'<row>\n</row><row r="3"/><x:row r="4"></x:row><ns-1.a:row\tr="5"/><rowBreaks/><rows/></sheetData></worksheet>',
+		);
+		const whole = new RowTagCounter();
+		whole.push(xml);
+		assert.equal(whole.count, 5);
+		for (let cut = 1; cut < xml.length; cut++) {
+			const c = new RowTagCounter();
+			c.push(xml.subarray(0, cut));
+			c.push(xml.subarray(cut));
+			assert.equal(c.count, 5, `split at ${cut}`);
+		}
+		const bytes = new RowTagCounter();
+		for (let i = 0; i < xml.length; i++) bytes.push(xml.subarray(i, i + 1));
+		assert.equal(bytes.count, 5, "one byte at a time");
+	});
+
+	it("readXlsx estimates the data rows from the first sheet's row tags before the first row (both exceljs writers)", async () => {
+		const data = (i: number) =>
+			TEMPLATE_COLUMNS.map((c) => (c === "customer_order_no" ? `E-${i}` : TEMPLATE_EXAMPLE[c]));
+		const wb = new ExcelJS.Workbook();
+		const ws = wb.addWorksheet("Orders");
+		ws.addRow([...TEMPLATE_COLUMNS]);
+		for (let i = 1; i <= 40; i++) ws.addRow(data(i));
+		ws.addRow(TEMPLATE_COLUMNS.map(() => "")); // a blank row: counted by the estimate, skipped by the reader
+		wb.addWorksheet("Notes").addRow(["not", "counted"]);
+		const chunks: Buffer[] = [];
+		const sink = new PassThrough().on("data", (c: Buffer) => chunks.push(c));
+		const sw = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: sink, useSharedStrings: true });
+		const ss = sw.addWorksheet("Orders");
+		ss.addRow([...TEMPLATE_COLUMNS]).commit();
+		for (let i = 1; i <= 1200; i++) ss.addRow(data(i)).commit();
+		ss.commit();
+		await sw.commit();
+		for (const [buf, estimate, read] of [
+			[Buffer.from(await wb.xlsx.writeBuffer()), 41, 41],
+			[Buffer.concat(chunks), 1200, 1201],
+		] as const) {
+			const seen: Array<number | string> = [];
+			let n = 0;
+			for await (const _ of readXlsx(buf, undefined, (e) => seen.push(e))) {
+				if (n++ === 0) seen.push("first row");
+			}
+			assert.deepEqual(seen, [estimate, "first row"]);
+			assert.equal(n, read);
+		}
 	});
 });

@@ -10,7 +10,7 @@ import type { Context } from "moleculer";
 import type { PincodeInfo } from "../../../lib/contracts";
 import { exec, getSequelize, select } from "../../../lib/db";
 import { type Column, TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from "../../../lib/intake/bulk/columns";
-import { newSender } from "../../helpers/broker";
+import { as, newSender } from "../../helpers/broker";
 import { freshRef } from "../../helpers/fixtures";
 import { broker, create, reverseBody, rowsFor, useIntake, warehouseOf } from "./setup";
 
@@ -28,6 +28,8 @@ const DIRECTORY: Record<string, Omit<PincodeInfo, "pincode">> = {
 const lookupCalls: string[][] = [];
 /** When set, `pincode.lookupMany` call number `failLookupAt` (1-based, counted in lookupCalls) fails. */
 let failLookupAt: number | null = null;
+/** When set, awaited by `pincode.lookupMany` before it answers (a look at the job mid-run), then cleared. */
+let beforeLookup: (() => Promise<void>) | null = null;
 
 type Row = Partial<Record<Column, string>>;
 
@@ -113,6 +115,9 @@ describe("bulk processing", () => {
 					lookupMany: {
 						async handler(ctx: Context<{ pincodes: string[] }>): Promise<Record<string, PincodeInfo>> {
 							lookupCalls.push(ctx.params.pincodes);
+							const hook = beforeLookup;
+							beforeLookup = null;
+							await hook?.();
 							if (failLookupAt === lookupCalls.length) throw new Error("pincode service down");
 							const out: Record<string, PincodeInfo> = {};
 							for (const p of ctx.params.pincodes)
@@ -366,6 +371,40 @@ describe("bulk processing", () => {
 			assert.equal(orders[0].receiver_pincode, "560038");
 			assert.equal(orders[0].receiver_mobile_no, "9876543210");
 			assert.equal(orders.find((o) => o.customer_order_no === `${p}-31`)?.receiver_name, "=1+1");
+		});
+
+		it("an XLSX's total is estimated before its first batch (progress while processing) and exact at the end", async () => {
+			const { sender, pickup } = merchant();
+			const p = freshRef("XE");
+			const wb = new ExcelJS.Workbook();
+			const ws = wb.addWorksheet("Orders");
+			ws.addRow([...TEMPLATE_COLUMNS]);
+			for (let i = 1; i <= 600; i++)
+				ws.addRow(
+					TEMPLATE_COLUMNS.map((c) => (c === "customer_order_no" ? `${p}-${i}` : TEMPLATE_EXAMPLE[c])),
+				);
+			ws.addRow(TEMPLATE_COLUMNS.map(() => "")); // blank: in the estimate, not in the exact total
+			const id = await insertJob(sender, pickup, Buffer.from(await wb.xlsx.writeBuffer()), "xlsx");
+			let midRun: Record<string, any> | undefined;
+			let seenOverHttp: { progress: number; total: number | null } | undefined;
+			beforeLookup = async () => {
+				midRun = await jobOf(id);
+				const api = (await broker().call("intake.bulkJob", { id: String(id) }, as(sender))) as {
+					progress: number;
+					counts: { total: number | null };
+				};
+				seenOverHttp = { progress: api.progress, total: api.counts.total };
+			};
+			assert.deepEqual(await run(id), { status: "completed" });
+			assert.equal(midRun?.status, "processing");
+			assert.equal(
+				Number(midRun?.total_rows),
+				601,
+				"estimated before the first batch: 601 row tags less the header",
+			);
+			assert.deepEqual(seenOverHttp, { progress: 0, total: 601 });
+			const j = await jobOf(id);
+			assert.deepEqual([j.status, j.total_rows, j.processed_rows, j.created], ["completed", 600, 600, 600]);
 		});
 
 		it("fails the job with a clear error for a bad header, a binary CSV and a non-zip XLSX, creating nothing", async () => {
