@@ -161,13 +161,24 @@ export async function bulkRowsPage(
 	after: number | null,
 	limit: number,
 ): Promise<BulkRowDb[]> {
+	// one outcome: the (job_id, outcome, row_no) index gives the rows in order
+	return rowsPage(db, "($2::text IS NULL OR outcome = $2) AND ($3::int IS NULL OR row_no > $3)", [
+		job_id,
+		outcome,
+		after,
+		limit,
+	]);
+}
+
+/** The columns of a {@link BulkRowDb}. */
+const ROW_COLUMNS = "job_id, row_no, outcome, order_id, errors, review_reason, data, decided_at";
+
+/** Rows of job `$1` matching `where` (over `$2`, `$3`), in row order, at most `$4`. */
+async function rowsPage(db: Sequelize, where: string, params: unknown[]): Promise<BulkRowDb[]> {
 	const rows = await select<Record<string, unknown>>(
 		db,
-		`SELECT job_id, row_no, outcome, order_id, errors, review_reason, data, decided_at
-		 FROM intake.bulk_rows
-		 WHERE job_id = $1 AND ($2::text IS NULL OR outcome = $2) AND ($3::int IS NULL OR row_no > $3)
-		 ORDER BY row_no LIMIT $4`,
-		[job_id, outcome, after, limit],
+		`SELECT ${ROW_COLUMNS} FROM intake.bulk_rows WHERE job_id = $1 AND ${where} ORDER BY row_no LIMIT $4`,
+		params,
 	);
 	return rows.map(rowOf);
 }
@@ -185,15 +196,7 @@ export async function bulkRowsOfOutcomes(
 	after: number | null,
 	limit: number,
 ): Promise<BulkRowDb[]> {
-	const rows = await select<Record<string, unknown>>(
-		db,
-		`SELECT job_id, row_no, outcome, order_id, errors, review_reason, data, decided_at
-		 FROM intake.bulk_rows
-		 WHERE job_id = $1 AND row_no > $3 AND outcome = ANY($2::text[])
-		 ORDER BY row_no LIMIT $4`,
-		[job_id, outcomes, after ?? 0, limit],
-	);
-	return rows.map(rowOf);
+	return rowsPage(db, "row_no > $3 AND outcome = ANY($2::text[])", [job_id, outcomes, after ?? 0, limit]);
 }
 
 /** The ids of the orders a job created (outcome created or approved), in row order, at most `limit`. */
@@ -218,8 +221,7 @@ export async function createdOrderIds(db: Sequelize, job_id: number, limit: numb
 export async function bulkRow(db: Sequelize, job_id: number, row_no: number): Promise<BulkRowDb | null> {
 	const rows = await select<Record<string, unknown>>(
 		db,
-		`SELECT job_id, row_no, outcome, order_id, errors, review_reason, data, decided_at
-		 FROM intake.bulk_rows WHERE job_id = $1 AND row_no = $2`,
+		`SELECT ${ROW_COLUMNS} FROM intake.bulk_rows WHERE job_id = $1 AND row_no = $2`,
 		[job_id, row_no],
 	);
 	return rows[0] ? rowOf(rows[0]) : null;

@@ -378,23 +378,30 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 		assert.equal((await http(base, "GET", "/v1/intake/bulk/template.json", { token })).status, 404);
 	});
 
-	it("review: list, reject one, approve one (creates the order), approve again 409, all", async () => {
-		const { s, token } = await account();
+	/** A job of sender `s` stored but never enqueued, with no rows yet (a test writes them as the worker would). */
+	async function storedJob(s: number, ref: string): Promise<number> {
 		const db = getSequelize();
-		// a job stored but never enqueued, settled as the worker would with three rows waiting for review
 		const job_id = await insertBulkJob(db, {
 			sender_id: s,
 			file_name: "r.csv",
 			content_type: "text/csv",
 			format: "csv",
 			sender_address_id: OWNED,
-			bytes: csv([exampleRow(`R-${s}`)]),
+			bytes: csv([exampleRow(ref)]),
 		});
+		await db.query(`DELETE FROM intake.bulk_rows WHERE job_id = ${job_id}`);
+		return job_id;
+	}
+
+	it("review: list, reject one, approve one (creates the order), approve again 409, all", async () => {
+		const { s, token } = await account();
+		const db = getSequelize();
+		// settled as the worker would with three rows waiting for review
+		const job_id = await storedJob(s, `R-${s}`);
 		await db.query(
 			`UPDATE intake.bulk_jobs SET status = 'completed', total_rows = 3, processed_rows = 3, in_review = 3,
 				created = 0, failed = 0, deduped = 0 WHERE job_id = ${job_id}`,
 		);
-		await db.query(`DELETE FROM intake.bulk_rows WHERE job_id = ${job_id}`);
 		const data = (no: string) =>
 			JSON.stringify(
 				Object.fromEntries(
@@ -501,15 +508,7 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 	it("rows.csv: the failed and review rows in the template's layout plus the report columns, neutralised, streamed; outcome filter; 404 / 400", async () => {
 		const { s, token } = await account("merchant_staff"); // a read-only role may download
 		const db = getSequelize();
-		const job_id = await insertBulkJob(db, {
-			sender_id: s,
-			file_name: "x.csv",
-			content_type: "text/csv",
-			format: "csv",
-			sender_address_id: OWNED,
-			bytes: csv([exampleRow(`X-${s}`)]),
-		});
-		await db.query(`DELETE FROM intake.bulk_rows WHERE job_id = ${job_id}`);
+		const job_id = await storedJob(s, `X-${s}`);
 		const cells = (no: string, extra: Record<string, string> = {}) =>
 			JSON.stringify({
 				...Object.fromEntries(
