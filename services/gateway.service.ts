@@ -607,12 +607,12 @@ export default defineService<GatewayVars>()({
 				return;
 			}
 			const retryAfter = (err as { data?: { retry_after?: unknown } } | null)?.data?.retry_after;
-			// 429 rate_limited; 409 carrier_label_missing while the courier's label is still being captured
-			if ((answer.status === 429 || answer.status === 409) && typeof retryAfter === "number")
-				res.setHeader("Retry-After", String(retryAfter));
+			// an error that says when to retry (`data.retry_after`, seconds: 429 rate_limited, 409
+			// carrier_label_missing while a courier's label is being captured) answers it as Retry-After
+			if (typeof retryAfter === "number") res.setHeader("Retry-After", String(retryAfter));
 			// nothing can serve the request right now (service_unavailable, rate_unavailable, cancel_unavailable, …):
 			// fail fast and say when to retry (issue 12)
-			if (answer.status === 503) res.setHeader("Retry-After", "1");
+			else if (answer.status === 503) res.setHeader("Retry-After", "1");
 			if (answer.status === 401) {
 				res.setHeader("WWW-Authenticate", answer.body.code ? 'Bearer error="invalid_token"' : "Bearer");
 			}

@@ -5,6 +5,7 @@
  * from ./fixtures.ts, polling from ./poll.ts.
  */
 import { strict as assert } from "node:assert";
+import { newSender } from "./broker";
 import { freshRef, orderBody, warehouseBody } from "./fixtures";
 import { eventually } from "./poll";
 
@@ -160,6 +161,22 @@ export async function typicalFlow(
  * and polls GET /v1/intake/jobs/{id} until the job is completed or failed;
  * answers the job object.
  */
+/**
+ * A new merchant of `cluster` (role `merchant_ops`) with its client and a fresh warehouse (201 asserted):
+ * the start of every bulk flow.
+ */
+export async function merchantWithWarehouse(cluster: {
+	base: string;
+	idp: { tokenFor(sender: number, role?: "merchant_ops"): Promise<string> };
+}): Promise<{ sender: number; token: string; api: ReturnType<typeof client>; warehouse_id: number }> {
+	const sender = newSender();
+	const token = await cluster.idp.tokenFor(sender, "merchant_ops");
+	const api = client(cluster.base, token);
+	const wh = await api.post("/v1/warehouses", warehouseBody());
+	assert.equal(wh.status, 201, JSON.stringify(wh.body));
+	return { sender, token, api, warehouse_id: wh.body.data.id };
+}
+
 export async function uploadBulkCsv(
 	base: string,
 	token: string,

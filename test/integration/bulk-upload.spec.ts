@@ -8,11 +8,11 @@
  */
 import { strict as assert } from "node:assert";
 import { parse as parseCsv } from "csv-parse/sync";
+import { stringify } from "csv-stringify/sync";
 import { TEMPLATE_COLUMNS } from "../../lib/intake/bulk/columns";
-import { newSender } from "../helpers/broker";
 import { useCluster } from "../helpers/cluster";
-import { bulkCsv, freshRef, warehouseBody } from "../helpers/fixtures";
-import { client, uploadBulkCsv } from "../helpers/flow";
+import { bulkCsv, freshRef } from "../helpers/fixtures";
+import { merchantWithWarehouse, uploadBulkCsv } from "../helpers/flow";
 
 describe("integration: bulk upload streamed to intake over NATS, processed by its worker", function () {
 	this.timeout(120_000);
@@ -23,16 +23,12 @@ describe("integration: bulk upload streamed to intake over NATS, processed by it
 	);
 
 	it("uploads a CSV, polls the job to completed, creates each order once; the same file again creates nothing", async () => {
-		const sender = newSender();
-		const token = await cluster.idp.tokenFor(sender, "merchant_ops");
-		const api = client(cluster.base, token);
-		const wh = await api.post("/v1/warehouses", warehouseBody());
-		assert.equal(wh.status, 201, JSON.stringify(wh.body));
+		const { token, api, warehouse_id } = await merchantWithWarehouse(cluster);
 		const ref = freshRef("BULK");
 		const N = 120;
 		const csv = bulkCsv(ref, N);
 
-		const upload = () => uploadBulkCsv(cluster.base, token, wh.body.data.id, csv);
+		const upload = () => uploadBulkCsv(cluster.base, token, warehouse_id, csv);
 
 		const first = await upload();
 		assert.equal(first.status, "completed", JSON.stringify(first));
@@ -54,11 +50,7 @@ describe("integration: bulk upload streamed to intake over NATS, processed by it
 	});
 
 	it("rows.csv streams a job's failed and review rows over NATS; corrected and uploaded again as it is, the fixed rows are created", async () => {
-		const sender = newSender();
-		const token = await cluster.idp.tokenFor(sender, "merchant_ops");
-		const api = client(cluster.base, token);
-		const wh = await api.post("/v1/warehouses", warehouseBody());
-		assert.equal(wh.status, 201, JSON.stringify(wh.body));
+		const { token, api, warehouse_id } = await merchantWithWarehouse(cluster);
 		const ref = freshRef("FIX");
 		// 2,500 rows with a bad pincode (three export pages), one with a formula-looking name and a bad weight,
 		// one COD above its order value (review), two good rows
@@ -84,7 +76,7 @@ describe("integration: bulk upload streamed to intake over NATS, processed by it
 			}
 			return r.join(",");
 		});
-		const first = await uploadBulkCsv(cluster.base, token, wh.body.data.id, [lines[0], ...rows].join("\n"));
+		const first = await uploadBulkCsv(cluster.base, token, warehouse_id, [lines[0], ...rows].join("\n"));
 		assert.equal(first.status, "completed", JSON.stringify(first));
 		assert.deepEqual(
 			[first.counts.created, first.counts.failed, first.counts.in_review],
@@ -122,10 +114,8 @@ describe("integration: bulk upload streamed to intake over NATS, processed by it
 		const again = await uploadBulkCsv(
 			cluster.base,
 			token,
-			wh.body.data.id,
-			fixed
-				.map((rec) => rec.map((c) => (/[",\r\n]/.test(c) ? `"${c.replace(/"/g, '""')}"` : c)).join(","))
-				.join("\r\n"),
+			warehouse_id,
+			stringify(fixed, { record_delimiter: "windows" }),
 		);
 		assert.equal(again.status, "completed", JSON.stringify(again));
 		assert.deepEqual(

@@ -9,10 +9,9 @@
  */
 import { strict as assert } from "node:assert";
 import type { ServiceBroker } from "moleculer";
-import { newSender } from "../helpers/broker";
 import { useCluster } from "../helpers/cluster";
-import { bulkCsv, freshRef, orderBody, warehouseBody } from "../helpers/fixtures";
-import { client, uploadBulkCsv } from "../helpers/flow";
+import { bulkCsv, freshRef, orderBody } from "../helpers/fixtures";
+import { merchantWithWarehouse, uploadBulkCsv } from "../helpers/flow";
 import { eventually } from "../helpers/poll";
 
 /** NATS subjects a broker's transporter subscribes to (queue groups and its own). */
@@ -91,24 +90,20 @@ describe("integration: bulk worker deployment (INTAKE_BULK_WORKER off / only)", 
 
 	it("an upload stored by the API node is processed by the worker node, each order created once", async () => {
 		const [, api, worker] = cluster.brokers;
-		const sender = newSender();
-		const token = await cluster.idp.tokenFor(sender, "merchant_ops");
-		const http = client(cluster.base, token);
-		const wh = await http.post("/v1/warehouses", warehouseBody());
-		assert.equal(wh.status, 201, JSON.stringify(wh.body));
+		const { token, api: http, warehouse_id } = await merchantWithWarehouse(cluster);
 		const ref = freshRef("ROLE");
 		const N = 60;
 		// the API node runs no bulk worker (first test): a completed job was processed by the worker node
 		assert.equal(intakeOf(api).$workers?.length, 0);
 		assert.equal(intakeOf(worker).$workers?.length, 1);
-		const job = await uploadBulkCsv(cluster.base, token, wh.body.data.id, bulkCsv(ref, N));
+		const job = await uploadBulkCsv(cluster.base, token, warehouse_id, bulkCsv(ref, N));
 		assert.equal(job.status, "completed", JSON.stringify(job));
 		assert.equal(job.counts.created, N);
 		const found = await http.get(`/v1/orders?order_no=${ref}-7`);
 		assert.equal(found.body.data.length, 1);
 		// 20 order creations through the gateway: all answered (the worker node has no createOrder to take them)
 		for (let i = 0; i < 20; i++) {
-			const o = await http.post("/v1/intake/order", orderBody(wh.body.data.id, `${ref}-api-${i}`));
+			const o = await http.post("/v1/intake/order", orderBody(warehouse_id, `${ref}-api-${i}`));
 			assert.equal(o.status, 201, JSON.stringify(o.body));
 		}
 	});

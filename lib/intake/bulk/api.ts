@@ -9,6 +9,7 @@
 
 import { isUtf8 } from "node:buffer";
 import type { Readable } from "node:stream";
+import { stringify } from "csv-stringify/sync";
 import ExcelJS from "exceljs";
 import type { Sequelize } from "sequelize";
 import type {
@@ -335,18 +336,16 @@ export function parseJobRowsQuery(params: HttpParams, sender: number): JobRowsQu
 
 // --- templates ---
 
-/** RFC 4180 quoting of one CSV field. */
-function csvField(v: string): string {
-	return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
-}
-
-/** `template.csv`: UTF-8, CRLF lines, the header row and the example row. */
+/** `template.csv`: UTF-8, CRLF lines, the header row and the example row (csv-stringify, RFC 4180 quoting). */
 export function templateCsv(): Buffer {
-	const lines = [
-		TEMPLATE_HEADERS.join(","),
-		TEMPLATE_HEADERS.map((h) => csvField(TEMPLATE_EXAMPLE[h])).join(","),
-	];
-	return Buffer.from(`${lines.join("\r\n")}\r\n`, "utf8");
+	return Buffer.from(
+		stringify([TEMPLATE_HEADERS.map((h) => TEMPLATE_EXAMPLE[h])], {
+			header: true,
+			columns: [...TEMPLATE_HEADERS],
+			record_delimiter: "windows",
+		}),
+		"utf8",
+	);
 }
 
 /** `template.xlsx` (exceljs): first sheet "orders", the header row (bold) and the example row, every cell text. */

@@ -73,7 +73,6 @@ export function exportRecord(r: BulkRowDb): string[] {
 
 /** What {@link rowsExport} answers: the file name and the CSV as a byte stream. */
 export interface RowsExport {
-	job_id: number;
 	file_name: string;
 	stream: Readable;
 }
@@ -102,7 +101,6 @@ export async function rowsExport(db: Sequelize, sender: number, params: HttpPara
 		}
 	}
 	return {
-		job_id,
 		file_name: `bulk-${job_id}-rows.csv`,
 		stream: Readable.from(chunks(), { objectMode: false }),
 	};

@@ -42,6 +42,14 @@ function csvOf(rows: Row[], columns: readonly string[] = TEMPLATE_COLUMNS): Buff
 	return Buffer.from(`${lines.join("\r\n")}\r\n`);
 }
 
+/** A workbook whose first sheet "Orders" holds the template's header row. */
+function ordersWorkbook(): { wb: ExcelJS.Workbook; ws: ExcelJS.Worksheet } {
+	const wb = new ExcelJS.Workbook();
+	const ws = wb.addWorksheet("Orders");
+	ws.addRow([...TEMPLATE_COLUMNS]);
+	return { wb, ws };
+}
+
 /** `n` valid rows with distinct references. */
 function validRows(n: number, prefix = freshRef("BLK")): Row[] {
 	return Array.from({ length: n }, (_, i) => ({ customer_order_no: `${prefix}-${i + 1}` }));
@@ -336,9 +344,7 @@ describe("bulk processing", () => {
 		it("processes an XLSX file end to end (numbers and formulas as text)", async () => {
 			const { sender, pickup } = merchant();
 			const p = freshRef("X");
-			const wb = new ExcelJS.Workbook();
-			const ws = wb.addWorksheet("Orders");
-			ws.addRow([...TEMPLATE_COLUMNS]);
+			const { wb, ws } = ordersWorkbook();
 			for (let i = 1; i <= 30; i++)
 				ws.addRow(
 					TEMPLATE_COLUMNS.map((c) =>
@@ -376,9 +382,7 @@ describe("bulk processing", () => {
 		it("an XLSX's total is estimated before its first batch (progress while processing) and exact at the end", async () => {
 			const { sender, pickup } = merchant();
 			const p = freshRef("XE");
-			const wb = new ExcelJS.Workbook();
-			const ws = wb.addWorksheet("Orders");
-			ws.addRow([...TEMPLATE_COLUMNS]);
+			const { wb, ws } = ordersWorkbook();
 			for (let i = 1; i <= 600; i++)
 				ws.addRow(
 					TEMPLATE_COLUMNS.map((c) => (c === "customer_order_no" ? `${p}-${i}` : TEMPLATE_EXAMPLE[c])),
