@@ -550,6 +550,7 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 		assert.equal(r.status, 200, r.text);
 		assert.equal(r.headers.get("content-type"), "text/csv; charset=utf-8");
 		assert.equal(r.headers.get("content-disposition"), `attachment; filename="bulk-${job_id}-rows.csv"`);
+		assert.equal(r.headers.get("cache-control"), "private, no-store", "consignee data is never cached");
 		assert.deepEqual([...r.bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf], "UTF-8 byte-order mark");
 		assert.ok(r.text.includes("\r\n") && !/[^\r]\n/.test(r.text), "CRLF line ends only");
 		const records = parseCsv(r.bytes, { bom: true }) as string[][];
