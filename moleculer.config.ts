@@ -28,6 +28,7 @@
  *   with a transporter, else Redis Streams with `REDIS_URL`, else in process.
  */
 import type { Readable } from "node:stream";
+import { setFlagsFromString } from "node:v8";
 import {
 	type ActionEndpoint,
 	type BrokerOptions,
@@ -278,11 +279,39 @@ export function QueueGroupCalls(): Middleware {
 	return mw as unknown as Middleware;
 }
 
+let pretenuringOff = false;
+
+/**
+ * Turns off V8's allocation-site pretenuring for this process (once; every
+ * process that builds a broker: `npm start`, the pods, the tests and benches).
+ * V8 counts, per object-literal site, how many of its objects survive a
+ * scavenge; a site whose objects survive ≥ 85 % of the time is "tenured":
+ * from then on its objects are allocated in the old generation. A burst of
+ * concurrent calls (thousands in flight at once: a merchant's script, an
+ * import, a reconnect flush) makes the literals of the call path (Moleculer's
+ * and ours) survive, so they get tenured, and V8 reverts that only at a
+ * mark-compact that finds under 10 % of the old generation alive, which a
+ * long-running server may never do. After that every call allocates its
+ * literals in the old generation, each young object they point to (params,
+ * meta, answer, the HTTP request behind a gateway call) is live to every
+ * scavenge and promoted: ~4.5 MB per scavenge in test/integration/colocated.spec.ts
+ * after 5 × 5,000 concurrent calls, longer scavenges and more mark-compacts
+ * (docs/DECISIONS.md "Pretenuring after a burst"). A request server's objects
+ * die young; nothing here gains from the guess. `MSA_V8_PRETENURING=on` keeps
+ * V8's default (benchmark comparison).
+ */
+export function disablePretenuring(): void {
+	if (pretenuringOff || process.env.MSA_V8_PRETENURING === "on") return;
+	setFlagsFromString("--no-allocation-site-pretenuring");
+	pretenuringOff = true;
+}
+
 /** Builds broker options for this process. `nodeID` defaults to hostname-pid. */
 export default function brokerOptions(
 	cfg: RuntimeConfig = loadConfig(),
 	overrides: Partial<BrokerOptions> = {},
 ): BrokerOptions {
+	disablePretenuring();
 	return {
 		namespace: cfg.namespace,
 		nodeID: process.env.NODEID || undefined,

@@ -273,7 +273,8 @@ async function main(): Promise<void> {
 	} = await benchEnvironment({
 		INTAKE_BULK_BATCH: process.env.INTAKE_BULK_BATCH,
 	});
-	const common = { ...shared, TRANSPORTER: natsUrl };
+	// MSA_V8_PRETENURING=on: V8's default allocation-site pretenuring in every process (moleculer.config.ts)
+	const common = { ...shared, TRANSPORTER: natsUrl, MSA_V8_PRETENURING: process.env.MSA_V8_PRETENURING };
 	// intake as its two Deployments run it, with their manifests' environment (test/chaos/rss.ts
 	// manifestEnv): the bulk worker as k8s/base/intake-bulk.yaml says (INTAKE_BULK_WORKER=only, its
 	// NODE_OPTIONS unless BENCH_INTAKE_NODE_OPTIONS, DB_APPLICATION_NAME); the upload served by
