@@ -14,6 +14,8 @@ export interface PollOptions<T> {
 	every?: number;
 	/** when the probed value is good enough (default: truthy) */
 	ok?: (v: T) => boolean;
+	/** on timeout, what else the failure message shows (state behind the probe, for a rare failure) */
+	diagnose?: () => Promise<unknown>;
 }
 
 /**
@@ -24,13 +26,15 @@ export async function eventually<T>(
 	probe: () => Promise<T> | T,
 	opts: PollOptions<T> = {},
 ): Promise<NonNullable<T>> {
-	const { what = "condition", ms = 15_000, every = 50, ok = (v: T) => Boolean(v) } = opts;
+	const { what = "condition", ms = 15_000, every = 50, ok = (v: T) => Boolean(v), diagnose } = opts;
 	const end = Date.now() + ms;
 	for (;;) {
 		const v = await probe();
 		if (ok(v)) return v as NonNullable<T>;
-		if (Date.now() > end)
-			assert.fail(`timed out after ${ms} ms waiting for ${what}: last ${JSON.stringify(v)}`);
+		if (Date.now() > end) {
+			const more = diagnose ? `; ${JSON.stringify(await diagnose().catch((e: Error) => e.message))}` : "";
+			assert.fail(`timed out after ${ms} ms waiting for ${what}: last ${JSON.stringify(v)}${more}`);
+		}
 		await new Promise((r) => setTimeout(r, every));
 	}
 }

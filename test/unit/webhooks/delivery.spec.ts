@@ -22,6 +22,7 @@ import { eventually } from "../../helpers/poll";
 import {
 	callAs,
 	deliveriesOf,
+	deliveryStates,
 	freshNumber,
 	orderCouriers,
 	orderCreated,
@@ -102,6 +103,7 @@ describe("webhooks service: signed, durable, ordered delivery", function () {
 		const got = await eventually(() => rx.on("/batch"), {
 			what: "three deliveries",
 			ok: (x) => x.length === 3,
+			diagnose: () => deliveryStates(ep.id),
 		});
 		const bodies = got.map((r) => verify(ep.secret, r as never));
 		assert.deepEqual(

@@ -18,7 +18,9 @@ import {
 	type ShipmentStatusChanged,
 } from "../../../lib/contracts";
 import { getSequelize, select } from "../../../lib/db";
+import { getQueue } from "../../../lib/queue";
 import { loadServiceSchema } from "../../../lib/system";
+import { jobIdOf, WEBHOOK_QUEUE } from "../../../lib/webhooks/worker";
 import { callAsOn, testBrokerOptions } from "../../helpers/broker";
 import { useEnv } from "../../helpers/env";
 
@@ -214,6 +216,32 @@ export async function deliveriesOf(endpoint_id: number): Promise<any[]> {
 	return select(getSequelize(), "SELECT * FROM webhooks.deliveries WHERE endpoint_id = $1 ORDER BY id", [
 		endpoint_id,
 	]);
+}
+
+/**
+ * The deliveries of `endpoint_id` with their BullMQ job's state (`missing`
+ * when none): what a failure message shows when a delivery does not arrive.
+ */
+export async function deliveryStates(endpoint_id: number): Promise<unknown[]> {
+	const q = getQueue(WEBHOOK_QUEUE);
+	const out = [];
+	for (const d of await deliveriesOf(endpoint_id)) {
+		const job = await q.getJob(jobIdOf({ id: Number(d.id), gen: Number(d.gen) }));
+		const job_state = job ? await job.getState() : "missing";
+		const { id, event_id, status, gen, attempts, error, next_retry_at } = d;
+		out.push({
+			id,
+			event_id,
+			status,
+			gen,
+			attempts,
+			error,
+			next_retry_at,
+			job_state,
+			job_failed: job?.failedReason,
+		});
+	}
+	return out;
 }
 
 let ids = 900_000_000 + Math.floor(Math.random() * 1_000_000) * 10;
