@@ -6,8 +6,9 @@
  * background consumers (webhooks, booking, documents, ndr, simulator),
  * intake as msa-intake runs it (INTAKE_BULK_WORKER=off: takes the upload,
  * stores the file, answers the job's status) and the bulk worker as
- * msa-intake-bulk runs it (INTAKE_BULK_WORKER=only, the NODE_OPTIONS of
- * k8s/base/intake-bulk.yaml). All compiled, with the `start:prod` V8 flags.
+ * msa-intake-bulk runs it (INTAKE_BULK_WORKER=only, the NODE_OPTIONS and
+ * `args` of k8s/base/intake-bulk.yaml). All compiled, with the `start:prod`
+ * V8 flags (the worker: its manifest's command line).
  * For a ~25 MB CSV (~85,000 rows) and a ~25 MB XLSX: upload through
  * POST /v1/intake/bulk (multipart) to `completed` (polling
  * GET /v1/intake/jobs/{id}), with
@@ -75,7 +76,7 @@ import { Worker } from "node:worker_threads";
 import ExcelJS from "exceljs";
 import { Client as PgClient } from "pg";
 import { TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from "../lib/intake/bulk/columns";
-import { manifestEnv } from "../test/chaos/rss";
+import { manifestArgs, manifestEnv } from "../test/chaos/rss";
 import { warehouseBody } from "../test/helpers/fixtures";
 import { client } from "../test/helpers/flow";
 import { type StartedProcess, startProcess, waitReady } from "../test/helpers/processes";
@@ -311,7 +312,9 @@ async function main(): Promise<void> {
 		{ ...manifestEnv("intake"), ...common, NODEID: `bench-intake-${run}` },
 		{ compiled },
 	);
-	let worker: StartedProcess = startProcess(workerEnv, { compiled });
+	// the worker's command line as its Deployment gives it (k8s/base/intake-bulk.yaml `args`: its own semi-space)
+	const workerArgs = manifestArgs("intake-bulk");
+	let worker: StartedProcess = startProcess(workerEnv, { compiled, args: workerArgs });
 	// each process in a cgroup weighted by its Deployments' CPU requests, as kubelet places pods; the
 	// bench (the uploading merchant) and its probe thread (the other merchants) beside them (bench/pods.ts)
 	const pods = new Pods(run);
@@ -371,7 +374,7 @@ async function main(): Promise<void> {
 			const { bytes, rows } = await file.make();
 			// a fresh worker process per file: its peak RSS is this file's
 			await worker.stop();
-			worker = startProcess(workerEnv, { compiled });
+			worker = startProcess(workerEnv, { compiled, args: workerArgs });
 			pods.place("intake-bulk", worker.child.pid as number, bulkRequest);
 			await waitReady(base, [api, back, intake, worker], 90_000);
 			await sleep(1500);

@@ -48,6 +48,8 @@ export interface GroupSpec {
 	 * URLs, SERVICES, NODEID win): e.g. its manifest's (test/chaos/rss.ts manifestEnv)
 	 */
 	env?: Record<string, string>;
+	/** the command line replacing start:prod's when compiled (its manifest's `args`, test/chaos/rss.ts manifestArgs) */
+	args?: string[];
 }
 
 /** A process of the cluster (restartable under the same key and node id). */
@@ -61,6 +63,8 @@ export interface Member {
 	gateway: boolean;
 	/** run as production runs it (`start:prod`, compiled JavaScript in dist/) */
 	compiled?: boolean;
+	/** its group's command line instead of start:prod's ({@link GroupSpec.args}) */
+	args?: string[];
 }
 
 /** One HTTP request of the load. */
@@ -263,7 +267,7 @@ export class ChaosCluster {
 
 	/** Starts (or restarts) a member's process under the same key, node id and ports. */
 	spawn(m: Member): void {
-		m.proc = startProcess(m.env, { compiled: m.compiled });
+		m.proc = startProcess(m.env, { compiled: m.compiled, args: m.args });
 	}
 
 	/**
@@ -604,7 +608,8 @@ export async function startChaosCluster(opts: ClusterOptions): Promise<ChaosClus
 					env,
 					gateway,
 					compiled: opts.compiled,
-					proc: startProcess(env, { compiled: opts.compiled }),
+					args: g.args,
+					proc: startProcess(env, { compiled: opts.compiled, args: g.args }),
 					probe: `http://127.0.0.1:${gateway ? port : health}`,
 				};
 				c.members.set(key, m);

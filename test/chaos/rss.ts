@@ -75,6 +75,7 @@ interface DeploymentDoc {
 			spec?: {
 				containers?: {
 					env?: { name: string; value?: string; valueFrom?: unknown }[];
+					args?: unknown[];
 					resources?: {
 						requests?: { memory?: string | number; cpu?: string | number };
 						limits?: { memory?: string | number };
@@ -102,7 +103,7 @@ function deploymentOf(file: string): DeploymentDoc {
 export function deploymentGroups(): GroupSpec[] {
 	return DEPLOYMENTS.map((name) => {
 		const env = manifestEnv(name);
-		return { name, services: env.SERVICES ?? name, env };
+		return { name, services: env.SERVICES ?? name, env, args: manifestArgs(name) };
 	});
 }
 
@@ -120,6 +121,19 @@ export function manifestEnv(name: string): Record<string, string> {
 	for (const e of deploymentOf(file).spec?.template?.spec?.containers?.[0]?.env ?? [])
 		if (e.value !== undefined && e.name !== "PORT" && e.name !== "HEALTH_PORT") env[e.name] = String(e.value);
 	return env;
+}
+
+/**
+ * The `args` of the first container of Deployment `name`: the command line
+ * it runs instead of the image's CMD (tini, the ENTRYPOINT, stays PID 1),
+ * e.g. intake-bulk's `node --max-semi-space-size=4 dist/bin/start.js`;
+ * undefined when it runs the image's CMD or the file does not exist.
+ */
+export function manifestArgs(name: string): string[] | undefined {
+	const file = manifestPath(name);
+	if (!existsSync(file)) return undefined;
+	const args = deploymentOf(file).spec?.template?.spec?.containers?.[0]?.args;
+	return Array.isArray(args) ? args.map(String) : undefined;
 }
 
 /**

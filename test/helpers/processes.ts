@@ -37,15 +37,19 @@ function prodArgs(): string[] {
  * PATH/HOME); with `opts.compiled`, the command of package.json's
  * `start:prod` script (`node <V8 flags> dist/bin/start.js`; run `npm run
  * build` first): the compiled JavaScript production runs, with its flags and
- * without tsx's compiler in memory.
+ * without tsx's compiler in memory. `opts.args` (with `compiled`): the
+ * command line a Deployment gives instead of the image's CMD
+ * (test/chaos/rss.ts `manifestArgs`, e.g. intake-bulk's own semi-space), `node` first.
  */
 export function startProcess(
 	env: Record<string, string | undefined>,
-	opts: { compiled?: boolean } = {},
+	opts: { compiled?: boolean; args?: string[] } = {},
 ): StartedProcess {
 	const clean: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root" };
 	for (const [k, v] of Object.entries(env)) if (v !== undefined) clean[k] = v;
-	const args = opts.compiled ? prodArgs() : ["--require", "tsx/cjs", "bin/start.ts"];
+	if (opts.args && opts.args[0] !== "node")
+		throw new Error(`a command line starts with node: ${opts.args.join(" ")}`);
+	const args = opts.compiled ? (opts.args?.slice(1) ?? prodArgs()) : ["--require", "tsx/cjs", "bin/start.ts"];
 	const child = spawn(process.execPath, args, {
 		cwd: root,
 		env: clean,

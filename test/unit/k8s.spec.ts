@@ -20,6 +20,7 @@ interface Container {
 	name: string;
 	image: string;
 	command?: string[];
+	args?: string[];
 	env?: { name: string; value?: string }[];
 	envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
 	ports?: { name?: string; containerPort: number }[];
@@ -46,6 +47,10 @@ type Workload = K8sObject & {
 };
 
 /** Services that run as a Deployment in every cluster (simulator: dev only; devauth: never). */
+/** package.json (start:prod's command line, which a Deployment's `args` may only vary in its semi-space) */
+const pkg = JSON.parse(readFileSync(join(__dirname, "../../package.json"), "utf8")) as {
+	scripts: Record<string, string>;
+};
 const DEPLOYED = ALL_SERVICES.filter((s) => s !== "devauth" && s !== "simulator");
 const HPA_SERVICES = ["gateway", "rates", "booking", "documents", "intake-bulk"];
 /** Deployments that run a service in a role of its own: name → its service and the env that sets the role. */
@@ -265,6 +270,17 @@ describe("k8s manifests", () => {
 					for (const [k, v] of Object.entries(role?.env ?? {})) assert.equal(envOf(c, k), v, `${svc}: ${k}`);
 					assert.equal(t.metadata.labels["app.kubernetes.io/component"], role?.service ?? svc);
 					assert.ok(!c.command, `${svc}: runs the image's CMD (compiled start:prod), no command override`);
+					if (svc === "intake-bulk") {
+						// start:prod's command line with its own semi-space (its young generation was ~40 MB of its RSS)
+						const prod = (pkg.scripts["start:prod"] as string).trim().split(/\s+/);
+						const semi = (w: string) => w.startsWith("--max-semi-space-size=");
+						assert.deepEqual(
+							c.args?.filter((w) => !semi(w)),
+							prod.filter((w) => !semi(w)),
+							`${svc}: args`,
+						);
+						assert.ok(c.args?.includes("--max-semi-space-size=4"), `${svc}: args ${c.args}`);
+					} else assert.ok(!c.args, `${svc}: runs the image's CMD (compiled start:prod), no args override`);
 					const gw = svc === "gateway";
 					const portVar = gw ? "PORT" : "HEALTH_PORT";
 					const port = c.ports?.find((p) => p.name === (gw ? "http" : "health"));
