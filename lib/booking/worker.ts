@@ -172,7 +172,10 @@ export async function resolveUnsettled(deps: BookingDeps): Promise<number> {
 /**
  * Ends an unsettled attempt `a` (claimed by the sweeper) by what the courier
  * knows of our reference: booked → booked and charged (or, cancel requested,
- * the AWB cancelled at the courier and the attempt cancelled); cancelled or
+ * the AWB cancelled at the courier and the attempt cancelled); cancel
+ * requested and the AWB already cancelled at the courier (another pod's
+ * sweeper cancelled it, then lost the attempt to this claim) → cancelled with
+ * that AWB on record; cancelled or
  * unknown → failed "…could not be confirmed with the courier within
  * <BOOKING_UNSETTLED_MS>; no AWB was issued"; courier unreachable → failed,
  * marked ambiguous (a later attempt of the order looks it up again and
@@ -207,6 +210,14 @@ export async function confirmWithCourier(deps: BookingDeps, a: AttemptRow): Prom
 			await markBooked(deps.db, a, found.awb_number, found.routing_code, adapter.issuesOwnLabel),
 		);
 	}
+	// the courier issued an AWB and it is already cancelled there (another pod's sweeper cancelled it a moment
+	// ago, then lost the attempt to this claim): the AWB stays on record
+	if (found?.status === "cancelled" && a.cancel_requested_at)
+		return counted(
+			a,
+			"cancelled",
+			await markLateCancelled(deps.db, a, found.awb_number, alreadyCancelled(found)),
+		);
 	const reason = `${a.courier_name}: the booking could not be confirmed with the courier within ${within}; no AWB was issued`;
 	return counted(
 		a,
@@ -503,10 +514,18 @@ export async function settleCancelRequested(deps: BookingDeps, via: Caller, a: A
 	const adapter = await adapterOf(deps, via, a.logistic_id);
 	const found = adapter ? await adapter.lookupByReference(String(a.attempt_id)) : null;
 	if (adapter && found?.status === "booked") return cancelLate(deps, adapter, a, found.awb_number);
-	const ids = await markLateCancelled(deps.db, a, null, "cancelled before the courier issued an AWB");
+	const ids =
+		found?.status === "cancelled"
+			? await markLateCancelled(deps.db, a, found.awb_number, alreadyCancelled(found))
+			: await markLateCancelled(deps.db, a, null, "cancelled before the courier issued an AWB");
 	return ids
 		? { kind: "cancelled", attempt: a, outbox: ids }
 		: { kind: "lost", attempt: (await attemptById(deps.db, a.attempt_id)) ?? a };
+}
+
+/** The note of an attempt whose late AWB the courier reports already cancelled (`found.status` "cancelled"). */
+function alreadyCancelled(found: BookResult): string {
+	return `cancelled while booking: late AWB ${found.awb_number} already cancelled at the courier`;
 }
 
 /**

@@ -1,14 +1,58 @@
 /** Network helpers for tests and benchmarks. */
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 
-/** A TCP port on 127.0.0.1 that nobody listens on right now. */
-export function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
+/**
+ * The kernel's range of ephemeral ports (the source ports of outgoing
+ * connections), `/proc/sys/net/ipv4/ip_local_port_range`; Linux's default
+ * when unreadable.
+ */
+function ephemeralRange(): [number, number] {
+	try {
+		const [lo, hi] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8")
+			.trim()
+			.split(/\s+/)
+			.map(Number);
+		if (Number.isInteger(lo) && Number.isInteger(hi) && lo > 0 && hi >= lo) return [lo, hi];
+	} catch {
+		// not Linux: the default below
+	}
+	return [32768, 60999];
+}
+
+/** Ports this process has handed out (never twice). */
+const handedOut = new Set<number>();
+
+/** Whether 127.0.0.1:`port` can be listened on right now. */
+function canListen(port: number): Promise<boolean> {
+	return new Promise((resolve) => {
 		const s = createServer();
-		s.once("error", reject);
-		s.listen(0, "127.0.0.1", () => {
-			const port = (s.address() as { port: number }).port;
-			s.close(() => resolve(port));
-		});
+		s.once("error", () => resolve(false));
+		s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
 	});
+}
+
+/**
+ * A TCP port on 127.0.0.1 that nobody listens on right now, for a server
+ * started a little later (often by a child process). Chosen below the
+ * kernel's ephemeral range: a port the kernel handed out itself (`listen(0)`)
+ * is an ephemeral one, and an outgoing connection (PostgreSQL, Redis, NATS:
+ * a test opens hundreds) could take it as its source port before the server
+ * binds it (EADDRINUSE, seen in a CI run). Never the same port twice in a
+ * process.
+ * @throws Error when no port of 10000 … (ephemeral start − 1) is free after 200 tries
+ */
+export async function freePort(): Promise<number> {
+	const [ephemeralLo] = ephemeralRange();
+	const lo = 10_000;
+	const hi = Math.max(lo + 1000, ephemeralLo - 1);
+	for (let i = 0; i < 200; i++) {
+		const port = lo + Math.floor(Math.random() * (hi - lo));
+		if (handedOut.has(port)) continue;
+		if (await canListen(port)) {
+			handedOut.add(port);
+			return port;
+		}
+	}
+	throw new Error(`no free port in ${lo}-${hi}`);
 }

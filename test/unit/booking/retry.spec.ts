@@ -166,6 +166,26 @@ describe("booking: retry policy and settlement", function () {
 		assert.deepEqual([upd.state, upd.status, upd.awb_number], ["not_shipped", "cancelled", null]);
 	});
 
+	it("unsettled with a cancel requested and the AWB already cancelled at the courier (another sweeper's) → cancelled with that AWB on record", async () => {
+		const s = newSender();
+		const o = addOrder(s);
+		const id = await oldAttempt(o, 1, { cancel: true });
+		const awb = await bookAtCourier(o, 1, id);
+		// what a sweeper on another pod did before this one took the attempt over: the AWB cancelled there
+		await adapterFor(COURIERS.find((x) => x.logistic_id === 1)!).cancel(awb);
+		await age(id);
+		await broker().call("booking.sweep", {});
+		const a = await eventually(() => attempt(id), {
+			what: "settled",
+			ok: (r) => ["booked", "failed", "cancelled"].includes(r.state),
+		});
+		assert.deepEqual([a.state, a.awb_number], ["cancelled", awb]);
+		assert.match(a.last_error, /already cancelled at the courier/);
+		assert.deepEqual(await ledgerOf(id), []);
+		const upd = await settled(o.order_id);
+		assert.deepEqual([upd.state, upd.status, upd.awb_number], ["not_shipped", "cancelled", null]);
+	});
+
 	it("unsettled with a cancel requested and the courier unreachable → never closed: released and asked again, not cancelled blind", async () => {
 		const s = newSender();
 		const o = addOrder(s);
