@@ -279,10 +279,8 @@ export function QueueGroupCalls(): Middleware {
 	return mw as unknown as Middleware;
 }
 
-let pretenuringOff = false;
-
 /**
- * Turns off V8's allocation-site pretenuring for this process (once; every
+ * Turns off V8's allocation-site pretenuring for this process (idempotent; every
  * process that builds a broker: `npm start`, the pods, the tests and benches).
  * V8 counts, per object-literal site, how many of its objects survive a
  * scavenge; a site whose objects survive ≥ 85 % of the time is "tenured":
@@ -301,9 +299,7 @@ let pretenuringOff = false;
  * V8's default (benchmark comparison).
  */
 export function disablePretenuring(): void {
-	if (pretenuringOff || process.env.MSA_V8_PRETENURING === "on") return;
-	setFlagsFromString("--no-allocation-site-pretenuring");
-	pretenuringOff = true;
+	if (process.env.MSA_V8_PRETENURING !== "on") setFlagsFromString("--no-allocation-site-pretenuring");
 }
 
 /** Builds broker options for this process. `nodeID` defaults to hostname-pid. */

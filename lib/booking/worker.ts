@@ -199,25 +199,17 @@ export async function confirmWithCourier(deps: BookingDeps, a: AttemptRow): Prom
 			return counted(a, "failed", await markFailed(deps.db, a, reason, true, "courier_unreachable"));
 		}
 	}
+	if (a.cancel_requested_at && adapter) {
+		const out = await cancelFound(deps, adapter, a, found);
+		if (out) return out.kind === "lost" ? null : out.outbox;
+	}
 	if (found?.status === "booked" && adapter) {
-		if (a.cancel_requested_at) {
-			const out = await cancelLate(deps, adapter, a, found.awb_number);
-			return out.kind === "lost" ? null : out.outbox;
-		}
 		return counted(
 			a,
 			"booked",
 			await markBooked(deps.db, a, found.awb_number, found.routing_code, adapter.issuesOwnLabel),
 		);
 	}
-	// the courier issued an AWB and it is already cancelled there (another pod's sweeper cancelled it a moment
-	// ago, then lost the attempt to this claim): the AWB stays on record
-	if (found?.status === "cancelled" && a.cancel_requested_at)
-		return counted(
-			a,
-			"cancelled",
-			await markLateCancelled(deps.db, a, found.awb_number, alreadyCancelled(found)),
-		);
 	const reason = `${a.courier_name}: the booking could not be confirmed with the courier within ${within}; no AWB was issued`;
 	return counted(
 		a,
@@ -513,19 +505,44 @@ export async function endFailed(
 export async function settleCancelRequested(deps: BookingDeps, via: Caller, a: AttemptRow): Promise<Outcome> {
 	const adapter = await adapterOf(deps, via, a.logistic_id);
 	const found = adapter ? await adapter.lookupByReference(String(a.attempt_id)) : null;
-	if (adapter && found?.status === "booked") return cancelLate(deps, adapter, a, found.awb_number);
-	const ids =
-		found?.status === "cancelled"
-			? await markLateCancelled(deps.db, a, found.awb_number, alreadyCancelled(found))
-			: await markLateCancelled(deps.db, a, null, "cancelled before the courier issued an AWB");
+	const out = adapter ? await cancelFound(deps, adapter, a, found) : null;
+	return out ?? lateCancelled(deps, a, null, "cancelled before the courier issued an AWB");
+}
+
+/**
+ * Ends attempt `a`, whose cancel was requested, by what its courier reports
+ * of its reference (`found`): booked → the late AWB cancelled there
+ * ({@link cancelLate}); already cancelled there (another pod's sweeper
+ * cancelled it, then lost the attempt to this claim) → cancelled with that
+ * AWB on record. Null when the courier holds no AWB for it (the caller ends it).
+ */
+async function cancelFound(
+	deps: BookingDeps,
+	adapter: CourierAdapter,
+	a: AttemptRow,
+	found: BookResult | null,
+): Promise<Outcome | null> {
+	if (found?.status === "booked") return cancelLate(deps, adapter, a, found.awb_number);
+	if (found?.status !== "cancelled") return null;
+	const note = `cancelled while booking: late AWB ${found.awb_number} already cancelled at the courier`;
+	return lateCancelled(deps, a, found.awb_number, note);
+}
+
+/**
+ * claimed → cancelled with `awb` (null: none issued) and `note` on record
+ * (store `markLateCancelled`), counted in `msa_bookings_total` once; `lost`
+ * when the attempt is no longer ours.
+ */
+async function lateCancelled(
+	deps: BookingDeps,
+	a: AttemptRow,
+	awb: string | null,
+	note: string,
+): Promise<Outcome> {
+	const ids = counted(a, "cancelled", await markLateCancelled(deps.db, a, awb, note));
 	return ids
 		? { kind: "cancelled", attempt: a, outbox: ids }
 		: { kind: "lost", attempt: (await attemptById(deps.db, a.attempt_id)) ?? a };
-}
-
-/** The note of an attempt whose late AWB the courier reports already cancelled (`found.status` "cancelled"). */
-function alreadyCancelled(found: BookResult): string {
-	return `cancelled while booking: late AWB ${found.awb_number} already cancelled at the courier`;
 }
 
 /**
@@ -548,10 +565,7 @@ export async function cancelLate(
 		note = `cancelled while booking: late AWB ${awb} could not be cancelled at the courier: ${err.message}`;
 		deps.logger.error(`booking ${a.attempt_id}: ${note}`);
 	}
-	const ids = await markLateCancelled(deps.db, a, awb, note);
-	return ids
-		? { kind: "cancelled", attempt: a, outbox: ids }
-		: { kind: "lost", attempt: (await attemptById(deps.db, a.attempt_id)) ?? a };
+	return lateCancelled(deps, a, awb, note);
 }
 
 /** Books; an unknown pickup location is registered once, then the booking is retried. */

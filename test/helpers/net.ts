@@ -3,21 +3,18 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 
 /**
- * The kernel's range of ephemeral ports (the source ports of outgoing
- * connections), `/proc/sys/net/ipv4/ip_local_port_range`; Linux's default
- * when unreadable.
+ * The first of the kernel's ephemeral ports (the source ports of outgoing
+ * connections), from `/proc/sys/net/ipv4/ip_local_port_range`; Linux's
+ * default when unreadable.
  */
-function ephemeralRange(): [number, number] {
+function ephemeralStart(): number {
 	try {
-		const [lo, hi] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8")
-			.trim()
-			.split(/\s+/)
-			.map(Number);
-		if (Number.isInteger(lo) && Number.isInteger(hi) && lo > 0 && hi >= lo) return [lo, hi];
+		const lo = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
+		if (Number.isInteger(lo) && lo > 0) return lo;
 	} catch {
 		// not Linux: the default below
 	}
-	return [32768, 60999];
+	return 32768;
 }
 
 /** Ports this process has handed out (never twice). */
@@ -43,9 +40,8 @@ function canListen(port: number): Promise<boolean> {
  * @throws Error when no port of 10000 … (ephemeral start − 1) is free after 200 tries
  */
 export async function freePort(): Promise<number> {
-	const [ephemeralLo] = ephemeralRange();
 	const lo = 10_000;
-	const hi = Math.max(lo + 1000, ephemeralLo - 1);
+	const hi = Math.max(lo + 1000, ephemeralStart() - 1);
 	for (let i = 0; i < 200; i++) {
 		const port = lo + Math.floor(Math.random() * (hi - lo));
 		if (handedOut.has(port)) continue;
