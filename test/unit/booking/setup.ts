@@ -79,8 +79,17 @@ export function fakeCoverage(direction: "forward" | "reverse") {
 
 export const orders = new Map<number, OrderRecord>();
 export const warehouses = new Map<number, Warehouse>();
-/** Every booking update intake acknowledged. */
+/**
+ * Every booking update intake applied, once per `order_id:attempt_id:seq`
+ * (the real intake's idempotency key, lib/intake/store.ts): the relay may
+ * deliver a row twice by design (lib/booking/store leaseOutbox), and a test
+ * counting deliveries instead of updates failed in CI.
+ */
 export const updates: BookingUpdate[] = [];
+/** How many `applyBookingUpdate` deliveries were acknowledged, repeats included. */
+export const deliveries = { total: 0, repeated: 0 };
+/** The keys of {@link updates}. */
+const applied = new Set<string>();
 /** order_id → number of applyBookingUpdate calls to fail before acknowledging. */
 export const intakeFailures = new Map<number, number>();
 /** Every lane outcome the fake `rates.recordLaneOutcome` received (tracking: delivered / RTO delivered). */
@@ -121,6 +130,13 @@ const fakes: { name: string; actions: Record<string, (ctx: any) => unknown> }[] 
 					intakeFailures.set(u.order_id, left - 1);
 					throw new Error("intake is down");
 				}
+				deliveries.total++;
+				const key = `${u.order_id}:${u.attempt_id}:${u.seq}`;
+				if (applied.has(key)) {
+					deliveries.repeated++;
+					return { applied: false };
+				}
+				applied.add(key);
 				updates.push(structuredClone(u));
 				return { applied: true };
 			},
