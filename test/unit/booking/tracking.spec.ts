@@ -196,8 +196,9 @@ describe("booking: tracking pipeline (scans, fold, poller, webhook, sandbox even
 			broker().createService({
 				name: "tracking-listener",
 				events: {
+					// once per event_id, as every subscriber keeps it: the relay may publish a row twice
 					"shipment.status_changed"(ctx: { params: ShipmentStatusChanged }) {
-						changed.push(ctx.params);
+						if (!changed.some((e) => e.event_id === ctx.params.event_id)) changed.push(ctx.params);
 					},
 					"shipment.undelivered"(ctx: { params: ShipmentUndelivered }) {
 						undelivered.push(ctx.params);
