@@ -43,6 +43,7 @@ import { loadConfig, type RuntimeConfig } from "./lib/config";
 import { jsonFormatter, RequestContextMiddleware } from "./lib/logging";
 import { MetricsMiddleware, metricsOptions } from "./lib/metrics";
 import { pacedStream } from "./lib/paced-stream";
+import { RemoteCallDeadline } from "./lib/remote-deadline";
 
 /**
  * Timeout (ms) of a call whose action declares none: below the 5 s no caller
@@ -330,6 +331,8 @@ export default function brokerOptions(
 		},
 		metrics: metricsOptions(),
 		middlewares: [
+			// first: the innermost wrapper of a remote call, inside Moleculer's ContextTracker
+			RemoteCallDeadline,
 			RequestContextMiddleware,
 			MetricsMiddleware,
 			PermissionsMiddleware,
