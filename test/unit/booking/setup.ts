@@ -86,8 +86,6 @@ export const warehouses = new Map<number, Warehouse>();
  * counting deliveries instead of updates failed in CI.
  */
 export const updates: BookingUpdate[] = [];
-/** How many `applyBookingUpdate` deliveries were acknowledged, repeats included. */
-export const deliveries = { total: 0, repeated: 0 };
 /** The keys of {@link updates}. */
 const applied = new Set<string>();
 /** order_id → number of applyBookingUpdate calls to fail before acknowledging. */
@@ -130,12 +128,8 @@ const fakes: { name: string; actions: Record<string, (ctx: any) => unknown> }[] 
 					intakeFailures.set(u.order_id, left - 1);
 					throw new Error("intake is down");
 				}
-				deliveries.total++;
 				const key = `${u.order_id}:${u.attempt_id}:${u.seq}`;
-				if (applied.has(key)) {
-					deliveries.repeated++;
-					return { applied: false };
-				}
+				if (applied.has(key)) return { applied: false };
 				applied.add(key);
 				updates.push(structuredClone(u));
 				return { applied: true };
