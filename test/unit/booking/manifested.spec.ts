@@ -129,13 +129,21 @@ describe("booking: manifests (booking.markManifested) and the durable shipment.s
 		after(() => redis.quit());
 
 		/** The events of the channel's Redis stream for `order_ids`. */
+		/**
+		 * The stream's events of `order_ids`, each `event_id` once: the outbox may publish a row twice by
+		 * design (a request's own relay meeting a relay round), Redis Streams keep both, and every
+		 * subscriber keeps an event_id once.
+		 */
 		async function published(order_ids: number[]): Promise<ShipmentStatusChanged[]> {
 			const type = await redis.type(streamKey());
 			if (type !== "stream") return [];
 			const entries = await redis.xrange(streamKey(), "-", "+");
-			return entries
-				.map(([, fields]) => JSON.parse(fields[fields.indexOf("payload") + 1]) as ShipmentStatusChanged)
-				.filter((e) => order_ids.includes(e.order_id));
+			const byId = new Map<string, ShipmentStatusChanged>();
+			for (const [, fields] of entries) {
+				const e = JSON.parse(fields[fields.indexOf("payload") + 1]) as ShipmentStatusChanged;
+				if (order_ids.includes(e.order_id) && !byId.has(e.event_id)) byId.set(e.event_id, e);
+			}
+			return [...byId.values()];
 		}
 
 		it("the booking broker publishes on Redis Streams", () => {
