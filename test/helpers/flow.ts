@@ -156,12 +156,6 @@ export async function typicalFlow(
 }
 
 /**
- * Uploads `csv` as a bulk order file (POST /v1/intake/bulk, multipart, issue
- * 10) for warehouse `sender_address_id`, asserts 202 `{job_id, status:"queued"}`
- * and polls GET /v1/intake/jobs/{id} until the job is completed or failed;
- * answers the job object.
- */
-/**
  * A new merchant of `cluster` (role `merchant_ops`) with its client and a fresh warehouse (201 asserted):
  * the start of every bulk flow.
  */
@@ -177,6 +171,12 @@ export async function merchantWithWarehouse(cluster: {
 	return { sender, token, api, warehouse_id: wh.body.data.id };
 }
 
+/**
+ * Uploads `csv` as a bulk order file (POST /v1/intake/bulk, multipart, issue
+ * 10) for warehouse `sender_address_id`, asserts 202 `{job_id, status:"queued"}`
+ * and polls GET /v1/intake/jobs/{id} until the job is completed or failed;
+ * answers the job object.
+ */
 export async function uploadBulkCsv(
 	base: string,
 	token: string,

@@ -31,3 +31,26 @@ export async function promotedPerScavenge(fn: () => Promise<void>): Promise<numb
 export function median(xs: number[]): number {
 	return [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? Number.NaN;
 }
+
+/**
+ * A burst of calls in flight at once: `rounds` rounds of `perRound`
+ * concurrent `call()`s, the answers of the last four rounds held meanwhile
+ * (as overlapping requests' are under load), then released. Enough to make
+ * V8's allocation-site pretenuring tenure the call path's literals
+ * (moleculer.config.ts `disablePretenuring`). Answers how many answers were
+ * held at the end, before the release (4 × `perRound` for 5 rounds).
+ */
+export async function burstInFlight(
+	call: () => Promise<unknown>,
+	rounds = 5,
+	perRound = 5000,
+): Promise<number> {
+	const held: unknown[][] = [];
+	for (let round = 0; round < rounds; round++) {
+		held.push(await Promise.all(Array.from({ length: perRound }, call)));
+		if (held.length > 4) held.shift();
+	}
+	const n = held.flat().length;
+	held.length = 0;
+	return n;
+}

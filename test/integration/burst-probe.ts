@@ -13,7 +13,7 @@
 import { userFor } from "../../lib/auth";
 import { closeAllPools } from "../../lib/db";
 import { newSender, startBroker } from "../helpers/broker";
-import { promotedPerScavenge } from "../helpers/gc";
+import { burstInFlight, promotedPerScavenge } from "../helpers/gc";
 
 async function main(): Promise<void> {
 	const broker = await startBroker(["pincode"], { nats: true, nodeID: `burst-probe-${process.pid}` });
@@ -21,12 +21,8 @@ async function main(): Promise<void> {
 		const meta = { user: userFor(newSender()) };
 		const lookup = () =>
 			broker.call("pincode.lookup", { pincode: "560001" }, { meta }) as Promise<{ state: string }>;
-		const held: unknown[][] = [];
-		for (let round = 0; round < 5; round++) {
-			held.push(await Promise.all(Array.from({ length: 5000 }, lookup)));
-			if (held.length > 4) held.shift();
-		}
-		held.length = 0;
+		const held = await burstInFlight(lookup);
+		if (held !== 20_000) throw new Error(`the burst held ${held} answers`);
 		const promoted = await promotedPerScavenge(async () => {
 			for (let i = 0; i < 60_000; i++) {
 				const a = await lookup();

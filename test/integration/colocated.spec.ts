@@ -15,7 +15,7 @@ import { newSender } from "../helpers/broker";
 import { useCluster } from "../helpers/cluster";
 import { warehouseBody } from "../helpers/fixtures";
 import { client, typicalFlow } from "../helpers/flow";
-import { median, promotedPerScavenge } from "../helpers/gc";
+import { burstInFlight, median, promotedPerScavenge } from "../helpers/gc";
 
 /** Names of the actions `broker` sends as NATS requests while `fn` runs. */
 async function natsRequests(broker: ServiceBroker, fn: () => Promise<void>): Promise<string[]> {
@@ -104,16 +104,10 @@ describe("integration: co-located services with a transporter", function () {
 		// tenures them depends on what earlier tests made of those sites; the next test runs it in a fresh
 		// process, where it does.
 		// The answers of the last four rounds are held meanwhile, as overlapping requests' are under load.
-		const held: unknown[][] = [];
-		for (let round = 0; round < 5; round++) {
-			const burst = Array.from({ length: 5000 }, () =>
-				core.call("pincode.lookup", { pincode: "560001" }, { meta }),
-			);
-			held.push(await Promise.all(burst));
-			if (held.length > 4) held.shift();
-		}
-		assert.equal(held.flat().length, 20_000);
-		held.length = 0;
+		assert.equal(
+			await burstInFlight(() => core.call("pincode.lookup", { pincode: "560001" }, { meta })),
+			20_000,
+		);
 		const moved = await promotedPerScavenge(async () => {
 			for (let i = 0; i < 60_000; i++) await call();
 		});

@@ -46,11 +46,11 @@ type Workload = K8sObject & {
 	spec: { replicas?: number; selector: { matchLabels: Record<string, string> }; template: PodTemplate };
 };
 
-/** Services that run as a Deployment in every cluster (simulator: dev only; devauth: never). */
 /** package.json (start:prod's command line, which a Deployment's `args` may only vary in its semi-space) */
 const pkg = JSON.parse(readFileSync(join(__dirname, "../../package.json"), "utf8")) as {
 	scripts: Record<string, string>;
 };
+/** Services that run as a Deployment in every cluster (simulator: dev only; devauth: never). */
 const DEPLOYED = ALL_SERVICES.filter((s) => s !== "devauth" && s !== "simulator");
 const HPA_SERVICES = ["gateway", "rates", "booking", "documents", "intake-bulk"];
 /** Deployments that run a service in a role of its own: name → its service and the env that sets the role. */
