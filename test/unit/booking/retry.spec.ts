@@ -14,6 +14,7 @@ import { adapterFor, PickupLocationUnknown, pickupLocationOf } from "../../../li
 import { exec, getSequelize } from "../../../lib/db";
 import { getQueue } from "../../../lib/queue";
 import { newSender } from "../../helpers/broker";
+import { freePort } from "../../helpers/net";
 import { eventually } from "../../helpers/poll";
 import {
 	addOrder,
@@ -91,7 +92,19 @@ async function attempt(id: number): Promise<any> {
 
 describe("booking: retry policy and settlement", function () {
 	this.timeout(40_000);
+	// metrics on, on a port of their own (off in test brokers): settlements are counted in msa_bookings_total
+	const savedPort = process.env.METRICS_PORT;
+	before(async () => {
+		process.env.METRICS_PORT = String(await freePort());
+	});
+	after(() => {
+		if (savedPort === undefined) delete process.env.METRICS_PORT;
+		else process.env.METRICS_PORT = savedPort;
+	});
 	const broker = useBookingBroker();
+	/** msa_bookings_total of `courier` (its name) and `outcome` on the booking broker. */
+	const bookingsTotal = (courier: string, outcome: string): number =>
+		Number(broker().metrics.getMetric("msa_bookings_total")?.get({ courier, outcome })?.value ?? 0);
 
 	it("jobs retry with exponential backoff and jitter, bounded attempts", async () => {
 		const s = newSender();
@@ -172,7 +185,9 @@ describe("booking: retry policy and settlement", function () {
 		const id = await oldAttempt(o, 1, { cancel: true });
 		const awb = await bookAtCourier(o, 1, id);
 		// what a sweeper on another pod did before this one took the attempt over: the AWB cancelled there
-		await adapterFor(COURIERS.find((x) => x.logistic_id === 1)!).cancel(awb);
+		const courier = COURIERS.find((x) => x.logistic_id === 1)!;
+		await adapterFor(courier).cancel(awb);
+		const cancelledBefore = bookingsTotal(courier.logistic_name, "cancelled");
 		await age(id);
 		await broker().call("booking.sweep", {});
 		const a = await eventually(() => attempt(id), {
@@ -181,6 +196,11 @@ describe("booking: retry policy and settlement", function () {
 		});
 		assert.deepEqual([a.state, a.awb_number], ["cancelled", awb]);
 		assert.match(a.last_error, /already cancelled at the courier/);
+		assert.equal(
+			bookingsTotal(a.courier_name, "cancelled"),
+			cancelledBefore + 1,
+			"counted once as cancelled",
+		);
 		assert.deepEqual(await ledgerOf(id), []);
 		const upd = await settled(o.order_id);
 		assert.deepEqual([upd.state, upd.status, upd.awb_number], ["not_shipped", "cancelled", null]);
