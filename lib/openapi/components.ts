@@ -194,6 +194,15 @@ export function header(
 	return { description, required, schema: schema as OpenAPIV3_1.HeaderObject["schema"] };
 }
 
+/**
+ * Schema of a path id the spec types as an integer (spec §4 tables: `orderId`,
+ * order, job, warehouse and NDR `id`; ours too: webhook endpoint, sandbox scan
+ * `order_id`): a positive integer, at most 2^53 − 1.
+ * On the wire it is the decimal digits (no sign, no leading zero); a generated
+ * client passes the `order_id` (number) it was given as it is.
+ */
+export const ID_PATH_SCHEMA: JsonSchema = { type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
+
 /** A path parameter. */
 export function pathParam(
 	name: string,

@@ -12,7 +12,7 @@
  */
 import { MAX_BULK_LABELS } from "../../documents/bulk";
 import { LINK_TAG_LENGTH } from "../../documents/link";
-import { errors, json, pathParam, ref } from "../components";
+import { errors, ID_PATH_SCHEMA, json, pathParam, ref } from "../components";
 import type { AreaPaths, JsonSchema, Operation, Response } from "../types";
 import { BEARER, bearerResponses, idInput } from "./shipping";
 
@@ -107,9 +107,7 @@ const label: Operation = {
 		"Spec §4.4: the 4 × 6 inch label PDF of one of the caller's booked orders, or the courier's own captured file when the courier issues its labels (its media type). Every download stamps `label_downloaded_at`. Any authenticated role.",
 	tags: ["documents"],
 	security: BEARER,
-	parameters: [
-		pathParam("orderId", "the order id, a positive integer", { type: "string", pattern: "^[1-9][0-9]*$" }),
-	],
+	parameters: [pathParam("orderId", "the order id, a positive integer", ID_PATH_SCHEMA)],
 	responses: bearerResponses(
 		{
 			"200": labelFile("The label.", {

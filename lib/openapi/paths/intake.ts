@@ -50,7 +50,7 @@ import {
 	reverseSchema,
 } from "../../intake/validation";
 import { BUCKETS, SHIPMENT_STATUSES } from "../../shipment-status";
-import { authErrors, errors, json, pathParam, queryParam } from "../components";
+import { authErrors, errors, ID_PATH_SCHEMA, json, pathParam, queryParam } from "../components";
 import { fromValidator } from "../schema";
 import type { AreaPaths, JsonSchema, Operation, Parameter, Response } from "../types";
 
@@ -136,14 +136,14 @@ const page = (description: string, row: Schema, max: number, def: number): Schem
 const orderIdParam: Parameter = pathParam(
 	"id",
 	'The order\'s `order_id` (spec §4.3): a positive integer written in digits (no sign, no leading zero, ≤ 2^53 − 1). Anything else is 400 `validation_failed` with `field: "id"`.',
-	{ type: "string", pattern: "^[1-9][0-9]*$" },
+	ID_PATH_SCHEMA,
 );
 
 /** Path `id` of a bulk job. */
 const jobIdParam: Parameter = pathParam(
 	"id",
 	"The bulk job's `job_id` (spec §4.1): a positive integer. Anything else answers the same 404 `not found` as a missing job.",
-	{ type: "string" },
+	ID_PATH_SCHEMA,
 );
 
 /** `cursor` of a list. */

@@ -13,7 +13,7 @@ import { CURSOR_UNRECOGNISED } from "../../cursor";
 import { INVALID_NDR_ACT_MESSAGE } from "../../ndr/act-input";
 import { COMMENT_MAX, NDR_DEFAULT_LIMIT, NDR_MAX_LIMIT } from "../../ndr/list";
 import { NDR_REASONS } from "../../ndr/reasons";
-import { json, pathParam, queryParam } from "../components";
+import { ID_PATH_SCHEMA, json, pathParam, queryParam } from "../components";
 import type { AreaPaths, JsonSchema, Operation } from "../types";
 import {
 	BEARER,
@@ -338,9 +338,7 @@ const comment: Operation = {
 	description: `Spec §4.6, §7, §8: adds a comment to the order's newest NDR case (open or closed). Capability \`ndr.act\` and a write: merchant_finance, merchant_support (which holds \`ndr.act\`) and merchant_staff all get 403 \`Read-only role\`. Input validated by hand (lib/ndr/list.ts \`parseComment\`, \`parseNdrOrderId\`).`,
 	tags: ["ndr"],
 	security: BEARER,
-	parameters: [
-		pathParam("id", "the order id, a positive integer", { type: "string", pattern: "^[1-9][0-9]*$" }),
-	],
+	parameters: [pathParam("id", "the order id, a positive integer", ID_PATH_SCHEMA)],
 	requestBody: {
 		required: true,
 		content: {

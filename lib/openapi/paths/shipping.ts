@@ -20,7 +20,7 @@ import { WALLET_DEFAULT_LIMIT, WALLET_MAX_LIMIT } from "../../booking/wallet";
 import { CURSOR_UNRECOGNISED } from "../../cursor";
 import { DIRECTION, LANE_RULES, REQUIRED_MESSAGE, RUPEES } from "../../rates/params";
 import { SHIPMENT_STATUSES } from "../../shipment-status";
-import { errors, json, pathParam, queryParam, ref } from "../components";
+import { errors, ID_PATH_SCHEMA, json, pathParam, queryParam, ref } from "../components";
 import { fromValidator } from "../schema";
 import type { AreaPaths, JsonSchema, Operation, Parameter, Response } from "../types";
 
@@ -950,10 +950,7 @@ const tracking: Operation = {
 	tags: ["shipping"],
 	security: BEARER,
 	parameters: [
-		pathParam("id", "the order id (`order_id`), a positive integer", {
-			type: "string",
-			pattern: "^[1-9][0-9]*$",
-		}),
+		pathParam("id", "the order id (`order_id`), a positive integer", ID_PATH_SCHEMA),
 		queryParam(
 			"scan_limit",
 			`most scans answered, integer 1–${SCAN_LIMIT_MAX}, default ${SCAN_LIMIT_DEFAULT}`,
@@ -977,9 +974,7 @@ const sandboxEvent: Operation = {
 		'ARCHITECTURE §4; docs/DECISIONS.md "Shipment status and tracking": only with `SANDBOX=1` (otherwise 404 as an unknown route). The sandbox courier emits the scan for the order\'s AWB, booking polls it back and folds it at once, and the answer carries the folded status. Read-only roles are refused.',
 	tags: ["shipping"],
 	security: BEARER,
-	parameters: [
-		pathParam("order_id", "the order id, a positive integer", { type: "string", pattern: "^[1-9][0-9]*$" }),
-	],
+	parameters: [pathParam("order_id", "the order id, a positive integer", ID_PATH_SCHEMA)],
 	requestBody: { required: true, content: { "application/json": { schema: SANDBOX_EVENT_BODY } } },
 	responses: bearerResponses(
 		{ "200": json("The scan emitted and the status it folded into.", SANDBOX_EVENT_ANSWER) },

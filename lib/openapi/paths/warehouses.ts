@@ -19,7 +19,7 @@ import {
 	RETURN_REQUIRED,
 	ruleFor,
 } from "../../warehouses/validation";
-import { json, pathParam, queryParam } from "../components";
+import { ID_PATH_SCHEMA, json, pathParam, queryParam } from "../components";
 import { fromValidator } from "../schema";
 import type { AreaPaths, JsonSchema, Operation } from "../types";
 import { BEARER, bearerResponses, errorWith, int, nullableStr, str, utc } from "./shipping";
@@ -219,7 +219,7 @@ const WAREHOUSE_ROW: JsonSchema = {
 const ID_PARAM = pathParam(
 	"id",
 	"the warehouse id; anything but a positive integer answers 404 `not_found` (as a missing one)",
-	{ type: "string" },
+	ID_PATH_SCHEMA,
 );
 
 const list: Operation = {

@@ -14,7 +14,7 @@ import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_TYPE } from "../../contracts/webhooks
 import { CURSOR_UNRECOGNISED } from "../../cursor";
 import { MAX_DESCRIPTION } from "../../webhooks/api";
 import { MAX_URL_LENGTH } from "../../webhooks/ssrf";
-import { json, pathParam, queryParam } from "../components";
+import { ID_PATH_SCHEMA, json, pathParam, queryParam } from "../components";
 import type { AreaPaths, JsonSchema, Operation } from "../types";
 import { BEARER, bearerResponses, int, nullableStr, PAGINATION, str, utc } from "./shipping";
 
@@ -29,9 +29,7 @@ const EVENT_TYPE: JsonSchema = {
 const ID_PARAM = pathParam(
 	"id",
 	"the endpoint id, a positive integer (anything else is 404 `webhook_not_found`)",
-	{
-		type: "string",
-	},
+	ID_PATH_SCHEMA,
 );
 
 const URL_INPUT: JsonSchema = {
