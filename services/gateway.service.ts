@@ -10,7 +10,7 @@
  * | GET    /v1/shipping/serviceable        | rates.serviceable    | bearer |
  * | POST   /v1/intake/order                | intake.createOrder   | bearer |
  * | POST   /v1/intake/reverse              | intake.createReverse | bearer |
- * | POST   /v1/intake/bulk                 | intake.bulkUpload    | bearer, multipart (route `upload`, 25 MB file cut while streaming → 413 `file_too_large`) |
+ * | POST   /v1/intake/bulk                 | intake.bulkUpload    | bearer, multipart (route `upload`: the raw body streamed to intake, which parses it; lib/gateway/upload.ts) |
  * | GET    /v1/intake/bulk/template.:format, /v1/intake/jobs[/:id[/review[/:row/:decision]]] | intake.bulk* | bearer |
  * | GET    /v1/orders/status               | intake.status        | bearer |
  * | POST   /v1/shipping/book               | booking.book         | bearer |
@@ -119,7 +119,7 @@ import ApiGateway from "moleculer-web";
 import { type ActionAccess, type AuthUser, checkAccess, createVerifier, invalidToken } from "../lib/auth";
 import { loadConfig } from "../lib/config";
 import type { CallMeta } from "../lib/contracts";
-import { ApiError, apiError } from "../lib/errors";
+import { ApiError } from "../lib/errors";
 import { answerFor, GatewayError } from "../lib/gateway/errors";
 import { accessLogLine, isLabelLinkPath, parseQuery, pathOf, requestIdOf } from "../lib/gateway/http";
 import { verifyJsonDepth } from "../lib/gateway/json-limits";
@@ -136,7 +136,7 @@ import {
 	WEBHOOK_ALIASES,
 } from "../lib/gateway/routes";
 import { bearerToken, cachedVerifier } from "../lib/gateway/tokens";
-import { BULK_MAX_BYTES, fileTooLarge } from "../lib/intake/bulk/api";
+import { uploadParams } from "../lib/gateway/upload";
 import { DOCS_HANDLERS, type DocsHandler, documentBytes } from "../lib/openapi/serve";
 import { defineService, type Mixin } from "../lib/service";
 import { transporterLinkUp } from "../moleculer.config";
@@ -174,7 +174,8 @@ interface RouteOptions {
 	aliases: Record<
 		string,
 		| string
-		| { type: "multipart"; action: string; busboyConfig?: Record<string, unknown> }
+		/** `stream`: the raw request body is the action's `ctx.stream` (the bulk upload) */
+		| { type: "stream"; action: string }
 		/** function alias (the `docs` route): answers itself or calls `next(err)` */
 		| DocsHandler
 	>;
@@ -335,32 +336,6 @@ function webhookParams(_ctx: Context, _route: unknown, req: GwRequest): void {
 	}
 	req.$params = { courier: String(path?.courier ?? ""), body: raw.toString("base64"), headers };
 }
-
-/**
- * The bulk upload's multipart errors in the §2.11 envelope: busboy's size cut
- * (moleculer-web PayloadTooLarge, 413) → 413 `file_too_large`; a body that is
- * not multipart/form-data, a malformed form or no file part → 400
- * `invalid_multipart`. Contract errors of the action pass unchanged.
- */
-function bulkUploadError(err: unknown): unknown {
-	if (err instanceof ApiError) return err;
-	const e = err as { code?: unknown; message?: unknown } | null;
-	if (e?.code === 413) return fileTooLarge();
-	const msg = typeof e?.message === "string" ? e.message : "";
-	if (/content.type|multipart|boundary|File missing|Unexpected end of form|Malformed/i.test(msg)) {
-		return apiError(
-			400,
-			"invalid_multipart",
-			`Expected a multipart/form-data body with an import_file part (${msg})`,
-		);
-	}
-	return err;
-}
-
-/** busboy limits of the upload route: one file of at most 25 MB, a few small fields. */
-const BULK_BUSBOY = {
-	limits: { files: 1, fileSize: BULK_MAX_BYTES, fields: 10, fieldSize: 1024, parts: 12 },
-};
 
 /**
  * True when the broker's logger writes info lines: it is on, and its level
@@ -577,7 +552,6 @@ export default defineService<GatewayVars>()({
 					err = new GatewayError(405, "method_not_allowed", `Method ${req.method} is not allowed on ${path}`);
 				}
 			}
-			if (path === BULK_UPLOAD_PATH) err = bulkUploadError(err);
 			const answer = answerFor(err, path, requestId, req.$action?.name);
 			if (answer.log) {
 				const e = err as Error | undefined;
@@ -822,17 +796,19 @@ export default defineService<GatewayVars>()({
 			path: "/",
 			aliases: {
 				[`POST ${BULK_UPLOAD_PATH}`]: {
-					type: "multipart",
+					type: "stream",
 					action: BULK_UPLOAD_ALIASES[`POST ${BULK_UPLOAD_PATH}`],
-					busboyConfig: BULK_BUSBOY,
 				},
 			},
 			mappingPolicy: "restrict",
 			pathToRegexpOptions: ROUTE_MATCHING,
 			authentication: true,
 			authorization: true,
-			// multipart only: busboy parses the stream (lib/intake/bulk/api.ts reads the file part)
+			// the raw multipart body is streamed to intake, which parses it (parts in any order, issue 25);
+			// params are `{query, content_type}` only (lib/gateway/upload.ts)
+			mergeParams: false,
 			bodyParsers: false,
+			onBeforeCall: uploadParams,
 			logging: false,
 		});
 		this.addRoute({

@@ -242,7 +242,7 @@ export default defineService<IntakeVars>()({
 		 * @throws ApiError 400 `invalid_pickup_address` naming the first bad field
 		 */
 		async assertOwnWarehouses(
-			ctx: Context<HttpParams, CallMeta>,
+			ctx: Context<unknown, CallMeta>,
 			sender: number,
 			refs: OrderInput["warehouse_refs"],
 		): Promise<void> {
@@ -767,21 +767,28 @@ export default defineService<IntakeVars>()({
 
 		/**
 		 * POST /v1/intake/bulk — multipart upload of a CSV or XLSX of orders (spec
-		 * §2.3, §4.1, §7; issue 10). The gateway's multipart route streams the
-		 * `import_file` part as `ctx.stream` (cut at 25 MB → 413 `file_too_large`)
-		 * with the form fields sent BEFORE it (and the query) in params:
-		 * `sender_address_id` (the pickup warehouse of every row), `$filename`,
-		 * `$mimetype`.
+		 * §2.3, §4.1, §7; issue 10, issue 25). The gateway's upload route hands
+		 * the RAW multipart body over as `ctx.stream` (over NATS in chunks) with
+		 * params `{query, content_type}` (lib/contracts/intake.ts
+		 * BulkUploadParams); the form is parsed here (lib/intake/bulk/multipart.ts),
+		 * so `sender_address_id` (form field, before or after the file, or
+		 * `?sender_address_id=`) and `import_file` may come in any order.
 		 *
-		 * Answers (checks in this order): 400 `sender_address_id (pickup
-		 * warehouse) required`; 400 `import_file_required`; 415
-		 * `unsupported_file_type` (not .csv / .xlsx); 400 `file_type_mismatch`
-		 * (name and content type disagree); 400 `invalid_pickup_address` (not one
-		 * of the caller's active warehouses, `warehouses.resolve`); 413
-		 * `file_too_large`; 400 `empty_file`; 400 `file_refused` (an XLSX past a
-		 * zip bound: entries, sizes, ratio, shared strings, or local headers that
-		 * disagree with its central directory); 400 `file_content_mismatch` (bytes
-		 * not a zip holding an XLSX workbook / not UTF-8 text without NUL).
+		 * Answers: 413 `file_too_large` as soon as the file passes 25 MB; 400
+		 * `invalid_multipart` (not multipart/form-data, malformed, cut short,
+		 * more than one file or too many parts / fields); then, once the body
+		 * has ended, in this order: 400 `validation_failed` (a control character
+		 * in a field name or value, the file name or its content type); 400
+		 * `ambiguous_parameter` (`sender_address_id` in query and form, or twice
+		 * in the form); 400 `sender_address_id (pickup warehouse) required`; 400
+		 * `import_file_required`; 415 `unsupported_file_type` (not .csv /
+		 * .xlsx); 400 `file_type_mismatch` (name and content type disagree); 400
+		 * `invalid_pickup_address` (not one of the caller's active warehouses,
+		 * `warehouses.resolve`); 400 `empty_file`; 400 `file_refused` (an XLSX
+		 * past a zip bound: entries, sizes, ratio, shared strings, or local
+		 * headers that disagree with its central directory); 400
+		 * `file_content_mismatch` (bytes not a zip holding an XLSX workbook / not
+		 * UTF-8 text without NUL). Nothing is stored before every check passed.
 		 * 202 `{job_id, status:"queued"}` once the job row and the file's bytes
 		 * are committed (one transaction) and the BullMQ job `bulk-<id>` is added
 		 * to `intake-bulk`. Read-only roles 403 `Read-only role`; roles without
@@ -795,7 +802,8 @@ export default defineService<IntakeVars>()({
 				const sender = senderOf(ctx);
 				const res = await uploadBulk({
 					sender_id: sender,
-					params: ctx.params ?? {},
+					query: ctx.params?.query ?? {},
+					content_type: ctx.params?.content_type ?? "",
 					stream: (ctx.stream as Readable | null) ?? null,
 					assertWarehouse: (id) =>
 						this.assertOwnWarehouses(ctx, sender, [{ field: "sender_address_id", id }]),

@@ -257,8 +257,8 @@ export interface IntakeActions {
 	/** POST /v1/orders/{id}/hide (§3, §4.3): hides the order from every list and count. */
 	"intake.hideOrder": { params: HttpParams; result: HideOrderResult };
 	// bulk upload (issue 10; docs/DECISIONS.md "Bulk upload")
-	/** POST /v1/intake/bulk (§2.3, §4.1): multipart upload; the file arrives as `ctx.stream`. 202. */
-	"intake.bulkUpload": { params: HttpParams; result: BulkUploadResult };
+	/** POST /v1/intake/bulk (§2.3, §4.1): the raw multipart body arrives as `ctx.stream`. 202. */
+	"intake.bulkUpload": { params: BulkUploadParams; result: BulkUploadResult };
 	/** GET /v1/intake/jobs (§4.1): the caller's bulk jobs, newest first, cursor-paged. */
 	"intake.bulkJobs": { params: HttpParams; result: CursorPage<BulkJobSummary> };
 	/** GET /v1/intake/jobs/{id} (§4.1): the job object with a cursor-paged page of its per-row outcomes. */
@@ -293,6 +293,18 @@ export interface BulkRowError {
 	column: string | null;
 	field: string;
 	message: string;
+}
+
+/**
+ * Params of `intake.bulkUpload` (set by the gateway's upload route, never by
+ * the client; issue 25): the request's query string and its `Content-Type`
+ * header; the multipart body itself is `ctx.stream`.
+ */
+export interface BulkUploadParams {
+	/** the query string (flat strings; `sender_address_id` may be given there) */
+	query: HttpParams;
+	/** the request's Content-Type ("" when none) */
+	content_type: string;
 }
 
 /** 202 answer of `POST /v1/intake/bulk`. */

@@ -75,15 +75,17 @@ export const API_ALIASES = {
 } as const satisfies Record<string, ActionName>;
 
 /**
- * Bulk order upload (issue 10): multipart, bearer-authenticated; served by the
- * gateway's `upload` route (no body parser; busboy streams the `import_file`
- * part to the action as `ctx.stream`, cut at 25 MB → 413 `file_too_large`).
+ * Bulk order upload (issue 10, issue 25): multipart, bearer-authenticated;
+ * served by the gateway's `upload` route (a `stream` alias, no body parser:
+ * the raw body is the action's `ctx.stream`; intake parses the form, its
+ * parts in any order, the file cut at 25 MB → 413 `file_too_large`;
+ * lib/gateway/upload.ts, lib/intake/bulk/multipart.ts).
  */
 export const BULK_UPLOAD_ALIASES = {
 	"POST /v1/intake/bulk": "intake.bulkUpload",
 } as const satisfies Record<string, ActionName>;
 
-/** Path of the bulk upload (its 413 is `file_too_large`, its multipart errors 400 `invalid_multipart`). */
+/** Path of the bulk upload (the gateway's `upload` route). */
 export const BULK_UPLOAD_PATH = "/v1/intake/bulk";
 
 /**

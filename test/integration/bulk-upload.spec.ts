@@ -4,15 +4,18 @@
  * another, the rest on a third. A CSV is streamed through the gateway to
  * intake over NATS, stored, parsed by the worker and polled to `completed`;
  * the orders exist exactly once, and the same file uploaded again creates
- * nothing new.
+ * nothing new. The multipart parts may come in any order (issue 25): the raw
+ * body crosses NATS and intake parses it; refusals store nothing.
  */
 import { strict as assert } from "node:assert";
 import { parse as parseCsv } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
+import { getSequelize, select } from "../../lib/db";
 import { TEMPLATE_COLUMNS } from "../../lib/intake/bulk/columns";
 import { useCluster } from "../helpers/cluster";
 import { bulkCsv, freshRef } from "../helpers/fixtures";
 import { merchantWithWarehouse, uploadBulkCsv } from "../helpers/flow";
+import { eventually } from "../helpers/poll";
 
 describe("integration: bulk upload streamed to intake over NATS, processed by its worker", function () {
 	this.timeout(120_000);
@@ -132,5 +135,111 @@ describe("integration: bulk upload streamed to intake over NATS, processed by it
 			true,
 			"the name is stored as uploaded, as text",
 		);
+	});
+
+	it("(issue 25) the file part BEFORE sender_address_id, over NATS: completed; missing, another account's warehouse and 25 MB + 1 byte refused with nothing stored", async () => {
+		const { token, api, warehouse_id, sender } = await merchantWithWarehouse(cluster);
+		const stranger = await merchantWithWarehouse(cluster);
+		const ref = freshRef("FIRST");
+		/** POST with the parts in the order given (FormData keeps it, as a browser and curl -F do) */
+		const post = async (parts: Array<[string, string | Blob, string?]>, query = "") => {
+			const form = new FormData();
+			for (const [k, v, name] of parts) {
+				if (typeof v === "string") form.append(k, v);
+				else form.append(k, v, name);
+			}
+			const r = await fetch(`${cluster.base}/v1/intake/bulk${query}`, {
+				method: "POST",
+				headers: { authorization: `Bearer ${token}` },
+				body: form,
+			});
+			return { status: r.status, body: (await r.json()) as { error?: string; job_id?: number } };
+		};
+		const file = (body: string | Buffer) => new Blob([body], { type: "text/csv" });
+
+		const ok = await post([
+			["import_file", file(bulkCsv(ref, 5)), "orders.csv"],
+			["sender_address_id", String(warehouse_id)],
+		]);
+		assert.equal(ok.status, 202, JSON.stringify(ok.body));
+		const job = await eventually(
+			async () => {
+				const j = await api.get(`/v1/intake/jobs/${ok.body.job_id}`);
+				return j.body?.status === "completed" || j.body?.status === "failed" ? j.body : null;
+			},
+			{ what: "file-first job finished", ms: 60_000, every: 200 },
+		);
+		assert.equal(job.status, "completed", JSON.stringify(job));
+		assert.equal(job.counts.created, 5);
+		assert.equal(job.sender_address_id, warehouse_id);
+
+		const counts = async () =>
+			(
+				await select<Record<string, string>>(
+					getSequelize(),
+					`SELECT (SELECT count(*) FROM intake.bulk_jobs) AS jobs, (SELECT count(*) FROM intake.bulk_files) AS parts,
+						(SELECT count(*) FROM intake.bulk_jobs WHERE sender_id = $1) AS own_jobs,
+						(SELECT count(*) FROM intake.orders WHERE sender_id = $1) AS orders`,
+					[sender],
+				)
+			)[0];
+		const big = Buffer.concat([Buffer.alloc(25 * 1024 * 1024, "x\n"), Buffer.from("x")]);
+		const refusals: Array<[string, Array<[string, string | Blob, string?]>, string, number, string]> = [
+			[
+				"missing",
+				[["import_file", file(bulkCsv(`${ref}M`, 2)), "orders.csv"]],
+				"",
+				400,
+				"sender_address_id (pickup warehouse) required",
+			],
+			[
+				"another account's warehouse, file first",
+				[
+					["import_file", file(bulkCsv(`${ref}W`, 2)), "orders.csv"],
+					["sender_address_id", String(stranger.warehouse_id)],
+				],
+				"",
+				400,
+				"invalid_pickup_address",
+			],
+			[
+				"another account's warehouse in the query",
+				[["import_file", file(bulkCsv(`${ref}Q`, 2)), "orders.csv"]],
+				`?sender_address_id=${stranger.warehouse_id}`,
+				400,
+				"invalid_pickup_address",
+			],
+			[
+				"25 MB + 1 byte, file first",
+				[
+					["import_file", file(big), "orders.csv"],
+					["sender_address_id", String(warehouse_id)],
+				],
+				"",
+				413,
+				"file_too_large",
+			],
+			["25 MB + 1 byte, missing", [["import_file", file(big), "orders.csv"]], "", 413, "file_too_large"],
+			[
+				"25 MB + 1 byte, another account's warehouse",
+				[
+					["import_file", file(big), "orders.csv"],
+					["sender_address_id", String(stranger.warehouse_id)],
+				],
+				"",
+				413,
+				"file_too_large",
+			],
+		];
+		for (const [what, parts, query, status, error] of refusals) {
+			const before = await counts();
+			const r = await post(parts, query);
+			assert.equal(r.status, status, `${what}: ${JSON.stringify(r.body)}`);
+			assert.equal(r.body.error, error, what);
+			assert.deepEqual(await counts(), before, `${what}: nothing stored`);
+		}
+		// the gateway and intake still serve uploads
+		const again = await uploadBulkCsv(cluster.base, token, warehouse_id, bulkCsv(`${ref}Z`, 2));
+		assert.equal(again.status, "completed");
 	});
 });

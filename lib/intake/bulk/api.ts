@@ -41,45 +41,17 @@ import {
 	type RowDecision,
 	rejectAllInReview,
 } from "./jobs-store";
+import { readUploadForm, type UploadForm } from "./multipart";
 import { BulkFileError, inspectXlsx, looksLikeZip, XLSX_LIMITS } from "./xlsx";
 
-/** Largest accepted file: 25 MB (26,214,400 bytes; issue 10). Enforced while streaming by the gateway too. */
-export const BULK_MAX_BYTES = 25 * 1024 * 1024;
+/** The 25 MB limit and its 413, enforced while the body streams (./multipart.ts). */
+export { BULK_MAX_BYTES, fileTooLarge } from "./multipart";
 
 /** The exact 400 of a missing `sender_address_id` (issue 10). */
 export const SENDER_ADDRESS_REQUIRED = "sender_address_id (pickup warehouse) required";
 
 /** XLSX MIME type. */
 export const XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
-
-/** 413 `file_too_large`: the upload passed {@link BULK_MAX_BYTES}; nothing is stored. */
-export function fileTooLarge(): ReturnType<typeof apiError> {
-	return apiError(413, "file_too_large", "import_file exceeds the 25 MB limit (26214400 bytes)", {
-		limit_bytes: BULK_MAX_BYTES,
-	});
-}
-
-/**
- * Reads the uploaded file stream fully (it is at most 25 MB; the bytes are
- * stored in PostgreSQL before the 202), counting while reading: past
- * {@link BULK_MAX_BYTES} it stops reading and throws 413 (the gateway's
- * busboy limit normally fires first). A stream that errors (the gateway cut
- * it at the limit, the client went away) rejects with that error.
- */
-export async function readUpload(stream: Readable): Promise<Buffer> {
-	const chunks: Buffer[] = [];
-	let size = 0;
-	for await (const chunk of stream) {
-		const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-		size += b.length;
-		if (size > BULK_MAX_BYTES) {
-			stream.destroy();
-			throw fileTooLarge();
-		}
-		chunks.push(b);
-	}
-	return Buffer.concat(chunks, size);
-}
 
 /** Content types that say nothing about the format (the file name decides). */
 const NEUTRAL_TYPES = new Set(["", "application/octet-stream", "binary/octet-stream", "application/zip"]);
@@ -180,6 +152,66 @@ export function parseSenderAddressId(v: unknown): number {
 		);
 	}
 	return id;
+}
+
+/**
+ * The one `sender_address_id` of an upload, from the query string or the form
+ * (issue 25: the form field may come before or after the file part). Only the
+ * absence or presence is decided here; {@link parseSenderAddressId} reads it.
+ * @throws 400 `ambiguous_parameter` when a form field is also in the query string (the gateway's rule for a key
+ *   in both the query and the body, issue 12: even with the same value), or `sender_address_id` is in the form
+ *   more than once
+ */
+export function senderAddressField(query: HttpParams, fields: UploadForm["fields"]): unknown {
+	for (const [name] of fields) {
+		if (Object.hasOwn(query, name)) {
+			throw apiError(
+				400,
+				"ambiguous_parameter",
+				`'${name}' is given both in the query string and in the body; send it once`,
+			);
+		}
+	}
+	const inForm = fields.filter(([name]) => name === "sender_address_id");
+	if (inForm.length > 1) {
+		throw apiError(
+			400,
+			"ambiguous_parameter",
+			"'sender_address_id' is given more than once in the form; send it once",
+		);
+	}
+	return inForm.length === 1 ? inForm[0][1] : query.sender_address_id;
+}
+
+/**
+ * A control character: Unicode general category Cc, i.e. the C0 controls
+ * (U+0000–U+001F: NUL, tab, CR, LF…), DEL (U+007F) and the C1 controls (U+0080–U+009F).
+ */
+const CONTROL_CHAR = /\p{Cc}/u;
+
+/**
+ * The refusals of the form's texts (issue 31): a field name or value, the
+ * file part's name, file name or content type holding a control character
+ * ({@link CONTROL_CHAR}; no bulk form text needs one, and a NUL cannot be
+ * stored in a PostgreSQL text column: it answered 500). One detail per text,
+ * `<part>: <what> must not contain control characters`. To be unified with
+ * the gateway's shared text rule (lib/gateway/text-rule.ts) at merge.
+ */
+export function controlCharProblems(form: UploadForm): string[] {
+	const out: string[] = [];
+	for (const [name, value] of form.fields) {
+		const label = CONTROL_CHAR.test(name) ? "form field" : name;
+		if (CONTROL_CHAR.test(name)) out.push(`${label}: field name must not contain control characters`);
+		else if (CONTROL_CHAR.test(value)) out.push(`${label}: value must not contain control characters`);
+	}
+	const f = form.file;
+	if (f) {
+		const label = CONTROL_CHAR.test(f.fieldname) ? "file part" : f.fieldname;
+		if (CONTROL_CHAR.test(f.fieldname)) out.push(`${label}: part name must not contain control characters`);
+		if (CONTROL_CHAR.test(f.filename)) out.push(`${label}: file name must not contain control characters`);
+		if (CONTROL_CHAR.test(f.mimetype)) out.push(`${label}: content type must not contain control characters`);
+	}
+	return out;
 }
 
 // --- ids, paging ---
@@ -395,7 +427,11 @@ export { BULK_QUEUE } from "./process";
 /** What an upload action hands over. */
 export interface UploadInput {
 	sender_id: number;
-	params: HttpParams;
+	/** the request's query string (flat strings; `sender_address_id` may be given there) */
+	query: HttpParams;
+	/** the request's `Content-Type` header ("" when none): multipart/form-data with its boundary */
+	content_type: string;
+	/** the raw request body (`ctx.stream`), null when none */
 	stream: Readable | null;
 	/** `warehouses.resolve` through intake's cache: throws 400 invalid_pickup_address when not the caller's */
 	assertWarehouse: (id: number) => Promise<void>;
@@ -408,47 +444,55 @@ export interface UploadInput {
 }
 
 /**
- * `POST /v1/intake/bulk`: checks (in this order) `sender_address_id` present,
- * the file part present (`import_file`), its claimed format, the warehouse
- * (`warehouses.resolve`), then reads the file (≤ 25 MB), checks its bytes
- * ({@link checkBytes}: an XLSX zip bomb is 400 `file_refused` here), stores
- * job + file in one transaction and enqueues the job. Any refusal drains the
- * unread rest of the stream; nothing is stored.
+ * `POST /v1/intake/bulk` (spec §4.1; issue 10, issue 25): reads the whole
+ * multipart body ({@link readUploadForm}: parts in any order, the file counted
+ * while it streams: 413 `file_too_large` as soon as it passes 25 MB, 400
+ * `invalid_multipart` for a body that cannot be read), then decides, in this
+ * order: 400 `validation_failed` (a control character in a field name or
+ * value, the file name or its content type), 400 `ambiguous_parameter`
+ * (`sender_address_id` in the query and the form, or twice in the form), 400
+ * `sender_address_id (pickup warehouse) required`, 400 `import_file_required`,
+ * 415 `unsupported_file_type` / 400 `file_type_mismatch` (claimed format),
+ * 400 `invalid_pickup_address` (`warehouses.resolve`), the bytes
+ * ({@link checkBytes}: 400 `empty_file`, `file_refused`, `file_content_mismatch`).
+ * Only then are job + file stored in one transaction and the job enqueued:
+ * a refused upload has stored nothing.
  */
 export async function uploadBulk(u: UploadInput): Promise<BulkUploadResult> {
-	const { params, stream } = u;
-	try {
-		const sender_address_id = parseSenderAddressId(params.sender_address_id);
-		if (!stream || (params.$fieldname !== undefined && params.$fieldname !== "import_file")) {
-			throw apiError(400, "import_file_required", "import_file (a CSV or XLSX file part) required");
-		}
-		const file_name = typeof params.$filename === "string" ? params.$filename : "";
-		const content_type = typeof params.$mimetype === "string" ? params.$mimetype : "";
-		const format = claimedFormat(file_name, content_type);
-		await u.assertWarehouse(sender_address_id);
-		const bytes = await readUpload(stream);
-		await checkBytes(format, bytes);
-		const job_id = await u.store({
-			sender_id: u.sender_id,
-			file_name: file_name.slice(0, 255),
-			content_type: content_type || null,
-			format,
-			sender_address_id,
-			bytes,
+	if (!u.stream) throw apiError(400, "invalid_multipart", "Expected a multipart/form-data body");
+	const form = await readUploadForm(u.stream, u.content_type);
+	const problems = controlCharProblems(form);
+	if (problems.length) {
+		throw apiError(400, "validation_failed", problems.join("; "), {
+			field: problems[0].split(":")[0],
+			details: problems,
 		});
-		try {
-			await u.enqueue(job_id);
-		} catch (err) {
-			u.warn("bulk job stored but not enqueued (the sweeper re-enqueues it)", {
-				job_id,
-				error: (err as Error)?.message,
-			});
-		}
-		return { job_id, status: "queued" };
-	} catch (err) {
-		if (stream && !stream.readableEnded && !stream.destroyed) stream.resume();
-		throw err;
 	}
+	const sender_address_id = parseSenderAddressId(senderAddressField(u.query, form.fields));
+	const file = form.file;
+	if (file?.fieldname !== "import_file") {
+		throw apiError(400, "import_file_required", "import_file (a CSV or XLSX file part) required");
+	}
+	const format = claimedFormat(file.filename, file.mimetype);
+	await u.assertWarehouse(sender_address_id);
+	await checkBytes(format, file.bytes);
+	const job_id = await u.store({
+		sender_id: u.sender_id,
+		file_name: file.filename.slice(0, 255),
+		content_type: file.mimetype || null,
+		format,
+		sender_address_id,
+		bytes: file.bytes,
+	});
+	try {
+		await u.enqueue(job_id);
+	} catch (err) {
+		u.warn("bulk job stored but not enqueued (the sweeper re-enqueues it)", {
+			job_id,
+			error: (err as Error)?.message,
+		});
+	}
+	return { job_id, status: "queued" };
 }
 
 /** How many created order ids the job object carries. */

@@ -420,12 +420,12 @@ const createReverse: Operation = {
 const bulkUpload: Operation = {
 	operationId: "intake_bulkUpload",
 	summary: "Upload a CSV or XLSX of orders",
-	description: `Bulk order upload (spec §2.3, §4.1, §8; docs/DECISIONS.md "Bulk upload"). \`multipart/form-data\` with \`sender_address_id\` (send it BEFORE the file part, or in the query) and \`import_file\` (one .csv or .xlsx file, at most 25 MB = ${BULK_MAX_BYTES} bytes). Each row becomes a §2.1 order through the same validation as \`POST /v1/intake/order\`, shipped from \`sender_address_id\`; the columns are those of the templates (\`GET /v1/intake/bulk/template.csv\`). The job row and the file are committed, then the job is queued: poll \`GET /v1/intake/jobs/{id}\`. Capability \`orders.write\`; read-only roles are refused. Parsed by hand-written code (lib/intake/bulk/api.ts \`uploadBulk\`), described here by hand.`,
+	description: `Bulk order upload (spec §2.3, §4.1, §8; docs/DECISIONS.md "Bulk upload"). \`multipart/form-data\` with \`import_file\` (one .csv or .xlsx file, at most 25 MB = ${BULK_MAX_BYTES} bytes) and \`sender_address_id\`, as a form field or in the query string (not both). The parts may come in any order (\`curl -F import_file=@orders.csv -F sender_address_id=1\`, a browser \`FormData\` with the file appended first): the file is streamed and counted (413 as soon as it passes the limit); every other check is made once the body has ended, and nothing is stored unless they all pass. Each row becomes a §2.1 order through the same validation as \`POST /v1/intake/order\`, shipped from \`sender_address_id\`; the columns are those of the templates (\`GET /v1/intake/bulk/template.csv\`). The job row and the file are committed, then the job is queued: poll \`GET /v1/intake/jobs/{id}\`. Capability \`orders.write\`; read-only roles are refused. Parsed by hand-written code (lib/intake/bulk/api.ts \`uploadBulk\`), described here by hand.`,
 	tags: ["intake"],
 	parameters: [
 		queryParam(
 			"sender_address_id",
-			"The pickup warehouse of every row, when not sent as a form field (a positive integer).",
+			"The pickup warehouse of every row, when not sent as a form field (a positive integer). Given both here and as a form field (even with the same value): 400 `ambiguous_parameter`.",
 			{ type: "string", pattern: "^[0-9]+$" },
 		),
 	],
@@ -461,9 +461,9 @@ const bulkUpload: Operation = {
 			}),
 		),
 		...readErrors({
-			400: `Checked in this order: \`${SENDER_ADDRESS_REQUIRED}\` (the text is the code and the message; spec §7), \`import_file_required\`, \`file_type_mismatch\` (name and content type disagree), \`invalid_pickup_address\` (not one of the caller's active warehouses), \`empty_file\`, \`file_refused\` (an XLSX past a zip bound — entries ${XLSX_LIMITS.maxEntries}, ${XLSX_LIMITS.maxTotalUncompressed} bytes uncompressed in total, ${XLSX_LIMITS.maxEntryUncompressed} per entry, ratio ${XLSX_LIMITS.maxRatio}, ${XLSX_LIMITS.maxSharedStrings} bytes of shared strings — or local headers that disagree with its central directory; body \`limits\`), \`file_content_mismatch\` (bytes not an XLSX workbook / not UTF-8 text), \`invalid_multipart\` (the gateway could not read the form)`,
+			400: `\`invalid_multipart\` while the body streams (not multipart/form-data, malformed or cut short, more than one file part, more than 12 parts or 10 fields, a field name over 100 bytes or a value over 1024 bytes); then, once the body has ended, in this order: \`validation_failed\` (a control character — U+0000–U+001F, U+007F–U+009F — in a form field's name or value, or in the file part's name, file name or content type; \`details\` name each, e.g. "import_file: file name must not contain control characters"), \`ambiguous_parameter\` (\`sender_address_id\` twice, or in the query and the form), \`${SENDER_ADDRESS_REQUIRED}\` (the text is the code and the message; spec §7), \`import_file_required\`, \`file_type_mismatch\` (name and content type disagree), \`invalid_pickup_address\` (not one of the caller's active warehouses), \`empty_file\`, \`file_refused\` (an XLSX past a zip bound — entries ${XLSX_LIMITS.maxEntries}, ${XLSX_LIMITS.maxTotalUncompressed} bytes uncompressed in total, ${XLSX_LIMITS.maxEntryUncompressed} per entry, ratio ${XLSX_LIMITS.maxRatio}, ${XLSX_LIMITS.maxSharedStrings} bytes of shared strings — or local headers that disagree with its central directory; body \`limits\`), \`file_content_mismatch\` (bytes not an XLSX workbook / not UTF-8 text). A refused upload stores nothing.`,
 			403: WRITE_403,
-			413: `\`file_too_large\`: the file passed ${BULK_MAX_BYTES} bytes (body \`limit_bytes\`); nothing is stored`,
+			413: `\`file_too_large\`: the file passed ${BULK_MAX_BYTES} bytes (body \`limit_bytes\`), answered as soon as it does, whatever the other parts say (it wins over every 400 and the 415); nothing is stored`,
 			415: "`unsupported_file_type`: not a .csv or .xlsx file (by extension, else content type)",
 		}),
 	},
