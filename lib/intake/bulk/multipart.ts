@@ -28,6 +28,14 @@ export function fileTooLarge(): ApiError {
 	});
 }
 
+/**
+ * Largest whole body: the 25 MB file plus 1 MB for the form's other parts,
+ * headers and boundaries. Counted on the raw stream, so bytes busboy never
+ * hands over as a part (a preamble, junk between parts) cannot make the
+ * upload unbounded either; past it: 413 `file_too_large`.
+ */
+export const BULK_MAX_BODY_BYTES = BULK_MAX_BYTES + 1024 * 1024;
+
 /** busboy limits of the upload body: one file of at most 25 MB, a few small fields. */
 export const BULK_FORM_LIMITS = {
 	files: 1,
@@ -73,7 +81,8 @@ function invalidMultipart(why: string): ApiError {
  * may come in any order. Nothing but the size is checked here (the caller
  * decides on the whole form once it is read).
  *
- * @throws 413 `file_too_large` as soon as the file part passes {@link BULK_MAX_BYTES}
+ * @throws 413 `file_too_large` as soon as the file part passes {@link BULK_MAX_BYTES}, or the whole body
+ *   {@link BULK_MAX_BODY_BYTES}
  * @throws 400 `invalid_multipart` when the body is not multipart/form-data, is malformed or cut short (the
  *   client went away), holds more than one file, more than {@link BULK_FORM_LIMITS} parts or fields, or a
  *   field name / value longer than its limit
@@ -99,6 +108,15 @@ export function readUploadForm(stream: Readable, contentType: string): Promise<U
 		const onStreamError = (err: Error) =>
 			fail(invalidMultipart(`the upload was interrupted: ${err.message}`));
 		stream.on("error", onStreamError);
+		let bodyBytes = 0;
+		const countBody = (chunk: Buffer) => {
+			bodyBytes += chunk.length;
+			if (bodyBytes > BULK_MAX_BODY_BYTES) {
+				stream.off("data", countBody);
+				fail(fileTooLarge());
+			}
+		};
+		stream.on("data", countBody);
 		// a body destroyed without an error or an end (the client went away) is refused too, never awaited forever
 		stream.once("close", () => {
 			if (!stream.readableEnded) fail(invalidMultipart("the upload was interrupted"));

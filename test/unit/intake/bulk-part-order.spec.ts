@@ -385,6 +385,34 @@ describe("intake bulk upload: multipart parts in any order (issue 25)", function
 		);
 	});
 
+	it("a body that passes 26 MB outside any part (a junk preamble before the first boundary): 413 file_too_large, nothing stored", async () => {
+		const a = await account();
+		const boundary = "----msa-preamble";
+		const body = Buffer.concat([
+			Buffer.alloc(MB25 + 1024 * 1024 + 1, 0x61),
+			Buffer.from("\r\n"),
+			multipartBody([file(csv(`J-${a.s}`)), field(a.wh)], boundary),
+		]);
+		await refusedLeavingNothing(
+			a.s,
+			"junk preamble",
+			async () => {
+				const r = await fetch(`${base}/v1/intake/bulk`, {
+					method: "POST",
+					headers: {
+						authorization: `Bearer ${a.token}`,
+						"content-type": `multipart/form-data; boundary=${boundary}`,
+					},
+					body,
+				});
+				const text = await r.text();
+				return { status: r.status, body: JSON.parse(text), text: text.slice(0, 300) };
+			},
+			413,
+			"file_too_large",
+		);
+	});
+
 	it("a client that goes away mid-upload (file first, field never sent) leaves nothing; the server still answers", async () => {
 		const a = await account();
 		const before = await counts(a.s);
