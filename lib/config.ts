@@ -58,6 +58,19 @@ export interface RuntimeConfig {
 	/** Requests per account (sender_id) per minute on every bearer `/v1` route (`RATE_LIMIT_ACCOUNT_PER_MIN`; 0 = off). */
 	rateLimitAccountPerMin: number;
 	/**
+	 * How long an `Idempotency-Key`'s stored answer is replayed, seconds
+	 * (`IDEMPOTENCY_TTL_S`, default 86400 = 24 h; at least 1). lib/gateway/idempotency.ts.
+	 */
+	idempotencyTtlS: number;
+	/**
+	 * How long a key whose request is still running blocks a retry with 409
+	 * (`IDEMPOTENCY_LOCK_S`, default 90 s: longer than the longest action timeout,
+	 * 60 s); after it a retry takes the key over and runs again (a crashed gateway's key).
+	 */
+	idempotencyLockS: number;
+	/** Largest answer body stored for replay, bytes (`IDEMPOTENCY_MAX_BODY_BYTES`, default 8 MiB). */
+	idempotencyMaxBodyBytes: number;
+	/**
 	 * `TRUST_PROXY`: how many reverse proxies in front of the gateway append to
 	 * `X-Forwarded-For` (0: the client address is the socket's peer address).
 	 */
@@ -205,6 +218,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
 		rateLimitLinkPerMin: count("RATE_LIMIT_LINK_PER_MIN", env.RATE_LIMIT_LINK_PER_MIN, 120),
 		rateLimitAccountPerMin: count("RATE_LIMIT_ACCOUNT_PER_MIN", env.RATE_LIMIT_ACCOUNT_PER_MIN, 3000),
 		trustProxy: trustProxy(env.TRUST_PROXY),
+		idempotencyTtlS: Math.max(1, count("IDEMPOTENCY_TTL_S", env.IDEMPOTENCY_TTL_S, 86_400)),
+		idempotencyLockS: Math.max(1, count("IDEMPOTENCY_LOCK_S", env.IDEMPOTENCY_LOCK_S, 90)),
+		idempotencyMaxBodyBytes: count("IDEMPOTENCY_MAX_BODY_BYTES", env.IDEMPOTENCY_MAX_BODY_BYTES, 8 << 20),
 		sandbox: sandboxEnv === undefined || sandboxEnv === "" ? zeroSetup : sandboxEnv === "1",
 		simulatorPort,
 		simulatorUrl: env.SANDBOX_COURIER_URL || `http://127.0.0.1:${simulatorPort}`,

@@ -40,7 +40,17 @@
  * is verified, before the access rule); counters in Redis when `REDIS_URL` is
  * set (shared by every replica), else in process. Over a limit: 429
  * `{error:"rate_limited", message}` with `Retry-After` (seconds). Probes,
- * the dev IdP and courier webhooks are never limited.
+ * the dev IdP and courier webhooks are never limited. Every answer counted
+ * against a limit (429s too) carries `RateLimit-Policy` and `RateLimit`
+ * (draft-ietf-httpapi-ratelimit-headers).
+ *
+ * ## Idempotency keys (lib/gateway/idempotency.ts, docs/DECISIONS.md "Idempotency keys")
+ *
+ * A POST on a bearer route with `Idempotency-Key` is claimed in `authorize`
+ * (after the rate limit and access rule) in PostgreSQL (schema `idempotency`,
+ * migrated in `started`); its answer is stored as it is written and replayed
+ * (`Idempotent-Replayed: true`) by `answerError` on a retry; 400
+ * `invalid_idempotency_key`, 409 `idempotency_key_in_use`, 422 `idempotency_key_reused`.
  *
  * Courier scan webhooks (`WEBHOOK_ALIASES`, route `webhooks`): no bearer
  * token and no JSON parsing: the body is kept RAW (any content type, 512 KB:
@@ -65,7 +75,8 @@
  * Order of checks on /v1: route match (404/405) → body parse (400/413) → query/body ambiguity (400) →
  * service available (503) → bearer token (401) → account rate limit (429) → `checkAccess` with the
  * action's `access` key, read from the registry so it also works over NATS
- * (403 `Read-only role` / 403 `forbidden` with `cap`), before the handler runs.
+ * (403 `Read-only role` / 403 `forbidden` with `cap`) → a POST's `Idempotency-Key` (400 / 409 / 422 /
+ * replay), before the handler runs.
  *
  * ## Error mapping (`settings.onError`, details in lib/gateway/errors.ts)
  *
@@ -122,6 +133,7 @@ import type { CallMeta } from "../lib/contracts";
 import { ApiError } from "../lib/errors";
 import { answerFor, GatewayError } from "../lib/gateway/errors";
 import { accessLogLine, isLabelLinkPath, parseQuery, pathOf, requestIdOf } from "../lib/gateway/http";
+import { IdempotencyKeys, IdempotentReplay, wantsIdempotency } from "../lib/gateway/idempotency";
 import { verifyJsonDepth } from "../lib/gateway/json-limits";
 import { clientAddress, EdgeLimiter } from "../lib/gateway/rate-limit";
 import {
@@ -189,7 +201,7 @@ interface RouteOptions {
 	callOptions?: { nodeID: string };
 	authentication?: boolean;
 	authorization?: boolean;
-	onBeforeCall?: (ctx: Context, route: unknown, req: GwRequest) => void | Promise<void>;
+	onBeforeCall?: (ctx: Context, route: unknown, req: GwRequest, res: ServerResponse) => void | Promise<void>;
 }
 
 /**
@@ -231,6 +243,8 @@ interface GatewayVars {
 	quietSelf: unknown;
 	/** The edge rate limits (per address on signed links, per account on bearer /v1 routes). */
 	limiter: EdgeLimiter;
+	/** Idempotency keys of POSTs on the bearer routes (lib/gateway/idempotency.ts; schema `idempotency`). */
+	idempotency: IdempotencyKeys;
 	/** `TRUST_PROXY`: reverse proxies appending to X-Forwarded-For (0: the socket's address). */
 	trustProxy: number;
 	/** moleculer-web's HTTP server (set by the mixin). */
@@ -351,7 +365,7 @@ function logsInfo(loggerOpt: unknown, fallback: string): boolean {
 interface HookTarget {
 	beginRequest(options: { requestID?: string }, req: GwRequest, res: ServerResponse): void;
 	answerError(req: GwRequest, res: ServerResponse, err: unknown): void;
-	limitLink(req: GwRequest): Promise<void>;
+	limitLink(req: GwRequest, res: ServerResponse): Promise<void>;
 }
 
 /**
@@ -360,10 +374,16 @@ interface HookTarget {
  * the path's token only (a `?token=` query can never stand in for it; "" when
  * absent), then the download is counted (the `limitLink` method).
  */
-function linkBeforeCall(this: HookTarget, _ctx: Context, _route: unknown, req: GwRequest): Promise<void> {
+function linkBeforeCall(
+	this: HookTarget,
+	_ctx: Context,
+	_route: unknown,
+	req: GwRequest,
+	res: ServerResponse,
+): Promise<void> {
 	const path = (req.$params as { params?: Record<string, unknown> } | undefined)?.params;
 	req.$params = { token: typeof path?.token === "string" ? path.token : "" };
-	return this.limitLink(req);
+	return this.limitLink(req, res);
 }
 
 /**
@@ -469,14 +489,23 @@ export default defineService<GatewayVars>()({
 		},
 
 		/**
-		 * moleculer-web `authorize` hook: applies the target action's `access`
-		 * rule (lib/auth.ts `checkAccess`) before the handler runs: 403
-		 * `Read-only role`, 403 `forbidden` with `cap`.
+		 * moleculer-web `authorize` hook: counts the request against the
+		 * account's rate limit (429; `RateLimit` headers on every answer), applies
+		 * the target action's `access` rule (lib/auth.ts `checkAccess`) before
+		 * the handler runs: 403 `Read-only role`, 403 `forbidden` with `cap`;
+		 * then claims a POST's `Idempotency-Key` (lib/gateway/idempotency.ts:
+		 * 400 / 409 / 422, or the stored answer replayed).
 		 */
-		async authorize(ctx: Context<unknown, CallMeta>, _route: unknown, req: GwRequest): Promise<void> {
+		async authorize(
+			ctx: Context<unknown, CallMeta>,
+			_route: unknown,
+			req: GwRequest,
+			res: ServerResponse,
+		): Promise<void> {
 			const user = ctx.meta.user;
-			if (user) await this.limiter.account(user.sender_id);
+			if (user) await this.limiter.account(user.sender_id, res);
 			checkAccess(user, req.$action?.access);
+			if (user && wantsIdempotency(req)) await this.idempotency.begin(req, res, user.sender_id);
 		},
 
 		/**
@@ -484,8 +513,8 @@ export default defineService<GatewayVars>()({
 		 * client address (lib/gateway/rate-limit.ts `clientAddress`, `TRUST_PROXY`);
 		 * throws 429 `rate_limited` over `RATE_LIMIT_LINK_PER_MIN`.
 		 */
-		async limitLink(req: GwRequest): Promise<void> {
-			await this.limiter.link(clientAddress(req, this.trustProxy));
+		async limitLink(req: GwRequest, res: ServerResponse): Promise<void> {
+			await this.limiter.link(clientAddress(req, this.trustProxy), res);
 		},
 
 		/**
@@ -537,6 +566,11 @@ export default defineService<GatewayVars>()({
 		 * with the request id. 401 answers carry `WWW-Authenticate`.
 		 */
 		answerError(req: GwRequest, res: ServerResponse, err: unknown): void {
+			// an Idempotency-Key holding this request's answer (lib/gateway/idempotency.ts): written as stored
+			if (err instanceof IdempotentReplay) {
+				err.write(res);
+				return;
+			}
 			const ctx = req.$ctx;
 			const requestId = ctx?.requestID ?? String(res.getHeader("x-request-id") ?? "");
 			const path = requestPath(req);
@@ -709,6 +743,10 @@ export default defineService<GatewayVars>()({
 			},
 			this.logger,
 		);
+		this.idempotency = new IdempotencyKeys(
+			{ ttlS: cfg.idempotencyTtlS, lockS: cfg.idempotencyLockS, maxBodyBytes: cfg.idempotencyMaxBodyBytes },
+			this.logger,
+		);
 		this.verifyToken = cfg.authJwksUrl
 			? cachedVerifier(
 					createVerifier({ jwksUrl: cfg.authJwksUrl, issuer: cfg.authIssuer, audience: cfg.authAudience }),
@@ -831,7 +869,8 @@ export default defineService<GatewayVars>()({
 	/**
 	 * Refuses to run without an identity provider (ARCHITECTURE §2: never fall
 	 * back to development keys); connects the rate limiter to Redis (a failure
-	 * only logs: it limits in process meanwhile).
+	 * only logs: it limits in process meanwhile); migrates schema `idempotency`
+	 * (fails the start when PostgreSQL is unreachable).
 	 */
 	async started() {
 		if (!this.verifyToken) {
@@ -843,6 +882,8 @@ export default defineService<GatewayVars>()({
 			if (this.shuttingDown) res.setHeader("Connection", "close");
 		});
 		await this.limiter.start();
+		// schema `idempotency` (the gateway's only tables: lib/gateway/migrations.ts) and its hourly purge
+		await this.idempotency.start();
 	},
 
 	/**
@@ -854,5 +895,6 @@ export default defineService<GatewayVars>()({
 	async stopped() {
 		await this.serverClosed;
 		await this.limiter?.stop();
+		this.idempotency?.stop();
 	},
 });

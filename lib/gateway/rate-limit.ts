@@ -20,6 +20,15 @@
  * Over the limit: {@link RateLimitedError}, answered 429 in the §2.11 envelope
  * `{error:"rate_limited", message}` with `Retry-After` (whole seconds until the
  * window ends, at least 1) by the gateway's error handler.
+ *
+ * Every answer counted against a limit (issue 25; docs/DECISIONS.md "Rate-limit
+ * headers"), the 429 included, carries the two fields of the IETF draft
+ * draft-ietf-httpapi-ratelimit-headers (structured fields, a String policy id;
+ * see {@link setRateHeaders}):
+ * `RateLimit-Policy: "account";q=3000;w=60` (the quota per window of seconds)
+ * and `RateLimit: "account";r=2999;t=42` (requests left, seconds until the
+ * window ends). Policy ids: `account` (bearer /v1 routes), `address` (signed
+ * links). Read from the counter's consume result: no extra store round trip.
  */
 import type { IncomingMessage } from "node:http";
 import { isIPv6 } from "node:net";
@@ -59,6 +68,42 @@ export function retryAfterOf(msBeforeNext: number): number {
 	return Math.max(1, Math.ceil(msBeforeNext / 1000));
 }
 
+/** Where the limiter writes its headers (the request's ServerResponse). */
+export interface HeaderSink {
+	setHeader(name: string, value: string): unknown;
+}
+
+/** Seconds until a window ends, as the `t` of the `RateLimit` field (`msBeforeNext` rounded up, ≥ 0). */
+function resetSecondsOf(msBeforeNext: number): number {
+	return Math.max(0, Math.ceil(msBeforeNext / 1000));
+}
+
+/**
+ * Sets `RateLimit-Policy` (the constant `policy` field value, e.g.
+ * `"account";q=3000;w=60`) and `RateLimit: "<id>";r=<remaining>;t=<seconds to
+ * the window's end>` (draft-ietf-httpapi-ratelimit-headers) on `res`.
+ */
+export function setRateHeaders(
+	res: HeaderSink,
+	limit: { id: string; policy: string },
+	remaining: number,
+	resetS: number,
+): void {
+	res.setHeader("RateLimit-Policy", limit.policy);
+	res.setHeader("RateLimit", `"${limit.id}";r=${Math.max(0, remaining)};t=${resetS}`);
+}
+
+/** A limit's id and its constant `RateLimit-Policy` field value. */
+interface LimitPolicy {
+	id: "account" | "address";
+	policy: string;
+}
+
+/** The `RateLimit-Policy` field value of a limit: `"<id>";q=<points>;w=<window s>`. */
+function policyOf(id: "account" | "address", points: number): LimitPolicy {
+	return { id, policy: `"${id}";q=${points};w=${RATE_WINDOW_S}` };
+}
+
 /** Settings of {@link EdgeLimiter} (lib/config.ts). */
 export interface EdgeLimitConfig {
 	/** signed-link downloads per client address per window (0 = off) */
@@ -85,6 +130,8 @@ export class EdgeLimiter {
 	private readonly redis?: IORedis;
 	private readonly linkLimiter?: RateLimiterAbstract;
 	private readonly accountLimiter?: RateLimiterAbstract;
+	private readonly linkPolicy: LimitPolicy;
+	private readonly accountPolicy: LimitPolicy;
 	private lastWarn = 0;
 
 	constructor(
@@ -104,6 +151,8 @@ export class EdgeLimiter {
 		}
 		this.linkLimiter = this.limiter(`${cfg.prefix}:rl:link`, cfg.linkPerMin);
 		this.accountLimiter = this.limiter(`${cfg.prefix}:rl:acct`, cfg.accountPerMin);
+		this.linkPolicy = policyOf("address", cfg.linkPerMin);
+		this.accountPolicy = policyOf("account", cfg.accountPerMin);
 	}
 
 	private limiter(keyPrefix: string, points: number): RateLimiterAbstract | undefined {
@@ -140,29 +189,44 @@ export class EdgeLimiter {
 	}
 
 	/**
-	 * Counts one signed-link download of `address`.
+	 * Counts one signed-link download of `address`; sets the rate-limit
+	 * headers on `res` (policy `address`), over the limit too.
 	 * @throws RateLimitedError (429) over `RATE_LIMIT_LINK_PER_MIN`
 	 */
-	async link(address: string): Promise<void> {
-		if (this.linkLimiter) await this.consume(this.linkLimiter, address, "address");
+	async link(address: string, res?: HeaderSink): Promise<void> {
+		if (this.linkLimiter) await this.consume(this.linkLimiter, address, this.linkPolicy, res);
 	}
 
 	/**
-	 * Counts one bearer `/v1` request of account `sender_id`.
+	 * Counts one bearer `/v1` request of account `sender_id`; sets the
+	 * rate-limit headers on `res` (policy `account`), over the limit too.
 	 * @throws RateLimitedError (429) over `RATE_LIMIT_ACCOUNT_PER_MIN`
 	 */
-	async account(sender_id: number): Promise<void> {
-		if (this.accountLimiter) await this.consume(this.accountLimiter, String(sender_id), "account");
+	async account(sender_id: number, res?: HeaderSink): Promise<void> {
+		if (this.accountLimiter)
+			await this.consume(this.accountLimiter, String(sender_id), this.accountPolicy, res);
 	}
 
-	private async consume(l: RateLimiterAbstract, key: string, what: "account" | "address"): Promise<void> {
+	private async consume(
+		l: RateLimiterAbstract,
+		key: string,
+		limit: LimitPolicy,
+		sink: HeaderSink | undefined,
+	): Promise<void> {
+		let r: RateLimiterRes;
 		try {
-			await l.consume(key);
+			r = await l.consume(key);
 		} catch (res) {
-			if (res instanceof RateLimiterRes) throw new RateLimitedError(what, retryAfterOf(res.msBeforeNext));
+			if (res instanceof RateLimiterRes) {
+				const retryAfter = retryAfterOf(res.msBeforeNext);
+				if (sink) setRateHeaders(sink, limit, 0, retryAfter);
+				throw new RateLimitedError(limit.id, retryAfter);
+			}
 			// not expected (the insurance limiter answers store failures): never block on it
 			this.warn("limiter", res as Error);
+			return;
 		}
+		if (sink) setRateHeaders(sink, limit, r.remainingPoints, resetSecondsOf(r.msBeforeNext));
 	}
 
 	/** Warns at most once a minute (a Redis outage must not flood the log). */

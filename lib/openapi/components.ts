@@ -12,8 +12,54 @@ export function ref(name: string): OpenAPIV3_1.ReferenceObject {
 	return { $ref: `#/components/schemas/${name}` };
 }
 
-/** Reusable components: schemas and the bearer security scheme. */
+/** `$ref` to a header of {@link components}. */
+export function headerRef(
+	name: "IdempotentReplayed" | "RateLimit" | "RateLimitPolicy",
+): OpenAPIV3_1.ReferenceObject {
+	return { $ref: `#/components/headers/${name}` };
+}
+
+/** `$ref` to the `Idempotency-Key` parameter (lib/openapi/index.ts adds it to every bearer POST). */
+export const IDEMPOTENCY_KEY_PARAM: OpenAPIV3_1.ReferenceObject = {
+	$ref: "#/components/parameters/IdempotencyKey",
+};
+
+/** Reusable components: schemas, the bearer security scheme, the idempotency and rate-limit headers. */
 export const components: OpenAPIV3_1.ComponentsObject = {
+	parameters: {
+		IdempotencyKey: {
+			name: "Idempotency-Key",
+			in: "header",
+			required: false,
+			description: [
+				'Makes this POST safe to retry (Stripe\'s semantics; docs/DECISIONS.md "Idempotency keys"): 1 to 255 printable ASCII',
+				"characters (else 400 `invalid_idempotency_key`), e.g. a UUID per logical operation. The first answer (status,",
+				"headers such as `Content-Type`, `Location`, `x-manifest-no`, and body, PDFs included) is stored per account",
+				"(the token's `sender_id`) and key for 24 hours, and a retry with the same key gets it back byte for byte with",
+				"`Idempotent-Replayed: true`, without running again. Stored too: a 4xx or 500 the request caused. Not stored",
+				"(the key is released, a retry runs again): answers carrying `Retry-After` (429, 503, a 409 asking to retry",
+				"shortly) and bodies over 8 MiB. The same key with another method, path, query or body: 422",
+				"`idempotency_key_reused`. While the first request with a key is still running: 409 `idempotency_key_in_use`",
+				"with `Retry-After: 1` (after 90 s without an answer the key is taken over and the request runs again). On the",
+				"bulk upload (multipart) only the method, path and query are compared, not the file. Ignored on other methods.",
+			].join(" "),
+			schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7e]+$" },
+		},
+	},
+	headers: {
+		IdempotentReplayed: header(
+			"`true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` (nothing ran again); absent otherwise.",
+			{ type: "string", const: "true" },
+		),
+		RateLimitPolicy: header(
+			'The limit counted against (draft-ietf-httpapi-ratelimit-headers, structured field): `"account";q=<RATE_LIMIT_ACCOUNT_PER_MIN>;w=60` on bearer routes, `"address";q=<RATE_LIMIT_LINK_PER_MIN>;w=60` on signed links (quota `q` requests per window of `w` seconds). On every answer counted against the limit (not on 401s, nor on bodies refused before the token is read).',
+			{ type: "string", examples: ['"account";q=3000;w=60'] },
+		),
+		RateLimit: header(
+			'What is left of the limit (draft-ietf-httpapi-ratelimit-headers): `"<policy>";r=<requests left in this window>;t=<seconds until the window ends>`; `r=0` on a 429.',
+			{ type: "string", examples: ['"account";r=2999;t=42'] },
+		),
+	},
 	securitySchemes: {
 		bearer: {
 			type: "http",
@@ -121,6 +167,8 @@ export const GATEWAY_RESPONSES = {
 				description: "seconds to wait",
 				schema: { type: "integer", minimum: 0 },
 			},
+			"RateLimit-Policy": headerRef("RateLimitPolicy"),
+			RateLimit: headerRef("RateLimit"),
 		},
 		content: { "application/json": { schema: ref("Error") } },
 	},
@@ -136,6 +184,22 @@ export const GATEWAY_RESPONSES = {
 		},
 		content: { "application/json": { schema: ref("Error") } },
 	},
+	IdempotencyKeyInUse: {
+		description:
+			"`idempotency_key_in_use`: a request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds (its answer is then replayed).",
+		headers: {
+			"Retry-After": {
+				required: true,
+				description: "seconds to wait (1)",
+				schema: { type: "integer", minimum: 0 },
+			},
+		},
+		content: { "application/json": { schema: ref("Error") } },
+	},
+	IdempotencyKeyReused: json(
+		"`idempotency_key_reused`: this `Idempotency-Key` was used with another request (method, path, query or body) within 24 hours; use a new key.",
+		ref("Error"),
+	),
 	RouteNotFound: json(
 		'`not_found` "Route not found": no route has this path; paths match exactly (case-sensitive, no trailing slash; `{message}` under /v1/documents/).',
 		ref("Error"),

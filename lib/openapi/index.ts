@@ -22,7 +22,13 @@
  *   ({@link GATEWAY_RESPONSES}) when the operation does not document that
  *   status: 401 and 429 on bearer routes, 429 on signed links, 400
  *   (`invalid_json` …), 413 and 415 on routes with a JSON body, 500 on every
- *   route, 503 on every route served by another service.
+ *   route, 503 on every route served by another service;
+ * - on every bearer POST (issue 25, lib/gateway/idempotency.ts): the
+ *   `Idempotency-Key` header parameter, the `Idempotent-Replayed` header on
+ *   its answers, 409 `idempotency_key_in_use` and 422 `idempotency_key_reused`
+ *   (merged into the operation's own 409 / 422 when it has one);
+ * - on every rate-limited route (bearer routes, signed links): the
+ *   `RateLimit-Policy` and `RateLimit` headers on its answers.
  */
 import type { OpenAPIV3_1 } from "openapi-types";
 import {
@@ -35,7 +41,15 @@ import {
 	PROBE_ALIASES,
 	WEBHOOK_ALIASES,
 } from "../gateway/routes";
-import { components, GATEWAY_RESPONSES, type GatewayResponse, responseRef } from "./components";
+import {
+	components,
+	GATEWAY_RESPONSES,
+	type GatewayResponse,
+	headerRef,
+	IDEMPOTENCY_KEY_PARAM,
+	ref,
+	responseRef,
+} from "./components";
 import * as docsArea from "./paths/docs";
 import * as documentsArea from "./paths/documents";
 import * as intakeArea from "./paths/intake";
@@ -161,15 +175,74 @@ function routeOf(key: string): { action?: string; bearer: boolean; ownHandler: b
 	return { bearer: true, ownHandler: false, jsonBody: false };
 }
 
+/** A response of an operation (inline or a `$ref` to a shared one). */
+type AnyResponse = OpenAPIV3_1.ResponseObject | OpenAPIV3_1.ReferenceObject;
+
+/**
+ * The operation's own 409 / 422 with the gateway's idempotency answer merged
+ * in: the description says both, the JSON schema accepts either body.
+ */
+function mergeIdempotencyAnswer(own: AnyResponse, name: GatewayResponse): AnyResponse {
+	if ("$ref" in own) return own;
+	const gw = GATEWAY_RESPONSES[name] as OpenAPIV3_1.ResponseObject;
+	const schema = own.content?.["application/json"]?.schema;
+	return {
+		...own,
+		description: `${own.description} Also ${gw.description}`,
+		...(name === "IdempotencyKeyInUse"
+			? {
+					headers: {
+						...(own.headers ?? {}),
+						"Retry-After": { description: "seconds to wait", schema: { type: "integer" } },
+					},
+				}
+			: {}),
+		content: {
+			...(own.content ?? {}),
+			"application/json": { schema: schema ? { anyOf: [schema, ref("Error")] } : ref("Error") },
+		},
+	};
+}
+
+/** `response` with `headers` added (a `$ref` response, shared by other routes, is left as it is). */
+function withHeaders(
+	response: AnyResponse,
+	headers: Record<string, OpenAPIV3_1.ReferenceObject>,
+): AnyResponse {
+	if ("$ref" in response) return response;
+	return { ...response, headers: { ...(response.headers ?? {}), ...headers } };
+}
+
 /** Adds the gateway's own answers the operation does not document itself (see the module comment). */
 function withGatewayResponses(op: Operation, key: string, path: string): Operation {
 	const r = routeOf(key);
-	const responses: Record<string, OpenAPIV3_1.ResponseObject | OpenAPIV3_1.ReferenceObject> = {
+	const responses: Record<string, AnyResponse> = {
 		...(op.responses ?? {}),
 	};
 	const add = (status: string, name: GatewayResponse) => {
 		if (!(status in responses)) responses[status] = responseRef(name);
 	};
+	const idempotent = r.bearer && key.startsWith("POST ");
+	const limited = r.bearer || key in LINK_ALIASES;
+	const extraHeaders: Record<string, OpenAPIV3_1.ReferenceObject> = {};
+	if (limited) {
+		extraHeaders["RateLimit-Policy"] = headerRef("RateLimitPolicy");
+		extraHeaders.RateLimit = headerRef("RateLimit");
+	}
+	if (idempotent) {
+		extraHeaders["Idempotent-Replayed"] = headerRef("IdempotentReplayed");
+		for (const [status, name] of [
+			["409", "IdempotencyKeyInUse"],
+			["422", "IdempotencyKeyReused"],
+		] as const) {
+			responses[status] =
+				status in responses ? mergeIdempotencyAnswer(responses[status], name) : responseRef(name);
+		}
+	}
+	if (limited || idempotent) {
+		for (const [status, response] of Object.entries(responses))
+			responses[status] = withHeaders(response, extraHeaders);
+	}
 	if (r.bearer) {
 		add("401", "Unauthorized");
 		add("429", "RateLimited");
@@ -183,6 +256,7 @@ function withGatewayResponses(op: Operation, key: string, path: string): Operati
 	add("500", "InternalError");
 	if (!r.ownHandler) add("503", "ServiceUnavailable");
 	const out: Operation = { ...op, responses };
+	if (idempotent) out.parameters = [...(op.parameters ?? []), IDEMPOTENCY_KEY_PARAM];
 	if (r.bearer) delete out.security;
 	else out.security = [];
 	if (!out.operationId && r.action) out.operationId = r.action;

@@ -53,6 +53,19 @@ function assertLimited(r: { status: number; headers: Headers; body: any; text: s
 		Number.isInteger(retry) && retry >= 1 && retry <= 60,
 		`Retry-After ${r.headers.get("retry-after")}`,
 	);
+	// issue 25: the 429 carries the RateLimit fields too, nothing left, reset = Retry-After
+	const rl = /^"(account|address)";r=0;t=(\d+)$/.exec(r.headers.get("ratelimit") ?? "");
+	assert.ok(rl, `${what}: RateLimit ${r.headers.get("ratelimit")}`);
+	assert.equal(Number(rl[2]), retry, `${what}: RateLimit t = Retry-After`);
+	assert.match(r.headers.get("ratelimit-policy") ?? "", new RegExp(`^"${rl[1]}";q=\\d+;w=60$`));
+}
+
+/** The `r` and `t` of an answer's `RateLimit` field for `policy` (asserts its shape and the policy field). */
+function rateOf(r: { headers: Headers }, policy: string, quota: number): { r: number; t: number } {
+	assert.equal(r.headers.get("ratelimit-policy"), `"${policy}";q=${quota};w=60`);
+	const m = new RegExp(`^"${policy}";r=(\\d+);t=(\\d+)$`).exec(r.headers.get("ratelimit") ?? "");
+	assert.ok(m, `RateLimit ${r.headers.get("ratelimit")}`);
+	return { r: Number(m[1]), t: Number(m[2]) };
 }
 
 interface Gw {
@@ -136,6 +149,33 @@ describe("gateway: edge rate limits (429 rate_limited, Retry-After)", function (
 			} finally {
 				r.disconnect();
 			}
+		});
+
+		it("RateLimit-Policy / RateLimit on every counted answer: remaining goes 2, 1, 0, then the 429; not on a 401 (issue 25)", async () => {
+			const token = await idp.tokenFor(newSender());
+			const seen: number[] = [];
+			for (const [path, status] of [
+				["/v1/warehouses", 200],
+				["/v1/orders/status?order_no=missing", 404],
+				["/v1/pincode/110001", 200],
+			] as const) {
+				const res = await http(a.base, "GET", path, { token });
+				assert.equal(res.status, status);
+				const { r, t } = rateOf(res, "account", 3);
+				assert.ok(t >= 1 && t <= 60, `t ${t}`);
+				seen.push(r);
+			}
+			assert.deepEqual(seen, [2, 1, 0], "remaining decreases on answers of every status, across routes");
+			assertLimited(await http(b.base, "GET", "/v1/warehouses", { token }), "4th");
+			const anonymous = await http(a.base, "GET", "/v1/warehouses");
+			assert.equal(anonymous.status, 401);
+			assert.equal(anonymous.headers.get("ratelimit"), null, "not counted: no RateLimit");
+			// the signed link: its own policy, per address
+			const hdr = { "x-forwarded-for": `198.51.100.${1 + Math.floor(Math.random() * 250)}` };
+			const url = "/v1/documents/label/t/1400000000123.abc";
+			assert.equal(rateOf(await http(a.base, "GET", url, { headers: hdr }), "address", 2).r, 1);
+			assert.equal(rateOf(await http(b.base, "GET", url, { headers: hdr }), "address", 2).r, 0);
+			assertLimited(await http(a.base, "GET", url, { headers: hdr }), "3rd download");
 		});
 
 		it("the account counter is shared across replicas (Redis)", async () => {

@@ -184,10 +184,57 @@ describe("openapi: the document", () => {
 			},
 		]);
 		const built = d.paths?.["/v1/shipping/book"]?.post;
-		assert.deepEqual(built?.responses?.["503"], own);
+		// its own 503, with the headers every answer of a limited, idempotent POST carries (issue 25)
+		assert.deepEqual(built?.responses?.["503"], {
+			...own,
+			headers: {
+				"RateLimit-Policy": { $ref: "#/components/headers/RateLimitPolicy" },
+				RateLimit: { $ref: "#/components/headers/RateLimit" },
+				"Idempotent-Replayed": { $ref: "#/components/headers/IdempotentReplayed" },
+			},
+		});
 		assert.deepEqual(built?.responses?.["413"], { $ref: "#/components/responses/PayloadTooLarge" });
 		assert.deepEqual(built?.tags, ["a"]);
 		assert.equal(built?.operationId, "booking.book");
+	});
+
+	it("every bearer POST takes Idempotency-Key and documents 409 / 422; every limited route the RateLimit headers (issue 25)", () => {
+		const d = createDocument();
+		const doc = d as unknown as {
+			paths: Record<string, Record<string, { parameters?: unknown[]; responses: Record<string, any> }>>;
+			components: Record<string, Record<string, any>>;
+		};
+		let posts = 0;
+		for (const [path, item] of Object.entries(doc.paths)) {
+			for (const [method, op] of Object.entries(item)) {
+				const bearer = !("security" in op) || (op as { security?: unknown[] }).security?.length !== 0;
+				const keyed = (op.parameters ?? []).some(
+					(p) => (p as { $ref?: string }).$ref === "#/components/parameters/IdempotencyKey",
+				);
+				assert.equal(keyed, method === "post" && bearer, `${method} ${path}: Idempotency-Key parameter`);
+				if (!keyed) continue;
+				posts++;
+				for (const status of ["409", "422"]) {
+					const r = op.responses[status];
+					const text = r.$ref
+						? doc.components.responses[r.$ref.split("/").pop()].description
+						: (r.description as string);
+					assert.match(
+						text,
+						status === "409" ? /idempotency_key_in_use/ : /idempotency_key_reused/,
+						`${path} ${status}`,
+					);
+				}
+				const ok = Object.entries(op.responses).find(([s]) => s.startsWith("2"))?.[1];
+				assert.ok(ok?.headers?.["Idempotent-Replayed"], `${path}: Idempotent-Replayed on its success`);
+				assert.ok(ok?.headers?.RateLimit && ok?.headers?.["RateLimit-Policy"], `${path}: RateLimit headers`);
+			}
+		}
+		assert.ok(posts >= 15, `${posts} bearer POST operations`);
+		const link = doc.paths["/v1/documents/label/t/{token}"].get.responses["200"];
+		assert.ok(link.headers.RateLimit, "the signed link's answer documents RateLimit");
+		assert.ok(doc.components.responses.RateLimited.headers.RateLimit, "429 documents RateLimit");
+		assert.equal(doc.components.parameters.IdempotencyKey.in, "header");
 	});
 
 	it("AREAS tags are unique", () => {
