@@ -280,6 +280,23 @@ describe("integration: tracking over HTTP and NATS (sandbox events, webhook, tra
 				...signedPushHeaders(raw, secret, Date.now() - 6 * 60_000),
 			});
 			assert.deepEqual([stale.status, stale.body.error], [401, "invalid_signature"], "older than 5 minutes");
+			// the published default of earlier versions is nobody's key (the issue's forged "delivered")
+			const forged = await webhook(cluster.base, "sbx-express", raw, {
+				"content-type": "application/json",
+				...signedPushHeaders(raw, "sandbox-webhook-secret"),
+			});
+			assert.deepEqual([forged.status, forged.body.error], [401, "invalid_signature"], "the old default key");
+			// U+0000 in a field of a signed push: 400, never a 500 from PostgreSQL
+			const nul = raw.replace('"Delhi Hub"', '"Delhi\\u0000Hub"');
+			assert.notEqual(nul, raw);
+			const nulAnswer = await webhook(cluster.base, "sbx-express", nul, {
+				"content-type": "application/json",
+				...signedPushHeaders(nul, secret),
+			});
+			assert.equal(nulAnswer.status, 400, JSON.stringify(nulAnswer.body));
+			assert.deepEqual(nulAnswer.body.details, [
+				"body: Shipment.Status.StatusLocation must not contain NUL (U+0000)",
+			]);
 			const unknown = await webhook(cluster.base, "sbx-nowhere", raw, sig);
 			assert.deepEqual([unknown.status, unknown.body.error], [404, "not_found"]);
 			const [none] = await select<{ n: string }>(
