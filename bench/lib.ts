@@ -18,6 +18,17 @@ import { type StartedProcess, startProcess, waitReady } from "../test/helpers/pr
 
 const adminUrl = process.env.TEST_PG_ADMIN_URL || "postgres://postgres@127.0.0.1:5432/postgres";
 const redisUrl = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";
+
+/**
+ * The sandbox couriers' push key of this bench process and the systems it
+ * starts: `SANDBOX_WEBHOOK_SECRET` when set, else a random one chosen once
+ * (and put into this process's environment, so a bench signing pushes itself
+ * signs with the key its system checks).
+ */
+export function benchSandboxWebhookSecret(): string {
+	process.env.SANDBOX_WEBHOOK_SECRET ||= randomBytes(16).toString("hex");
+	return process.env.SANDBOX_WEBHOOK_SECRET;
+}
 /** The NATS (with JetStream) the benchmarks run against (`TEST_NATS_URL`). */
 export const natsUrl = process.env.TEST_NATS_URL || "nats://127.0.0.1:4222";
 
@@ -115,6 +126,8 @@ export async function benchEnvironment(
 		AUTH_ISSUER: idp.issuer,
 		AUTH_AUDIENCE: idp.audience,
 		LABEL_LINK_SECRET: "bench",
+		// the sandbox push key (no default); the parent signs with the same (bench/tracking.ts)
+		SANDBOX_WEBHOOK_SECRET: benchSandboxWebhookSecret(),
 		SANDBOX: "1",
 		SANDBOX_COURIER_PORT: String(await freePort()),
 		SANDBOX_COURIER_DELAY_MS: process.env.SANDBOX_COURIER_DELAY_MS,

@@ -29,10 +29,10 @@
  *   BENCH_PUSH_BATCH=100, BENCH_CONNECTIONS=8, BENCH_SINGLE=300, BENCH_POLL=3000, BOOKING_* passed through)
  */
 import { Client } from "pg";
-import { signPush } from "../lib/couriers/sandbox";
+import { signedPushHeaders } from "../lib/couriers/sandbox";
 import { type SandboxScanStatus, SCAN_KINDS, type WirePushScan } from "../lib/couriers/sandbox/wire";
 import { orderBody } from "../test/helpers/fixtures";
-import { type BenchSystem, pct, startSystem } from "./lib";
+import { type BenchSystem, benchSandboxWebhookSecret, pct, startSystem } from "./lib";
 
 const shipments = Number(process.env.BENCH_SHIPMENTS || 3000);
 const scansPer = Math.max(8, Number(process.env.BENCH_SCANS || 12));
@@ -40,7 +40,7 @@ const pushBatch = Number(process.env.BENCH_PUSH_BATCH || 100);
 const connections = Number(process.env.BENCH_CONNECTIONS || 8);
 const single = Number(process.env.BENCH_SINGLE ?? 300);
 const pollCount = Number(process.env.BENCH_POLL ?? 3000);
-const secret = process.env.SANDBOX_WEBHOOK_SECRET || "sandbox-webhook-secret";
+const secret = benchSandboxWebhookSecret();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -199,7 +199,7 @@ async function pushPhase(
 		const sent = Date.now();
 		const res = await fetch(`${sys.base}/v1/tracking/webhooks/sbx-express`, {
 			method: "POST",
-			headers: { "content-type": "application/json", "x-sandbox-signature": signPush(raw, secret) },
+			headers: { "content-type": "application/json", ...signedPushHeaders(raw, secret) },
 			body: raw,
 		});
 		const body = (await res.json()) as { accepted?: number; applied?: number; error?: string };

@@ -146,9 +146,12 @@ async function startEmbeddedPostgres(dir: string): Promise<{ url: string; stop: 
 }
 
 /**
- * Applies the zero-setup defaults to `process.env` and starts the broker.
+ * Applies the zero-setup defaults to `process.env` (embedded PostgreSQL; a
+ * label link secret and a sandbox push key generated once and kept in the data
+ * directory) and starts the broker.
  * Throws (refuses to start) when a database is named but the identity provider
- * or label link secret is missing (ARCHITECTURE §2).
+ * or label link secret is missing (ARCHITECTURE §2); booking and a pushing
+ * simulator refuse to start with SANDBOX=1 and no `SANDBOX_WEBHOOK_SECRET`.
  */
 export async function startSystem(): Promise<RunningSystem> {
 	const env = process.env;
@@ -173,6 +176,13 @@ export async function startSystem(): Promise<RunningSystem> {
 			const f = join(dir, "label-link-secret");
 			if (!existsSync(f)) writeFileSync(f, randomBytes(32).toString("hex"), { mode: 0o600 });
 			env.LABEL_LINK_SECRET = readFileSync(f, "utf8").trim();
+		}
+		if (!env.SANDBOX_WEBHOOK_SECRET?.trim()) {
+			// the sandbox couriers' push key: random per installation, never a published default
+			// (docs/DECISIONS.md "Sandbox scan signatures")
+			const f = join(dir, "sandbox-webhook-secret");
+			if (!existsSync(f)) writeFileSync(f, randomBytes(32).toString("hex"), { mode: 0o600 });
+			env.SANDBOX_WEBHOOK_SECRET = readFileSync(f, "utf8").trim();
 		}
 	}
 	const cfg = loadConfig();

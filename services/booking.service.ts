@@ -54,6 +54,7 @@ import { couriersAnswer, couriersQuery, parsePriorityBody, setRanking } from "..
 import { type BookingDeps, message, type OutboxBatch } from "../lib/booking/deps";
 import { BOOKING_MIGRATIONS } from "../lib/booking/migrations";
 import { parseBookInput, parseBookSyncInput } from "../lib/booking/params";
+import { forgetOldPushes } from "../lib/booking/push-replay";
 import { deliverNow, outboxBatch, relay, sweepOnce } from "../lib/booking/relay";
 import { bookInline, openAttempt, prepareBooking, queuedAnswer } from "../lib/booking/request";
 import { BOOKING_QUEUE, type BookingTimings, bookingTimings } from "../lib/booking/settings";
@@ -91,6 +92,7 @@ import type {
 	SandboxEventAnswer,
 	TrackingAnswer,
 } from "../lib/contracts/booking";
+import { requireSandboxWebhookSecret } from "../lib/couriers/sandbox/settings";
 import { cursorSecretConfigured } from "../lib/cursor";
 import { apiError } from "../lib/errors";
 import { toRupees } from "../lib/money";
@@ -193,7 +195,10 @@ export default defineService<BookingVars>()({
 				kind === "relay"
 					? () => relay(this.deps())
 					: kind === "sweep"
-						? () => sweepOnce(this.deps())
+						? async () => {
+								await sweepOnce(this.deps());
+								await forgetOldPushes(this.db);
+							}
 						: () => pollOnce(this.deps());
 			void this.background(`booking ${kind}`, work).finally(() => this.ticking.delete(kind));
 		},
@@ -554,10 +559,12 @@ export default defineService<BookingVars>()({
 		 * POST /v1/tracking/webhooks/{courier} (ours; no bearer token: the
 		 * gateway's webhook route passes `{courier, body: raw body base64,
 		 * headers: lower-cased}`). The courier's signature is checked on the raw
-		 * body, then its scans are folded. 200 {@link PushAnswer} `{accepted,
+		 * body (sandbox: timestamped, at most 5 minutes old, never replayed),
+		 * then its scans are folded. 200 {@link PushAnswer} `{accepted,
 		 * applied}`. Errors: 404 `not_found` (unknown courier code), 401
-		 * `invalid_signature`, 400 `validation_failed` (unreadable body), 503
-		 * `service_unavailable`. See lib/booking/tracking.ts `courierPush`.
+		 * `invalid_signature` (missing, wrong, stale or replayed signature; no key
+		 * configured), 400 `validation_failed` (unreadable body, NUL in a field),
+		 * 503 `service_unavailable`. See lib/booking/tracking.ts `courierPush`.
 		 */
 		courierPush: {
 			params: {
@@ -641,11 +648,16 @@ export default defineService<BookingVars>()({
 		this.inflight = new Set();
 		this.bookingStopping = false;
 	},
-	/** Refuses to run without a cursor secret (wallet pages are signed; ARCHITECTURE §2: fail loudly at start). */
+	/**
+	 * Refuses to run without a cursor secret (wallet pages are signed; ARCHITECTURE §2: fail loudly at start),
+	 * and with SANDBOX=1 without `SANDBOX_WEBHOOK_SECRET` (the sandbox couriers' push key).
+	 */
 	async started() {
 		if (!cursorSecretConfigured()) {
 			throw new Error("booking: CURSOR_SECRET or LABEL_LINK_SECRET is required (signed page cursors)");
 		}
+		// the sandbox couriers' pushes are checked with this key (docs/DECISIONS.md "Sandbox scan signatures")
+		requireSandboxWebhookSecret("booking");
 		this.bookingStopping = false;
 		this.outbox = outboxBatch(this.db, this.timings);
 		this.timers = [

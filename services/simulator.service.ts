@@ -40,10 +40,12 @@
  * queries whatever the count). Scan push: when `SANDBOX_SCAN_PUSH_URL` is set
  * (e.g. `http://127.0.0.1:3000/v1/tracking/webhooks/{courier}`, `{courier}`
  * replaced by the courier code), every scan emitted on demand is also POSTed
- * there in Delhivery's push shape, signed `x-sandbox-signature:
- * sha256=<hex HMAC-SHA256 of the body>` under `SANDBOX_WEBHOOK_SECRET` (default
- * `sandbox-webhook-secret`), fire-and-forget with a 2 s timeout: a failed push
- * is logged and the poller still finds the scan (lib/simulator/push.ts).
+ * there in Delhivery's push shape, signed `x-sandbox-timestamp: <unix seconds>`
+ * and `x-sandbox-signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">`
+ * under `SANDBOX_WEBHOOK_SECRET` (no default: the simulator refuses to start
+ * with `SANDBOX_SCAN_PUSH_URL` set and no key), fire-and-forget with a 2 s
+ * timeout: a failed push is logged and the poller still finds the scan
+ * (lib/simulator/push.ts).
  *
  * Courier-issued labels: the couriers of `SANDBOX_OWN_LABEL_COURIERS` (default
  * `sbx-lite`) issue their own label file, Delhivery's packing slip:
@@ -87,10 +89,12 @@
 import { Errors } from "moleculer";
 import { loadConfig } from "../lib/config";
 import type { EmittedScan, SimulatorReference, SimulatorState } from "../lib/contracts";
+import { requireSandboxWebhookSecret } from "../lib/couriers/sandbox/settings";
 import { defineService } from "../lib/service";
 import { addScan, MAX_REFERENCES, referencesView, stateView } from "../lib/simulator/api";
 import { EMITTABLE_EVENTS } from "../lib/simulator/couriers";
 import { SIMULATOR_MIGRATIONS } from "../lib/simulator/migrations";
+import { pushUrlFor } from "../lib/simulator/push";
 import { SimulatorServer } from "../lib/simulator/server";
 import { DbMixin } from "../mixins/db.mixin";
 
@@ -156,6 +160,8 @@ export default defineService<SimulatorVars>()({
 			this.logger.warn("simulator: SANDBOX is off; the sandbox courier simulator is not started");
 			return;
 		}
+		// pushes need the key they are signed with (docs/DECISIONS.md "Sandbox scan signatures")
+		if (pushUrlFor("sbx-express")) requireSandboxWebhookSecret("simulator");
 		const port = loadConfig().simulatorPort;
 		const server = new SimulatorServer(this.db, this.logger);
 		// HOST as the gateway reads it (0.0.0.0 in the Kubernetes dev overlay, so other pods reach it); else loopback

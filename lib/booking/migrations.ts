@@ -18,6 +18,8 @@
  *   attempts carry the folded `shipment_status` (lib/shipment-status.ts), the
  *   order-update counter `order_seq`, the poller's `next_track_at`, the lane
  *   (`from_pin`, `to_pin`) and `picked_up_at` (lib/booking/tracking.ts).
+ * - `booking.push_seen`: the replay keys of recent courier pushes
+ *   (lib/booking/push-replay.ts).
  */
 
 import type { Migration } from "../db";
@@ -256,4 +258,18 @@ export const BOOKING_MIGRATIONS: Migration[] = [
 		[{ schema: "booking", table: "outbox" }, "outbox_pending"],
 		[{ schema: "booking", table: "event_outbox" }, "event_outbox_due"],
 	]),
+	{
+		// Replayed courier pushes (issue 31; lib/booking/push-replay.ts): the keys (timestamped signatures)
+		// of the pushes seen in the last minutes, purged by the sweeper.
+		name: "010-push-seen",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`CREATE TABLE IF NOT EXISTS booking.push_seen (
+				courier_code text NOT NULL,
+				push_key text NOT NULL,
+				seen_at timestamptz NOT NULL DEFAULT now(),
+				PRIMARY KEY (courier_code, push_key))`);
+			await q("CREATE INDEX IF NOT EXISTS push_seen_at ON booking.push_seen (seen_at)");
+		},
+	},
 ];

@@ -29,12 +29,19 @@ import type {
 	TrackingScanView,
 } from "../contracts/booking";
 import type { SimulatorEvent } from "../contracts/platform";
-import { adapterFor, type CourierAdapter, CourierRefused, CourierUnavailable } from "../couriers";
+import {
+	adapterFor,
+	type CourierAdapter,
+	CourierRefused,
+	CourierUnavailable,
+	type TrackingScan,
+} from "../couriers";
 import { type ApiError, apiError, validationFailed } from "../errors";
 import { parsePositiveInt } from "../fields";
 import { countScans } from "../metrics";
 import { isLifecycleStatus, orderStatusIdOf, type ShipmentStatus, statusNameOf } from "../shipment-status";
 import { type BookingDeps, message } from "./deps";
+import { claimPush, releasePush } from "./push-replay";
 import { deliverNow } from "./relay";
 import {
 	type AwbScans,
@@ -347,20 +354,55 @@ export async function pollOnce(deps: BookingDeps): Promise<PollResult> {
 	return total;
 }
 
+/** The text fields of a pushed scan checked for NUL, with the names the push body gives them (Delhivery's push shape). */
+const PUSHED_TEXT: ReadonlyArray<[keyof TrackingScan, string]> = [
+	["courier_status", "Status.Status"],
+	["courier_code", "Status.StatusCode"],
+	["location", "Status.StatusLocation"],
+	["remarks", "Status.Instructions"],
+];
+
 /**
- * `POST /v1/tracking/webhooks/{courier}` (ours; docs/DECISIONS.md): a
- * courier pushes scans. `courier` is the courier's code on the rate card
- * (`rates.listCouriers`, e.g. `sbx-express`); `body` the raw request body,
- * base64; `headers` the request headers, lower-cased. The adapter checks the
- * signature on the raw bytes (`verifyPush`) before anything is read, then
- * parses (`parsePush`) and folds the scans ({@link ingest}, source `push`).
- * Answers `{accepted, applied}` (see {@link PushAnswer}); scans of AWBs we do
- * not hold are ignored (accepted 0).
+ * The `details` refusing a parsed push whose text carries U+0000 (PostgreSQL
+ * stores no NUL in text): one per field, naming the entry (AWB order of the
+ * parsed batch) and the push body's field, e.g. `body: Shipment.AWB must not
+ * contain NUL (U+0000)`; empty when the batch is clean. Other control
+ * characters (a newline in a courier's instructions) are the courier's words
+ * and kept (docs/DECISIONS.md "Sandbox scan signatures").
+ */
+export function nulFieldsOfPush(batch: AwbScans[]): string[] {
+	const out = new Set<string>();
+	for (const { awb_number, scans } of batch) {
+		if (awb_number.includes("\u0000")) out.add("body: Shipment.AWB must not contain NUL (U+0000)");
+		for (const scan of scans)
+			for (const [key, name] of PUSHED_TEXT) {
+				const v = scan[key];
+				if (typeof v === "string" && v.includes("\u0000"))
+					out.add(`body: Shipment.${name} must not contain NUL (U+0000)`);
+			}
+	}
+	return [...out];
+}
+
+/**
+ * `POST /v1/tracking/webhooks/{courier}` (ours; docs/DECISIONS.md "Shipment
+ * status and tracking", "Sandbox scan signatures"): a courier pushes scans.
+ * `courier` is the courier's code on the rate card (`rates.listCouriers`,
+ * e.g. `sbx-express`); `body` the raw request body, base64; `headers` the
+ * request headers, lower-cased. The adapter checks the signature on the raw
+ * bytes (`verifyPush`: for the sandbox couriers a timestamped HMAC at most 5
+ * minutes old; no key configured refuses every push) before anything is read,
+ * then parses (`parsePush`); a push carrying U+0000 in a text field is
+ * refused whole ({@link nulFieldsOfPush}); a push whose adapter names a
+ * replay key is claimed once (lib/booking/push-replay.ts) and the scans are
+ * folded ({@link ingest}, source `push`). Answers `{accepted, applied}` (see
+ * {@link PushAnswer}); scans of AWBs we do not hold are ignored (accepted 0).
  *
  * Errors: 404 `not_found` (no active courier with that code, or one without
- * an integration); 401 `invalid_signature` (missing or wrong signature);
- * 400 `validation_failed` (a body the adapter cannot read; its words in
- * `details`); 503 `service_unavailable` (rates unreachable).
+ * an integration); 401 `invalid_signature` (missing, wrong or stale
+ * signature, no key configured, or a push already received); 400
+ * `validation_failed` (a body the adapter cannot read, or NUL in a field; the
+ * words in `details`); 503 `service_unavailable` (rates unreachable).
  */
 export async function courierPush(
 	deps: BookingDeps,
@@ -377,7 +419,11 @@ export async function courierPush(
 	if (!adapter) throw apiError(404, "not_found", `no courier "${p.courier}" pushes scans here`);
 	const raw = Buffer.from(p.body, "base64");
 	if (!adapter.verifyPush(raw, p.headers)) {
-		throw apiError(401, "invalid_signature", "the webhook signature is missing or does not match the body");
+		throw apiError(
+			401,
+			"invalid_signature",
+			"the webhook signature is missing, does not match the body, or its timestamp is outside the accepted window",
+		);
 	}
 	let batch: AwbScans[];
 	try {
@@ -386,7 +432,17 @@ export async function courierPush(
 		if (err instanceof CourierRefused) throw validationFailed([`body: ${err.message}`]);
 		throw err;
 	}
-	return ingest(deps, batch, "push");
+	const nul = nulFieldsOfPush(batch);
+	if (nul.length) throw validationFailed(nul);
+	const key = adapter.pushReplayKey?.(p.headers) ?? null;
+	if (key !== null && !(await claimPush(deps.db, p.courier, key)))
+		throw apiError(401, "invalid_signature", "this push was already received (a replayed signature)");
+	try {
+		return await ingest(deps, batch, "push");
+	} catch (err) {
+		if (key !== null) await releasePush(deps.db, p.courier, key);
+		throw err;
+	}
 }
 
 /** Validated input of `POST /v1/sandbox/orders/{order_id}/events`. */

@@ -123,8 +123,19 @@ export interface CourierAdapter {
 	readonly trackBatchSize: number;
 	/** Scans of up to trackBatchSize AWBs in one call, each list oldest first; AWBs the courier does not know are absent. Throws CourierUnavailable when unreachable. */
 	trackMany(awb_numbers: string[]): Promise<Map<string, TrackingScan[]>>;
-	/** Whether a pushed scan webhook body is authentic (HMAC / shared secret per the courier's scheme). `headers` lower-cased. */
+	/**
+	 * Whether a pushed scan webhook body is authentic (HMAC / shared secret per
+	 * the courier's scheme). `headers` lower-cased. No secret configured → false
+	 * for every push (never a default secret; docs/DECISIONS.md "Sandbox scan signatures").
+	 */
 	verifyPush(raw: Buffer, headers: Record<string, string | undefined>): boolean;
+	/**
+	 * A key naming one authentic push (e.g. its timestamped signature), for
+	 * booking to refuse the same push seen twice within the signature's time
+	 * window; absent (or null) when the courier's scheme carries no per-push
+	 * value (Delhivery's static token), and then pushes are not checked for replays.
+	 */
+	pushReplayKey?(headers: Record<string, string | undefined>): string | null;
 	/** The scans of a pushed webhook body (already verified). Throws CourierRefused (its words) for a body it cannot read. */
 	parsePush(raw: Buffer): { awb_number: string; scans: TrackingScan[] }[];
 	/**

@@ -3,8 +3,10 @@
  * webhook): when `SANDBOX_SCAN_PUSH_URL` is set, every scan emitted on demand
  * (`simulator.emitScan`, `POST /couriers/<code>/sandbox/scan`) is also POSTed
  * there as one {@link WirePushScan} JSON body, signed with
- * `x-sandbox-signature: sha256=<hex HMAC-SHA256 of the body>` under
- * `SANDBOX_WEBHOOK_SECRET` (lib/couriers/sandbox/signature.ts). `{courier}` in
+ * `x-sandbox-timestamp: <unix seconds>` and `x-sandbox-signature:
+ * sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">` under
+ * `SANDBOX_WEBHOOK_SECRET` (lib/couriers/sandbox/signature.ts); with no key
+ * configured nothing is pushed (a warning; the poller finds the scan). `{courier}` in
  * the URL is replaced by the courier code, e.g.
  * `http://127.0.0.1:3000/v1/tracking/webhooks/{courier}`.
  *
@@ -15,8 +17,8 @@
  */
 import type { Logger } from "moleculer";
 import { sandboxWebhookSecret } from "../couriers/sandbox/settings";
-import { signPush } from "../couriers/sandbox/signature";
-import { PUSH_SIGNATURE_HEADER, type WirePushScan } from "../couriers/sandbox/wire";
+import { signedPushHeaders } from "../couriers/sandbox/signature";
+import type { WirePushScan } from "../couriers/sandbox/wire";
 
 /** How long one push waits for the receiver's answer, ms. */
 export const PUSH_TIMEOUT_MS = 2_000;
@@ -28,7 +30,7 @@ export function pushUrlFor(courierCode: string, env: NodeJS.ProcessEnv = process
 }
 
 /**
- * POSTs `body` (JSON) to `url`, signed under `secret`. Resolves when the
+ * POSTs `body` (JSON) to `url`, signed under `secret` at the current time. Resolves when the
  * receiver answered 2xx; rejects on a non-2xx answer, a connection failure or
  * no answer within `timeoutMs`.
  */
@@ -41,7 +43,7 @@ export async function pushScan(
 	const raw = JSON.stringify(body);
 	const res = await fetch(url, {
 		method: "POST",
-		headers: { "Content-Type": "application/json", [PUSH_SIGNATURE_HEADER]: signPush(raw, secret) },
+		headers: { "Content-Type": "application/json", ...signedPushHeaders(raw, secret) },
 		body: raw,
 		signal: AbortSignal.timeout(timeoutMs),
 	});
@@ -53,7 +55,8 @@ export async function pushScan(
  * Pushes `body` for `courierCode` when `SANDBOX_SCAN_PUSH_URL` is set, without
  * waiting (fire-and-forget); a failure is logged on `logger` as a warning.
  * Answers the promise of the push (resolved, never rejected) for tests, or
- * null when no push URL is set.
+ * null when no push URL is set, or when no `SANDBOX_WEBHOOK_SECRET` is set
+ * (nothing to sign with: a warning, no push).
  */
 export function firePush(
 	logger: Pick<Logger, "warn">,
@@ -62,7 +65,14 @@ export function firePush(
 ): Promise<void> | null {
 	const url = pushUrlFor(courierCode);
 	if (!url) return null;
-	return pushScan(url, body, sandboxWebhookSecret()).catch((err: Error & { cause?: { code?: string } }) => {
+	const secret = sandboxWebhookSecret();
+	if (!secret) {
+		logger.warn(
+			`simulator: scan of ${body.Shipment.AWB} not pushed: SANDBOX_WEBHOOK_SECRET is not set; the poller will find it`,
+		);
+		return null;
+	}
+	return pushScan(url, body, secret).catch((err: Error & { cause?: { code?: string } }) => {
 		const why =
 			err.name === "TimeoutError"
 				? `no answer within ${PUSH_TIMEOUT_MS} ms`

@@ -5,10 +5,12 @@
  * loopback, private (10/8, 172.16/12, 192.168/16), link-local (169.254/16,
  * with the cloud metadata address 169.254.169.254; fe80::/10), unique-local
  * (fc00::/7, e.g. fd00:ec2::254), carrier-grade NAT (100.64/10, with
- * 100.100.100.200), unspecified, multicast, broadcast, reserved and the
- * IPv6 transition ranges are refused; an IPv4-mapped IPv6 address is judged
- * as its IPv4 address. In the sandbox (`SANDBOX=1`) `http` and loopback are
- * allowed as well, nothing else.
+ * 100.100.100.200), unspecified, multicast, broadcast and reserved
+ * addresses are refused; an IPv6 address that embeds IPv4 addresses
+ * (IPv4-compatible `::/96`, IPv4-mapped, IPv4-translated, NAT64, 6to4,
+ * Teredo: ./embedded-ipv4.ts) is judged by them as the plain IPv4 address is
+ * (docs/DECISIONS.md "Embedded IPv4 in IPv6 endpoints"). In the sandbox
+ * (`SANDBOX=1`) `http` and loopback are allowed as well, nothing else.
  *
  * The check runs at subscribe time (the literal address, or every address the
  * name resolves to) and again at every delivery: the HTTP client resolves
@@ -20,11 +22,28 @@ import { promises as dns, lookup as dnsLookup, type LookupAddress } from "node:d
 import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
 import { type ApiError, apiError } from "../errors";
+import { embeddedIPv4 } from "./embedded-ipv4";
 
 /** Longest URL accepted (characters). */
 export const MAX_URL_LENGTH = 2048;
 
-/** Why an address is refused, or null when it may be reached. */
+/** Whether an IPv4 address may be reached: public unicast, or loopback in the sandbox. */
+function ipv4Allowed(ip: ipaddr.IPv4, sandbox: boolean): boolean {
+	const range = ip.range();
+	return range === "unicast" || (sandbox && range === "loopback");
+}
+
+/**
+ * Why an address (a literal IPv4 or IPv6 address, as text) is refused, or
+ * null when it may be reached: public unicast, or loopback in the sandbox.
+ * An IPv6 address embedding IPv4 addresses (./embedded-ipv4.ts: IPv4-
+ * compatible, IPv4-mapped, IPv4-translated, NAT64, 6to4, Teredo) is judged by
+ * them, each as the plain IPv4 address would be in the same mode, so
+ * `::a9fe:a9fe` is refused as 169.254.169.254 is, and `2002:808:808::1`
+ * (8.8.8.8) passes where a public address does (docs/DECISIONS.md "Embedded
+ * IPv4 in IPv6 endpoints"). Pure; throws nothing.
+ * @example addressRefusal("::a00:1", false) → "::a00:1 is a private address (IPv4-compatible, embeds 10.0.0.1)"
+ */
 export function addressRefusal(address: string, sandbox: boolean): string | null {
 	let ip: ipaddr.IPv4 | ipaddr.IPv6;
 	try {
@@ -32,8 +51,15 @@ export function addressRefusal(address: string, sandbox: boolean): string | null
 	} catch {
 		return `${address} is not an IP address`;
 	}
-	if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress())
-		ip = (ip as ipaddr.IPv6).toIPv4Address();
+	if (ip.kind() === "ipv4") {
+		const v4 = ip as ipaddr.IPv4;
+		return ipv4Allowed(v4, sandbox) ? null : `${address} is a ${v4.range()} address`;
+	}
+	const embedded = embeddedIPv4(ip as ipaddr.IPv6);
+	if (embedded) {
+		const bad = embedded.addresses.find((a) => !ipv4Allowed(a, sandbox));
+		return bad ? `${address} is a ${bad.range()} address (${embedded.form}, embeds ${bad.toString()})` : null;
+	}
 	const range = ip.range();
 	if (range === "unicast") return null;
 	if (sandbox && range === "loopback") return null;

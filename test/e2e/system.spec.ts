@@ -36,6 +36,7 @@ describe("e2e: npm start over NATS in two processes", function () {
 			AUTH_ISSUER: idp.issuer,
 			AUTH_AUDIENCE: idp.audience,
 			LABEL_LINK_SECRET: "e2e-secret",
+			SANDBOX_WEBHOOK_SECRET: process.env.SANDBOX_WEBHOOK_SECRET,
 			SANDBOX: "1",
 			PORT: String(port),
 			SANDBOX_COURIER_PORT: String(await freePort()),

@@ -5,14 +5,17 @@
  * identity provider, sandbox). Logs in as a listed user, books one order and
  * downloads its label; then (its own order again) kills the process with
  * SIGKILL (leaving a stale postmaster) and checks the next start recovers with
- * the data intact. Each test starts the system when it is not running.
+ * the data intact; the sandbox push key is generated once into the data dir
+ * (a push signed with the old public default is refused, one signed with the
+ * generated key accepted). Each test starts the system when it is not running.
  * Only ports and the data directory are set, so the test cannot collide with
  * anything else on the machine.
  */
 import { strict as assert } from "node:assert";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { signedPushHeaders } from "../../lib/couriers/sandbox";
 import { embeddedPgData, stopStalePostmaster } from "../../lib/system";
 import { client, typicalFlow } from "../helpers/flow";
 import { freePort } from "../helpers/net";
@@ -24,6 +27,8 @@ describe("e2e: zero-setup start (no environment)", function () {
 	let env: Record<string, string> = {};
 	let proc: StartedProcess | undefined;
 	let base = "";
+	/** the sandbox push key the first start generated */
+	let installationKey = "";
 
 	before(async () => {
 		const port = await freePort();
@@ -72,6 +77,38 @@ describe("e2e: zero-setup start (no environment)", function () {
 		assert.equal(r.label.subarray(0, 5).toString(), "%PDF-");
 	});
 
+	it("generates the sandbox push key once per installation (0600 in the data dir); pushes signed with the old default are refused", async () => {
+		await running();
+		const file = join(dir, "sandbox-webhook-secret");
+		const key = readFileSync(file, "utf8").trim();
+		assert.match(key, /^[0-9a-f]{64}$/);
+		assert.equal(statSync(file).mode & 0o777, 0o600);
+		const raw = JSON.stringify({
+			Shipment: {
+				AWB: "00000000000000",
+				Status: {
+					Status: "Delivered",
+					StatusCode: "DLVD",
+					StatusType: "DL",
+					StatusDateTime: new Date().toISOString(),
+				},
+			},
+		});
+		const post = (headers: Record<string, string>) =>
+			fetch(`${base}/v1/tracking/webhooks/sbx-express`, {
+				method: "POST",
+				headers: { "content-type": "application/json", ...headers },
+				body: raw,
+			});
+		const forged = await post(signedPushHeaders(raw, "sandbox-webhook-secret"));
+		assert.equal(forged.status, 401);
+		assert.equal(((await forged.json()) as { error: string }).error, "invalid_signature");
+		const signed = await post(signedPushHeaders(raw, key));
+		assert.equal(signed.status, 200, await signed.clone().text());
+		assert.deepEqual(await signed.json(), { accepted: 0, applied: 0 });
+		installationKey = key;
+	});
+
 	it("recovers from a killed run (stale postmaster) with the data intact", async () => {
 		// Its own booked order, made before the kill.
 		const killed = await running();
@@ -83,6 +120,12 @@ describe("e2e: zero-setup start (no environment)", function () {
 		const st = await api.get(`/v1/orders/status?order_no=${booked.customer_order_no}`);
 		assert.equal(st.status, 200, JSON.stringify(st.body));
 		assert.equal(st.body.state, "booked");
+		if (installationKey)
+			assert.equal(
+				readFileSync(join(dir, "sandbox-webhook-secret"), "utf8").trim(),
+				installationKey,
+				"the same key after a restart",
+			);
 		const code = await restarted.stop("SIGTERM");
 		assert.equal(code, 0, restarted.output().slice(-3000));
 		proc = undefined;

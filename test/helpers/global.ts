@@ -33,6 +33,8 @@ export async function mochaGlobalSetup(): Promise<void> {
 	process.env.NAMESPACE = `t${runId}`;
 	process.env.TEST_NATS_URL = process.env.TEST_NATS_URL || "nats://127.0.0.1:4222";
 	process.env.LABEL_LINK_SECRET = "test-label-link-secret";
+	// the sandbox couriers' push key (no default: booking refuses to start with SANDBOX=1 without one)
+	process.env.SANDBOX_WEBHOOK_SECRET = `test-sandbox-webhook-${runId}`;
 	process.env.LOGLEVEL = process.env.LOGLEVEL || "warn";
 	// no Prometheus endpoint in test brokers (the metrics specs set their own METRICS_PORT)
 	process.env.METRICS_PORT = process.env.METRICS_PORT || "off";

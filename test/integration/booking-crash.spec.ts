@@ -129,6 +129,7 @@ describe("integration: exactly-once booking under kill -9 of the booking process
 			AUTH_ISSUER: idp.issuer,
 			AUTH_AUDIENCE: idp.audience,
 			LABEL_LINK_SECRET: "crash-secret",
+			SANDBOX_WEBHOOK_SECRET: process.env.SANDBOX_WEBHOOK_SECRET,
 			SANDBOX: "1",
 			PORT: String(port),
 			SANDBOX_COURIER_PORT: String(simPort),

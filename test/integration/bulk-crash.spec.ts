@@ -50,6 +50,7 @@ describe("integration: bulk job under kill -9 of the intake process", function (
 			AUTH_ISSUER: idp.issuer,
 			AUTH_AUDIENCE: idp.audience,
 			LABEL_LINK_SECRET: "crash-secret",
+			SANDBOX_WEBHOOK_SECRET: process.env.SANDBOX_WEBHOOK_SECRET,
 			SANDBOX: "1",
 			PORT: String(port),
 			SANDBOX_COURIER_PORT: String(await freePort()),

@@ -15,7 +15,7 @@
  *   unreadable body, 413 over 1 MB, 405 other methods.
  */
 import { strict as assert } from "node:assert";
-import { signPush } from "../../lib/couriers/sandbox";
+import { signedPushHeaders } from "../../lib/couriers/sandbox";
 import { sandboxWebhookSecret } from "../../lib/couriers/sandbox/settings";
 import { SCAN_KINDS } from "../../lib/couriers/sandbox/wire";
 import { getSequelize, select } from "../../lib/db";
@@ -259,22 +259,45 @@ describe("integration: tracking over HTTP and NATS (sandbox events, webhook, tra
 			const k = SCAN_KINDS.picked_up;
 			// a body as the courier formats it (spacing kept: the signature covers the exact bytes)
 			const raw = `{ "Shipment": { "AWB": "${awb}", "Status": { "Status": "${k.Scan}", "StatusCode": "${k.StatusCode}", "StatusType": "${k.ScanType}", "StatusLocation": "Delhi Hub", "StatusDateTime": "${new Date(Date.now() + 60_000).toISOString()}", "Instructions": "" } } }`;
-			const sig = signPush(raw, sandboxWebhookSecret());
+			const secret = sandboxWebhookSecret();
+			const sig = signedPushHeaders(raw, secret);
 
 			const missing = await webhook(cluster.base, "sbx-express", raw, { "content-type": "application/json" });
 			assert.equal(missing.status, 401);
 			assert.equal(missing.body.error, "invalid_signature");
 			const wrong = await webhook(cluster.base, "sbx-express", raw, {
 				"content-type": "application/json",
-				"x-sandbox-signature": signPush(raw, "not-the-secret"),
+				...signedPushHeaders(raw, "not-the-secret"),
 			});
 			assert.deepEqual([wrong.status, wrong.body.error], [401, "invalid_signature"]);
 			const reformatted = await webhook(cluster.base, "sbx-express", JSON.stringify(JSON.parse(raw)), {
 				"content-type": "application/json",
-				"x-sandbox-signature": sig,
+				...sig,
 			});
 			assert.equal(reformatted.status, 401, "the same JSON with other bytes is not what was signed");
-			const unknown = await webhook(cluster.base, "sbx-nowhere", raw, { "x-sandbox-signature": sig });
+			const stale = await webhook(cluster.base, "sbx-express", raw, {
+				"content-type": "application/json",
+				...signedPushHeaders(raw, secret, Date.now() - 6 * 60_000),
+			});
+			assert.deepEqual([stale.status, stale.body.error], [401, "invalid_signature"], "older than 5 minutes");
+			// the published default of earlier versions is nobody's key (the issue's forged "delivered")
+			const forged = await webhook(cluster.base, "sbx-express", raw, {
+				"content-type": "application/json",
+				...signedPushHeaders(raw, "sandbox-webhook-secret"),
+			});
+			assert.deepEqual([forged.status, forged.body.error], [401, "invalid_signature"], "the old default key");
+			// U+0000 in a field of a signed push: 400, never a 500 from PostgreSQL
+			const nul = raw.replace('"Delhi Hub"', '"Delhi\\u0000Hub"');
+			assert.notEqual(nul, raw);
+			const nulAnswer = await webhook(cluster.base, "sbx-express", nul, {
+				"content-type": "application/json",
+				...signedPushHeaders(nul, secret),
+			});
+			assert.equal(nulAnswer.status, 400, JSON.stringify(nulAnswer.body));
+			assert.deepEqual(nulAnswer.body.details, [
+				"body: Shipment.Status.StatusLocation must not contain NUL (U+0000)",
+			]);
+			const unknown = await webhook(cluster.base, "sbx-nowhere", raw, sig);
 			assert.deepEqual([unknown.status, unknown.body.error], [404, "not_found"]);
 			const [none] = await select<{ n: string }>(
 				getSequelize(),
@@ -284,18 +307,24 @@ describe("integration: tracking over HTTP and NATS (sandbox events, webhook, tra
 			assert.equal(Number(none.n), 0, "nothing stored from a refused push");
 
 			// any content type: the body is read raw
-			const ok = await webhook(cluster.base, "sbx-express", raw, {
-				"content-type": "text/plain",
-				"x-sandbox-signature": sig,
-			});
+			const ok = await webhook(cluster.base, "sbx-express", raw, { "content-type": "text/plain", ...sig });
 			assert.equal(ok.status, 200, JSON.stringify(ok.body));
 			assert.deepEqual(ok.body, { accepted: 1, applied: 1 });
 			assert.ok(ok.headers.get("x-request-id"));
+			const replayed = await webhook(cluster.base, "sbx-express", raw, {
+				"content-type": "text/plain",
+				...sig,
+			});
+			assert.deepEqual([replayed.status, replayed.body.error], [401, "invalid_signature"], "a replay");
 			const again = await webhook(cluster.base, "sbx-express", raw, {
 				"content-type": "text/plain",
-				"x-sandbox-signature": sig,
+				...signedPushHeaders(raw, secret, Date.now() - 10_000),
 			});
-			assert.deepEqual(again.body, { accepted: 1, applied: 0 }, "a re-sent scan is accepted, applied once");
+			assert.deepEqual(
+				again.body,
+				{ accepted: 1, applied: 0 },
+				"a re-sent (re-signed) scan is accepted, applied once",
+			);
 			const t = await api.get(`/v1/orders/${o.order_id}/tracking`);
 			assert.deepEqual(
 				t.body.scans.map((s: any) => [s.status, s.location]),
@@ -304,7 +333,7 @@ describe("integration: tracking over HTTP and NATS (sandbox events, webhook, tra
 
 			const junk = "{not json";
 			const unreadable = await webhook(cluster.base, "sbx-express", junk, {
-				"x-sandbox-signature": signPush(junk, sandboxWebhookSecret()),
+				...signedPushHeaders(junk, secret),
 			});
 			assert.equal(unreadable.status, 400);
 			assert.equal(unreadable.body.error, "validation_failed");
@@ -313,12 +342,12 @@ describe("integration: tracking over HTTP and NATS (sandbox events, webhook, tra
 			// just under the limit: crosses NATS base64-encoded (gateway and booking on other brokers) and is read
 			const near = Buffer.alloc(512 * 1024 - 10, 32);
 			const nearAnswer = await webhook(cluster.base, "sbx-express", near, {
-				"x-sandbox-signature": signPush(near, sandboxWebhookSecret()),
+				...signedPushHeaders(near, secret),
 			});
 			assert.deepEqual([nearAnswer.status, nearAnswer.body.error], [400, "validation_failed"]);
 			const big = Buffer.alloc(512 * 1024 + 10, 32);
 			const tooBig = await webhook(cluster.base, "sbx-express", big, {
-				"x-sandbox-signature": signPush(big, sandboxWebhookSecret()),
+				...signedPushHeaders(big, secret),
 			});
 			assert.equal(tooBig.status, 413);
 			assert.equal(tooBig.body.error, "payload_too_large");

@@ -94,7 +94,6 @@ describe("couriers: tracking and scan push against the simulator", function () {
 		process.env.SANDBOX_COURIER_PORT = String(await freePort());
 		delete process.env.SANDBOX_COURIER_URL;
 		delete process.env.SANDBOX_SCAN_PUSH_URL;
-		delete process.env.SANDBOX_WEBHOOK_SECRET;
 		process.env.SANDBOX_COURIER_DELAY_MS = "0";
 		broker = await startBroker(["simulator"]);
 		for (const code of ["sbx-express", "sbx-surface"])
@@ -211,6 +210,8 @@ describe("couriers: tracking and scan push against the simulator", function () {
 			assert.equal(push.path, "/v1/tracking/webhooks/sbx-express");
 			assert.equal(push.headers["content-type"], "application/json");
 			assert.match(String(push.headers["x-sandbox-signature"]), /^sha256=[0-9a-f]{64}$/);
+			const ts = Number(push.headers["x-sandbox-timestamp"]);
+			assert.ok(Math.abs(ts - Date.now() / 1000) < 30, `x-sandbox-timestamp ${ts} is now (unix seconds)`);
 			assert.equal(a.verifyPush(push.raw, push.headers), true);
 			assert.equal(a.verifyPush(Buffer.concat([push.raw, Buffer.from(" ")]), push.headers), false);
 			assert.deepEqual(JSON.parse(push.raw.toString()), {
@@ -230,6 +231,7 @@ describe("couriers: tracking and scan push against the simulator", function () {
 			assert.deepEqual(a.parsePush(push.raw), [{ awb_number, scans: [tracked] }], "push and poll agree");
 
 			// the HTTP scan endpoint pushes too, signed under the configured secret
+			const runSecret = process.env.SANDBOX_WEBHOOK_SECRET;
 			process.env.SANDBOX_WEBHOOK_SECRET = "rotated-secret";
 			try {
 				const { baseUrl, token } = sandboxSettings("sbx-express");
@@ -245,7 +247,7 @@ describe("couriers: tracking and scan push against the simulator", function () {
 				assert.equal(adapterFor(courier("sbx-express")).verifyPush(second.raw, second.headers), true);
 				assert.equal(a.parsePush(second.raw)[0].scans[0].status, "rto_initiated");
 			} finally {
-				delete process.env.SANDBOX_WEBHOOK_SECRET;
+				process.env.SANDBOX_WEBHOOK_SECRET = runSecret;
 			}
 		} finally {
 			await hook.close();
@@ -263,6 +265,28 @@ describe("couriers: tracking and scan push against the simulator", function () {
 			(await addScan(getSequelize(), awb_number, "in_transit", { logger: { warn() {} } }))?.pushed,
 			null,
 		);
+	});
+
+	it("no push without SANDBOX_WEBHOOK_SECRET (nothing to sign with): a warning, the scan still stored", async () => {
+		const a = adapterFor(courier("sbx-express"));
+		const { awb_number } = await a.book(bookReq(ref()));
+		const hook = await receiver();
+		const runSecret = process.env.SANDBOX_WEBHOOK_SECRET;
+		const warnings: string[] = [];
+		try {
+			process.env.SANDBOX_SCAN_PUSH_URL = hook.url;
+			delete process.env.SANDBOX_WEBHOOK_SECRET;
+			const added = await addScan(getSequelize(), awb_number, "in_transit", {
+				logger: { warn: (m: string) => warnings.push(m) },
+			});
+			assert.equal(added?.scan.code, "in_transit");
+			assert.equal(added?.pushed, null);
+			assert.match(warnings[0], /not pushed: SANDBOX_WEBHOOK_SECRET is not set/);
+			assert.equal(hook.got.length, 0);
+		} finally {
+			process.env.SANDBOX_WEBHOOK_SECRET = runSecret;
+			await hook.close();
+		}
 	});
 
 	it("a failed push (refused, unreachable or hanging receiver) is logged; the scan is stored and emitScan answers at once", async () => {

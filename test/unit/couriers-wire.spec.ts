@@ -2,7 +2,8 @@
  * Courier library, sandbox (Delhivery-protocol) wire: golden fixtures of a
  * track answer of several waybills and of pushed scan bodies → the exact
  * normalized scans (lib/couriers/types.ts TrackingScan), the status mapping
- * table and its defaults, courier times, and the push signature. Pure: no
+ * table and its defaults, courier times, and the push signature (timestamped,
+ * no default key). Pure: no
  * simulator, no network.
  */
 import assert from "node:assert/strict";
@@ -16,11 +17,18 @@ import {
 	statusOfScan,
 } from "../../lib/couriers/sandbox/mapper";
 import type { ProxyResponse } from "../../lib/couriers/sandbox/proxy";
-import { signPush, verifyPushSignature } from "../../lib/couriers/sandbox/signature";
+import {
+	checkPushSignature,
+	PUSH_MAX_AGE_S,
+	PUSH_MAX_SKEW_S,
+	pushReplayKey,
+	signedPushHeaders,
+	signPush,
+} from "../../lib/couriers/sandbox/signature";
 import { SCAN_KINDS } from "../../lib/couriers/sandbox/wire";
 import { SHIPMENT_STATUSES } from "../../lib/shipment-status";
 
-const SECRET = "sandbox-webhook-secret";
+const SECRET = "a-test-push-key";
 
 /** A track answer of the courier (`GET /api/v1/packages/json/?waybill=…`) as the proxy hands it over. */
 const TRACK_ANSWER: ProxyResponse = {
@@ -551,15 +559,24 @@ describe("couriers: sandbox wire (golden fixtures)", () => {
 		for (const bad of ["", "  ", "soon", 12, null, undefined]) assert.equal(courierTimeToUtc(bad), null);
 	});
 
-	it("verifyPush: the HMAC-SHA256 of the raw body under the secret, nothing else", () => {
+	it("verifyPush: the HMAC-SHA256 of `<timestamp>.<raw body>` under the key, the timestamp within −5 min…+1 min, nothing else", () => {
 		const adapter = new SandboxAdapter("sbx-express", { webhookSecret: SECRET });
 		const raw = Buffer.from(PUSH_BODY);
-		const hex = createHmac("sha256", SECRET).update(raw).digest("hex");
-		assert.equal(signPush(raw, SECRET), `sha256=${hex}`);
-		assert.equal(adapter.verifyPush(raw, { "x-sandbox-signature": `sha256=${hex}` }), true);
-		assert.equal(adapter.verifyPush(raw, { "x-sandbox-signature": `sha256=${hex.toUpperCase()}` }), true);
+		const ts = Math.floor(Date.now() / 1000);
+		const hex = createHmac("sha256", SECRET).update(`${ts}.${PUSH_BODY}`).digest("hex");
+		assert.equal(signPush(raw, SECRET, ts), `sha256=${hex}`);
+		assert.deepEqual(signedPushHeaders(raw, SECRET, ts * 1000 + 999), {
+			"x-sandbox-timestamp": String(ts),
+			"x-sandbox-signature": `sha256=${hex}`,
+		});
+		const h = (sig: string | undefined, ...t: Array<string | undefined>) => ({
+			"x-sandbox-timestamp": t.length ? t[0] : String(ts),
+			"x-sandbox-signature": sig,
+		});
+		assert.equal(adapter.verifyPush(raw, h(`sha256=${hex}`)), true);
+		assert.equal(adapter.verifyPush(raw, h(`sha256=${hex.toUpperCase()}`)), true);
 		const tampered = Buffer.from(PUSH_BODY.replace("Dispatched", "Delivered"));
-		assert.equal(adapter.verifyPush(tampered, { "x-sandbox-signature": `sha256=${hex}` }), false);
+		assert.equal(adapter.verifyPush(tampered, h(`sha256=${hex}`)), false);
 		for (const header of [
 			undefined,
 			"",
@@ -568,29 +585,62 @@ describe("couriers: sandbox wire (golden fixtures)", () => {
 			`sha256=${hex.slice(1)}`,
 			`sha256=${hex}00`,
 			`sha256=${"z".repeat(64)}`,
-			`sha256=${createHmac("sha256", "other-secret").update(raw).digest("hex")}`,
+			`sha256=${createHmac("sha256", "other-secret").update(`${ts}.${PUSH_BODY}`).digest("hex")}`,
+			// the body alone (the scheme before timestamps) no longer verifies
+			`sha256=${createHmac("sha256", SECRET).update(raw).digest("hex")}`,
 		]) {
-			assert.equal(adapter.verifyPush(raw, { "x-sandbox-signature": header }), false, String(header));
+			assert.equal(adapter.verifyPush(raw, h(header)), false, String(header));
 		}
+		// the timestamp: required, digits, and covered by the signature
+		for (const t of [undefined, "", "soon", String(ts + 1), `${ts}.0`, "-1"])
+			assert.equal(adapter.verifyPush(raw, h(`sha256=${hex}`, t)), false, String(t));
 		assert.equal(
-			adapter.verifyPush(raw, { "X-Sandbox-Signature": `sha256=${hex}` }),
+			adapter.verifyPush(raw, { "X-Sandbox-Signature": `sha256=${hex}`, "x-sandbox-timestamp": String(ts) }),
 			false,
 			"headers are lower-cased",
 		);
 		const other = new SandboxAdapter("sbx-express", { webhookSecret: "rotated" });
-		assert.equal(other.verifyPush(raw, { "x-sandbox-signature": `sha256=${hex}` }), false);
-		assert.equal(verifyPushSignature(raw, signPush(raw, "rotated"), "rotated"), true);
+		assert.equal(other.verifyPush(raw, h(`sha256=${hex}`)), false);
+		assert.equal(other.verifyPush(raw, signedPushHeaders(raw, "rotated")), true);
 	});
 
-	it("the adapter's secret comes from SANDBOX_WEBHOOK_SECRET, default sandbox-webhook-secret", () => {
+	it("checkPushSignature: stale (over 5 minutes old) and future (over 1 minute ahead) timestamps are refused", () => {
+		const raw = Buffer.from(PUSH_BODY);
+		const now = Date.UTC(2025, 0, 1, 12, 0, 0);
+		const at = (offsetS: number) => signedPushHeaders(raw, SECRET, now + offsetS * 1000);
+		assert.equal(checkPushSignature(raw, at(0), SECRET, now), "ok");
+		assert.equal(checkPushSignature(raw, at(-PUSH_MAX_AGE_S), SECRET, now), "ok");
+		assert.equal(checkPushSignature(raw, at(-PUSH_MAX_AGE_S - 1), SECRET, now), "stale");
+		assert.equal(checkPushSignature(raw, at(PUSH_MAX_SKEW_S), SECRET, now), "ok");
+		assert.equal(checkPushSignature(raw, at(PUSH_MAX_SKEW_S + 1), SECRET, now), "stale");
+		assert.equal(checkPushSignature(raw, at(-86_400), SECRET, now), "stale");
+		assert.equal(checkPushSignature(raw, {}, SECRET, now), "missing");
+		assert.equal(checkPushSignature(raw, at(0), "another", now), "mismatch");
+		assert.equal(checkPushSignature(raw, at(0), "", now), "no_secret", "no key: every push refused");
+	});
+
+	it("pushReplayKey: the signature's hex, lower-cased (the same push in either case is one key)", () => {
+		const raw = Buffer.from(PUSH_BODY);
+		const h = signedPushHeaders(raw, SECRET);
+		const hex = h["x-sandbox-signature"].slice("sha256=".length);
+		assert.equal(pushReplayKey(h), hex);
+		assert.equal(pushReplayKey({ ...h, "x-sandbox-signature": `sha256=${hex.toUpperCase()}` }), hex);
+		assert.equal(pushReplayKey({}), null);
+	});
+
+	it("the adapter's key comes from SANDBOX_WEBHOOK_SECRET; unset, there is no default and every push is refused", () => {
 		const saved = process.env.SANDBOX_WEBHOOK_SECRET;
 		try {
 			delete process.env.SANDBOX_WEBHOOK_SECRET;
-			assert.equal(new SandboxAdapter("sbx-lite").settings.webhookSecret, "sandbox-webhook-secret");
+			const none = new SandboxAdapter("sbx-lite");
+			assert.equal(none.settings.webhookSecret, "");
+			const raw = Buffer.from("{}");
+			for (const key of ["sandbox-webhook-secret", ""])
+				assert.equal(none.verifyPush(raw, signedPushHeaders(raw, key)), false, `signed with "${key}"`);
 			process.env.SANDBOX_WEBHOOK_SECRET = "s3cret";
 			const a = new SandboxAdapter("sbx-lite");
-			const raw = Buffer.from("{}");
-			assert.equal(a.verifyPush(raw, { "x-sandbox-signature": signPush(raw, "s3cret") }), true);
+			assert.equal(a.verifyPush(raw, signedPushHeaders(raw, "s3cret")), true);
+			assert.equal(a.verifyPush(raw, signedPushHeaders(raw, "sandbox-webhook-secret")), false);
 			assert.equal(a.trackBatchSize, 50);
 		} finally {
 			if (saved === undefined) delete process.env.SANDBOX_WEBHOOK_SECRET;

@@ -33,11 +33,10 @@ import {
 } from "./mapper";
 import { callCourier, callCourierFile } from "./proxy";
 import { type SandboxSettings, sandboxSettings } from "./settings";
-import { verifyPushSignature } from "./signature";
-import { PUSH_SIGNATURE_HEADER } from "./wire";
+import { checkPushSignature, pushReplayKey } from "./signature";
 
 export { PickupLocationUnknown, statusOfScan } from "./mapper";
-export { signPush } from "./signature";
+export { signedPushHeaders, signPush } from "./signature";
 
 /** Most waybills one sandbox (Delhivery) track call takes. */
 export const SANDBOX_TRACK_BATCH = 50;
@@ -173,12 +172,20 @@ export class SandboxAdapter implements CourierAdapter {
 	}
 
 	/**
-	 * Whether a pushed scan body is authentic: header `x-sandbox-signature`
-	 * is `sha256=<hex HMAC-SHA256 of raw>` under `settings.webhookSecret`
-	 * (constant-time compare). Missing or malformed header → false.
+	 * Whether a pushed scan body is authentic (./signature.ts
+	 * `checkPushSignature`): header `x-sandbox-signature` is `sha256=<hex
+	 * HMAC-SHA256 of "<x-sandbox-timestamp>.<raw>">` under
+	 * `settings.webhookSecret` (constant-time compare) and the timestamp is at
+	 * most 5 minutes old and 1 minute ahead. No key configured, a missing or
+	 * malformed header, a stale timestamp or a wrong signature → false.
 	 */
 	verifyPush(raw: Buffer, headers: Record<string, string | undefined>): boolean {
-		return verifyPushSignature(raw, headers[PUSH_SIGNATURE_HEADER], this.settings.webhookSecret);
+		return checkPushSignature(raw, headers, this.settings.webhookSecret) === "ok";
+	}
+
+	/** The replay key of a verified push: its signature (./signature.ts `pushReplayKey`). */
+	pushReplayKey(headers: Record<string, string | undefined>): string | null {
+		return pushReplayKey(headers);
 	}
 
 	/**

@@ -7,8 +7,11 @@
  * - `SANDBOX_COURIER_URL` / `SANDBOX_COURIER_PORT` → base URL (lib/config.ts `simulatorUrl`)
  * - `SANDBOX_COURIER_TIMEOUT_MS` → per-call timeout in ms (default 5000)
  * - `SANDBOX_COURIER_TOKEN` → API token sent as `Authorization: Token <token>` (default `sandbox-token`)
- * - `SANDBOX_WEBHOOK_SECRET` → HMAC secret of pushed scans (default `sandbox-webhook-secret`; the
- *   simulator signs with it, the adapter's `verifyPush` checks it)
+ * - `SANDBOX_WEBHOOK_SECRET` → HMAC key of pushed scans (the simulator signs with it, the
+ *   adapter's `verifyPush` checks it). No default: unset, every push is refused and the simulator
+ *   pushes nothing; the zero-setup start generates one per installation (lib/system.ts, kept in
+ *   `<data dir>/sandbox-webhook-secret`); booking and a pushing simulator refuse to start with
+ *   `SANDBOX=1` and no key ({@link requireSandboxWebhookSecret}).
  * - `SANDBOX_OWN_LABEL_COURIERS` → comma-separated courier codes that issue their own label file
  *   (Delhivery's packing slip, `GET /api/p/packing_slip?wbns=`); default `sbx-lite`; `none` for no
  *   courier. The simulator serves packing slips for these codes only, the adapter's `issuesOwnLabel`
@@ -26,7 +29,7 @@ export interface SandboxSettings {
 	token: string;
 	/** Per-call timeout in ms. */
 	timeoutMs: number;
-	/** HMAC-SHA256 secret of pushed scan bodies (never logged). */
+	/** HMAC-SHA256 key of pushed scan bodies, "" when none is configured (every push refused; never logged). */
 	webhookSecret: string;
 	/** Whether this courier account issues its own label file (packing slip). */
 	ownLabel: boolean;
@@ -40,12 +43,28 @@ export function sandboxToken(env: NodeJS.ProcessEnv = process.env): string {
 	return env.SANDBOX_COURIER_TOKEN || DEFAULT_SANDBOX_TOKEN;
 }
 
-/** Default secret of pushed scans (the simulator signs with the same default). */
-export const DEFAULT_SANDBOX_WEBHOOK_SECRET = "sandbox-webhook-secret";
-
-/** The secret pushed scan bodies are signed with (`SANDBOX_WEBHOOK_SECRET`, else the default). */
+/**
+ * The key pushed scan bodies are signed with: `SANDBOX_WEBHOOK_SECRET`
+ * trimmed, or "" when unset or blank (no default: a published default would
+ * let anyone forge scans; docs/DECISIONS.md "Sandbox scan signatures").
+ */
 export function sandboxWebhookSecret(env: NodeJS.ProcessEnv = process.env): string {
-	return env.SANDBOX_WEBHOOK_SECRET || DEFAULT_SANDBOX_WEBHOOK_SECRET;
+	return (env.SANDBOX_WEBHOOK_SECRET ?? "").trim();
+}
+
+/**
+ * Refuses (throws) to start `service` (booking, or the simulator when it
+ * pushes) with the sandbox on (`loadConfig().sandbox`) and no
+ * `SANDBOX_WEBHOOK_SECRET`: the sandbox couriers' pushes could not be signed
+ * or checked. The zero-setup start sets one before any service starts
+ * (lib/system.ts); other deployments set it in their shared configuration.
+ * @throws Error naming the variable
+ */
+export function requireSandboxWebhookSecret(service: string, env: NodeJS.ProcessEnv = process.env): void {
+	if (!loadConfig(env).sandbox || sandboxWebhookSecret(env)) return;
+	throw new Error(
+		`${service}: SANDBOX_WEBHOOK_SECRET is required with SANDBOX=1 (the key signing the sandbox couriers' scan pushes; the same value in every process)`,
+	);
 }
 
 /** Couriers issuing their own label file when `SANDBOX_OWN_LABEL_COURIERS` is unset. */

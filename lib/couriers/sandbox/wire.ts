@@ -19,7 +19,7 @@
  *
  * Scan push (courier → us): {@link WirePushScan} or an array of them, POSTed
  * to the URL the simulator is given (`SANDBOX_SCAN_PUSH_URL`), signed with
- * {@link PUSH_SIGNATURE_HEADER}.
+ * {@link PUSH_TIMESTAMP_HEADER} and {@link PUSH_SIGNATURE_HEADER} (./signature.ts).
  */
 import type { ShipmentStatus } from "../../shipment-status";
 
@@ -156,8 +156,8 @@ export const UNKNOWN_PICKUP_MARKER = "ClientWarehouse matching query does not ex
 /**
  * One pushed scan (Delhivery's scan-push webhook shape): the sandbox courier
  * POSTs one of these, or an array of them, to our webhook route, signed with
- * `x-sandbox-signature: sha256=<hex HMAC-SHA256 of the raw body>`
- * (./signature.ts). One scan per entry; `StatusDateTime` ISO-8601 (a time
+ * `x-sandbox-timestamp: <unix seconds>` and `x-sandbox-signature:
+ * sha256=<hex HMAC-SHA256 of "<timestamp>.<raw body>">` (./signature.ts). One scan per entry; `StatusDateTime` ISO-8601 (a time
  * without a zone is India Standard Time, as at Delhivery).
  */
 export interface WirePushScan {
@@ -231,6 +231,9 @@ export interface WireNdrResponse {
 
 /** Header carrying the signature of a pushed scan body (lower-cased, as node delivers headers). */
 export const PUSH_SIGNATURE_HEADER = "x-sandbox-signature";
+
+/** Header carrying the unix time (seconds) a scan body was signed at, covered by the signature. */
+export const PUSH_TIMESTAMP_HEADER = "x-sandbox-timestamp";
 
 /**
  * Scan kinds of the sandbox couriers, keyed like {@link ShipmentStatus} but `booked`: the `manifested` kind is the

@@ -49,6 +49,8 @@
  * the job before any row is processed, naming them ({@link mapHeader}).
  */
 
+import { capText, listSome, MAX_NAME_CHARS } from "./bounds";
+
 /** The canonical columns in template order. */
 export const TEMPLATE_COLUMNS = [
 	"customer_order_no",
@@ -239,7 +241,14 @@ export interface HeaderMap {
 	columns: Array<Column | null>;
 }
 
-/** Why a header row is refused (the job fails with {@link HeaderError.message}). */
+/**
+ * Why a header row is refused (the job fails with {@link HeaderError.message}).
+ * The message is bounded whatever the header (./bounds.ts `listSome`): the
+ * unknown and the repeated columns are named 10 at most per list (each name
+ * cut to 40 characters by {@link mapHeader}) with how many more there were,
+ * e.g. `invalid header row: unknown column(s): "x1", …, "x10" … and 19,990
+ * more`; the missing ones are a few of the template's. The arrays keep every name.
+ */
 export class HeaderError extends Error {
 	constructor(
 		readonly unknown: string[],
@@ -247,8 +256,8 @@ export class HeaderError extends Error {
 		readonly duplicate: string[],
 	) {
 		const parts: string[] = [];
-		if (unknown.length) parts.push(`unknown column(s): ${unknown.join(", ")}`);
-		if (duplicate.length) parts.push(`column(s) given twice: ${duplicate.join(", ")}`);
+		if (unknown.length) parts.push(`unknown column(s): ${listSome(unknown)}`);
+		if (duplicate.length) parts.push(`column(s) given twice: ${listSome(duplicate)}`);
 		if (missing.length) parts.push(`missing required column(s): ${missing.join(", ")}`);
 		super(`invalid header row: ${parts.join("; ")}`);
 		this.name = "HeaderError";
@@ -268,7 +277,8 @@ const REPORT_KEYS = new Set<string>(REPORT_COLUMNS.map(headerKey));
  * Maps a header row to canonical columns.
  * Empty header cells and the export's {@link REPORT_COLUMNS} are ignored
  * (spreadsheets often carry blank trailing columns).
- * @throws HeaderError naming every unknown, duplicated and missing required column
+ * @throws HeaderError naming the unknown, duplicated and missing required
+ * columns (names cut to 40 characters, lists bounded: see {@link HeaderError})
  */
 export function mapHeader(cells: readonly string[]): HeaderMap {
 	const columns: Array<Column | null> = [];
@@ -283,11 +293,11 @@ export function mapHeader(cells: readonly string[]): HeaderMap {
 		}
 		const c = ALIASES[headerKey(h)];
 		if (!c) {
-			unknown.push(JSON.stringify(neutralise(h.trim()).slice(0, 60)));
+			unknown.push(JSON.stringify(capText(neutralise(h.trim()), MAX_NAME_CHARS)));
 			columns.push(null);
 			continue;
 		}
-		if (seen.has(c)) duplicate.push(`${c} (${JSON.stringify(h.trim().slice(0, 60))})`);
+		if (seen.has(c)) duplicate.push(`${c} (${JSON.stringify(capText(h.trim(), MAX_NAME_CHARS))})`);
 		seen.add(c);
 		columns.push(c);
 	}

@@ -7,6 +7,7 @@
 import type { Sequelize, Transaction } from "sequelize";
 import type { BulkFormat, BulkJobStatus, BulkRowError, BulkRowOutcome } from "../../contracts";
 import { exec, select } from "../../db";
+import { capRowErrors } from "./bounds";
 
 /** A `intake.bulk_jobs` row with the rejected count (ids and counts as numbers). */
 export interface BulkJobRow {
@@ -237,7 +238,8 @@ export interface RowDecision {
 }
 
 /**
- * Records the decision on a row still in review, and moves the job's counts
+ * Records the decision on a row still in review (error messages cut to
+ * ./bounds.ts `MAX_ROW_ERROR_CHARS`), and moves the job's counts
  * (in_review −1; approved: created or deduped +1; failed: failed +1), in one
  * transaction. Conditional on the row still being in review: false when
  * another decision got there first (nothing changed).
@@ -253,7 +255,13 @@ export async function decideRow(
 			db,
 			`UPDATE intake.bulk_rows SET outcome = $3, order_id = $4, errors = $5::jsonb, decided_at = now()
 			 WHERE job_id = $1 AND row_no = $2 AND outcome = 'review'`,
-			[job_id, row_no, d.outcome, d.order_id, d.errors === null ? null : JSON.stringify(d.errors)],
+			[
+				job_id,
+				row_no,
+				d.outcome,
+				d.order_id,
+				d.errors === null ? null : JSON.stringify(capRowErrors(d.errors)),
+			],
 			t,
 		);
 		if (count === 0) return false;

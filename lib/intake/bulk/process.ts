@@ -23,6 +23,7 @@
 import type { Sequelize } from "sequelize";
 import type { PincodeInfo } from "../../contracts";
 import { getQueue } from "../../queue";
+import { capText, MAX_JOB_ERROR_CHARS } from "./bounds";
 import { cellsOf, HeaderError, type HeaderMap, mapHeader, type RowCells } from "./columns";
 import { countCsvRecords, type SourceRow } from "./csv";
 import { readRowsInThread } from "./reader-thread";
@@ -177,8 +178,9 @@ export async function processBulkJob(deps: BulkDeps, job_id: number): Promise<Bu
 	return { status: "completed" };
 }
 
-/** Ends the job failed with a file error. */
-async function fail(deps: BulkDeps, job_id: number, error: string): Promise<BulkRunResult> {
+/** Ends the job failed with a file error (cut to ./bounds.ts `MAX_JOB_ERROR_CHARS`, as stored and logged). */
+async function fail(deps: BulkDeps, job_id: number, whole: string): Promise<BulkRunResult> {
+	const error = capText(whole, MAX_JOB_ERROR_CHARS);
 	await finishJob(deps.db, job_id, "failed", error, null);
 	deps.logger.warn(`bulk job ${job_id} failed: ${error}`);
 	return { status: "failed", error };

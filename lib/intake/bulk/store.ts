@@ -9,6 +9,7 @@ import type { Sequelize, Transaction } from "sequelize";
 import { exec, select } from "../../db";
 import { STATUS_NEW } from "../status";
 import type { OrderInput } from "../validation";
+import { capRowErrors, capText, MAX_JOB_ERROR_CHARS } from "./bounds";
 
 /** The fields of a bulk job the processing reads. */
 export interface BulkJobRow {
@@ -93,7 +94,10 @@ export async function estimateTotal(db: Sequelize, job_id: number, total: number
 	);
 }
 
-/** Ends a job: completed with its exact total, or failed with `error`. */
+/**
+ * Ends a job: completed with its exact total, or failed with `error` (cut to
+ * ./bounds.ts `MAX_JOB_ERROR_CHARS` characters: a last guard, whatever made it).
+ */
 export async function finishJob(
 	db: Sequelize,
 	job_id: number,
@@ -105,7 +109,7 @@ export async function finishJob(
 		db,
 		`UPDATE intake.bulk_jobs SET status = $2, error = $3, total_rows = COALESCE($4, total_rows), finished_at = now()
 		WHERE job_id = $1 AND status IN ('queued', 'processing')`,
-		[job_id, status, error, total],
+		[job_id, status, error === null ? null : capText(error, MAX_JOB_ERROR_CHARS), total],
 	);
 }
 
@@ -296,7 +300,10 @@ export interface OutcomeRow {
 	data: Record<string, string> | null;
 }
 
-/** Records outcomes (a row already recorded is left as it is: ON CONFLICT DO NOTHING). */
+/**
+ * Records outcomes (a row already recorded is left as it is: ON CONFLICT DO
+ * NOTHING); each error message cut to ./bounds.ts `MAX_ROW_ERROR_CHARS`.
+ */
 export async function insertOutcomes(
 	db: Sequelize,
 	job_id: number,
@@ -311,7 +318,7 @@ export async function insertOutcomes(
 		FROM jsonb_to_recordset($2::jsonb) AS x(row_no integer, outcome text, order_id bigint, errors jsonb,
 			review_reason text, data jsonb)
 		ON CONFLICT (job_id, row_no) DO NOTHING`,
-		[job_id, JSON.stringify(rows)],
+		[job_id, JSON.stringify(rows.map((r) => ({ ...r, errors: capRowErrors(r.errors) })))],
 		tx,
 	);
 }

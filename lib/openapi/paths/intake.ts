@@ -30,6 +30,7 @@ import {
 	SENDER_ADDRESS_REQUIRED,
 	XLSX_MIME,
 } from "../../intake/bulk/api";
+import { MAX_JOB_ERROR_CHARS, MAX_ROW_ERROR_CHARS } from "../../intake/bulk/bounds";
 import { REPORT_COLUMNS, REQUIRED_COLUMNS, TEMPLATE_COLUMNS } from "../../intake/bulk/columns";
 import { EXPORT_DEFAULT_OUTCOMES, EXPORT_OUTCOMES } from "../../intake/bulk/export";
 import { XLSX_LIMITS } from "../../intake/bulk/xlsx";
@@ -499,7 +500,10 @@ const jobSummaryProps: Record<string, Schema> = {
 		"0–100: 0 while queued or while the total is unknown, processed / total while processing (at most 99), 100 when completed.",
 		{ minimum: 0, maximum: 100 },
 	),
-	error: nstr("Why the job failed (e.g. missing required columns, a refused file); else null."),
+	error: nstr(
+		`Why the job failed (e.g. missing required columns, a refused file); else null. At most ${MAX_JOB_ERROR_CHARS} characters: a header error names at most 10 unknown (or repeated) columns, each cut to 40 characters, and how many more (\`… and 19,990 more\`).`,
+		{ maxLength: MAX_JOB_ERROR_CHARS },
+	),
 	created_at: ts("Upload time"),
 	started_at: nts("Processing started"),
 	finished_at: nts("Processing finished"),
@@ -508,7 +512,9 @@ const jobSummaryProps: Record<string, Schema> = {
 const rowError = closed("Why a row failed.", {
 	column: nstr("The file's canonical column (null when no column maps to the field)."),
 	field: str("The §2.1 field path (e.g. `receiver.pincode`)."),
-	message: str("The validator's words."),
+	message: str(`The validator's words (at most ${MAX_ROW_ERROR_CHARS} characters).`, {
+		maxLength: MAX_ROW_ERROR_CHARS,
+	}),
 });
 
 /** Fields of one row's outcome (lib/contracts/intake.ts `BulkRowView`). */

@@ -992,7 +992,7 @@ const courierPush: Operation = {
 	operationId: "booking_courierPush",
 	summary: "Courier scan webhook",
 	description:
-		"Ours (docs/DECISIONS.md \"Shipment status and tracking\", Push): a courier pushes tracking scans. No bearer token: the courier's signature over the RAW body is the credential (the sandbox: header `x-sandbox-signature: sha256=<hex HMAC-SHA256 of the body>`), checked before anything is parsed. Any content type; the body is kept raw (at most 512 KB). Never rate-limited. Scans are folded into each shipment's status; re-sent scans are deduplicated.",
+		'Ours (docs/DECISIONS.md "Shipment status and tracking", Push; "Sandbox scan signatures"): a courier pushes tracking scans. No bearer token: the courier\'s signature over the RAW body is the credential, checked before anything is parsed; with no key configured for the courier every push is refused (there is no default key). The sandbox couriers sign `<x-sandbox-timestamp>.<raw body>` (header `x-sandbox-signature: sha256=<hex HMAC-SHA256>` under `SANDBOX_WEBHOOK_SECRET`); a timestamp more than 5 minutes old or more than 1 minute ahead, or a signed request received before (a replay), is refused. Any content type; the body is kept raw (at most 512 KB). Never rate-limited. Scans are folded into each shipment\'s status; re-sent scans (signed anew) are deduplicated. A text field carrying U+0000 refuses the whole push (400).',
 	tags: ["shipping"],
 	security: [],
 	parameters: [
@@ -1005,8 +1005,16 @@ const courierPush: Operation = {
 			in: "header",
 			required: false,
 			description:
-				"the sandbox courier's signature `sha256=<64 hex digits>` (HMAC-SHA256 of the raw body under `SANDBOX_WEBHOOK_SECRET`); other couriers use their own header",
+				"the sandbox courier's signature `sha256=<64 hex digits>`: HMAC-SHA256 of `<x-sandbox-timestamp>.<raw body>` under `SANDBOX_WEBHOOK_SECRET`; other couriers use their own header",
 			schema: { type: "string", pattern: "^sha256=[0-9a-fA-F]{64}$" },
+		},
+		{
+			name: "x-sandbox-timestamp",
+			in: "header",
+			required: false,
+			description:
+				"the sandbox courier's signing time, unix seconds (covered by the signature); accepted from 5 minutes before to 1 minute after the receiver's clock",
+			schema: { type: "string", pattern: "^[0-9]{1,12}$" },
 		},
 	],
 	requestBody: {
@@ -1021,8 +1029,8 @@ const courierPush: Operation = {
 	responses: {
 		"200": json("Accepted and folded.", PUSH_ANSWER),
 		...errors({
-			400: "`validation_failed` (`details: [\"body: <the adapter's words>\"]`: not the courier's format, a scan without a readable time); gateway: `invalid_body` (unreadable body).",
-			401: "`invalid_signature`: the signature header is missing or does not match the body.",
+			400: "`validation_failed` (`details: [\"body: <the adapter's words>\"]`: not the courier's format, a scan without a readable time; `body: Shipment.<field> must not contain NUL (U+0000)`); gateway: `invalid_body` (unreadable body).",
+			401: "`invalid_signature`: the signature (or the sandbox timestamp) header is missing, does not match the body, is outside the timestamp window, was received before (a replay), or no key is configured for the courier.",
 			404: "`not_found`: no active courier with that code, or one without an integration.",
 			413: "`payload_too_large`: the body is over 512 KB (gateway).",
 			503: "`service_unavailable`: booking or rates unreachable; retry (gateway).",

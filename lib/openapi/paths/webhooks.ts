@@ -36,7 +36,7 @@ const URL_INPUT: JsonSchema = {
 	type: "string",
 	maxLength: MAX_URL_LENGTH,
 	description:
-		"the receiver: `https` (`http` too only in the sandbox, SANDBOX=1), no user name or password; its host must not be, or resolve to, a loopback (allowed in the sandbox), private, link-local (169.254.169.254 metadata), unique-local, carrier-grade NAT or other non-public address (422 `url_not_allowed`; checked again at every delivery).",
+		"the receiver: `https` (`http` too only in the sandbox, SANDBOX=1), no user name or password; its host must not be, or resolve to, a loopback (allowed in the sandbox), private, link-local (169.254.169.254 metadata), unique-local, carrier-grade NAT or other non-public address (422 `url_not_allowed`; checked again at every delivery). An IPv6 address embedding IPv4 (IPv4-compatible `::/96`, IPv4-mapped, IPv4-translated, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`, 6to4 `2002::/16`, Teredo `2001::/32`) is judged by its embedded IPv4 address(es), as the plain IPv4 address would be: `[::a9fe:a9fe]` is refused as 169.254.169.254 is.",
 };
 
 /** An endpoint as the API shows it (lib/contracts/webhooks.ts `WebhookView`). */
@@ -167,7 +167,7 @@ const create: Operation = {
 		{
 			400: "`validation_failed` (with `details`): `url` missing or not an absolute URL, `events` empty or with an unknown type, `description` not a string or too long.",
 			409: "`webhook_limit_reached`: the account has the maximum number of endpoints.",
-			422: "`url_not_allowed`: the URL's scheme, credentials or address is refused (see `url`), or its host does not resolve.",
+			422: "`url_not_allowed`: the URL's scheme, credentials or address is refused (see `url`; an embedded IPv4 address is named, e.g. `::a00:1 is a private address (IPv4-compatible, embeds 10.0.0.1)`), or its host does not resolve.",
 		},
 		{ body: true, writes: true, capability: "orders.write" },
 	),

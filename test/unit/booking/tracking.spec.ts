@@ -17,7 +17,7 @@ import type {
 	ShipmentStatusChanged,
 	ShipmentUndelivered,
 } from "../../../lib/contracts";
-import { signPush } from "../../../lib/couriers/sandbox";
+import { signedPushHeaders, signPush } from "../../../lib/couriers/sandbox";
 import { sandboxWebhookSecret } from "../../../lib/couriers/sandbox/settings";
 import { type SandboxScanStatus, SCAN_KINDS, type WirePushScan } from "../../../lib/couriers/sandbox/wire";
 import { exec, getSequelize, select } from "../../../lib/db";
@@ -71,16 +71,38 @@ function pushBody(awb: string, t0: number, scans: Scan[]): WirePushScan[] {
 	});
 }
 
-/** Calls `booking.courierPush` as the gateway's webhook route does, signed unless `signature` is given. */
+/** The (body, unix second) pairs signed so far: a body sent again is signed at another second, as a courier re-signs a resend. */
+const signedAt = new Set<string>();
+
+/** The push headers of `raw` signed under the run's key now (or a second earlier per earlier signing of the same body). */
+function freshlySigned(raw: string): Record<string, string> {
+	let ms = Date.now();
+	while (signedAt.has(`${Math.floor(ms / 1000)}:${raw}`)) ms -= 1000;
+	signedAt.add(`${Math.floor(ms / 1000)}:${raw}`);
+	return signedPushHeaders(raw, sandboxWebhookSecret(), ms);
+}
+
+/**
+ * Calls `booking.courierPush` as the gateway's webhook route does, signed
+ * (timestamp now) unless `signature` is given; `headers` replace the signed ones.
+ */
 function push(
 	broker: ServiceBroker,
 	body: unknown,
-	opts: { courier?: string; signature?: string | null; raw?: string } = {},
+	opts: {
+		courier?: string;
+		signature?: string | null;
+		raw?: string;
+		headers?: Record<string, string>;
+	} = {},
 ): Promise<{ accepted: number; applied: number }> {
 	const raw = opts.raw ?? JSON.stringify(body);
-	const headers: Record<string, string> = { "content-type": "application/json" };
-	const sig = opts.signature === undefined ? signPush(raw, sandboxWebhookSecret()) : opts.signature;
-	if (sig !== null) headers["x-sandbox-signature"] = sig;
+	const headers: Record<string, string> = {
+		"content-type": "application/json",
+		...(opts.headers ?? freshlySigned(raw)),
+	};
+	if (opts.signature === null) delete headers["x-sandbox-signature"];
+	else if (opts.signature !== undefined) headers["x-sandbox-signature"] = opts.signature;
 	return broker.call("booking.courierPush", {
 		courier: opts.courier ?? "sbx-express",
 		body: Buffer.from(raw).toString("base64"),
@@ -466,28 +488,132 @@ describe("booking: tracking pipeline (scans, fold, poller, webhook, sandbox even
 		});
 
 		describe("the webhook (booking.courierPush)", () => {
+			const SIGNATURE_REFUSED = {
+				error: "invalid_signature",
+				message:
+					"the webhook signature is missing, does not match the body, or its timestamp is outside the accepted window",
+			};
+
 			it("401 invalid_signature for a missing, malformed or wrong signature; nothing stored", async () => {
 				const b = await bookedOrder(broker());
 				const body = pushBody(b.awb, b.t0, [["picked_up", 10]]);
 				const raw = JSON.stringify(body);
+				const now = Math.floor(Date.now() / 1000);
 				for (const signature of [
 					null,
 					"",
 					"sha256=",
 					"md5=abc",
-					signPush(raw, "another-secret"),
-					signPush(`${raw} `, sandboxWebhookSecret()),
+					signPush(raw, "another-secret", now),
+					signPush(`${raw} `, sandboxWebhookSecret(), now),
+					// the published default of earlier versions is nobody's key
+					signPush(raw, "sandbox-webhook-secret", now),
 				]) {
 					const { status, body: err } = bodyOf(await rejects(() => push(broker(), body, { signature })));
 					assert.equal(status, 401, String(signature));
-					assert.deepEqual(err, {
-						error: "invalid_signature",
-						message: "the webhook signature is missing or does not match the body",
-					});
+					assert.deepEqual(err, SIGNATURE_REFUSED);
 				}
 				assert.equal(await scanCount(b.attempt_id), 0);
 				assert.deepEqual(await push(broker(), body), { accepted: 1, applied: 1 });
 				assert.equal((await trackingRow(b.attempt_id)).shipment_status, "picked_up");
+			});
+
+			it("401 invalid_signature for a missing, stale (over 5 min) or future (over 1 min) timestamp, and for a replay; the first push applies", async () => {
+				const b = await bookedOrder(broker());
+				const body = pushBody(b.awb, b.t0, [["picked_up", 10]]);
+				const raw = JSON.stringify(body);
+				const secret = sandboxWebhookSecret();
+				const signed = signedPushHeaders(raw, secret);
+				const { "x-sandbox-timestamp": _ts, ...noTimestamp } = signed;
+				for (const headers of [
+					noTimestamp,
+					signedPushHeaders(raw, secret, Date.now() - 301_000),
+					signedPushHeaders(raw, secret, Date.now() - 3_600_000),
+					signedPushHeaders(raw, secret, Date.now() + 61_000),
+					// a fresh timestamp on an old signature: the signature covers the timestamp
+					{
+						...signedPushHeaders(raw, secret, Date.now() - 400_000),
+						"x-sandbox-timestamp": signed["x-sandbox-timestamp"],
+					},
+				]) {
+					const { status, body: err } = bodyOf(await rejects(() => push(broker(), body, { headers })));
+					assert.equal(status, 401, JSON.stringify(headers));
+					assert.deepEqual(err, SIGNATURE_REFUSED);
+				}
+				assert.equal(await scanCount(b.attempt_id), 0);
+				assert.deepEqual(await push(broker(), body, { headers: signed }), { accepted: 1, applied: 1 });
+				// the same signed request again (or with the signature's digits in upper case): a replay
+				const upper = {
+					...signed,
+					"x-sandbox-signature": signed["x-sandbox-signature"].toUpperCase().replace("SHA256=", "sha256="),
+				};
+				for (const headers of [signed, upper]) {
+					const { status, body: err } = bodyOf(await rejects(() => push(broker(), body, { headers })));
+					assert.equal(status, 401);
+					assert.deepEqual(err, {
+						error: "invalid_signature",
+						message: "this push was already received (a replayed signature)",
+					});
+				}
+				// re-signed at another second, the same scans are a resend: accepted and deduplicated
+				assert.deepEqual(
+					await push(broker(), body, { headers: signedPushHeaders(raw, secret, Date.now() - 5_000) }),
+					{ accepted: 1, applied: 0 },
+				);
+				assert.equal(await scanCount(b.attempt_id), 1);
+				const seen = await select<{ n: string }>(
+					getSequelize(),
+					"SELECT count(*) AS n FROM booking.push_seen WHERE courier_code = 'sbx-express' AND push_key = $1",
+					[signed["x-sandbox-signature"].slice(7)],
+				);
+				assert.equal(Number(seen[0].n), 1, "the push's key is remembered");
+			});
+
+			it("400 validation_failed (no 5xx) for NUL (U+0000) in a pushed field; nothing stored; the clean push applies", async () => {
+				const b = await bookedOrder(broker());
+				const clean = pushBody(b.awb, b.t0, [["picked_up", 10]]);
+				const cases: Array<[string, (s: WirePushScan["Shipment"]) => void]> = [
+					[
+						"Shipment.AWB",
+						(s) => {
+							s.AWB = `${b.awb}\u0000`;
+						},
+					],
+					[
+						"Shipment.Status.Status",
+						(s) => {
+							s.Status.Status = "Pick\u0000ed";
+						},
+					],
+					[
+						"Shipment.Status.StatusLocation",
+						(s) => {
+							s.Status.StatusLocation = "Mum\u0000bai";
+						},
+					],
+					[
+						"Shipment.Status.Instructions",
+						(s) => {
+							s.Status.Instructions = "ring\u0000";
+						},
+					],
+					[
+						"Shipment.Status.StatusCode",
+						(s) => {
+							s.Status.StatusCode = "X-PPOM\u0000";
+						},
+					],
+				];
+				for (const [field, spoil] of cases) {
+					const body = structuredClone(clean);
+					spoil(body[0].Shipment);
+					const { status, body: err } = bodyOf(await rejects(() => push(broker(), body)));
+					assert.equal(status, 400, field);
+					assert.equal(err.error, "validation_failed", field);
+					assert.deepEqual(err.details, [`body: ${field} must not contain NUL (U+0000)`]);
+				}
+				assert.equal(await scanCount(b.attempt_id), 0);
+				assert.deepEqual(await push(broker(), clean), { accepted: 1, applied: 1 });
 			});
 
 			it("404 not_found for a courier code nobody has (or an inactive or unwired one); 400 for an unreadable body", async () => {
@@ -529,7 +655,8 @@ describe("booking: tracking pipeline (scans, fold, poller, webhook, sandbox even
 					assert.equal(new Date(r.shipment_status_at).toISOString(), at(b.t0, 30));
 					assert.equal(await scanCount(b.attempt_id), 3);
 					// one update per change, whether the two pushes were folded together or not
-					await eventually(() => trackingUpdates(b.o.order_id).length >= 1);
+					// (the relay delivers the updates after the answers: wait for the last one)
+					await eventually(() => trackingUpdates(b.o.order_id).at(-1)?.[2] === "in_transit");
 					const seen = trackingUpdates(b.o.order_id).map(([, , s]) => s);
 					assert.ok(
 						JSON.stringify(seen) === '["in_transit"]' ||

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { BOOKING_QUEUE } from "../../../lib/booking/settings";
 import { loadConfig } from "../../../lib/config";
-import { signPush } from "../../../lib/couriers/sandbox";
+import { signedPushHeaders } from "../../../lib/couriers/sandbox";
 import { sandboxWebhookSecret } from "../../../lib/couriers/sandbox/settings";
 import { SCAN_KINDS } from "../../../lib/couriers/sandbox/wire";
 import { DEFAULT_METRICS_PORT, metricsPort } from "../../../lib/metrics";
@@ -153,7 +153,7 @@ describe("ops: Prometheus metrics on METRICS_PORT", function () {
 			body: Buffer.from(raw).toString("base64"),
 			headers: {
 				"content-type": "application/json",
-				"x-sandbox-signature": signPush(raw, sandboxWebhookSecret()),
+				...signedPushHeaders(raw, sandboxWebhookSecret()),
 			},
 		});
 		assert.equal(await count(), before + 2);

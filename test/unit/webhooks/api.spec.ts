@@ -5,7 +5,9 @@
  * account never seeing or touching another's endpoints or deliveries, roles
  * (read-only roles list but never write), the cursor-paged deliveries log,
  * and URLs refused outside the sandbox (http, loopback, private, link-local /
- * metadata, a name resolving to loopback).
+ * metadata, a name resolving to loopback, IPv6 forms embedding such an IPv4
+ * address) and in it (embedded private / link-local; embedded loopback allowed
+ * as plain loopback is).
  */
 import assert from "node:assert/strict";
 import type { Role } from "../../../lib/auth";
@@ -247,6 +249,17 @@ describe("webhooks service outside the sandbox: URLs refused (SSRF)", function (
 			"https://[::1]/hook",
 			"https://[::ffff:10.0.0.1]/hook",
 			"https://[fd00:ec2::254]/",
+			// IPv6 forms embedding a refused IPv4 address (issue 31)
+			"https://[::a9fe:a9fe]/latest/meta-data/",
+			"https://[::a00:1]/hook",
+			"https://[::c0a8:101]/hook",
+			"https://[::ffff:0:a9fe:a9fe]/",
+			"https://[64:ff9b::a00:1]/",
+			"https://[64:ff9b:1::a9fe:a9fe]/",
+			"https://[2002:a9fe:a9fe::1]/",
+			"https://[2001:0:a00:1::fefe:fefe]/",
+			"https://[2001:0:808:808::5601:5601]/",
+			"https://[::7f00:1]/",
 			"https://0.0.0.0/",
 			"https://localhost/hook",
 			"https://user:pw@example.com/hook",
@@ -264,5 +277,42 @@ describe("webhooks service outside the sandbox: URLs refused (SSRF)", function (
 		assert.equal(ok.status, 201);
 		const p = await refused("webhooks.update", { id: String(ok.res.id), url: "https://169.254.169.254/" }, s);
 		assert.equal(p.body.error, "url_not_allowed");
+		const q = await refused("webhooks.update", { id: String(ok.res.id), url: "https://[::a9fe:a9fe]/" }, s);
+		assert.equal(q.status, 422);
+		assert.deepEqual(q.body, {
+			error: "url_not_allowed",
+			message:
+				"The webhook URL is not allowed: ::a9fe:a9fe is a linkLocal address (IPv4-compatible, embeds 169.254.169.254)",
+		});
+		// an IPv6 form embedding a public IPv4 address is judged as that address: accepted
+		for (const url of ["https://[2002:808:808::1]/hook", "https://[64:ff9b::808:808]/hook"]) {
+			const r = await callAs("webhooks.update", { id: String(ok.res.id), url }, s);
+			assert.equal(r.res.url, url);
+		}
+	});
+});
+
+describe("webhooks service in the sandbox: embedded IPv4 judged as in the sandbox", function () {
+	this.timeout(30_000);
+	useWebhooksBroker({ SANDBOX: "1" });
+
+	it("refuses an embedded private or link-local address (422 url_not_allowed) and allows an embedded loopback, as for plain IPv4", async () => {
+		const s = newSender();
+		for (const url of [
+			"http://[::a9fe:a9fe]/",
+			"http://[::a00:1]/",
+			"http://[::c0a8:101]/",
+			"http://[2002:c0a8:101::]/",
+			"http://[64:ff9b::a9fe:a9fe]/",
+			"http://169.254.169.254/",
+		]) {
+			const r = await refused("webhooks.create", { url, events: ["order.created"] }, s);
+			assert.equal(r.status, 422, url);
+			assert.equal(r.body.error, "url_not_allowed", url);
+		}
+		for (const url of ["http://127.0.0.1:9/", "http://[::7f00:1]:9/", "http://[2002:7f00:1::1]:9/"]) {
+			const r = await callAs("webhooks.create", { url, events: ["order.created"] }, s);
+			assert.equal(r.status, 201, url);
+		}
 	});
 });

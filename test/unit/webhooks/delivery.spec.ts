@@ -10,7 +10,8 @@
  * before `picked_up`, even published in the other order); a slow endpoint
  * never delaying another account; redirects not followed; answers capped;
  * redelivery with the same id; and, outside the sandbox, a delivery to a name
- * that resolves to loopback refused at delivery time.
+ * that resolves to loopback refused at delivery time; in and outside the
+ * sandbox, a stored IPv6 literal embedding a refused IPv4 address.
  */
 import assert from "node:assert/strict";
 import { Webhook } from "standardwebhooks";
@@ -323,6 +324,17 @@ describe("webhooks service: signed, durable, ordered delivery", function () {
 		assert.equal(got[0].headers["webhook-id"], got[1].headers["webhook-id"]);
 		verify(ep.secret, got[1] as never);
 	});
+
+	it("refuses to connect to an IPv6 literal embedding a private address in the sandbox too", async () => {
+		const s = newSender();
+		const id = await storedEndpoint(s, "http://[::a00:1]/hook");
+		await publishEvent(orderCreated(s, freshNumber()));
+		const [d] = await eventually(() => deliveriesOf(id), { ok: (x) => x[0]?.attempts >= 1 });
+		assert.equal(
+			d.error,
+			"address not allowed: ::a00:1 is a private address (IPv4-compatible, embeds 10.0.0.1)",
+		);
+	});
 });
 
 describe("webhooks service outside the sandbox: addresses checked at delivery time", function () {
@@ -348,4 +360,26 @@ describe("webhooks service outside the sandbox: addresses checked at delivery ti
 		assert.equal(d.status_code, null);
 		assert.equal(local.got.length, 0);
 	});
+
+	it("refuses to connect to an IPv6 literal embedding a refused IPv4 address (a row stored before the check)", async () => {
+		const s = newSender();
+		const id = await storedEndpoint(s, "https://[::a9fe:a9fe]/latest/meta-data/");
+		await publishEvent(orderCreated(s, freshNumber()));
+		const [d] = await eventually(() => deliveriesOf(id), { ok: (x) => x[0]?.attempts >= 1 });
+		assert.equal(
+			d.error,
+			"address not allowed: ::a9fe:a9fe is a linkLocal address (IPv4-compatible, embeds 169.254.169.254)",
+		);
+		assert.equal(d.status_code, null);
+	});
 });
+
+/** Inserts an endpoint of `sender` on `url` for order.created straight into the table (as if stored before a check existed). */
+async function storedEndpoint(sender: number, url: string): Promise<number> {
+	const r = await exec<{ id: string }>(
+		getSequelize(),
+		`INSERT INTO webhooks.endpoints (sender_id, url, events, secret) VALUES ($1, $2, '{order.created}', $3) RETURNING id`,
+		[sender, url, sealSecret(`whsec_${Buffer.alloc(32, 7).toString("base64")}`)],
+	);
+	return Number(r.rows[0].id);
+}
