@@ -19,6 +19,12 @@ import { join, resolve } from "node:path";
 import { brotliCompressSync, deflateSync, gzipSync, zstdCompressSync } from "node:zlib";
 import type { Context, ServiceBroker } from "moleculer";
 import { documentsError } from "../../../lib/errors";
+import {
+	assertCleanText,
+	isCleanText,
+	MAX_TEXT_DETAILS,
+	textViolations,
+} from "../../../lib/gateway/text-rule";
 import { zeroSetupAuth } from "../../../lib/system";
 import { skipContract } from "../../helpers/contract";
 import { CaptureLogger } from "../../helpers/logs";
@@ -64,6 +70,41 @@ const ENCODERS: Record<string, (b: Buffer) => Buffer> = {
 	br: brotliCompressSync,
 	zstd: zstdCompressSync,
 };
+
+describe("gateway: the edge text rule (unit)", () => {
+	it("names each offending string by its path; keys by their object; TAB/LF/CR and valid pairs pass", () => {
+		assert.deepEqual(textViolations({ a: "ok\t\n\r😀", b: [1, null, true, { c: "x" }] }), []);
+		assert.deepEqual(textViolations({ a: "\u0000", b: [{ c: "\u009f" }], "x y": { "\u0001": 1 } }), [
+			`a: ${CONTROL}`,
+			`b[0].c: ${CONTROL}`,
+			`["x y"]: keys ${CONTROL}`,
+		]);
+		assert.deepEqual(textViolations("\ud800"), ["value: must not contain unpaired surrogates"]);
+		assert.equal(isCleanText("a\u007fb"), false);
+		assert.equal(isCleanText("\ud83d\ude00"), true);
+		assert.equal(isCleanText("\ude00\ud83d"), false);
+	});
+
+	it("lists at most MAX_TEXT_DETAILS entries, and walks any depth without recursion", () => {
+		const many = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`k${i}`, "\u0000"]));
+		assert.equal(textViolations(many).length, MAX_TEXT_DETAILS);
+		let deep: unknown = "\u0000";
+		for (let i = 0; i < 100_000; i++) deep = [deep];
+		assert.equal(textViolations(deep).length, 1);
+	});
+
+	it("assertCleanText throws a 400 validation_failed GatewayError with details", () => {
+		assert.doesNotThrow(() => assertCleanText({ a: "b" }));
+		assert.throws(
+			() => assertCleanText({ a: "\u0000", b: "\u0001" }),
+			(e: any) =>
+				e.code === 400 &&
+				e.type === "validation_failed" &&
+				e.message === "Validation failed" &&
+				e.data.details.length === 2,
+		);
+	});
+});
 
 describe("gateway: the edge (text rule, undecodable bodies, HEAD)", () => {
 	skipContract("gateway mechanics on fake services", "success");
@@ -301,6 +342,18 @@ describe("gateway: the edge (text rule, undecodable bodies, HEAD)", () => {
 			});
 		}
 
+		it("/auth/v1/token: a form body that is not gzip is 400 invalid_body; a gzip form is read", async () => {
+			const form = "username=merchant%40example.com&password=merchant-pass";
+			const headers = { "content-type": "application/x-www-form-urlencoded", "content-encoding": "gzip" };
+			const bad = await http(base, "POST", "/auth/v1/token?grant_type=password", { body: form, headers });
+			assert.deepEqual([bad.status, bad.body.error], [400, "invalid_body"]);
+			const good = await http(base, "POST", "/auth/v1/token?grant_type=password", {
+				body: gzipSync(form),
+				headers,
+			});
+			assert.equal(good.status, 200, good.text);
+		});
+
 		it("/auth/v1/token: a form body in another charset is 415 too", async () => {
 			for (const cs of ["utf-7", "utf-16", "utf-32", "bogus"]) {
 				const a = await http(base, "POST", "/auth/v1/token?grant_type=password", {
@@ -376,6 +429,28 @@ describe("gateway: the edge (text rule, undecodable bodies, HEAD)", () => {
 			await sameAsGet("/v1/documents/label/t/good", { status: 200 });
 			const nf = await sameAsGet("/v1/documents/label/t/bad", { status: 404 });
 			assert.equal(nf.headers.get("content-type"), "text/plain; charset=utf-8");
+		});
+
+		it("the access log records HEAD, with the GET's status", async () => {
+			const gw = broker.getLocalService("gateway") as unknown as { accessLog: boolean };
+			const lines: string[] = [];
+			const write = process.stdout.write;
+			gw.accessLog = true;
+			process.stdout.write = ((chunk: string | Uint8Array) => {
+				lines.push(String(chunk));
+				return true;
+			}) as typeof process.stdout.write;
+			try {
+				const h = await http(base, "HEAD", "/v1/orders/status?order_no=A", { token });
+				assert.equal(h.status, 200);
+				await new Promise((r) => setTimeout(r, 50));
+			} finally {
+				process.stdout.write = write;
+				gw.accessLog = false;
+			}
+			const entry = lines.map((l) => JSON.parse(l)).find((e) => e.path === "/v1/orders/status");
+			assert.equal(entry?.method, "HEAD", lines.join(""));
+			assert.equal(entry?.status, 200);
 		});
 
 		it("405 and OPTIONS list HEAD wherever they list GET; HEAD on a POST-only path is 405", async () => {
