@@ -27,6 +27,10 @@
  * | POST   /auth/v1/token?grant_type=…     | devauth.token        | none (only with MSA_DEV_IDP=1) |
  * | GET    /auth/v1/.well-known/jwks.json  | devauth.jwks         | none (only with MSA_DEV_IDP=1) |
  *
+ * HEAD is served wherever GET is (RFC 9110; lib/gateway/head.ts): every `GET`
+ * alias has a `HEAD` twin calling the same action through the same checks;
+ * the answer is the GET's status and headers (`Content-Length` included), no body.
+ *
  * Signed label links (`LINK_ALIASES`, route `links`; spec §4.4, §5 rule 7): no
  * bearer token, no body parsing; rate-limited per client address; a 400 or
  * 404 on the link path is answered `text/plain` "Not found" (§7), whatever
@@ -72,7 +76,8 @@
  * the body or query can set it. `sender_id` in a body or query is passed
  * through to the service, which decides (ignore or 403).
  *
- * Order of checks on /v1: route match (404/405) → body parse (400/413) → query/body ambiguity (400) →
+ * Order of checks on /v1: route match (404/405) → body parse (400/413/415) → query/body ambiguity (400) →
+ * edge text rule on every string of the params (400 `validation_failed`, lib/gateway/text-rule.ts) →
  * service available (503) → bearer token (401) → account rate limit (429) → `checkAccess` with the
  * action's `access` key, read from the registry so it also works over NATS
  * (403 `Read-only role` / 403 `forbidden` with `cap`) → a POST's `Idempotency-Key` (400 / 409 / 422 /
@@ -84,6 +89,10 @@
  *   403s, the documents exceptions) → their status and body verbatim;
  * - broker `ValidationError` (422) of the called action → 400 `validation_failed`
  *   with `details` (one raised by a nested internal call is a server bug → 500);
+ * - a string of the params (query, path, body: keys and values) with a control character other than
+ *   TAB/LF/CR or an unpaired surrogate → 400 `validation_failed` with `details` (lib/gateway/text-rule.ts);
+ * - a body whose bytes do not decode with its `Content-Encoding` → 400 `invalid_body`; an unsupported
+ *   `Content-Encoding`, or a JSON body in a charset other than UTF-8 → 415 `unsupported_media_type`;
  * - malformed JSON → 400 `invalid_json`; nested deeper than 32 → 400 `body_too_deep`;
  *   a key in both query and body → 400 `ambiguous_parameter`; body over 1 MB → 413 `payload_too_large`;
  * - unknown route → 404 `{error:"not_found", message:"Route not found"}`;
@@ -132,6 +141,7 @@ import { loadConfig } from "../lib/config";
 import type { CallMeta } from "../lib/contracts";
 import { ApiError } from "../lib/errors";
 import { answerFor, GatewayError } from "../lib/gateway/errors";
+import { keepHeadLength, withHead } from "../lib/gateway/head";
 import { accessLogLine, isLabelLinkPath, parseQuery, pathOf, requestIdOf } from "../lib/gateway/http";
 import { IdempotencyKeys, IdempotentReplay, wantsIdempotency } from "../lib/gateway/idempotency";
 import { verifyJsonDepth } from "../lib/gateway/json-limits";
@@ -147,6 +157,7 @@ import {
 	PROBE_ALIASES,
 	WEBHOOK_ALIASES,
 } from "../lib/gateway/routes";
+import { assertCleanText } from "../lib/gateway/text-rule";
 import { bearerToken, cachedVerifier } from "../lib/gateway/tokens";
 import { uploadParams } from "../lib/gateway/upload";
 import { DOCS_HANDLERS, type DocsHandler, documentBytes } from "../lib/openapi/serve";
@@ -298,8 +309,10 @@ function refuseAmbiguous(req: GwRequest): void {
 /**
  * `onBeforeCall` of the /v1 route: the JSON body must be an object (an array or
  * scalar is 400 `invalid_json`), a key may not be in both the query and the
- * body (400 `ambiguous_parameter`), and a `__proto__` key in the body cannot
- * change the params object's prototype.
+ * body (400 `ambiguous_parameter`), a `__proto__` key in the body cannot
+ * change the params object's prototype, and every string of the params (body,
+ * query and path parameters merged: keys and values, at any depth) passes the
+ * edge text rule (lib/gateway/text-rule.ts: 400 `validation_failed`).
  */
 function checkBody(_ctx: Context, _route: unknown, req: GwRequest): void {
 	const body = req.body;
@@ -309,6 +322,7 @@ function checkBody(_ctx: Context, _route: unknown, req: GwRequest): void {
 	refuseAmbiguous(req);
 	const p = req.$params;
 	if (p && Object.getPrototypeOf(p) !== Object.prototype) Object.setPrototypeOf(p, Object.prototype);
+	assertCleanText(p);
 }
 
 /** Methods whose request body the API route never parses (nor merges into params): their input is the path and query. */
@@ -321,13 +335,14 @@ function readsBody(req: IncomingMessage): boolean {
 
 /**
  * `onBeforeCall` of the development identity provider's route: the query/body
- * ambiguity rule of {@link checkBody}, and `ctx.meta.client_address` (the
+ * ambiguity rule and the edge text rule of {@link checkBody}, and `ctx.meta.client_address` (the
  * client address as the rate limits read it, `TRUST_PROXY` hops) for the
  * login's per-address throttle.
  */
 function devIdpBeforeCall(trustProxy: number): (ctx: Context, route: unknown, req: GwRequest) => void {
 	return (ctx: Context, _route: unknown, req: GwRequest): void => {
 		refuseAmbiguous(req);
+		assertCleanText(req.$params);
 		// the login is throttled per client address too (services/devauth.service.ts)
 		(ctx.meta as { client_address?: string }).client_address = clientAddress(req, trustProxy);
 	};
@@ -545,6 +560,8 @@ export default defineService<GatewayVars>()({
 				req.url = UNROUTABLE_URL;
 			}
 			if (req.method === "OPTIONS") req.headers["access-control-request-method"] = "OPTIONS";
+			// HEAD is routed by the `HEAD` twins of the GET aliases (lib/gateway/head.ts); it keeps the GET's Content-Length
+			if (req.method === "HEAD") keepHeadLength(res);
 			if (this.accessLog) {
 				let logged = false;
 				const log = () => {
@@ -651,12 +668,21 @@ export default defineService<GatewayVars>()({
 		/**
 		 * OVERRIDE of moleculer-web's `sendResponse(req, res, data, action)`
 		 * (pinned, see file head): upstream's, except that a 201 without
-		 * `ctx.meta.$location` does not log a warning on every request.
+		 * `ctx.meta.$location` does not log a warning on every request, and a
+		 * HEAD is answered as its GET (upstream would `res.end()` before
+		 * encoding: no `Content-Length`, and a stream answer never consumed);
+		 * Node drops the body of a response to HEAD (lib/gateway/head.ts).
 		 */
 		sendResponse(req: GwRequest, res: ServerResponse, data: unknown, action: unknown): void {
 			const meta = req.$ctx?.meta;
 			const quiet = meta?.$statusCode === 201 && !meta.$location;
-			upstream.sendResponse.call(quiet ? this.quietSelf : this, req, res, data, action);
+			const head = req.method === "HEAD";
+			if (head) req.method = "GET";
+			try {
+				upstream.sendResponse.call(quiet ? this.quietSelf : this, req, res, data, action);
+			} finally {
+				if (head) req.method = "HEAD";
+			}
 		},
 
 		/** Writes the access-log line of a request (stdout, JSON; never tokens, queries or bodies). */
@@ -767,7 +793,7 @@ export default defineService<GatewayVars>()({
 		this.addRoute({
 			name: "probes",
 			path: "/",
-			aliases: PROBE_ALIASES,
+			aliases: withHead(PROBE_ALIASES),
 			mappingPolicy: "restrict",
 			pathToRegexpOptions: ROUTE_MATCHING,
 			bodyParsers: false,
@@ -781,8 +807,10 @@ export default defineService<GatewayVars>()({
 		this.addRoute({
 			name: "docs",
 			path: "/",
-			aliases: Object.fromEntries(
-				Object.entries(DOCS_ALIASES).map(([key, handler]) => [key, DOCS_HANDLERS[handler]]),
+			aliases: withHead(
+				Object.fromEntries(
+					Object.entries(DOCS_ALIASES).map(([key, handler]) => [key, DOCS_HANDLERS[handler]]),
+				),
 			),
 			mappingPolicy: "restrict",
 			pathToRegexpOptions: ROUTE_MATCHING,
@@ -793,7 +821,7 @@ export default defineService<GatewayVars>()({
 			this.addRoute({
 				name: "devauth",
 				path: "/",
-				aliases: DEV_IDP_ALIASES,
+				aliases: withHead(DEV_IDP_ALIASES),
 				mappingPolicy: "restrict",
 				pathToRegexpOptions: ROUTE_MATCHING,
 				bodyParsers: {
@@ -820,7 +848,7 @@ export default defineService<GatewayVars>()({
 		this.addRoute({
 			name: "links",
 			path: "/",
-			aliases: LINK_ALIASES,
+			aliases: withHead(LINK_ALIASES),
 			mappingPolicy: "restrict",
 			pathToRegexpOptions: ROUTE_MATCHING,
 			// GET only, nothing to parse; the action gets `{token}` from the path only (linkBeforeCall)
@@ -852,7 +880,7 @@ export default defineService<GatewayVars>()({
 		this.addRoute({
 			name: "api",
 			path: "/",
-			aliases: API_ALIASES,
+			aliases: withHead(API_ALIASES),
 			mappingPolicy: "restrict",
 			pathToRegexpOptions: ROUTE_MATCHING,
 			authentication: true,

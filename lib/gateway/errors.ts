@@ -12,8 +12,10 @@
  * | body nested deeper than 32 levels (`entity.too.deep`, json-limits.ts) | 400 | `{error:"body_too_deep", message}`                |
  * | a key in both the query string and the JSON body (checkBody)  | 400    | `{error:"ambiguous_parameter", message}` (a GatewayError) |
  * | body-parser: body over the limit (`entity.too.large`)         | 413    | `{error:"payload_too_large", message}`                 |
- * | body-parser: unsupported charset / encoding                   | 415    | `{error:"unsupported_media_type", message}`            |
- * | body-parser: other read failures (aborted, bad length)        | 400    | `{error:"invalid_body", message}`                      |
+ * | body-parser: unsupported charset / encoding; a JSON body in a charset other than UTF-8 (json-limits.ts) | 415 | `{error:"unsupported_media_type", message}` |
+ * | body-parser: bytes that do not decode with their `Content-Encoding` (zlib / brotli / zstd errors) | 400 | `{error:"invalid_body", message}` |
+ * | body-parser: other read failures (aborted, bad length, `entity.verify.failed`) | 400 | `{error:"invalid_body", message}`  |
+ * | a string breaking the edge text rule (text-rule.ts)           | 400    | `{error:"validation_failed", message, details}` (a GatewayError) |
  * | undecodable path parameter (`%ZZ`)                            | 400    | `{error:"bad_request", message}`                       |
  * | moleculer-web `NotFoundError`                                 | 404    | `{error:"not_found", message:"Route not found"}`       |
  * | service missing / unavailable / timeout / rejected / queue    |        |                                                        |
@@ -36,9 +38,10 @@ export class GatewayError extends Errors.MoleculerError {
 	 * @param status HTTP status
 	 * @param error stable machine code (§2.11 `error`)
 	 * @param message human text
+	 * @param details §2.11 `details` (e.g. the edge text rule's `comment: must not contain control characters`)
 	 */
-	constructor(status: number, error: string, message: string) {
-		super(message, status, error, { gateway: true });
+	constructor(status: number, error: string, message: string, details?: string[]) {
+		super(message, status, error, details ? { gateway: true, details } : { gateway: true });
 		this.name = "GatewayError";
 		this.retryable = false;
 	}
@@ -80,11 +83,33 @@ export function isUnavailable(err: { name?: unknown; type?: unknown }): boolean 
 	return UNAVAILABLE_TYPES.has(err.type as string) || UNAVAILABLE_NAMES.has(err.name as string);
 }
 
-function envelope(status: number, error: string, message: string, path: string): ErrorAnswer {
+function envelope(
+	status: number,
+	error: string,
+	message: string,
+	path: string,
+	details?: unknown,
+): ErrorAnswer {
 	if ((status === 400 || status === 404) && path.startsWith(DOCUMENTS_PREFIX)) {
 		return { status, body: { message }, log: false };
 	}
-	return { status, body: { error, message }, log: false };
+	return {
+		status,
+		body: Array.isArray(details) ? { error, message, details } : { error, message },
+		log: false,
+	};
+}
+
+/**
+ * True when `e` is a decompression failure of a request body: body-parser
+ * pipes the body through node:zlib for `Content-Encoding: gzip | deflate | br
+ * | zstd` and passes the stream's error on, which moleculer-web re-wraps as a
+ * MoleculerError keeping only its message and its `code`: zlib's
+ * `Z_DATA_ERROR` / `Z_BUF_ERROR` / …, brotli's `ERR__ERROR_FORMAT_…`, zstd's
+ * `ZSTD_error_…` (string codes no Moleculer or contract error uses).
+ */
+function isDecodeError(e: ErrorLike): boolean {
+	return typeof e.code === "string" && /^(?:Z_[A-Z_]+|ERR__ERROR_[A-Z0-9_]+|ZSTD_error_\w+)$/.test(e.code);
 }
 
 /** The fields of an error (Moleculer, body-parser, anything thrown) that {@link answerFor} reads. */
@@ -122,8 +147,9 @@ export function answerFor(err: unknown, path: string, requestId: string, action?
 		return { status: contract.status, body: contract.body, log: false };
 	}
 	const e = (err ?? {}) as ErrorLike;
-	if ((e.data as { gateway?: unknown } | null)?.gateway === true && typeof e.code === "number") {
-		return envelope(e.code, String(e.type), String(e.message), path);
+	const gw = e.data as { gateway?: unknown; details?: unknown } | null;
+	if (gw?.gateway === true && typeof e.code === "number") {
+		return envelope(e.code, String(e.type), String(e.message), path, gw.details);
 	}
 	if (isClientValidationError(e, action)) {
 		const details = Array.isArray(e.data)
@@ -147,12 +173,17 @@ export function answerFor(err: unknown, path: string, requestId: string, action?
 		case "request.size.invalid":
 		case "stream.encoding.set":
 		case "stream.not.readable":
+		// a body parser's `verify` hook failed without saying why (ours always throw a typed error)
+		case "entity.verify.failed":
 			return envelope(400, "invalid_body", "The request body could not be read", path);
 		case "UNABLE_DECODE_PARAM":
 			return envelope(400, "bad_request", "Malformed path parameter", path);
 		case "NOT_FOUND":
 			if (e.code === 404) return envelope(404, "not_found", "Route not found", path);
 			break;
+	}
+	if (isDecodeError(e)) {
+		return envelope(400, "invalid_body", "The request body does not decode with its Content-Encoding", path);
 	}
 	if (e.code === 413) return envelope(413, "payload_too_large", "Request body exceeds the 1 MB limit", path);
 	if (isUnavailable(e)) {

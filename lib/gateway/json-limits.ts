@@ -61,15 +61,38 @@ export class BodyTooDeepError extends Error {
 }
 
 /**
- * `verify(req, res, buf, encoding)` hook of body-parser's JSON parser: throws
- * {@link BodyTooDeepError} when the raw body nests deeper than `max`. The
- * bytes are scanned as they are for UTF-8 (the default and the only charset
- * clients use); a body in another `utf-*` charset is decoded first.
+ * The error a body parser's `verify` hook throws for a JSON body declared in a
+ * charset other than UTF-8 (mapped to 415 `unsupported_media_type` by
+ * lib/gateway/errors.ts, as body-parser's own `charset.unsupported`).
+ */
+export class UnsupportedCharsetError extends Error {
+	/** body-parser keeps `status` and `type` of an error thrown by `verify` */
+	readonly status = 415;
+	readonly type = "charset.unsupported";
+	constructor(charset: string) {
+		super(`Unsupported charset "${charset.slice(0, 40)}": JSON bodies are UTF-8`);
+		this.name = "UnsupportedCharsetError";
+	}
+}
+
+/**
+ * `verify(req, res, buf, encoding)` hook of body-parser's JSON parser (the /v1
+ * and dev IdP routes), run on the raw (already decompressed) bytes before
+ * they are decoded and parsed:
+ * - throws {@link UnsupportedCharsetError} (415) when the request declares a
+ *   `charset` other than UTF-8 (body-parser would accept any `utf-*` label
+ *   iconv-lite knows: UTF-7, UTF-16, UTF-32…; none is JSON's interchange
+ *   encoding, and decoding them could fail after the checks below);
+ * - throws {@link BodyTooDeepError} (400) when the body nests deeper than `max`
+ *   (the UTF-8 bytes are scanned as they are).
+ * `encoding` is the request's charset, lower-cased, or body-parser's default
+ * ("utf-8") when none is declared.
  */
 export function verifyJsonDepth(max = MAX_JSON_DEPTH) {
 	return (_req: unknown, _res: unknown, buf: Buffer, encoding: string | null): void => {
 		const enc = (encoding ?? "utf-8").toLowerCase();
-		const raw = enc === "utf-8" || enc === "utf8" ? buf : new TextDecoder(enc).decode(buf);
-		if (jsonTooDeep(raw, max)) throw new BodyTooDeepError(max);
+		// RFC 8259 §8.1: JSON exchanged between systems is UTF-8 (body-parser already refuses labels not starting "utf-")
+		if (enc !== "utf-8") throw new UnsupportedCharsetError(enc);
+		if (jsonTooDeep(buf, max)) throw new BodyTooDeepError(max);
 	};
 }

@@ -135,11 +135,15 @@ export function responseRef(name: GatewayResponse): OpenAPIV3_1.ReferenceObject 
  */
 export const GATEWAY_RESPONSES = {
 	InvalidBody: json(
-		"The request body could not be used (spec §2.11, §7): `invalid_json` (malformed JSON, or not a JSON object), `body_too_deep` (objects/arrays nested deeper than 32 levels, refused before parsing), `ambiguous_parameter` (a key given both in the query string and in the body), `invalid_body` (unreadable), `bad_request` (undecodable path parameter).",
+		"The request body could not be used (spec §2.11, §7): `invalid_json` (malformed JSON, or not a JSON object), `body_too_deep` (objects/arrays nested deeper than 32 levels, refused before parsing), `ambiguous_parameter` (a key given both in the query string and in the body), `invalid_body` (unreadable, or bytes that do not decode with the declared `Content-Encoding`), `bad_request` (undecodable path parameter), `validation_failed` (a string with a control character other than TAB/LF/CR or an unpaired surrogate, in the body, query or path: `details` names each field, e.g. `comment: must not contain control characters`).",
+		ref("Error"),
+	),
+	InvalidText: json(
+		"`validation_failed` (the gateway's edge text rule, before anything else runs): a query value or key, a path parameter or a body string contains a control character other than TAB, LF and CR, or an unpaired surrogate; `details` names each field (`order_no: must not contain control characters`, `parameter names: must not contain control characters`). Also `bad_request` (undecodable path parameter).",
 		ref("Error"),
 	),
 	InvalidBodyDocuments: json(
-		"The request body or a path parameter could not be used (malformed JSON, nested deeper than 32 levels, a key in both the query and the body, undecodable path parameter); under /v1/documents/ the gateway answers `{message}` (spec §7 exception).",
+		"The request body or a path parameter could not be used (malformed JSON, nested deeper than 32 levels, a key in both the query and the body, a body that does not decode with its `Content-Encoding`, undecodable path parameter, a string with a control character other than TAB/LF/CR or an unpaired surrogate); under /v1/documents/ the gateway answers `{message}` (spec §7 exception).",
 		ref("DocumentsError"),
 	),
 	Unauthorized: {
@@ -155,7 +159,7 @@ export const GATEWAY_RESPONSES = {
 	},
 	PayloadTooLarge: json("`payload_too_large`: the JSON body is over 1 MB (spec §8).", ref("Error")),
 	UnsupportedMediaType: json(
-		"`unsupported_media_type`: the body's charset or content encoding is not supported.",
+		"`unsupported_media_type`: the body's `charset` is not UTF-8 (JSON bodies are UTF-8, RFC 8259 §8.1; a courier push keeps its raw bytes whatever the charset), or its `Content-Encoding` is not one of identity, gzip, deflate, br, zstd. Bytes that do not decode with a supported encoding are 400 `invalid_body`.",
 		ref("Error"),
 	),
 	RateLimited: {

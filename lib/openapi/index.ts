@@ -21,8 +21,10 @@
  * - the answers the gateway itself may give on any route of a kind
  *   ({@link GATEWAY_RESPONSES}) when the operation does not document that
  *   status: 401 and 429 on bearer routes, 429 on signed links, 400
- *   (`invalid_json` …), 413 and 415 on routes with a JSON body, 500 on every
- *   route, 503 on every route served by another service;
+ *   (`invalid_json` …), 413 and 415 on routes with a JSON body, 415 on the
+ *   courier push route (raw body), 400 `validation_failed` of the edge text
+ *   rule on every bearer /v1 route, 500 on every route, 503 on every route
+ *   served by another service;
  * - on every bearer POST (issue 25, lib/gateway/idempotency.ts): the
  *   `Idempotency-Key` header parameter, the `Idempotent-Replayed` header on
  *   its answers, 409 `idempotency_key_in_use` and 422 `idempotency_key_reused`
@@ -157,8 +159,21 @@ export function parseAliasKey(key: string): { method: Method; path: string } {
 	return { method: m[1].toLowerCase() as Method, path: toOpenApiPath(m[2]) };
 }
 
-/** Looks `key` up in the route tables: its action (or docs handler) and whether it takes a bearer token. */
-function routeOf(key: string): { action?: string; bearer: boolean; ownHandler: boolean; jsonBody: boolean } {
+/** What {@link routeOf} knows about a route. */
+interface RouteKind {
+	action?: string;
+	bearer: boolean;
+	ownHandler: boolean;
+	/** the gateway parses a JSON body (400 invalid_json…, 413, 415) */
+	jsonBody: boolean;
+	/** the gateway reads a raw body (courier pushes: 415 for an unsupported Content-Encoding) */
+	rawBody: boolean;
+	/** the edge text rule applies to its params (400 validation_failed; lib/gateway/text-rule.ts) */
+	textRule: boolean;
+}
+
+/** Looks `key` up in the route tables: its action (or docs handler), whether it takes a bearer token, what it reads. */
+function routeOf(key: string): RouteKind {
 	for (const t of UNAUTHENTICATED_TABLES) {
 		if (key in t)
 			return {
@@ -166,13 +181,17 @@ function routeOf(key: string): { action?: string; bearer: boolean; ownHandler: b
 				bearer: false,
 				ownHandler: t === PROBE_ALIASES || t === DOCS_ALIASES,
 				jsonBody: false,
+				rawBody: t === WEBHOOK_ALIASES,
+				textRule: false,
 			};
 	}
 	const method = key.slice(0, key.indexOf(" "));
-	const jsonBody = key in API_ALIASES && (method === "POST" || method === "PATCH" || method === "PUT");
+	const api = key in API_ALIASES;
+	const jsonBody = api && (method === "POST" || method === "PATCH" || method === "PUT");
 	for (const t of BEARER_TABLES)
-		if (key in t) return { action: t[key], bearer: true, ownHandler: false, jsonBody };
-	return { bearer: true, ownHandler: false, jsonBody: false };
+		if (key in t)
+			return { action: t[key], bearer: true, ownHandler: false, jsonBody, rawBody: false, textRule: api };
+	return { bearer: true, ownHandler: false, jsonBody: false, rawBody: false, textRule: false };
 }
 
 /** A response of an operation (inline or a `$ref` to a shared one). */
@@ -253,6 +272,9 @@ function withGatewayResponses(op: Operation, key: string, path: string): Operati
 		add("413", "PayloadTooLarge");
 		add("415", "UnsupportedMediaType");
 	}
+	if (r.rawBody) add("415", "UnsupportedMediaType");
+	// a query key can be sent to any route of the API: the edge text rule may refuse it
+	if (r.textRule) add("400", path.startsWith(DOCUMENTS_PREFIX) ? "InvalidBodyDocuments" : "InvalidText");
 	add("500", "InternalError");
 	if (!r.ownHandler) add("503", "ServiceUnavailable");
 	const out: Operation = { ...op, responses };
@@ -305,6 +327,14 @@ export function createDocument(areas: readonly Area[] = AREAS): OpenAPIV3_1.Docu
 				"Every response carries `X-Request-ID` (the request's id, echoed from a sane incoming one) and",
 				"`X-Content-Type-Options: nosniff`. Units: weights in kg, dimensions in cm, money in rupees,",
 				"dates as India Standard Time (IST) calendar days unless a field says otherwise, timestamps ISO-8601.",
+				"",
+				"Text: every string of the query, the path and a JSON body (values and keys, at any depth) must be Unicode text",
+				"without control characters other than TAB, LF and CR, and without unpaired surrogates; otherwise the gateway",
+				'answers 400 `validation_failed` before anything else runs (`details`: `"comment: must not contain control characters"`).',
+				"JSON bodies are UTF-8 (a `charset` other than `utf-8` is 415 `unsupported_media_type`); a body may be sent with",
+				"`Content-Encoding` gzip, deflate, br or zstd (another encoding is 415; bytes that do not decode are 400 `invalid_body`).",
+				"",
+				"HEAD: every GET operation also answers HEAD (RFC 9110) with the GET's status and headers and no body.",
 			].join("\n"),
 		},
 		servers: [{ url: "/", description: "this deployment" }],

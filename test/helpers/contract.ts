@@ -18,7 +18,11 @@
  *   404 `not_found` (JSON `Error`; `{message}` under /v1/documents/; plain
  *   text under the signed-link prefix); a documented path with another
  *   method must be 405 `method_not_allowed` with `Allow` (204 with `Allow`
- *   for `OPTIONS`).
+ *   for `OPTIONS`);
+ * - a `HEAD` is checked as the `GET` of its path (RFC 9110: the gateway
+ *   answers HEAD wherever it serves GET, docs/DECISIONS.md "Edge text rule,
+ *   undecodable bodies, HEAD"): the same documented statuses and required
+ *   headers, and an empty body.
  *
  * Violations are collected per test and fail THAT test: a root `beforeEach`
  * (see {@link mochaHooks}, exported from test/helpers/global.ts) wraps the
@@ -170,6 +174,11 @@ export class ContractChecker {
 		for (const [name, h] of Object.entries(response.headers ?? {})) {
 			if (!isRef(h) && h.required && !ex.headers.has(name)) out.push(`required header ${name} is missing`);
 		}
+		// a response to HEAD: the GET's headers, never a body
+		if (ex.method.toUpperCase() === "HEAD") {
+			if (ex.body.length > 0) out.push(`HEAD answered with a body of ${ex.body.length} bytes`);
+			return out;
+		}
 		const content = response.content;
 		if (!content || Object.keys(content).length === 0) {
 			if (ex.body.length > 0) out.push(`documented without a body, got ${ex.body.length} bytes`);
@@ -218,7 +227,7 @@ export class ContractChecker {
 		const path = new URL(ex.url, "http://localhost").pathname;
 		const method = ex.method.toUpperCase();
 		const head = `${method} ${path} ${ex.status}:`;
-		const found = this.find(method, path);
+		const found = this.find(method === "HEAD" ? "GET" : method, path);
 		const seenKey =
 			"op" in found ? `${method} ${found.template} ${ex.status}` : `(no operation) ${method} ${ex.status}`;
 		this.seen.set(seenKey, (this.seen.get(seenKey) ?? 0) + 1);

@@ -466,6 +466,6 @@ describe("GET /v1/documents/label/t/{token} (gateway + documents over HTTP)", fu
 		assert.equal(withBadBearer.status, 200);
 		const post = await http(base, "POST", url);
 		assert.equal(post.status, 405);
-		assert.equal(post.headers.get("allow"), "GET");
+		assert.equal(post.headers.get("allow"), "GET, HEAD");
 	});
 });

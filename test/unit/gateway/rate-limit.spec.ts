@@ -178,6 +178,18 @@ describe("gateway: edge rate limits (429 rate_limited, Retry-After)", function (
 			assertLimited(await http(a.base, "GET", url, { headers: hdr }), "3rd download");
 		});
 
+		it("a HEAD counts as its GET, and is answered 429 with Retry-After over the limit", async () => {
+			const token = await idp.tokenFor(newSender());
+			assert.equal((await http(a.base, "HEAD", "/v1/warehouses", { token })).status, 200);
+			assert.equal((await http(a.base, "GET", "/v1/warehouses", { token })).status, 200);
+			assert.equal((await http(a.base, "HEAD", "/v1/warehouses", { token })).status, 200);
+			const over = await http(a.base, "HEAD", "/v1/warehouses", { token });
+			assert.equal(over.status, 429);
+			assert.ok(Number(over.headers.get("retry-after")) >= 1);
+			assert.equal(over.bytes.length, 0);
+			assertLimited(await http(a.base, "GET", "/v1/warehouses", { token }), "GET after 3 HEAD/GET");
+		});
+
 		it("the account counter is shared across replicas (Redis)", async () => {
 			const token = await idp.tokenFor(newSender());
 			assert.equal((await http(a.base, "GET", "/v1/warehouses", { token })).status, 200);

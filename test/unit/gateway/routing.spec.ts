@@ -33,11 +33,11 @@ describe("gateway: routing and params", () => {
 		assert.equal(r.status, 404);
 	});
 
-	it("a known path with another method answers 405 method_not_allowed with Allow; OPTIONS answers 204", async () => {
+	it("a known path with another method answers 405 method_not_allowed with Allow (HEAD wherever GET); OPTIONS answers 204", async () => {
 		const r = await http(g.base, "POST", "/v1/pincode/110001", { token, body: {} });
 		assert.equal(r.status, 405);
 		assert.equal(r.body.error, "method_not_allowed");
-		assert.equal(r.headers.get("allow"), "GET");
+		assert.equal(r.headers.get("allow"), "GET, HEAD");
 		const w = await http(g.base, "PUT", "/v1/warehouses/3", { token, body: {} });
 		assert.equal(w.status, 405);
 		assert.deepEqual(w.headers.get("allow")?.split(", ").sort(), ["DELETE", "PATCH"]);
@@ -45,7 +45,7 @@ describe("gateway: routing and params", () => {
 			headers: { "access-control-request-method": "GET" },
 		});
 		assert.equal(o.status, 204);
-		assert.deepEqual(o.headers.get("allow")?.split(", ").sort(), ["GET", "POST"]);
+		assert.deepEqual(o.headers.get("allow")?.split(", ").sort(), ["GET", "HEAD", "POST"]);
 		assert.equal(o.headers.get("access-control-allow-origin"), null);
 	});
 

@@ -4,7 +4,7 @@
  * §2.11, §5, §7; ARCHITECTURE §3, §6). Tokens are signed by a real
  * development IdP whose JWKS is served over HTTP (lib/devidp.ts).
  */
-import { type Context, ServiceBroker } from "moleculer";
+import { type BrokerOptions, type Context, ServiceBroker } from "moleculer";
 import type { AuthUser } from "../../../lib/auth";
 import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
 import { apiError, documentsError } from "../../../lib/errors";
@@ -194,11 +194,21 @@ export function setEnv(vars: Record<string, string | undefined>): () => void {
 /** Starts a broker with the gateway (and extra services / fakes). */
 export async function startGateway(
 	extra: any[],
-	opts: { nats?: boolean; nodeID?: string; services?: ("gateway" | "devauth")[] } = {},
+	opts: {
+		nats?: boolean;
+		nodeID?: string;
+		services?: ("gateway" | "devauth")[];
+		/** the broker's `logger` option (e.g. test/helpers/logs.ts `CaptureLogger`) */
+		logger?: BrokerOptions["logger"];
+	} = {},
 ): Promise<{ broker: ServiceBroker; base: string }> {
 	const broker = new ServiceBroker(
 		// No PermissionsMiddleware: the gateway alone must enforce `access` in these tests.
-		testBrokerOptions(!!opts.nats, { nodeID: opts.nodeID, middlewares: [] }),
+		testBrokerOptions(!!opts.nats, {
+			nodeID: opts.nodeID,
+			middlewares: [],
+			...(opts.logger === undefined ? {} : { logger: opts.logger }),
+		}),
 	);
 	for (const s of opts.services ?? ["gateway"]) broker.createService(loadServiceSchema(s));
 	for (const f of extra) broker.createService(f);

@@ -6,6 +6,10 @@
  * lib/gateway/routes.ts with a plausible body each.
  */
 import { strict as assert } from "node:assert";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ServiceName } from "../../../lib/config";
 import { newSender } from "../../helpers/broker";
 import { type Cluster, useCluster } from "../../helpers/cluster";
 import { orderBody, warehouseBody } from "../../helpers/fixtures";
@@ -223,20 +227,30 @@ export const WRITE_ROUTES: WriteRoute[] = [
 /**
  * Starts the cluster (per-account rate limit off: the fuzz sends hundreds of
  * requests as one merchant) and creates the merchant's warehouse and order.
+ * With `devIdp`, the gateway's node also runs the development identity
+ * provider and mounts its routes (`MSA_DEV_IDP=1`; its key in a temporary
+ * `MSA_DATA_DIR`): its tokens are not the ones the gateway verifies here.
  */
-export function useWorld(prefix: string): World {
+export function useWorld(prefix: string, opts: { devIdp?: boolean } = {}): World {
 	const w = {} as World;
 	const saved = process.env.RATE_LIMIT_ACCOUNT_PER_MIN;
+	const savedDataDir = process.env.MSA_DATA_DIR;
+	let dataDir: string | undefined;
 	before(() => {
 		process.env.RATE_LIMIT_ACCOUNT_PER_MIN = "0";
+		if (opts.devIdp) {
+			dataDir = mkdtempSync(join(tmpdir(), "msa-world-"));
+			process.env.MSA_DATA_DIR = dataDir;
+		}
 	});
+	const gateway: ServiceName[] = opts.devIdp ? ["gateway", "devauth"] : ["gateway"];
 	const cluster = useCluster(
 		prefix,
 		[
-			["gateway"],
+			opts.devIdp ? { services: gateway, env: { MSA_DEV_IDP: "1" } } : gateway,
 			["pincode", "rates", "warehouses", "intake", "booking", "simulator", "ndr", "documents", "webhooks"],
 		],
-		["gateway", "pincode", "rates", "warehouses", "intake", "booking", "ndr", "documents", "webhooks"],
+		[...gateway, "pincode", "rates", "warehouses", "intake", "booking", "ndr", "documents", "webhooks"],
 	);
 	before(async () => {
 		w.cluster = cluster;
@@ -253,6 +267,11 @@ export function useWorld(prefix: string): World {
 	after(() => {
 		if (saved === undefined) delete process.env.RATE_LIMIT_ACCOUNT_PER_MIN;
 		else process.env.RATE_LIMIT_ACCOUNT_PER_MIN = saved;
+		if (dataDir) {
+			if (savedDataDir === undefined) delete process.env.MSA_DATA_DIR;
+			else process.env.MSA_DATA_DIR = savedDataDir;
+			rmSync(dataDir, { recursive: true, force: true });
+		}
 	});
 	return w;
 }
