@@ -563,7 +563,7 @@ export default defineService<BookingVars>()({
 		 * then its scans are folded. 200 {@link PushAnswer} `{accepted,
 		 * applied}`. Errors: 404 `not_found` (unknown courier code), 401
 		 * `invalid_signature` (missing, wrong, stale or replayed signature; no key
-		 * configured), 400 `validation_failed` (unreadable body, NUL in a field),
+		 * configured), 400 `validation_failed` (unreadable body, a text field breaking the text rule, e.g. NUL),
 		 * 503 `service_unavailable`. See lib/booking/tracking.ts `courierPush`.
 		 */
 		courierPush: {

@@ -17,6 +17,7 @@
  *
  * Decisions: docs/DECISIONS.md "Shipment status and tracking".
  */
+
 import type { ServiceBroker } from "moleculer";
 import { coalesce } from "../coalesce";
 import { broadcast, type Caller, type CourierInfo, call } from "../contracts";
@@ -40,6 +41,7 @@ import { type ApiError, apiError, validationFailed } from "../errors";
 import { parsePositiveInt } from "../fields";
 import { countScans } from "../metrics";
 import { isLifecycleStatus, orderStatusIdOf, type ShipmentStatus, statusNameOf } from "../shipment-status";
+import { textProblem } from "../text-rule";
 import { type BookingDeps, message } from "./deps";
 import { claimPush, releasePush } from "./push-replay";
 import { deliverNow } from "./relay";
@@ -354,7 +356,7 @@ export async function pollOnce(deps: BookingDeps): Promise<PollResult> {
 	return total;
 }
 
-/** The text fields of a pushed scan checked for NUL, with the names the push body gives them (Delhivery's push shape). */
+/** The text fields of a pushed scan checked by the text rule, with the names the push body gives them (Delhivery's push shape). */
 const PUSHED_TEXT: ReadonlyArray<[keyof TrackingScan, string]> = [
 	["courier_status", "Status.Status"],
 	["courier_code", "Status.StatusCode"],
@@ -363,22 +365,24 @@ const PUSHED_TEXT: ReadonlyArray<[keyof TrackingScan, string]> = [
 ];
 
 /**
- * The `details` refusing a parsed push whose text carries U+0000 (PostgreSQL
- * stores no NUL in text): one per field, naming the entry (AWB order of the
- * parsed batch) and the push body's field, e.g. `body: Shipment.AWB must not
- * contain NUL (U+0000)`; empty when the batch is clean. Other control
- * characters (a newline in a courier's instructions) are the courier's words
- * and kept (docs/DECISIONS.md "Sandbox scan signatures").
+ * The `details` refusing a parsed push whose text breaks the system's one
+ * text rule (lib/text-rule.ts, issue 31: a control character other than TAB /
+ * LF / CR, e.g. U+0000, which PostgreSQL stores in no text column; an
+ * unpaired surrogate): one per field, naming the push body's field, e.g.
+ * `body: Shipment.AWB must not contain control characters`; empty when the
+ * batch is clean. A newline in a courier's instructions is the courier's
+ * words and kept (docs/DECISIONS.md "Sandbox scan signatures").
  */
-export function nulFieldsOfPush(batch: AwbScans[]): string[] {
+export function textFieldsOfPush(batch: AwbScans[]): string[] {
 	const out = new Set<string>();
 	for (const { awb_number, scans } of batch) {
-		if (awb_number.includes("\u0000")) out.add("body: Shipment.AWB must not contain NUL (U+0000)");
+		const bad = textProblem(awb_number);
+		if (bad) out.add(`body: Shipment.AWB ${bad}`);
 		for (const scan of scans)
 			for (const [key, name] of PUSHED_TEXT) {
 				const v = scan[key];
-				if (typeof v === "string" && v.includes("\u0000"))
-					out.add(`body: Shipment.${name} must not contain NUL (U+0000)`);
+				const p = typeof v === "string" ? textProblem(v) : undefined;
+				if (p) out.add(`body: Shipment.${name} ${p}`);
 			}
 	}
 	return [...out];
@@ -392,8 +396,8 @@ export function nulFieldsOfPush(batch: AwbScans[]): string[] {
  * request headers, lower-cased. The adapter checks the signature on the raw
  * bytes (`verifyPush`: for the sandbox couriers a timestamped HMAC at most 5
  * minutes old; no key configured refuses every push) before anything is read,
- * then parses (`parsePush`); a push carrying U+0000 in a text field is
- * refused whole ({@link nulFieldsOfPush}); a push whose adapter names a
+ * then parses (`parsePush`); a push whose text fields break the text rule
+ * (U+0000…) is refused whole ({@link textFieldsOfPush}); a push whose adapter names a
  * replay key is claimed once (lib/booking/push-replay.ts) and the scans are
  * folded ({@link ingest}, source `push`). Answers `{accepted, applied}` (see
  * {@link PushAnswer}); scans of AWBs we do not hold are ignored (accepted 0).
@@ -401,7 +405,7 @@ export function nulFieldsOfPush(batch: AwbScans[]): string[] {
  * Errors: 404 `not_found` (no active courier with that code, or one without
  * an integration); 401 `invalid_signature` (missing, wrong or stale
  * signature, no key configured, or a push already received); 400
- * `validation_failed` (a body the adapter cannot read, or NUL in a field; the
+ * `validation_failed` (a body the adapter cannot read, or a text field breaking the text rule, e.g. NUL; the
  * words in `details`); 503 `service_unavailable` (rates unreachable).
  */
 export async function courierPush(
@@ -432,7 +436,7 @@ export async function courierPush(
 		if (err instanceof CourierRefused) throw validationFailed([`body: ${err.message}`]);
 		throw err;
 	}
-	const nul = nulFieldsOfPush(batch);
+	const nul = textFieldsOfPush(batch);
 	if (nul.length) throw validationFailed(nul);
 	const key = adapter.pushReplayKey?.(p.headers) ?? null;
 	if (key !== null && !(await claimPush(deps.db, p.courier, key)))

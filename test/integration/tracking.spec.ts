@@ -295,7 +295,7 @@ describe("integration: tracking over HTTP and NATS (sandbox events, webhook, tra
 			});
 			assert.equal(nulAnswer.status, 400, JSON.stringify(nulAnswer.body));
 			assert.deepEqual(nulAnswer.body.details, [
-				"body: Shipment.Status.StatusLocation must not contain NUL (U+0000)",
+				"body: Shipment.Status.StatusLocation must not contain control characters",
 			]);
 			const unknown = await webhook(cluster.base, "sbx-nowhere", raw, sig);
 			assert.deepEqual([unknown.status, unknown.body.error], [404, "not_found"]);

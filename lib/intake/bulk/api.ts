@@ -27,6 +27,7 @@ import type {
 import { type CursorPosition, decodeCursor, encodeCursor } from "../../cursor";
 import { apiError, errorBodyOf } from "../../errors";
 import { parsePositiveInt } from "../../fields";
+import { textProblem } from "../../text-rule";
 import { columnOfField, TEMPLATE_EXAMPLE, TEMPLATE_COLUMNS as TEMPLATE_HEADERS } from "./columns";
 import {
 	type BulkJobRow,
@@ -184,32 +185,33 @@ export function senderAddressField(query: HttpParams, fields: UploadForm["fields
 }
 
 /**
- * A control character: Unicode general category Cc, i.e. the C0 controls
- * (U+0000–U+001F: NUL, tab, CR, LF…), DEL (U+007F) and the C1 controls (U+0080–U+009F).
- */
-const CONTROL_CHAR = /\p{Cc}/u;
-
-/**
  * The refusals of the form's texts (issue 31): a field name or value, the
- * file part's name, file name or content type holding a control character
- * ({@link CONTROL_CHAR}; no bulk form text needs one, and a NUL cannot be
- * stored in a PostgreSQL text column: it answered 500). One detail per text,
- * `<part>: <what> must not contain control characters`. To be unified with
- * the gateway's shared text rule (lib/gateway/text-rule.ts) at merge.
+ * file part's name, file name or content type that breaks the system's one
+ * text rule (lib/text-rule.ts: a control character other than TAB / LF / CR,
+ * an unpaired surrogate; a NUL cannot be stored in a PostgreSQL text column:
+ * it answered 500). One detail per text, `<part>: <what> must not contain
+ * control characters` (or `unpaired surrogates`); a name that breaks the rule
+ * is not echoed.
  */
 export function controlCharProblems(form: UploadForm): string[] {
 	const out: string[] = [];
 	for (const [name, value] of form.fields) {
-		const label = CONTROL_CHAR.test(name) ? "form field" : name;
-		if (CONTROL_CHAR.test(name)) out.push(`${label}: field name must not contain control characters`);
-		else if (CONTROL_CHAR.test(value)) out.push(`${label}: value must not contain control characters`);
+		const bad = textProblem(name);
+		if (bad) out.push(`form field: field name ${bad}`);
+		else {
+			const v = textProblem(value);
+			if (v) out.push(`${name}: value ${v}`);
+		}
 	}
 	const f = form.file;
 	if (f) {
-		const label = CONTROL_CHAR.test(f.fieldname) ? "file part" : f.fieldname;
-		if (CONTROL_CHAR.test(f.fieldname)) out.push(`${label}: part name must not contain control characters`);
-		if (CONTROL_CHAR.test(f.filename)) out.push(`${label}: file name must not contain control characters`);
-		if (CONTROL_CHAR.test(f.mimetype)) out.push(`${label}: content type must not contain control characters`);
+		const badName = textProblem(f.fieldname);
+		const label = badName ? "file part" : f.fieldname;
+		if (badName) out.push(`${label}: part name ${badName}`);
+		const fn = textProblem(f.filename);
+		if (fn) out.push(`${label}: file name ${fn}`);
+		const ct = textProblem(f.mimetype);
+		if (ct) out.push(`${label}: content type ${ct}`);
 	}
 	return out;
 }

@@ -1029,7 +1029,7 @@ const courierPush: Operation = {
 	responses: {
 		"200": json("Accepted and folded.", PUSH_ANSWER),
 		...errors({
-			400: "`validation_failed` (`details: [\"body: <the adapter's words>\"]`: not the courier's format, a scan without a readable time; `body: Shipment.<field> must not contain NUL (U+0000)`); gateway: `invalid_body` (unreadable body).",
+			400: "`validation_failed` (`details: [\"body: <the adapter's words>\"]`: not the courier's format, a scan without a readable time; `body: Shipment.<field> must not contain control characters` (U+0000 and the other controls but TAB, LF, CR; lib/text-rule.ts)); gateway: `invalid_body` (unreadable body).",
 			401: "`invalid_signature`: the signature (or the sandbox timestamp) header is missing, does not match the body, is outside the timestamp window, was received before (a replay), or no key is configured for the courier.",
 			404: "`not_found`: no active courier with that code, or one without an integration.",
 			413: "`payload_too_large`: the body is over 512 KB (gateway).",
