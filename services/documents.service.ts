@@ -28,7 +28,6 @@ import { captureCourierLabel } from "../lib/documents/capture";
 import { buildLabelData } from "../lib/documents/data";
 import { warmLabelFonts } from "../lib/documents/font";
 import { renderLabel } from "../lib/documents/label";
-import { labelLinkConfigured, verifyLabelToken } from "../lib/documents/link";
 import { renderManifest } from "../lib/documents/manifest";
 import { documentsRelayTimings, ManifestRelay } from "../lib/documents/manifest-relay";
 import {
@@ -45,6 +44,7 @@ import { carrierLabelMissing, labelNotFound, loadBookedOrder, loadWarehouses } f
 import { labelInfo, stampDownload, storedLabel } from "../lib/documents/store";
 import { documentsError, errorBodyOf } from "../lib/errors";
 import { parsePositiveInt } from "../lib/fields";
+import { labelLinkConfigured, verifyLabelToken } from "../lib/label-link";
 import { defineService } from "../lib/service";
 import { DbMixin } from "../mixins/db.mixin";
 
@@ -223,7 +223,7 @@ export default defineService<DocumentsVars>()({
 		 * `GET /v1/documents/label/t/{token}` (spec §4.4, §5 rule 7): the label of
 		 * an AWB through its signed link; no bearer token (the gateway's `links`
 		 * route, rate-limited per client address). Params: `token` (string from
-		 * the path) `{awb}.{hmac}`, verified by lib/documents/link.ts (current and
+		 * the path) `{awb}.{hmac}`, verified by lib/label-link.ts (current and
 		 * previous secrets, constant time). Answers the same bytes as the bearer
 		 * route for that order (our PDF, or the courier's captured file with its
 		 * own type; the same code path, `labelFile`), and stamps

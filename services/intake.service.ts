@@ -113,6 +113,7 @@ import {
 } from "../lib/intake/unshipped-store";
 import { type OrderInput, parseOrderInput } from "../lib/intake/validation";
 import { WarehouseCache } from "../lib/intake/warehouse-cache";
+import { labelLinkConfigured } from "../lib/label-link";
 import { defineService } from "../lib/service";
 import { EventOutboxRelay } from "../lib/webhooks/publish";
 import { DbMixin } from "../mixins/db.mixin";
@@ -952,7 +953,13 @@ export default defineService<IntakeVars>()({
 		const ttl = Number(process.env.INTAKE_WAREHOUSE_CACHE_MS ?? 5000);
 		this.warehouseCache = new WarehouseCache(Number.isFinite(ttl) ? ttl : 5000);
 	},
+	/**
+	 * Refuses to run without a link secret (the signed `label_url` of status,
+	 * detail and list rows; ARCHITECTURE §2: fail loudly at start), then starts
+	 * the coalesced update writer, the bulk re-enqueue and the event relay.
+	 */
 	async started() {
+		if (!labelLinkConfigured()) throw new Error("intake: LABEL_LINK_SECRET is required (signed label links)");
 		this.bookingUpdates = coalesce((us: BookingUpdate[]) => applyBookingUpdates(this.db, us));
 		this.orderPages = orderPageReader(this.db);
 		// bulk jobs left queued/processing (a lost enqueue, a crashed pod): re-add their queue entries

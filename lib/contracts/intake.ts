@@ -122,6 +122,11 @@ export interface StatusRecord {
 	failure_reason: string | null;
 	/** ISO-8601 UTC */
 	created_at: string;
+	/**
+	 * the signed label link of the AWB (`/v1/documents/label/t/{awb}.{hmac}`, no
+	 * bearer; lib/label-link.ts `bookedLabelUrl`) when `booked`, else null
+	 */
+	label_url: string | null;
 }
 
 /**
@@ -157,6 +162,8 @@ export interface OrderListRow {
 	logistic_id: number | null;
 	/** buyer-facing tracking page of the AWB (TRACKING_URL_TEMPLATE); null until an AWB exists */
 	tracking_url: string | null;
+	/** the signed label link of the AWB (no bearer; lib/label-link.ts `bookedLabelUrl`) when `booked`, else null */
+	label_url: string | null;
 	created_at: string;
 	booked_at: string | null;
 	/** when `status` was reached (created_at for a new order) */

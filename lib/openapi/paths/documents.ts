@@ -11,7 +11,7 @@
  * `verifyLabelToken`) and described by hand here.
  */
 import { MAX_BULK_LABELS } from "../../documents/bulk";
-import { LINK_TAG_LENGTH } from "../../documents/link";
+import { LINK_TAG_LENGTH } from "../../label-link";
 import { errors, json, pathParam, ref } from "../components";
 import type { AreaPaths, JsonSchema, Operation, Response } from "../types";
 import { BEARER, bearerResponses, idInput } from "./shipping";

@@ -736,6 +736,10 @@ const bulkReviewDecide: Operation = {
 // status (§2.4, §4.3)
 // ---------------------------------------------------------------------------
 
+const labelUrlSchema: Schema = nstr(
+	"The signed label link of the AWB (spec §4.4, §5 rule 7): `/v1/documents/label/t/{awb}.{hmac}` (absolute when `PUBLIC_BASE_URL` is configured, else relative to the API base), the same link `POST /v1/shipping/book/sync` answers. It downloads the label with NO `Authorization` header (the token is the credential; `LABEL_LINK_SECRET`, rotated through `LABEL_LINK_PREVIOUS_SECRETS`). Filled for every `booked` order however it was booked (async or sync) and whatever its later lifecycle status; null when the order has no live AWB (not booked yet, in progress, failed, cancelled).",
+);
+
 const status: Operation = {
 	operationId: "intake_status",
 	summary: "Booking status of an order",
@@ -761,6 +765,7 @@ const status: Operation = {
 				status: statusSchema,
 				failure_reason: nstr("Plain-words reason when `failed`, else null."),
 				created_at: ts("When the order was created"),
+				label_url: labelUrlSchema,
 			}),
 		),
 		...readErrors({
@@ -808,6 +813,7 @@ const listRowProps: Record<string, Schema> = {
 	tracking_url: nstr(
 		"Buyer-facing tracking page of the AWB (spec §2.5; `TRACKING_URL_TEMPLATE`); null until the order has an AWB.",
 	),
+	label_url: labelUrlSchema,
 	created_at: ts("When the order was created"),
 	booked_at: nts("When the order was booked"),
 	status_at: ts("When `status` was reached (`created_at` for an order no update reached yet)"),
@@ -958,7 +964,7 @@ const orderDetail: Operation = {
 	operationId: "intake_orderDetail",
 	summary: "Read an order",
 	description:
-		"The caller's order with its shipment (spec §2.5, §4.3, §7): order, receiver, product, warehouse ids, courier, AWB, charges, lifecycle status and every timestamp, `channel`, `tracking_url`. A hidden order is still answered (with `hidden_at`). Once the order has an AWB, booking and documents are asked for `charges` and `label_downloaded_at` (3 s each). Any authenticated role.",
+		"The caller's order with its shipment (spec §2.5, §4.3, §7): order, receiver, product, warehouse ids, courier, AWB, charges, lifecycle status and every timestamp, `channel`, `tracking_url`, the signed `label_url` of a booked order. A hidden order is still answered (with `hidden_at`). Once the order has an AWB, booking and documents are asked for `charges` and `label_downloaded_at` (3 s each). Any authenticated role.",
 	tags: ["intake"],
 	parameters: [orderIdParam],
 	responses: {

@@ -4,6 +4,7 @@
  * gateway and intake (./list-helpers.ts). Cursor walks: ./list-cursor.spec.ts.
  */
 import assert from "node:assert/strict";
+import { labelLinkUrl } from "../../../lib/label-link";
 import { BUCKETS, bucketOf, type LifecycleStatus, SHIPMENT_STATUSES } from "../../../lib/shipment-status";
 import { newSender } from "../../helpers/broker";
 import { createOrder, createOrders, get, ids, list, moveTo, sql, useReadSide } from "./list-helpers";
@@ -75,6 +76,7 @@ describe("GET /v1/orders", () => {
 				courier: null,
 				logistic_id: null,
 				tracking_url: null,
+				label_url: null,
 				created_at: created.toISOString(),
 				booked_at: null,
 				status_at: created.toISOString(),
@@ -91,6 +93,8 @@ describe("GET /v1/orders", () => {
 			assert.equal(row.logistic_id, 1);
 			// the template with the AWB URL-encoded
 			assert.equal(row.tracking_url, "https://track.test/t/SBX%2012%2F34?src=msa");
+			// an AWB no signed link can carry (not printable: documents would refuse it) has no label_url
+			assert.equal(row.label_url, null);
 			assert.ok(Date.parse(row.booked_at) >= created.getTime());
 			assert.ok(Date.parse(row.status_at) >= Date.parse(row.booked_at));
 		});
@@ -142,6 +146,13 @@ describe("GET /v1/orders", () => {
 			assert.deepEqual(ids(await list(sys, token, { bucket: "cancelled" })), [byStatus.get("cancelled")]);
 			assert.ok(ids(await list(sys, token, { bucket: "exceptions" })).includes(byStatus.get("undelivered")!));
 			assert.ok(ids(await list(sys, token, { bucket: "rto" })).includes(byStatus.get("rto_delivered")!));
+			// label_url: the signed link of the AWB for every booked order (whatever its lifecycle status);
+			// null before booking, for a failed booking and once cancelled (the order reads not_shipped)
+			for (const row of (await list(sys, token, { limit: 1000 })).data) {
+				const unbooked = ["new", "booking_queued", "booking_failed", "cancelled"].includes(row.status);
+				assert.equal(row.label_url, unbooked ? null : labelLinkUrl(`AWB${row.order_id}X`), row.status);
+				assert.equal(row.state === "booked", !unbooked, row.status);
+			}
 			// bucket default: all
 			assert.equal((await list(sys, token, { limit: 1000 })).data.length, statuses.length);
 			assert.equal((await list(sys, token, { bucket: "", limit: 1000 })).data.length, statuses.length);
