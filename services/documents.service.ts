@@ -283,12 +283,15 @@ export default defineService<DocumentsVars>()({
 		 * message, order_ids, already_manifested_order_ids, reasons}`; 409
 		 * `{code:"already_manifested", message, order_ids:[], already_manifested_order_ids,
 		 * manifest_nos}` (also for the loser of two concurrent requests); 401 without a
-		 * caller; a collaborator that cannot be asked → 503 (through the gateway).
+		 * caller; 403 `{error:"Read-only role"}` for merchant_finance, merchant_support and
+		 * merchant_staff (a write nothing undoes: §5 rule 1, checked at the gateway and here
+		 * before anything is read or stored); a collaborator that cannot be asked → 503
+		 * (through the gateway).
 		 */
 		manifest: {
 			// up to 200 pages, or a courier-issued label fetched at the courier (issue 12)
 			timeout: 15_000,
-			access: { auth: true },
+			access: { auth: true, writes: true },
 			async handler(ctx): Promise<Buffer> {
 				const order_ids = parseManifestOrderIds(ctx.params);
 				const sender_id = senderOf(ctx);
