@@ -29,6 +29,7 @@ import {
 	type BulkUploadResult,
 	type CallMeta,
 	type CreateOrderResult,
+	type CreateReverseResult,
 	type CursorPage,
 	call,
 	type FailureCode,
@@ -200,13 +201,15 @@ export default defineService<IntakeVars>()({
 	methods: {
 		/**
 		 * Shared create path of createOrder / createReverse: sender check, B2B
-		 * refusal, validation, warehouse ownership, idempotent insert, answer.
+		 * refusal, validation, warehouse ownership, idempotent insert. Answers
+		 * the §4.1 body (`answer`) and the stored reference (`order_no`:
+		 * `customer_order_no`, `-R` appended for a return).
 		 * @throws ApiError 403 / 400 / 409 as documented on the actions
 		 */
 		async createFrom(
 			ctx: Context<HttpParams, CallMeta>,
 			kind: ShipmentDirection,
-		): Promise<CreateOrderResult> {
+		): Promise<{ answer: CreateOrderResult; order_no: string }> {
 			const sender = senderOf(ctx);
 			const body: Record<string, unknown> = isPlainObject(ctx.params) ? ctx.params : {};
 			assertOwnSender(body, sender);
@@ -229,10 +232,10 @@ export default defineService<IntakeVars>()({
 					order_id: res.order_id,
 					direction: input.direction,
 				});
-				return { order_id: res.order_id };
+				return { answer: { order_id: res.order_id }, order_no: storedReference(input) };
 			}
 			ctx.meta.$statusCode = 200;
-			return { order_id: res.order_id, deduped: true };
+			return { answer: { order_id: res.order_id, deduped: true }, order_no: storedReference(input) };
 		},
 
 		/**
@@ -355,7 +358,7 @@ export default defineService<IntakeVars>()({
 		createOrder: {
 			access: { writes: true, capability: "orders.write" },
 			async handler(ctx): Promise<CreateOrderResult> {
-				return this.createFrom(ctx, "forward");
+				return (await this.createFrom(ctx, "forward")).answer;
 			},
 		},
 
@@ -379,12 +382,15 @@ export default defineService<IntakeVars>()({
 		 * `unsupported_channel`, 400 `validation_failed`, 400
 		 * `invalid_pickup_address` for any named warehouse id not the caller's, 409
 		 * `reference_in_use` when a forward order already holds `…-R`), 201
-		 * `{order_id}`, duplicate 200 `{order_id, deduped:true}`.
+		 * `{order_id, order_no}`, duplicate 200 `{order_id, deduped:true, order_no}`:
+		 * `order_no` is the stored reference (`<customer_order_no>-R`), the one
+		 * `GET /v1/orders/status?order_no=` and the lists know the return by.
 		 */
 		createReverse: {
 			access: { writes: true, capability: "orders.write" },
-			async handler(ctx): Promise<CreateOrderResult> {
-				return this.createFrom(ctx, "reverse");
+			async handler(ctx): Promise<CreateReverseResult> {
+				const { answer, order_no } = await this.createFrom(ctx, "reverse");
+				return { ...answer, order_no };
 			},
 		},
 

@@ -112,6 +112,13 @@ export interface WarehouseUsage {
 /** 201 `{order_id}` or 200 `{order_id, deduped:true}` (§4.1). */
 export type CreateOrderResult = { order_id: number } | { order_id: number; deduped: true };
 
+/**
+ * A return's create answer: {@link CreateOrderResult} plus `order_no`, the
+ * stored reference (`customer_order_no` + `-R`) that `GET /v1/orders/status`
+ * and the lists know it by.
+ */
+export type CreateReverseResult = CreateOrderResult & { order_no: string };
+
 /** §2.4 booking status record. */
 export interface StatusRecord {
 	order_no: string;
@@ -229,7 +236,7 @@ export interface IntakeActions {
 	/** POST /v1/intake/order (§2.1, §4.1). */
 	"intake.createOrder": { params: HttpParams; result: CreateOrderResult };
 	/** POST /v1/intake/reverse (§2.2, §4.1). */
-	"intake.createReverse": { params: HttpParams; result: CreateOrderResult };
+	"intake.createReverse": { params: HttpParams; result: CreateReverseResult };
 	/** GET /v1/orders/status (§2.4, §4.3). */
 	"intake.status": { params: HttpParams; result: StatusRecord };
 	/** Internal: the sender's order, or null (missing and not theirs are the same). */

@@ -377,13 +377,27 @@ const dedupedBody = closed(
 	},
 );
 
+/** `order_no` of a return's create answers (services/intake.service.ts `createReverse`). */
+const reverseOrderNo = str(
+	"The stored reference of the return: `customer_order_no` + `-R` (e.g. `SO-1001-R`). Query its status with it (`GET /v1/orders/status?order_no=SO-1001-R`); the lists and the detail show it as `order_no`.",
+	{ pattern: "-R$" },
+);
+
 /** Responses of both create routes (services/intake.service.ts `createOrder`, `createReverse`). */
 function createResponses(kind: "forward" | "reverse"): Record<string, Response> {
+	const withOrderNo = (s: Schema): Schema =>
+		kind === "reverse"
+			? {
+					...s,
+					required: [...(s.required ?? []), "order_no"],
+					properties: { ...s.properties, order_no: reverseOrderNo },
+				}
+			: s;
 	return {
-		"201": json("Order created, committed before the answer (spec §3, §4.1).", createdBody),
+		"201": json("Order created, committed before the answer (spec §3, §4.1).", withOrderNo(createdBody)),
 		"200": json(
 			"Duplicate reference: the caller already has a live order with this `customer_order_no` (spec §3). A cancelled booking releases the number: it then creates a new order (201).",
-			dedupedBody,
+			withOrderNo(dedupedBody),
 		),
 		...writeErrors({
 			400: `\`validation_failed\` with \`details\` (one \`field: reason\` per failing field${kind === "reverse" ? "; e.g. `order.forward_source: must be tekipost or external`" : ""}), \`unsupported_channel\` (B2B / multi-box input), \`invalid_pickup_address\` (a named warehouse is not one of the caller's active warehouses; not found and not yours are the same answer, spec §1 rule 4)`,
@@ -407,7 +421,7 @@ const createReverse: Operation = {
 	operationId: "intake_createReverse",
 	summary: "Create a return (reverse order)",
 	description:
-		"Creates a return order (spec §2.2, §4.1, §7): stored as `customer_order_no` + `-R`, `shipment_type` 1, prepaid; query its status with the `-R` reference. Capability `orders.write`; read-only roles are refused (spec §5).",
+		"Creates a return order (spec §2.2, §4.1, §7): stored as `customer_order_no` + `-R`, `shipment_type` 1, prepaid. The answer names that stored reference as `order_no` (201 `{order_id, order_no}`, 200 `{order_id, deduped, order_no}`): query its status with it (`GET /v1/orders/status?order_no=<customer_order_no>-R`). Capability `orders.write`; read-only roles are refused (spec §5).",
 	tags: ["intake"],
 	requestBody: { required: true, content: { "application/json": { schema: reverseBody } } },
 	responses: createResponses("reverse"),

@@ -7,7 +7,9 @@ import assert from "node:assert/strict";
 import { labelLinkUrl } from "../../../lib/label-link";
 import { BUCKETS, bucketOf, type LifecycleStatus, SHIPMENT_STATUSES } from "../../../lib/shipment-status";
 import { newSender } from "../../helpers/broker";
+import { http } from "../gateway/setup";
 import { createOrder, createOrders, get, ids, list, moveTo, sql, useReadSide } from "./list-helpers";
+import { reverseBody } from "./setup";
 
 const TEMPLATE = "https://track.test/t/{awb}?src=msa";
 
@@ -97,6 +99,34 @@ describe("GET /v1/orders", () => {
 			assert.equal(row.label_url, null);
 			assert.ok(Date.parse(row.booked_at) >= created.getTime());
 			assert.ok(Date.parse(row.status_at) >= Date.parse(row.booked_at));
+		});
+
+		it("POST /v1/intake/reverse answers the stored order_no (-R), and GET /v1/orders/status finds the return by it", async () => {
+			const { s, token } = await account();
+			const ref = `RS-${s}`;
+			const created = await http(sys.base, "POST", "/v1/intake/reverse", {
+				token,
+				body: reverseBody(1, ref),
+			});
+			assert.equal(created.status, 201, created.text);
+			assert.deepEqual(Object.keys(created.body).sort(), ["order_id", "order_no"]);
+			assert.equal(created.body.order_no, `${ref}-R`);
+			const again = await http(sys.base, "POST", "/v1/intake/reverse", { token, body: reverseBody(1, ref) });
+			assert.equal(again.status, 200, again.text);
+			assert.deepEqual(again.body, { order_id: created.body.order_id, deduped: true, order_no: `${ref}-R` });
+			const st = await get(
+				sys,
+				token,
+				`/v1/orders/status?order_no=${encodeURIComponent(created.body.order_no)}`,
+			);
+			assert.equal(st.status, 200, st.text);
+			assert.equal(st.body.order_no, `${ref}-R`);
+			assert.equal(st.body.state, "not_shipped");
+			// the bare customer_order_no is no order's stored reference: 404, never another order
+			const bare = await get(sys, token, `/v1/orders/status?order_no=${encodeURIComponent(ref)}`);
+			assert.equal(bare.status, 404, bare.text);
+			const [row] = (await list(sys, token, { order_no: created.body.order_no })).data;
+			assert.equal(row.order_id, created.body.order_id);
 		});
 
 		it("a prepaid return: shipment_type 1, order_type 0, cod_amount null, its stored -R reference", async () => {
