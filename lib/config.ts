@@ -44,7 +44,7 @@ export interface RuntimeConfig {
 	authIssuer?: string;
 	/** Required `aud` of bearer tokens (`AUTH_AUDIENCE`); always set when `authJwksUrl` is and the gateway runs. */
 	authAudience?: string;
-	/** HMAC key of signed label links (signs and verifies; lib/documents/link.ts). */
+	/** HMAC key of signed label links (signs and verifies; lib/label-link.ts). */
 	labelLinkSecret?: string;
 	/** Older link secrets still accepted when verifying (`LABEL_LINK_PREVIOUS_SECRETS`, comma list); never sign. */
 	labelLinkPreviousSecrets: string[];

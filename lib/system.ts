@@ -189,9 +189,10 @@ export async function startSystem(): Promise<RunningSystem> {
 	const needsAuth = cfg.services.includes("gateway");
 	if (needsAuth && !cfg.authJwksUrl)
 		throw new Error("AUTH_JWKS_URL is required when DATABASE_URL is set (refusing development keys)");
-	// documents verifies signed label links, booking signs them (book/sync's label_url)
+	// documents verifies signed label links; booking (book/sync) and intake (status, detail, list rows) sign them
 	if (
-		(cfg.services.includes("documents") || cfg.services.includes("booking") || needsAuth) &&
+		((["documents", "booking", "intake"] as ServiceName[]).some((s) => cfg.services.includes(s)) ||
+			needsAuth) &&
 		!cfg.labelLinkSecret
 	)
 		throw new Error("LABEL_LINK_SECRET is required when DATABASE_URL is set");

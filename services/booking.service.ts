@@ -278,7 +278,7 @@ export default defineService<BookingVars>()({
 		 *
 		 * Answers:
 		 * - 200 {@link BookSyncAnswer} `{status:"booked", awb, forward_id:"bk_<attempt id>",
-		 *   logistic_id, order_id, courier_name, label_url:"/v1/documents/label/t/<awb>.<hmac>"}` (the signed link, lib/documents/link.ts)
+		 *   logistic_id, order_id, courier_name, label_url:"/v1/documents/label/t/<awb>.<hmac>"}` (the signed link, lib/label-link.ts)
 		 *   (the booked, charged attempt; the order update delivered before the answer)
 		 * - 202 {@link BookAnswer} `{status:"queued", idem_key}` (`mode:"auto"` for AUTO)
 		 *   when the courier failed transiently (timeout, 5xx, reset) or the budget

@@ -28,7 +28,6 @@ import { captureCourierLabel } from "../lib/documents/capture";
 import { buildLabelData } from "../lib/documents/data";
 import { warmLabelFonts } from "../lib/documents/font";
 import { renderLabel } from "../lib/documents/label";
-import { labelLinkConfigured, verifyLabelToken } from "../lib/documents/link";
 import { renderManifest } from "../lib/documents/manifest";
 import { documentsRelayTimings, ManifestRelay } from "../lib/documents/manifest-relay";
 import {
@@ -45,6 +44,7 @@ import { carrierLabelMissing, labelNotFound, loadBookedOrder, loadWarehouses } f
 import { labelInfo, stampDownload, storedLabel } from "../lib/documents/store";
 import { documentsError, errorBodyOf } from "../lib/errors";
 import { parsePositiveInt } from "../lib/fields";
+import { labelLinkConfigured, verifyLabelToken } from "../lib/label-link";
 import { defineService } from "../lib/service";
 import { DbMixin } from "../mixins/db.mixin";
 
@@ -223,7 +223,7 @@ export default defineService<DocumentsVars>()({
 		 * `GET /v1/documents/label/t/{token}` (spec §4.4, §5 rule 7): the label of
 		 * an AWB through its signed link; no bearer token (the gateway's `links`
 		 * route, rate-limited per client address). Params: `token` (string from
-		 * the path) `{awb}.{hmac}`, verified by lib/documents/link.ts (current and
+		 * the path) `{awb}.{hmac}`, verified by lib/label-link.ts (current and
 		 * previous secrets, constant time). Answers the same bytes as the bearer
 		 * route for that order (our PDF, or the courier's captured file with its
 		 * own type; the same code path, `labelFile`), and stamps
@@ -283,12 +283,15 @@ export default defineService<DocumentsVars>()({
 		 * message, order_ids, already_manifested_order_ids, reasons}`; 409
 		 * `{code:"already_manifested", message, order_ids:[], already_manifested_order_ids,
 		 * manifest_nos}` (also for the loser of two concurrent requests); 401 without a
-		 * caller; a collaborator that cannot be asked → 503 (through the gateway).
+		 * caller; 403 `{error:"Read-only role"}` for merchant_finance, merchant_support and
+		 * merchant_staff (a write nothing undoes: §5 rule 1, checked at the gateway and here
+		 * before anything is read or stored); a collaborator that cannot be asked → 503
+		 * (through the gateway).
 		 */
 		manifest: {
 			// up to 200 pages, or a courier-issued label fetched at the courier (issue 12)
 			timeout: 15_000,
-			access: { auth: true },
+			access: { auth: true, writes: true },
 			async handler(ctx): Promise<Buffer> {
 				const order_ids = parseManifestOrderIds(ctx.params);
 				const sender_id = senderOf(ctx);

@@ -29,6 +29,7 @@ import {
 	type BulkUploadResult,
 	type CallMeta,
 	type CreateOrderResult,
+	type CreateReverseResult,
 	type CursorPage,
 	call,
 	type FailureCode,
@@ -113,6 +114,7 @@ import {
 } from "../lib/intake/unshipped-store";
 import { type OrderInput, parseOrderInput } from "../lib/intake/validation";
 import { WarehouseCache } from "../lib/intake/warehouse-cache";
+import { labelLinkConfigured } from "../lib/label-link";
 import { defineService } from "../lib/service";
 import { EventOutboxRelay } from "../lib/webhooks/publish";
 import { DbMixin } from "../mixins/db.mixin";
@@ -199,13 +201,15 @@ export default defineService<IntakeVars>()({
 	methods: {
 		/**
 		 * Shared create path of createOrder / createReverse: sender check, B2B
-		 * refusal, validation, warehouse ownership, idempotent insert, answer.
+		 * refusal, validation, warehouse ownership, idempotent insert. Answers
+		 * the §4.1 body (`answer`) and the stored reference (`order_no`:
+		 * `customer_order_no`, `-R` appended for a return).
 		 * @throws ApiError 403 / 400 / 409 as documented on the actions
 		 */
 		async createFrom(
 			ctx: Context<HttpParams, CallMeta>,
 			kind: ShipmentDirection,
-		): Promise<CreateOrderResult> {
+		): Promise<{ answer: CreateOrderResult; order_no: string }> {
 			const sender = senderOf(ctx);
 			const body: Record<string, unknown> = isPlainObject(ctx.params) ? ctx.params : {};
 			assertOwnSender(body, sender);
@@ -228,10 +232,10 @@ export default defineService<IntakeVars>()({
 					order_id: res.order_id,
 					direction: input.direction,
 				});
-				return { order_id: res.order_id };
+				return { answer: { order_id: res.order_id }, order_no: storedReference(input) };
 			}
 			ctx.meta.$statusCode = 200;
-			return { order_id: res.order_id, deduped: true };
+			return { answer: { order_id: res.order_id, deduped: true }, order_no: storedReference(input) };
 		},
 
 		/**
@@ -354,7 +358,7 @@ export default defineService<IntakeVars>()({
 		createOrder: {
 			access: { writes: true, capability: "orders.write" },
 			async handler(ctx): Promise<CreateOrderResult> {
-				return this.createFrom(ctx, "forward");
+				return (await this.createFrom(ctx, "forward")).answer;
 			},
 		},
 
@@ -378,12 +382,15 @@ export default defineService<IntakeVars>()({
 		 * `unsupported_channel`, 400 `validation_failed`, 400
 		 * `invalid_pickup_address` for any named warehouse id not the caller's, 409
 		 * `reference_in_use` when a forward order already holds `…-R`), 201
-		 * `{order_id}`, duplicate 200 `{order_id, deduped:true}`.
+		 * `{order_id, order_no}`, duplicate 200 `{order_id, deduped:true, order_no}`:
+		 * `order_no` is the stored reference (`<customer_order_no>-R`), the one
+		 * `GET /v1/orders/status?order_no=` and the lists know the return by.
 		 */
 		createReverse: {
 			access: { writes: true, capability: "orders.write" },
-			async handler(ctx): Promise<CreateOrderResult> {
-				return this.createFrom(ctx, "reverse");
+			async handler(ctx): Promise<CreateReverseResult> {
+				const { answer, order_no } = await this.createFrom(ctx, "reverse");
+				return { ...answer, order_no };
 			},
 		},
 
@@ -960,7 +967,13 @@ export default defineService<IntakeVars>()({
 		const ttl = Number(process.env.INTAKE_WAREHOUSE_CACHE_MS ?? 5000);
 		this.warehouseCache = new WarehouseCache(Number.isFinite(ttl) ? ttl : 5000);
 	},
+	/**
+	 * Refuses to run without a link secret (the signed `label_url` of status,
+	 * detail and list rows; ARCHITECTURE §2: fail loudly at start), then starts
+	 * the coalesced update writer, the bulk re-enqueue and the event relay.
+	 */
 	async started() {
+		if (!labelLinkConfigured()) throw new Error("intake: LABEL_LINK_SECRET is required (signed label links)");
 		this.bookingUpdates = coalesce((us: BookingUpdate[]) => applyBookingUpdates(this.db, us));
 		this.orderPages = orderPageReader(this.db);
 		// bulk jobs left queued/processing (a lost enqueue, a crashed pod): re-add their queue entries

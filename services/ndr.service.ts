@@ -19,7 +19,7 @@
  *   (Delhivery decides NDR uploads asynchronously) → action `accepted` /
  *   `refused` (a refused act puts the case back in `action_required`).
  * - Buyer notifications through lib/ndr/notifier.ts (`NDR_NOTIFIER`, the
- *   sandbox notifier records and never sends).
+ *   sandbox notifier records `simulated` and never sends).
  */
 import { type AuthUser, senderOf } from "../lib/auth";
 import { SHIPMENT_STATUS_CHANNEL } from "../lib/channels";

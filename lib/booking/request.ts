@@ -19,8 +19,8 @@ import {
 	type ShipmentDirection,
 	type Warehouse,
 } from "../contracts";
-import { labelLinkUrl } from "../documents/link";
 import { type ApiError, apiError, validationFailed } from "../errors";
+import { labelLinkUrl } from "../label-link";
 import { type BookingDeps, message } from "./deps";
 import { pickAuto, rankCouriers } from "./ranking";
 import { deliverNow } from "./relay";
@@ -63,7 +63,7 @@ export interface Prepared {
 
 /**
  * The 200 body of book/sync for a booked attempt (§4.2). `label_url` is the
- * signed label link of the AWB (spec §4.4, §5 rule 7; lib/documents/link.ts):
+ * signed label link of the AWB (spec §4.4, §5 rule 7; lib/label-link.ts):
  * `/v1/documents/label/t/{awb}.{hmac}`, absolute when `PUBLIC_BASE_URL` is set.
  */
 function syncAnswer(a: AttemptRow, awb: string): BookSyncAnswer {

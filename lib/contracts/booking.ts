@@ -41,7 +41,7 @@ export interface ProcessResult {
 /**
  * 200 answer of `POST /v1/shipping/book/sync` (§4.2). `forward_id` is our
  * booking (shipment) id, `bk_<attempt id>` (the `idem_key` of the async
- * route); `label_url` the signed label link of the AWB (lib/documents/link.ts, docs/DECISIONS.md).
+ * route); `label_url` the signed label link of the AWB (lib/label-link.ts, docs/DECISIONS.md).
  */
 export interface BookSyncAnswer {
 	status: "booked";

@@ -112,6 +112,13 @@ export interface WarehouseUsage {
 /** 201 `{order_id}` or 200 `{order_id, deduped:true}` (§4.1). */
 export type CreateOrderResult = { order_id: number } | { order_id: number; deduped: true };
 
+/**
+ * A return's create answer: {@link CreateOrderResult} plus `order_no`, the
+ * stored reference (`customer_order_no` + `-R`) that `GET /v1/orders/status`
+ * and the lists know it by.
+ */
+export type CreateReverseResult = CreateOrderResult & { order_no: string };
+
 /** §2.4 booking status record. */
 export interface StatusRecord {
 	order_no: string;
@@ -122,6 +129,11 @@ export interface StatusRecord {
 	failure_reason: string | null;
 	/** ISO-8601 UTC */
 	created_at: string;
+	/**
+	 * the signed label link of the AWB (`/v1/documents/label/t/{awb}.{hmac}`, no
+	 * bearer; lib/label-link.ts `bookedLabelUrl`) when `booked`, else null
+	 */
+	label_url: string | null;
 }
 
 /**
@@ -157,6 +169,8 @@ export interface OrderListRow {
 	logistic_id: number | null;
 	/** buyer-facing tracking page of the AWB (TRACKING_URL_TEMPLATE); null until an AWB exists */
 	tracking_url: string | null;
+	/** the signed label link of the AWB (no bearer; lib/label-link.ts `bookedLabelUrl`) when `booked`, else null */
+	label_url: string | null;
 	created_at: string;
 	booked_at: string | null;
 	/** when `status` was reached (created_at for a new order) */
@@ -222,7 +236,7 @@ export interface IntakeActions {
 	/** POST /v1/intake/order (§2.1, §4.1). */
 	"intake.createOrder": { params: HttpParams; result: CreateOrderResult };
 	/** POST /v1/intake/reverse (§2.2, §4.1). */
-	"intake.createReverse": { params: HttpParams; result: CreateOrderResult };
+	"intake.createReverse": { params: HttpParams; result: CreateReverseResult };
 	/** GET /v1/orders/status (§2.4, §4.3). */
 	"intake.status": { params: HttpParams; result: StatusRecord };
 	/** Internal: the sender's order, or null (missing and not theirs are the same). */

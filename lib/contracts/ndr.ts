@@ -17,8 +17,11 @@ export type NdrTab = (typeof NDR_TABS)[number];
 export interface NdrNotificationView {
 	channel: string;
 	template: string;
-	/** `queued` (not handed to the provider yet), `sent`, `delivered`, `failed` */
-	status: "queued" | "sent" | "delivered" | "failed";
+	/**
+	 * `queued` (not handed to the provider yet), `sent`, `delivered` (only when a
+	 * provider reported delivery), `failed`, `simulated` (the sandbox: nothing was sent)
+	 */
+	status: "queued" | "sent" | "delivered" | "failed" | "simulated";
 	provider: string | null;
 	/** the buyer's number, masked (last 4 digits), or null when the order had none usable */
 	recipient: string | null;

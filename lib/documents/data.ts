@@ -21,13 +21,8 @@ import type { OrderRecord, ShipmentRecord, Warehouse, WarehouseLeg } from "../co
 import { returnDestination } from "../warehouse-legs";
 import type { LabelAddress, LabelData } from "./label";
 
-/** Printable AWB: 4 to 40 letters, digits or hyphens (DOMAIN "AWB": validate only length and character set). */
-export const AWB_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{3,39}$/;
-
-/** True when `awb` may be printed (and used in a file name). */
-export function isPrintableAwb(awb: unknown): awb is string {
-	return typeof awb === "string" && AWB_PATTERN.test(awb);
-}
+/** The printable-AWB rule lives with the signed links (lib/label-link.ts), which every signer shares. */
+export { AWB_PATTERN, isPrintableAwb } from "../label-link";
 
 function present(s: string | null | undefined): string | null {
 	const t = typeof s === "string" ? s.trim() : "";

@@ -18,6 +18,7 @@ import type {
 import { type CursorPosition, decodeCursor, encodeCursor } from "../cursor";
 import { type ApiError, apiError } from "../errors";
 import { parsePositiveInt } from "../fields";
+import { bookedLabelUrl } from "../label-link";
 import { toRupees } from "../money";
 import { BUCKETS, type Bucket, isLifecycleStatus, orderStatusIdOf, statusNameOf } from "../shipment-status";
 import { MAX_ORDER_NO_LENGTH } from "./validation";
@@ -374,6 +375,7 @@ export function listRow(r: ListRowDb, template = trackingTemplate()): OrderListR
 		courier: r.courier,
 		logistic_id: r.logistic_id,
 		tracking_url: trackingUrlOf(r.awb_number, template),
+		label_url: bookedLabelUrl(r.state, r.awb_number),
 		created_at: r.created_at,
 		booked_at: r.booked_at,
 		status_at: r.status_at ?? r.created_at,

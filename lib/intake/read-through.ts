@@ -13,6 +13,7 @@
  * it has: the read is best effort, the outbox still converges.
  */
 import type { OrderBookingState, StatusRecord } from "../contracts";
+import { bookedLabelUrl } from "../label-link";
 import type { StoredStatus } from "./store";
 
 /** Timeout of the `booking.orderState` call of a status read (ms). */
@@ -25,7 +26,7 @@ export function mayLag(s: StoredStatus): boolean {
 
 /**
  * The §2.4 record to answer: booking's state `b` when its attempt is newer than
- * the last one intake applied (`awb_number`/`courier` only when booked,
+ * the last one intake applied (`awb_number`/`courier`/`label_url` only when booked,
  * `failure_reason` only when failed; `order_no`, `created_at` intake's), else
  * intake's stored record.
  */
@@ -38,5 +39,6 @@ export function readThrough(s: StoredStatus, b: OrderBookingState | null): Statu
 		awb_number: b.state === "booked" ? b.awb_number : null,
 		courier: b.state === "booked" ? b.courier : null,
 		failure_reason: b.state === "failed" ? b.failure_reason : null,
+		label_url: b.state === "booked" ? bookedLabelUrl(b.state, b.awb_number) : null,
 	};
 }

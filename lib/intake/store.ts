@@ -20,6 +20,7 @@ import {
 	type WarehouseUsage,
 } from "../contracts";
 import { exec, select } from "../db";
+import { bookedLabelUrl } from "../label-link";
 import { toRupees } from "../money";
 import { type ShipmentStatus, TERMINAL_STATUSES } from "../shipment-status";
 import { CLOSED_STATUSES, PICKED_UP_STATUSES, STATUS_NEW, UNSHIPPED_STATES } from "./status";
@@ -286,8 +287,8 @@ export interface StoredStatus {
 /**
  * §2.4 record of the caller's order stored under `order_no` (exact match), or
  * null. A reference reused after a cancellation answers the live (unreleased)
- * order, else the newest released one. `awb_number`/`courier` only when
- * booked, `failure_reason` only when failed.
+ * order, else the newest released one. `awb_number`/`courier` and the signed
+ * `label_url` only when booked, `failure_reason` only when failed.
  */
 export async function findStatus(
 	db: Sequelize,
@@ -326,6 +327,7 @@ export async function findStatus(
 			status: r.status,
 			failure_reason: r.state === "failed" ? r.failure_reason : null,
 			created_at: iso(r.created_at)!,
+			label_url: bookedLabelUrl(r.state, r.awb_number),
 		},
 		order_id: Number(r.order_id),
 		booking_attempt_id: num(r.booking_attempt_id),

@@ -16,7 +16,9 @@
  *   request id or the error; for a courier that decides acts later (Delhivery) the
  *   outcome polled afterwards (`accepted` / `refused`, `courier_remarks`, `checked_at`).
  * - `ndr.comments`: merchant comments on a case.
- * - `ndr.notifications`: buyer notifications (lib/ndr/notifier.ts).
+ * - `ndr.notifications`: buyer notifications (lib/ndr/notifier.ts); `status`
+ *   queued, sent, delivered (a provider's report only), failed, simulated (the
+ *   sandbox: nothing sent).
  */
 
 import type { Migration } from "../db";
@@ -227,4 +229,22 @@ export const NDR_MIGRATIONS: Migration[] = [
 	undeliveredByIdMigration("005-outbox-undelivered-by-id", [
 		[{ schema: "ndr", table: "event_outbox" }, "event_outbox_due"],
 	]),
+	{
+		// Truthful notification records (issue 25): the sandbox notifier sends nothing, so it records
+		// `simulated`, never `delivered`. The rows it recorded `delivered` before are rewritten (nothing was
+		// sent or delivered: no times either); a real provider's rows are left as they are.
+		name: "006-notification-simulated",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q("ALTER TABLE ndr.notifications DROP CONSTRAINT IF EXISTS notifications_status_check");
+			await q(
+				`ALTER TABLE ndr.notifications ADD CONSTRAINT notifications_status_check
+				 CHECK (status IN ('queued', 'sent', 'delivered', 'failed', 'simulated'))`,
+			);
+			await q(
+				`UPDATE ndr.notifications SET status = 'simulated', sent_at = NULL, delivered_at = NULL, updated_at = now()
+				 WHERE provider = 'sandbox' AND status IN ('sent', 'delivered')`,
+			);
+		},
+	},
 ];

@@ -4,7 +4,8 @@
  *
  * The `ndr` service records a notification row (`queued`) in the transaction
  * that opens the case, then hands it to a {@link Notifier} and records what
- * the notifier answered (`sent` / `delivered` / `failed`, with times). A
+ * the notifier answered (`sent` / `delivered` / `failed` from a provider,
+ * `simulated` from the sandbox, with times). A
  * notification left `queued` (the process died between the two) is handed
  * over again by the next policy pass, so the buyer is notified at least once.
  *
@@ -14,6 +15,10 @@
  * provider's delivery receipts, pushed to a webhook, become `delivered` /
  * `failed` updates of the row found by `provider_ref`), and return it from
  * {@link notifierFor} for its `NDR_NOTIFIER` value. Nothing else changes.
+ *
+ * A recorded status says what really happened (docs/DECISIONS.md "Truthful NDR
+ * notification records"): `delivered` only when a provider reported the
+ * delivery; the sandbox, which sends nothing, records `simulated`.
  */
 
 /** Channels a buyer can be notified on. */
@@ -32,9 +37,17 @@ export interface NotificationRequest {
 	vars: Record<string, string>;
 }
 
+/** What a notifier can answer (the stored `ndr.notifications.status` besides `queued`). */
+export type NotificationOutcomeStatus = "sent" | "delivered" | "failed" | "simulated";
+
 /** A notifier's answer. Times ISO-8601 UTC. */
 export interface NotificationOutcome {
-	status: "sent" | "delivered" | "failed";
+	/**
+	 * `sent` (a provider accepted it), `delivered` (a provider reported the
+	 * delivery: never answered by a notifier that sends nothing), `failed`,
+	 * `simulated` (nothing was sent: the sandbox)
+	 */
+	status: NotificationOutcomeStatus;
 	provider: string;
 	provider_ref: string | null;
 	sent_at: string | null;
@@ -57,9 +70,12 @@ export const NDR_OPENED_TEMPLATE = "ndr_attempt_failed";
 
 /**
  * The sandbox notifier: records and never sends. A buyer phone of 10 digits
- * starting 6–9 (an Indian mobile number) is `delivered` at once (as if the
- * provider's receipt had come), anything else `failed` ("no valid mobile
- * number"), so both outcomes can be seen in the sandbox.
+ * starting 6–9 (an Indian mobile number) is `simulated` at once (nothing
+ * left the system: no `sent_at`, no `delivered_at`; `provider_ref`
+ * `sbx-<id>`), anything else `failed` ("no valid mobile number", which any
+ * provider would refuse too), so both outcomes can be seen in the sandbox. It
+ * never answers `sent` or `delivered`: a merchant must not read a delivery
+ * that did not happen.
  */
 export class SandboxNotifier implements Notifier {
 	readonly name = "sandbox";
@@ -68,11 +84,11 @@ export class SandboxNotifier implements Notifier {
 		const ok = !!req.to && /^[6-9]\d{9}$/.test(req.to);
 		return ok
 			? {
-					status: "delivered",
+					status: "simulated",
 					provider: this.name,
 					provider_ref: `sbx-${req.id}`,
-					sent_at: at,
-					delivered_at: at,
+					sent_at: null,
+					delivered_at: null,
 					failed_at: null,
 					error: null,
 				}

@@ -12,6 +12,7 @@
 import type { Sequelize, Transaction } from "sequelize";
 import type { NdrTab, ShipmentStatusChanged } from "../contracts";
 import { exec, numbersIn, type StoredRow, select } from "../db";
+import type { NotificationOutcomeStatus } from "./notifier";
 import type { NdrReason } from "./reasons";
 
 /** Statuses of an open case (the merchant can still act). */
@@ -548,7 +549,7 @@ export interface NotificationRow {
 	template: string;
 	recipient: string | null;
 	vars: Record<string, string>;
-	status: "queued" | "sent" | "delivered" | "failed";
+	status: "queued" | NotificationOutcomeStatus;
 }
 
 /** Queued notifications created before `before` (a previous hand-over was lost), oldest first. */
@@ -587,7 +588,7 @@ export async function settleNotification(
 	db: Sequelize,
 	id: number,
 	o: {
-		status: "sent" | "delivered" | "failed";
+		status: NotificationOutcomeStatus;
 		provider: string;
 		provider_ref: string | null;
 		sent_at: string | null;

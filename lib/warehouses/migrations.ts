@@ -96,4 +96,18 @@ export const WAREHOUSES_MIGRATIONS: Migration[] = [
 			);
 		},
 	},
+	{
+		// §2.9 (issue 25): with is_return_same false `return_warehouse_name` is required like every other
+		// `return_*` field the forward leg requires. A row stored before, without one, gets the name its
+		// return leg already used (lib/warehouses/rows.ts `returnLeg` falls back to the pickup's name), so
+		// nothing a courier sees changes (no version bump) and a PATCH of any other field still validates.
+		name: "0002_return_warehouse_name",
+		async up({ sequelize, transaction }) {
+			await sequelize.query(
+				`UPDATE warehouses.warehouses SET return_warehouse_name = warehouse_name
+				 WHERE NOT is_return_same AND (return_warehouse_name IS NULL OR btrim(return_warehouse_name) = '')`,
+				{ transaction },
+			);
+		},
+	},
 ];

@@ -20,7 +20,7 @@
  * | `warehouse_type` | optional, `fulfillment_pickup` (default) / `pickup` / `fulfillment` |
  * | `is_return_same` | optional boolean (true/false, 1/0, "true"/"false", "1"/"0"); absent = false |
  * | `is_default` | optional boolean (same spellings) |
- * | `return_*` | when `is_return_same` is truthy, mirrored from the forward fields (any `return_*` sent is ignored); otherwise `return_contact_person_name`, `return_contact_no`, `return_address_line_1`, `return_city`, `return_state`, `return_pincode` are required and validated like their forward twins; `return_warehouse_name`, `return_contact_email`, `return_address_line_2` are optional |
+ * | `return_*` | when `is_return_same` is truthy, mirrored from the forward fields (any `return_*` sent is ignored); otherwise `return_warehouse_name`, `return_contact_person_name`, `return_contact_no`, `return_address_line_1`, `return_city`, `return_state`, `return_pincode` are required and validated like their forward twins (§2.9: every `return_*` field the forward leg requires); `return_contact_email`, `return_address_line_2` are optional, as their twins |
  *
  * Unknown keys (including `sender_id`) are ignored.
  *
@@ -83,6 +83,7 @@ export const FORWARD_REQUIRED = [
 ] as const;
 export const FORWARD_OPTIONAL = ["contact_email", "address_line_2", "gstin"] as const;
 export const RETURN_REQUIRED = [
+	"return_warehouse_name",
 	"return_contact_person_name",
 	"return_contact_no",
 	"return_address_line_1",
@@ -90,11 +91,7 @@ export const RETURN_REQUIRED = [
 	"return_state",
 	"return_pincode",
 ] as const;
-export const RETURN_OPTIONAL = [
-	"return_warehouse_name",
-	"return_contact_email",
-	"return_address_line_2",
-] as const;
+export const RETURN_OPTIONAL = ["return_contact_email", "return_address_line_2"] as const;
 const RETURN_FIELDS = [...RETURN_REQUIRED, ...RETURN_OPTIONAL] as const;
 const FORWARD_FIELDS = [...FORWARD_REQUIRED, ...FORWARD_OPTIONAL, "warehouse_type"] as const;
 

@@ -129,6 +129,68 @@ function clusterTests() {
 		assert.equal(again.body.error, "already_booked");
 	});
 
+	it("async booking: status, detail and list rows carry the signed label_url, which downloads with no bearer; null once cancelled", async () => {
+		const { api, order } = await merchant();
+		const o = await order();
+		const q = `/v1/orders/status?order_no=${encodeURIComponent(o.order_no)}`;
+		const before = await api.get(q);
+		assert.equal(before.status, 200);
+		assert.equal(before.body.label_url, null, "not booked yet: no link");
+		const r = await api.post("/v1/shipping/book", { order_id: o.order_id, logistic_id: 1 });
+		assert.equal(r.status, 202, JSON.stringify(r.body));
+		const st = await eventually(
+			async () => {
+				const s = await api.get(q);
+				return s.body.state === "booked" ? s.body : undefined;
+			},
+			{ what: "the order to be booked", ms: 20_000, every: 100 },
+		);
+		const awb = st.awb_number as string;
+		const link = new RegExp(`^/v1/documents/label/t/${awb}\\.[A-Za-z0-9_-]{43}$`);
+		assert.match(st.label_url, link);
+		// the same link in the detail and in the list row (intake signs each answer: same secret, same link)
+		const d = await eventually(
+			async () => {
+				const x = await api.get(`/v1/orders/${o.order_id}`);
+				return x.body?.state === "booked" ? x.body : undefined;
+			},
+			{ what: "the detail to read booked" },
+		);
+		assert.equal(d.label_url, st.label_url);
+		const rows = await api.get(`/v1/orders?order_no=${encodeURIComponent(o.order_no)}`);
+		assert.equal(rows.status, 200);
+		assert.equal(rows.body.data.length, 1);
+		assert.equal(rows.body.data[0].label_url, st.label_url);
+		// it downloads the label with no Authorization header
+		const label = await fetch(base + st.label_url);
+		assert.equal(label.status, 200);
+		assert.equal(label.headers.get("content-type"), "application/pdf");
+		assert.equal(label.headers.get("content-disposition"), `attachment; filename="label-${awb}.pdf"`);
+		assert.equal(
+			Buffer.from(await label.arrayBuffer())
+				.subarray(0, 5)
+				.toString("latin1"),
+			"%PDF-",
+		);
+		// cancelled: no link in any answer, and the old link no longer serves
+		const c = await api.post("/v1/shipping/cancel", { order_id: o.order_id, logistic_id: 1 });
+		assert.equal(c.status, 200, JSON.stringify(c.body));
+		const after = await eventually(
+			async () => {
+				const s = await api.get(`/v1/orders/${o.order_id}`);
+				return s.body.status === "cancelled" ? s.body : undefined;
+			},
+			{ what: "the order to read cancelled" },
+		);
+		assert.equal(after.label_url, null);
+		assert.equal((await api.get(q)).body.label_url, null);
+		assert.equal(
+			(await api.get(`/v1/orders?order_no=${encodeURIComponent(o.order_no)}`)).body.data[0].label_url,
+			null,
+		);
+		assert.equal((await fetch(base + st.label_url)).status, 404);
+	});
+
 	it("AUTO: every courier refuses → 422 booking_failed naming the chain; input errors are 400s", async () => {
 		const { api, order } = await merchant();
 		const o = await order("Asha SIMULATE_REFUSE");

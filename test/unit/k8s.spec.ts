@@ -410,6 +410,97 @@ describe("k8s manifests", () => {
 			if (v) assert.match(v, /CHANGE_ME/, `${k} is a placeholder`);
 	});
 
+	describe("the API's two addresses: base and alias (spec §1 rule 1, §9 rule 2)", () => {
+		interface IngressSpec {
+			tls?: { hosts?: string[]; secretName?: string }[];
+			rules: {
+				host?: string;
+				http: {
+					paths: {
+						path: string;
+						pathType: string;
+						backend: { service: { name: string; port: { name: string } } };
+					}[];
+				};
+			}[];
+		}
+		/** [base address, alias] and the TLS Secret of each, per build (the overlays' values; base: placeholders). */
+		const EXPECTED: Record<string, { hosts: [string, string]; secrets: [string, string] }> = {
+			base: {
+				hosts: ["base-url.invalid", "alias-url.invalid"],
+				secrets: ["msa-gateway-tls", "msa-gateway-alias-tls"],
+			},
+			dev: {
+				hosts: ["api.dev.example.in", "shipping.dev.example.in"],
+				secrets: ["msa-api-dev-tls", "msa-api-alias-dev-tls"],
+			},
+			prod: {
+				hosts: ["api.example.in", "shipping.example.in"],
+				secrets: ["msa-api-tls", "msa-api-alias-tls"],
+			},
+		};
+		const gatewayIngress = (objs: K8sObject[]) => {
+			const all = ofKind(objs, "Ingress");
+			assert.deepEqual(
+				all.map((i) => i.metadata.name),
+				["msa-gateway"],
+				"one Ingress: the gateway's",
+			);
+			return all[0].spec as IngressSpec;
+		};
+
+		for (const [name, want] of Object.entries(EXPECTED)) {
+			it(`${name}: both hosts route every path to the gateway, each with its own TLS entry and Secret`, () => {
+				const spec = gatewayIngress(builds[name]);
+				assert.deepEqual(
+					spec.rules.map((r) => r.host),
+					want.hosts,
+				);
+				// identical routing on both hosts: every path (prefix /) to the gateway Service's http port
+				for (const r of spec.rules)
+					assert.deepEqual(
+						r.http.paths,
+						[
+							{
+								path: "/",
+								pathType: "Prefix",
+								backend: { service: { name: "msa-gateway", port: { name: "http" } } },
+							},
+						],
+						`host ${r.host}`,
+					);
+				// TLS for each host: exactly one entry names it, with a Secret; no TLS host without a rule
+				const tls = spec.tls ?? [];
+				for (const [i, host] of want.hosts.entries()) {
+					const entries = tls.filter((t) => t.hosts?.includes(host));
+					assert.equal(entries.length, 1, `one tls entry for ${host}`);
+					assert.equal(entries[0].secretName, want.secrets[i], `the TLS Secret of ${host}`);
+					assert.match(entries[0].secretName ?? "", DNS_SUBDOMAIN);
+				}
+				assert.deepEqual(tls.flatMap((t) => t.hosts ?? []).sort(), [...want.hosts].sort());
+				assert.equal(new Set(tls.map((t) => t.secretName)).size, tls.length, "a Secret per certificate");
+			});
+		}
+
+		for (const name of ["dev", "prod"]) {
+			it(`${name}: the overlay sets real hosts, and PUBLIC_BASE_URL is the base address`, () => {
+				const spec = gatewayIngress(builds[name]);
+				const hosts = spec.rules.map((r) => r.host ?? "");
+				for (const h of hosts) assert.doesNotMatch(h, /\.invalid$/, `${name} keeps a placeholder host`);
+				assert.equal(new Set(hosts).size, 2, "two distinct hosts");
+				const cm = ofKind(builds[name], "ConfigMap").find((c) => c.metadata.name === "msa-config") as
+					| (K8sObject & { data: Record<string, string> })
+					| undefined;
+				assert.ok(cm);
+				assert.equal(
+					new URL(cm.data.PUBLIC_BASE_URL).host,
+					hosts[0],
+					"signed label links name the base address",
+				);
+			});
+		}
+	});
+
 	describe("validator and build function (they can fail)", () => {
 		const dep = () => structuredClone(ofKind(builds.base, "Deployment")[0]) as Workload;
 

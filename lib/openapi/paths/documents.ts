@@ -11,7 +11,7 @@
  * `verifyLabelToken`) and described by hand here.
  */
 import { MAX_BULK_LABELS } from "../../documents/bulk";
-import { LINK_TAG_LENGTH } from "../../documents/link";
+import { LINK_TAG_LENGTH } from "../../label-link";
 import { errors, ID_PATH_SCHEMA, json, pathParam, ref } from "../components";
 import type { AreaPaths, JsonSchema, Operation, Response } from "../types";
 import { BEARER, bearerResponses, idInput } from "./shipping";
@@ -174,7 +174,7 @@ const manifest: Operation = {
 	operationId: "documents_manifest",
 	summary: "Build the courier handover manifest",
 	description:
-		"Spec §4.4, §3 manifest row, §6, §7, §8: a write with side effects. For the caller's ready-to-ship orders (a live booked forward shipment not past pickup and on no live manifest) stores one manifest per (courier, pickup warehouse) and answers the PDF; the shipments then move to Ready-for-pickup (`manifested`) and `shipment.status_changed` is sent, shortly after the answer. Any authenticated role.",
+		"Spec §4.4, §3 manifest row, §6, §7, §8: a write with side effects. For the caller's ready-to-ship orders (a live booked forward shipment not past pickup and on no live manifest) stores one manifest per (courier, pickup warehouse) and answers the PDF; the shipments then move to Ready-for-pickup (`manifested`) and `shipment.status_changed` is sent, shortly after the answer; nothing undoes it. Read-only roles (merchant_finance, merchant_support, merchant_staff) are refused with 403 `Read-only role` before anything is read or stored, as every other write.",
 	tags: ["documents"],
 	security: BEARER,
 	requestBody: { required: true, content: { "application/json": { schema: ORDER_IDS_BODY } } },
@@ -204,7 +204,7 @@ const manifest: Operation = {
 				},
 			),
 		},
-		{ documents: true, body: true },
+		{ documents: true, body: true, writes: true },
 	),
 };
 

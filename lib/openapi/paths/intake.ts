@@ -378,13 +378,27 @@ const dedupedBody = closed(
 	},
 );
 
+/** `order_no` of a return's create answers (services/intake.service.ts `createReverse`). */
+const reverseOrderNo = str(
+	"The stored reference of the return: `customer_order_no` + `-R` (e.g. `SO-1001-R`). Query its status with it (`GET /v1/orders/status?order_no=SO-1001-R`); the lists and the detail show it as `order_no`.",
+	{ pattern: "-R$" },
+);
+
 /** Responses of both create routes (services/intake.service.ts `createOrder`, `createReverse`). */
 function createResponses(kind: "forward" | "reverse"): Record<string, Response> {
+	const withOrderNo = (s: Schema): Schema =>
+		kind === "reverse"
+			? {
+					...s,
+					required: [...(s.required ?? []), "order_no"],
+					properties: { ...s.properties, order_no: reverseOrderNo },
+				}
+			: s;
 	return {
-		"201": json("Order created, committed before the answer (spec §3, §4.1).", createdBody),
+		"201": json("Order created, committed before the answer (spec §3, §4.1).", withOrderNo(createdBody)),
 		"200": json(
 			"Duplicate reference: the caller already has a live order with this `customer_order_no` (spec §3). A cancelled booking releases the number: it then creates a new order (201).",
-			dedupedBody,
+			withOrderNo(dedupedBody),
 		),
 		...writeErrors({
 			400: `\`validation_failed\` with \`details\` (one \`field: reason\` per failing field${kind === "reverse" ? "; e.g. `order.forward_source: must be tekipost or external`" : ""}), \`unsupported_channel\` (B2B / multi-box input), \`invalid_pickup_address\` (a named warehouse is not one of the caller's active warehouses; not found and not yours are the same answer, spec §1 rule 4)`,
@@ -408,7 +422,7 @@ const createReverse: Operation = {
 	operationId: "intake_createReverse",
 	summary: "Create a return (reverse order)",
 	description:
-		"Creates a return order (spec §2.2, §4.1, §7): stored as `customer_order_no` + `-R`, `shipment_type` 1, prepaid; query its status with the `-R` reference. Capability `orders.write`; read-only roles are refused (spec §5).",
+		"Creates a return order (spec §2.2, §4.1, §7): stored as `customer_order_no` + `-R`, `shipment_type` 1, prepaid. The answer names that stored reference as `order_no` (201 `{order_id, order_no}`, 200 `{order_id, deduped, order_no}`): query its status with it (`GET /v1/orders/status?order_no=<customer_order_no>-R`). Capability `orders.write`; read-only roles are refused (spec §5).",
 	tags: ["intake"],
 	requestBody: { required: true, content: { "application/json": { schema: reverseBody } } },
 	responses: createResponses("reverse"),
@@ -742,6 +756,10 @@ const bulkReviewDecide: Operation = {
 // status (§2.4, §4.3)
 // ---------------------------------------------------------------------------
 
+const labelUrlSchema: Schema = nstr(
+	"The signed label link of the AWB (spec §4.4, §5 rule 7): `/v1/documents/label/t/{awb}.{hmac}` (absolute when `PUBLIC_BASE_URL` is configured, else relative to the API base), the same link `POST /v1/shipping/book/sync` answers. It downloads the label with NO `Authorization` header (the token is the credential; `LABEL_LINK_SECRET`, rotated through `LABEL_LINK_PREVIOUS_SECRETS`). Filled for every `booked` order however it was booked (async or sync) and whatever its later lifecycle status; null when the order has no live AWB (not booked yet, in progress, failed, cancelled).",
+);
+
 const status: Operation = {
 	operationId: "intake_status",
 	summary: "Booking status of an order",
@@ -767,6 +785,7 @@ const status: Operation = {
 				status: statusSchema,
 				failure_reason: nstr("Plain-words reason when `failed`, else null."),
 				created_at: ts("When the order was created"),
+				label_url: labelUrlSchema,
 			}),
 		),
 		...readErrors({
@@ -814,6 +833,7 @@ const listRowProps: Record<string, Schema> = {
 	tracking_url: nstr(
 		"Buyer-facing tracking page of the AWB (spec §2.5; `TRACKING_URL_TEMPLATE`); null until the order has an AWB.",
 	),
+	label_url: labelUrlSchema,
 	created_at: ts("When the order was created"),
 	booked_at: nts("When the order was booked"),
 	status_at: ts("When `status` was reached (`created_at` for an order no update reached yet)"),
@@ -964,7 +984,7 @@ const orderDetail: Operation = {
 	operationId: "intake_orderDetail",
 	summary: "Read an order",
 	description:
-		"The caller's order with its shipment (spec §2.5, §4.3, §7): order, receiver, product, warehouse ids, courier, AWB, charges, lifecycle status and every timestamp, `channel`, `tracking_url`. A hidden order is still answered (with `hidden_at`). Once the order has an AWB, booking and documents are asked for `charges` and `label_downloaded_at` (3 s each). Any authenticated role.",
+		"The caller's order with its shipment (spec §2.5, §4.3, §7): order, receiver, product, warehouse ids, courier, AWB, charges, lifecycle status and every timestamp, `channel`, `tracking_url`, the signed `label_url` of a booked order. A hidden order is still answered (with `hidden_at`). Once the order has an AWB, booking and documents are asked for `charges` and `label_downloaded_at` (3 s each). Any authenticated role.",
 	tags: ["intake"],
 	parameters: [orderIdParam],
 	responses: {

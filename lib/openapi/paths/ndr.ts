@@ -153,7 +153,12 @@ const NOTIFICATION_VIEW: JsonSchema = {
 			properties: {
 				channel: str("e.g. `sms`"),
 				template: str("e.g. `ndr_attempt_failed`"),
-				status: { type: "string", enum: ["queued", "sent", "delivered", "failed"] },
+				status: {
+					type: "string",
+					enum: ["queued", "sent", "delivered", "failed", "simulated"],
+					description:
+						"`queued` (not handed to the provider yet), `sent` (a provider accepted it), `delivered` (only when a provider reported the delivery), `failed` (`error` says why), `simulated` (the sandbox notifier: nothing was sent to the buyer; `sent_at` and `delivered_at` stay null)",
+				},
 				provider: nullableStr("the provider that took it"),
 				recipient: nullableStr("the buyer's number masked (`******1234`), or null"),
 				sent_at: utc("sent", true),

@@ -167,7 +167,9 @@ const WAREHOUSE_ROW: JsonSchema = {
 		gstin: nullableStr("GSTIN, or null"),
 		warehouse_type: { type: "string", enum: [...WAREHOUSE_TYPES] },
 		is_return_same: { type: "boolean", description: "the return leg mirrors the forward address" },
-		return_warehouse_name: nullableStr("return leg: business name, or null"),
+		return_warehouse_name: nullableStr(
+			"return leg: business name (required on input when `is_return_same` is false; the forward name when it is true)",
+		),
 		return_contact_person_name: nullableStr("return leg: contact person (filled once validated)"),
 		return_contact_no: nullableStr("return leg: 10-digit phone (filled once validated)"),
 		return_contact_email: nullableStr("return leg: e-mail, or null"),

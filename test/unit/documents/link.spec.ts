@@ -1,6 +1,6 @@
 /**
  * Signed label links (spec §4.4 `GET /v1/documents/label/t/{token}`, §5 rule 7,
- * §7 plain-text 404): lib/documents/link.ts (token, key rotation) and the
+ * §7 plain-text 404): lib/label-link.ts (token, key rotation) and the
  * route end to end over real HTTP: the real gateway and documents services on
  * real PostgreSQL, with intake, booking (incl. `booking.awbOwner`) and
  * warehouses as small fakes answering the contract shapes.
@@ -11,14 +11,14 @@ import { type Context, ServiceBroker, type ServiceSchema } from "moleculer";
 import type { OrderRecord, ShipmentRecord, Warehouse } from "../../../lib/contracts";
 import { getSequelize, select } from "../../../lib/db";
 import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
+import { recordCourierLabel } from "../../../lib/documents/store";
 import {
 	LABEL_LINK_PREFIX,
 	LINK_TAG_LENGTH,
 	labelLinkUrl,
 	signLabelToken,
 	verifyLabelToken,
-} from "../../../lib/documents/link";
-import { recordCourierLabel } from "../../../lib/documents/store";
+} from "../../../lib/label-link";
 import { loadServiceSchema, startSystem } from "../../../lib/system";
 import { newSender, rejects, testBrokerOptions } from "../../helpers/broker";
 import { freshId, order, warehouse } from "../../helpers/fixtures";
@@ -40,7 +40,7 @@ function expectedTag(secret: string, awb: string): string {
 	return createHmac("sha256", key).update(awb).digest("base64url");
 }
 
-describe("signed label links: tokens (lib/documents/link.ts)", () => {
+describe("signed label links: tokens (lib/label-link.ts)", () => {
 	it("signs {awb}.{hmac}: HMAC-SHA256 under a key derived from LABEL_LINK_SECRET, base64url (43 chars)", () => {
 		withEnv({ LABEL_LINK_SECRET: "s3cret", LABEL_LINK_PREVIOUS_SECRETS: undefined }, () => {
 			const t = signLabelToken("1400000000123");
@@ -137,8 +137,8 @@ describe("signed label links: tokens (lib/documents/link.ts)", () => {
 });
 
 describe("signed label links: start-up configuration (ARCHITECTURE §2: fail loudly)", () => {
-	it("a process running booking (signs book/sync's label_url) or documents refuses to start without LABEL_LINK_SECRET", async () => {
-		for (const services of ["booking", "documents", "gateway"]) {
+	it("a process running booking (signs book/sync's label_url), intake (signs the order answers' label_url) or documents refuses to start without LABEL_LINK_SECRET", async () => {
+		for (const services of ["booking", "intake", "documents", "gateway"]) {
 			const restore = setEnv({
 				LABEL_LINK_SECRET: undefined,
 				SERVICES: services,
@@ -155,16 +155,18 @@ describe("signed label links: start-up configuration (ARCHITECTURE §2: fail lou
 		}
 	});
 
-	it("the documents service itself refuses to start without it", async () => {
-		const restore = setEnv({ LABEL_LINK_SECRET: undefined });
-		const b = new ServiceBroker(testBrokerOptions(false));
-		try {
-			b.createService(loadServiceSchema("documents"));
-			const err = await rejects(() => b.start());
-			assert.match(String(err?.message), /LABEL_LINK_SECRET is required/);
-		} finally {
-			await b.stop().catch(() => undefined);
-			restore();
+	it("the documents and intake services themselves refuse to start without it", async () => {
+		for (const name of ["documents", "intake"] as const) {
+			const restore = setEnv({ LABEL_LINK_SECRET: undefined });
+			const b = new ServiceBroker(testBrokerOptions(false));
+			try {
+				b.createService(loadServiceSchema(name));
+				const err = await rejects(() => b.start());
+				assert.match(String(err?.message), /LABEL_LINK_SECRET is required/, name);
+			} finally {
+				await b.stop().catch(() => undefined);
+				restore();
+			}
 		}
 	});
 });

@@ -14,12 +14,15 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Context, ServiceBroker } from "moleculer";
+import { type Context, ServiceBroker } from "moleculer";
 import type { OrderRecord, ShipmentRecord, Warehouse, WarehouseLeg } from "../../../lib/contracts";
 import { getSequelize, select } from "../../../lib/db";
+import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
 import { errorBodyOf } from "../../../lib/errors";
-import { as, rejects, startBroker } from "../../helpers/broker";
+import { loadServiceSchema } from "../../../lib/system";
+import { as, rejects, startBroker, testBrokerOptions } from "../../helpers/broker";
 import { address, freshId, leg, order, warehouse } from "../../helpers/fixtures";
+import { setEnv } from "../gateway/setup";
 
 // ---------------------------------------------------------------- fakes ----
 
@@ -145,7 +148,8 @@ export function bookedOrder(
 	return { order: o, shipment, warehouse: w };
 }
 
-const fakeServices = [
+/** The fakes of intake, booking and warehouses (over the maps above). */
+export const fakeServices = [
 	{
 		name: "intake",
 		actions: {
@@ -210,6 +214,57 @@ export function useDocuments(): void {
 		current = undefined;
 		rmSync(workDir, { recursive: true, force: true });
 	});
+}
+
+/** The documents service behind the real gateway over HTTP (see {@link useDocumentsOverHttp}). */
+export interface DocumentsOverHttp {
+	/** the gateway's base URL, `http://127.0.0.1:<port>` */
+	base: string;
+	/** mints bearer tokens the gateway accepts (any role) */
+	idp: DevIdp;
+}
+
+/**
+ * Registers mocha hooks of a spec file: one broker with the real gateway (a
+ * development IdP's JWKS served over HTTP), the real documents service and
+ * the fakes; {@link broker} answers it too. Fills the answer in `before`.
+ */
+export function useDocumentsOverHttp(): DocumentsOverHttp {
+	const out: DocumentsOverHttp = { base: "", idp: undefined as unknown as DevIdp };
+	let jwks: Awaited<ReturnType<typeof serveJwks>> | undefined;
+	let restoreEnv: (() => void) | undefined;
+	before(async () => {
+		workDir = mkdtempSync(join(tmpdir(), "msa-documents-"));
+		out.idp = await createDevIdp();
+		jwks = await serveJwks(out.idp);
+		restoreEnv = setEnv({
+			AUTH_JWKS_URL: jwks.url,
+			AUTH_ISSUER: out.idp.issuer,
+			AUTH_AUDIENCE: out.idp.audience,
+			PORT: "0",
+			MSA_DEV_IDP: undefined,
+		});
+		current = new ServiceBroker(testBrokerOptions(false));
+		current.createService(loadServiceSchema("gateway"));
+		current.createService(loadServiceSchema("documents"));
+		for (const s of fakeServices) current.createService(s as any);
+		await current.start();
+		const gw = current.getLocalService("gateway") as unknown as { server: { address(): { port: number } } };
+		out.base = `http://127.0.0.1:${gw.server.address().port}`;
+	});
+	after(async () => {
+		await current?.stop();
+		current = undefined;
+		jwks?.server.close();
+		restoreEnv?.();
+		rmSync(workDir, { recursive: true, force: true });
+	});
+	return out;
+}
+
+/** The fake booking's shipment of an order (to show a refused write changed nothing). */
+export function shipmentOf(sender: number, order_id: number): ShipmentRecord | undefined {
+	return shipments.get(k(sender, order_id));
 }
 
 // ------------------------------------------------------------- helpers ----

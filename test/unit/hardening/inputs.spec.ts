@@ -147,6 +147,7 @@ describe("hardening: bad input through the gateway and the services", function (
 				"/v1/warehouses",
 				warehouseBody({
 					is_return_same: false,
+					return_warehouse_name: "Delhi Returns",
 					return_contact_person_name: "Ravi\u0001Kumar",
 					return_contact_no: "9876543210",
 					return_address_line_1: "45 MG Road, Ashok Nagar",

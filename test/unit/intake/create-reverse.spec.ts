@@ -26,7 +26,9 @@ describe("intake service", () => {
 			const fwd = await create(s, forwardBody(wh, "SO-1001"));
 			const rev = await create(s, reverseBody(wh, "SO-1001"), "intake.createReverse");
 			assert.equal(rev.statusCode, 201);
-			assert.deepEqual(Object.keys(rev.result), ["order_id"]);
+			// the answer names the stored reference, the one the status route knows the return by
+			assert.deepEqual(rev.result, { order_id: rev.result.order_id, order_no: "SO-1001-R" });
+			assert.ok(Number.isInteger(rev.result.order_id));
 			assert.notEqual(rev.result.order_id, fwd.result.order_id);
 			const rows = await rowsFor(s);
 			assert.deepEqual(
@@ -43,10 +45,17 @@ describe("intake service", () => {
 
 			const again = await create(s, reverseBody(wh, "SO-1001"), "intake.createReverse");
 			assert.equal(again.statusCode, 200);
-			assert.deepEqual(again.result, { order_id: rev.result.order_id, deduped: true });
+			assert.deepEqual(again.result, { order_id: rev.result.order_id, deduped: true, order_no: "SO-1001-R" });
 
-			const st: any = await broker().call("intake.status", { order_no: "SO-1001-R" }, as(s));
+			// GET /v1/orders/status finds the return by the order_no its create answered; the forward order
+			// keeps its own number
+			const st: any = await broker().call("intake.status", { order_no: rev.result.order_no }, as(s));
 			assert.equal(st.order_no, "SO-1001-R");
+			assert.equal(st.state, "not_shipped");
+			const fst: any = await broker().call("intake.status", { order_no: "SO-1001" }, as(s));
+			assert.equal(fst.order_no, "SO-1001");
+			// a forward order's create answer is unchanged: {order_id} only
+			assert.deepEqual(Object.keys(fwd.result), ["order_id"]);
 			const rec: any = await broker().call("intake.getOrder", {
 				sender_id: s,
 				order_id: rev.result.order_id,

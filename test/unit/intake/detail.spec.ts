@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { API_ALIASES } from "../../../lib/gateway/routes";
 import { DEFAULT_TRACKING_URL_TEMPLATE } from "../../../lib/intake/list";
+import { labelLinkUrl } from "../../../lib/label-link";
 import { newSender } from "../../helpers/broker";
 import { createOrder, get, moveTo, sql, useReadSide } from "./list-helpers";
 
@@ -74,6 +75,7 @@ describe("GET /v1/orders/{id}", () => {
 			courier: null,
 			logistic_id: null,
 			tracking_url: null,
+			label_url: null,
 			charges: null,
 			failure_reason: null,
 			failure_code: null,
@@ -156,6 +158,8 @@ describe("GET /v1/orders/{id}", () => {
 		assert.equal(d.courier, "Sandbox Express");
 		assert.equal(d.logistic_id, 1);
 		assert.equal(d.tracking_url, DEFAULT_TRACKING_URL_TEMPLATE.replace("{awb}", awb));
+		// still booked once delivered: the signed label link of its AWB
+		assert.equal(d.label_url, labelLinkUrl(awb));
 		assert.deepEqual(d.charges, {
 			freight_charge: 60,
 			cod_charge: 30,

@@ -8,6 +8,7 @@
  * may switch to after five runs.
  */
 import assert from "node:assert/strict";
+import { Client } from "pg";
 import { getSequelize } from "../../../lib/db";
 import { type OrderListQuery, parseOrderListQuery } from "../../../lib/intake/list";
 import { batchStatement, listOrdersStatement } from "../../../lib/intake/list-store";
@@ -58,12 +59,28 @@ describe("GET /v1/orders: query plans on a seeded table", function () {
 		"cancelled",
 	];
 
+	/**
+	 * Runs `fn` on a connection of its own, without the application pool's 15 s `statement_timeout`
+	 * (lib/db.ts): the seed is one 162,000-row INSERT, which a busy CI machine can take longer than that to
+	 * write. Only the fixture goes through it; every plan below is read through the application's pool.
+	 */
+	async function unbounded(fn: (c: Client) => Promise<void>): Promise<void> {
+		const c = new Client({ connectionString: process.env.DATABASE_URL, statement_timeout: 0 });
+		await c.connect();
+		try {
+			await fn(c);
+		} finally {
+			await c.end();
+		}
+	}
+
 	before(async () => {
-		const db = getSequelize();
 		// 12,000 orders of one large account among 500 accounts × 300 (the large one ~7 % of the table, as a
 		// big merchant is), created over a year in the order their ids are drawn
-		await db.query(
-			`INSERT INTO intake.orders (sender_id, customer_order_no, shipment_type, receiver_name, receiver_address_1,
+		await unbounded(async (c) => {
+			await c.query("SHOW statement_timeout").then((r) => assert.equal(r.rows[0].statement_timeout, "0"));
+			await c.query(
+				`INSERT INTO intake.orders (sender_id, customer_order_no, shipment_type, receiver_name, receiver_address_1,
 				receiver_city, receiver_pincode, receiver_mobile_no, product_name, physical_weight,
 				declared_order_total_paise, status, state, awb_number, created_at)
 			SELECT CASE WHEN g % 13 = 0 THEN $1 ELSE $1 + 1 + (g % 500) END, 'PLN-' || g, (g % 5 = 0)::int,
@@ -72,14 +89,15 @@ describe("GET /v1/orders: query plans on a seeded table", function () {
 				CASE WHEN g % 8 = 0 THEN NULL ELSE 'PLN' || g END,
 				timestamptz '2025-01-01T00:00:00Z' + (g * interval '195 seconds')
 			FROM generate_series(1, 162000) AS g`,
-			{ bind: [big, CITIES, STATUSES] },
-		);
-		// statistics only: no VACUUM, so no plan here leans on index-only scans of a set visibility map
-		await db.query("ANALYZE intake.orders");
+				[big, CITIES, STATUSES],
+			);
+			// statistics only: no VACUUM, so no plan here leans on index-only scans of a set visibility map
+			await c.query("ANALYZE intake.orders");
+		});
 	});
 	after(async () => {
-		await getSequelize().query("DELETE FROM intake.orders WHERE sender_id BETWEEN $1 AND $1 + 500", {
-			bind: [big],
+		await unbounded(async (c) => {
+			await c.query("DELETE FROM intake.orders WHERE sender_id BETWEEN $1 AND $1 + 500", [big]);
 		});
 	});
 

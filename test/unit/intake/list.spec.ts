@@ -4,9 +4,12 @@
  * gateway and intake (./list-helpers.ts). Cursor walks: ./list-cursor.spec.ts.
  */
 import assert from "node:assert/strict";
+import { labelLinkUrl } from "../../../lib/label-link";
 import { BUCKETS, bucketOf, type LifecycleStatus, SHIPMENT_STATUSES } from "../../../lib/shipment-status";
 import { newSender } from "../../helpers/broker";
+import { http } from "../gateway/setup";
 import { createOrder, createOrders, get, ids, list, moveTo, sql, useReadSide } from "./list-helpers";
+import { reverseBody } from "./setup";
 
 const TEMPLATE = "https://track.test/t/{awb}?src=msa";
 
@@ -75,6 +78,7 @@ describe("GET /v1/orders", () => {
 				courier: null,
 				logistic_id: null,
 				tracking_url: null,
+				label_url: null,
 				created_at: created.toISOString(),
 				booked_at: null,
 				status_at: created.toISOString(),
@@ -91,8 +95,38 @@ describe("GET /v1/orders", () => {
 			assert.equal(row.logistic_id, 1);
 			// the template with the AWB URL-encoded
 			assert.equal(row.tracking_url, "https://track.test/t/SBX%2012%2F34?src=msa");
+			// an AWB no signed link can carry (not printable: documents would refuse it) has no label_url
+			assert.equal(row.label_url, null);
 			assert.ok(Date.parse(row.booked_at) >= created.getTime());
 			assert.ok(Date.parse(row.status_at) >= Date.parse(row.booked_at));
+		});
+
+		it("POST /v1/intake/reverse answers the stored order_no (-R), and GET /v1/orders/status finds the return by it", async () => {
+			const { s, token } = await account();
+			const ref = `RS-${s}`;
+			const created = await http(sys.base, "POST", "/v1/intake/reverse", {
+				token,
+				body: reverseBody(1, ref),
+			});
+			assert.equal(created.status, 201, created.text);
+			assert.deepEqual(Object.keys(created.body).sort(), ["order_id", "order_no"]);
+			assert.equal(created.body.order_no, `${ref}-R`);
+			const again = await http(sys.base, "POST", "/v1/intake/reverse", { token, body: reverseBody(1, ref) });
+			assert.equal(again.status, 200, again.text);
+			assert.deepEqual(again.body, { order_id: created.body.order_id, deduped: true, order_no: `${ref}-R` });
+			const st = await get(
+				sys,
+				token,
+				`/v1/orders/status?order_no=${encodeURIComponent(created.body.order_no)}`,
+			);
+			assert.equal(st.status, 200, st.text);
+			assert.equal(st.body.order_no, `${ref}-R`);
+			assert.equal(st.body.state, "not_shipped");
+			// the bare customer_order_no is no order's stored reference: 404, never another order
+			const bare = await get(sys, token, `/v1/orders/status?order_no=${encodeURIComponent(ref)}`);
+			assert.equal(bare.status, 404, bare.text);
+			const [row] = (await list(sys, token, { order_no: created.body.order_no })).data;
+			assert.equal(row.order_id, created.body.order_id);
 		});
 
 		it("a prepaid return: shipment_type 1, order_type 0, cod_amount null, its stored -R reference", async () => {
@@ -142,6 +176,13 @@ describe("GET /v1/orders", () => {
 			assert.deepEqual(ids(await list(sys, token, { bucket: "cancelled" })), [byStatus.get("cancelled")]);
 			assert.ok(ids(await list(sys, token, { bucket: "exceptions" })).includes(byStatus.get("undelivered")!));
 			assert.ok(ids(await list(sys, token, { bucket: "rto" })).includes(byStatus.get("rto_delivered")!));
+			// label_url: the signed link of the AWB for every booked order (whatever its lifecycle status);
+			// null before booking, for a failed booking and once cancelled (the order reads not_shipped)
+			for (const row of (await list(sys, token, { limit: 1000 })).data) {
+				const unbooked = ["new", "booking_queued", "booking_failed", "cancelled"].includes(row.status);
+				assert.equal(row.label_url, unbooked ? null : labelLinkUrl(`AWB${row.order_id}X`), row.status);
+				assert.equal(row.state === "booked", !unbooked, row.status);
+			}
 			// bucket default: all
 			assert.equal((await list(sys, token, { limit: 1000 })).data.length, statuses.length);
 			assert.equal((await list(sys, token, { bucket: "", limit: 1000 })).data.length, statuses.length);

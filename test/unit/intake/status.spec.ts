@@ -3,6 +3,7 @@
  * Broker, fake warehouses and body builders: ./setup.ts.
  */
 import assert from "node:assert/strict";
+import { labelLinkUrl } from "../../../lib/label-link";
 import { as, newSender } from "../../helpers/broker";
 import { book, broker, create, failure, forwardBody, useIntake, warehouseOf } from "./setup";
 
@@ -45,6 +46,7 @@ describe("intake service", () => {
 				"courier",
 				"created_at",
 				"failure_reason",
+				"label_url",
 				"order_no",
 				"state",
 				"status",
@@ -55,12 +57,13 @@ describe("intake service", () => {
 			assert.equal(st.awb_number, null);
 			assert.equal(st.courier, null);
 			assert.equal(st.failure_reason, null);
+			assert.equal(st.label_url, null);
 			assert.ok(!Number.isNaN(Date.parse(st.created_at)));
 			const anon = await failure(() => broker().call("intake.status", { order_no: "ST-1" }));
 			assert.equal(anon.status, 401);
 		});
 
-		it("shows awb_number and courier once booked, failure_reason once failed", async () => {
+		it("shows awb_number, courier and the signed label_url once booked, failure_reason once failed", async () => {
 			const s = newSender();
 			const { result } = await create(s, forwardBody(warehouseOf(s), "ST-2"));
 			const id = result.order_id;
@@ -76,6 +79,7 @@ describe("intake service", () => {
 			assert.equal(st.state, "booking_in_progress");
 			assert.equal(st.status, "booking_queued");
 			assert.equal(st.awb_number, null);
+			assert.equal(st.label_url, null);
 
 			assert.deepEqual(await book(s, id, { seq: 2 }), { applied: true });
 			st = await broker().call("intake.status", { order_no: "ST-2" }, as(s));
@@ -84,6 +88,7 @@ describe("intake service", () => {
 			assert.equal(st.awb_number, `AWB${id}`);
 			assert.equal(st.courier, "Sandbox Express");
 			assert.equal(st.failure_reason, null);
+			assert.equal(st.label_url, labelLinkUrl(`AWB${id}`));
 
 			const { result: r3 } = await create(s, forwardBody(warehouseOf(s), "ST-3"));
 			await book(s, r3.order_id, {
@@ -98,6 +103,7 @@ describe("intake service", () => {
 			assert.equal(st.awb_number, null);
 			assert.equal(st.courier, null);
 			assert.equal(st.failure_reason, "No courier serves pincode 560038 for COD");
+			assert.equal(st.label_url, null);
 		});
 	});
 });

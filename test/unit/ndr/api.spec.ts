@@ -123,7 +123,10 @@ describe("ndr service: list, counts, comments, actions", function () {
 			assert.equal(r.attempts, 1);
 			assert.equal(r.max_attempts, 3);
 			assert.ok(r.action_deadline_at);
-			assert.equal(r.notification.status, "delivered");
+			// the sandbox notifier sends nothing: simulated, no send or delivery time
+			assert.equal(r.notification.status, "simulated");
+			assert.equal(r.notification.sent_at, null);
+			assert.equal(r.notification.delivered_at, null);
 			assert.equal(r.notification.recipient, "******6780");
 			assert.equal(r.notification.template, "ndr_attempt_failed");
 			assert.equal(r.payment_mode, "prepaid");

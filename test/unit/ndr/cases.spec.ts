@@ -9,6 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { getSequelize, select } from "../../../lib/db";
+import { NDR_MIGRATIONS } from "../../../lib/ndr/migrations";
 import { ndrReasonOf } from "../../../lib/ndr/reasons";
 import { newSender } from "../../helpers/broker";
 import { freshId } from "../../helpers/fixtures";
@@ -77,10 +78,54 @@ describe("ndr service: cases and the deadline policy", function () {
 		assert.equal(new Date(c.deadline_at).getTime() - new Date(c.first_pending_at).getTime(), 24 * HOUR);
 		const n = await select<any>(getSequelize(), "SELECT * FROM ndr.notifications WHERE case_id = $1", [c.id]);
 		assert.equal(n.length, 1);
-		assert.equal(n[0].status, "delivered", "the sandbox notifier records a delivery for a valid mobile");
+		// the sandbox sends nothing: `simulated`, never `sent` or `delivered`, and no send or delivery time
+		assert.equal(n[0].status, "simulated", "the sandbox notifier records a simulation for a valid mobile");
 		assert.equal(n[0].provider, "sandbox");
+		assert.equal(n[0].provider_ref, `sbx-${n[0].id}`);
 		assert.equal(n[0].channel, "sms");
-		assert.ok(n[0].sent_at && n[0].delivered_at);
+		assert.equal(n[0].sent_at, null);
+		assert.equal(n[0].delivered_at, null);
+		assert.equal(n[0].failed_at, null);
+	});
+
+	it("migration 006 rewrites the sandbox's old `delivered` records to `simulated` and leaves a provider's as they are", async () => {
+		const s = newSender();
+		const { order } = await bookedOrder(s);
+		await scan(s, order.order_id, "picked_up");
+		await scan(s, order.order_id, "undelivered", "Consignee not available");
+		const c = await caseWhen(order.order_id, (x) => x.status === "action_required", "the case");
+		const db = getSequelize();
+		const at = "2026-01-02T03:04:05.000Z";
+		// two records as the old sandbox notifier and a real provider would have left them
+		const insert = (template: string, provider: string) =>
+			select<{ id: string }>(
+				db,
+				`INSERT INTO ndr.notifications (case_id, channel, template, recipient, status, provider, sent_at, delivered_at)
+				 VALUES ($1, 'sms', $2, '9123456780', 'delivered', $3, $4, $4) RETURNING id`,
+				[c.id, template, provider, at],
+			);
+		const [old] = await insert("legacy_sandbox", "sandbox");
+		const [real] = await insert("legacy_provider", "msg91");
+		const migration = NDR_MIGRATIONS.find((m) => m.name === "006-notification-simulated");
+		assert.ok(migration);
+		// idempotent: runs again over the migrated schema
+		await db.transaction((transaction) => migration.up({ sequelize: db, schema: "ndr", transaction }));
+		const rows = await select<any>(db, "SELECT * FROM ndr.notifications WHERE id IN ($1, $2) ORDER BY id", [
+			old.id,
+			real.id,
+		]);
+		assert.deepEqual(
+			rows.map((r) => [r.provider, r.status, r.sent_at, r.delivered_at?.toISOString() ?? null]),
+			[
+				["sandbox", "simulated", null, null],
+				["msg91", "delivered", rows[1].sent_at, at],
+			],
+		);
+		// the CHECK constraint takes `simulated` and still refuses a word outside the list
+		await assert.rejects(
+			select(db, "UPDATE ndr.notifications SET status = 'read' WHERE id = $1", [real.id]),
+			/notifications_status_check/,
+		);
 	});
 
 	it("the same undelivered event delivered twice (and the same scan as another event) opens one case with one attempt", async () => {

@@ -90,6 +90,7 @@ describe("warehouses: create validation (§2.9, §7, §8)", function () {
 			"is_return_same false without a return block",
 			{ is_return_same: false },
 			[
+				"return_warehouse_name: is required",
 				"return_contact_person_name: is required",
 				"return_contact_no: is required",
 				"return_address_line_1: is required",
@@ -102,6 +103,7 @@ describe("warehouses: create validation (§2.9, §7, §8)", function () {
 			"is_return_same absent without a return block",
 			{ is_return_same: undefined },
 			[
+				"return_warehouse_name: is required",
 				"return_contact_person_name: is required",
 				"return_contact_no: is required",
 				"return_address_line_1: is required",
@@ -123,13 +125,28 @@ describe("warehouses: create validation (§2.9, §7, §8)", function () {
 				return_warehouse_name: "R",
 			},
 			[
+				"return_warehouse_name: must be at least 3 characters",
 				"return_contact_person_name: must be at least 3 characters",
 				"return_contact_no: must be 10 digits",
 				"return_address_line_1: must be at least 10 characters",
 				"return_pincode: must be 6 digits",
-				"return_warehouse_name: must be at least 3 characters",
 				"return_contact_email: must be a valid email address",
 			],
+		],
+		[
+			"is_return_same false with every return_* field but the name (§2.9: the name is required too)",
+			{ is_return_same: false, ...RETURN_BLOCK, return_warehouse_name: undefined },
+			["return_warehouse_name: is required"],
+		],
+		[
+			"is_return_same false with a blank or null return_warehouse_name",
+			{ is_return_same: "false", ...RETURN_BLOCK, return_warehouse_name: "   " },
+			["return_warehouse_name: is required"],
+		],
+		[
+			"is_return_same 0 with a null return_warehouse_name",
+			{ is_return_same: 0, ...RETURN_BLOCK, return_warehouse_name: null },
+			["return_warehouse_name: is required"],
 		],
 		[
 			"unknown return pincode",

@@ -1,5 +1,7 @@
 /** `warehouses` service — PATCH /v1/warehouses/:id: partial updates, return leg, versions, warehouses.changed. Broker and fakes: ./setup.ts. */
 import { strict as assert } from "node:assert";
+import { getSequelize } from "../../../lib/db";
+import { WAREHOUSES_MIGRATIONS } from "../../../lib/warehouses/migrations";
 import { newSender, rejects } from "../../helpers/broker";
 import { eventually } from "../../helpers/poll";
 import { expectInvalid, fake, RETURN_BLOCK, ROW_FIELDS, useWarehouses, valid } from "./setup";
@@ -83,6 +85,69 @@ describe("warehouses: PATCH /v1/warehouses/:id", function () {
 		const back = await update(sender, id, { is_return_same: "1" });
 		assert.equal(back.data.return_city, "Mysuru");
 		assert.equal(back.data.return_pincode, "560001");
+	});
+
+	it("with is_return_same false the merged return block needs return_warehouse_name, like every required return_* field", async () => {
+		const sender = newSender();
+		const db = getSequelize();
+		// an independent return leg: the name cannot be cleared or blanked
+		const sep = (await create(sender, valid({ is_return_same: false, ...RETURN_BLOCK }))).data.id;
+		await expectInvalid(update(sender, sep, { return_warehouse_name: null }), [
+			"return_warehouse_name: is required",
+		]);
+		await expectInvalid(update(sender, sep, { return_warehouse_name: "  " }), [
+			"return_warehouse_name: is required",
+		]);
+		await expectInvalid(update(sender, sep, { return_warehouse_name: "R" }), [
+			"return_warehouse_name: must be at least 3 characters",
+		]);
+		assert.equal((await rowOf(sep)).return_warehouse_name, "Returns Desk", "nothing changed");
+		// switching a mirrored warehouse off keeps the mirrored name (the merged block is complete) …
+		const mirrored = (await create(sender, valid({ warehouse_name: "Mirror Hub" }))).data.id;
+		const off = await update(sender, mirrored, { is_return_same: false });
+		assert.equal(off.data.return_warehouse_name, "Mirror Hub");
+		// … and a switch that sends a null name with it is refused, the stored row untouched
+		await update(sender, mirrored, { is_return_same: true });
+		await expectInvalid(update(sender, mirrored, { is_return_same: false, return_warehouse_name: null }), [
+			"return_warehouse_name: is required",
+		]);
+		assert.equal((await rowOf(mirrored)).is_return_same, true);
+		// a stored return block without a name (a row as the store holds it, name cleared by SQL): switching
+		// to false with the rest merged from the stored values still requires the name; sending it completes it
+		await db.query(`UPDATE warehouses.warehouses SET return_warehouse_name = NULL WHERE id = $1`, {
+			bind: [mirrored],
+		});
+		await expectInvalid(update(sender, mirrored, { is_return_same: false }), [
+			"return_warehouse_name: is required",
+		]);
+		const done = await update(sender, mirrored, {
+			is_return_same: false,
+			return_warehouse_name: "Returns Bay",
+		});
+		assert.equal(done.data.is_return_same, false);
+		assert.equal(done.data.return_warehouse_name, "Returns Bay");
+		assert.equal(done.data.return_city, "Bengaluru", "the other return_* fields merged from the stored row");
+	});
+
+	it("migration 0002 names the stored return legs that have none (the pickup's name, the one they used)", async () => {
+		const sender = newSender();
+		const db = getSequelize();
+		const id = (
+			await create(sender, valid({ warehouse_name: "Legacy Hub", is_return_same: false, ...RETURN_BLOCK }))
+		).data.id;
+		await db.query(`UPDATE warehouses.warehouses SET return_warehouse_name = NULL WHERE id = $1`, {
+			bind: [id],
+		});
+		const version = (await rowOf(id)).version;
+		const m = WAREHOUSES_MIGRATIONS.find((x) => x.name === "0002_return_warehouse_name");
+		assert.ok(m);
+		await db.transaction((transaction) => m.up({ sequelize: db, schema: "warehouses", transaction }));
+		const row = await rowOf(id);
+		assert.equal(row.return_warehouse_name, "Legacy Hub");
+		assert.equal(row.version, version, "nothing a courier sees changed");
+		// a PATCH of another field validates again
+		const r = await update(sender, id, { city: "Mysuru" });
+		assert.equal(r.data.return_warehouse_name, "Legacy Hub");
 	});
 
 	it("validates the fields sent, with return_ prefixed messages", async () => {

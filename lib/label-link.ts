@@ -22,12 +22,23 @@
  *   or when the secret that signed it is retired.
  *
  * Pure functions over `process.env`, read at each use (cheap: the parsed keys
- * are cached by the raw values), so booking can sign in its request path
- * (book/sync's `label_url`) without calling documents.
+ * are cached by the raw values), shared by every service that signs or
+ * verifies (this module imports only lib/config.ts): booking signs in its
+ * request path (book/sync's `label_url`), intake signs the `label_url` of its
+ * order answers (status, detail, list rows; one HMAC per row), documents
+ * verifies. None of them calls another service to sign (docs/DECISIONS.md
+ * "Signed label links on every booked order").
  */
 import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto";
-import { parsePreviousSecrets, parsePublicBaseUrl } from "../config";
-import { isPrintableAwb } from "./data";
+import { parsePreviousSecrets, parsePublicBaseUrl } from "./config";
+
+/** Printable AWB: 4 to 40 letters, digits or hyphens (DOMAIN "AWB": validate only length and character set). */
+export const AWB_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{3,39}$/;
+
+/** True when `awb` may be printed (and used in a file name or a signed link). */
+export function isPrintableAwb(awb: unknown): awb is string {
+	return typeof awb === "string" && AWB_PATTERN.test(awb);
+}
 
 /** Domain separation of the link key (never the raw secret, never the cursor key). */
 const KEY_LABEL = "msa-label-link-v1";
@@ -123,7 +134,7 @@ export function verifyLabelToken(token: unknown): string | null {
 let cachedBase: { raw: string | undefined; base: string } | undefined;
 
 /**
- * The base the `label_url` of book/sync is built on: `PUBLIC_BASE_URL`
+ * The base every `label_url` is built on: `PUBLIC_BASE_URL`
  * (checked, without trailing slashes; lib/config.ts), or "" (a path relative
  * to the API's own base).
  */
@@ -142,4 +153,19 @@ function publicBase(): string {
  */
 export function labelLinkUrl(awb: string): string {
 	return `${publicBase()}${LABEL_LINK_PREFIX}${signLabelToken(awb)}`;
+}
+
+/**
+ * The `label_url` of an order answer (§2.4 status, §2.5 list row and detail):
+ * the signed link of `awb_number` ({@link labelLinkUrl}) when the order is
+ * `booked` (every lifecycle status after booking, delivered and RTO included:
+ * the label is served while the AWB is the order's live booking); null for
+ * any other state (not booked yet, in progress, failed, cancelled — a
+ * cancelled order reads `not_shipped`), without an AWB, or for an AWB that no
+ * link can carry (not printable: documents would refuse it).
+ * @throws Error when `LABEL_LINK_SECRET` is not set (intake refuses to start without it)
+ */
+export function bookedLabelUrl(state: string, awb_number: string | null | undefined): string | null {
+	if (state !== "booked" || !isPrintableAwb(awb_number)) return null;
+	return labelLinkUrl(awb_number);
 }
