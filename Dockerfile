@@ -5,7 +5,8 @@
 #   docker run --rm -p 3000:3000 -e HOST=0.0.0.0 merchant-shipping-api          # zero-setup, everything
 #   docker run --rm -e SERVICES=rates,pincode -e HEALTH_PORT=8081 -e DATABASE_URL=… -e TRANSPORTER=… merchant-shipping-api
 # The base is pinned by tag here; pin its digest (node:24-slim@sha256:…) in the registry mirror in use
-# (docs/DECISIONS.md "Container image"). scripts/image-smoke.sh replays the runtime stage without Docker.
+# (docs/decisions/0048-container-image.md). scripts/image-smoke.sh replays the runtime stage without
+# Docker.
 
 # ---- build: all dependencies, tsc → dist/ ----
 FROM node:24-slim AS build

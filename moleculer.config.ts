@@ -1,8 +1,9 @@
 /**
- * Moleculer broker options (ARCHITECTURE §2, STACK-NOTES "Moleculer 0.15").
+ * Moleculer broker options (docs/ARCHITECTURE.md §2, STACK-NOTES "Moleculer
+ * 0.15").
  *
  * - NATS transporter from `TRANSPORTER` (nats 2.x client); none means in-process.
- * - Availability (issue 12, docs/DECISIONS.md "Availability and hardening"):
+ * - Availability (issue 12, docs/decisions/0047-availability.md):
  *   with a transporter, `disableBalancer: true`: a request goes to the NATS
  *   queue group of its action (`MOL.REQB.<action>`), so NATS, which sees a
  *   killed process's connection close at once, stops delivering to it within
@@ -173,8 +174,8 @@ const SEALED_CTX_ACCESSOR: PropertyDescriptor = {
  * Promise map's transition tree in the old generation. A scavenge treats
  * such an old-to-young reference as live, so every call's context, with the
  * HTTP request and answer behind it, was promoted: ~8 KB per gateway
- * request, scavenges of 4-6 ms instead of 0.5 ms and more mark-compacts (docs/DECISIONS.md
- * "The gateway promoted every request").
+ * request, scavenges of 4-6 ms instead of 0.5 ms and more mark-compacts
+ * (docs/decisions/0057-local-calls-sealed-context.md).
  */
 function sealCtx(p: CallPromise, ctx: unknown): CallPromise {
 	(p as CallPromise & { [SEALED_CTX]?: unknown })[SEALED_CTX] = ctx;
@@ -295,7 +296,7 @@ export function QueueGroupCalls(): Middleware {
  * meta, answer, the HTTP request behind a gateway call) is live to every
  * scavenge and promoted: ~4.5 MB per scavenge in test/integration/colocated.spec.ts
  * after 5 × 5,000 concurrent calls, longer scavenges and more mark-compacts
- * (docs/DECISIONS.md "Pretenuring after a burst"). A request server's objects
+ * (docs/decisions/0068-pretenuring-off.md). A request server's objects
  * die young; nothing here gains from the guess. `MSA_V8_PRETENURING=on` keeps
  * V8's default (benchmark comparison).
  */

@@ -1,8 +1,8 @@
 /**
- * Rows export benchmark (issue 10; docs/DECISIONS.md "Bulk upload" → "Rows
- * export"; printed figures, not a test): the worst case a merchant can make,
- * a 25 MB CSV whose every row fails (a pincode column filled with a bad
- * value), then `GET /v1/intake/jobs/{id}/rows.csv` of all of them.
+ * Rows export benchmark (issue 10; docs/decisions/0040-bulk-rows-export.md;
+ * printed figures, not a test): the worst case a merchant can make, a 25 MB
+ * CSV whose every row fails (a pincode column filled with a bad value), then
+ * `GET /v1/intake/jobs/{id}/rows.csv` of all of them.
  *
  *   import     upload → `completed` (BENCH_ROWS rows, every one `failed` with
  *              its cells kept): seconds

@@ -42,10 +42,10 @@
  *                  BENCH_SLOW_MS (default 50), as CLOCK_MONOTONIC seconds
  *                  when due:latency ms; BENCH_PERF_SCHED=<file> records
  *                  `perf sched` on the same clock for 4 s from 8 s into
- *                  each import (docs/DECISIONS.md, eighth session);
- *                  BENCH_PROBE_LAG=1 prints how late the probe thread's
- *                  own 5 ms timer fired, worst per second (time the
- *                  client waited for a core: part of what it measures).
+ *                  each import (docs/decisions/0067-bulk-bench-method.md,
+ *                  eighth session); BENCH_PROBE_LAG=1 prints how late the
+ *                  probe thread's own 5 ms timer fired, worst per second (time
+ *                  the client waited for a core: part of what it measures).
  *   CPU            BENCH_CPU=1: CPU seconds of each process during the
  *                  import (PostgreSQL and NATS: all their processes;
  *                  `pg:<application_name>`: PostgreSQL's backends of each

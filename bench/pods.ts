@@ -1,6 +1,6 @@
 /**
  * CPU weights for the bulk bench's processes, set the way kubelet sets them for pods (bench/bulk.ts;
- * issue 10; docs/DECISIONS.md "Bulk bench: the processes weighted as pods").
+ * issue 10; docs/decisions/0067-bulk-bench-method.md).
  *
  * kubelet puts every pod in a cgroup of its own under one `kubepods` cgroup. The pod's CPU weight follows
  * its CPU request: cgroup v1 `cpu.shares` = millicores × 1024 / 1000, at least 2; cgroup v2 `cpu.weight` =

@@ -1,6 +1,7 @@
 /**
  * `npm start`: starts this process's services (all of them by default) with the
- * runtime configuration of ARCHITECTURE §2; stops gracefully on SIGTERM/SIGINT.
+ * runtime configuration of docs/ARCHITECTURE.md §2; stops gracefully on
+ * SIGTERM/SIGINT.
  */
 import { startSystem } from "../lib/system";
 

@@ -1,5 +1,5 @@
 /**
- * Identity, roles and capabilities (spec §5, ARCHITECTURE §3).
+ * Identity, roles and capabilities (spec §5, docs/ARCHITECTURE.md §3).
  *
  * The account (`app_metadata.sender_id`) and role come from the verified token
  * only. Verification: jose, RS256 only, `exp`, `sub`, `iss` and `aud` required

@@ -1,6 +1,6 @@
 /**
  * Durable channels between services and to internal systems (issue 8; spec §6;
- * docs/DECISIONS.md "Shipment events"), on `@moleculer/channels` (the
+ * docs/decisions/0033-shipment-events.md), on `@moleculer/channels` (the
  * Moleculer project's reliable-messaging middleware; 0.1.8 is the release on
  * the npm registry, run on Moleculer 0.15 with an npm `overrides` entry: the
  * middleware hooks it uses — `created`, `serviceCreated`, `serviceStopping`,

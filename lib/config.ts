@@ -1,5 +1,5 @@
 /**
- * Runtime configuration contract (ARCHITECTURE §2).
+ * Runtime configuration contract (docs/ARCHITECTURE.md §2).
  *
  * Read lazily, never at import time, so tests can set the environment before a
  * service is created. `bin/start.ts` fills the zero-setup defaults (embedded
@@ -163,10 +163,10 @@ function text(v: string | undefined): string | undefined {
 
 /**
  * Refuses (throws) a process running the gateway with `AUTH_JWKS_URL` but
- * without `AUTH_ISSUER` or `AUTH_AUDIENCE` (ARCHITECTURE §2, issue 12): tokens
- * of any issuer or audience sharing the key set would otherwise be accepted.
- * The zero-setup start sets both to its development identity provider's own
- * values before reading the configuration (lib/system.ts).
+ * without `AUTH_ISSUER` or `AUTH_AUDIENCE` (docs/ARCHITECTURE.md §2, issue
+ * 12): tokens of any issuer or audience sharing the key set would otherwise be
+ * accepted. The zero-setup start sets both to its development identity
+ * provider's own values before reading the configuration (lib/system.ts).
  * @throws Error naming the missing variables
  */
 export function checkAuthConfig(

@@ -1,7 +1,7 @@
 /**
  * Opaque, tamper-evident page cursors for every list endpoint (spec §2.12,
- * §4.8; ARCHITECTURE §6: "Cursors are opaque, tamper-evident (signed), and
- * rejected with `cursor: unrecognised shape` when not ours").
+ * §4.8; docs/ARCHITECTURE.md §6: "Cursors are opaque, tamper-evident (signed),
+ * and rejected with `cursor: unrecognised shape` when not ours").
  *
  * A cursor is `<payload>.<signature>`, both base64url (URL-safe, no padding):
  * the payload is the JSON `{k: kind, p: position}` (the list it belongs to and

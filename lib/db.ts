@@ -2,10 +2,10 @@
  * PostgreSQL access: one Sequelize pool per process (shared by the services the
  * process runs) and umzug migrations per service schema.
  *
- * Each service owns its tables in its own schema (ARCHITECTURE §1). Migrations
- * run on service start, under a transaction-scoped advisory lock keyed by the
- * schema, so several processes starting at once apply each migration exactly
- * once (the others wait, then find nothing pending).
+ * Each service owns its tables in its own schema (docs/ARCHITECTURE.md §1).
+ * Migrations run on service start, under a transaction-scoped advisory lock
+ * keyed by the schema, so several processes starting at once apply each
+ * migration exactly once (the others wait, then find nothing pending).
  */
 import type { QueryResult, QueryResultRow } from "pg";
 import { Sequelize, type Transaction } from "sequelize";

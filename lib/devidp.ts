@@ -1,7 +1,8 @@
 /**
- * Development identity provider (ARCHITECTURE §3): an RS256 key pair, its JWKS,
- * and password login for users listed in a local file, issuing tokens shaped
- * like production's (`app_metadata.sender_id`, `app_metadata.role`).
+ * Development identity provider (docs/ARCHITECTURE.md §3): an RS256 key pair,
+ * its JWKS, and password login for users listed in a local file, issuing
+ * tokens shaped like production's (`app_metadata.sender_id`,
+ * `app_metadata.role`).
  *
  * Used only by the zero-setup start and by tests (which need a real JWKS to
  * verify against). Never used when `AUTH_JWKS_URL` points elsewhere.
@@ -151,7 +152,7 @@ export interface LoginLimits {
 	windowS: number;
 }
 
-/** Default limits of the development identity provider's login (docs/DECISIONS.md, issue 12). */
+/** Default limits of the development identity provider's login (docs/decisions/0045-tokens-dev-idp.md, issue 12). */
 export const DEV_LOGIN_LIMITS: LoginLimits = { perAddress: 30, perUser: 10, windowS: 60 };
 
 /**

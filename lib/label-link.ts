@@ -7,7 +7,8 @@
  *   `HMAC-SHA256(secret, "msa-label-link-v1")`, so the link key is never the
  *   raw secret and never the page-cursor key (lib/cursor.ts derives its own
  *   from the same secret). Derived keys are cached as `KeyObject`s.
- * - Key rotation (docs/DECISIONS.md "Signed label links"): `LABEL_LINK_SECRET`
+ * - Key rotation (docs/decisions/0035-signed-label-links.md):
+ * `LABEL_LINK_SECRET`
  *   signs (and verifies); `LABEL_LINK_PREVIOUS_SECRETS`, a comma-separated
  *   list, verifies only, so links issued under an older secret keep working
  *   until ops drop it from the list. A secret in neither never verifies.
@@ -26,8 +27,8 @@
  * verifies (this module imports only lib/config.ts): booking signs in its
  * request path (book/sync's `label_url`), intake signs the `label_url` of its
  * order answers (status, detail, list rows; one HMAC per row), documents
- * verifies. None of them calls another service to sign (docs/DECISIONS.md
- * "Signed label links on every booked order").
+ * verifies. None of them calls another service to sign
+ * (docs/decisions/0080-label-url-on-every-order.md).
  */
 import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto";
 import { parsePreviousSecrets, parsePublicBaseUrl } from "./config";
@@ -148,7 +149,7 @@ function publicBase(): string {
 /**
  * The signed link of an AWB's label: `/v1/documents/label/t/{awb}.{hmac}`,
  * prefixed with `PUBLIC_BASE_URL` when configured (an absolute URL), else a
- * path relative to the API base (docs/DECISIONS.md "Signed label links").
+ * path relative to the API base (docs/decisions/0035-signed-label-links.md).
  * @throws as {@link signLabelToken}
  */
 export function labelLinkUrl(awb: string): string {

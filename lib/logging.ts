@@ -1,6 +1,6 @@
 /**
- * Structured JSON logs carrying the request id (ARCHITECTURE §6: "Logs are
- * structured JSON with the request id").
+ * Structured JSON logs carrying the request id (docs/ARCHITECTURE.md §6: "Logs
+ * are structured JSON with the request id").
  *
  * {@link RequestContextMiddleware} runs every local action and event handler
  * inside an AsyncLocalStorage scope holding the call's trace fields;

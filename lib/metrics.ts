@@ -1,5 +1,6 @@
 /**
- * Prometheus metrics of a process (issue 13; ARCHITECTURE §6, README "Metrics").
+ * Prometheus metrics of a process (issue 13; docs/ARCHITECTURE.md §6, README
+ * "Metrics").
  *
  * Every process serves Prometheus text at `GET /metrics` on `METRICS_PORT`
  * (default {@link DEFAULT_METRICS_PORT}; `0`/`off` disables metrics entirely):

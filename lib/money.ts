@@ -1,5 +1,5 @@
 /**
- * Money: stored as integer paise, answered as rupees (ARCHITECTURE §6).
+ * Money: stored as integer paise, answered as rupees (docs/ARCHITECTURE.md §6).
  * Round once, at the end, to the paisa.
  */
 

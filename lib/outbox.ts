@@ -1,8 +1,8 @@
 /**
- * The parts of a service's transactional outbox (ARCHITECTURE §5: state that
- * crosses services goes through the owner's outbox, delivered by acknowledged
- * calls, retried until acknowledged) that are the same in every service:
- * marking rows delivered and scheduling a failed row's redelivery with
+ * The parts of a service's transactional outbox (docs/ARCHITECTURE.md §5:
+ * state that crosses services goes through the owner's outbox, delivered by
+ * acknowledged calls, retried until acknowledged) that are the same in every
+ * service: marking rows delivered and scheduling a failed row's redelivery with
  * capped exponential backoff. Each service keeps its own table
  * `<schema>.outbox (id, next_attempt_at, delivered_at, last_error, tries, …)`
  * and its own lease query (what it delivers differs).

@@ -1,8 +1,9 @@
 /**
  * BullMQ queues and workers on Redis (`REDIS_URL`) or, when no Redis is
  * configured, on BullMQ's PostgreSQL backend in the same database
- * (ARCHITECTURE §2). Keys (Redis) or the schema (PostgreSQL) are namespaced by
- * `QUEUE_PREFIX`, so test runs sharing one server never see each other's jobs.
+ * (docs/ARCHITECTURE.md §2). Keys (Redis) or the schema (PostgreSQL) are
+ * namespaced by `QUEUE_PREFIX`, so test runs sharing one server never see each
+ * other's jobs.
  */
 import {
 	type ConnectionOptions,

@@ -1,11 +1,11 @@
 /**
  * The one normalized shipment status (issue 7; spec §3 buckets, §2.6
- * tracking; ARCHITECTURE §1: "each courier maps its own status codes to one
- * normalized shipment status, a closed union"). Every courier adapter maps
- * its codes onto {@link ShipmentStatus} (lib/couriers/<courier>/mapper.ts);
- * booking folds a shipment's scans into one status ({@link foldsOver});
- * intake stores it as the order's lifecycle `status` and lists orders by
- * {@link bucketOf}.
+ * tracking; docs/ARCHITECTURE.md §1: "each courier maps its own status codes
+ * to one normalized shipment status, a closed union"). Every courier adapter
+ * maps its codes onto {@link ShipmentStatus}
+ * (lib/couriers/<courier>/mapper.ts); booking folds a shipment's scans into
+ * one status ({@link foldsOver}); intake stores it as the order's lifecycle
+ * `status` and lists orders by {@link bucketOf}.
  *
  * | status | rank | terminal | bucket | order_status_id | status_name |
  * |---|---|---|---|---|---|

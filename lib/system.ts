@@ -1,7 +1,8 @@
 /**
  * Starts this process's part of the system: the zero-setup defaults of
- * ARCHITECTURE §2 (embedded PostgreSQL, development identity provider, link
- * secret, sandbox), then a broker running the services named by `SERVICES`.
+ * docs/ARCHITECTURE.md §2 (embedded PostgreSQL, development identity provider,
+ * link secret, sandbox), then a broker running the services named by
+ * `SERVICES`.
  *
  * Used by `bin/start.ts` (npm start) and by the end-to-end tests, so both run
  * the system exactly the same way.
@@ -30,12 +31,12 @@ export function dataDir(): string {
 }
 
 /**
- * Identity settings of the zero-setup start (ARCHITECTURE §2, §3), applied to
- * `env` when it names no `AUTH_JWKS_URL`: the development identity provider
- * (`MSA_DEV_IDP=1`, JWKS served by this process's gateway on `PORT`), and the
- * `iss` / `aud` its tokens carry as `AUTH_ISSUER` / `AUTH_AUDIENCE` (unless
- * set: services/devauth.service.ts issues with the configured values, so the
- * two always agree). With `AUTH_JWKS_URL` set nothing changes (and
+ * Identity settings of the zero-setup start (docs/ARCHITECTURE.md §2, §3),
+ * applied to `env` when it names no `AUTH_JWKS_URL`: the development identity
+ * provider (`MSA_DEV_IDP=1`, JWKS served by this process's gateway on `PORT`),
+ * and the `iss` / `aud` its tokens carry as `AUTH_ISSUER` / `AUTH_AUDIENCE`
+ * (unless set: services/devauth.service.ts issues with the configured values,
+ * so the two always agree). With `AUTH_JWKS_URL` set nothing changes (and
  * lib/config.ts then requires `AUTH_ISSUER` and `AUTH_AUDIENCE`).
  * @returns true when the development identity provider is to run
  */
@@ -150,8 +151,9 @@ async function startEmbeddedPostgres(dir: string): Promise<{ url: string; stop: 
  * label link secret and a sandbox push key generated once and kept in the data
  * directory) and starts the broker.
  * Throws (refuses to start) when a database is named but the identity provider
- * or label link secret is missing (ARCHITECTURE §2); booking and a pushing
- * simulator refuse to start with SANDBOX=1 and no `SANDBOX_WEBHOOK_SECRET`.
+ * or label link secret is missing (docs/ARCHITECTURE.md §2); booking and a
+ * pushing simulator refuse to start with SANDBOX=1 and no
+ * `SANDBOX_WEBHOOK_SECRET`.
  */
 export async function startSystem(): Promise<RunningSystem> {
 	const env = process.env;
@@ -179,7 +181,7 @@ export async function startSystem(): Promise<RunningSystem> {
 		}
 		if (!env.SANDBOX_WEBHOOK_SECRET?.trim()) {
 			// the sandbox couriers' push key: random per installation, never a published default
-			// (docs/DECISIONS.md "Sandbox scan signatures")
+			// (docs/decisions/0078-sandbox-scan-signatures.md)
 			const f = join(dir, "sandbox-webhook-secret");
 			if (!existsSync(f)) writeFileSync(f, randomBytes(32).toString("hex"), { mode: 0o600 });
 			env.SANDBOX_WEBHOOK_SECRET = readFileSync(f, "utf8").trim();

@@ -1,8 +1,8 @@
 /**
- * The edge text rule (issue 31; docs/DECISIONS.md "Edge text rule, undecodable
- * bodies, HEAD"): ONE check, run by the gateway before any action is called,
- * over every string a client sends in the query, the path parameters and the
- * JSON (or form) body: values AND keys, at any depth.
+ * The edge text rule (issue 31; docs/decisions/0079-edge-text-rule.md): ONE
+ * check, run by the gateway before any action is called, over every string a
+ * client sends in the query, the path parameters and the JSON (or form) body:
+ * values AND keys, at any depth.
  *
  * A string is refused when it contains
  * - a control character (Unicode general category Cc: U+0000–U+001F,

@@ -1,6 +1,6 @@
 /**
  * `booking` service: courier booking of orders (spec §4.2 book, §2.4, §3;
- * ARCHITECTURE §5 durability).
+ * docs/ARCHITECTURE.md §5 durability).
  *
  * Public (gateway): `booking.book` — POST /v1/shipping/book; `booking.bookSync` —
  * POST /v1/shipping/book/sync (same attempt/outbox/claim path, courier called inline).
@@ -16,9 +16,10 @@
  * `order_seq` + 1) and broadcast as `shipment.status_changed` / `shipment.undelivered`.
  * Manifests (issue 8): internal `booking.markManifested` (documents' outbox) moves booked shipments to
  * `manifested` through the same fold. Each status change is also published durably to the channel
- * `shipment.status_changed` (an outbox row, lib/channels.ts; docs/DECISIONS.md "Shipment events").
+ * `shipment.status_changed` (an outbox row, lib/channels.ts;
+ * docs/decisions/0033-shipment-events.md).
  *
- * Durability (ARCHITECTURE §5):
+ * Durability (docs/ARCHITECTURE.md §5):
  * 1. The request commits, in ONE transaction, the attempt (state `queued`,
  *    chosen courier, quoted charges in paise) and two outbox rows: the seq-1
  *    `order_update` (booking_in_progress) and `enqueue_booking`. Then it
@@ -421,7 +422,8 @@ export default defineService<BookingVars>()({
 		 * `[{logistic_id, logistic_name, enabled, priority (1..n), serviceable_pincodes}]`
 		 * over the couriers of the active rate card; `strategy`, `unique_pincodes`,
 		 * `rules`, `restrictions`, `shipments_30d` (lib/booking/couriers.ts
-		 * `couriersAnswer`; shapes in docs/DECISIONS.md). Any authenticated role.
+		 * `couriersAnswer`; shapes in docs/decisions/0019-courier-rankings.md).
+		 * Any authenticated role.
 		 *
 		 * Errors: 400 `shipment_type must be 0 (forward), 1 or 2 (reverse)`;
 		 * 503 `rate_unavailable` (rates or the pincode directory unreachable).
@@ -465,10 +467,10 @@ export default defineService<BookingVars>()({
 		},
 
 		/**
-		 * GET /v1/wallet (ours; docs/DECISIONS.md; §2.12, §4.8): the caller's
-		 * post-paid wallet. Query `limit` (integer 1–1000, default 20), `cursor`
-		 * (a `nextCursor` of this route). Answers 200 `{balance, credit_limit,
-		 * data:[{id, kind:"charge"|"refund", amount, order_id, attempt_id,
+		 * GET /v1/wallet (ours; docs/decisions/0020-wallet.md; §2.12, §4.8): the
+		 * caller's post-paid wallet. Query `limit` (integer 1–1000, default 20),
+		 * `cursor` (a `nextCursor` of this route). Answers 200
+		 * `{balance, credit_limit, data:[{id, kind:"charge"|"refund", amount, order_id, attempt_id,
 		 * awb_number, note, created_at}], pagination:{mode:"cursor", limit,
 		 * nextCursor}}`: money in rupees (balance = refunds − charges, negative =
 		 * owed; credit_limit null = none), movements newest first, timestamps UTC,
@@ -602,9 +604,9 @@ export default defineService<BookingVars>()({
 		},
 
 		/**
-		 * POST /v1/sandbox/orders/{order_id}/events (ARCHITECTURE §4; only with
-		 * `SANDBOX=1`, else 404 `not_found`). Body `{event, reason?}`: event one
-		 * of picked_up, in_transit, out_for_delivery, delivered, undelivered
+		 * POST /v1/sandbox/orders/{order_id}/events (docs/ARCHITECTURE.md §4; only
+		 * with `SANDBOX=1`, else 404 `not_found`). Body `{event, reason?}`: event
+		 * one of picked_up, in_transit, out_for_delivery, delivered, undelivered
 		 * (`reason` required), rto_initiated, rto_delivered. The simulator emits
 		 * the scan for the order's AWB, which is polled back and folded at once:
 		 * 200 {@link SandboxEventAnswer} `{order_id, awb_number, event, status,
@@ -649,14 +651,16 @@ export default defineService<BookingVars>()({
 		this.bookingStopping = false;
 	},
 	/**
-	 * Refuses to run without a cursor secret (wallet pages are signed; ARCHITECTURE §2: fail loudly at start),
-	 * and with SANDBOX=1 without `SANDBOX_WEBHOOK_SECRET` (the sandbox couriers' push key).
+	 * Refuses to run without a cursor secret (wallet pages are signed; docs/ARCHITECTURE.md §2: fail loudly
+	 * at start), and with SANDBOX=1 without `SANDBOX_WEBHOOK_SECRET` (the sandbox
+	 * couriers' push key).
 	 */
 	async started() {
 		if (!cursorSecretConfigured()) {
 			throw new Error("booking: CURSOR_SECRET or LABEL_LINK_SECRET is required (signed page cursors)");
 		}
-		// the sandbox couriers' pushes are checked with this key (docs/DECISIONS.md "Sandbox scan signatures")
+		// the sandbox couriers' pushes are checked with this key
+		// (docs/decisions/0078-sandbox-scan-signatures.md)
 		requireSandboxWebhookSecret("booking");
 		this.bookingStopping = false;
 		this.outbox = outboxBatch(this.db, this.timings);

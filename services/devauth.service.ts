@@ -1,7 +1,7 @@
 /**
- * `devauth`: the development identity provider (ARCHITECTURE §3, spec §5.5),
- * run only by the zero-setup start (no DATABASE_URL, no AUTH_JWKS_URL; then
- * `MSA_DEV_IDP=1` and the gateway mounts its two routes):
+ * `devauth`: the development identity provider (docs/ARCHITECTURE.md §3, spec
+ * §5.5), run only by the zero-setup start (no DATABASE_URL, no AUTH_JWKS_URL;
+ * then `MSA_DEV_IDP=1` and the gateway mounts its two routes):
  *
  * | Route (gateway, no bearer)                  | Action        |
  * |---------------------------------------------|---------------|

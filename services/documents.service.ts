@@ -184,8 +184,8 @@ export default defineService<DocumentsVars>()({
 
 		/**
 		 * `POST /v1/documents/label` (spec §4.4, §7): the labels of several of the
-		 * caller's orders as ONE PDF (lib/documents/bulk.ts; docs/DECISIONS.md
-		 * "Labels: bulk").
+		 * caller's orders as ONE PDF (lib/documents/bulk.ts;
+		 * docs/decisions/0024-bulk-labels.md).
 		 *
 		 * Params: `order_ids` (JSON array of 1 to 200 positive integers or digit
 		 * strings; duplicates dropped, the first position kept). Answers a Buffer:
@@ -306,11 +306,12 @@ export default defineService<DocumentsVars>()({
 		},
 
 		/**
-		 * `GET /v1/documents/manifest/{manifestNo}` (ours; docs/DECISIONS.md
-		 * "Manifests"): prints a stored manifest (one section) again, with the rows,
-		 * warehouse, date and totals stored when it was made; same headers as
-		 * `documents.manifest`. Changes nothing. 404 `{message:"not found"}` for a
-		 * malformed, unknown or another account's number.
+		 * `GET /v1/documents/manifest/{manifestNo}` (ours;
+		 * docs/decisions/0032-manifests.md): prints a stored manifest (one
+		 * section) again, with the rows, warehouse, date and totals stored when it
+		 * was made; same headers as `documents.manifest`. Changes nothing. 404
+		 * `{message:"not found"}` for a malformed, unknown or another account's
+		 * number.
 		 */
 		manifestCopy: {
 			// up to 200 pages, or a courier-issued label fetched at the courier (issue 12)
@@ -383,8 +384,9 @@ export default defineService<DocumentsVars>()({
 		warmLabelFonts();
 	},
 	/**
-	 * Refuses to run without a link secret (signed label links; ARCHITECTURE §2:
-	 * fail loudly at start), then starts the manifest outbox relay.
+	 * Refuses to run without a link secret (signed label links;
+	 * docs/ARCHITECTURE.md §2: fail loudly at start), then starts the manifest
+	 * outbox relay.
 	 */
 	started() {
 		if (!labelLinkConfigured())

@@ -1,6 +1,6 @@
 /**
- * `gateway`: the HTTP API (spec §4, §5, §2.11, §7; ARCHITECTURE §3, §6) on
- * moleculer-web 0.11, port `loadConfig().port`.
+ * `gateway`: the HTTP API (spec §4, §5, §2.11, §7; docs/ARCHITECTURE.md §3,
+ * §6) on moleculer-web 0.11, port `loadConfig().port`.
  *
  * ## Routes (explicit aliases only, `mappingPolicy: "restrict"`; table in lib/gateway/routes.ts)
  *
@@ -36,7 +36,8 @@
  * 404 on the link path is answered `text/plain` "Not found" (§7), whatever
  * made it (bad token, unknown AWB, label never captured, undecodable path).
  *
- * ## Rate limits (lib/gateway/rate-limit.ts, docs/DECISIONS.md "Rate limits")
+ * ## Rate limits (lib/gateway/rate-limit.ts,
+ * docs/decisions/0036-rate-limits.md)
  *
  * Per client address on the link route (`RATE_LIMIT_LINK_PER_MIN`, checked in
  * its `onBeforeCall`, before the action) and per account on every bearer /v1
@@ -48,7 +49,8 @@
  * against a limit (429s too) carries `RateLimit-Policy` and `RateLimit`
  * (draft-ietf-httpapi-ratelimit-headers).
  *
- * ## Idempotency keys (lib/gateway/idempotency.ts, docs/DECISIONS.md "Idempotency keys")
+ * ## Idempotency keys (lib/gateway/idempotency.ts,
+ * docs/decisions/0074-idempotency-keys.md)
  *
  * A POST on a bearer route with `Idempotency-Key` is claimed in `authorize`
  * (after the rate limit and access rule) in PostgreSQL (schema `idempotency`,
@@ -895,10 +897,10 @@ export default defineService<GatewayVars>()({
 	},
 
 	/**
-	 * Refuses to run without an identity provider (ARCHITECTURE §2: never fall
-	 * back to development keys); connects the rate limiter to Redis (a failure
-	 * only logs: it limits in process meanwhile); migrates schema `idempotency`
-	 * (fails the start when PostgreSQL is unreachable).
+	 * Refuses to run without an identity provider (docs/ARCHITECTURE.md §2:
+	 * never fall back to development keys); connects the rate limiter to Redis
+	 * (a failure only logs: it limits in process meanwhile); migrates schema
+	 * `idempotency` (fails the start when PostgreSQL is unreachable).
 	 */
 	async started() {
 		if (!this.verifyToken) {

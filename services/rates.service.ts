@@ -1,8 +1,9 @@
 /**
- * `rates` service (spec §4.2 serviceable, §2.7 rate quote, §7; ARCHITECTURE §1;
- * DOMAIN.md "Zones", "Weight and price"): couriers, rate cards (courier × zone
- * × direction, weight slabs), COD and RTO rules, pincode serviceability and
- * lane performance, all in the `rates` schema and cached in memory.
+ * `rates` service (spec §4.2 serviceable, §2.7 rate quote, §7;
+ * docs/ARCHITECTURE.md §1; DOMAIN.md "Zones", "Weight and price"): couriers,
+ * rate cards (courier × zone × direction, weight slabs), COD and RTO rules,
+ * pincode serviceability and lane performance, all in the `rates` schema and
+ * cached in memory.
  *
  * Hot path (no database query): catalog snapshot in memory + pincode facts from
  * one `pincode.lookupMany` call per quote, behind an in-process LRU/TTL cache.

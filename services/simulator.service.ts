@@ -1,8 +1,9 @@
 /**
- * Sandbox courier simulator (ARCHITECTURE §4): plays four sandbox couriers
- * behind their own HTTP server (node:http on 127.0.0.1:`SANDBOX_COURIER_PORT`),
- * speaking the Delhivery-like wire format of lib/couriers/sandbox/wire.ts.
- * Runs only when `SANDBOX=1` (lib/config.ts `sandbox`).
+ * Sandbox courier simulator (docs/ARCHITECTURE.md §4): plays four sandbox
+ * couriers behind their own HTTP server (node:http on
+ * 127.0.0.1:`SANDBOX_COURIER_PORT`), speaking the Delhivery-like wire format
+ * of lib/couriers/sandbox/wire.ts. Runs only when `SANDBOX=1` (lib/config.ts
+ * `sandbox`).
  *
  * Couriers (`/couriers/<code>/…`; an unknown code answers 404):
  * - `sbx-express` AWB 14 digits, `sbx-surface` 15, `sbx-reverse` 12, `sbx-lite` 13 (no COD).
@@ -111,8 +112,8 @@ export default defineService<SimulatorVars>()({
 	actions: {
 		/**
 		 * Emits a tracking scan for a booked AWB, as the courier would
-		 * (ARCHITECTURE §4 sandbox events). Params: `awb_number`, `event` (one of
-		 * {@link EMITTABLE_EVENTS}: every normalized status but booked,
+		 * (docs/ARCHITECTURE.md §4 sandbox events). Params: `awb_number`, `event`
+		 * (one of {@link EMITTABLE_EVENTS}: every normalized status but booked,
 		 * manifested and cancelled), `reason?` (NDR reason / remark, ≤ 255).
 		 * The scan is stored (the track API answers it) and, when
 		 * `SANDBOX_SCAN_PUSH_URL` is set, also pushed there signed
@@ -160,7 +161,8 @@ export default defineService<SimulatorVars>()({
 			this.logger.warn("simulator: SANDBOX is off; the sandbox courier simulator is not started");
 			return;
 		}
-		// pushes need the key they are signed with (docs/DECISIONS.md "Sandbox scan signatures")
+		// pushes need the key they are signed with
+		// (docs/decisions/0078-sandbox-scan-signatures.md)
 		if (pushUrlFor("sbx-express")) requireSandboxWebhookSecret("simulator");
 		const port = loadConfig().simulatorPort;
 		const server = new SimulatorServer(this.db, this.logger);

@@ -1,7 +1,7 @@
 /**
  * `webhooks` service: merchants' webhook endpoints and the signed delivery of
- * the events other services publish (issue 11 "Webhooks"; ARCHITECTURE §1;
- * docs/DECISIONS.md "Merchant webhooks (issue 11)"). Owns the PostgreSQL
+ * the events other services publish (issue 11 "Webhooks"; docs/ARCHITECTURE.md
+ * §1; docs/decisions/0044-merchant-webhooks.md). Owns the PostgreSQL
  * schema `webhooks` (endpoints, events, deliveries, order refs;
  * lib/webhooks/migrations.ts).
  *

@@ -3,7 +3,7 @@
  * "booked → cancel", §7) and booking's own view of an order's state
  * (`booking.orderState`, read-your-writes of `GET /v1/orders/status`).
  *
- * Decisions (docs/DECISIONS.md "Cancel"):
+ * Decisions (docs/decisions/0015-cancel.md):
  * - Body `order_id` and `logistic_id`: JSON integers or digit strings, both
  *   required; anything else is 400 `validation_failed` naming each bad field.
  * - The booking cancelled is the order's latest attempt, and only when it is

@@ -3,7 +3,8 @@
  * `GET /v1/shipping/couriers` and `PATCH /v1/shipping/couriers/priority`.
  * The spec's `shipment_type` numbers exist only here (0 forward, 1 or 2
  * reverse); inside, a {@link ShipmentDirection}. Inner shapes of `strategy`,
- * `rules` and `restrictions` are ours (docs/DECISIONS.md "Courier rankings").
+ * `rules` and `restrictions` are ours
+ * (docs/decisions/0019-courier-rankings.md).
  */
 import type { Sequelize } from "sequelize";
 import {

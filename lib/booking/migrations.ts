@@ -1,5 +1,5 @@
 /**
- * Tables of the `booking` schema (ARCHITECTURE §5 durability):
+ * Tables of the `booking` schema (docs/ARCHITECTURE.md §5 durability):
  *
  * - `booking.attempts`: one row per booking attempt of an order (the shipment:
  *   courier, AWB, state, failure reason, quoted charges in paise). A partial

@@ -1,14 +1,14 @@
 /**
- * Replay refusal of courier scan pushes (issue 31; docs/DECISIONS.md "Sandbox
- * scan signatures"): a push whose adapter names a replay key (the sandbox
- * couriers' timestamped signature, lib/couriers/sandbox/signature.ts) is
- * claimed in `booking.push_seen` before its scans are folded; the same key
- * again is refused. PostgreSQL, not Redis or process memory: booking always
- * has its database (Redis is optional, `REDIS_URL`), and every booking replica
- * shares it, so a replay sent to another replica is refused too. A row is
- * kept {@link PUSH_SEEN_KEEP_S} seconds, longer than a signature is accepted
- * (5 minutes old to 1 minute ahead), then purged by the booking sweeper
- * ({@link forgetOldPushes}).
+ * Replay refusal of courier scan pushes (issue 31;
+ * docs/decisions/0078-sandbox-scan-signatures.md): a push whose adapter names
+ * a replay key (the sandbox couriers' timestamped signature,
+ * lib/couriers/sandbox/signature.ts) is claimed in `booking.push_seen` before
+ * its scans are folded; the same key again is refused. PostgreSQL, not Redis
+ * or process memory: booking always has its database (Redis is optional,
+ * `REDIS_URL`), and every booking replica shares it, so a replay sent to
+ * another replica is refused too. A row is kept {@link PUSH_SEEN_KEEP_S}
+ * seconds, longer than a signature is accepted (5 minutes old to 1 minute
+ * ahead), then purged by the booking sweeper ({@link forgetOldPushes}).
  */
 import type { Sequelize } from "sequelize";
 import { exec } from "../db";

@@ -1,9 +1,9 @@
 /**
- * The booking outbox relay and the sweeper (ARCHITECTURE §5 durability, points
- * 1 and 3; spec §4.2): delivers committed outbox rows (acknowledged
- * `intake.applyBookingUpdate`, BullMQ add with jobId `attempt-<id>`,
- * acknowledged `rates.recordLaneOutcome`, acknowledged publish of
- * `shipment.status_changed` to its channel, lib/channels.ts, acknowledged
+ * The booking outbox relay and the sweeper (docs/ARCHITECTURE.md §5
+ * durability, points 1 and 3; spec §4.2): delivers committed outbox rows
+ * (acknowledged `intake.applyBookingUpdate`, BullMQ add with jobId
+ * `attempt-<id>`, acknowledged `rates.recordLaneOutcome`, acknowledged publish
+ * of `shipment.status_changed` to its channel, lib/channels.ts, acknowledged
  * `documents.captureCourierLabel` for a courier-issued label) and
  * re-enqueues attempts whose job is missing. Timings in milliseconds
  * (lib/booking/settings.ts); SQL in lib/booking/store.

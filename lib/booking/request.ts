@@ -1,8 +1,8 @@
 /**
  * The request path `book` and `bookSync` share (spec §4.2, §3, §7;
- * ARCHITECTURE §5 point 1): the checks before an attempt (order, channel,
- * direction, live attempt, warehouse, courier and quote), committing the
- * attempt with its outbox rows, and book/sync's inline booking within its
+ * docs/ARCHITECTURE.md §5 point 1): the checks before an attempt (order,
+ * channel, direction, live attempt, warehouse, courier and quote), committing
+ * the attempt with its outbox rows, and book/sync's inline booking within its
  * budget (`BOOKING_SYNC_BUDGET_MS`) before handing over to the worker. Plain
  * functions over {@link BookingDeps}; money in rupees at the edge, paise in
  * the attempt; SQL in lib/booking/store.

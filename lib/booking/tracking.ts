@@ -1,7 +1,7 @@
 /**
  * The tracking pipeline of booked shipments (issue 7; spec §2.6, §3, §4.3
- * tracking, §6; ARCHITECTURE §1, §4): courier scans reach us pushed to our
- * webhook (`POST /v1/tracking/webhooks/{courier}`, {@link courierPush}) and
+ * tracking, §6; docs/ARCHITECTURE.md §1, §4): courier scans reach us pushed to
+ * our webhook (`POST /v1/tracking/webhooks/{courier}`, {@link courierPush}) and
  * pulled by a poller ({@link pollOnce}); both fold them the same way
  * ({@link ingest}: lib/booking/store/tracking.ts `ingestScans`, the rule in
  * ./tracking-fold.ts) into one status per shipment, report each change to
@@ -15,7 +15,7 @@
  * polls it back through the same path; the read ({@link trackingOf}) answers
  * §2.6. Plain functions over {@link BookingDeps}; SQL in lib/booking/store.
  *
- * Decisions: docs/DECISIONS.md "Shipment status and tracking".
+ * Decisions: docs/decisions/0029-shipment-tracking.md.
  */
 
 import type { ServiceBroker } from "moleculer";
@@ -371,7 +371,7 @@ const PUSHED_TEXT: ReadonlyArray<[keyof TrackingScan, string]> = [
  * unpaired surrogate): one per field, naming the push body's field, e.g.
  * `body: Shipment.AWB must not contain control characters`; empty when the
  * batch is clean. A newline in a courier's instructions is the courier's
- * words and kept (docs/DECISIONS.md "Sandbox scan signatures").
+ * words and kept (docs/decisions/0078-sandbox-scan-signatures.md).
  */
 export function textFieldsOfPush(batch: AwbScans[]): string[] {
 	const out = new Set<string>();
@@ -389,15 +389,16 @@ export function textFieldsOfPush(batch: AwbScans[]): string[] {
 }
 
 /**
- * `POST /v1/tracking/webhooks/{courier}` (ours; docs/DECISIONS.md "Shipment
- * status and tracking", "Sandbox scan signatures"): a courier pushes scans.
- * `courier` is the courier's code on the rate card (`rates.listCouriers`,
- * e.g. `sbx-express`); `body` the raw request body, base64; `headers` the
- * request headers, lower-cased. The adapter checks the signature on the raw
- * bytes (`verifyPush`: for the sandbox couriers a timestamped HMAC at most 5
- * minutes old; no key configured refuses every push) before anything is read,
- * then parses (`parsePush`); a push whose text fields break the text rule
- * (U+0000…) is refused whole ({@link textFieldsOfPush}); a push whose adapter names a
+ * `POST /v1/tracking/webhooks/{courier}` (ours;
+ * docs/decisions/0029-shipment-tracking.md,
+ * docs/decisions/0078-sandbox-scan-signatures.md): a courier pushes scans.
+ * `courier` is the courier's code on the rate card (`rates.listCouriers`, e.g.
+ * `sbx-express`); `body` the raw request body, base64; `headers` the request
+ * headers, lower-cased. The adapter checks the signature on the raw bytes
+ * (`verifyPush`: for the sandbox couriers a timestamped HMAC at most 5 minutes
+ * old; no key configured refuses every push) before anything is read, then parses
+ * (`parsePush`); a push whose text fields break the text rule (U+0000…) is
+ * refused whole ({@link textFieldsOfPush}); a push whose adapter names a
  * replay key is claimed once (lib/booking/push-replay.ts) and the scans are
  * folded ({@link ingest}, source `push`). Answers `{accepted, applied}` (see
  * {@link PushAnswer}); scans of AWBs we do not hold are ignored (accepted 0).
@@ -483,8 +484,8 @@ export function parseSandboxEvent(params: Record<string, unknown>): SandboxEvent
 }
 
 /**
- * `POST /v1/sandbox/orders/{order_id}/events` (ARCHITECTURE §4; issue 7):
- * the simulator emits the scan for the order's booked AWB
+ * `POST /v1/sandbox/orders/{order_id}/events` (docs/ARCHITECTURE.md §4; issue
+ * 7): the simulator emits the scan for the order's booked AWB
  * (`simulator.emitScan`), then that AWB is polled at once through its adapter
  * ({@link trackAndFold}, the poller's path; pushes, if configured, race it
  * harmlessly: scans are deduplicated) and its order updates relayed before

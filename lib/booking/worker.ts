@@ -1,7 +1,7 @@
 /**
- * The booking worker (ARCHITECTURE §5 durability, points 2, 3, 4 and 5; spec
- * §4.2, §3): runs a claimed attempt at its courier (the attempt id as the
- * client reference), settles earlier ambiguous attempts of the order first,
+ * The booking worker (docs/ARCHITECTURE.md §5 durability, points 2, 3, 4 and
+ * 5; spec §4.2, §3): runs a claimed attempt at its courier (the attempt id as
+ * the client reference), settles earlier ambiguous attempts of the order first,
  * falls over (AUTO) to the next ranked courier, cancels a late AWB when a
  * cancel was requested meanwhile, and settles (for the sweeper) attempts left
  * unsettled by asking the courier about their reference. Plain functions over

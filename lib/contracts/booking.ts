@@ -41,7 +41,8 @@ export interface ProcessResult {
 /**
  * 200 answer of `POST /v1/shipping/book/sync` (§4.2). `forward_id` is our
  * booking (shipment) id, `bk_<attempt id>` (the `idem_key` of the async
- * route); `label_url` the signed label link of the AWB (lib/label-link.ts, docs/DECISIONS.md).
+ * route); `label_url` the signed label link of the AWB (lib/label-link.ts,
+ * docs/decisions/0035-signed-label-links.md).
  */
 export interface BookSyncAnswer {
 	status: "booked";
@@ -79,7 +80,7 @@ export interface CourierRankEntry {
 /**
  * 200 answer of `GET /v1/shipping/couriers` and `PATCH /v1/shipping/couriers/priority`
  * (§4.2, §2.8). Inner shapes of `strategy`, `rules`, `restrictions` are ours
- * (the spec says "not shown"; docs/DECISIONS.md).
+ * (the spec says "not shown"; docs/decisions/0019-courier-rankings.md).
  */
 export interface CouriersAnswer {
 	data: CourierRankEntry[];
@@ -105,7 +106,7 @@ export interface WalletMovement {
 	created_at: string;
 }
 
-/** 200 answer of `GET /v1/wallet` (ours; docs/DECISIONS.md): post-paid balance and cursor-paged movements (§2.12). */
+/** 200 answer of `GET /v1/wallet` (ours; docs/decisions/0020-wallet.md): post-paid balance and cursor-paged movements (§2.12). */
 export interface WalletAnswer {
 	/** rupees: refunds minus charges (negative = owed by the merchant) */
 	balance: number;
@@ -196,7 +197,7 @@ export interface BookingActions {
 	 * `moved` counts the shipments whose status changed by this call.
 	 */
 	"booking.markManifested": { params: MarkManifestedParams; result: { moved: number } };
-	/** POST /v1/sandbox/orders/{order_id}/events (ARCHITECTURE §4; only with SANDBOX=1): 200 {@link SandboxEventAnswer}. */
+	/** POST /v1/sandbox/orders/{order_id}/events (docs/ARCHITECTURE.md §4; only with SANDBOX=1): 200 {@link SandboxEventAnswer}. */
 	"booking.sandboxEvent": { params: HttpParams; result: SandboxEventAnswer };
 	/** GET /v1/orders/{id}/tracking (§2.6, §4.3): 200 {@link TrackingAnswer}. */
 	"booking.tracking": { params: HttpParams; result: TrackingAnswer };
@@ -247,7 +248,7 @@ export interface SandboxEventAnswer {
 	status_name: string;
 }
 
-/** One courier scan of `GET /v1/orders/{id}/tracking` (§2.6; fields: docs/DECISIONS.md). */
+/** One courier scan of `GET /v1/orders/{id}/tracking` (§2.6; fields: docs/decisions/0029-shipment-tracking.md). */
 export interface TrackingScanView {
 	/** ISO-8601 UTC */
 	at: string;
@@ -272,7 +273,7 @@ export interface TrackingAnswer {
 }
 
 /**
- * `shipment.status_changed` (§6; docs/DECISIONS.md "Shipment events"): a
+ * `shipment.status_changed` (§6; docs/decisions/0033-shipment-events.md): a
  * shipment's folded status changed — a courier scan, or a handover manifest
  * (`manifested`, "Ready for pickup"). Published durably to the channel
  * `shipment.status_changed` (booking's outbox, lib/channels.ts; at-least-once

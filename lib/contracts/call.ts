@@ -1,6 +1,6 @@
 /**
- * The one way to reach another service (ARCHITECTURE §5, §6): typed by the
- * contract (./index.ts), with a timeout on every call and one mapping of
+ * The one way to reach another service (docs/ARCHITECTURE.md §5, §6): typed by
+ * the contract (./index.ts), with a timeout on every call and one mapping of
  * "could not be asked" to a 503.
  */
 import type { CallingOptions, Context, Logger, ServiceBroker } from "moleculer";

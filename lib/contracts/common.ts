@@ -1,9 +1,10 @@
 /**
- * Shapes shared by several services' contracts (ARCHITECTURE §6 "The contract
- * between services is typed"). Inside the system a shipment's direction and
- * payment are words ({@link ShipmentDirection}, {@link PaymentMode}); the spec's
- * numbers (`shipment_type` 0/1/2, `order_type` 0/1) exist only at the HTTP edge
- * and are converted by {@link directionOf} / {@link paymentModeOf} there.
+ * Shapes shared by several services' contracts (docs/ARCHITECTURE.md §6 "The
+ * contract between services is typed"). Inside the system a shipment's
+ * direction and payment are words ({@link ShipmentDirection},
+ * {@link PaymentMode}); the spec's numbers (`shipment_type` 0/1/2,
+ * `order_type` 0/1) exist only at the HTTP edge and are converted by
+ * {@link directionOf} / {@link paymentModeOf} there.
  *
  * Units everywhere: weights kg, dimensions cm, money on the wire in rupees
  * (numbers with at most 2 decimals; stored as integer paise), timestamps

@@ -1,7 +1,7 @@
 /**
- * The contract between services (ARCHITECTURE §6): every action of every
- * service (name → params and result) and every event (name → payload), one
- * file per service, merged here into {@link Actions} and {@link Events}.
+ * The contract between services (docs/ARCHITECTURE.md §6): every action of
+ * every service (name → params and result) and every event (name → payload),
+ * one file per service, merged here into {@link Actions} and {@link Events}.
  *
  * Call another service only through {@link call} / {@link broadcast} /
  * {@link emit} (./call.ts): they are typed by these maps, so renaming an
@@ -46,7 +46,7 @@ export interface Actions
 		WebhooksActions,
 		PlatformActions {}
 
-/** Every event: name → payload. Events are notifications (drop a cache), never state (ARCHITECTURE §5). */
+/** Every event: name → payload. Events are notifications (drop a cache), never state (docs/ARCHITECTURE.md §5). */
 export interface Events
 	extends PincodeEvents,
 		RatesEvents,

@@ -137,8 +137,9 @@ export interface StatusRecord {
 }
 
 /**
- * A row of `GET /v1/orders` (§2.5 list row; field list in docs/DECISIONS.md
- * "Orders read side"). Money in rupees, timestamps ISO-8601 UTC.
+ * A row of `GET /v1/orders` (§2.5 list row; field list in
+ * docs/decisions/0030-orders-read-side.md). Money in rupees, timestamps
+ * ISO-8601 UTC.
  */
 export interface OrderListRow {
 	order_id: number;
@@ -185,7 +186,7 @@ export interface CursorPage<T> {
 
 /**
  * `GET /v1/orders/{id}` (§2.5 detail: the full order row plus `channel`,
- * `tracking_url`; every field in docs/DECISIONS.md "Orders read side").
+ * `tracking_url`; every field in docs/decisions/0030-orders-read-side.md).
  * Money rupees, weight kg, dimensions cm, timestamps ISO-8601 UTC (null: not
  * reached).
  */
@@ -270,7 +271,7 @@ export interface IntakeActions {
 	"intake.editUnshipped": { params: HttpParams; result: UnshippedEditResult };
 	/** POST /v1/orders/{id}/hide (§3, §4.3): hides the order from every list and count. */
 	"intake.hideOrder": { params: HttpParams; result: HideOrderResult };
-	// bulk upload (issue 10; docs/DECISIONS.md "Bulk upload")
+	// bulk upload (issue 10; docs/decisions/0039-bulk-upload-api.md)
 	/** POST /v1/intake/bulk (§2.3, §4.1): the raw multipart body arrives as `ctx.stream`. 202. */
 	"intake.bulkUpload": { params: BulkUploadParams; result: BulkUploadResult };
 	/** GET /v1/intake/jobs (§4.1): the caller's bulk jobs, newest first, cursor-paged. */

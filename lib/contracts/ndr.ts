@@ -1,9 +1,9 @@
 /**
  * Contract of the `ndr` service (issue 9; spec §2.10, §4.2 `POST /v1/shipping/ndr`,
- * §4.6, §7; docs/DECISIONS.md "NDR"): failed-delivery cases opened from the
- * durable `shipment.status_changed` channel, the merchant's list, counts and
- * comments, courier NDR actions, the deadline policy and buyer notifications.
- * Money in rupees, times ISO-8601 UTC.
+ * §4.6, §7; docs/decisions/0038-ndr-cases.md): failed-delivery cases opened
+ * from the durable `shipment.status_changed` channel, the merchant's list,
+ * counts and comments, courier NDR actions, the deadline policy and buyer
+ * notifications. Money in rupees, times ISO-8601 UTC.
  */
 import type { HttpParams, PaymentMode } from "./common";
 
@@ -55,7 +55,7 @@ export interface NdrActionView {
 
 /**
  * One row of `GET /v1/ndr` (§2.10: the NDR row plus `order_value` and
- * `notification`; every field in docs/DECISIONS.md "NDR").
+ * `notification`; every field in docs/decisions/0038-ndr-cases.md).
  */
 export interface NdrRow {
 	/** the case id */
@@ -108,7 +108,7 @@ export interface NdrPage {
 /** 200 answer of `GET /v1/ndr/counts`: one number per tab, keys = {@link NDR_TABS}. */
 export type NdrCounts = Record<NdrTab, number>;
 
-/** 201 answer of `POST /v1/ndr/{id}/comment`: the created comment row (fields: docs/DECISIONS.md "NDR"). */
+/** 201 answer of `POST /v1/ndr/{id}/comment`: the created comment row (fields: docs/decisions/0038-ndr-cases.md). */
 export interface NdrComment {
 	id: number;
 	/** the case it belongs to */

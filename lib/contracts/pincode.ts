@@ -1,6 +1,6 @@
 /**
- * Contract of the `pincode` service (spec §4.7; ARCHITECTURE §1): the India
- * Post directory with zone facts, held in memory.
+ * Contract of the `pincode` service (spec §4.7; docs/ARCHITECTURE.md §1): the
+ * India Post directory with zone facts, held in memory.
  */
 import type { HttpParams } from "./common";
 

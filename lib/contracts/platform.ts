@@ -1,7 +1,7 @@
 /**
  * Contracts of the platform services: `gateway` (probes), `devauth` (the
- * development identity provider of the zero-setup start, ARCHITECTURE §3) and
- * `simulator` (the sandbox couriers, ARCHITECTURE §4).
+ * development identity provider of the zero-setup start, docs/ARCHITECTURE.md
+ * §3) and `simulator` (the sandbox couriers, docs/ARCHITECTURE.md §4).
  */
 import type { JWK } from "jose";
 import type { ShipmentStatus } from "../shipment-status";
@@ -17,8 +17,8 @@ export interface TokenResponse {
 }
 
 /**
- * Tracking events the simulator can emit on demand (ARCHITECTURE §4): every
- * normalized shipment status (lib/shipment-status.ts) but `booked`,
+ * Tracking events the simulator can emit on demand (docs/ARCHITECTURE.md §4):
+ * every normalized shipment status (lib/shipment-status.ts) but `booked`,
  * `manifested` and `cancelled`, which the simulator writes itself (on create
  * and cancel) or which are ours.
  */

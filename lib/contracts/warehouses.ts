@@ -12,7 +12,7 @@ export interface WarehousesActions {
 	"warehouses.list": { params: HttpParams; result: { data: WarehouseView[] } };
 	/** POST /v1/warehouses (§4.5): 201 `{data:{id, orders_repaired}}`. */
 	"warehouses.create": { params: HttpParams; result: { data: { id: number; orders_repaired: number } } };
-	/** PATCH /v1/warehouses/:id (§4.5, shape decided in docs/DECISIONS.md): `{data: row}`, the row as listed. */
+	/** PATCH /v1/warehouses/:id (§4.5, shape decided in docs/decisions/0006-warehouses.md): `{data: row}`, the row as listed. */
 	"warehouses.update": { params: HttpParams; result: { data: WarehouseView } };
 	/** DELETE /v1/warehouses/:id (§4.5): `{data:{id, deleted:1}}`; 404, 409 `warehouse_in_use`, 503. */
 	"warehouses.remove": { params: HttpParams; result: { data: { id: number; deleted: 1 } } };

@@ -1,9 +1,10 @@
 /**
- * Contract of the `webhooks` service (issue 11 "Webhooks"; docs/DECISIONS.md
- * "Merchant webhooks (issue 11)"): merchants' endpoints (subscriptions), the
- * deliveries log, and the events other services publish to it through their
- * outboxes (the durable channel {@link MERCHANT_EVENTS_CHANNEL}, plus
- * booking's `shipment.status_changed`). Times ISO-8601 UTC, latencies ms.
+ * Contract of the `webhooks` service (issue 11 "Webhooks";
+ * docs/decisions/0044-merchant-webhooks.md): merchants' endpoints
+ * (subscriptions), the deliveries log, and the events other services publish
+ * to it through their outboxes (the durable channel
+ * {@link MERCHANT_EVENTS_CHANNEL}, plus booking's `shipment.status_changed`).
+ * Times ISO-8601 UTC, latencies ms.
  */
 import type { HttpParams } from "./common";
 

@@ -1,8 +1,8 @@
 /**
- * The transport step every courier proxy shares (ARCHITECTURE §1, Karrio's
- * "proxy"): one `fetch` with a timeout covering the headers and the body
- * read, an answer size cap, and the two outcomes the adapter interface knows
- * for a transport failure. Anything the courier's wire format decides
+ * The transport step every courier proxy shares (docs/ARCHITECTURE.md §1,
+ * Karrio's "proxy"): one `fetch` with a timeout covering the headers and the
+ * body read, an answer size cap, and the two outcomes the adapter interface
+ * knows for a transport failure. Anything the courier's wire format decides
  * (refusal words, JSON shapes, auth) stays in the courier's own proxy/mapper.
  */
 import { CourierUnavailable } from "./types";

@@ -1,7 +1,8 @@
 /**
- * Courier adapter registry (ARCHITECTURE §1): `adapterFor(courier)` picks the
- * adapter named by `courier.adapter` and configures it with `courier.code`.
- * Services talk to couriers only through the returned {@link CourierAdapter}.
+ * Courier adapter registry (docs/ARCHITECTURE.md §1): `adapterFor(courier)`
+ * picks the adapter named by `courier.adapter` and configures it with
+ * `courier.code`. Services talk to couriers only through the returned
+ * {@link CourierAdapter}.
  */
 import { sandboxDelhiveryOverrides } from "../config";
 import type { CourierInfo } from "../contracts";

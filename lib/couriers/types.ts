@@ -1,8 +1,8 @@
 /**
- * Courier integration interface (ARCHITECTURE §1, after Karrio's connectors):
- * one adapter per courier behind this interface; per courier a mapper (our
- * shapes ↔ the courier's), a proxy (its HTTP calls) and settings. Nothing
- * outside lib/couriers ever sees a courier's wire format.
+ * Courier integration interface (docs/ARCHITECTURE.md §1, after Karrio's
+ * connectors): one adapter per courier behind this interface; per courier a
+ * mapper (our shapes ↔ the courier's), a proxy (its HTTP calls) and settings.
+ * Nothing outside lib/couriers ever sees a courier's wire format.
  *
  * Errors: adapters throw {@link CourierRefused} when the courier answered "no"
  * (definitive; its words in `message`) and {@link CourierUnavailable} when the
@@ -68,7 +68,7 @@ export interface BookResult {
 	status: "booked" | "cancelled";
 }
 
-/** One tracking scan as a courier reports it, normalized (ARCHITECTURE §1). */
+/** One tracking scan as a courier reports it, normalized (docs/ARCHITECTURE.md §1). */
 export interface TrackingScan {
 	/** normalized status (lib/shipment-status.ts) */
 	status: ShipmentStatus;
@@ -126,7 +126,8 @@ export interface CourierAdapter {
 	/**
 	 * Whether a pushed scan webhook body is authentic (HMAC / shared secret per
 	 * the courier's scheme). `headers` lower-cased. No secret configured → false
-	 * for every push (never a default secret; docs/DECISIONS.md "Sandbox scan signatures").
+	 * for every push (never a default secret;
+	 * docs/decisions/0078-sandbox-scan-signatures.md).
 	 */
 	verifyPush(raw: Buffer, headers: Record<string, string | undefined>): boolean;
 	/**

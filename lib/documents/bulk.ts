@@ -1,6 +1,6 @@
 /**
- * Bulk labels: `POST /v1/documents/label` (spec §4.4, §7; docs/DECISIONS.md
- * "Labels: bulk").
+ * Bulk labels: `POST /v1/documents/label` (spec §4.4, §7;
+ * docs/decisions/0024-bulk-labels.md).
  *
  * One request, ONE PDF: the labels of up to 200 of the caller's booked orders,
  * one page each in the requested order, drawn into ONE pdf-lib document whose

@@ -1,6 +1,6 @@
 /**
  * Document fonts and text drawing for labels and manifests (STACK-NOTES
- * "Documents"; docs/DECISIONS.md "Labels: Indian scripts").
+ * "Documents"; docs/decisions/0025-indian-scripts.md).
  *
  * pdf-lib's standard fonts (Helvetica) use WinAnsi and cannot encode "₹" or
  * any Indian script, so documents embed Noto Sans faces (OFL-1.1) from the

@@ -1,8 +1,8 @@
 /**
- * The documents outbox relay (ARCHITECTURE §5 durability; spec §3 manifest
- * row): delivers the `mark_manifested` rows a manifest wrote in its own
- * transaction to `booking.markManifested` by acknowledged calls. A row stays
- * undelivered until booking acknowledges it; a failure is retried with
+ * The documents outbox relay (docs/ARCHITECTURE.md §5 durability; spec §3
+ * manifest row): delivers the `mark_manifested` rows a manifest wrote in its
+ * own transaction to `booking.markManifested` by acknowledged calls. A row
+ * stays undelivered until booking acknowledges it; a failure is retried with
  * backoff (`relayBackoffMs` · 2^(tries−1), at most 60 s). `booking.markManifested`
  * is idempotent, so a redelivery (a relay that died after the call, before the
  * mark) moves nothing twice. Timings in milliseconds, from the environment:

@@ -4,7 +4,7 @@
  * PDF is ./manifest.ts, the SQL ./manifest-store.ts, the delivery to
  * booking ./manifest-relay.ts.
  *
- * Decisions (docs/DECISIONS.md "Manifests"):
+ * Decisions (docs/decisions/0032-manifests.md):
  * - `order_ids`: a JSON array of 1 to 200 positive integers (JSON integers or
  *   digit strings, as `orderId` of the single label); more than 200 entries →
  *   400 `{message:"max 200 orders per request"}`; duplicates are dropped

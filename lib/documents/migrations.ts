@@ -1,5 +1,5 @@
 /**
- * Migrations of the `documents` schema (ARCHITECTURE §1, §5).
+ * Migrations of the `documents` schema (docs/ARCHITECTURE.md §1, §5).
  *
  * `documents.labels`: one row per (order, AWB). `source` is `generated` for a
  * label we draw, `courier` when the courier issues its own label; then

@@ -1,6 +1,7 @@
 /**
- * SQL over the `documents` schema (tables in ./migrations.ts; ARCHITECTURE §1:
- * documents owns labels; manifests and the outbox are in ./manifest-store.ts).
+ * SQL over the `documents` schema (tables in ./migrations.ts;
+ * docs/ARCHITECTURE.md §1: documents owns labels; manifests and the outbox are
+ * in ./manifest-store.ts).
  *
  * `documents.labels`: one row per (order, AWB). `source` is `generated` for a
  * label we draw, `courier` when the courier issues its own label; then

@@ -1,7 +1,7 @@
 /**
- * HEAD wherever GET is served (RFC 9110 §9.3.2; issue 31; docs/DECISIONS.md
- * "Edge text rule, undecodable bodies, HEAD"): the same status and headers as
- * the GET, no body.
+ * HEAD wherever GET is served (RFC 9110 §9.3.2; issue 31;
+ * docs/decisions/0079-edge-text-rule.md): the same status and headers as the
+ * GET, no body.
  *
  * moleculer-web matches an alias by its exact method, so the gateway mounts a
  * `HEAD <path>` twin of every `GET <path>` alias ({@link withHead}): a HEAD runs

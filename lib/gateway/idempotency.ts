@@ -1,6 +1,6 @@
 /**
  * Idempotency keys on every POST of the bearer API (issue 25, beyond the
- * spec; Stripe's semantics; docs/DECISIONS.md "Idempotency keys"):
+ * spec; Stripe's semantics; docs/decisions/0074-idempotency-keys.md):
  *
  * A POST sent with `Idempotency-Key: <1–255 printable ASCII characters>` (else
  * 400 `invalid_idempotency_key`) is run once per account (`sender_id` of the

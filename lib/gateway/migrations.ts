@@ -1,7 +1,7 @@
 /**
- * Schema `idempotency`, owned by the gateway (issue 25; docs/DECISIONS.md
- * "Idempotency keys"): the answers of POST requests sent with an
- * `Idempotency-Key` header (lib/gateway/idempotency.ts).
+ * Schema `idempotency`, owned by the gateway (issue 25;
+ * docs/decisions/0074-idempotency-keys.md): the answers of POST requests sent
+ * with an `Idempotency-Key` header (lib/gateway/idempotency.ts).
  *
  * - `idempotency.keys`: one row per account (`sender_id` of the verified
  *   token) and key. While the request runs, `lock_id` / `locked_at` hold it

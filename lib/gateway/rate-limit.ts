@@ -1,6 +1,6 @@
 /**
  * The edge rate limits of the gateway (spec §5 rule 7, §8 "not shown": ours,
- * docs/DECISIONS.md "Rate limits"), on `rate-limiter-flexible`:
+ * docs/decisions/0036-rate-limits.md), on `rate-limiter-flexible`:
  *
  * | Limit    | Key                                      | Applies to                              | Setting (per minute)          | Default |
  * |----------|------------------------------------------|-----------------------------------------|-------------------------------|---------|
@@ -21,10 +21,10 @@
  * `{error:"rate_limited", message}` with `Retry-After` (whole seconds until the
  * window ends, at least 1) by the gateway's error handler.
  *
- * Every answer counted against a limit (issue 25; docs/DECISIONS.md "Rate-limit
- * headers"), the 429 included, carries the two fields of the IETF draft
- * draft-ietf-httpapi-ratelimit-headers (structured fields, a String policy id;
- * see {@link setRateHeaders}):
+ * Every answer counted against a limit (issue 25;
+ * docs/decisions/0075-rate-limit-headers.md), the 429 included, carries the
+ * two fields of the IETF draft draft-ietf-httpapi-ratelimit-headers
+ * (structured fields, a String policy id; see {@link setRateHeaders}):
  * `RateLimit-Policy: "account";q=3000;w=60` (the quota per window of seconds)
  * and `RateLimit: "account";r=2999;t=42` (requests left, seconds until the
  * window ends). Policy ids: `account` (bearer /v1 routes), `address` (signed

@@ -1,7 +1,7 @@
 /**
- * The gateway's HTTP route table (spec §4, ARCHITECTURE §6: explicit aliases
- * only, `mappingPolicy: "restrict"`; no internal action is reachable over HTTP
- * unless listed here).
+ * The gateway's HTTP route table (spec §4, docs/ARCHITECTURE.md §6: explicit
+ * aliases only, `mappingPolicy: "restrict"`; no internal action is reachable
+ * over HTTP unless listed here).
  *
  * Keys are `"<METHOD> <path>"` in moleculer-web / path-to-regexp 8 syntax
  * (`:name` is a path parameter, passed to the action as a STRING in
@@ -34,7 +34,8 @@ export const API_ALIASES = {
 	"GET /v1/orders/unshipped/counts": "intake.unshippedCounts",
 	"PATCH /v1/orders/unshipped/:id": "intake.editUnshipped",
 	"POST /v1/orders/:id/hide": "intake.hideOrder",
-	// tracking (§2.6, §4.3) and sandbox scan events (ARCHITECTURE §4; 404 unless SANDBOX=1)
+	// tracking (§2.6, §4.3) and sandbox scan events (docs/ARCHITECTURE.md §4; 404 unless
+	// SANDBOX=1)
 	"GET /v1/orders/:id/tracking": "booking.tracking",
 	"POST /v1/sandbox/orders/:order_id/events": "booking.sandboxEvent",
 	/** After every literal `/v1/orders/<word>` path: the first matching alias wins (moleculer-web keeps this order). */
@@ -89,10 +90,10 @@ export const BULK_UPLOAD_ALIASES = {
 export const BULK_UPLOAD_PATH = "/v1/intake/bulk";
 
 /**
- * Courier scan webhooks (ours; docs/DECISIONS.md tracking): no bearer token,
- * each courier's own signature on the RAW body, checked by booking. Served by
- * the gateway's `webhooks` route (raw body parser; params `{courier, body:
- * base64, headers}`, see services/gateway.service.ts).
+ * Courier scan webhooks (ours; docs/decisions/0029-shipment-tracking.md): no
+ * bearer token, each courier's own signature on the RAW body, checked by
+ * booking. Served by the gateway's `webhooks` route (raw body parser; params
+ * `{courier, body: base64, headers}`, see services/gateway.service.ts).
  */
 export const WEBHOOK_ALIASES = {
 	"POST /v1/tracking/webhooks/:courier": "booking.courierPush",
@@ -135,7 +136,7 @@ export const DOCS_ALIASES = {
 
 /**
  * Development identity provider (zero-setup start only, env `MSA_DEV_IDP=1`;
- * ARCHITECTURE §3, spec §5.5). No bearer token.
+ * docs/ARCHITECTURE.md §3, spec §5.5). No bearer token.
  */
 export const DEV_IDP_ALIASES = {
 	/** `?grant_type=password`, JSON or form body `{email|username, password}`. */

@@ -1,8 +1,8 @@
 /**
  * The gateway's side of the edge text rule (issue 31; the rule itself is
- * lib/text-rule.ts; docs/DECISIONS.md "Edge text rule, undecodable bodies,
- * HEAD"): {@link assertCleanText} refuses the params of a request whose
- * strings break it, before authentication and before any action runs.
+ * lib/text-rule.ts; docs/decisions/0079-edge-text-rule.md):
+ * {@link assertCleanText} refuses the params of a request whose strings break
+ * it, before authentication and before any action runs.
  */
 import { textViolations } from "../text-rule";
 import { GatewayError } from "./errors";

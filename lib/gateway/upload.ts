@@ -1,6 +1,6 @@
 /**
  * The gateway's bulk upload route (`POST /v1/intake/bulk`, spec §4.1; issue 25;
- * docs/DECISIONS.md "Bulk upload: parts in any order"). The route is a
+ * docs/decisions/0073-bulk-parts-any-order.md). The route is a
  * moleculer-web `stream` alias without body parser and with `mergeParams:
  * false`: the raw multipart body becomes the action's `ctx.stream` (over NATS
  * it crosses in chunks, never buffered by the gateway) and intake parses it

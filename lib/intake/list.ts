@@ -4,7 +4,8 @@
  * shapes of a list row and of the order detail, and the buyer-facing
  * tracking URL. SQL in ./list-store.ts; cursors signed by ../cursor.ts;
  * statuses, buckets and names from ../shipment-status.ts. Decisions (row
- * fields, defaults, matching rules) are in docs/DECISIONS.md "Orders read side".
+ * fields, defaults, matching rules) are in
+ * docs/decisions/0030-orders-read-side.md.
  */
 import { createHash } from "node:crypto";
 import type {
@@ -145,11 +146,11 @@ export function filtersHash(f: OrderListFilters): string {
 
 /**
  * Parses the query of `GET /v1/orders` for account `sender_id` (spec §4.3,
- * §4.8; decisions in docs/DECISIONS.md). Keys: `bucket` (one of
- * lib/shipment-status.ts BUCKETS, default `all`), `limit` (integer 1–1000,
- * default {@link ORDERS_DEFAULT_LIMIT}), `cursor` (a `nextCursor` of this
- * list, issued to this account for the same filters), `awb_number` (1–64 of
- * `A-Z a-z 0-9 -`, exact), `order_no` (1–52 of `A-Z a-z 0-9 _ - / # .`,
+ * §4.8; decisions in docs/decisions/0030-orders-read-side.md). Keys: `bucket`
+ * (one of lib/shipment-status.ts BUCKETS, default `all`), `limit` (integer
+ * 1–1000, default {@link ORDERS_DEFAULT_LIMIT}), `cursor` (a `nextCursor` of
+ * this list, issued to this account for the same filters), `awb_number` (1–64
+ * of `A-Z a-z 0-9 -`, exact), `order_no` (1–52 of `A-Z a-z 0-9 _ - / # .`,
  * exact), `shipment_type` (`0`/`1`), `date_from` / `date_to` (real calendar
  * days `YYYY-MM-DD`, inclusive, India Standard Time; from ≤ to), `city`
  * (1–100 characters, no control characters). Values are trimmed; an empty

@@ -1,5 +1,5 @@
 /**
- * Migrations of the `intake` schema (ARCHITECTURE §1, §5).
+ * Migrations of the `intake` schema (docs/ARCHITECTURE.md §1, §5).
  *
  * `intake.orders` is the order aggregate: the merchant's fields (spec §2.1,
  * §2.2) plus the booking state and lifecycle status other services report to
@@ -171,12 +171,12 @@ CREATE TABLE IF NOT EXISTS intake.orders (
 		},
 	},
 	{
-		// Bulk upload (issue 10; docs/DECISIONS.md "Bulk upload"): a job per uploaded
-		// file, the file's bytes stored with it (in PostgreSQL, not one pod's disk)
-		// before the 202, and one outcome row per data row. `processed_rows` is the
-		// worker's checkpoint (rows fully handled, committed with their orders and
-		// outcomes in one transaction). Row numbers are 1-based data rows (the
-		// header is row 0).
+		// Bulk upload (issue 10; docs/decisions/0039-bulk-upload-api.md): a job per
+		// uploaded file, the file's bytes stored with it (in PostgreSQL, not one
+		// pod's disk) before the 202, and one outcome row per data row.
+		// `processed_rows` is the worker's checkpoint (rows fully handled,
+		// committed with their orders and outcomes in one transaction). Row
+		// numbers are 1-based data rows (the header is row 0).
 		name: "0005-bulk-jobs",
 		async up({ sequelize, transaction }) {
 			const q = (sql: string) => sequelize.query(sql, { transaction });

@@ -53,8 +53,8 @@ export interface InsertResult {
 }
 
 /**
- * Idempotent create (ARCHITECTURE §5): `INSERT … ON CONFLICT (sender_id,
- * customer_order_no) WHERE released_at IS NULL DO NOTHING RETURNING order_id`
+ * Idempotent create (docs/ARCHITECTURE.md §5):
+ * `INSERT … ON CONFLICT (sender_id, customer_order_no) WHERE released_at IS NULL DO NOTHING RETURNING order_id`
  * (the partial unique index `orders_sender_ref_live`: only unreleased orders
  * hold their reference); on conflict, reads the live row's id (committed by
  * then: the INSERT waited for it). Concurrent identical calls create exactly

@@ -3,7 +3,7 @@
  * (no I/O). The courier-side checks (the DEFER_DLV window, the courier's
  * answer) are in ./courier-action.ts.
  *
- * Rules (docs/DECISIONS.md "NDR actions at the courier"):
+ * Rules (docs/decisions/0037-ndr-courier-actions.md):
  * - `order_id`, `logistic_id` (required): positive integers, JSON integers or
  *   digit strings (no whitespace, as on book/cancel).
  * - `ndr_act`: `RE-ATTEMPT` (default when absent or null), `DEFER_DLV` or

@@ -1,6 +1,6 @@
 /**
  * NDR cases from the durable `shipment.status_changed` channel (issue 9;
- * docs/DECISIONS.md "NDR"; consumer group `ndr`, at-least-once):
+ * docs/decisions/0038-ndr-cases.md; consumer group `ndr`, at-least-once):
  *
  * - `undelivered` opens the shipment's case (in `action_required`, with the
  *   courier's reason mapped by ./reasons.ts, what the list needs of the order

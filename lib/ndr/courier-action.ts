@@ -4,7 +4,7 @@
  * courier's adapter and the NDR retry policy. The `ndr` service calls
  * {@link sendNdrAction} once it has found the order's open case.
  *
- * Retry policy (docs/DECISIONS.md "NDR actions at the courier"): a transient
+ * Retry policy (docs/decisions/0037-ndr-courier-actions.md): a transient
  * failure (CourierUnavailable: timeout, connection reset or refused, 5xx, an
  * unreadable answer) is retried by p-retry with exponential backoff and
  * jitter: at most `NDR_ACTION_ATTEMPTS` calls (default 3), the n-th retry

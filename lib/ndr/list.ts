@@ -1,8 +1,8 @@
 /**
  * The merchant's side of NDR (issue 9; spec §2.10, §2.12, §4.6, §4.8, §7;
- * docs/DECISIONS.md "NDR"): parsing of `GET /v1/ndr` (tabs, filters, signed
- * cursors bound to the account and filters), the list row, the counts, and
- * the comment body. SQL in ./store.ts.
+ * docs/decisions/0038-ndr-cases.md): parsing of `GET /v1/ndr` (tabs, filters,
+ * signed cursors bound to the account and filters), the list row, the counts,
+ * and the comment body. SQL in ./store.ts.
  */
 import { createHash } from "node:crypto";
 import {
@@ -163,7 +163,7 @@ function masked(phone: string | null): string | null {
 	return phone ? `******${phone.slice(-4)}` : null;
 }
 
-/** The §2.10 list row of a stored case (fields: docs/DECISIONS.md "NDR"). */
+/** The §2.10 list row of a stored case (fields: docs/decisions/0038-ndr-cases.md). */
 export function rowOf(r: ListRowDb, maxAttempts: number): NdrRow {
 	const last_action: NdrActionView | null = r.act_act
 		? {

@@ -1,5 +1,6 @@
 /**
- * Migrations of the `ndr` schema (issue 9; spec §2.10, §4.6; docs/DECISIONS.md "NDR").
+ * Migrations of the `ndr` schema (issue 9; spec §2.10, §4.6;
+ * docs/decisions/0038-ndr-cases.md).
  *
  * - `ndr.cases`: one row per NDR case of a shipment (AWB). `status` is the
  *   list tab the case is in: `action_required` / `action_requested` (open),

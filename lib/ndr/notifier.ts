@@ -1,6 +1,7 @@
 /**
- * Buyer notifications of NDR cases (issue 9; docs/DECISIONS.md "NDR"): when a
- * case opens, the buyer is told the delivery failed and how to reschedule.
+ * Buyer notifications of NDR cases (issue 9;
+ * docs/decisions/0038-ndr-cases.md): when a case opens, the buyer is told the
+ * delivery failed and how to reschedule.
  *
  * The `ndr` service records a notification row (`queued`) in the transaction
  * that opens the case, then hands it to a {@link Notifier} and records what
@@ -16,9 +17,10 @@
  * `failed` updates of the row found by `provider_ref`), and return it from
  * {@link notifierFor} for its `NDR_NOTIFIER` value. Nothing else changes.
  *
- * A recorded status says what really happened (docs/DECISIONS.md "Truthful NDR
- * notification records"): `delivered` only when a provider reported the
- * delivery; the sandbox, which sends nothing, records `simulated`.
+ * A recorded status says what really happened
+ * (docs/decisions/0081-truthful-ndr-notifications.md): `delivered` only when a
+ * provider reported the delivery; the sandbox, which sends nothing, records
+ * `simulated`.
  */
 
 /** Channels a buyer can be notified on. */

@@ -2,7 +2,7 @@
  * The NDR deadline policy (issue 9; DOMAIN.md "Tracking and NDR": "the seller
  * has about 24 h to act on an NDR; without action a re-attempt is requested
  * on their behalf; after three attempts the parcel goes RTO";
- * docs/DECISIONS.md "NDR").
+ * docs/decisions/0038-ndr-cases.md).
  *
  * One pass ({@link policyPass}), as of an instant `now` (the timer's clock, or
  * the `now` given to `ndr.tick`, so tests control time without sleeping):

@@ -1,7 +1,7 @@
 /**
- * Settings of the `ndr` service (issue 9; docs/DECISIONS.md "NDR"), read from
- * the environment when the service is created (tests shorten them). All
- * durations in milliseconds.
+ * Settings of the `ndr` service (issue 9; docs/decisions/0038-ndr-cases.md),
+ * read from the environment when the service is created (tests shorten them).
+ * All durations in milliseconds.
  *
  * | Variable | Meaning | Default |
  * |---|---|---|

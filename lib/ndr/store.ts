@@ -1,8 +1,8 @@
 /**
  * SQL of the `ndr` service (issue 9; schema in ./migrations.ts; decisions in
- * docs/DECISIONS.md "NDR"): cases opened and advanced by `undelivered` status
- * events, closed by delivered / RTO ones; the policy pass's lease; actions,
- * comments, buyer notifications; the list and counts.
+ * docs/decisions/0038-ndr-cases.md): cases opened and advanced by
+ * `undelivered` status events, closed by delivered / RTO ones; the policy
+ * pass's lease; actions, comments, buyer notifications; the list and counts.
  *
  * Idempotency (the channel is at-least-once): an attempt row per failed
  * attempt, unique by the event's `event_id` and by (AWB, scan time), is

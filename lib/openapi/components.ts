@@ -32,7 +32,7 @@ export const components: OpenAPIV3_1.ComponentsObject = {
 			in: "header",
 			required: false,
 			description: [
-				'Makes this POST safe to retry (Stripe\'s semantics; docs/DECISIONS.md "Idempotency keys"): 1 to 255 printable ASCII',
+				"Makes this POST safe to retry (Stripe's semantics; docs/decisions/0074-idempotency-keys.md): 1 to 255 printable ASCII",
 				"characters (else 400 `invalid_idempotency_key`), e.g. a UUID per logical operation. The first answer (status,",
 				"headers such as `Content-Type`, `Location`, `x-manifest-no`, and body, PDFs included) is stored per account",
 				"(the token's `sender_id`) and key for 24 hours, and a retry with the same key gets it back byte for byte with",
@@ -130,8 +130,8 @@ export function responseRef(name: GatewayResponse): OpenAPIV3_1.ReferenceObject 
 /**
  * Answers the gateway itself gives on any route of a kind (services/gateway.service.ts
  * "Error mapping", lib/gateway/errors.ts): lib/openapi/index.ts adds them to every
- * operation that does not document that status itself (see docs/DECISIONS.md
- * "OpenAPI document and contract checks").
+ * operation that does not document that status itself (see
+ * docs/decisions/0043-openapi-document.md).
  */
 export const GATEWAY_RESPONSES = {
 	InvalidBody: json(
@@ -164,7 +164,7 @@ export const GATEWAY_RESPONSES = {
 	),
 	RateLimited: {
 		description:
-			'`rate_limited` (docs/DECISIONS.md "Rate limits"): over the per-account limit of bearer routes, or the per-address limit of signed links; retry after `Retry-After` seconds.',
+			"`rate_limited` (docs/decisions/0036-rate-limits.md): over the per-account limit of bearer routes, or the per-address limit of signed links; retry after `Retry-After` seconds.",
 		headers: {
 			"Retry-After": {
 				required: true,

@@ -12,7 +12,8 @@
  *   styles, fonts and fetches from 'self' only, no inline script or style,
  *   no eval; images also `data:` (Swagger UI's stylesheet draws its icons as
  *   data: SVGs). Checked in a headless Chromium: the page renders every
- *   operation and expands them with no CSP violation (docs/DECISIONS.md).
+ *   operation and expands them with no CSP violation
+ *   (docs/decisions/0043-openapi-document.md).
  * - `GET /docs/:file`: the page's files from a fixed list ({@link DOCS_FILES}),
  *   read from the package once; anything else is 404 `not_found`.
  */

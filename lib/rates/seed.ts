@@ -1,9 +1,9 @@
 /**
- * Sandbox seed of the rates schema (ARCHITECTURE §4): the couriers and rate
- * cards of `data/sandbox-rates.json`. Run by the rates service in `started`
- * (after migrations) only when `loadConfig().sandbox` is true. Idempotent:
- * every insert is `ON CONFLICT DO NOTHING`, so an operator's edits in the
- * database survive restarts and concurrent starts insert each row once.
+ * Sandbox seed of the rates schema (docs/ARCHITECTURE.md §4): the couriers and
+ * rate cards of `data/sandbox-rates.json`. Run by the rates service in
+ * `started` (after migrations) only when `loadConfig().sandbox` is true.
+ * Idempotent: every insert is `ON CONFLICT DO NOTHING`, so an operator's edits
+ * in the database survive restarts and concurrent starts insert each row once.
  */
 import type { Sequelize } from "sequelize";
 import sandboxData from "../../data/sandbox-rates.json";

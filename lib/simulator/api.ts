@@ -1,8 +1,8 @@
 /**
  * The sandbox couriers' API endpoints (wire format lib/couriers/sandbox/wire.ts,
- * ARCHITECTURE §4): each takes the parsed request and answers a {@link Reply}
- * (status, JSON body, optional hang). HTTP parsing and routing are in
- * ./server.ts; the SQL in ./store.ts.
+ * docs/ARCHITECTURE.md §4): each takes the parsed request and answers a
+ * {@link Reply} (status, JSON body, optional hang). HTTP parsing and routing
+ * are in ./server.ts; the SQL in ./store.ts.
  */
 
 import { randomInt } from "node:crypto";

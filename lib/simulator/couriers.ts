@@ -1,6 +1,6 @@
 /**
- * The sandbox couriers the simulator plays (ARCHITECTURE §4) and their rules:
- * AWB formats, refused pincodes, refusal wording (shipments and pickup
+ * The sandbox couriers the simulator plays (docs/ARCHITECTURE.md §4) and their
+ * rules: AWB formats, refused pincodes, refusal wording (shipments and pickup
  * locations), emittable tracking events, answer delays. Pure: no I/O.
  */
 import type { SimulatorEvent } from "../contracts";

@@ -1,5 +1,5 @@
 /**
- * Migrations of the `simulator` schema (ARCHITECTURE §4): the sandbox
+ * Migrations of the `simulator` schema (docs/ARCHITECTURE.md §4): the sandbox
  * couriers' own state, so they behave as real couriers across restarts.
  *
  * - `simulator.awb_seq`: AWB numbers (unique across couriers);

@@ -1,7 +1,8 @@
 /**
- * The merchant's side of webhooks (issue 11; docs/DECISIONS.md "Merchant
- * webhooks"): request bodies and queries checked into typed inputs, rows
- * turned into the API's views, the error codes of the routes.
+ * The merchant's side of webhooks (issue 11;
+ * docs/decisions/0044-merchant-webhooks.md): request bodies and queries
+ * checked into typed inputs, rows turned into the API's views, the error codes
+ * of the routes.
  *
  * Errors (§2.11 envelope): 400 `validation_failed` (with `details`), 400
  * `cursor: unrecognised shape`, 404 `webhook_not_found` / `delivery_not_found`

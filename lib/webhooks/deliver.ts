@@ -1,5 +1,5 @@
 /**
- * One delivery attempt (issue 11; docs/DECISIONS.md "Merchant webhooks"),
+ * One delivery attempt (issue 11; docs/decisions/0044-merchant-webhooks.md),
  * run by the BullMQ job of the delivery (./worker.ts). In order:
  *
  * 1. the delivery, its event and endpoint are read in one statement; a

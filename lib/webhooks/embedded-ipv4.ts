@@ -1,6 +1,6 @@
 /**
  * The IPv4 addresses an IPv6 address carries (issue 31 "Webhook SSRF filter";
- * docs/DECISIONS.md "Embedded IPv4 in IPv6 endpoints"). A host reached through
+ * docs/decisions/0076-embedded-ipv4.md). A host reached through
  * one of these forms is, or may be routed to, its IPv4 address, so the
  * webhook address filter (./ssrf.ts `addressRefusal`) judges the embedded
  * IPv4 address(es) as it judges the plain IPv4 address.

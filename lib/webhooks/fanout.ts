@@ -1,5 +1,5 @@
 /**
- * Events in (issue 11; docs/DECISIONS.md "Merchant webhooks"): the durable
+ * Events in (issue 11; docs/decisions/0044-merchant-webhooks.md): the durable
  * channels `merchant.events` (the publishers' event outboxes) and
  * `shipment.status_changed` (booking's outbox), consumer group `webhooks`,
  * at-least-once. Each event is stored once (its `key`), with one delivery

@@ -1,13 +1,12 @@
 /**
- * One delivery attempt over HTTP (issue 11 "Safety"; docs/DECISIONS.md
- * "Merchant webhooks"): a POST of the signed JSON body with node:http(s)
- * (keep-alive agents), the name resolved and checked by
+ * One delivery attempt over HTTP (issue 11 "Safety";
+ * docs/decisions/0044-merchant-webhooks.md): a POST of the signed JSON body
+ * with node:http(s) (keep-alive agents), the name resolved and checked by
  * ./ssrf.ts `guardedLookup` (the socket connects to the checked address; a
- * literal IP host is checked here, since Node does not look literals up),
- * no redirect followed (a 3xx is a failed attempt), the whole attempt
- * bounded by `timeoutMs` (10 s by default), and at most `capBytes` of the
- * answer read (kept for the endpoint's owner only, never shown to another
- * account).
+ * literal IP host is checked here, since Node does not look literals up), no
+ * redirect followed (a 3xx is a failed attempt), the whole attempt bounded by
+ * `timeoutMs` (10 s by default), and at most `capBytes` of the answer read
+ * (kept for the endpoint's owner only, never shown to another account).
  */
 import http from "node:http";
 import https from "node:https";

@@ -1,6 +1,6 @@
 /**
- * Migrations of the `webhooks` schema (issue 11; docs/DECISIONS.md "Merchant
- * webhooks (issue 11)").
+ * Migrations of the `webhooks` schema (issue 11;
+ * docs/decisions/0044-merchant-webhooks.md).
  *
  * - `webhooks.endpoints`: a merchant's receiver: URL, subscribed event
  *   types, the signing secret (AES-GCM sealed, ./secrets.ts) and the

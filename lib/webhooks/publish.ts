@@ -1,24 +1,24 @@
 /**
- * The publishers' side of merchant events (issue 11; docs/DECISIONS.md
- * "Merchant webhooks"): each publishing service (intake, booking, ndr) keeps
- * an `<schema>.event_outbox` table, written in the same transaction as the
- * state change (by a trigger of that service's migrations: an order row
- * inserted, a seq-2 booking `order_update` outbox row, an NDR case opened or
- * closed), and runs an {@link EventOutboxRelay} that publishes the rows to
- * the durable channel `merchant.events` (lib/channels.ts; acknowledged by
- * JetStream / Redis) and marks them delivered. The rows of one relay round
- * (≤ 200, oldest first) travel as ONE message {@link MerchantEventBatch}
- * (`msgId` derived from the row ids, so JetStream drops a re-publish of the
- * same round): a bulk import's 85,000 order.created events are ~430
- * acknowledged publishes, not 85,000 (each a NATS request: ~10 s of CPU in
- * the importing process and as much in the consumer). The consumer stores
- * each event once by its `event_id`, so a round taken again after a crash and
- * published with other rows adds nothing twice. The relay wakes on the table's
- * `NOTIFY` (sent at commit) and polls every `EVENT_OUTBOX_POLL_MS` (1000)
- * as a fallback; a round's rows are locked `FOR UPDATE SKIP LOCKED` in the
- * transaction that publishes and marks them, so several pods of a service
- * share the work; a failed publish is retried with capped
- * exponential backoff (lib/outbox.ts `outboxRetryDelayMs`).
+ * The publishers' side of merchant events (issue 11;
+ * docs/decisions/0044-merchant-webhooks.md): each publishing service (intake,
+ * booking, ndr) keeps an `<schema>.event_outbox` table, written in the same
+ * transaction as the state change (by a trigger of that service's migrations:
+ * an order row inserted, a seq-2 booking `order_update` outbox row, an NDR
+ * case opened or closed), and runs an {@link EventOutboxRelay} that publishes
+ * the rows to the durable channel `merchant.events` (lib/channels.ts;
+ * acknowledged by JetStream / Redis) and marks them delivered. The rows of one
+ * relay round (≤ 200, oldest first) travel as ONE message
+ * {@link MerchantEventBatch} (`msgId` derived from the row ids, so JetStream
+ * drops a re-publish of the same round): a bulk import's 85,000 order.created
+ * events are ~430 acknowledged publishes, not 85,000 (each a NATS request: ~10
+ * s of CPU in the importing process and as much in the consumer). The consumer
+ * stores each event once by its `event_id`, so a round taken again after a
+ * crash and published with other rows adds nothing twice. The relay wakes on
+ * the table's `NOTIFY` (sent at commit) and polls every `EVENT_OUTBOX_POLL_MS`
+ * (1000) as a fallback; a round's rows are locked `FOR UPDATE SKIP LOCKED` in
+ * the transaction that publishes and marks them, so several pods of a service
+ * share the work; a failed publish is retried with capped exponential backoff
+ * (lib/outbox.ts `outboxRetryDelayMs`).
  */
 import { createHash } from "node:crypto";
 import type { ServiceBroker } from "moleculer";

@@ -1,6 +1,6 @@
 /**
  * Which receiver URLs and addresses webhooks may reach (issue 11 "Safety";
- * docs/DECISIONS.md "Merchant webhooks"): outside the sandbox only `https`,
+ * docs/decisions/0044-merchant-webhooks.md): outside the sandbox only `https`,
  * and only public unicast addresses (ipaddr.js `range()` is `unicast`):
  * loopback, private (10/8, 172.16/12, 192.168/16), link-local (169.254/16,
  * with the cloud metadata address 169.254.169.254; fe80::/10), unique-local
@@ -9,7 +9,7 @@
  * addresses are refused; an IPv6 address that embeds IPv4 addresses
  * (IPv4-compatible `::/96`, IPv4-mapped, IPv4-translated, NAT64, 6to4,
  * Teredo: ./embedded-ipv4.ts) is judged by them as the plain IPv4 address is
- * (docs/DECISIONS.md "Embedded IPv4 in IPv6 endpoints"). In the sandbox
+ * (docs/decisions/0076-embedded-ipv4.md). In the sandbox
  * (`SANDBOX=1`) `http` and loopback are allowed as well, nothing else.
  *
  * The check runs at subscribe time (the literal address, or every address the
@@ -40,8 +40,8 @@ function ipv4Allowed(ip: ipaddr.IPv4, sandbox: boolean): boolean {
  * compatible, IPv4-mapped, IPv4-translated, NAT64, 6to4, Teredo) is judged by
  * them, each as the plain IPv4 address would be in the same mode, so
  * `::a9fe:a9fe` is refused as 169.254.169.254 is, and `2002:808:808::1`
- * (8.8.8.8) passes where a public address does (docs/DECISIONS.md "Embedded
- * IPv4 in IPv6 endpoints"). Pure; throws nothing.
+ * (8.8.8.8) passes where a public address does
+ * (docs/decisions/0076-embedded-ipv4.md). Pure; throws nothing.
  * @example addressRefusal("::a00:1", false) → "::a00:1 is a private address (IPv4-compatible, embeds 10.0.0.1)"
  */
 export function addressRefusal(address: string, sandbox: boolean): string | null {

@@ -1,5 +1,5 @@
 /**
- * The delivery queue (issue 11; docs/DECISIONS.md "Merchant webhooks"): one
+ * The delivery queue (issue 11; docs/decisions/0044-merchant-webhooks.md): one
  * BullMQ job per delivery and generation (jobId `wh-<delivery id>-<gen>`, so
  * a repeated add is ignored), retried by BullMQ with exponential backoff and
  * jitter (its own `exponential` strategy, ./deliver.ts `retryDelayMs`; the

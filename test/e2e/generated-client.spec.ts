@@ -8,7 +8,7 @@
  * run with tsx against the server. A route, parameter or field that drifted
  * from the document breaks the build; generated-client/drift.mts proves it
  * does (one compiler error per drifted line, none elsewhere).
- * docs/DECISIONS.md "Generated client test".
+ * docs/decisions/0072-generated-client-test.md.
  */
 import { strict as assert } from "node:assert";
 import { execFile } from "node:child_process";

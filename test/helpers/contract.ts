@@ -14,15 +14,15 @@
  *   a JSON body must validate against that schema (ajv, JSON Schema 2020-12
  *   with formats; compiled once per operation, status and media type);
  * - rules for requests the tests send to undocumented routes on purpose
- *   (docs/DECISIONS.md): a path matching no documented path must be answered
- *   404 `not_found` (JSON `Error`; `{message}` under /v1/documents/; plain
- *   text under the signed-link prefix); a documented path with another
- *   method must be 405 `method_not_allowed` with `Allow` (204 with `Allow`
- *   for `OPTIONS`);
+ *   (docs/decisions/0043-openapi-document.md): a path matching no documented
+ *   path must be answered 404 `not_found` (JSON `Error`; `{message}` under
+ *   /v1/documents/; plain text under the signed-link prefix); a documented
+ *   path with another method must be 405 `method_not_allowed` with `Allow`
+ *   (204 with `Allow` for `OPTIONS`);
  * - a `HEAD` is checked as the `GET` of its path (RFC 9110: the gateway
- *   answers HEAD wherever it serves GET, docs/DECISIONS.md "Edge text rule,
- *   undecodable bodies, HEAD"): the same documented statuses and required
- *   headers, and an empty body.
+ *   answers HEAD wherever it serves GET,
+ *   docs/decisions/0079-edge-text-rule.md): the same documented statuses and
+ *   required headers, and an empty body.
  *
  * Violations are collected per test and fail THAT test: a root `beforeEach`
  * (see {@link mochaHooks}, exported from test/helpers/global.ts) wraps the

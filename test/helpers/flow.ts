@@ -132,8 +132,8 @@ export async function typicalFlow(
 	// a courier that issues its own label (Sandbox Delhivery, Sandbox Lite): after an async booking the
 	// booking outbox delivers "booked" to intake and the label capture to documents as separate rows, so
 	// the download answers 409 carrier_label_missing with Retry-After until the capture lands
-	// (docs/DECISIONS.md "Courier-issued labels"); any other answer, that 409 without Retry-After
-	// (recorded missing) included, ends the wait
+	// (docs/decisions/0034-courier-issued-labels.md); any other answer, that 409 without
+	// Retry-After (recorded missing) included, ends the wait
 	const label = await eventually(() => api.get(`/v1/documents/label/${order_id}`), {
 		what: "the label",
 		ms: 15_000,

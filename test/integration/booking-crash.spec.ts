@@ -1,5 +1,6 @@
 /**
- * Integration: exactly-once booking under `kill -9` (issue 6, ARCHITECTURE §5).
+ * Integration: exactly-once booking under `kill -9` (issue 6,
+ * docs/ARCHITECTURE.md §5).
  *
  * The system split into two processes as `npm start` runs them over real NATS,
  * PostgreSQL and Redis: the core (gateway, documents, pincode, rates,

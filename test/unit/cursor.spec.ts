@@ -1,8 +1,9 @@
 /**
- * lib/cursor.ts: opaque signed page cursors (spec §2.12, §4.8; ARCHITECTURE §6).
- * A cursor round-trips its kind and position; anything not signed by us for
- * that kind (garbage, another list's cursor, a modified payload or signature,
- * another secret) is refused with 400 `cursor: unrecognised shape`.
+ * lib/cursor.ts: opaque signed page cursors (spec §2.12, §4.8;
+ * docs/ARCHITECTURE.md §6). A cursor round-trips its kind and position;
+ * anything not signed by us for that kind (garbage, another list's cursor, a
+ * modified payload or signature, another secret) is refused with 400
+ * `cursor: unrecognised shape`.
  */
 import { strict as assert } from "node:assert";
 import { type CursorPosition, cursorSecretConfigured, decodeCursor, encodeCursor } from "../../lib/cursor";

@@ -1,8 +1,8 @@
 /**
  * Delhivery B2C adapter: the {@link CourierAdapter} interface on Delhivery's
  * published protocol (DOMAIN.md "A real courier API: Delhivery B2C";
- * ARCHITECTURE §1). Settings from the environment (./settings.ts), HTTP in
- * ./proxy.ts, shapes in ./mapper.ts; golden wire fixtures in
+ * docs/ARCHITECTURE.md §1). Settings from the environment (./settings.ts),
+ * HTTP in ./proxy.ts, shapes in ./mapper.ts; golden wire fixtures in
  * test/fixtures/couriers/delhivery. No retries here: callers retry after a look-up.
  */
 import { timingSafeEqual } from "node:crypto";

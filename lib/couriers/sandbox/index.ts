@@ -2,7 +2,7 @@
  * Sandbox courier adapter: the {@link CourierAdapter} interface over real HTTP
  * against the local simulator (services/simulator.service.ts), so timeouts,
  * retries and reconciliation are exercised exactly as with a real courier
- * (ARCHITECTURE §1, §4).
+ * (docs/ARCHITECTURE.md §1, §4).
  */
 import type { NdrAct } from "../../contracts/ndr";
 import type {

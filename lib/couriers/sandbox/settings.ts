@@ -46,7 +46,7 @@ export function sandboxToken(env: NodeJS.ProcessEnv = process.env): string {
 /**
  * The key pushed scan bodies are signed with: `SANDBOX_WEBHOOK_SECRET`
  * trimmed, or "" when unset or blank (no default: a published default would
- * let anyone forge scans; docs/DECISIONS.md "Sandbox scan signatures").
+ * let anyone forge scans; docs/decisions/0078-sandbox-scan-signatures.md).
  */
 export function sandboxWebhookSecret(env: NodeJS.ProcessEnv = process.env): string {
 	return (env.SANDBOX_WEBHOOK_SECRET ?? "").trim();

@@ -1,6 +1,6 @@
 /**
  * Signature of the sandbox couriers' scan push (lib/couriers/sandbox/wire.ts
- * {@link WirePushScan}; docs/DECISIONS.md "Sandbox scan signatures"), in the
+ * {@link WirePushScan}; docs/decisions/0078-sandbox-scan-signatures.md), in the
  * manner of Stripe and Standard Webhooks: header `x-sandbox-timestamp: <unix
  * seconds>` and header `x-sandbox-signature: sha256=<hex>`, the hex
  * HMAC-SHA256 of `<timestamp>.<raw body bytes>` under the installation's key

@@ -1,10 +1,10 @@
 /**
- * Bulk upload, the HTTP side (issue 10; spec §2.3, §4.1, §7, §8; docs/DECISIONS.md
- * "Bulk upload" → "API"): reading the uploaded file (size cap, empty file,
- * bytes that must be what the name / content type say), the job object and
- * its per-row outcomes, the templates, the review decisions' parameters.
- * No SQL here (lib/intake/bulk/jobs-store.ts); the parsing of the file's rows
- * is the job's (lib/intake/bulk/process.ts).
+ * Bulk upload, the HTTP side (issue 10; spec §2.3, §4.1, §7, §8;
+ * docs/decisions/0039-bulk-upload-api.md): reading the uploaded file (size
+ * cap, empty file, bytes that must be what the name / content type say), the
+ * job object and its per-row outcomes, the templates, the review decisions'
+ * parameters. No SQL here (lib/intake/bulk/jobs-store.ts); the parsing of the
+ * file's rows is the job's (lib/intake/bulk/process.ts).
  */
 
 import { isUtf8 } from "node:buffer";

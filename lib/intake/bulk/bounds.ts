@@ -1,6 +1,6 @@
 /**
- * Bounds of the error text a bulk job stores and answers (issue 31; docs/
- * DECISIONS.md "Bounded bulk error text"): a file error lists at most
+ * Bounds of the error text a bulk job stores and answers (issue 31;
+ * docs/decisions/0077-bounded-bulk-errors.md): a file error lists at most
  * {@link MAX_LISTED_NAMES} column names, each cut to {@link MAX_NAME_CHARS}
  * characters, and says how many it left out; the job's `error` is cut to
  * {@link MAX_JOB_ERROR_CHARS} characters as a last guard where it is stored

@@ -1,6 +1,6 @@
 /**
  * The rows export of a bulk job (issue 10 "neutralised in any export";
- * docs/DECISIONS.md "Bulk upload" → "Rows export"):
+ * docs/decisions/0040-bulk-rows-export.md):
  * `GET /v1/intake/jobs/{id}/rows.csv[?outcome=failed,review]`.
  *
  * A merchant downloads the rows that need attention as a CSV in the upload

@@ -1,6 +1,6 @@
 /**
  * The bulk upload's multipart body, read by intake itself (issue 10, issue 25;
- * spec §4.1; docs/DECISIONS.md "Bulk upload: parts in any order"). The gateway
+ * spec §4.1; docs/decisions/0073-bulk-parts-any-order.md). The gateway
  * hands the raw request body over as `ctx.stream` (a moleculer-web `stream`
  * alias; over NATS it crosses in chunks) with its `Content-Type`; this module
  * parses it with @fastify/busboy (the parser moleculer-web itself uses), so

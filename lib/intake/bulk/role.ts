@@ -1,6 +1,6 @@
 /**
  * Where bulk files are processed (issue 10: API p99 during an import ≤ 2×
- * idle; docs/DECISIONS.md "Bulk upload" → "Bulk worker deployment").
+ * idle; docs/decisions/0060-bulk-worker-deployment.md).
  *
  * `INTAKE_BULK_WORKER` sets an intake process's part:
  *

@@ -2,8 +2,8 @@
  * XLSX reading of bulk order files (issue 10; STACK-NOTES "Spreadsheets":
  * exceljs streaming WorkbookReader, never the `xlsx` package).
  *
- * Zip bombs and smuggled entries are refused in two steps (docs/DECISIONS.md
- * "Bulk upload" → "Readers"):
+ * Zip bombs and smuggled entries are refused in two steps
+ * (docs/decisions/0041-bulk-parsing.md):
  *
  * - {@link inspectXlsx} (at upload, and again in the worker): reads the zip's
  *   central directory with yauzl and walks the local file headers, inflating

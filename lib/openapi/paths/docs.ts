@@ -4,7 +4,7 @@
  * (PROBE_ALIASES). None of them takes a bearer token (lib/openapi/index.ts
  * sets `security: []` from the route tables). The development identity
  * provider (DEV_IDP_ALIASES, zero-setup only) is not part of the merchant
- * API and is not described (docs/DECISIONS.md).
+ * API and is not described (docs/decisions/0043-openapi-document.md).
  */
 import { errors, json, pathParam } from "../components";
 import type { AreaPaths, JsonSchema } from "../types";
@@ -103,7 +103,7 @@ export const paths: AreaPaths = {
 		operationId: "gateway.health",
 		summary: "Liveness probe",
 		description:
-			"200 while this gateway process serves HTTP (ARCHITECTURE §3). No bearer token; never rate-limited.",
+			"200 while this gateway process serves HTTP (docs/ARCHITECTURE.md §3). No bearer token; never rate-limited.",
 		responses: {
 			"200": json("Alive.", {
 				type: "object",

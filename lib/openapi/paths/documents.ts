@@ -1,7 +1,11 @@
 /**
  * OpenAPI 3.1 descriptions (issue 11) of the label and manifest routes (spec
- * §4.4, §3 manifest row, §5 rule 7, §7, §8; docs/DECISIONS.md "Labels…",
- * "Manifests", "Courier-issued labels", "Signed label links", "Rate limits").
+ * §4.4, §3 manifest row, §5 rule 7, §7, §8; docs/decisions/0007-labels.md,
+ * docs/decisions/0023-label-answers.md, docs/decisions/0024-bulk-labels.md,
+ * docs/decisions/0025-indian-scripts.md, docs/decisions/0032-manifests.md,
+ * docs/decisions/0034-courier-issued-labels.md,
+ * docs/decisions/0035-signed-label-links.md,
+ * docs/decisions/0036-rate-limits.md).
  *
  * §7 exception for `/v1/documents/*`: 400 and 404 answer `{message}`
  * (`DocumentsError`, no `error` key), 409 answers `{code, message}`
@@ -35,7 +39,7 @@ const header = (description: string, schema: HeaderSchema = { type: "string" }) 
 
 const CACHE_CONTROL = header("`private, no-store`");
 
-/** A label download: our PDF, or the courier's captured file with its own type (docs/DECISIONS.md "Courier-issued labels"). */
+/** A label download: our PDF, or the courier's captured file with its own type (docs/decisions/0034-courier-issued-labels.md). */
 function labelFile(description: string, headers: Response["headers"]): Response {
 	return {
 		description,
@@ -95,7 +99,7 @@ const MANIFEST_HEADERS: Response["headers"] = {
 
 const MANIFEST_PDF: Response = {
 	description:
-		'One A4 PDF, one section per (courier, pickup warehouse), each with its own manifest number, rows in request order, totals and signature boxes (docs/DECISIONS.md "Manifests").',
+		"One A4 PDF, one section per (courier, pickup warehouse), each with its own manifest number, rows in request order, totals and signature boxes (docs/decisions/0032-manifests.md).",
 	headers: MANIFEST_HEADERS,
 	content: { "application/pdf": { schema: binary("application/pdf") } },
 };
@@ -212,7 +216,7 @@ const manifestCopy: Operation = {
 	operationId: "documents_manifestCopy",
 	summary: "Print a stored manifest again",
 	description:
-		'Ours (docs/DECISIONS.md "Manifests"): prints one stored manifest again from its stored rows (same number, rows, warehouse, date, totals and headers). Changes nothing. Any authenticated role.',
+		"Ours (docs/decisions/0032-manifests.md): prints one stored manifest again from its stored rows (same number, rows, warehouse, date, totals and headers). Changes nothing. Any authenticated role.",
 	tags: ["documents"],
 	security: BEARER,
 	parameters: [
@@ -232,7 +236,7 @@ const labelLink: Operation = {
 	operationId: "documents_labelLink",
 	summary: "Download a label through its signed link",
 	description:
-		'Spec §4.4, §5 rule 7; docs/DECISIONS.md "Signed label links": no Authorization header — the token `{awb}.{hmac}` in the path is the credential (treat the URL as secret). Answers the same file as the bearer label route, as an attachment, and stamps `label_downloaded_at` the same way. Rate-limited per client address (`RATE_LIMIT_LINK_PER_MIN`, default 120 a minute, bad tokens counted too). The link stops working when its AWB is no longer a live booking or its signing secret is retired.',
+		"Spec §4.4, §5 rule 7; docs/decisions/0035-signed-label-links.md: no Authorization header — the token `{awb}.{hmac}` in the path is the credential (treat the URL as secret). Answers the same file as the bearer label route, as an attachment, and stamps `label_downloaded_at` the same way. Rate-limited per client address (`RATE_LIMIT_LINK_PER_MIN`, default 120 a minute, bad tokens counted too). The link stops working when its AWB is no longer a live booking or its signing secret is retired.",
 	tags: ["documents"],
 	security: [],
 	parameters: [

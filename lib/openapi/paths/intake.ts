@@ -3,9 +3,11 @@
  * (forward, reverse), bulk upload and its jobs / review queue / templates,
  * the booking status record, the orders list and detail, the unshipped queue
  * (list, error types, counts, edit) and hiding an order. Spec §2.1–§2.5,
- * §2.12, §3, §4.1, §4.3, §4.8, §7, §8; our decisions in docs/DECISIONS.md
- * ("Orders", "Orders read side", "Unshipped queue", "Bulk upload",
- * "Cursors", "Gateway").
+ * §2.12, §3, §4.1, §4.3, §4.8, §7, §8; our decisions in
+ * (docs/decisions/0005-orders.md, docs/decisions/0030-orders-read-side.md,
+ * docs/decisions/0031-unshipped-queue.md,
+ * docs/decisions/0039-bulk-upload-api.md, docs/decisions/0021-cursors.md,
+ * docs/decisions/0008-gateway.md).
  *
  * Request bodies of the create routes are converted from the very
  * fastest-validator schemas intake validates with (lib/intake/validation.ts
@@ -167,10 +169,10 @@ const limitParam = (max: number, def: number): Parameter =>
 // shared responses
 // ---------------------------------------------------------------------------
 
-/** 503 text (docs/DECISIONS.md "General"); lib/openapi/index.ts adds a generic 503 where a route does not say more. */
+/** 503 text (docs/decisions/0001-general-conventions.md); lib/openapi/index.ts adds a generic 503 where a route does not say more. */
 const UNAVAILABLE =
 	"`service_unavailable`: a service needed for the answer cannot be reached right now; retry";
-/** Gateway answers about a JSON request body (docs/DECISIONS.md "Gateway"), part of a documented 400. */
+/** Gateway answers about a JSON request body (docs/decisions/0008-gateway.md), part of a documented 400. */
 const BODY_400 =
 	"`invalid_json` (malformed JSON, an array or bare value, a form body), `invalid_body` (the body could not be read), `bad_request` (undecodable path parameter)";
 
@@ -435,7 +437,7 @@ const createReverse: Operation = {
 const bulkUpload: Operation = {
 	operationId: "intake_bulkUpload",
 	summary: "Upload a CSV or XLSX of orders",
-	description: `Bulk order upload (spec §2.3, §4.1, §8; docs/DECISIONS.md "Bulk upload"). \`multipart/form-data\` with \`import_file\` (one .csv or .xlsx file, at most 25 MB = ${BULK_MAX_BYTES} bytes) and \`sender_address_id\`, as a form field or in the query string (not both). The parts may come in any order (\`curl -F import_file=@orders.csv -F sender_address_id=1\`, a browser \`FormData\` with the file appended first): the file is streamed and counted (413 as soon as it passes the limit); every other check is made once the body has ended, and nothing is stored unless they all pass. Each row becomes a §2.1 order through the same validation as \`POST /v1/intake/order\`, shipped from \`sender_address_id\`; the columns are those of the templates (\`GET /v1/intake/bulk/template.csv\`). The job row and the file are committed, then the job is queued: poll \`GET /v1/intake/jobs/{id}\`. Capability \`orders.write\`; read-only roles are refused. Parsed by hand-written code (lib/intake/bulk/api.ts \`uploadBulk\`), described here by hand.`,
+	description: `Bulk order upload (spec §2.3, §4.1, §8; docs/decisions/0039-bulk-upload-api.md). \`multipart/form-data\` with \`import_file\` (one .csv or .xlsx file, at most 25 MB = ${BULK_MAX_BYTES} bytes) and \`sender_address_id\`, as a form field or in the query string (not both). The parts may come in any order (\`curl -F import_file=@orders.csv -F sender_address_id=1\`, a browser \`FormData\` with the file appended first): the file is streamed and counted (413 as soon as it passes the limit); every other check is made once the body has ended, and nothing is stored unless they all pass. Each row becomes a §2.1 order through the same validation as \`POST /v1/intake/order\`, shipped from \`sender_address_id\`; the columns are those of the templates (\`GET /v1/intake/bulk/template.csv\`). The job row and the file are committed, then the job is queued: poll \`GET /v1/intake/jobs/{id}\`. Capability \`orders.write\`; read-only roles are refused. Parsed by hand-written code (lib/intake/bulk/api.ts \`uploadBulk\`), described here by hand.`,
 	tags: ["intake"],
 	parameters: [
 		queryParam(
@@ -547,7 +549,7 @@ const rowViewProps: Record<string, Schema> = {
 };
 
 const jobObject = closed(
-	`The job object (spec §2.3 "not shown"; ours, docs/DECISIONS.md "Bulk upload"): status, counts, progress, created order ids (the first ${CREATED_IDS_MAX}), error, timestamps, and one page of per-row outcomes.`,
+	`The job object (spec §2.3 "not shown"; ours, docs/decisions/0039-bulk-upload-api.md): status, counts, progress, created order ids (the first ${CREATED_IDS_MAX}), error, timestamps, and one page of per-row outcomes.`,
 	{
 		...jobSummaryProps,
 		created_order_ids: arr(
@@ -671,7 +673,7 @@ const bulkReview: Operation = {
 const bulkRowsCsv: Operation = {
 	operationId: "intake_bulkRowsCsv",
 	summary: "Download a job's rows to correct, as CSV",
-	description: `The job's rows of the chosen outcomes (default ${EXPORT_DEFAULT_OUTCOMES.join(" and ")}) as a CSV in the upload template's layout, to correct in a spreadsheet and upload again (issue 10; docs/DECISIONS.md "Bulk upload" → "Rows export"). Columns: ${TEMPLATE_COLUMNS.join(", ")} (the row's cells as uploaded), then ${REPORT_COLUMNS.join(", ")} (\`errors\`: \`column: message\` joined with \` | \`). Every cell starting with \`=\`, \`+\`, \`-\` (not a number), \`@\`, tab or CR is prefixed with \`'\` so no spreadsheet evaluates it; an upload drops that \`'\` again and ignores the report columns, so the corrected file uploads as it is. UTF-8 with a byte-order mark, CRLF lines, RFC 4180 quoting, streamed in row order. A job still processing exports the rows recorded so far. Any authenticated role.`,
+	description: `The job's rows of the chosen outcomes (default ${EXPORT_DEFAULT_OUTCOMES.join(" and ")}) as a CSV in the upload template's layout, to correct in a spreadsheet and upload again (issue 10; docs/decisions/0040-bulk-rows-export.md). Columns: ${TEMPLATE_COLUMNS.join(", ")} (the row's cells as uploaded), then ${REPORT_COLUMNS.join(", ")} (\`errors\`: \`column: message\` joined with \` | \`). Every cell starting with \`=\`, \`+\`, \`-\` (not a number), \`@\`, tab or CR is prefixed with \`'\` so no spreadsheet evaluates it; an upload drops that \`'\` again and ignores the report columns, so the corrected file uploads as it is. UTF-8 with a byte-order mark, CRLF lines, RFC 4180 quoting, streamed in row order. A job still processing exports the rows recorded so far. Any authenticated role.`,
 	tags: ["intake"],
 	parameters: [
 		jobIdParam,
@@ -923,7 +925,7 @@ const receiverOut = (description: string): Schema =>
 	});
 
 const detailBody = closed(
-	'The shipment object (spec §2.5: the full order row plus `channel` and `tracking_url`; every field in docs/DECISIONS.md "Orders read side"). Money rupees, weight kg, dimensions cm, timestamps ISO-8601 UTC (null: not reached).',
+	"The shipment object (spec §2.5: the full order row plus `channel` and `tracking_url`; every field in docs/decisions/0030-orders-read-side.md). Money rupees, weight kg, dimensions cm, timestamps ISO-8601 UTC (null: not reached).",
 	{
 		...listRowProps,
 		receiver: receiverOut(

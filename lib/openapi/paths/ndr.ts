@@ -2,7 +2,8 @@
  * OpenAPI 3.1 descriptions (issue 11) of the failed-delivery (NDR) routes:
  * the courier action `POST /v1/shipping/ndr` (spec §4.2, §7), the list
  * `GET /v1/ndr`, the counts and the comments (spec §4.6, §2.10, §7, §8;
- * docs/DECISIONS.md "NDR actions at the courier", "NDR: cases, tabs, list…").
+ * docs/decisions/0037-ndr-courier-actions.md,
+ * docs/decisions/0038-ndr-cases.md).
  *
  * Every input of the ndr service is validated by hand (lib/ndr/act-input.ts
  * `parseNdrActBody`, lib/ndr/list.ts `parseNdrListQuery`, `parseComment`,
@@ -255,7 +256,7 @@ const act: Operation = {
 	operationId: "ndr_act",
 	summary: "Send a failed-delivery action to the courier",
 	description:
-		'Spec §4.2, §7; docs/DECISIONS.md "NDR actions at the courier": asks the courier to re-attempt, defer or deliver with new details, on the order\'s open NDR case. A transient courier failure is retried (at most 3 calls, backoff with jitter, within 10 s). The outcome is recorded on the case; an accepted act moves it to `action_requested`. Read-only roles are refused (§5 rule 3 calls accepting them a defect).',
+		"Spec §4.2, §7; docs/decisions/0037-ndr-courier-actions.md: asks the courier to re-attempt, defer or deliver with new details, on the order's open NDR case. A transient courier failure is retried (at most 3 calls, backoff with jitter, within 10 s). The outcome is recorded on the case; an accepted act moves it to `action_requested`. Read-only roles are refused (§5 rule 3 calls accepting them a defect).",
 	tags: ["ndr"],
 	security: BEARER,
 	requestBody: { required: true, content: { "application/json": { schema: ACT_BODY } } },
@@ -276,7 +277,7 @@ const list: Operation = {
 	operationId: "ndr_list",
 	summary: "List failed deliveries",
 	description:
-		'Spec §4.6, §2.10, §2.12; docs/DECISIONS.md "NDR": the caller\'s NDR cases of one tab, newest first, cursor-paged, each with `order_value` and `notification`. Values are trimmed; an empty filter is no filter. Any authenticated role. Query validated by hand (lib/ndr/list.ts `parseNdrListQuery`).',
+		"Spec §4.6, §2.10, §2.12; docs/decisions/0038-ndr-cases.md: the caller's NDR cases of one tab, newest first, cursor-paged, each with `order_value` and `notification`. Values are trimmed; an empty filter is no filter. Any authenticated role. Query validated by hand (lib/ndr/list.ts `parseNdrListQuery`).",
 	tags: ["ndr"],
 	security: BEARER,
 	parameters: [

@@ -2,16 +2,20 @@
  * OpenAPI 3.1 descriptions (issue 11) of the shipping routes: pincode lookup
  * (spec §4.7), serviceability and rates (§4.2, §2.7), booking (book,
  * book/sync, cancel; §4.2, §2.4, §3), courier rankings (§4.2, §2.8), the
- * wallet (ours), tracking (§2.6, §4.3), sandbox scan events (ARCHITECTURE §4)
- * and the courier scan webhooks (ours, no bearer token).
+ * wallet (ours), tracking (§2.6, §4.3), sandbox scan events
+ * (docs/ARCHITECTURE.md §4) and the courier scan webhooks (ours, no bearer
+ * token).
  *
  * Keys are the gateway alias keys of lib/gateway/routes.ts exactly. Query and
  * body schemas come from the validator schemas the services use where one
  * exists (`fromValidator`); the booking inputs are validated by hand
  * (lib/booking/params.ts, cancel.ts, couriers.ts, wallet.ts, tracking.ts) and
  * are described by hand here, each saying so. Error codes: spec §7 plus
- * docs/DECISIONS.md (Booking, Sync booking, Cancel, Courier rankings, Wallet,
- * Shipment status and tracking, Rates and serviceability, Gateway).
+ * (docs/decisions/0009-booking.md, docs/decisions/0010-sync-booking.md,
+ * docs/decisions/0015-cancel.md, docs/decisions/0019-courier-rankings.md,
+ * docs/decisions/0020-wallet.md, docs/decisions/0029-shipment-tracking.md,
+ * docs/decisions/0004-rates-and-serviceability.md,
+ * docs/decisions/0008-gateway.md).
  */
 import type { ValidationSchema } from "fastest-validator";
 import { MAX_RANKING, SHIPMENT_TYPE_MSG } from "../../booking/couriers";
@@ -213,13 +217,13 @@ const ZONE: JsonSchema = {
 	type: "string",
 	enum: ["A", "B", "C", "D", "E"],
 	description:
-		'Zone (docs/DECISIONS.md "Rates and serviceability"): A same district, B same state, C metro to metro, D rest of India, E special regions.',
+		"Zone (docs/decisions/0004-rates-and-serviceability.md): A same district, B same state, C metro to metro, D rest of India, E special regions.",
 };
 const STATUS: JsonSchema = {
 	type: "string",
 	enum: [...SHIPMENT_STATUSES],
 	description:
-		'normalized shipment status (lib/shipment-status.ts; docs/DECISIONS.md "Shipment status and tracking")',
+		"normalized shipment status (lib/shipment-status.ts; docs/decisions/0029-shipment-tracking.md)",
 };
 
 // ---------------------------------------------------------------------------
@@ -377,7 +381,7 @@ const CANCEL_ANSWER: JsonSchema = {
 	},
 };
 
-/** Answer of GET /v1/shipping/couriers and PATCH …/priority (spec §4.2, §2.8; inner shapes docs/DECISIONS.md). */
+/** Answer of GET /v1/shipping/couriers and PATCH …/priority (spec §4.2, §2.8; inner shapes docs/decisions/0019-courier-rankings.md). */
 const COURIERS_ANSWER: JsonSchema = {
 	type: "object",
 	additionalProperties: false,
@@ -511,7 +515,7 @@ const TRACKING_ANSWER: JsonSchema = {
 	type: "object",
 	additionalProperties: false,
 	required: ["scans", "truncated", "scan_limit", "status_name", "order_status_id"],
-	description: 'Spec §2.6; scan fields docs/DECISIONS.md "Shipment status and tracking".',
+	description: "Spec §2.6; scan fields docs/decisions/0029-shipment-tracking.md.",
 	properties: {
 		scans: {
 			type: "array",
@@ -678,7 +682,7 @@ const SANDBOX_EVENT_BODY: JsonSchema = {
 	},
 };
 
-/** The sandbox courier's push body (Delhivery's scan push shape; docs/DECISIONS.md "Courier scans"). */
+/** The sandbox courier's push body (Delhivery's scan push shape; docs/decisions/0028-courier-scans.md). */
 const SCAN_PUSH: JsonSchema = {
 	type: "object",
 	required: ["Shipment"],
@@ -716,7 +720,7 @@ const pincodeLookup: Operation = {
 	operationId: "pincode_lookup",
 	summary: "Look up a pincode",
 	description:
-		'Spec §4.7: the city (the district of the India Post office chosen by docs/DECISIONS.md "Pincode") and state of a pincode. Shared reference data, not specific to an account; any authenticated role. An unknown pincode is a 200 with `found:false`, not a 404.',
+		"Spec §4.7: the city (the district of the India Post office chosen by docs/decisions/0003-pincode-directory.md) and state of a pincode. Shared reference data, not specific to an account; any authenticated role. An unknown pincode is a 200 with `found:false`, not a 404.",
 	tags: ["shipping"],
 	security: BEARER,
 	parameters: [
@@ -753,7 +757,7 @@ const serviceable: Operation = {
 	operationId: "rates_serviceable",
 	summary: "Couriers and charges for a lane",
 	description:
-		'Spec §4.2, §2.7: prices a lane (pickup pincode → delivery pincode) with every courier on the active rate card, and lists those that cannot take it in `dropped_couriers`. Any authenticated role. Pricing rules: docs/DECISIONS.md "Rates and serviceability". Query values arrive as strings; blank optional values count as absent; unknown keys (`sender_id` too) are ignored.',
+		"Spec §4.2, §2.7: prices a lane (pickup pincode → delivery pincode) with every courier on the active rate card, and lists those that cannot take it in `dropped_couriers`. Any authenticated role. Pricing rules: docs/decisions/0004-rates-and-serviceability.md. Query values arrive as strings; blank optional values count as absent; unknown keys (`sender_id` too) are ignored.",
 	tags: ["shipping"],
 	security: BEARER,
 	parameters: queryParamsOf(
@@ -785,7 +789,7 @@ const serviceable: Operation = {
 const BOOK_ERRORS_400 =
 	"`unsupported_channel` (B2B / multi-box order); `invalid_pickup_address` (the order's pickup warehouse is retired); `unknown_logistic` (forced courier not on the active rate card).";
 const BOOK_409 = errorWith(
-	'`already_booked` / `booking_in_progress` (body `state`; a failed or cancelled order may be booked again); `credit_limit_exceeded` (body `credit_limit`, `outstanding`, `needed`, rupees: the booking would take the account past its credit limit; docs/DECISIONS.md "Wallet").',
+	"`already_booked` / `booking_in_progress` (body `state`; a failed or cancelled order may be booked again); `credit_limit_exceeded` (body `credit_limit`, `outstanding`, `needed`, rupees: the booking would take the account past its credit limit; docs/decisions/0020-wallet.md).",
 	{
 		state: { type: "string", enum: ["booked", "booking_in_progress"] },
 		credit_limit: { type: "number", description: "rupees" },
@@ -801,7 +805,7 @@ const book: Operation = {
 	operationId: "booking_book",
 	summary: "Book an order (asynchronous)",
 	description:
-		'Spec §4.2, §3: queues the booking of one of the caller\'s orders with a forced courier (`logistic_id`) or AUTO (absent: the account\'s ranking with fall-over, docs/DECISIONS.md "AUTO fall-over"). Answers 202 once the attempt is committed; the worker calls the courier (AWB usually within 8 s): poll `GET /v1/orders/status`. Read-only roles are refused (spec §5 rule 3 calls accepting them a defect; docs/DECISIONS.md "Authentication").',
+		"Spec §4.2, §3: queues the booking of one of the caller's orders with a forced courier (`logistic_id`) or AUTO (absent: the account's ranking with fall-over, docs/decisions/0011-auto-fall-over.md). Answers 202 once the attempt is committed; the worker calls the courier (AWB usually within 8 s): poll `GET /v1/orders/status`. Read-only roles are refused (spec §5 rule 3 calls accepting them a defect; docs/decisions/0002-authentication.md).",
 	tags: ["shipping"],
 	security: BEARER,
 	requestBody: { required: true, content: { "application/json": { schema: BOOK_BODY } } },
@@ -822,7 +826,7 @@ const bookSync: Operation = {
 	operationId: "booking_bookSync",
 	summary: "Book an order and wait for the AWB",
 	description:
-		'Spec §4.2, §3 row "any → book/sync": books inline and answers the AWB (typically 30–40 s; use a client timeout of at least 45 s, §8). Same attempt and checks as `POST /v1/shipping/book`. A transient courier failure or the `BOOKING_SYNC_BUDGET_MS` budget running out answers 202 with the async body and hands the booking to the worker: a 202 or a client timeout never means "not booked" (docs/DECISIONS.md "Sync booking"). Read-only roles are refused.',
+		'Spec §4.2, §3 row "any → book/sync": books inline and answers the AWB (typically 30–40 s; use a client timeout of at least 45 s, §8). Same attempt and checks as `POST /v1/shipping/book`. A transient courier failure or the `BOOKING_SYNC_BUDGET_MS` budget running out answers 202 with the async body and hands the booking to the worker: a 202 or a client timeout never means "not booked" (docs/decisions/0010-sync-booking.md). Read-only roles are refused.',
 	tags: ["shipping"],
 	security: BEARER,
 	requestBody: { required: true, content: { "application/json": { schema: BOOK_SYNC_BODY } } },
@@ -849,7 +853,7 @@ const cancel: Operation = {
 	operationId: "booking_cancel",
 	summary: "Cancel a booking",
 	description:
-		'Spec §4.2, §3, §7; docs/DECISIONS.md "Cancel": cancels the order\'s latest booking at courier `logistic_id` and refunds its charge to the wallet. Booked: cancelled at the courier first; queued: cancelled at once; in flight at the courier: recorded, and the worker cancels a late AWB. Repeating a cancel answers the same body (the refund is paid once). The order number is released for reuse. Read-only roles are refused.',
+		"Spec §4.2, §3, §7; docs/decisions/0015-cancel.md: cancels the order's latest booking at courier `logistic_id` and refunds its charge to the wallet. Booked: cancelled at the courier first; queued: cancelled at once; in flight at the courier: recorded, and the worker cancels a late AWB. Repeating a cancel answers the same body (the refund is paid once). The order number is released for reuse. Read-only roles are refused.",
 	tags: ["shipping"],
 	security: BEARER,
 	requestBody: { required: true, content: { "application/json": { schema: CANCEL_BODY } } },
@@ -875,7 +879,7 @@ const couriers: Operation = {
 	operationId: "booking_couriers",
 	summary: "The account's courier ranking",
 	description:
-		"Spec §4.2, §2.8: the couriers of the active rate card for a direction in the account's AUTO order, with coverage, what each takes and the account's 30-day volume (inner shapes: docs/DECISIONS.md \"Courier rankings\"). Any authenticated role.",
+		"Spec §4.2, §2.8: the couriers of the active rate card for a direction in the account's AUTO order, with coverage, what each takes and the account's 30-day volume (inner shapes: docs/decisions/0019-courier-rankings.md). Any authenticated role.",
 	tags: ["shipping"],
 	security: BEARER,
 	parameters: [
@@ -898,7 +902,7 @@ const setPriority: Operation = {
 	operationId: "booking_setPriority",
 	summary: "Reorder the account's courier ranking",
 	description:
-		'Spec §4.2, §2.8: replaces the account\'s AUTO ranking for one direction (reorder only: cannot add or remove a courier) in one transaction and answers the re-read ranking, exactly the GET answer for that `shipment_type`. Capability `courier.rank`; read-only roles are refused. Checks, first failing wins: shape, duplicates, unknown couriers, missing couriers, priorities (docs/DECISIONS.md "Courier rankings").',
+		"Spec §4.2, §2.8: replaces the account's AUTO ranking for one direction (reorder only: cannot add or remove a courier) in one transaction and answers the re-read ranking, exactly the GET answer for that `shipment_type`. Capability `courier.rank`; read-only roles are refused. Checks, first failing wins: shape, duplicates, unknown couriers, missing couriers, priorities (docs/decisions/0019-courier-rankings.md).",
 	tags: ["shipping"],
 	security: BEARER,
 	requestBody: { required: true, content: { "application/json": { schema: PRIORITY_BODY } } },
@@ -923,7 +927,7 @@ const wallet: Operation = {
 	operationId: "booking_wallet",
 	summary: "The account's post-paid wallet",
 	description:
-		'Ours (docs/DECISIONS.md "Wallet"; spec §2.12, §4.8): balance, credit limit and the ledger\'s movements (one charge per booked attempt, one refund per cancelled one), newest first, cursor-paged. Money in rupees. Any authenticated role (read-only roles may read). Query validated by hand (lib/booking/wallet.ts `parseWalletQuery`).',
+		"Ours (docs/decisions/0020-wallet.md; spec §2.12, §4.8): balance, credit limit and the ledger's movements (one charge per booked attempt, one refund per cancelled one), newest first, cursor-paged. Money in rupees. Any authenticated role (read-only roles may read). Query validated by hand (lib/booking/wallet.ts `parseWalletQuery`).",
 	tags: ["shipping"],
 	security: BEARER,
 	parameters: [
@@ -971,7 +975,7 @@ const sandboxEvent: Operation = {
 	operationId: "booking_sandboxEvent",
 	summary: "Emit a sandbox courier scan (sandbox only)",
 	description:
-		'ARCHITECTURE §4; docs/DECISIONS.md "Shipment status and tracking": only with `SANDBOX=1` (otherwise 404 as an unknown route). The sandbox courier emits the scan for the order\'s AWB, booking polls it back and folds it at once, and the answer carries the folded status. Read-only roles are refused.',
+		"docs/ARCHITECTURE.md §4; docs/decisions/0029-shipment-tracking.md: only with `SANDBOX=1` (otherwise 404 as an unknown route). The sandbox courier emits the scan for the order's AWB, booking polls it back and folds it at once, and the answer carries the folded status. Read-only roles are refused.",
 	tags: ["shipping"],
 	security: BEARER,
 	parameters: [pathParam("order_id", "the order id, a positive integer", ID_PATH_SCHEMA)],
@@ -992,7 +996,7 @@ const courierPush: Operation = {
 	operationId: "booking_courierPush",
 	summary: "Courier scan webhook",
 	description:
-		'Ours (docs/DECISIONS.md "Shipment status and tracking", Push; "Sandbox scan signatures"): a courier pushes tracking scans. No bearer token: the courier\'s signature over the RAW body is the credential, checked before anything is parsed; with no key configured for the courier every push is refused (there is no default key). The sandbox couriers sign `<x-sandbox-timestamp>.<raw body>` (header `x-sandbox-signature: sha256=<hex HMAC-SHA256>` under `SANDBOX_WEBHOOK_SECRET`); a timestamp more than 5 minutes old or more than 1 minute ahead, or a signed request received before (a replay), is refused. Any content type; the body is kept raw (at most 512 KB). Never rate-limited. Scans are folded into each shipment\'s status; re-sent scans (signed anew) are deduplicated. A text field carrying U+0000 refuses the whole push (400).',
+		"Ours (docs/decisions/0029-shipment-tracking.md (Push), docs/decisions/0078-sandbox-scan-signatures.md): a courier pushes tracking scans. No bearer token: the courier's signature over the RAW body is the credential, checked before anything is parsed; with no key configured for the courier every push is refused (there is no default key). The sandbox couriers sign `<x-sandbox-timestamp>.<raw body>` (header `x-sandbox-signature: sha256=<hex HMAC-SHA256>` under `SANDBOX_WEBHOOK_SECRET`); a timestamp more than 5 minutes old or more than 1 minute ahead, or a signed request received before (a replay), is refused. Any content type; the body is kept raw (at most 512 KB). Never rate-limited. Scans are folded into each shipment's status; re-sent scans (signed anew) are deduplicated. A text field carrying U+0000 refuses the whole push (400).",
 	tags: ["shipping"],
 	security: [],
 	parameters: [

@@ -1,6 +1,6 @@
 /**
  * OpenAPI 3.1 descriptions (issue 11) of the warehouse routes (spec §2.9, §3
- * last paragraph, §4.5, §7, §8; docs/DECISIONS.md "Warehouses"): list,
+ * last paragraph, §4.5, §7, §8; docs/decisions/0006-warehouses.md): list,
  * create, update, soft delete.
  *
  * Body schemas are converted (`fromValidator`) from the very rules
@@ -131,7 +131,7 @@ const CREATE_BODY = bodySchema(
 
 const PATCH_BODY = bodySchema(
 	false,
-	'Any subset of the create fields plus `is_default` (docs/DECISIONS.md "Warehouses"); `null` clears an optional field (a required one cannot be cleared). The resulting record must be valid as on create: with `is_return_same` false (sent or stored) the stored-plus-sent return block must be complete. A body naming no updatable field is 400 `body: no updatable field`.',
+	"Any subset of the create fields plus `is_default` (docs/decisions/0006-warehouses.md); `null` clears an optional field (a required one cannot be cleared). The resulting record must be valid as on create: with `is_return_same` false (sent or stored) the stored-plus-sent return block must be complete. A body naming no updatable field is 400 `body: no updatable field`.",
 	{ minProperties: 1 },
 );
 
@@ -293,7 +293,7 @@ const update: Operation = {
 	operationId: "warehouses_update",
 	summary: "Change a warehouse",
 	description:
-		'Spec §4.5 ("payload and response: not shown"; docs/DECISIONS.md "Warehouses"): changes any subset of the fields. `is_default: true` makes it the default; `false` on the default hands it to the oldest other active warehouse. A change a courier sees re-registers the address with every courier. Capability `warehouses.write`; read-only roles are refused.',
+		'Spec §4.5 ("payload and response: not shown"; docs/decisions/0006-warehouses.md): changes any subset of the fields. `is_default: true` makes it the default; `false` on the default hands it to the oldest other active warehouse. A change a courier sees re-registers the address with every courier. Capability `warehouses.write`; read-only roles are refused.',
 	tags: ["warehouses"],
 	security: BEARER,
 	parameters: [ID_PARAM],

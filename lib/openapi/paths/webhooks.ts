@@ -1,9 +1,10 @@
 /**
  * OpenAPI 3.1 descriptions (issue 11 "Webhooks") of the merchant webhook
- * routes (`/v1/webhooks*`, the webhooks service; docs/DECISIONS.md "Merchant
- * webhooks (issue 11)") and the document's `webhooks` section: one entry per
- * event type, the POST a merchant's receiver gets (Standard Webhooks envelope
- * `{type, timestamp, data}` and the three signature headers).
+ * routes (`/v1/webhooks*`, the webhooks service;
+ * docs/decisions/0044-merchant-webhooks.md) and the document's `webhooks`
+ * section: one entry per event type, the POST a merchant's receiver gets
+ * (Standard Webhooks envelope `{type, timestamp, data}` and the three
+ * signature headers).
  *
  * Inputs are validated by hand (lib/webhooks/api.ts `parseCreate`,
  * `parsePatch`, `parseDeliveryQuery`, `parseId`; URLs by lib/webhooks/ssrf.ts):

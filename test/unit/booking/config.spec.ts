@@ -1,7 +1,8 @@
 /**
  * booking (and the simulator): configuration they refuse to run without
- * (ARCHITECTURE §2: fail loudly at start): a cursor secret; with SANDBOX=1 the
- * sandbox couriers' push key `SANDBOX_WEBHOOK_SECRET` (no default, issue 31).
+ * (docs/ARCHITECTURE.md §2: fail loudly at start): a cursor secret; with
+ * SANDBOX=1 the sandbox couriers' push key `SANDBOX_WEBHOOK_SECRET` (no
+ * default, issue 31).
  */
 import assert from "node:assert/strict";
 import { ServiceBroker } from "moleculer";

@@ -1,7 +1,7 @@
 /**
- * booking service, durability (ARCHITECTURE §5): the outbox is relayed until acknowledged with
- * backoff, the sweeper re-enqueues attempts whose job was lost, and the ops
- * actions answer counts.
+ * booking service, durability (docs/ARCHITECTURE.md §5): the outbox is relayed until
+ * acknowledged with backoff, the sweeper re-enqueues attempts whose job was
+ * lost, and the ops actions answer counts.
  * Real simulator over HTTP, PostgreSQL and Redis; fakes of intake,
  * warehouses and rates in ./setup.ts.
  */

@@ -136,7 +136,7 @@ describe("signed label links: tokens (lib/label-link.ts)", () => {
 	});
 });
 
-describe("signed label links: start-up configuration (ARCHITECTURE §2: fail loudly)", () => {
+describe("signed label links: start-up configuration (docs/ARCHITECTURE.md §2: fail loudly)", () => {
 	it("a process running booking (signs book/sync's label_url), intake (signs the order answers' label_url) or documents refuses to start without LABEL_LINK_SECRET", async () => {
 		for (const services of ["booking", "intake", "documents", "gateway"]) {
 			const restore = setEnv({

@@ -1,7 +1,7 @@
 /**
- * The gateway's edge (issue 31; docs/DECISIONS.md "Edge text rule, undecodable
- * bodies, HEAD"), through real HTTP on the gateway with fake services and the
- * development IdP, with every log entry of the broker captured:
+ * The gateway's edge (issue 31; docs/decisions/0079-edge-text-rule.md),
+ * through real HTTP on the gateway with fake services and the development IdP,
+ * with every log entry of the broker captured:
  * - the edge text rule (lib/gateway/text-rule.ts): a control character or an
  *   unpaired surrogate in a query value or key, a path parameter, a JSON / form
  *   body value or key is 400 `validation_failed` with `details`, before any

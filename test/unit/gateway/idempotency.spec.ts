@@ -1,6 +1,6 @@
 /**
  * Idempotency keys on every bearer POST (issue 25; lib/gateway/idempotency.ts,
- * docs/DECISIONS.md "Idempotency keys"): through the real gateway over HTTP,
+ * docs/decisions/0074-idempotency-keys.md): through the real gateway over HTTP,
  * keys in the run's real PostgreSQL (schema `idempotency`), fake services
  * counting how often their handler ran. Stored and replayed byte for byte
  * (JSON and PDF, with the headers that matter), 422 on another request, 409 +

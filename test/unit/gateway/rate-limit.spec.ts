@@ -1,11 +1,11 @@
 /**
- * Edge rate limits (spec §5 rule 7, §8 numbers ours: docs/DECISIONS.md "Rate
- * limits"; lib/gateway/rate-limit.ts): per client address on the signed-link
- * route, per account on every bearer /v1 route; 429 `rate_limited` with
- * `Retry-After`; counters in real Redis shared by two gateways; in-process
- * without Redis and while Redis is unreachable. Small limits via env; a Redis
- * key prefix of this spec under the run's QUEUE_PREFIX (removed by the global
- * teardown).
+ * Edge rate limits (spec §5 rule 7, §8 numbers ours:
+ * docs/decisions/0036-rate-limits.md; lib/gateway/rate-limit.ts): per client
+ * address on the signed-link route, per account on every bearer /v1 route; 429
+ * `rate_limited` with `Retry-After`; counters in real Redis shared by two
+ * gateways; in-process without Redis and while Redis is unreachable. Small
+ * limits via env; a Redis key prefix of this spec under the run's QUEUE_PREFIX
+ * (removed by the global teardown).
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";

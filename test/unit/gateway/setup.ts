@@ -1,7 +1,7 @@
 /**
  * Shared setup of the gateway specs (test/unit/gateway/*.spec.ts): the gateway
  * over real HTTP (global fetch) on a broker with small fake services (spec
- * §2.11, §5, §7; ARCHITECTURE §3, §6). Tokens are signed by a real
+ * §2.11, §5, §7; docs/ARCHITECTURE.md §3, §6). Tokens are signed by a real
  * development IdP whose JWKS is served over HTTP (lib/devidp.ts).
  */
 import { type BrokerOptions, type Context, ServiceBroker } from "moleculer";

@@ -1,6 +1,6 @@
 /**
  * The gateway's graceful stop (services/gateway.service.ts `beginShutdown` /
- * `closeListener`; docs/DECISIONS.md "Gateway stop under load"): new
+ * `closeListener`; docs/decisions/0052-gateway-stop.md): new
  * connections are refused at once, but a request on a connection already open
  * — kept alive after an earlier answer, or opened and not yet used — is
  * answered (with `Connection: close`) instead of the socket being dropped,

@@ -1,10 +1,10 @@
 /**
- * Bulk upload API over the real gateway (issue 10; docs/DECISIONS.md "Bulk
- * upload" → "API"): multipart upload with busboy (25 MB cut while streaming),
- * the job row and file stored in PostgreSQL before the 202, the BullMQ job,
- * the job object and list, the templates, the review endpoints. The gateway
- * and the real intake share one broker; `warehouses.resolve` is a fake that
- * owns only the warehouse ids of `OWNED`.
+ * Bulk upload API over the real gateway (issue 10;
+ * docs/decisions/0039-bulk-upload-api.md): multipart upload with busboy (25 MB
+ * cut while streaming), the job row and file stored in PostgreSQL before the
+ * 202, the BullMQ job, the job object and list, the templates, the review
+ * endpoints. The gateway and the real intake share one broker;
+ * `warehouses.resolve` is a fake that owns only the warehouse ids of `OWNED`.
  */
 import assert from "node:assert/strict";
 import type { Server } from "node:http";

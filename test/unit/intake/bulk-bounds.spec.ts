@@ -1,12 +1,12 @@
 /**
- * Bounded bulk error text (issue 31; lib/intake/bulk/bounds.ts; docs/
- * DECISIONS.md "Bounded bulk error text"): a header of 20,000 unknown (or
- * repeated) columns names ten and says how many more; the job's stored
- * `error` is cut to 1,000 characters and a row error's message to 500
- * whatever made them; and, through the real gateway, a CSV with 20,000
- * unknown columns ends its job failed with a short error, the job and the job
- * list answering small. The gateway and the real intake share one broker;
- * `warehouses.resolve` is a fake owning only warehouse `OWNED`.
+ * Bounded bulk error text (issue 31; lib/intake/bulk/bounds.ts;
+ * docs/decisions/0077-bounded-bulk-errors.md): a header of 20,000 unknown (or
+ * repeated) columns names ten and says how many more; the job's stored `error`
+ * is cut to 1,000 characters and a row error's message to 500 whatever made
+ * them; and, through the real gateway, a CSV with 20,000 unknown columns ends
+ * its job failed with a short error, the job and the job list answering small.
+ * The gateway and the real intake share one broker; `warehouses.resolve` is a
+ * fake owning only warehouse `OWNED`.
  */
 import assert from "node:assert/strict";
 import type { Server } from "node:http";

@@ -1,16 +1,16 @@
 /**
- * Bulk upload: the multipart parts in any order (issue 25; docs/DECISIONS.md
- * "Bulk upload: parts in any order"), over the real gateway and the real
- * intake on one broker (`warehouses.resolve` is a fake: warehouse `wh` of
- * each account, nothing else). `sender_address_id` before the file, after
- * it, or in the query string; missing; naming another account's warehouse;
- * each with a small file and with a 25 MB + 1 byte file (413
- * `file_too_large` wins: it is answered while the file streams, every other
- * check waits for the end of the body). Every refusal leaves no job row, no
- * stored file part, no row outcome and no order (row counts before / after).
- * Also: query and form both naming the warehouse, control characters in the
- * form's texts (issue 31: a NUL in the file name answered 500), a malformed
- * body, two files, a client that goes away mid-upload.
+ * Bulk upload: the multipart parts in any order (issue 25;
+ * docs/decisions/0073-bulk-parts-any-order.md), over the real gateway and the
+ * real intake on one broker (`warehouses.resolve` is a fake: warehouse `wh` of
+ * each account, nothing else). `sender_address_id` before the file, after it,
+ * or in the query string; missing; naming another account's warehouse; each
+ * with a small file and with a 25 MB + 1 byte file (413 `file_too_large` wins:
+ * it is answered while the file streams, every other check waits for the end
+ * of the body). Every refusal leaves no job row, no stored file part, no row
+ * outcome and no order (row counts before / after). Also: query and form both
+ * naming the warehouse, control characters in the form's texts (issue 31: a
+ * NUL in the file name answered 500), a malformed body, two files, a client
+ * that goes away mid-upload.
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";

@@ -1,8 +1,9 @@
 /**
- * Unit: XLSX zip bombs and crafted archives (issue 10 "Hardening"; docs/DECISIONS.md "Bulk upload" →
- * "Readers"). The archives are built here with jszip (no binary fixture) and patched byte by byte where a
- * test needs headers that lie. `inspectXlsx` (upload, no inflating) and `verifyXlsx` (worker, every entry
- * inflated and counted) of lib/intake/bulk/xlsx.ts; `checkBytes` of lib/intake/bulk/api.ts (the upload's 400s).
+ * Unit: XLSX zip bombs and crafted archives (issue 10 "Hardening";
+ * docs/decisions/0041-bulk-parsing.md). The archives are built here with jszip (no binary fixture) and
+ * patched byte by byte where a test needs headers that lie. `inspectXlsx` (upload, no inflating) and
+ * `verifyXlsx` (worker, every entry inflated and counted) of lib/intake/bulk/xlsx.ts; `checkBytes` of
+ * lib/intake/bulk/api.ts (the upload's 400s).
  */
 import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";

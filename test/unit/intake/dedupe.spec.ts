@@ -1,6 +1,6 @@
 /**
- * intake service: idempotent create (spec §4.1, ARCHITECTURE §5): one order per customer_order_no, 409 reference_in_use between forward and return.
- * Broker, fake warehouses and body builders: ./setup.ts.
+ * intake service: idempotent create (spec §4.1, docs/ARCHITECTURE.md §5): one order per customer_order_no, 409 reference_in_use between forward
+ * and return. Broker, fake warehouses and body builders: ./setup.ts.
  */
 import assert from "node:assert/strict";
 import { newSender } from "../../helpers/broker";

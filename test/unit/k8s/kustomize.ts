@@ -1,7 +1,8 @@
 /**
  * The subset of `kustomize build` that k8s/ uses, for offline checks in CI (no kustomize binary or npm
- * implementation is available; docs/DECISIONS.md "Kubernetes manifests"). A kustomization using anything else
- * fails the build, so an overlay can never silently rely on an unimplemented feature.
+ * implementation is available; docs/decisions/0049-kubernetes-manifests.md). A kustomization using anything
+ * else fails the build, so an overlay can never silently rely on an unimplemented
+ * feature.
  *
  * Supported `kustomization.yaml` fields, applied in kustomize's order (resources, then patches, then the
  * transformers of this level):

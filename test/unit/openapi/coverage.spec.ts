@@ -3,7 +3,7 @@
  * 11): the alias keys of the route tables (lib/gateway/routes.ts) equal the
  * keys of the area files (lib/openapi/paths/*.ts, listed in `AREAS`). The
  * development identity provider (DEV_IDP_ALIASES) is not part of the merchant
- * API and is excluded (docs/DECISIONS.md).
+ * API and is excluded (docs/decisions/0043-openapi-document.md).
  */
 import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";

@@ -1,5 +1,6 @@
 /**
- * Sandbox seed of the rates schema (lib/rates/seed.ts, ARCHITECTURE §4): the couriers, rate cards, COD and RTO rules of data/sandbox-rates.json, idempotent, only with SANDBOX=1.
+ * Sandbox seed of the rates schema (lib/rates/seed.ts, docs/ARCHITECTURE.md §4): the couriers, rate cards, COD and RTO rules of data/sandbox-rates.json, idempotent, only with
+ * SANDBOX=1.
  */
 import { strict as assert } from "node:assert";
 import { getSequelize, select } from "../../../lib/db";
