@@ -26,8 +26,30 @@ import { recordCourierLabel, storedLabel } from "./store";
  * - the courier unreachable, 5xx or unreadable → throws 503
  *   `courier_unavailable` (booking's relay redelivers the row with backoff).
  * A failure to ask `rates.getCourier` is rethrown as it came (redelivered too).
+ * Concurrent calls for the same (account, order, AWB) in one process share one
+ * capture (booking's outbox may deliver a row twice at once).
  */
-export async function captureCourierLabel(
+export function captureCourierLabel(
+	via: Caller,
+	db: Sequelize,
+	p: CourierLabelCapture,
+): Promise<CourierLabelCaptured> {
+	// single flight per (account, order, AWB) in this process: booking's outbox may deliver the same row twice
+	// at once (at-least-once, by design); the second delivery waits for the first's answer instead of asking the
+	// courier again. Across replicas the stored-file check below keeps it idempotent.
+	const key = `${p.sender_id}:${p.order_id}:${p.awb_number}`;
+	const running = inFlight.get(key);
+	if (running) return running;
+	const run = captureOnce(via, db, p).finally(() => inFlight.delete(key));
+	inFlight.set(key, run);
+	return run;
+}
+
+/** Captures in progress in this process, by `sender_id:order_id:awb_number` (see {@link captureCourierLabel}). */
+const inFlight = new Map<string, Promise<CourierLabelCaptured>>();
+
+/** One capture of {@link captureCourierLabel} (the check of the stored file, then the courier). */
+async function captureOnce(
 	via: Caller,
 	db: Sequelize,
 	p: CourierLabelCapture,
