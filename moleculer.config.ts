@@ -75,7 +75,7 @@ export function transporterLinkUp(broker: ServiceBroker): boolean {
 }
 
 /** The parts of Moleculer's NATS transporter that {@link gapless} uses. */
-interface BalancedTx {
+export interface BalancedTx {
 	subscriptions: { unsubscribe(): void }[];
 	client?: { flush(): Promise<void> };
 	makeBalancedSubscriptions(): Promise<unknown>;
@@ -87,9 +87,12 @@ interface BalancedTx {
  * Moleculer's `makeBalancedSubscriptions` (called on every change of the local
  * services) unsubscribes every queue group before subscribing again: a request
  * published in that gap reaches nobody and waits its whole timeout. This
- * version subscribes the new set first, then drops the old one.
+ * version subscribes the new set first, then drops the old one. Installed on
+ * the transporter instance by {@link QueueGroupCalls}; exported for its guard
+ * test (test/unit/framework-patches.spec.ts;
+ * docs/decisions/0087-framework-patches.md).
  */
-function gapless(b: ServiceBroker, tx: BalancedTx): () => Promise<unknown> {
+export function gapless(b: ServiceBroker, tx: BalancedTx): () => Promise<unknown> {
 	return async () => {
 		const old = tx.subscriptions;
 		tx.subscriptions = [];
@@ -133,7 +136,7 @@ function localEndpoint(b: ServiceBroker, action: string): ActionEndpoint | null 
 }
 
 /** A call's promise as Moleculer returns it: `ctx` is the call's context, whose `meta` flows back to the caller. */
-type CallPromise = Promise<unknown> & { ctx?: unknown };
+export type CallPromise = Promise<unknown> & { ctx?: unknown };
 
 /**
  * Moleculer's balanced `call` (the one `disableBalancer` replaces): given a
@@ -175,9 +178,10 @@ const SEALED_CTX_ACCESSOR: PropertyDescriptor = {
  * such an old-to-young reference as live, so every call's context, with the
  * HTTP request and answer behind it, was promoted: ~8 KB per gateway
  * request, scavenges of 4-6 ms instead of 0.5 ms and more mark-compacts
- * (docs/decisions/0057-local-calls-sealed-context.md).
+ * (docs/decisions/0057-local-calls-sealed-context.md). Exported for its guard
+ * test (test/unit/framework-patches.spec.ts).
  */
-function sealCtx(p: CallPromise, ctx: unknown): CallPromise {
+export function sealCtx(p: CallPromise, ctx: unknown): CallPromise {
 	(p as CallPromise & { [SEALED_CTX]?: unknown })[SEALED_CTX] = ctx;
 	Object.defineProperty(p, "ctx", SEALED_CTX_ACCESSOR);
 	return p;

@@ -13,6 +13,9 @@
  * to). Channel names carry a prefix ({@link channelsPrefixOf}) so test runs
  * and clusters sharing a server never see each other's messages.
  *
+ * Channel names and payloads are declared once, in lib/contracts/channels.ts
+ * (`ChannelPayloads`); publishing and subscribing are typed by it.
+ *
  * Publishing goes through {@link publishToChannel} only: it refuses (throws)
  * when the adapter is not connected or is stopping — the library itself
  * silently drops a message published while stopping — so the caller (booking's
@@ -23,9 +26,7 @@
 import { Adapters, Middleware as ChannelsMiddleware } from "@moleculer/channels";
 import type { Middleware, ServiceBroker } from "moleculer";
 import type { RuntimeConfig } from "./config";
-
-/** Channel of `shipment.status_changed` (§6; payload: lib/contracts/booking.ts `ShipmentStatusChanged`). */
-export const SHIPMENT_STATUS_CHANNEL = "shipment.status_changed";
+import type { ChannelName, ChannelPayloads, ChannelSubscriptions } from "./contracts";
 
 /** How long a JetStream channel keeps a message (subscribers down longer miss it): 7 days. */
 export const CHANNEL_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
@@ -149,8 +150,9 @@ function makeAdapter(
 /**
  * The channels middleware of a broker (moleculer.config.ts registers it on
  * every broker): services subscribe with a `channels: { "<name>": {group?,
- * handler(payload, raw)} }` block in their schema, each group getting each
- * message once (at least once). The adapter is kept per broker for
+ * handler(payload, raw)} }` block in their schema (typed by `defineService`,
+ * or by {@link channelSubscriptions} in a plain schema), each group getting
+ * each message once (at least once). The adapter is kept per broker for
  * {@link publishToChannel}.
  */
 export function channelsMiddleware(
@@ -177,7 +179,19 @@ export function channelsOf(broker: ServiceBroker): ChannelsKind | null {
 }
 
 /**
- * Publishes `payload` to channel `name` and resolves once the channel holds
+ * A `channels` block for a plain Moleculer schema (`broker.createService`),
+ * checked against lib/contracts/channels.ts: known channel names only, each
+ * handler receiving its channel's payload type. Returns `subs` unchanged.
+ * (Services written with `defineService` get the same checking from their
+ * `channels` field.)
+ */
+export function channelSubscriptions(subs: ChannelSubscriptions): ChannelSubscriptions {
+	return subs;
+}
+
+/**
+ * Publishes `payload` (channel `name`'s payload type, lib/contracts/channels.ts
+ * `ChannelPayloads`) to channel `name` and resolves once the channel holds
  * it: JetStream's publish acknowledgement (the stream is created on first use,
  * so messages are kept before any subscriber exists; `msgId` makes JetStream
  * drop a re-publish of the same message within its duplicate window), Redis
@@ -185,10 +199,10 @@ export function channelsOf(broker: ServiceBroker): ChannelsKind | null {
  * channels middleware, the adapter is not (yet) connected or is stopping, or
  * the server refuses: the caller keeps the message and retries.
  */
-export async function publishToChannel(
+export async function publishToChannel<C extends ChannelName>(
 	broker: ServiceBroker,
-	name: string,
-	payload: object,
+	name: C,
+	payload: ChannelPayloads[C],
 	opts: { msgId?: string } = {},
 ): Promise<void> {
 	const entry = adapters.get(broker);

@@ -43,7 +43,7 @@ import type {
 	ServiceSchema,
 	ServiceSettingSchema,
 } from "moleculer";
-import type { CallMeta, EventName, PayloadOf, ServiceActions } from "./contracts";
+import type { CallMeta, ChannelSubscriptions, EventName, PayloadOf, ServiceActions } from "./contracts";
 
 /**
  * A mixin that adds members `V` to the services using it (e.g. DbMixin adds
@@ -95,18 +95,6 @@ export type EventDef<P> =
 			handler(ctx: Context<P, CallMeta>): void | Promise<void>;
 	  };
 
-/**
- * A durable channel subscription (lib/channels.ts, `@moleculer/channels`): each
- * consumer `group` gets each message at least once; a handler that throws gets
- * it again. The payload is the channel's (e.g. `ShipmentStatusChanged`).
- */
-export interface ChannelDef {
-	group?: string;
-	maxInFlight?: number;
-	/** declared as a method: a handler may narrow `payload` to its channel's type */
-	handler(payload: unknown, raw?: unknown): void | Promise<void>;
-}
-
 /** The schema {@link defineService} accepts for service `N`. */
 export interface TypedServiceSchema<N extends string, S, M, Mx extends readonly Mixin[]> {
 	name: N;
@@ -117,8 +105,8 @@ export interface TypedServiceSchema<N extends string, S, M, Mx extends readonly 
 	dependencies?: ServiceSchema["dependencies"];
 	actions: { [K in keyof ServiceActions<N>]: ActionDef<ServiceActions<N>[K]> };
 	events?: { [E in EventName]?: EventDef<PayloadOf<E>> };
-	/** durable channel subscriptions: channel name → {@link ChannelDef} */
-	channels?: Record<string, ChannelDef>;
+	/** durable channel subscriptions, typed by lib/contracts/channels.ts (a handler receives its channel's payload) */
+	channels?: ChannelSubscriptions;
 	methods?: M;
 	/** Moleculer's `merged` hook: the schema after its mixins are applied, before its actions are made (may remove some) */
 	merged?(schema: ServiceSchema): void;

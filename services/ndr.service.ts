@@ -23,7 +23,6 @@
  *   sandbox notifier records `simulated` and never sends).
  */
 import { type AuthUser, senderOf } from "../lib/auth";
-import { SHIPMENT_STATUS_CHANNEL } from "../lib/channels";
 import {
 	type CallOptions,
 	call,
@@ -33,7 +32,7 @@ import {
 	type NdrCounts,
 	type NdrPage,
 	type NdrTickResult,
-	type ShipmentStatusChanged,
+	SHIPMENT_STATUS_CHANNEL,
 } from "../lib/contracts";
 import { cursorSecretConfigured } from "../lib/cursor";
 import { apiError, errorBodyOf, validationFailed } from "../lib/errors";
@@ -353,7 +352,7 @@ export default defineService<NdrVars>()({
 		[SHIPMENT_STATUS_CHANNEL]: {
 			group: "ndr",
 			/** One status change (at-least-once; lib/ndr/cases.ts); a throw makes the channel redeliver it. */
-			async handler(payload: ShipmentStatusChanged) {
+			async handler(payload) {
 				await applyStatusEvent(this.deps(), this.broker, payload);
 			},
 		},

@@ -22,12 +22,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { senderOf } from "../lib/auth";
-import { SHIPMENT_STATUS_CHANNEL } from "../lib/channels";
 import {
 	MERCHANT_EVENTS_CHANNEL,
-	type MerchantEvent,
-	type MerchantEventBatch,
-	type ShipmentStatusChanged,
+	SHIPMENT_STATUS_CHANNEL,
 	WEBHOOK_TEST_TYPE,
 	type WebhookDeliveryPage,
 	type WebhookDeliveryView,
@@ -359,7 +356,7 @@ export default defineService<WebhooksVars>()({
 			group: "webhooks",
 			maxInFlight: 50,
 			/** A publisher's batch of events, or one event (at-least-once): each stored and fanned out once. */
-			async handler(payload: MerchantEvent | MerchantEventBatch) {
+			async handler(payload) {
 				await receive(this.deps(), ...incomingOfMerchantMessage(payload));
 			},
 		},
@@ -367,7 +364,7 @@ export default defineService<WebhooksVars>()({
 			group: "webhooks",
 			maxInFlight: 50,
 			/** One shipment status change (at-least-once): stored and fanned out once. */
-			async handler(payload: ShipmentStatusChanged) {
+			async handler(payload) {
 				await receive(this.deps(), incomingOfStatus(payload));
 			},
 		},

@@ -10,9 +10,9 @@
  */
 import type { Job } from "bullmq";
 import type { Sequelize } from "sequelize";
-import { publishToChannel, SHIPMENT_STATUS_CHANNEL } from "../channels";
+import { publishToChannel } from "../channels";
 import { coalesce } from "../coalesce";
-import { call } from "../contracts";
+import { call, SHIPMENT_STATUS_CHANNEL } from "../contracts";
 import { getQueue } from "../queue";
 import { type BookingDeps, message, type OutboxBatch } from "./deps";
 import { BACKOFF_JITTER, BOOKING_QUEUE, type BookingTimings, jobIdOf } from "./settings";

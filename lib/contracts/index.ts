@@ -1,7 +1,9 @@
 /**
  * The contract between services (docs/ARCHITECTURE.md §6): every action of
  * every service (name → params and result) and every event (name → payload),
- * one file per service, merged here into {@link Actions} and {@link Events}.
+ * one file per service, merged here into {@link Actions} and {@link Events};
+ * the durable channels (name → payload) in ./channels.ts
+ * ({@link ChannelPayloads}).
  *
  * Call another service only through {@link call} / {@link broadcast} /
  * {@link emit} (./call.ts): they are typed by these maps, so renaming an
@@ -24,6 +26,7 @@ import type { WebhooksActions, WebhooksEvents } from "./webhooks";
 
 export * from "./booking";
 export * from "./call";
+export * from "./channels";
 export * from "./common";
 export * from "./documents";
 export * from "./intake";

@@ -2,14 +2,11 @@
  * Contract of the `webhooks` service (issue 11 "Webhooks";
  * docs/decisions/0044-merchant-webhooks.md): merchants' endpoints
  * (subscriptions), the deliveries log, and the events other services publish
- * to it through their outboxes (the durable channel
- * {@link MERCHANT_EVENTS_CHANNEL}, plus booking's `shipment.status_changed`).
- * Times ISO-8601 UTC, latencies ms.
+ * to it through their outboxes (the durable channel `merchant.events`, plus
+ * booking's `shipment.status_changed`: ./channels.ts). Times ISO-8601 UTC,
+ * latencies ms.
  */
 import type { HttpParams } from "./common";
-
-/** Durable channel (lib/channels.ts) the publishers' event outboxes relay {@link MerchantEvent}s to. */
-export const MERCHANT_EVENTS_CHANNEL = "merchant.events";
 
 /** Event types a merchant can subscribe to (Standard Webhooks `type`). */
 export const WEBHOOK_EVENT_TYPES = [

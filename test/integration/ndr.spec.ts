@@ -14,8 +14,8 @@
  * sleeps); read-only roles refused; counts equal list totals per tab.
  */
 import { strict as assert } from "node:assert";
-import { publishToChannel, SHIPMENT_STATUS_CHANNEL } from "../../lib/channels";
-import { NDR_TABS, type ShipmentStatusChanged } from "../../lib/contracts";
+import { publishToChannel } from "../../lib/channels";
+import { NDR_TABS, SHIPMENT_STATUS_CHANNEL, type ShipmentStatusChanged } from "../../lib/contracts";
 import { getSequelize, select } from "../../lib/db";
 import { newSender } from "../helpers/broker";
 import { useCluster } from "../helpers/cluster";

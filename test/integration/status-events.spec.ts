@@ -12,8 +12,8 @@
 import { strict as assert } from "node:assert";
 import { ServiceBroker } from "moleculer";
 import { connect } from "nats";
-import { SHIPMENT_STATUS_CHANNEL } from "../../lib/channels";
-import type { ShipmentStatusChanged } from "../../lib/contracts";
+import { channelSubscriptions } from "../../lib/channels";
+import { SHIPMENT_STATUS_CHANNEL, type ShipmentStatusChanged } from "../../lib/contracts";
 import { newSender, testBrokerOptions } from "../helpers/broker";
 import { useCluster } from "../helpers/cluster";
 import { useEnv } from "../helpers/env";
@@ -30,14 +30,14 @@ async function subscriber(
 	const b = new ServiceBroker(testBrokerOptions(true, { nodeID }));
 	const schema = {
 		name: `listener-${nodeID}`,
-		channels: {
+		channels: channelSubscriptions({
 			[SHIPMENT_STATUS_CHANNEL]: {
 				group,
-				handler(payload: ShipmentStatusChanged) {
+				handler(payload) {
 					got.push(payload);
 				},
 			},
-		},
+		}),
 	};
 	b.createService(schema);
 	await b.start();

@@ -15,14 +15,8 @@
 import assert from "node:assert/strict";
 import IORedis from "ioredis";
 import type { ServiceBroker } from "moleculer";
-import {
-	CHANNEL_REDIS_MAXLEN,
-	channelsKindOf,
-	channelsOf,
-	channelsPrefixOf,
-	SHIPMENT_STATUS_CHANNEL,
-} from "../../../lib/channels";
-import type { ShipmentStatusChanged } from "../../../lib/contracts";
+import { CHANNEL_REDIS_MAXLEN, channelsKindOf, channelsOf, channelsPrefixOf } from "../../../lib/channels";
+import { SHIPMENT_STATUS_CHANNEL, type ShipmentStatusChanged } from "../../../lib/contracts";
 import { getSequelize, select } from "../../../lib/db";
 import { as, newSender, rejects } from "../../helpers/broker";
 import { eventually } from "../../helpers/poll";

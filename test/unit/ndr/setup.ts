@@ -8,8 +8,14 @@
  */
 import { ServiceBroker } from "moleculer";
 import type { Role } from "../../../lib/auth";
-import { publishToChannel, SHIPMENT_STATUS_CHANNEL } from "../../../lib/channels";
-import type { Address, OrderRecord, ShipmentStatusChanged, Warehouse } from "../../../lib/contracts";
+import { publishToChannel } from "../../../lib/channels";
+import {
+	type Address,
+	type OrderRecord,
+	SHIPMENT_STATUS_CHANNEL,
+	type ShipmentStatusChanged,
+	type Warehouse,
+} from "../../../lib/contracts";
 import { getSequelize, select } from "../../../lib/db";
 import { loadServiceSchema } from "../../../lib/system";
 import { callAsOn, testBrokerOptions } from "../../helpers/broker";

@@ -10,11 +10,12 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ServiceBroker } from "moleculer";
 import type { Role } from "../../../lib/auth";
-import { publishToChannel, SHIPMENT_STATUS_CHANNEL } from "../../../lib/channels";
+import { publishToChannel } from "../../../lib/channels";
 import {
 	MERCHANT_EVENTS_CHANNEL,
 	type MerchantEvent,
 	type MerchantEventBatch,
+	SHIPMENT_STATUS_CHANNEL,
 	type ShipmentStatusChanged,
 } from "../../../lib/contracts";
 import { getSequelize, select } from "../../../lib/db";
