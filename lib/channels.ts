@@ -22,7 +22,7 @@
  */
 import { Adapters, Middleware as ChannelsMiddleware } from "@moleculer/channels";
 import type { Middleware, ServiceBroker } from "moleculer";
-import type { RuntimeConfig } from "./config";
+import { type RuntimeConfig, setting } from "./config";
 
 /** Channel of `shipment.status_changed` (§6; payload: lib/contracts/booking.ts `ShipmentStatusChanged`). */
 export const SHIPMENT_STATUS_CHANNEL = "shipment.status_changed";
@@ -91,8 +91,7 @@ const adapters = new WeakMap<
  * node loses no channel).
  */
 function streamReplicas(): number {
-	const n = Number(process.env.CHANNELS_REPLICAS || 1);
-	return Number.isInteger(n) && n >= 1 && n <= 5 ? n : 1;
+	return setting("CHANNELS_REPLICAS");
 }
 
 /** JetStream stream settings of a channel: its subject, kept {@link CHANNEL_MAX_AGE_MS} (nanoseconds), {@link streamReplicas}. */

@@ -31,9 +31,11 @@
  * (default 60 s) — the job was lost with Redis or its retries ran out — and,
  * every tenth sweep, warehouses missing a row for a courier that became active.
  */
+
 import type { Context } from "moleculer";
 import type { Transaction } from "sequelize";
 import { senderOf } from "../lib/auth";
+import { setting } from "../lib/config";
 import {
 	broadcast,
 	type Caller,
@@ -685,12 +687,8 @@ export default defineService<WarehousesVars>()({
 		},
 	},
 	created() {
-		const ms = (name: string, dflt: number) => {
-			const n = Number(process.env[name]);
-			return Number.isFinite(n) && n > 0 ? n : dflt;
-		};
-		this.sweepMs = ms("WAREHOUSE_SWEEP_MS", 30_000);
-		this.staleMs = ms("WAREHOUSE_REGISTRATION_STALE_MS", 60_000);
+		this.sweepMs = setting("WAREHOUSE_SWEEP_MS");
+		this.staleMs = setting("WAREHOUSE_REGISTRATION_STALE_MS");
 		this.sweeps = 0;
 		this.sweeping = false;
 	},
