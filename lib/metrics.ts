@@ -25,7 +25,6 @@
  * functions here, on the registry of every live broker of the process that
  * has metrics on (production runs one broker per process).
  */
-
 import { type BrokerOptions, type MetricRegistry, MetricReporters, type ServiceBroker } from "moleculer";
 import { setting } from "./config";
 

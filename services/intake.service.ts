@@ -15,7 +15,6 @@
  * Internal (lib/contracts/intake.ts): `intake.getOrder`, `intake.applyBookingUpdate`,
  * `intake.warehouseUsage`, `intake.adoptOrphanOrders`, `intake.shippedCounts`.
  */
-
 import type { Readable } from "node:stream";
 import type { Context } from "moleculer";
 import { senderOf } from "../lib/auth";

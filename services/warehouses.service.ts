@@ -31,7 +31,6 @@
  * (default 60 s) — the job was lost with Redis or its retries ran out — and,
  * every tenth sweep, warehouses missing a row for a courier that became active.
  */
-
 import type { Context } from "moleculer";
 import type { Transaction } from "sequelize";
 import { senderOf } from "../lib/auth";

@@ -13,7 +13,6 @@
  * | `DOCUMENTS_RELAY_BACKOFF_MS` | first redelivery delay of a failed row (doubles per try, at most 60 s) | 1000 |
  * | `DOCUMENTS_CALL_TIMEOUT_MS` | timeout of one `booking.markManifested` call | 5000 |
  */
-
 import type { Logger, ServiceBroker } from "moleculer";
 import type { Sequelize } from "sequelize";
 import { setting } from "../config";

@@ -6,7 +6,6 @@
  * statuses, buckets and names from ../shipment-status.ts. Decisions (row
  * fields, defaults, matching rules) are in docs/DECISIONS.md "Orders read side".
  */
-
 import { createHash } from "node:crypto";
 import { setting } from "../config";
 import type {

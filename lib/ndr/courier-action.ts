@@ -15,7 +15,6 @@
  * treats the same act on the same pending attempt as one request (the
  * sandbox answers the same request id).
  */
-
 import pRetry from "p-retry";
 import { setting } from "../config";
 import { type Caller, type CallOptions, call } from "../contracts";

@@ -13,7 +13,6 @@
  * space-separated, as the specification allows, so a receiver still holding
  * the old secret verifies.
  */
-
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { setting } from "../config";

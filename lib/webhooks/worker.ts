@@ -13,7 +13,6 @@
  * per shipment) needs the job and its lock token (`job.moveToDelayed` +
  * BullMQ's `DelayedError`), which the mixin's action call does not carry.
  */
-
 import { DelayedError, type Job, type JobsOptions } from "bullmq";
 import { setting } from "../config";
 import { type AnyQueue, type AnyWorker, createWorker, getQueue } from "../queue";

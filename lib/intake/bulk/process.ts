@@ -20,7 +20,6 @@
  * the job `failed` with a clear error; infrastructure errors throw (BullMQ
  * retries from the checkpoint).
  */
-
 import type { Sequelize } from "sequelize";
 import { setting } from "../../config";
 import type { PincodeInfo } from "../../contracts";

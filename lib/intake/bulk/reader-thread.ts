@@ -12,7 +12,6 @@
  * back as a BulkFileError (the job fails with its message); any other error
  * is rethrown as an Error.
  */
-
 import { Worker } from "node:worker_threads";
 import { setting } from "../../config";
 import type { SourceRow } from "./csv";

@@ -22,7 +22,6 @@
  * (one machine, docker compose) the scheduler serves them first; under
  * Kubernetes the pod's CPU request weighs it against other pods.
  */
-
 import { readdirSync } from "node:fs";
 import { getPriority, setPriority } from "node:os";
 import { setting } from "../../config";
