@@ -40,7 +40,7 @@ import {
 } from "moleculer";
 import { PermissionsMiddleware } from "./lib/auth";
 import { channelsMiddleware } from "./lib/channels";
-import { loadConfig, type RuntimeConfig } from "./lib/config";
+import { loadConfig, type RuntimeConfig, setting } from "./lib/config";
 import { jsonFormatter, RequestContextMiddleware } from "./lib/logging";
 import { MetricsMiddleware, metricsOptions } from "./lib/metrics";
 import { pacedStream } from "./lib/paced-stream";
@@ -305,7 +305,7 @@ export function QueueGroupCalls(): Middleware {
  * V8's default (benchmark comparison).
  */
 export function disablePretenuring(): void {
-	if (process.env.MSA_V8_PRETENURING !== "on") setFlagsFromString("--no-allocation-site-pretenuring");
+	if (setting("MSA_V8_PRETENURING") !== "on") setFlagsFromString("--no-allocation-site-pretenuring");
 }
 
 /** Builds broker options for this process. `nodeID` defaults to hostname-pid. */
@@ -316,7 +316,7 @@ export default function brokerOptions(
 	disablePretenuring();
 	return {
 		namespace: cfg.namespace,
-		nodeID: process.env.NODEID || undefined,
+		nodeID: setting("NODEID"),
 		transporter: cfg.transporter
 			? { type: "NATS", options: { url: cfg.transporter, maxReconnectAttempts: -1, noAsyncTraces: true } }
 			: undefined,

@@ -25,7 +25,7 @@
  */
 import { Adapters, Middleware as ChannelsMiddleware } from "@moleculer/channels";
 import type { Middleware, ServiceBroker } from "moleculer";
-import type { RuntimeConfig } from "./config";
+import { type RuntimeConfig, setting } from "./config";
 import type { ChannelName, ChannelPayloads, ChannelSubscriptions } from "./contracts";
 
 /** How long a JetStream channel keeps a message (subscribers down longer miss it): 7 days. */
@@ -92,8 +92,7 @@ const adapters = new WeakMap<
  * node loses no channel).
  */
 function streamReplicas(): number {
-	const n = Number(process.env.CHANNELS_REPLICAS || 1);
-	return Number.isInteger(n) && n >= 1 && n <= 5 ? n : 1;
+	return setting("CHANNELS_REPLICAS");
 }
 
 /** JetStream stream settings of a channel: its subject, kept {@link CHANNEL_MAX_AGE_MS} (nanoseconds), {@link streamReplicas}. */

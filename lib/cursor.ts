@@ -17,6 +17,7 @@
  * rotating the secret invalidates every cursor issued before.
  */
 import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto";
+import { setting } from "./config";
 import { type ApiError, apiError } from "./errors";
 
 /** A cursor position: a small flat JSON object (ids, timestamps as strings, the account). */
@@ -40,7 +41,7 @@ let cachedKey: { secret: string; key: KeyObject } | undefined;
  * @throws Error when neither is configured (a deployment error, not the client's)
  */
 function cursorKey(): KeyObject {
-	const secret = process.env.CURSOR_SECRET || process.env.LABEL_LINK_SECRET;
+	const secret = setting("CURSOR_SECRET") ?? setting("LABEL_LINK_SECRET");
 	if (!secret) throw new Error("CURSOR_SECRET (or LABEL_LINK_SECRET) is required to sign page cursors");
 	if (cachedKey?.secret !== secret) {
 		// a KeyObject: HMAC with it costs a fifth of HMAC with a Buffer key (measured, once per list page)
@@ -51,7 +52,7 @@ function cursorKey(): KeyObject {
 
 /** True when a cursor key is configured (for start-up checks). */
 export function cursorSecretConfigured(): boolean {
-	return !!(process.env.CURSOR_SECRET || process.env.LABEL_LINK_SECRET);
+	return !!(setting("CURSOR_SECRET") ?? setting("LABEL_LINK_SECRET"));
 }
 
 function sign(payload: string): Buffer {

@@ -22,8 +22,8 @@
  *   working when its AWB is no longer the order's live booking (cancelled),
  *   or when the secret that signed it is retired.
  *
- * Pure functions over `process.env`, read at each use (cheap: the parsed keys
- * are cached by the raw values), shared by every service that signs or
+ * Pure functions over the environment (lib/config.ts `setting`), read at each
+ * use (cheap: the parsed keys are cached by the values), shared by every service that signs or
  * verifies (this module imports only lib/config.ts): booking signs in its
  * request path (book/sync's `label_url`), intake signs the `label_url` of its
  * order answers (status, detail, list rows; one HMAC per row), documents
@@ -31,7 +31,7 @@
  * (docs/decisions/0080-label-url-on-every-order.md).
  */
 import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto";
-import { parsePreviousSecrets, parsePublicBaseUrl } from "./config";
+import { setting } from "./config";
 
 /** Printable AWB: 4 to 40 letters, digits or hyphens (DOMAIN "AWB": validate only length and character set). */
 export const AWB_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{3,39}$/;
@@ -57,8 +57,9 @@ const MAX_TOKEN_LENGTH = 40 + 1 + LINK_TAG_LENGTH;
 
 /** The keys of the current configuration. */
 interface LinkKeys {
-	/** the raw configuration the keys were derived from (cache key) */
-	source: string;
+	/** the configuration the keys were derived from (cache key: `setting` answers the same array while unchanged) */
+	current: string;
+	previousAll: readonly string[];
 	/** derived from LABEL_LINK_SECRET: signs */
 	sign: KeyObject;
 	/** the signing key first, then the previous ones: verify */
@@ -77,20 +78,19 @@ function derive(secret: string): KeyObject {
  *   processes that sign or verify refuse to start without it, lib/system.ts)
  */
 function linkKeys(): LinkKeys {
-	const current = process.env.LABEL_LINK_SECRET ?? "";
-	const previousRaw = process.env.LABEL_LINK_PREVIOUS_SECRETS ?? "";
-	const source = `${current}\u0000${previousRaw}`;
-	if (cached?.source === source) return cached;
+	const current = setting("LABEL_LINK_SECRET") ?? "";
+	const previousAll = setting("LABEL_LINK_PREVIOUS_SECRETS");
+	if (cached && cached.current === current && cached.previousAll === previousAll) return cached;
 	if (!current) throw new Error("LABEL_LINK_SECRET is required to sign and verify label links");
 	const sign = derive(current);
-	const previous = parsePreviousSecrets(previousRaw).filter((s) => s !== current);
-	cached = { source, sign, verify: [sign, ...previous.map(derive)] };
+	const previous = previousAll.filter((s) => s !== current);
+	cached = { current, previousAll, sign, verify: [sign, ...previous.map(derive)] };
 	return cached;
 }
 
 /** True when a link secret is configured (for start-up checks). */
 export function labelLinkConfigured(): boolean {
-	return !!process.env.LABEL_LINK_SECRET;
+	return !!setting("LABEL_LINK_SECRET");
 }
 
 function tagOf(key: KeyObject, awb: string): string {
@@ -132,18 +132,13 @@ export function verifyLabelToken(token: unknown): string | null {
 	return ok ? awb : null;
 }
 
-let cachedBase: { raw: string | undefined; base: string } | undefined;
-
 /**
  * The base every `label_url` is built on: `PUBLIC_BASE_URL`
  * (checked, without trailing slashes; lib/config.ts), or "" (a path relative
  * to the API's own base).
  */
 function publicBase(): string {
-	const raw = process.env.PUBLIC_BASE_URL;
-	if (cachedBase === undefined || cachedBase.raw !== raw)
-		cachedBase = { raw, base: parsePublicBaseUrl(raw) ?? "" };
-	return cachedBase.base;
+	return setting("PUBLIC_BASE_URL") ?? "";
 }
 
 /**

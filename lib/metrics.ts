@@ -27,11 +27,12 @@
  * has metrics on (production runs one broker per process).
  */
 import { type BrokerOptions, type MetricRegistry, MetricReporters, type ServiceBroker } from "moleculer";
+import { setting } from "./config";
 
 /** Port of `GET /metrics` when `METRICS_PORT` is unset. */
-export const DEFAULT_METRICS_PORT = 9100;
+export const DEFAULT_METRICS_PORT = setting("METRICS_PORT", {}) as number;
 /** Interval (ms) of the sampled gauges (queue depth, outbox lag) when `METRICS_SAMPLE_MS` is unset. */
-export const DEFAULT_SAMPLE_MS = 5_000;
+export const DEFAULT_SAMPLE_MS = setting("METRICS_SAMPLE_MS", {});
 
 /** Metric names (Prometheus style, units in the name). */
 export const M = {
@@ -53,19 +54,15 @@ export const M = {
  * @throws Error when the value is not a port number
  */
 export function metricsPort(env: NodeJS.ProcessEnv = process.env): number | null {
-	const raw = (env.METRICS_PORT ?? "").trim().toLowerCase();
-	if (raw === "") return DEFAULT_METRICS_PORT;
-	if (raw === "0" || raw === "off") return null;
-	const n = Number(raw);
-	if (!Number.isInteger(n) || n < 1 || n > 65_535)
-		throw new Error(`METRICS_PORT must be a port number, 0 or "off" (got "${env.METRICS_PORT}")`);
-	return n;
+	return setting("METRICS_PORT", env);
 }
 
-/** Interval (ms) of the sampled gauges: `METRICS_SAMPLE_MS`, default {@link DEFAULT_SAMPLE_MS}, at least 50. */
+/**
+ * Interval (ms) of the sampled gauges: `METRICS_SAMPLE_MS`, default {@link DEFAULT_SAMPLE_MS}, at least 50.
+ * @throws Error naming the variable when the value is not allowed (lib/config.ts)
+ */
 export function sampleEveryMs(env: NodeJS.ProcessEnv = process.env): number {
-	const n = Number(env.METRICS_SAMPLE_MS);
-	return Number.isFinite(n) && n > 0 ? Math.max(50, n) : DEFAULT_SAMPLE_MS;
+	return setting("METRICS_SAMPLE_MS", env);
 }
 
 /**
@@ -103,7 +100,7 @@ export function metricsOptions(env: NodeJS.ProcessEnv = process.env): NonNullabl
 	if (port === null) return { enabled: false };
 	// Moleculer takes a reporter instance (reporters/index.js `resolve`); its typing lists only names
 	// on HOST like the gateway (the zero-setup start: 127.0.0.1), every interface otherwise
-	const host = env.HOST && port !== 0 ? env.HOST : undefined;
+	const host = port !== 0 ? setting("HOST", env) : undefined;
 	const reporter = new MetricsEndpoint({ port, path: "/metrics", ...(host ? { host } : {}) }) as unknown as {
 		type: "Prometheus";
 	};

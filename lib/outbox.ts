@@ -8,6 +8,7 @@
  * and its own lease query (what it delivers differs).
  */
 import type { Sequelize } from "sequelize";
+import { setting } from "./config";
 import { exec, type Migration, select } from "./db";
 
 /** Schemas whose `outbox` table these functions may touch (the SQL names the schema). */
@@ -125,12 +126,7 @@ const PURGE_MAX_ROUNDS = 200;
  * @throws Error when not a non-negative integer (the process refuses to start)
  */
 export function outboxRetentionHours(env: NodeJS.ProcessEnv = process.env): number {
-	const raw = (env.OUTBOX_RETENTION_HOURS ?? "").trim();
-	if (raw === "") return 168;
-	const n = Number(raw);
-	if (!Number.isInteger(n) || n < 0)
-		throw new Error(`OUTBOX_RETENTION_HOURS must be a non-negative integer (got "${raw}")`);
-	return n;
+	return setting("OUTBOX_RETENTION_HOURS", env);
 }
 
 /**

@@ -14,7 +14,7 @@ import { dirname, join, resolve } from "node:path";
 import { ServiceBroker, type ServiceSchema } from "moleculer";
 import { workersReady } from "../mixins/worker.mixin";
 import brokerOptions, { transporterLinkUp } from "../moleculer.config";
-import { loadConfig, type ServiceName } from "./config";
+import { checkEnvironment, loadConfig, type ServiceName, setting } from "./config";
 import { closeAllPools } from "./db";
 import { DEV_IDP_AUDIENCE, DEV_IDP_ISSUER } from "./devidp";
 import { closeAllQueues } from "./queue";
@@ -27,7 +27,7 @@ export interface RunningSystem {
 
 /** Directory of zero-setup state (`./.data` unless `MSA_DATA_DIR`). */
 export function dataDir(): string {
-	return resolve(process.env.MSA_DATA_DIR || ".data");
+	return resolve(setting("MSA_DATA_DIR"));
 }
 
 /**
@@ -41,11 +41,11 @@ export function dataDir(): string {
  * @returns true when the development identity provider is to run
  */
 export function zeroSetupAuth(env: NodeJS.ProcessEnv): boolean {
-	if (env.AUTH_JWKS_URL) return false;
-	env.AUTH_JWKS_URL = `http://127.0.0.1:${env.PORT || 3000}/auth/v1/.well-known/jwks.json`;
+	if (setting("AUTH_JWKS_URL", env)) return false;
+	env.AUTH_JWKS_URL = `http://127.0.0.1:${setting("PORT", env)}/auth/v1/.well-known/jwks.json`;
 	env.MSA_DEV_IDP = "1";
-	if (!env.AUTH_ISSUER?.trim()) env.AUTH_ISSUER = DEV_IDP_ISSUER;
-	if (!env.AUTH_AUDIENCE?.trim()) env.AUTH_AUDIENCE = DEV_IDP_AUDIENCE;
+	if (!setting("AUTH_ISSUER", env)) env.AUTH_ISSUER = DEV_IDP_ISSUER;
+	if (!setting("AUTH_AUDIENCE", env)) env.AUTH_AUDIENCE = DEV_IDP_AUDIENCE;
 	return true;
 }
 
@@ -124,7 +124,7 @@ async function startEmbeddedPostgres(dir: string): Promise<{ url: string; stop: 
 	for (const s of signals)
 		for (const l of process.listeners(s)) if (!before.get(s)?.has(l)) process.removeListener(s, l);
 	const pgdata = embeddedPgData(dir);
-	const port = Number(process.env.EMBEDDED_PG_PORT || 54329);
+	const port = setting("EMBEDDED_PG_PORT");
 	await stopStalePostmaster(pgdata);
 	const pg = new EmbeddedPostgres({
 		databaseDir: pgdata,
@@ -157,29 +157,31 @@ async function startEmbeddedPostgres(dir: string): Promise<{ url: string; stop: 
  */
 export async function startSystem(): Promise<RunningSystem> {
 	const env = process.env;
+	// every declared variable checked before anything starts (a wrong value names itself; lib/config.ts)
+	checkEnvironment(env);
 	let stopPg: (() => Promise<void>) | undefined;
 	const dir = dataDir();
 	const extraServices: ServiceName[] = [];
-	if (!env.DATABASE_URL) {
+	if (!setting("DATABASE_URL", env)) {
 		env.MSA_ZERO_SETUP = "1";
 		// the zero-setup start serves a development IdP with published passwords: loopback only
 		// unless HOST says otherwise (issue 12); with DATABASE_URL set the gateway listens on 0.0.0.0
-		if (!env.HOST) env.HOST = "127.0.0.1";
+		if (!setting("HOST", env)) env.HOST = "127.0.0.1";
 		mkdirSync(dir, { recursive: true });
 		const pg = await startEmbeddedPostgres(dir);
 		env.DATABASE_URL = pg.url;
 		stopPg = pg.stop;
 		if (zeroSetupAuth(env)) extraServices.push("devauth");
-		if (env.SANDBOX_SCAN_PUSH_URL === undefined) {
-			// the sandbox couriers push their scans to our own webhook route, as a real courier would
-			env.SANDBOX_SCAN_PUSH_URL = `http://127.0.0.1:${env.PORT || 3000}/v1/tracking/webhooks/{courier}`;
+		if (setting("SANDBOX_SCAN_PUSH_URL", env) === undefined) {
+			// the sandbox couriers push their scans to our own webhook route, as a real courier would (blank: no push)
+			env.SANDBOX_SCAN_PUSH_URL = `http://127.0.0.1:${setting("PORT", env)}/v1/tracking/webhooks/{courier}`;
 		}
-		if (!env.LABEL_LINK_SECRET) {
+		if (!setting("LABEL_LINK_SECRET", env)) {
 			const f = join(dir, "label-link-secret");
 			if (!existsSync(f)) writeFileSync(f, randomBytes(32).toString("hex"), { mode: 0o600 });
 			env.LABEL_LINK_SECRET = readFileSync(f, "utf8").trim();
 		}
-		if (!env.SANDBOX_WEBHOOK_SECRET?.trim()) {
+		if (!setting("SANDBOX_WEBHOOK_SECRET", env)) {
 			// the sandbox couriers' push key: random per installation, never a published default
 			// (docs/decisions/0078-sandbox-scan-signatures.md)
 			const f = join(dir, "sandbox-webhook-secret");
@@ -216,9 +218,8 @@ export async function startSystem(): Promise<RunningSystem> {
 		if (stopPg) await stopPg().catch(() => undefined);
 		throw err;
 	}
-	const probes = process.env.HEALTH_PORT
-		? await startProbes(broker, Number(process.env.HEALTH_PORT))
-		: undefined;
+	const healthPort = setting("HEALTH_PORT");
+	const probes = healthPort !== undefined ? await startProbes(broker, healthPort) : undefined;
 	return {
 		broker,
 		async stop() {

@@ -72,7 +72,7 @@ import {
 } from "../lib/booking/tracking";
 import { parseWalletQuery, setCreditLimit, walletOf } from "../lib/booking/wallet";
 import { processAttempt } from "../lib/booking/worker";
-import { loadConfig } from "../lib/config";
+import { loadConfig, setting } from "../lib/config";
 import {
 	type BookAnswer,
 	type BookSyncAnswer,
@@ -129,9 +129,9 @@ export default defineService<BookingVars>()({
 				queue: BOOKING_QUEUE,
 				action: "booking.processAttempt",
 				// courier calls are I/O-bound (seconds at real couriers): many in flight per pod
-				concurrency: () => Number(process.env.BOOKING_CONCURRENCY) || 50,
+				concurrency: () => setting("BOOKING_CONCURRENCY"),
 				// a killed worker's job runs again after this lock expires
-				lockDuration: () => Number(process.env.BOOKING_LOCK_MS) || 60_000,
+				lockDuration: () => setting("BOOKING_LOCK_MS"),
 			},
 		]),
 	],

@@ -26,7 +26,7 @@
  */
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { loadConfig } from "../lib/config";
+import { loadConfig, setting } from "../lib/config";
 import type { TokenResponse } from "../lib/contracts";
 import { createDevIdp, type DevIdp, LoginThrottle } from "../lib/devidp";
 import { apiError } from "../lib/errors";
@@ -35,7 +35,8 @@ import { dataDir } from "../lib/system";
 
 /** Finds `config/dev-users.json`: `MSA_DEV_USERS_FILE`, else beside the sources (tsx) or the build (dist/). */
 export function devUsersFile(): string {
-	if (process.env.MSA_DEV_USERS_FILE) return resolve(process.env.MSA_DEV_USERS_FILE);
+	const configured = setting("MSA_DEV_USERS_FILE");
+	if (configured) return resolve(configured);
 	const candidates = [
 		resolve(__dirname, "../config/dev-users.json"),
 		resolve(__dirname, "../../config/dev-users.json"),

@@ -139,7 +139,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
 import ApiGateway from "moleculer-web";
 import { type ActionAccess, type AuthUser, checkAccess, createVerifier, invalidToken } from "../lib/auth";
-import { loadConfig } from "../lib/config";
+import { loadConfig, setting } from "../lib/config";
 import type { CallMeta } from "../lib/contracts";
 import { ApiError } from "../lib/errors";
 import { answerFor, GatewayError } from "../lib/gateway/errors";
@@ -757,10 +757,10 @@ export default defineService<GatewayVars>()({
 		const cfg = loadConfig();
 		this.settings.port = cfg.port;
 		// listen address: `HOST`; the zero-setup start sets 127.0.0.1 (lib/system.ts), else every interface
-		this.settings.ip = process.env.HOST || "0.0.0.0";
-		const devIdp = process.env.MSA_DEV_IDP === "1";
+		this.settings.ip = setting("HOST") ?? "0.0.0.0";
+		const devIdp = setting("MSA_DEV_IDP") === true;
 		this.accessLog =
-			process.env.GATEWAY_ACCESS_LOG !== "0" && logsInfo(this.broker.options.logger, cfg.logLevel);
+			setting("GATEWAY_ACCESS_LOG") === "1" && logsInfo(this.broker.options.logger, cfg.logLevel);
 		this.trustProxy = cfg.trustProxy;
 		this.limiter = new EdgeLimiter(
 			{

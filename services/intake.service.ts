@@ -20,6 +20,7 @@ import type { Context } from "moleculer";
 import { senderOf } from "../lib/auth";
 import { assertNotB2B } from "../lib/channel";
 import { coalesce } from "../lib/coalesce";
+import { setting } from "../lib/config";
 import {
 	type BookingUpdate,
 	type BulkDecisionResult,
@@ -186,9 +187,9 @@ export default defineService<IntakeVars>()({
 				queue: BULK_QUEUE,
 				action: "intake.processBulkJob",
 				// one file at a time per process: a file is CPU-bound and ~25 MB in memory
-				concurrency: () => Number(process.env.INTAKE_BULK_CONCURRENCY) || 1,
+				concurrency: () => setting("INTAKE_BULK_CONCURRENCY"),
 				// a killed worker's job runs again (from its checkpoint) after this lock expires
-				lockDuration: () => Number(process.env.INTAKE_BULK_LOCK_MS) || 60_000,
+				lockDuration: () => setting("INTAKE_BULK_LOCK_MS"),
 				// a 25 MB XLSX takes ~30 s here; never let the call time out under a run still going
 				callTimeout: 30 * 60_000,
 				// INTAKE_BULK_WORKER=off: the API pods leave files to the bulk worker pods (lib/intake/bulk/role.ts)
@@ -966,8 +967,7 @@ export default defineService<IntakeVars>()({
 		for (const name of Object.keys(actions)) if (!BULK_ONLY_ACTIONS.includes(name)) actions[name] = false;
 	},
 	created() {
-		const ttl = Number(process.env.INTAKE_WAREHOUSE_CACHE_MS ?? 5000);
-		this.warehouseCache = new WarehouseCache(Number.isFinite(ttl) ? ttl : 5000);
+		this.warehouseCache = new WarehouseCache(setting("INTAKE_WAREHOUSE_CACHE_MS"));
 	},
 	/**
 	 * Refuses to run without a link secret (the signed `label_url` of status,

@@ -88,7 +88,7 @@
  * SQL lib/simulator/store.ts, tables lib/simulator/migrations.ts.
  */
 import { Errors } from "moleculer";
-import { loadConfig } from "../lib/config";
+import { loadConfig, setting } from "../lib/config";
 import type { EmittedScan, SimulatorReference, SimulatorState } from "../lib/contracts";
 import { requireSandboxWebhookSecret } from "../lib/couriers/sandbox/settings";
 import { defineService } from "../lib/service";
@@ -167,7 +167,7 @@ export default defineService<SimulatorVars>()({
 		const port = loadConfig().simulatorPort;
 		const server = new SimulatorServer(this.db, this.logger);
 		// HOST as the gateway reads it (0.0.0.0 in the Kubernetes dev overlay, so other pods reach it); else loopback
-		const host = process.env.HOST || "127.0.0.1";
+		const host = setting("HOST") ?? "127.0.0.1";
 		await server.listen(port, host);
 		this.server = server;
 		this.logger.info(`sandbox courier simulator listening on ${host}:${port}`);

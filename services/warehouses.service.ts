@@ -34,6 +34,7 @@
 import type { Context } from "moleculer";
 import type { Transaction } from "sequelize";
 import { senderOf } from "../lib/auth";
+import { setting } from "../lib/config";
 import {
 	broadcast,
 	type Caller,
@@ -685,12 +686,8 @@ export default defineService<WarehousesVars>()({
 		},
 	},
 	created() {
-		const ms = (name: string, dflt: number) => {
-			const n = Number(process.env[name]);
-			return Number.isFinite(n) && n > 0 ? n : dflt;
-		};
-		this.sweepMs = ms("WAREHOUSE_SWEEP_MS", 30_000);
-		this.staleMs = ms("WAREHOUSE_REGISTRATION_STALE_MS", 60_000);
+		this.sweepMs = setting("WAREHOUSE_SWEEP_MS");
+		this.staleMs = setting("WAREHOUSE_REGISTRATION_STALE_MS");
 		this.sweeps = 0;
 		this.sweeping = false;
 	},

@@ -17,6 +17,7 @@
  * | `BOOKING_TRACK_MS` | tracking poller period (lib/booking/tracking.ts): each tick leases the due open shipments and asks their couriers | 30000 |
  * | `BOOKING_TRACK_INTERVAL_MS` | how often one open shipment is asked again (a shipment is due this long after it was last leased) | 900000 |
  */
+import { setting } from "../config";
 
 /** BullMQ backoff jitter: each retry delay is drawn from [delay · (1 − 0.5), delay]. */
 export const BACKOFF_JITTER = 0.5;
@@ -36,26 +37,24 @@ export interface BookingTimings {
 	trackIntervalMs: number;
 }
 
-function num(v: string | undefined, dflt: number, min = 1): number {
-	const n = v === undefined || v === "" ? Number.NaN : Number(v);
-	return Number.isInteger(n) && n >= min ? n : dflt;
-}
-
-/** Reads {@link BookingTimings} from `env`. */
+/**
+ * Reads {@link BookingTimings} from `env` (declared in lib/config.ts).
+ * @throws Error naming the variable when a value is not allowed
+ */
 export function bookingTimings(env: NodeJS.ProcessEnv = process.env): BookingTimings {
 	return {
-		jobAttempts: num(env.BOOKING_JOB_ATTEMPTS, 6),
-		backoffMs: num(env.BOOKING_BACKOFF_MS, 2000),
-		relayMs: num(env.BOOKING_RELAY_MS, 1000),
-		relayBackoffMs: num(env.BOOKING_RELAY_BACKOFF_MS, 1000),
-		sweepMs: num(env.BOOKING_SWEEP_MS, 30_000),
-		sweepAfterMs: num(env.BOOKING_SWEEP_AFTER_MS, 20_000, 0),
-		claimStaleMs: num(env.BOOKING_CLAIM_STALE_MS, 60_000),
-		callTimeoutMs: num(env.BOOKING_CALL_TIMEOUT_MS, 5000),
-		syncBudgetMs: num(env.BOOKING_SYNC_BUDGET_MS, 25_000),
-		unsettledMs: num(env.BOOKING_UNSETTLED_MS, 120_000),
-		trackMs: num(env.BOOKING_TRACK_MS, 30_000),
-		trackIntervalMs: num(env.BOOKING_TRACK_INTERVAL_MS, 900_000),
+		jobAttempts: setting("BOOKING_JOB_ATTEMPTS", env),
+		backoffMs: setting("BOOKING_BACKOFF_MS", env),
+		relayMs: setting("BOOKING_RELAY_MS", env),
+		relayBackoffMs: setting("BOOKING_RELAY_BACKOFF_MS", env),
+		sweepMs: setting("BOOKING_SWEEP_MS", env),
+		sweepAfterMs: setting("BOOKING_SWEEP_AFTER_MS", env),
+		claimStaleMs: setting("BOOKING_CLAIM_STALE_MS", env),
+		callTimeoutMs: setting("BOOKING_CALL_TIMEOUT_MS", env),
+		syncBudgetMs: setting("BOOKING_SYNC_BUDGET_MS", env),
+		unsettledMs: setting("BOOKING_UNSETTLED_MS", env),
+		trackMs: setting("BOOKING_TRACK_MS", env),
+		trackIntervalMs: setting("BOOKING_TRACK_INTERVAL_MS", env),
 	};
 }
 

@@ -15,6 +15,7 @@
  */
 import type { Logger, ServiceBroker } from "moleculer";
 import type { Sequelize } from "sequelize";
+import { setting } from "../config";
 import { call } from "../contracts";
 import {
 	type DocumentsOutboxRow,
@@ -30,17 +31,15 @@ export interface DocumentsRelayTimings {
 	callTimeoutMs: number;
 }
 
-function num(v: string | undefined, fallback: number): number {
-	const n = Number(v);
-	return v !== undefined && v !== "" && Number.isFinite(n) && n >= 0 ? n : fallback;
-}
-
-/** The relay timings from `env` (see the module table). */
+/**
+ * The relay timings from `env` (see the module table; declared in lib/config.ts).
+ * @throws Error naming the variable when a value is not allowed
+ */
 export function documentsRelayTimings(env: NodeJS.ProcessEnv = process.env): DocumentsRelayTimings {
 	return {
-		relayMs: Math.max(10, num(env.DOCUMENTS_RELAY_MS, 1000)),
-		relayBackoffMs: num(env.DOCUMENTS_RELAY_BACKOFF_MS, 1000),
-		callTimeoutMs: Math.max(1, num(env.DOCUMENTS_CALL_TIMEOUT_MS, 5000)),
+		relayMs: setting("DOCUMENTS_RELAY_MS", env),
+		relayBackoffMs: setting("DOCUMENTS_RELAY_BACKOFF_MS", env),
+		callTimeoutMs: setting("DOCUMENTS_CALL_TIMEOUT_MS", env),
 	};
 }
 

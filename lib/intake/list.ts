@@ -8,6 +8,7 @@
  * docs/decisions/0030-orders-read-side.md.
  */
 import { createHash } from "node:crypto";
+import { setting } from "../config";
 import type {
 	BookingState,
 	CursorPage,
@@ -33,7 +34,7 @@ export const CITY_MAX_LENGTH = 100;
 /** Longest `awb_number` filter (AWBs are alphanumeric, hyphens allowed). */
 export const AWB_MAX_LENGTH = 64;
 /** Tracking page when `TRACKING_URL_TEMPLATE` is unset (example.com is reserved: nothing leaks to a real site). */
-export const DEFAULT_TRACKING_URL_TEMPLATE = "https://track.example.com/?awb={awb}";
+export const DEFAULT_TRACKING_URL_TEMPLATE = setting("TRACKING_URL_TEMPLATE", {});
 
 /** Cursor kind of `GET /v1/orders`. */
 const KIND = "orders";
@@ -285,7 +286,7 @@ export function trackingUrlOf(awb: string | null, template = trackingTemplate())
 
 /** The tracking URL template in force (read from the environment at each call: once per answer). */
 export function trackingTemplate(): string {
-	return process.env.TRACKING_URL_TEMPLATE || DEFAULT_TRACKING_URL_TEMPLATE;
+	return setting("TRACKING_URL_TEMPLATE");
 }
 
 /** A list row as ./list-store.ts reads it (bigint and numeric columns as pg returns them). */

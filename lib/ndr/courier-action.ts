@@ -16,6 +16,7 @@
  * sandbox answers the same request id).
  */
 import pRetry from "p-retry";
+import { setting } from "../config";
 import { type Caller, type CallOptions, call } from "../contracts";
 import type { NdrActInput } from "../contracts/ndr";
 import {
@@ -46,19 +47,17 @@ export function addDays(day: string, n: number): string {
 	return new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
 }
 
-/** The NDR retry policy in force: `NDR_ACTION_ATTEMPTS` (integer ≥ 1, default 3), `NDR_ACTION_BACKOFF_MS` (integer ≥ 0, default 500). */
+/**
+ * The NDR retry policy in force: `NDR_ACTION_ATTEMPTS` (integer ≥ 1, default 3), `NDR_ACTION_BACKOFF_MS` (integer ≥ 0, default 500).
+ * @throws Error naming the variable when a value is not allowed (lib/config.ts)
+ */
 export function ndrRetryPolicy(env: NodeJS.ProcessEnv = process.env): {
 	attempts: number;
 	backoffMs: number;
 } {
-	const a = Number(env.NDR_ACTION_ATTEMPTS);
-	const b =
-		env.NDR_ACTION_BACKOFF_MS === undefined || env.NDR_ACTION_BACKOFF_MS === ""
-			? Number.NaN
-			: Number(env.NDR_ACTION_BACKOFF_MS);
 	return {
-		attempts: Number.isInteger(a) && a >= 1 ? a : 3,
-		backoffMs: Number.isInteger(b) && b >= 0 ? b : 500,
+		attempts: setting("NDR_ACTION_ATTEMPTS", env),
+		backoffMs: setting("NDR_ACTION_BACKOFF_MS", env),
 	};
 }
 

@@ -22,6 +22,7 @@
  * provider reported the delivery; the sandbox, which sends nothing, records
  * `simulated`.
  */
+import { setting } from "../config";
 
 /** Channels a buyer can be notified on. */
 export type NotificationChannel = "sms" | "whatsapp";
@@ -110,7 +111,7 @@ export class SandboxNotifier implements Notifier {
  * The notifier for `NDR_NOTIFIER` (only `sandbox`, the default, exists).
  * @throws Error for an unknown value (refuses to start)
  */
-export function notifierFor(name = process.env.NDR_NOTIFIER || "sandbox"): Notifier {
+export function notifierFor(name: string = setting("NDR_NOTIFIER")): Notifier {
 	if (name === "sandbox") return new SandboxNotifier();
 	throw new Error(`NDR_NOTIFIER "${name}" is not a known notifier (known: sandbox)`);
 }

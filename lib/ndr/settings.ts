@@ -12,6 +12,7 @@
  * | `NDR_CALL_TIMEOUT_MS` | timeout of calls to other services | 5000 |
  * | `NDR_ACT_POLL_MS` | first poll of a sent act's outcome at a courier that decides later (Delhivery), then doubled per poll (at most 1 h apart, for 24 h) | 60000 |
  */
+import { setting } from "../config";
 
 /** The ndr service's timings and limits. */
 export interface NdrSettings {
@@ -28,21 +29,18 @@ export interface NdrSettings {
 	leaseMs: number;
 }
 
-/** A positive integer from the environment, else `dflt`. */
-function num(v: string | undefined, dflt: number): number {
-	const n = v === undefined || v === "" ? Number.NaN : Number(v);
-	return Number.isSafeInteger(n) && n > 0 ? n : dflt;
-}
-
-/** Reads {@link NdrSettings} from `env` (process.env unless given). */
+/**
+ * Reads {@link NdrSettings} from `env` (process.env unless given; declared in lib/config.ts).
+ * @throws Error naming the variable when a value is not allowed
+ */
 export function ndrSettings(env: NodeJS.ProcessEnv = process.env): NdrSettings {
 	return {
-		deadlineMs: num(env.NDR_ACTION_DEADLINE_MS, 86_400_000),
-		policyMs: num(env.NDR_POLICY_MS, 60_000),
-		policyRetryMs: num(env.NDR_POLICY_RETRY_MS, 3_600_000),
-		maxAttempts: num(env.NDR_MAX_ATTEMPTS, 3),
-		callTimeoutMs: num(env.NDR_CALL_TIMEOUT_MS, 5_000),
-		actPollMs: num(env.NDR_ACT_POLL_MS, 60_000),
+		deadlineMs: setting("NDR_ACTION_DEADLINE_MS", env),
+		policyMs: setting("NDR_POLICY_MS", env),
+		policyRetryMs: setting("NDR_POLICY_RETRY_MS", env),
+		maxAttempts: setting("NDR_MAX_ATTEMPTS", env),
+		callTimeoutMs: setting("NDR_CALL_TIMEOUT_MS", env),
+		actPollMs: setting("NDR_ACT_POLL_MS", env),
 		batch: 50,
 		leaseMs: 120_000,
 	};

@@ -13,6 +13,7 @@
  * ({@link syncedRefusal}); a courier never synced is not filtered.
  */
 import type { Sequelize } from "sequelize";
+import { setting } from "../config";
 import type { ServiceabilitySyncStatus } from "../contracts";
 import type { CourierAdapter, PincodeServiceability } from "../couriers/types";
 import { exec, select } from "../db";
@@ -20,7 +21,7 @@ import { toPaise, toRupees } from "../money";
 import { kgToGrams } from "./pricing";
 
 /** Default interval of the scheduled sync (24 h), ms. */
-export const DEFAULT_SYNC_MS = 24 * 60 * 60_000;
+export const DEFAULT_SYNC_MS = setting("RATES_SERVICEABILITY_SYNC_MS", {});
 /** Batch size used when an adapter implements `serviceability` but states no `serviceabilityBatchSize`. */
 export const DEFAULT_BATCH = 50;
 /** Queue (lib/queue.ts) of the scheduled sync job, owned by the rates service. */
@@ -38,12 +39,7 @@ export type SyncedPincodes = Map<number, Map<string, number>>;
  * @throws Error when the value is not a non-negative integer
  */
 export function syncIntervalMs(env: NodeJS.ProcessEnv = process.env): number {
-	const raw = (env.RATES_SERVICEABILITY_SYNC_MS ?? "").trim();
-	if (raw === "") return DEFAULT_SYNC_MS;
-	const n = Number(raw);
-	if (!Number.isInteger(n) || n < 0)
-		throw new Error(`RATES_SERVICEABILITY_SYNC_MS must be a whole number of ms, 0 = off (got "${raw}")`);
-	return n;
+	return setting("RATES_SERVICEABILITY_SYNC_MS", env);
 }
 
 /** One courier's answer for one pincode, as stored (paise, grams). */

@@ -3,6 +3,7 @@
  * rules: AWB formats, refused pincodes, refusal wording (shipments and pickup
  * locations), emittable tracking events, answer delays. Pure: no I/O.
  */
+import { setting } from "../config";
 import type { SimulatorEvent } from "../contracts";
 import { sandboxOwnLabelCouriers, sandboxSettings } from "../couriers/sandbox/settings";
 import {
@@ -102,17 +103,12 @@ export function sortCode(pin: string): string {
 
 /** Delay before a create answers, ms: `SANDBOX_COURIER_DELAY_MS` (≥ 0), else random 100–300 ms. */
 export function configuredDelay(): number {
-	const raw = process.env.SANDBOX_COURIER_DELAY_MS;
-	const n = raw === undefined || raw === "" ? Number.NaN : Number(raw);
-	if (Number.isFinite(n) && n >= 0) return n;
-	return 100 + Math.floor(Math.random() * 200);
+	return setting("SANDBOX_COURIER_DELAY_MS") ?? 100 + Math.floor(Math.random() * 200);
 }
 
 /** How long a `SIMULATE_TIMEOUT` create holds its answer, ms: `SANDBOX_COURIER_HANG_MS`, else the adapter timeout + 3 s. */
 export function configuredHang(): number {
-	const n = Number(process.env.SANDBOX_COURIER_HANG_MS);
-	if (Number.isFinite(n) && n > 0) return n;
-	return sandboxSettings("sbx-express").timeoutMs + 3000;
+	return setting("SANDBOX_COURIER_HANG_MS") ?? sandboxSettings("sbx-express").timeoutMs + 3000;
 }
 
 /**

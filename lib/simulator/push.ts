@@ -16,6 +16,7 @@
  * scan through the track API.
  */
 import type { Logger } from "moleculer";
+import { setting } from "../config";
 import { sandboxWebhookSecret } from "../couriers/sandbox/settings";
 import { signedPushHeaders } from "../couriers/sandbox/signature";
 import type { WirePushScan } from "../couriers/sandbox/wire";
@@ -23,9 +24,9 @@ import type { WirePushScan } from "../couriers/sandbox/wire";
 /** How long one push waits for the receiver's answer, ms. */
 export const PUSH_TIMEOUT_MS = 2_000;
 
-/** The push URL for `courierCode` (`{courier}` replaced), or null when `SANDBOX_SCAN_PUSH_URL` is unset. */
+/** The push URL for `courierCode` (`{courier}` replaced), or null when `SANDBOX_SCAN_PUSH_URL` is unset or blank. */
 export function pushUrlFor(courierCode: string, env: NodeJS.ProcessEnv = process.env): string | null {
-	const tpl = env.SANDBOX_SCAN_PUSH_URL?.trim();
+	const tpl = setting("SANDBOX_SCAN_PUSH_URL", env);
 	return tpl ? tpl.replaceAll("{courier}", encodeURIComponent(courierCode)) : null;
 }
 

@@ -25,7 +25,7 @@ import type { ServiceBroker } from "moleculer";
 import { Client } from "pg";
 import type { Sequelize } from "sequelize";
 import { publishToChannel } from "../channels";
-import { loadConfig } from "../config";
+import { loadConfig, setting } from "../config";
 import { MERCHANT_EVENTS_CHANNEL, type MerchantEvent, type MerchantEventBatch } from "../contracts";
 import { exec, select } from "../db";
 import { outboxRetryDelayMs } from "../outbox";
@@ -108,7 +108,7 @@ export class EventOutboxRelay {
 		private readonly schema: EventOutboxSchema,
 		private readonly broker: ServiceBroker,
 		private readonly logger: RelayLogger,
-		private readonly pollMs = Number(process.env.EVENT_OUTBOX_POLL_MS) || 1000,
+		private readonly pollMs = setting("EVENT_OUTBOX_POLL_MS"),
 	) {}
 
 	/** Starts listening and polling (the LISTEN connection is best effort: polling covers its loss). */

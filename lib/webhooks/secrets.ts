@@ -15,6 +15,7 @@
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
+import { setting } from "../config";
 
 /** Format tag of a stored secret (`v1.<iv>.<tag>.<ciphertext>`, base64url parts). */
 const STORED_VERSION = "v1";
@@ -24,7 +25,7 @@ const KEY_LABEL = "msa-webhook-secrets-v1";
 
 /** True when a key can be derived (start-up check). */
 export function secretKeyConfigured(): boolean {
-	return !!(process.env.WEBHOOK_SECRET_KEY || process.env.LABEL_LINK_SECRET);
+	return !!(setting("WEBHOOK_SECRET_KEY") ?? setting("LABEL_LINK_SECRET"));
 }
 
 /**
@@ -33,9 +34,9 @@ export function secretKeyConfigured(): boolean {
  * @throws Error when neither is set (a deployment error)
  */
 function key(): Buffer {
-	const own = process.env.WEBHOOK_SECRET_KEY;
+	const own = setting("WEBHOOK_SECRET_KEY");
 	if (own) return createHash("sha256").update(own).digest();
-	const link = process.env.LABEL_LINK_SECRET;
+	const link = setting("LABEL_LINK_SECRET");
 	if (!link)
 		throw new Error("WEBHOOK_SECRET_KEY (or LABEL_LINK_SECRET) is required to store webhook secrets");
 	return createHash("sha256").update(`${KEY_LABEL}:${link}`).digest();

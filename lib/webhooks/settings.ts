@@ -3,7 +3,7 @@
  * read from the environment when the service is created (tests set them
  * first). Times in milliseconds unless the name says hours.
  */
-import { loadConfig } from "../config";
+import { loadConfig, setting } from "../config";
 
 /** What the webhooks service is tuned by. */
 export interface WebhookSettings {
@@ -35,31 +35,22 @@ export interface WebhookSettings {
 	callTimeoutMs: number;
 }
 
-/** A positive integer from `name`, else `dflt` (malformed refuses to start). */
-function positive(name: string, dflt: number): number {
-	const v = process.env[name];
-	if (v === undefined || v.trim() === "") return dflt;
-	const n = Number(v);
-	if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number (got "${v}")`);
-	return n;
-}
-
-/** The settings from the environment. @throws Error on a malformed value */
+/** The settings from the environment (declared in lib/config.ts). @throws Error naming a variable whose value is not allowed */
 export function webhookSettings(): WebhookSettings {
 	return {
 		// the runtime configuration's sandbox flag: SANDBOX=1, and the zero-setup start unless SANDBOX says otherwise
 		sandbox: loadConfig().sandbox,
-		concurrency: Math.floor(positive("WEBHOOK_CONCURRENCY", 100)),
-		endpointInflight: Math.floor(positive("WEBHOOK_ENDPOINT_INFLIGHT", 10)),
-		timeoutMs: positive("WEBHOOK_TIMEOUT_MS", 10_000),
-		backoffMs: positive("WEBHOOK_BACKOFF_MS", 20_000),
-		maxAttempts: Math.floor(positive("WEBHOOK_MAX_ATTEMPTS", 13)),
-		maxAgeH: positive("WEBHOOK_MAX_AGE_H", 24),
-		previousSecretH: positive("WEBHOOK_PREVIOUS_SECRET_H", 24),
-		orderHoldMs: positive("WEBHOOK_ORDER_HOLD_MS", 30_000),
-		sweepMs: positive("WEBHOOK_SWEEP_MS", 30_000),
-		responseCapBytes: Math.floor(positive("WEBHOOK_RESPONSE_CAP_BYTES", 4096)),
-		maxEndpoints: Math.floor(positive("WEBHOOK_MAX_ENDPOINTS", 20)),
-		callTimeoutMs: positive("WEBHOOK_CALL_TIMEOUT_MS", 5000),
+		concurrency: setting("WEBHOOK_CONCURRENCY"),
+		endpointInflight: setting("WEBHOOK_ENDPOINT_INFLIGHT"),
+		timeoutMs: setting("WEBHOOK_TIMEOUT_MS"),
+		backoffMs: setting("WEBHOOK_BACKOFF_MS"),
+		maxAttempts: setting("WEBHOOK_MAX_ATTEMPTS"),
+		maxAgeH: setting("WEBHOOK_MAX_AGE_H"),
+		previousSecretH: setting("WEBHOOK_PREVIOUS_SECRET_H"),
+		orderHoldMs: setting("WEBHOOK_ORDER_HOLD_MS"),
+		sweepMs: setting("WEBHOOK_SWEEP_MS"),
+		responseCapBytes: setting("WEBHOOK_RESPONSE_CAP_BYTES"),
+		maxEndpoints: setting("WEBHOOK_MAX_ENDPOINTS"),
+		callTimeoutMs: setting("WEBHOOK_CALL_TIMEOUT_MS"),
 	};
 }

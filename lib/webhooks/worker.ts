@@ -14,6 +14,7 @@
  * BullMQ's `DelayedError`), which the mixin's action call does not carry.
  */
 import { DelayedError, type Job, type JobsOptions } from "bullmq";
+import { setting } from "../config";
 import { type AnyQueue, type AnyWorker, createWorker, getQueue } from "../queue";
 import { attemptDelivery, type DeliverDeps, retryDelayMs } from "./deliver";
 import type { WebhookSettings } from "./settings";
@@ -91,7 +92,7 @@ export async function jobMissing(d: NewDelivery): Promise<boolean> {
 
 /** The lock of a running job (ms): a dead worker's job runs again after it. */
 export function lockMs(): number {
-	return Number(process.env.WEBHOOK_LOCK_MS) || 30_000;
+	return setting("WEBHOOK_LOCK_MS");
 }
 
 /** Creates (paused) the delivery worker of this process; `run()` it once the broker is up. */

@@ -10,7 +10,7 @@ import { strict as assert } from "node:assert";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ALL_SERVICES, loadConfig } from "../../lib/config";
+import { ALL_SERVICES, checkEnvironment, loadConfig, SETTINGS } from "../../lib/config";
 import brokerOptions from "../../moleculer.config";
 import { K8S_DIR, type K8sObject, kustomizeBuild, readManifests, strategicMerge } from "./k8s/kustomize";
 import { loadSchemas, schemaProblems } from "./k8s/validate";
@@ -76,6 +76,10 @@ const workloads = (objs: K8sObject[]) =>
 const matches = (sel: Record<string, string>, labels: Record<string, string>) =>
 	Object.entries(sel).every(([k, v]) => labels[k] === v);
 const envOf = (c: Container, name: string) => c.env?.find((e) => e.name === name)?.value;
+/** Our image (other containers, e.g. NATS, have their own variables). */
+const OUR_IMAGE = /\/merchant-shipping-api:/;
+/** Variables a manifest may set that Node.js reads, not our code (so not declared in lib/config.ts). */
+const RUNTIME_ENV = new Set(["NODE_OPTIONS"]);
 const mi = (q: unknown) => {
 	const m = /^(\d+)(Mi|Gi)$/.exec(String(q));
 	assert.ok(m, `memory quantity ${String(q)} is not in Mi/Gi`);
@@ -142,6 +146,27 @@ describe("k8s manifests", () => {
 						}
 					}
 				}
+			});
+
+			it("every variable set for our containers is declared in lib/config.ts, with an allowed value", () => {
+				const cm = ofKind(objs, "ConfigMap").find((c) => c.metadata.name === "msa-config") as K8sObject & {
+					data: Record<string, string>;
+				};
+				const unknown = (n: string) => !(n in SETTINGS) && !RUNTIME_ENV.has(n);
+				assert.deepEqual(Object.keys(cm.data).filter(unknown), [], "msa-config keys not in lib/config.ts");
+				let ours = 0;
+				for (const w of workloads(objs))
+					for (const c of w.spec.template.spec.containers) {
+						if (!OUR_IMAGE.test(c.image)) continue;
+						ours++;
+						const names = (c.env ?? []).map((e) => e.name);
+						assert.deepEqual(names.filter(unknown), [], `${w.metadata.name}: env not in lib/config.ts`);
+						// what the pod sees: the ConfigMap, then its own env (the Secret's values are placeholders)
+						const env: NodeJS.ProcessEnv = { ...cm.data };
+						for (const e of c.env ?? []) if (e.value !== undefined) env[e.name] = e.value;
+						assert.doesNotThrow(() => checkEnvironment(env), `${w.metadata.name}`);
+					}
+				assert.ok(ours >= DEPLOYED.length, `${ours} containers of our image`);
 			});
 
 			it("Services, Ingresses, HPAs, PDBs and NetworkPolicies point at things that exist", () => {
@@ -408,6 +433,11 @@ describe("k8s manifests", () => {
 			assert.ok(k in s.stringData, k);
 		for (const [k, v] of Object.entries(s.stringData))
 			if (v) assert.match(v, /CHANGE_ME/, `${k} is a placeholder`);
+		assert.deepEqual(
+			Object.keys(s.stringData).filter((k) => !(k in SETTINGS)),
+			[],
+			"Secret keys not declared in lib/config.ts",
+		);
 	});
 
 	describe("the API's two addresses: base and alias (spec §1 rule 1, §9 rule 2)", () => {

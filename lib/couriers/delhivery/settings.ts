@@ -12,6 +12,7 @@
  * - `DELHIVERY_RATE_LIMIT` / `DELHIVERY_RATE_WINDOW_MS` → rate API calls per window (default 40 per 60000 ms)
  * - `DELHIVERY_RATE_CACHE_MS` → how long a rate answer is reused for the same query (default 60000)
  */
+import { setting } from "../../config";
 
 /** Connection settings of one Delhivery account. */
 export interface DelhiverySettings {
@@ -35,32 +36,28 @@ export interface DelhiverySettings {
 	rateCacheMs: number;
 }
 
-function positive(raw: string | undefined, dflt: number): number {
-	const n = Number(raw);
-	return Number.isInteger(n) && n > 0 ? n : dflt;
-}
-
 /**
  * Builds the settings of courier `courierCode` from the environment.
- * Throws an Error when `DELHIVERY_BASE_URL` or `DELHIVERY_TOKEN` is missing.
+ * Throws an Error when `DELHIVERY_BASE_URL` or `DELHIVERY_TOKEN` is missing, or a
+ * value is not allowed (lib/config.ts).
  */
 export function delhiverySettings(
 	courierCode: string,
 	env: NodeJS.ProcessEnv = process.env,
 ): DelhiverySettings {
-	const baseUrl = (env.DELHIVERY_BASE_URL ?? "").trim().replace(/\/+$/, "");
+	const baseUrl = (setting("DELHIVERY_BASE_URL", env) ?? "").replace(/\/+$/, "");
 	if (!baseUrl) throw new Error("DELHIVERY_BASE_URL is not set");
-	const token = (env.DELHIVERY_TOKEN ?? "").trim();
+	const token = setting("DELHIVERY_TOKEN", env);
 	if (!token) throw new Error("DELHIVERY_TOKEN is not set");
 	return {
 		courierCode,
 		baseUrl,
 		token,
-		timeoutMs: positive(env.DELHIVERY_TIMEOUT_MS, 10_000),
-		webhookToken: (env.DELHIVERY_WEBHOOK_TOKEN ?? "").trim(),
-		ownLabel: (env.DELHIVERY_OWN_LABEL ?? "true").trim().toLowerCase() !== "false",
-		rateLimit: positive(env.DELHIVERY_RATE_LIMIT, 40),
-		rateWindowMs: positive(env.DELHIVERY_RATE_WINDOW_MS, 60_000),
-		rateCacheMs: positive(env.DELHIVERY_RATE_CACHE_MS, 60_000),
+		timeoutMs: setting("DELHIVERY_TIMEOUT_MS", env),
+		webhookToken: setting("DELHIVERY_WEBHOOK_TOKEN", env) ?? "",
+		ownLabel: setting("DELHIVERY_OWN_LABEL", env),
+		rateLimit: setting("DELHIVERY_RATE_LIMIT", env),
+		rateWindowMs: setting("DELHIVERY_RATE_WINDOW_MS", env),
+		rateCacheMs: setting("DELHIVERY_RATE_CACHE_MS", env),
 	};
 }

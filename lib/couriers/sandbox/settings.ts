@@ -17,7 +17,7 @@
  *   courier. The simulator serves packing slips for these codes only, the adapter's `issuesOwnLabel`
  *   answers from the same list.
  */
-import { loadConfig } from "../../config";
+import { loadConfig, setting } from "../../config";
 
 /** Connection settings of one sandbox courier account. */
 export interface SandboxSettings {
@@ -36,11 +36,11 @@ export interface SandboxSettings {
 }
 
 /** Default API token of the sandbox courier accounts (the simulator accepts the same default). */
-export const DEFAULT_SANDBOX_TOKEN = "sandbox-token";
+export const DEFAULT_SANDBOX_TOKEN = setting("SANDBOX_COURIER_TOKEN", {});
 
 /** The API token the simulator expects and the adapter sends. */
 export function sandboxToken(env: NodeJS.ProcessEnv = process.env): string {
-	return env.SANDBOX_COURIER_TOKEN || DEFAULT_SANDBOX_TOKEN;
+	return setting("SANDBOX_COURIER_TOKEN", env);
 }
 
 /**
@@ -49,7 +49,7 @@ export function sandboxToken(env: NodeJS.ProcessEnv = process.env): string {
  * let anyone forge scans; docs/decisions/0078-sandbox-scan-signatures.md).
  */
 export function sandboxWebhookSecret(env: NodeJS.ProcessEnv = process.env): string {
-	return (env.SANDBOX_WEBHOOK_SECRET ?? "").trim();
+	return setting("SANDBOX_WEBHOOK_SECRET", env) ?? "";
 }
 
 /**
@@ -68,7 +68,10 @@ export function requireSandboxWebhookSecret(service: string, env: NodeJS.Process
 }
 
 /** Couriers issuing their own label file when `SANDBOX_OWN_LABEL_COURIERS` is unset. */
-export const DEFAULT_SANDBOX_OWN_LABEL_COURIERS: readonly string[] = ["sbx-lite"];
+export const DEFAULT_SANDBOX_OWN_LABEL_COURIERS: readonly string[] = setting(
+	"SANDBOX_OWN_LABEL_COURIERS",
+	{},
+);
 
 /**
  * The sandbox courier codes that issue their own label file:
@@ -76,23 +79,17 @@ export const DEFAULT_SANDBOX_OWN_LABEL_COURIERS: readonly string[] = ["sbx-lite"
  * else {@link DEFAULT_SANDBOX_OWN_LABEL_COURIERS}.
  */
 export function sandboxOwnLabelCouriers(env: NodeJS.ProcessEnv = process.env): string[] {
-	const raw = env.SANDBOX_OWN_LABEL_COURIERS;
-	if (raw === undefined) return [...DEFAULT_SANDBOX_OWN_LABEL_COURIERS];
-	return raw
-		.split(",")
-		.map((c) => c.trim())
-		.filter((c) => c && c !== "none");
+	return [...setting("SANDBOX_OWN_LABEL_COURIERS", env)];
 }
 
 /** Builds the settings of courier `courierCode` from the environment. */
 export function sandboxSettings(courierCode: string, env: NodeJS.ProcessEnv = process.env): SandboxSettings {
 	const cfg = loadConfig(env);
-	const t = Number(env.SANDBOX_COURIER_TIMEOUT_MS);
 	return {
 		baseUrl: cfg.simulatorUrl.replace(/\/+$/, ""),
 		courierCode,
 		token: sandboxToken(env),
-		timeoutMs: Number.isInteger(t) && t > 0 ? t : 5000,
+		timeoutMs: setting("SANDBOX_COURIER_TIMEOUT_MS", env),
 		webhookSecret: sandboxWebhookSecret(env),
 		ownLabel: sandboxOwnLabelCouriers(env).includes(courierCode),
 	};

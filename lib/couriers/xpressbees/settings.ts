@@ -12,6 +12,7 @@
  * - `XPRESSBEES_COURIER_ID` → Xpressbees service id sent as `courier_id` at booking and picked among rates
  *   (optional; absent: Xpressbees chooses at booking, the rate of the asked mode is picked by name)
  */
+import { setting } from "../../config";
 
 /** Where the adapter may write a line (a Moleculer logger fits). Tokens and passwords never reach it. */
 export interface XpressbeesLogger {
@@ -44,25 +45,20 @@ export interface XpressbeesSettings {
 /** A logger that drops everything (the default: the adapter has nothing it must say). */
 export const SILENT_LOGGER: XpressbeesLogger = { info: () => {}, warn: () => {} };
 
-function positiveInt(raw: string | undefined, fallback: number): number {
-	const n = Number(raw);
-	return Number.isInteger(n) && n > 0 ? n : fallback;
-}
-
 /** Builds the settings of courier `courierCode` from the environment (see the module comment for the variables). */
 export function xpressbeesSettings(
 	courierCode: string,
 	env: NodeJS.ProcessEnv = process.env,
 ): XpressbeesSettings {
 	return {
-		baseUrl: (env.XPRESSBEES_BASE_URL ?? "").trim().replace(/\/+$/, ""),
+		baseUrl: (setting("XPRESSBEES_BASE_URL", env) ?? "").replace(/\/+$/, ""),
 		courierCode,
-		username: env.XPRESSBEES_USERNAME ?? "",
-		password: env.XPRESSBEES_PASSWORD ?? "",
-		timeoutMs: positiveInt(env.XPRESSBEES_TIMEOUT_MS, 10_000),
-		tokenTtlSeconds: positiveInt(env.XPRESSBEES_TOKEN_TTL_SECONDS, 3600),
+		username: setting("XPRESSBEES_USERNAME", env) ?? "",
+		password: setting("XPRESSBEES_PASSWORD", env) ?? "",
+		timeoutMs: setting("XPRESSBEES_TIMEOUT_MS", env),
+		tokenTtlSeconds: setting("XPRESSBEES_TOKEN_TTL_SECONDS", env),
 		renewBeforeSeconds: 60,
-		courierId: env.XPRESSBEES_COURIER_ID?.trim() || null,
+		courierId: setting("XPRESSBEES_COURIER_ID", env) ?? null,
 		logger: SILENT_LOGGER,
 	};
 }

@@ -21,6 +21,7 @@
  * retries from the checkpoint).
  */
 import type { Sequelize } from "sequelize";
+import { setting } from "../../config";
 import type { PincodeInfo } from "../../contracts";
 import { getQueue } from "../../queue";
 import { capText, MAX_JOB_ERROR_CHARS } from "./bounds";
@@ -46,7 +47,7 @@ import { BulkFileError, inspectXlsx, looksLikeZip } from "./xlsx";
 /** BullMQ queue of bulk jobs. */
 export const BULK_QUEUE = "intake-bulk";
 /** Rows per batch (one transaction each). */
-export const BATCH_ROWS = Number(process.env.INTAKE_BULK_BATCH) || 500;
+export const BATCH_ROWS = setting("INTAKE_BULK_BATCH");
 
 /** What processing needs from its host. */
 export interface BulkDeps {

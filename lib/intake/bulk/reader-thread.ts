@@ -13,6 +13,7 @@
  * is rethrown as an Error.
  */
 import { Worker } from "node:worker_threads";
+import { setting } from "../../config";
 import type { SourceRow } from "./csv";
 import { BulkFileError } from "./xlsx";
 
@@ -26,7 +27,7 @@ export const READER_AHEAD = 4;
  * Nice value of the reader thread (0–19; `INTAKE_BULK_READER_NICE`, default
  * 10): parsing a file is background work, the API's requests come first.
  */
-export const READER_NICE = Math.min(19, Math.max(0, Number(process.env.INTAKE_BULK_READER_NICE ?? 10) || 0));
+export const READER_NICE = setting("INTAKE_BULK_READER_NICE");
 
 /**
  * Heap bounds of the reader thread's isolate (MB). Measured on the bench's

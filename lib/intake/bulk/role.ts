@@ -24,6 +24,7 @@
  */
 import { readdirSync } from "node:fs";
 import { getPriority, setPriority } from "node:os";
+import { setting } from "../../config";
 
 /** An intake process's part in bulk processing (see the module docs). */
 export type BulkRole = "on" | "off" | "only";
@@ -36,19 +37,15 @@ export const BULK_ONLY_ACTIONS: readonly string[] = ["processBulkJob"];
  * @throws Error for any other value than `on`, `off`, `only` (the process refuses to start)
  */
 export function bulkRole(env: NodeJS.ProcessEnv = process.env): BulkRole {
-	const v = (env.INTAKE_BULK_WORKER ?? "").trim().toLowerCase();
-	if (v === "") return "on";
-	if (v === "on" || v === "off" || v === "only") return v;
-	throw new Error(
-		`INTAKE_BULK_WORKER must be on, off or only (got ${JSON.stringify(env.INTAKE_BULK_WORKER)})`,
-	);
+	return setting("INTAKE_BULK_WORKER", env);
 }
 
-/** `INTAKE_BULK_NICE` of `env`: 0–19, default 10 (a value out of range is clamped; not a number: 10). */
+/**
+ * `INTAKE_BULK_NICE` of `env`: an integer 0–19, default 10.
+ * @throws Error for anything else (the process refuses to start; lib/config.ts)
+ */
 export function bulkNice(env: NodeJS.ProcessEnv = process.env): number {
-	const raw = env.INTAKE_BULK_NICE;
-	const n = raw === undefined || raw.trim() === "" ? 10 : Number(raw);
-	return Number.isFinite(n) ? Math.min(19, Math.max(0, Math.trunc(n))) : 10;
+	return setting("INTAKE_BULK_NICE", env);
 }
 
 /**

@@ -17,12 +17,15 @@ describe("intake: bulk worker role (INTAKE_BULK_WORKER, INTAKE_BULK_NICE)", () =
 		assert.throws(() => bulkRole({ INTAKE_BULK_WORKER: "yes" }), /must be on, off or only/);
 	});
 
-	it("nice: default 10, clamped to 0–19", () => {
+	it("nice: default 10, an integer 0–19, anything else refuses", () => {
 		assert.equal(bulkNice({}), 10);
 		assert.equal(bulkNice({ INTAKE_BULK_NICE: "4" }), 4);
-		assert.equal(bulkNice({ INTAKE_BULK_NICE: "40" }), 19);
-		assert.equal(bulkNice({ INTAKE_BULK_NICE: "-5" }), 0);
-		assert.equal(bulkNice({ INTAKE_BULK_NICE: "x" }), 10);
+		assert.equal(bulkNice({ INTAKE_BULK_NICE: "19" }), 19);
+		for (const bad of ["40", "-5", "x", "2.5"])
+			assert.throws(
+				() => bulkNice({ INTAKE_BULK_NICE: bad }),
+				new RegExp(`INTAKE_BULK_NICE must be an integer from 0 to 19 \\(got "${bad.replace(".", "\\.")}"\\)`),
+			);
 	});
 
 	it("lowers every thread of a process, and threads started afterwards inherit it (Linux)", function () {

@@ -100,14 +100,19 @@ describe("ndr: actions sent to the courier", function () {
 			attempts: 5,
 			backoffMs: 0,
 		});
-		assert.deepEqual(ndrRetryPolicy({ NDR_ACTION_ATTEMPTS: "0", NDR_ACTION_BACKOFF_MS: "-1" }), {
-			attempts: 3,
-			backoffMs: 500,
-		});
-		assert.deepEqual(ndrRetryPolicy({ NDR_ACTION_ATTEMPTS: "2.5", NDR_ACTION_BACKOFF_MS: "x" }), {
-			attempts: 3,
-			backoffMs: 500,
-		});
+		// a value outside what is allowed refuses (lib/config.ts), never a silent default
+		for (const bad of ["0", "2.5", "x"])
+			assert.throws(
+				() => ndrRetryPolicy({ NDR_ACTION_ATTEMPTS: bad }),
+				new RegExp(
+					`^Error: NDR_ACTION_ATTEMPTS must be an integer of at least 1 \\(got "${bad.replace(".", "\\.")}"\\)$`,
+				),
+			);
+		for (const bad of ["-1", "x"])
+			assert.throws(
+				() => ndrRetryPolicy({ NDR_ACTION_BACKOFF_MS: bad }),
+				/NDR_ACTION_BACKOFF_MS must be an integer from 0 to/,
+			);
 	});
 
 	describe("through the adapter against the simulator", () => {
