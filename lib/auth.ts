@@ -10,7 +10,7 @@
 
 import { createRemoteJWKSet, type JWTPayload, errors as joseErrors, jwtVerify } from "jose";
 import type { Context, Middleware } from "moleculer";
-import { ApiError } from "./errors";
+import { type ApiError, fail, failWith, type TokenFailure } from "./errors";
 
 export const CAPABILITIES = ["orders.write", "courier.rank", "warehouses.write", "ndr.act"] as const;
 export type Capability = (typeof CAPABILITIES)[number];
@@ -68,25 +68,22 @@ export function userFor(
 
 /** 401 `{error:"Authentication required"}` (spec §5.6). */
 export function authRequired(): ApiError {
-	return new ApiError(401, { error: "Authentication required" }, "Authentication required");
+	return fail("Authentication required");
 }
 
 /** 401 `{error:"Invalid or expired token", code}` (spec §5.6). Codes: token_expired, token_invalid, token_claims, account_missing, role_unknown, jwks_unavailable. */
-export function invalidToken(code: string): ApiError {
-	return new ApiError(401, { error: "Invalid or expired token", code }, `Invalid or expired token (${code})`);
+export function invalidToken(code: TokenFailure): ApiError {
+	return failWith("Invalid or expired token", { code }, code);
 }
 
 /** 403 `{error:"Read-only role"}` (spec §5 rule 1). */
 export function readOnlyRole(): ApiError {
-	return new ApiError(403, { error: "Read-only role", message: "Read-only roles cannot change orders" });
+	return fail("Read-only role");
 }
 
 /** 403 `{error:"forbidden", cap, message}` (spec §5 rule 2). */
-export function forbidden(
-	cap: Capability | string,
-	message = `This action needs the ${cap} capability`,
-): ApiError {
-	return new ApiError(403, { error: "forbidden", cap, message });
+export function forbidden(cap: Capability | string): ApiError {
+	return failWith("forbidden", { cap }, cap);
 }
 
 /**

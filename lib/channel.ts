@@ -5,7 +5,7 @@
  * may have created by other channels).
  */
 import type { OrderRecord } from "./contracts";
-import { type ApiError, apiError } from "./errors";
+import { type ApiError, fail } from "./errors";
 import { isPlainObject, parseBool, parseDecimal } from "./fields";
 
 const B2B_ARRAYS = ["boxes", "packages", "box_details", "package_details", "shipments", "mps", "child_awbs"];
@@ -40,8 +40,7 @@ const B2B_FLAGS = ["is_b2b", "b2b", "is_mps", "multi_box", "multi_piece"];
 export function assertNotB2B(input: OrderRecord | Record<string, unknown>): void {
 	const b: Record<string, unknown> = isPlainObject(input) ? input : {};
 	const blocks = [b, b.order, b.product].filter(isPlainObject);
-	const refuse = (why: string): ApiError =>
-		apiError(400, "unsupported_channel", `B2B / multi-box consignments are not supported (${why})`);
+	const refuse = (why: string): ApiError => fail("unsupported_channel", why);
 	for (const blk of blocks) {
 		for (const k of B2B_ARRAYS) if (blk[k] !== undefined && blk[k] !== null) throw refuse(k);
 		for (const k of B2B_FLAGS) if (parseBool(blk[k]) === true) throw refuse(k);

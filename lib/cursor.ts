@@ -18,13 +18,13 @@
  */
 import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto";
 import { setting } from "./config";
-import { type ApiError, apiError } from "./errors";
+import { type ApiError, type ErrorCode, fail } from "./errors";
 
 /** A cursor position: a small flat JSON object (ids, timestamps as strings, the account). */
 export type CursorPosition = Record<string, string | number | boolean | null>;
 
 /** The §7 code (and message) for a cursor that is not ours. */
-export const CURSOR_UNRECOGNISED = "cursor: unrecognised shape";
+export const CURSOR_UNRECOGNISED = "cursor: unrecognised shape" satisfies ErrorCode;
 
 /** Longest cursor accepted (bytes); positions are a few ids. */
 const MAX_CURSOR_LENGTH = 512;
@@ -61,7 +61,7 @@ function sign(payload: string): Buffer {
 
 /** 400 `cursor: unrecognised shape` (§7, list endpoints): the §2.11 envelope, that text as code and message. */
 export function cursorUnrecognised(): ApiError {
-	return apiError(400, CURSOR_UNRECOGNISED, CURSOR_UNRECOGNISED);
+	return fail(CURSOR_UNRECOGNISED);
 }
 
 /**

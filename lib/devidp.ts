@@ -15,7 +15,7 @@ import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from "jose";
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { Role } from "./auth";
 import type { TokenResponse } from "./contracts/platform";
-import { ApiError } from "./errors";
+import { type ApiError, fail } from "./errors";
 
 /** `iss` of the development identity provider's tokens (the zero-setup start's `AUTH_ISSUER`). */
 export const DEV_IDP_ISSUER = "msa-dev-idp";
@@ -160,12 +160,8 @@ export const DEV_LOGIN_LIMITS: LoginLimits = { perAddress: 30, perUser: 10, wind
  * (whole seconds, ≥ 1) becomes the `Retry-After` header at the gateway.
  */
 export function loginThrottled(retryAfter: number): ApiError {
-	const body = {
-		error: "rate_limited",
-		message: `Too many login attempts; retry after ${retryAfter} s`,
-	};
-	const err = new ApiError(429, body);
-	err.data = { body, retry_after: retryAfter };
+	const err = fail("rate_limited", "login", retryAfter);
+	err.data = { ...err.data, retry_after: retryAfter };
 	return err;
 }
 

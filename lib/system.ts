@@ -17,6 +17,7 @@ import brokerOptions, { transporterLinkUp } from "../moleculer.config";
 import { checkEnvironment, loadConfig, type ServiceName, setting } from "./config";
 import { closeAllPools } from "./db";
 import { DEV_IDP_AUDIENCE, DEV_IDP_ISSUER } from "./devidp";
+import { errorBodyOf, fail } from "./errors";
 import { closeAllQueues } from "./queue";
 
 export interface RunningSystem {
@@ -285,7 +286,7 @@ async function startProbes(broker: ServiceBroker, port: number): Promise<Server>
 			return;
 		}
 		res.statusCode = 404;
-		res.end('{"error":"not_found","message":"Route not found"}');
+		res.end(JSON.stringify(errorBodyOf(fail("not_found"))?.body));
 	});
 	await new Promise<void>((r) => server.listen(port, r));
 	return server;

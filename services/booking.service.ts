@@ -95,7 +95,7 @@ import type {
 } from "../lib/contracts/booking";
 import { requireSandboxWebhookSecret } from "../lib/couriers/sandbox/settings";
 import { cursorSecretConfigured } from "../lib/cursor";
-import { apiError } from "../lib/errors";
+import { fail, type UnreachableCode } from "../lib/errors";
 import { toRupees } from "../lib/money";
 import { defineService } from "../lib/service";
 import { EventOutboxRelay } from "../lib/webhooks/publish";
@@ -145,7 +145,7 @@ export default defineService<BookingVars>()({
 		 * (`callTimeoutMs`) and the 503 code a failure without a contract body
 		 * becomes (contract errors pass through; see lib/contracts/call.ts).
 		 */
-		callOptions(unavailable?: string): CallOptions {
+		callOptions(unavailable?: UnreachableCode): CallOptions {
 			return { timeout: this.timings.callTimeoutMs, unavailable: unavailable ?? "service_unavailable" };
 		},
 
@@ -359,8 +359,7 @@ export default defineService<BookingVars>()({
 					this.callOptions(),
 				);
 				if (!order || Number(order.sender_id) !== sender) {
-					const msg = "cannot cancel for another sender";
-					throw apiError(403, msg, msg);
+					throw fail("cannot cancel for another sender");
 				}
 				const relayRows = async (ids: number[]): Promise<void> => {
 					try {
@@ -618,7 +617,7 @@ export default defineService<BookingVars>()({
 		sandboxEvent: {
 			access: { writes: true },
 			async handler(ctx): Promise<SandboxEventAnswer> {
-				if (!loadConfig().sandbox) throw apiError(404, "not_found", "Route not found");
+				if (!loadConfig().sandbox) throw fail("not_found");
 				const sender = senderOf(ctx);
 				return sandboxEvent(this.deps(), ctx, sender, parseSandboxEvent(ctx.params));
 			},

@@ -29,7 +29,7 @@ import { join, resolve } from "node:path";
 import { loadConfig, setting } from "../lib/config";
 import type { TokenResponse } from "../lib/contracts";
 import { createDevIdp, type DevIdp, LoginThrottle } from "../lib/devidp";
-import { apiError } from "../lib/errors";
+import { fail } from "../lib/errors";
 import { defineService } from "../lib/service";
 import { dataDir } from "../lib/system";
 
@@ -55,7 +55,7 @@ function ownText(params: object, key: string): string {
 	if (!Object.hasOwn(params, key)) return "";
 	const v: unknown = (params as Record<string, unknown>)[key];
 	if (v === undefined) return "";
-	if (typeof v !== "string") throw apiError(400, "invalid_request", `${key} must be a string`);
+	if (typeof v !== "string") throw fail("invalid_request", { not_string: key });
 	return v;
 }
 
@@ -91,21 +91,21 @@ export default defineService<DevAuthVars>()({
 				const p: object = ctx.params ?? {};
 				const proto: unknown = Object.getPrototypeOf(p);
 				if (proto !== Object.prototype && proto !== null) {
-					throw apiError(400, "invalid_request", "the request body must be a flat object");
+					throw fail("invalid_request", "not_flat");
 				}
 				if (!Object.hasOwn(p, "grant_type") || (p as { grant_type?: unknown }).grant_type !== "password") {
-					throw apiError(400, "unsupported_grant_type", "grant_type must be password");
+					throw fail("unsupported_grant_type");
 				}
 				const email = ownText(p, "email") || ownText(p, "username");
 				const password = ownText(p, "password");
 				if (!email.trim() || !password) {
-					throw apiError(400, "invalid_request", "email and password are required");
+					throw fail("invalid_request", "missing");
 				}
 				const meta = ctx.meta as { client_address?: unknown };
 				const address = typeof meta.client_address === "string" ? meta.client_address : "unknown";
 				await this.throttle.attempt(address, email);
 				const token = await this.idp.login(email.trim(), password);
-				if (!token) throw apiError(400, "invalid_grant", "Invalid login credentials");
+				if (!token) throw fail("invalid_grant");
 				ctx.meta.$responseHeaders = { "Cache-Control": "no-store", Pragma: "no-cache" };
 				return token;
 			},

@@ -42,7 +42,7 @@ import { DOCUMENTS_MIGRATIONS } from "../lib/documents/migrations";
 import { courierIssuesOwnLabel, describeFile } from "../lib/documents/policy";
 import { carrierLabelMissing, labelNotFound, loadBookedOrder, loadWarehouses } from "../lib/documents/source";
 import { labelInfo, stampDownload, storedLabel } from "../lib/documents/store";
-import { documentsError, errorBodyOf } from "../lib/errors";
+import { errorBodyOf, fail } from "../lib/errors";
 import { parsePositiveInt } from "../lib/fields";
 import { labelLinkConfigured, verifyLabelToken } from "../lib/label-link";
 import { defineService } from "../lib/service";
@@ -86,7 +86,7 @@ interface LabelFile {
 }
 
 /** 404 `{message:"not found"}` of a signed link (the gateway answers it as plain text, §7). */
-const linkNotFound = () => documentsError(404, "not found");
+const linkNotFound = () => fail("documents.not_found");
 
 /** State set in `started` (db comes from the DbMixin). */
 interface DocumentsVars {
@@ -175,7 +175,7 @@ export default defineService<DocumentsVars>()({
 			access: { auth: true },
 			async handler(ctx): Promise<Buffer> {
 				const order_id = parsePositiveInt(ctx.params?.orderId, { trim: false });
-				if (order_id === null) throw documentsError(400, "orderId must be a positive integer");
+				if (order_id === null) throw fail("documents.bad_order_id");
 				const label = await this.labelFile(ctx, senderOf(ctx), order_id);
 				answerFile(ctx, label.type, label.fileName);
 				return label.bytes;
@@ -321,7 +321,7 @@ export default defineService<DocumentsVars>()({
 				const sender_id = senderOf(ctx);
 				const no = parseManifestNo(ctx.params?.manifestNo);
 				const m = no ? await manifestByNo(this.db, sender_id, no) : null;
-				if (!m) throw documentsError(404, "not found");
+				if (!m) throw fail("documents.not_found");
 				const pdf = await renderManifest([printedSection(m)]);
 				ctx.meta.$responseType = "application/pdf";
 				ctx.meta.$responseHeaders = manifestHeaders([m]);

@@ -141,8 +141,8 @@ import ApiGateway from "moleculer-web";
 import { type ActionAccess, type AuthUser, checkAccess, createVerifier, invalidToken } from "../lib/auth";
 import { loadConfig, setting } from "../lib/config";
 import type { CallMeta } from "../lib/contracts";
-import { ApiError } from "../lib/errors";
-import { answerFor, GatewayError } from "../lib/gateway/errors";
+import { failWith } from "../lib/errors";
+import { answerFor, gatewayFail } from "../lib/gateway/errors";
 import { keepHeadLength, withHead } from "../lib/gateway/head";
 import { accessLogLine, isLabelLinkPath, parseQuery, pathOf, requestIdOf } from "../lib/gateway/http";
 import { IdempotencyKeys, IdempotentReplay, wantsIdempotency } from "../lib/gateway/idempotency";
@@ -299,11 +299,7 @@ function refuseAmbiguous(req: GwRequest): void {
 	if (body == null || typeof body !== "object" || !query) return;
 	for (const k of Object.keys(query)) {
 		if (Object.hasOwn(body, k)) {
-			throw new GatewayError(
-				400,
-				"ambiguous_parameter",
-				`'${k}' is given both in the query string and in the body; send it once`,
-			);
+			throw gatewayFail("ambiguous_parameter", k);
 		}
 	}
 }
@@ -319,7 +315,7 @@ function refuseAmbiguous(req: GwRequest): void {
 function checkBody(_ctx: Context, _route: unknown, req: GwRequest): void {
 	const body = req.body;
 	if (body != null && (typeof body !== "object" || Array.isArray(body))) {
-		throw new GatewayError(400, "invalid_json", "Request body must be a JSON object");
+		throw gatewayFail("invalid_json", "not_object");
 	}
 	refuseAmbiguous(req);
 	const p = req.$params;
@@ -602,7 +598,7 @@ export default defineService<GatewayVars>()({
 						res.end();
 						return;
 					}
-					err = new GatewayError(405, "method_not_allowed", `Method ${req.method} is not allowed on ${path}`);
+					err = gatewayFail("method_not_allowed", String(req.method), path);
 				}
 			}
 			const answer = answerFor(err, path, requestId, req.$action?.name);
@@ -735,11 +731,7 @@ export default defineService<GatewayVars>()({
 				// a disconnect is not a way to serve
 				if (!transporterLinkUp(this.broker)) missing.push("transporter");
 				if (missing.length > 0) {
-					throw new ApiError(503, {
-						error: "not_ready",
-						message: `Waiting for: ${missing.join(", ")}`,
-						missing,
-					});
+					throw failWith("not_ready", { missing }, missing);
 				}
 				return { status: "ready", services };
 			},

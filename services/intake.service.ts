@@ -46,7 +46,7 @@ import {
 	type UnshippedErrorTypeEntry,
 	type UnshippedPage,
 } from "../lib/contracts";
-import { apiError } from "../lib/errors";
+import { fail } from "../lib/errors";
 import { isPlainObject } from "../lib/fields";
 import {
 	BULK_QUEUE,
@@ -157,8 +157,7 @@ function assertOwnSender(body: Record<string, unknown>, sender: number): void {
 					? Number(v.trim())
 					: Number.NaN;
 		if (n !== sender) {
-			const msg = "cannot create order for another sender";
-			throw apiError(403, msg, msg);
+			throw fail("cannot create order for another sender");
 		}
 	}
 }
@@ -220,11 +219,7 @@ export default defineService<IntakeVars>()({
 
 			const res = await insertOrder(this.db, sender, input);
 			if (!res.created && res.direction !== input.direction) {
-				throw apiError(
-					409,
-					"reference_in_use",
-					`The reference ${storedReference(input)} is already used by a ${res.direction === "reverse" ? "return" : "forward"} order; use another customer_order_no`,
-				);
+				throw fail("reference_in_use", storedReference(input), res.direction);
 			}
 			if (res.created) {
 				ctx.meta.$statusCode = 201;
@@ -269,12 +264,7 @@ export default defineService<IntakeVars>()({
 			for (const { id } of refs) if (!byId.has(id)) byId.set(id, owned(id));
 			const resolved = await Promise.all(refs.map((ref) => byId.get(ref.id)!));
 			const bad = refs.find((_, i) => !resolved[i]);
-			if (bad)
-				throw apiError(
-					400,
-					"invalid_pickup_address",
-					`${bad.field} is not one of your warehouses (unknown, retired, or another account's)`,
-				);
+			if (bad) throw fail("invalid_pickup_address", { field: bad.field });
 		},
 
 		/**
@@ -422,9 +412,9 @@ export default defineService<IntakeVars>()({
 				const sender = senderOf(ctx);
 				const raw = ctx.params?.order_no;
 				const orderNo = typeof raw === "number" ? String(raw) : typeof raw === "string" ? raw.trim() : "";
-				if (!orderNo) throw apiError(400, "order_no is required", "order_no is required");
+				if (!orderNo) throw fail("order_no is required");
 				const found = await findStatus(this.db, sender, orderNo);
-				if (!found) throw apiError(404, "order_not_found", "No order with this order_no on your account");
+				if (!found) throw fail("order_not_found");
 				return this.statusOf(ctx, sender, found);
 			},
 		},
@@ -867,7 +857,7 @@ export default defineService<IntakeVars>()({
 			access: { auth: true },
 			async handler(ctx): Promise<Buffer> {
 				const format = ctx.params?.format;
-				if (format !== "csv" && format !== "xlsx") throw apiError(404, "not found", "not found");
+				if (format !== "csv" && format !== "xlsx") throw fail("not found");
 				ctx.meta.$responseType = format === "csv" ? "text/csv; charset=utf-8" : XLSX_MIME;
 				ctx.meta.$responseHeaders = {
 					"Content-Disposition": `attachment; filename="orders-template.${format}"`,

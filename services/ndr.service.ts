@@ -35,7 +35,7 @@ import {
 	SHIPMENT_STATUS_CHANNEL,
 } from "../lib/contracts";
 import { cursorSecretConfigured } from "../lib/cursor";
-import { apiError, errorBodyOf, validationFailed } from "../lib/errors";
+import { errorBodyOf, fail, type UnreachableCode, validationFailed } from "../lib/errors";
 import { parseNdrActBody } from "../lib/ndr/act-input";
 import { ACT_STATUS_QUEUE, checkActStatus, scheduleFirstCheck } from "../lib/ndr/act-status";
 import { applyStatusEvent } from "../lib/ndr/cases";
@@ -90,7 +90,7 @@ export default defineService<NdrVars>()({
 	],
 	methods: {
 		/** Options of calls to other services: the configured timeout; failures become 503 `unavailable`. */
-		callOptions(unavailable?: string | false): CallOptions {
+		callOptions(unavailable?: UnreachableCode | false): CallOptions {
 			return { timeout: this.settings.callTimeoutMs, unavailable: unavailable ?? "service_unavailable" };
 		},
 
@@ -240,21 +240,13 @@ export default defineService<NdrVars>()({
 						{ sender_id: sender, order_id: input.order_id },
 						this.callOptions(),
 					);
-					if (!order) throw apiError(404, "order not found", "order not found");
-					throw apiError(
-						409,
-						"no_open_ndr",
-						`order ${input.order_id} has no open NDR case: an action is possible only after a failed delivery and before the shipment is delivered or returned`,
-					);
+					if (!order) throw fail("order not found");
+					throw fail("no_open_ndr", input.order_id);
 				}
 				if (c.logistic_id !== input.logistic_id)
 					throw validationFailed([`logistic_id: the shipment is with courier ${c.logistic_id}`]);
 				if (c.attempts >= this.settings.maxAttempts) {
-					throw apiError(
-						409,
-						"ndr_attempts_exhausted",
-						`${c.attempts} delivery attempts failed for AWB ${c.awb_number}: the shipment is being returned (RTO)`,
-					);
+					throw fail("ndr_attempts_exhausted", c.attempts, c.awb_number);
 				}
 				const user = ctx.meta.user as AuthUser;
 				const { order_id, logistic_id, ndr_act, ...details } = input;

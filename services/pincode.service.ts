@@ -18,7 +18,7 @@
  * they read before; a remote rates instance drops its cache at once.
  */
 import { broadcast, broadcastLocal, type PincodeInfo } from "../lib/contracts";
-import { apiError } from "../lib/errors";
+import { fail } from "../lib/errors";
 import {
 	type DirectoryEntry,
 	infoOf,
@@ -31,9 +31,7 @@ import { Reloader } from "../lib/reloader";
 import { defineService } from "../lib/service";
 import { DbMixin } from "../mixins/db.mixin";
 
-const SIX_DIGITS = "pincode must be 6 digits";
-
-const lookupFailed = () => apiError(502, "lookup_failed", "Pincode lookup is unavailable; retry");
+const lookupFailed = () => fail("lookup_failed");
 
 /** State set in `created` / `started`. */
 interface PincodeVars {
@@ -84,7 +82,7 @@ export default defineService<PincodeVars>()({
 			access: { auth: true },
 			async handler(ctx) {
 				const pin = stripWhitespace(ctx.params?.pincode);
-				if (!isPincode(pin)) throw apiError(400, SIX_DIGITS, SIX_DIGITS);
+				if (!isPincode(pin)) throw fail("pincode must be 6 digits");
 				const { found, pincode, city, state } = infoOf(await this.getDirectory(), pin);
 				return { found, pincode, city, state };
 			},

@@ -42,7 +42,7 @@ import {
 	type ServiceabilitySyncOutcome,
 } from "../lib/contracts";
 import { adapterFor, type CourierAdapter } from "../lib/couriers";
-import { ApiError, apiError } from "../lib/errors";
+import { ApiError, fail, failWith } from "../lib/errors";
 import { recordServiceabilitySync } from "../lib/metrics";
 import { getQueue } from "../lib/queue";
 import { TtlLru } from "../lib/rates/cache";
@@ -94,7 +94,7 @@ interface RatesVars {
 	reloadTimer?: NodeJS.Timeout;
 }
 
-const unavailable = () => apiError(503, "rate_unavailable", "Pricing is temporarily unavailable; retry");
+const unavailable = () => fail("rate_unavailable");
 
 const settings: RatesSettings = {
 	pincodeCacheTtlMs: 10 * 60_000,
@@ -275,7 +275,7 @@ export default defineService<RatesVars>()({
 					const message = unknown
 						? `No courier prices this lane: ${unknown.detail}`
 						: `No courier on the rate card prices ${q.from_pin} → ${q.to_pin}`;
-					throw apiError(422, "lane_not_priced", message, { dropped_couriers: res.dropped_couriers });
+					throw failWith("lane_not_priced", { dropped_couriers: res.dropped_couriers }, message);
 				}
 				return res;
 			},

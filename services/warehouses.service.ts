@@ -44,7 +44,7 @@ import {
 	type WarehouseUsage,
 } from "../lib/contracts";
 import { adapterFor, CourierRefused, pickupLocationOf } from "../lib/couriers";
-import { type ApiError, apiError, validationFailed } from "../lib/errors";
+import { type ApiError, fail, failWith, validationFailed } from "../lib/errors";
 import { parsePositiveInt } from "../lib/fields";
 import { getQueue } from "../lib/queue";
 import { defineService } from "../lib/service";
@@ -109,7 +109,7 @@ interface WarehousesVars {
 
 /** 404 `{error:"not_found", message}` (spec §7: not yours, missing and retired are identical). */
 function notFound(): ApiError {
-	return apiError(404, "not_found", "Warehouse not found");
+	return fail("not_found", "warehouse");
 }
 
 /** Tokens of the `include` CSV (string or array), lower-cased; unknown values are ignored. */
@@ -518,23 +518,18 @@ export default defineService<WarehousesVars>()({
 						);
 					} catch (err) {
 						this.logger.warn(`warehouse ${id}: usage unavailable: ${messageOf(err)}`);
-						throw apiError(
-							503,
-							"service_unavailable",
-							"Cannot check the warehouse's open orders right now; retry",
-						);
+						throw fail("service_unavailable", "warehouse_usage");
 					}
 					if (Number(usage?.count) > 0) {
-						throw apiError(
-							409,
+						throw failWith(
 							"warehouse_in_use",
-							`${usage.count} open order(s) still ship from this warehouse`,
 							{
 								count: Number(usage.count),
 								unshipped: Number(usage.unshipped ?? 0),
 								awaiting_pickup: Number(usage.awaiting_pickup ?? 0),
 								order_ids: (usage.order_ids ?? []).slice(0, MAX_BLOCKER_IDS).map(Number),
 							},
+							usage.count,
 						);
 					}
 					await retireWarehouse(this.db, sender, id, cur.is_default, t);

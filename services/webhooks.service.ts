@@ -33,7 +33,7 @@ import {
 	type WebhookWithSecret,
 } from "../lib/contracts";
 import { cursorSecretConfigured } from "../lib/cursor";
-import { apiError } from "../lib/errors";
+import { fail } from "../lib/errors";
 import type { AnyWorker } from "../lib/queue";
 import { defineService } from "../lib/service";
 import {
@@ -153,11 +153,7 @@ export default defineService<WebhooksVars>()({
 				const input = parseCreate(ctx.params);
 				const url = await this.checkUrl(input.url);
 				if ((await countEndpoints(this.db, sender)) >= this.settings.maxEndpoints) {
-					throw apiError(
-						409,
-						"webhook_limit_reached",
-						`An account has at most ${this.settings.maxEndpoints} webhook endpoints; delete one first`,
-					);
+					throw fail("webhook_limit_reached", this.settings.maxEndpoints);
 				}
 				const secret = newSecret();
 				const row = await insertEndpoint(this.db, {
@@ -291,12 +287,7 @@ export default defineService<WebhooksVars>()({
 				const sender = senderOf(ctx);
 				const ep = await this.ownEndpoint(sender, ctx.params.id);
 				const did = parseId(ctx.params.delivery_id, deliveryNotFound);
-				if (!ep.enabled)
-					throw apiError(
-						409,
-						"webhook_disabled",
-						"The endpoint is disabled: enable it first (PATCH enabled: true)",
-					);
+				if (!ep.enabled) throw fail("webhook_disabled");
 				const d = await resetForRedelivery(this.db, sender, ep.id, did);
 				if (!d) throw deliveryNotFound();
 				await enqueueDeliveries([{ id: d.id, gen: d.gen }], this.settings);
@@ -316,12 +307,7 @@ export default defineService<WebhooksVars>()({
 			async handler(ctx): Promise<WebhookDeliveryView> {
 				const sender = senderOf(ctx);
 				const ep = await this.ownEndpoint(sender, ctx.params.id);
-				if (!ep.enabled)
-					throw apiError(
-						409,
-						"webhook_disabled",
-						"The endpoint is disabled: enable it first (PATCH enabled: true)",
-					);
+				if (!ep.enabled) throw fail("webhook_disabled");
 				const key = `${WEBHOOK_TEST_TYPE}:${randomUUID()}`;
 				const d = await insertTestDelivery(
 					this.db,

@@ -30,7 +30,7 @@ import {
 	type OrderBookingState,
 } from "../contracts";
 import { adapterFor, type CourierAdapter, CourierRefused } from "../couriers";
-import { type ApiError, apiError, validationFailed } from "../errors";
+import { type ApiError, fail, validationFailed } from "../errors";
 import { parsePositiveInt } from "../fields";
 import { toRupees } from "../money";
 import {
@@ -66,7 +66,7 @@ export function parseCancelInput(body: unknown): CancelInput {
 
 /** 409 `not_cancellable` with why, for order `order_id`. */
 function notCancellable(order_id: number, why: string): ApiError {
-	return apiError(409, "not_cancellable", `order ${order_id} cannot be cancelled: ${why}`);
+	return fail("not_cancellable", order_id, why);
 }
 
 /** What cancelling the order's latest attempt takes. */
@@ -141,24 +141,16 @@ export async function cancelAtCourier(via: Caller, a: AttemptView, opts: CallOpt
 		/* no integration */
 	}
 	if (!adapter) {
-		throw apiError(
-			422,
-			"cancel_failed",
-			`${a.courier_name} has no courier integration here; AWB ${awb} cannot be cancelled through the API`,
-		);
+		throw fail("cancel_failed", { no_integration: a.courier_name, awb });
 	}
 	let ok: boolean;
 	try {
 		ok = (await adapter.cancel(awb)).cancelled;
 	} catch (err) {
-		if (err instanceof CourierRefused) throw apiError(422, "cancel_failed", err.message);
-		throw apiError(
-			503,
-			"cancel_unavailable",
-			`${a.courier_name} could not be reached to cancel AWB ${awb}; the booking is unchanged, retry`,
-		);
+		if (err instanceof CourierRefused) throw fail("cancel_failed", { refused: err.message });
+		throw fail("cancel_unavailable", { courier: a.courier_name, awb });
 	}
-	if (!ok) throw apiError(422, "cancel_failed", `${a.courier_name} did not cancel AWB ${awb}`);
+	if (!ok) throw fail("cancel_failed", { not_done: a.courier_name, awb });
 }
 
 /** What {@link cancelBooking} needs from the booking service. */
@@ -201,11 +193,7 @@ export async function cancelBooking(
 		if (ids) await deps.relay(ids);
 		// committed (or settled by a concurrent cancel): the next round answers from the cancelled attempt
 	}
-	throw apiError(
-		503,
-		"cancel_unavailable",
-		`the booking of order ${input.order_id} kept changing while it was being cancelled; retry`,
-	);
+	throw fail("cancel_unavailable", { order_id: input.order_id });
 }
 
 /** Order state of an attempt state (§2.4): queued/claimed are booking_in_progress, cancelled is not_shipped. */

@@ -17,13 +17,13 @@ import {
 	directionOf,
 	type ShipmentDirection,
 } from "../contracts";
-import { apiError, validationFailed } from "../errors";
+import { type ErrorCode, fail, failWith, validationFailed } from "../errors";
 import { isPlainObject, parsePositiveInt } from "../fields";
 import { accountRanking } from "./ranking";
 import { bookedLast30Days, type RankingRow, replaceRanking } from "./store/rankings";
 
 /** §7 code (and message) of a `shipment_type` outside 0, 1, 2 on `GET /v1/shipping/couriers`. */
-export const SHIPMENT_TYPE_MSG = "shipment_type must be 0 (forward), 1 or 2 (reverse)";
+export const SHIPMENT_TYPE_MSG = "shipment_type must be 0 (forward), 1 or 2 (reverse)" satisfies ErrorCode;
 
 /** Most couriers one PATCH may list (a rate card has a handful). */
 export const MAX_RANKING = 100;
@@ -47,7 +47,7 @@ export function couriersQuery(params: Record<string, unknown> | null | undefined
 	const v = params?.shipment_type;
 	if (v === undefined) return { direction: "forward", shipment_type: 0 };
 	const direction = directionOf(v);
-	if (!direction) throw apiError(400, SHIPMENT_TYPE_MSG, SHIPMENT_TYPE_MSG);
+	if (!direction) throw fail(SHIPMENT_TYPE_MSG);
 	return { direction, shipment_type: Number(typeof v === "string" ? v.trim() : v) as ShipmentType };
 }
 
@@ -118,28 +118,20 @@ export function checkRanking(card: CourierInfo[], order: RankingRow[], direction
 	for (const r of order) (seen.has(r.logistic_id) ? dup : seen).add(r.logistic_id);
 	if (dup.size) {
 		const ids = idList(dup);
-		throw apiError(400, "duplicate_logistic", `logistic_id ${ids.join(", ")} listed more than once`, {
-			logistic_ids: ids,
-		});
+		throw failWith("duplicate_logistic", { logistic_ids: ids }, ids);
 	}
 	const onCard = new Map(card.map((c) => [c.logistic_id, c]));
 	const unknown = idList(order.map((r) => r.logistic_id).filter((id) => !onCard.has(id)));
 	if (unknown.length) {
-		throw apiError(
-			400,
-			"unknown_logistic",
-			`logistic_id ${unknown.join(", ")} ${unknown.length > 1 ? "are not couriers" : "is not a courier"} on the active rate card for ${direction} shipments`,
-			{ logistic_ids: unknown },
-		);
+		throw failWith("unknown_logistic", { logistic_ids: unknown }, unknown, direction);
 	}
 	const missing = card.filter((c) => !seen.has(c.logistic_id));
 	if (missing.length) {
 		const names = missing.map((c) => `${c.logistic_id} (${c.logistic_name})`).join(", ");
-		throw apiError(
-			400,
+		throw failWith(
 			"incomplete_ranking",
-			`every courier of the active ${direction} rate card must be ranked exactly once; missing: ${names}`,
 			{ missing: missing.map((c) => c.logistic_id) },
+			{ direction, missing: names },
 		);
 	}
 	const n = order.length;
@@ -154,9 +146,7 @@ export function checkRanking(card: CourierInfo[], order: RankingRow[], direction
 		]
 			.filter(Boolean)
 			.join("; ");
-		throw apiError(400, "incomplete_ranking", `priorities must be a permutation of 1..${n} (${why})`, {
-			priorities: order.map((r) => r.priority),
-		});
+		throw failWith("incomplete_ranking", { priorities: order.map((r) => r.priority) }, { n, why });
 	}
 }
 

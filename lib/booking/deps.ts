@@ -6,6 +6,7 @@
 import type { Logger, ServiceBroker } from "moleculer";
 import type { Sequelize } from "sequelize";
 import type { CallOptions } from "../contracts";
+import type { UnreachableCode } from "../errors";
 import type { BookingTimings } from "./settings";
 import type { OutboxRow } from "./store";
 
@@ -27,7 +28,7 @@ export interface BookingDeps {
 	timings: BookingTimings;
 	logger: Logger;
 	/** options of a call to another service: timeout `callTimeoutMs`, the 503 code a failure becomes */
-	callOptions(unavailable?: string): CallOptions;
+	callOptions(unavailable?: UnreachableCode): CallOptions;
 	/** coalesced lease and delivered marks of just-committed outbox rows (one per service instance) */
 	outbox: OutboxBatch;
 	/** relays freshly committed outbox rows `ids` without waiting (nothing once stopping) */

@@ -10,7 +10,7 @@
  * - Any other body key (including `sender_id`) is ignored (spec §1 rule 3).
  */
 
-import { apiError, validationFailed } from "../errors";
+import { fail, validationFailed } from "../errors";
 import { parsePositiveInt } from "../fields";
 
 export interface BookInput {
@@ -18,8 +18,6 @@ export interface BookInput {
 	/** undefined = AUTO */
 	logistic_id?: number;
 }
-
-const ORDER_ID_MSG = "order_id must be a positive integer";
 
 /**
  * Validates the book body.
@@ -29,7 +27,7 @@ const ORDER_ID_MSG = "order_id must be a positive integer";
 export function parseBookInput(body: unknown): BookInput {
 	const b = body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
 	const order_id = parsePositiveInt(b.order_id, { trim: false });
-	if (order_id === null) throw apiError(400, ORDER_ID_MSG, ORDER_ID_MSG);
+	if (order_id === null) throw fail("order_id must be a positive integer");
 	if (b.logistic_id === undefined || b.logistic_id === null) return { order_id };
 	const logistic_id = parsePositiveInt(b.logistic_id, { trim: false });
 	if (logistic_id === null) throw validationFailed(["logistic_id: must be a positive integer"]);
@@ -41,8 +39,6 @@ export interface BookSyncInput extends BookInput {
 	/** `book` (default) books a forward order, `reverse` a return order. */
 	operation: "book" | "reverse";
 }
-
-const IDS_MSG = "order_id and logistic_id must be positive integers";
 
 /**
  * Validates the book/sync body (spec §4.2, §7). Same id rules as
@@ -57,7 +53,8 @@ export function parseBookSyncInput(body: unknown): BookSyncInput {
 	const order_id = parsePositiveInt(b.order_id, { trim: false });
 	const auto = b.logistic_id === undefined || b.logistic_id === null;
 	const logistic_id = auto ? undefined : parsePositiveInt(b.logistic_id, { trim: false });
-	if (order_id === null || logistic_id === null) throw apiError(400, IDS_MSG, IDS_MSG);
+	if (order_id === null || logistic_id === null)
+		throw fail("order_id and logistic_id must be positive integers");
 	const op = b.operation ?? "book";
 	if (op !== "book" && op !== "reverse") {
 		throw validationFailed(["operation: must be book or reverse"]);

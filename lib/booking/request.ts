@@ -19,7 +19,7 @@ import {
 	type ShipmentDirection,
 	type Warehouse,
 } from "../contracts";
-import { type ApiError, apiError, validationFailed } from "../errors";
+import { type ApiError, fail, failWith, validationFailed } from "../errors";
 import { labelLinkUrl } from "../label-link";
 import { type BookingDeps, message } from "./deps";
 import { pickAuto, rankCouriers } from "./ranking";
@@ -39,18 +39,9 @@ import { type Outcome, settleAttempt } from "./worker";
 /** 409 for an order that already has a live attempt. */
 function conflictFor(order_id: number, live: AttemptRow | undefined): ApiError {
 	if (live?.state === "booked") {
-		return apiError(
-			409,
-			"already_booked",
-			`order ${order_id} is already booked; cancel it before booking again`,
-			{
-				state: "booked",
-			},
-		);
+		return failWith("already_booked", { state: "booked" }, order_id);
 	}
-	return apiError(409, "booking_in_progress", `a booking of order ${order_id} is already in progress`, {
-		state: "booking_in_progress",
-	});
+	return failWith("booking_in_progress", { state: "booking_in_progress" }, order_id);
 }
 
 /** What `book` and `bookSync` have checked before creating the attempt. */
@@ -108,24 +99,19 @@ export async function pickCourier(
 		]);
 		const pick = pickAuto(ranked, q.data ?? []);
 		if (!pick) {
-			throw apiError(422, "lane_not_priced", `no courier on the rate card prices this lane (${lane})`);
+			throw fail("lane_not_priced", `no courier on the rate card prices this lane (${lane})`);
 		}
 		return pick;
 	}
 	const courier = await call(via, "rates.getCourier", { logistic_id }, opts);
 	if (!courier?.active) {
-		throw apiError(
-			400,
-			"unknown_logistic",
-			`logistic_id ${logistic_id} is not a courier on the active rate card`,
-		);
+		throw fail("unknown_logistic", [logistic_id]);
 	}
 	const q = await call(via, "rates.quote", laneOf(order, warehouse, logistic_id), opts);
 	const quote = (q.data ?? []).find((x) => x.logistic_id === logistic_id);
 	if (!quote) {
 		const why = (q.dropped_couriers ?? []).find((d) => d.logistic_id === logistic_id);
-		throw apiError(
-			422,
+		throw fail(
 			"lane_not_priced",
 			`${courier.logistic_name} does not price this lane (${lane})` +
 				(why ? `: ${why.detail || why.reason}` : ""),
@@ -151,8 +137,7 @@ export async function prepareBooking(
 ): Promise<Prepared> {
 	const order = await call(via, "intake.getOrder", { sender_id: sender, order_id }, deps.callOptions());
 	if (!order || Number(order.sender_id) !== sender) {
-		const msg = "cannot create booking for another sender";
-		throw apiError(403, msg, msg);
+		throw fail("cannot create booking for another sender");
 	}
 	assertNotB2B(order);
 	if (direction && order.direction !== direction) {
@@ -173,11 +158,7 @@ export async function prepareBooking(
 			)
 		: null;
 	if (!warehouse) {
-		throw apiError(
-			400,
-			"invalid_pickup_address",
-			"the order's pickup warehouse is not one of your active warehouses; set one before booking",
-		);
+		throw fail("invalid_pickup_address", "order_warehouse");
 	}
 	const { courier, quote } = await pickCourier(deps, via, sender, order, warehouse, logistic_id);
 	return { order, warehouse, courier, quote };
@@ -267,14 +248,14 @@ export async function bookInline(
 			current = out.next;
 			continue;
 		}
-		if (out.kind === "failed") throw apiError(422, "booking_failed", out.reason);
+		if (out.kind === "failed") throw fail("booking_failed", { reason: out.reason });
 		if (out.kind === "cancelled") {
-			throw apiError(422, "booking_failed", "the booking was cancelled while the courier was booking it");
+			throw fail("booking_failed", "cancelled");
 		}
 		const cur = out.attempt;
 		if (cur.state === "booked" && cur.awb_number)
 			return { status: 200, body: syncAnswer(cur, cur.awb_number) };
-		if (cur.state === "failed") throw apiError(422, "booking_failed", cur.failure_reason ?? "booking failed");
+		if (cur.state === "failed") throw fail("booking_failed", { reason: cur.failure_reason });
 		return handOver(deps, cur, false);
 	}
 }

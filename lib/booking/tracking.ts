@@ -37,7 +37,7 @@ import {
 	CourierUnavailable,
 	type TrackingScan,
 } from "../couriers";
-import { type ApiError, apiError, validationFailed } from "../errors";
+import { type ApiError, fail, validationFailed } from "../errors";
 import { parsePositiveInt } from "../fields";
 import { countScans } from "../metrics";
 import { isLifecycleStatus, orderStatusIdOf, type ShipmentStatus, statusNameOf } from "../shipment-status";
@@ -82,7 +82,7 @@ export const SCAN_LIMIT_MAX = 500;
 
 /** 404 `order not found` (§7: order detail, tracking…): no such order on the caller's account. */
 export function orderNotFound(): ApiError {
-	return apiError(404, "order not found", "order not found");
+	return fail("order not found");
 }
 
 /** At most this many concurrent callers' scans are folded in one transaction. */
@@ -421,14 +421,10 @@ export async function courierPush(
 	} catch {
 		adapter = null;
 	}
-	if (!adapter) throw apiError(404, "not_found", `no courier "${p.courier}" pushes scans here`);
+	if (!adapter) throw fail("not_found", { courier: p.courier });
 	const raw = Buffer.from(p.body, "base64");
 	if (!adapter.verifyPush(raw, p.headers)) {
-		throw apiError(
-			401,
-			"invalid_signature",
-			"the webhook signature is missing, does not match the body, or its timestamp is outside the accepted window",
-		);
+		throw fail("invalid_signature", "mismatch");
 	}
 	let batch: AwbScans[];
 	try {
@@ -440,8 +436,7 @@ export async function courierPush(
 	const nul = textFieldsOfPush(batch);
 	if (nul.length) throw validationFailed(nul);
 	const key = adapter.pushReplayKey?.(p.headers) ?? null;
-	if (key !== null && !(await claimPush(deps.db, p.courier, key)))
-		throw apiError(401, "invalid_signature", "this push was already received (a replayed signature)");
+	if (key !== null && !(await claimPush(deps.db, p.courier, key))) throw fail("invalid_signature", "replay");
 	try {
 		return await ingest(deps, batch, "push");
 	} catch (err) {
@@ -509,16 +504,12 @@ export async function sandboxEvent(
 	if (!order || Number(order.sender_id) !== sender) throw orderNotFound();
 	const a = await latestAttempt(deps.db, sender, order_id);
 	if (a?.state !== "booked" || !a.awb_number) {
-		throw apiError(409, "not_booked", `order ${order_id} has no booked shipment: book it first`);
+		throw fail("not_booked", order_id);
 	}
 	const awb_number = a.awb_number;
 	const found = await courierAdapter(deps, via, a.logistic_id);
 	if (found?.courier.adapter !== "sandbox") {
-		throw apiError(
-			409,
-			"not_sandbox_courier",
-			`order ${order_id} is booked with ${a.courier_name}, which is not a sandbox courier`,
-		);
+		throw fail("not_sandbox_courier", order_id, a.courier_name);
 	}
 	await call(
 		via,
@@ -536,11 +527,7 @@ export async function sandboxEvent(
 		);
 	} catch (err) {
 		if (!(err instanceof CourierUnavailable)) throw err;
-		throw apiError(
-			503,
-			"courier_unavailable",
-			`${a.courier_name} could not be asked for the scan; the poller folds it later`,
-		);
+		throw fail("courier_unavailable", { scan: a.courier_name });
 	}
 	await deliverNow(deps, a.attempt_id, res.outbox);
 	void announce(deps, res);

@@ -4,7 +4,7 @@
  * "could not be asked" to a 503.
  */
 import type { CallingOptions, Context, Logger, ServiceBroker } from "moleculer";
-import { apiError, errorBodyOf } from "../errors";
+import { errorBodyOf, type UnreachableCode, unreachable } from "../errors";
 import type { CallMeta } from "./common";
 import type { ActionName, EventName, ParamsOf, PayloadOf, ResultOf } from "./index";
 
@@ -27,7 +27,7 @@ export interface CallOptions {
 	 * this `error` code (default `service_unavailable`), or `false` to rethrow
 	 * it as it came (the caller handles it: relays, workers).
 	 */
-	unavailable?: string | false;
+	unavailable?: UnreachableCode | false;
 	/** meta for the call (merged over the Context's meta by Moleculer) */
 	meta?: CallMeta;
 	/** pin the call to one node (e.g. readiness of this node) */
@@ -67,7 +67,7 @@ export async function call<N extends ActionName>(
 		if (opts.unavailable === false || errorBodyOf(err)) throw err;
 		const service = name.slice(0, name.indexOf("."));
 		loggerOf(via).warn(`call ${name} failed: ${(err as Error)?.message ?? String(err)}`);
-		throw apiError(503, opts.unavailable ?? "service_unavailable", `${service} is unavailable; retry`);
+		throw unreachable(opts.unavailable ?? "service_unavailable", service);
 	}
 }
 

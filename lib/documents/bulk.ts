@@ -32,7 +32,7 @@ import pMap from "p-map";
 import { PDFDocument } from "pdf-lib";
 import type { Sequelize } from "sequelize";
 import { type Caller, type CallOptions, call, type HttpParams, type Warehouse } from "../contracts";
-import { type ApiError, documentsConflict, documentsError, errorBodyOf } from "../errors";
+import { errorBodyOf, fail, failWith } from "../errors";
 import { parsePositiveInt } from "../fields";
 import { buildLabelData } from "./data";
 import { createLabelDocument, drawLabelPage, LABEL_SIZE, type LabelData } from "./label";
@@ -56,15 +56,14 @@ const LOAD_CONCURRENCY = 32;
  */
 export function parseOrderIds(params: HttpParams | undefined): number[] {
 	const raw = params?.order_ids;
-	if (!Array.isArray(raw))
-		throw documentsError(400, "order_ids is required: an array of 1 to 200 positive integers");
-	if (raw.length === 0) throw documentsError(400, "order_ids must not be empty");
-	if (raw.length > MAX_BULK_LABELS) throw documentsError(400, "max 200 orders per request");
+	if (!Array.isArray(raw)) throw fail("documents.bad_order_ids", "required");
+	if (raw.length === 0) throw fail("documents.bad_order_ids", "empty");
+	if (raw.length > MAX_BULK_LABELS) throw fail("documents.bad_order_ids", "too_many");
 	const out: number[] = [];
 	const seen = new Set<number>();
 	for (let i = 0; i < raw.length; i++) {
 		const id = parsePositiveInt(raw[i], { trim: false });
-		if (id === null) throw documentsError(400, `order_ids[${i}] must be a positive integer`);
+		if (id === null) throw fail("documents.bad_order_ids", { item: i });
 		if (!seen.has(id)) {
 			seen.add(id);
 			out.push(id);
@@ -89,11 +88,6 @@ export type BulkLabel =
 
 /** Collaborator failures are rethrown as they came (503 through the gateway), as the single label does. */
 const PASS_THROUGH: CallOptions = { unavailable: false };
-
-/** 409 `{code, message, order_ids}` of a batch. */
-function batchConflict(code: string, what: string, ids: number[]): ApiError {
-	return documentsConflict(code, `${what}: ${ids.join(", ")}`, { order_ids: ids });
-}
 
 /** A courier file as a mergeable item, or null when it cannot be merged. */
 async function courierItem(key: StampKey, file: CourierLabelFile): Promise<BulkLabel | null> {
@@ -138,9 +132,9 @@ export async function loadBulkLabels(
 		{ concurrency: LOAD_CONCURRENCY },
 	);
 	const missing = loaded.flatMap((l) => ("failure" in l && l.failure === "missing" ? [l.order_id] : []));
-	if (missing.length) throw documentsError(404, `orders not found: ${missing.join(", ")}`);
+	if (missing.length) throw fail("documents.orders_not_found", missing);
 	const notBooked = loaded.flatMap((l) => ("failure" in l ? [l.order_id] : []));
-	if (notBooked.length) throw batchConflict("not_ready_to_ship", "orders not booked yet", notBooked);
+	if (notBooked.length) throw failWith("not_ready_to_ship", { order_ids: notBooked }, { batch: notBooked });
 	const booked = loaded.flatMap((l) => ("failure" in l ? [] : [l]));
 
 	const courier = await courierLabelsOf(
@@ -156,13 +150,7 @@ export async function loadBulkLabels(
 		// every one still pending (captures on their way): worth a retry in a moment (Retry-After)
 		const pending = uncaptured.every((id) => courier.get(id) === "pending");
 		throw withRetryAfter(
-			batchConflict(
-				"carrier_label_missing",
-				pending
-					? "the courier issues its own label for these orders and it has not been captured yet; retry shortly"
-					: "the courier issues its own label for these orders and it was not captured",
-				uncaptured,
-			),
+			failWith("carrier_label_missing", { order_ids: uncaptured }, pending, uncaptured),
 			pending,
 		);
 	}
@@ -198,11 +186,7 @@ export async function loadBulkLabels(
 	);
 	const unmergeable = items.flatMap((i) => (typeof i === "number" ? [i] : []));
 	if (unmergeable.length)
-		throw batchConflict(
-			"carrier_label_unmergeable",
-			"the courier's own label file of these orders cannot be merged into one PDF; download them one at a time",
-			unmergeable,
-		);
+		throw failWith("carrier_label_unmergeable", { order_ids: unmergeable }, unmergeable);
 	return items.filter((i): i is BulkLabel => typeof i !== "number");
 }
 

@@ -10,7 +10,7 @@
 import type { Sequelize } from "sequelize";
 import { type Caller, type CourierLabelCapture, type CourierLabelCaptured, call } from "../contracts";
 import { adapterFor, type CourierAdapter, CourierRefused } from "../couriers";
-import { apiError } from "../errors";
+import { fail } from "../errors";
 import { describeFile } from "./policy";
 import { recordCourierLabel, storedLabel } from "./store";
 
@@ -80,11 +80,11 @@ async function captureOnce(
 		label = await adapter.fetchLabel(p.awb_number);
 	} catch (err) {
 		if (err instanceof CourierRefused) return missing(`${courier.logistic_name}: ${err.message}`);
-		throw apiError(
-			503,
-			"courier_unavailable",
-			`${courier.logistic_name}: the label of ${p.awb_number} could not be fetched: ${(err as Error).message}`,
-		);
+		throw fail("courier_unavailable", {
+			courier: courier.logistic_name,
+			awb: p.awb_number,
+			why: (err as Error).message,
+		});
 	}
 	const { type } = describeFile(label.bytes, label.content_type);
 	await recordCourierLabel(db, { ...p, file: label.bytes, content_type: type });

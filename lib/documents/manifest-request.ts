@@ -30,7 +30,7 @@ import pMap from "p-map";
 import type { Sequelize } from "sequelize";
 import { codAmountOf } from "../booking/shipment";
 import type { Caller, HttpParams, OrderRecord, ShipmentRecord, Warehouse } from "../contracts";
-import { documentsConflict, documentsError, errorBodyOf } from "../errors";
+import { errorBodyOf, fail, failWith } from "../errors";
 import { toPaise, toRupees } from "../money";
 import { isLifecycleStatus, rankOf } from "../shipment-status";
 import { parseOrderIds } from "./bulk";
@@ -122,17 +122,21 @@ function notReadyConflict(
 ) {
 	const already_manifested_order_ids = manifested.map((m) => m.order_id);
 	if (!notReady.length) {
-		return documentsConflict("already_manifested", "one or more AWBs are already on a manifest", {
+		return failWith("already_manifested", {
 			order_ids: [],
 			already_manifested_order_ids,
 			manifest_nos: [...new Set(manifested.map((m) => m.manifest_no))],
 		});
 	}
-	return documentsConflict("not_ready_to_ship", "some packages are not ready to ship", {
-		order_ids: notReady.map((n) => n.order_id),
-		already_manifested_order_ids,
-		reasons: Object.fromEntries(notReady.map((n) => [String(n.order_id), n.reason])),
-	});
+	return failWith(
+		"not_ready_to_ship",
+		{
+			order_ids: notReady.map((n) => n.order_id),
+			already_manifested_order_ids,
+			reasons: Object.fromEntries(notReady.map((n) => [String(n.order_id), n.reason])),
+		},
+		"manifest",
+	);
 }
 
 /** A stored section as printed (paise → rupees). */
@@ -175,7 +179,7 @@ export async function makeManifests(
 		concurrency: LOAD_CONCURRENCY,
 	});
 	const missing = loaded.filter((l) => l.kind === "missing").map((l) => l.order_id);
-	if (missing.length) throw documentsError(404, `orders not found: ${missing.join(", ")}`);
+	if (missing.length) throw fail("documents.orders_not_found", missing);
 
 	const ready = loaded.filter((l): l is Extract<Loaded, { kind: "ready" }> => l.kind === "ready");
 	const others = loaded.filter((l): l is Extract<Loaded, { kind: "not_ready" }> => l.kind === "not_ready");

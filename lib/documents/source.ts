@@ -6,14 +6,14 @@
  * label and, later, bulk labels.
  */
 import { type Caller, type CallOptions, call, type OrderRecord, type Warehouse } from "../contracts";
-import { type ApiError, documentsConflict, documentsError } from "../errors";
+import { type ApiError, fail } from "../errors";
 import { isPrintableAwb, type LabelSource } from "./data";
 
 /** 404 `{message:"not found"}`: the order is not the caller's or does not exist (identical answers, spec §1 rule 4). */
-export const labelNotFound = () => documentsError(404, "not found");
+export const labelNotFound = () => fail("documents.not_found");
 
 /** 409 `{code:"not_ready_to_ship", message}`: the order holds no live booked shipment yet. */
-export const notBooked = () => documentsConflict("not_ready_to_ship", "order is not booked yet");
+export const notBooked = () => fail("not_ready_to_ship", "single");
 
 /** Seconds in the `Retry-After` of a 409 `carrier_label_missing` whose capture is still pending. */
 export const CAPTURE_RETRY_AFTER_S = 1;
@@ -27,15 +27,7 @@ export const CAPTURE_RETRY_AFTER_S = 1;
  * (the courier definitively has no file) has no `Retry-After`.
  */
 export function carrierLabelMissing(pending = false): ApiError {
-	return withRetryAfter(
-		documentsConflict(
-			"carrier_label_missing",
-			pending
-				? "the courier issues its own label for this shipment and it has not been captured yet; retry shortly"
-				: "the courier issues its own label for this shipment and it was not captured",
-		),
-		pending,
-	);
+	return withRetryAfter(fail("carrier_label_missing", pending), pending);
 }
 
 /**

@@ -28,23 +28,53 @@
  */
 import type { ValidationError } from "fastest-validator";
 import { Errors } from "moleculer";
-import { type ErrorBody, errorBodyOf, validationFailed } from "../errors";
+import {
+	CATALOGUE,
+	type ErrorBody,
+	type ErrorCode,
+	errorBodyOf,
+	fail,
+	failWith,
+	type MessageArgs,
+	messageOf,
+	type StatusOf,
+	validationFailed,
+} from "../errors";
 import { describe } from "../validate";
 import { DOCUMENTS_PREFIX } from "./routes";
 
-/** An error the gateway itself answers (404 route, 405, bad body…), shaped per path by {@link answerFor}. */
-export class GatewayError extends Errors.MoleculerError {
+/**
+ * An error the gateway itself answers (404 route, 405, bad body…), shaped per
+ * path by {@link answerFor}. Made with {@link gatewayFail} from the error
+ * catalogue (lib/errors/catalogue.ts); the constructor takes a catalogued code
+ * and its catalogue status.
+ */
+export class GatewayError<C extends ErrorCode = ErrorCode> extends Errors.MoleculerError {
 	/**
-	 * @param status HTTP status
-	 * @param error stable machine code (§2.11 `error`)
+	 * @param status HTTP status (the code's catalogue status)
+	 * @param error stable machine code (§2.11 `error`), catalogued
 	 * @param message human text
 	 * @param details §2.11 `details` (e.g. the edge text rule's `comment: must not contain control characters`)
 	 */
-	constructor(status: number, error: string, message: string, details?: string[]) {
+	constructor(status: StatusOf<C>, error: C, message: string, details?: string[]) {
 		super(message, status, error, details ? { gateway: true, details } : { gateway: true });
 		this.name = "GatewayError";
 		this.retryable = false;
 	}
+}
+
+/** A {@link GatewayError} of catalogued `code`: its status and message from the catalogue. */
+export function gatewayFail<C extends ErrorCode>(code: C, ...args: MessageArgs<C>): GatewayError<C> {
+	return new GatewayError<C>(CATALOGUE[code].status as StatusOf<C>, code, messageOf(code, ...args));
+}
+
+/** {@link gatewayFail} with §2.11 `details` (only `validation_failed` carries them). */
+export function gatewayFailWith<C extends ErrorCode>(
+	code: C,
+	details: string[],
+	...args: MessageArgs<C>
+): GatewayError<C> {
+	return new GatewayError<C>(CATALOGUE[code].status as StatusOf<C>, code, messageOf(code, ...args), details);
 }
 
 /** The HTTP answer for an error. */
@@ -98,6 +128,11 @@ function envelope(
 		body: Array.isArray(details) ? { error, message, details } : { error, message },
 		log: false,
 	};
+}
+
+/** The answer of a gateway-made error on `path`. */
+function answerOf(e: GatewayError, path: string): ErrorAnswer {
+	return envelope(e.code, String(e.type), e.message, path);
 }
 
 /**
@@ -161,41 +196,33 @@ export function answerFor(err: unknown, path: string, requestId: string, action?
 	}
 	switch (e.type) {
 		case "entity.parse.failed":
-			return envelope(400, "invalid_json", "Request body is not valid JSON", path);
+			return answerOf(gatewayFail("invalid_json"), path);
 		case "entity.too.deep":
-			return envelope(400, "body_too_deep", String(e.message), path);
+			// the message of BodyTooDeepError (lib/gateway/json-limits.ts), itself from the catalogue
+			return answerOf(
+				new GatewayError(CATALOGUE.body_too_deep.status, "body_too_deep", String(e.message)),
+				path,
+			);
 		case "entity.too.large":
-			return envelope(413, "payload_too_large", "Request body exceeds the 1 MB limit", path);
+			return answerOf(gatewayFail("payload_too_large"), path);
 		case "charset.unsupported":
 		case "encoding.unsupported":
-			return envelope(415, "unsupported_media_type", "Unsupported body charset or content encoding", path);
+			return answerOf(gatewayFail("unsupported_media_type"), path);
 		case "request.aborted":
 		case "request.size.invalid":
 		case "stream.encoding.set":
 		case "stream.not.readable":
 		// a body parser's `verify` hook failed without saying why (ours always throw a typed error)
 		case "entity.verify.failed":
-			return envelope(400, "invalid_body", "The request body could not be read", path);
+			return answerOf(gatewayFail("invalid_body"), path);
 		case "UNABLE_DECODE_PARAM":
-			return envelope(400, "bad_request", "Malformed path parameter", path);
+			return answerOf(gatewayFail("bad_request"), path);
 		case "NOT_FOUND":
-			if (e.code === 404) return envelope(404, "not_found", "Route not found", path);
+			if (e.code === 404) return answerOf(gatewayFail("not_found"), path);
 			break;
 	}
-	if (isDecodeError(e)) {
-		return envelope(400, "invalid_body", "The request body does not decode with its Content-Encoding", path);
-	}
-	if (e.code === 413) return envelope(413, "payload_too_large", "Request body exceeds the 1 MB limit", path);
-	if (isUnavailable(e)) {
-		return {
-			status: 503,
-			body: { error: "service_unavailable", message: "A required service is temporarily unavailable; retry" },
-			log: false,
-		};
-	}
-	return {
-		status: 500,
-		body: { error: "internal_error", message: "Internal error", request_id: requestId },
-		log: true,
-	};
+	if (isDecodeError(e)) return answerOf(gatewayFail("invalid_body", "undecodable"), path);
+	if (e.code === 413) return answerOf(gatewayFail("payload_too_large"), path);
+	if (isUnavailable(e)) return { ...errorBodyOf(fail("service_unavailable"))!, log: false };
+	return { ...errorBodyOf(failWith("internal_error", { request_id: requestId }))!, log: true };
 }

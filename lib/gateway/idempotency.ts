@@ -37,8 +37,8 @@ import { createHash, randomUUID } from "node:crypto";
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { Sequelize } from "sequelize";
 import { getSequelize, migrate } from "../db";
-import { apiError } from "../errors";
-import { GatewayError } from "./errors";
+import { fail } from "../errors";
+import { gatewayFail } from "./errors";
 import { pathOf } from "./http";
 import { claimKey, completeKey, purgeExpiredKeys, releaseKey, type StoredAnswer } from "./idempotency-store";
 import { IDEMPOTENCY_MIGRATIONS, IDEMPOTENCY_SCHEMA } from "./migrations";
@@ -279,11 +279,7 @@ export class IdempotencyKeys {
 		const raw = req.headers[IDEMPOTENCY_HEADER];
 		const key = Array.isArray(raw) ? raw.join(", ") : (raw ?? "");
 		if (!KEY_RE.test(key)) {
-			throw new GatewayError(
-				400,
-				"invalid_idempotency_key",
-				"Idempotency-Key must be 1 to 255 printable ASCII characters",
-			);
+			throw gatewayFail("invalid_idempotency_key");
 		}
 		const lock_id = randomUUID();
 		const ref = { sender_id, key, lock_id };
@@ -301,21 +297,13 @@ export class IdempotencyKeys {
 			});
 		} catch (e) {
 			this.logger.warn(`idempotency key not claimed: ${(e as Error).message}`);
-			throw apiError(503, "service_unavailable", "Idempotency keys are unavailable right now; retry");
+			throw fail("service_unavailable", "idempotency");
 		}
 		switch (claim.kind) {
 			case "reused":
-				throw new GatewayError(
-					422,
-					"idempotency_key_reused",
-					"This Idempotency-Key was already used with a different request (method, path, query or body); use a new key",
-				);
+				throw gatewayFail("idempotency_key_reused");
 			case "in_progress": {
-				const err = new GatewayError(
-					409,
-					"idempotency_key_in_use",
-					"A request with this Idempotency-Key is still being processed; retry after Retry-After seconds",
-				);
+				const err = gatewayFail("idempotency_key_in_use");
 				err.data = { gateway: true, retry_after: 1 };
 				throw err;
 			}

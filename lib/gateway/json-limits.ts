@@ -1,3 +1,4 @@
+import { messageOf } from "../errors";
 /**
  * Limits on JSON request bodies checked BEFORE they are parsed (issue 12):
  * a body nested deeper than {@link MAX_JSON_DEPTH} is refused at the gateway's
@@ -55,7 +56,7 @@ export class BodyTooDeepError extends Error {
 	readonly status = 400;
 	readonly type = "entity.too.deep";
 	constructor(max: number) {
-		super(`Request body is nested deeper than ${max} levels`);
+		super(messageOf("body_too_deep", max));
 		this.name = "BodyTooDeepError";
 	}
 }

@@ -39,6 +39,7 @@ import {
 	RateLimiterRedis,
 	RateLimiterRes,
 } from "rate-limiter-flexible";
+import { CATALOGUE, messageOf } from "../errors";
 import { GatewayError } from "./errors";
 
 /** Window of every limit, seconds. */
@@ -57,7 +58,7 @@ export class RateLimitedError extends GatewayError {
 	 * @param retryAfter seconds until the window ends (≥ 1)
 	 */
 	constructor(what: "account" | "address", retryAfter: number) {
-		super(429, "rate_limited", `Too many requests for this ${what}; retry after ${retryAfter} s`);
+		super(CATALOGUE.rate_limited.status, "rate_limited", messageOf("rate_limited", what, retryAfter));
 		this.retryAfter = retryAfter;
 		this.data = { gateway: true, retry_after: retryAfter };
 	}

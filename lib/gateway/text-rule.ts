@@ -5,7 +5,7 @@
  * it, before authentication and before any action runs.
  */
 import { textViolations } from "../text-rule";
-import { GatewayError } from "./errors";
+import { GatewayError, gatewayFailWith } from "./errors";
 
 export {
 	CONTROL_MESSAGE,
@@ -26,11 +26,6 @@ export {
 export function assertCleanText(params: unknown): void {
 	const details = textViolations(params);
 	if (details.length > 0) {
-		throw new GatewayError(
-			400,
-			"validation_failed",
-			details.length === 1 ? details[0] : "Validation failed",
-			details,
-		);
+		throw gatewayFailWith("validation_failed", details, details);
 	}
 }

@@ -18,7 +18,7 @@ import type {
 	ShipmentRecord,
 } from "../contracts";
 import { type CursorPosition, decodeCursor, encodeCursor } from "../cursor";
-import { type ApiError, apiError } from "../errors";
+import { type ApiError, fail, failWith } from "../errors";
 import { parsePositiveInt } from "../fields";
 import { bookedLabelUrl } from "../label-link";
 import { toRupees } from "../money";
@@ -83,15 +83,12 @@ type OrdersPosition = { s: number; id: number; f: string };
  * "bucket", and the accepted values in the message.
  */
 export function bucketUnrecognised(): ApiError {
-	return apiError(400, "bucket: unrecognised", `bucket: unrecognised (one of ${BUCKETS.join(", ")})`, {
-		field: "bucket",
-	});
+	return failWith("bucket: unrecognised", { field: "bucket" }, BUCKETS);
 }
 
 /** 404 `order not found` (§7 order detail, tracking, unshipped edit, hide): code and message alike. */
 export function orderNotFound(): ApiError {
-	const msg = "order not found";
-	return apiError(404, msg, msg);
+	return fail("order not found");
 }
 
 /**
@@ -111,10 +108,7 @@ function given(v: unknown): string | undefined {
  */
 function badFilters(bad: Array<[field: string, detail: string]>): ApiError {
 	const details = bad.map(([, d]) => d);
-	return apiError(400, "validation_failed", details.length === 1 ? details[0] : "Validation failed", {
-		field: bad[0][0],
-		details,
-	});
+	return failWith("validation_failed", { field: bad[0][0], details }, details);
 }
 
 /** A real calendar day `YYYY-MM-DD` (years 1900–9999) as its UTC midnight (ms), or null. */

@@ -35,7 +35,7 @@ import type {
 	UnshippedErrorTypeEntry,
 } from "../contracts";
 import { type CursorPosition, decodeCursor, encodeCursor } from "../cursor";
-import { type ApiError, apiError, errorBodyOf } from "../errors";
+import { type ApiError, errorBodyOf, fail, failWith } from "../errors";
 import { toPaise } from "../money";
 import { parseOrderInput } from "./validation";
 
@@ -161,8 +161,8 @@ const NOT_EDITABLE_WORDS: Record<NotEditableReason, string> = {
  * without `reason`.
  */
 export function notEditable(reason: NotEditableReason | null): ApiError {
-	if (!reason) return apiError(409, "not_editable", "The order changed while it was edited; try again.");
-	return apiError(409, "not_editable", NOT_EDITABLE_WORDS[reason], { reason });
+	if (!reason) return fail("not_editable");
+	return failWith("not_editable", { reason }, NOT_EDITABLE_WORDS[reason]);
 }
 
 // ---------------------------------------------------------------------------
@@ -188,13 +188,23 @@ export interface UnshippedQuery {
 }
 
 /** 400 whose body names the offending query key in `field` (§7 unshipped list). */
-function badFilter(field: string, reason: string, code = "validation_failed"): ApiError {
+function badFilter(field: string, reason: string, code: FilterCode = "validation_failed"): ApiError {
 	const detail = `${field}: ${reason}`;
-	return apiError(400, code, detail, code === "validation_failed" ? { details: [detail], field } : { field });
+	return code === "validation_failed"
+		? failWith(code, { details: [detail], field }, detail)
+		: failWith(code, { field });
 }
 
+/** The codes of a bad unshipped filter: §7 names some filters' own codes (code = message). */
+type FilterCode =
+	| "validation_failed"
+	| "order_type: must be 0 (prepaid) or 1 (COD)"
+	| "amount_min: must be a rupee amount"
+	| "amount_max: must be a rupee amount"
+	| "shipment_type: must be 0 (forward) or 1 (reverse)";
+
 /** A query value as one string; undefined when absent or empty (`?x=`); 400 when repeated or not text. */
-function one(params: HttpParams, key: string, reason: string, code?: string): string | undefined {
+function one(params: HttpParams, key: string, reason: string, code?: FilterCode): string | undefined {
 	const v = params[key];
 	if (v === undefined || v === null) return undefined;
 	if (typeof v === "number" && Number.isFinite(v)) return String(v);
@@ -210,7 +220,7 @@ const MAX_ORDER_NO_FILTER = 100;
 
 /** Parses a rupee filter (`^\d{1,9}(\.\d{1,2})?$`) to paise; 400 `<key>: must be a rupee amount`. */
 function rupeeFilter(params: HttpParams, key: "amount_min" | "amount_max"): number | null {
-	const msg = `${key}: must be a rupee amount`;
+	const msg = `${key}: must be a rupee amount` as const;
 	const s = one(params, key, "must be a rupee amount", msg);
 	if (s === undefined) return null;
 	if (!RUPEES.test(s)) throw badFilter(key, "must be a rupee amount", msg);
@@ -274,7 +284,7 @@ export function parseUnshippedQuery(params: HttpParams, sender_id: number): Unsh
 	if (pickup !== undefined && (!ID.test(pickup) || !Number.isSafeInteger(Number(pickup))))
 		throw badFilter("pickup_address_id", idMsg);
 
-	const otCode = "order_type: must be 0 (prepaid) or 1 (COD)";
+	const otCode: FilterCode = "order_type: must be 0 (prepaid) or 1 (COD)";
 	const ot = one(params, "order_type", "must be 0 (prepaid) or 1 (COD)", otCode);
 	if (ot !== undefined && ot !== "0" && ot !== "1")
 		throw badFilter("order_type", "must be 0 (prepaid) or 1 (COD)", otCode);
@@ -317,7 +327,7 @@ export function nextUnshippedCursor(
  * @throws 400 `shipment_type: must be 0 (forward) or 1 (reverse)` (body `field`)
  */
 export function parseCountsDirection(params: HttpParams): ShipmentDirection {
-	const code = "shipment_type: must be 0 (forward) or 1 (reverse)";
+	const code: FilterCode = "shipment_type: must be 0 (forward) or 1 (reverse)";
 	const st = one(params, "shipment_type", "must be 0 (forward) or 1 (reverse)", code);
 	if (st === undefined || st === "0") return "forward";
 	if (st === "1") return "reverse";
@@ -376,7 +386,7 @@ export function parseReceiverPatch(params: HttpParams): ReceiverPatch {
 	const unknown = Object.keys(params).filter((k) => !editable.includes(k) && !IGNORED_KEYS.has(k));
 	if (unknown.length) {
 		const details = unknown.map((k) => `${k}: is not an editable field (editable: ${editable.join(", ")})`);
-		throw apiError(400, "validation_failed", details[0], { details, field: unknown[0] });
+		throw failWith("validation_failed", { details, field: unknown[0] }, details[0]);
 	}
 	const sent: Record<string, unknown> = {};
 	for (const k of EDITABLE_FIELDS) if (Object.hasOwn(params, k)) sent[k] = params[k];
@@ -391,10 +401,7 @@ export function parseReceiverPatch(params: HttpParams): ReceiverPatch {
 		const details = raw.map((d) => String(d).replace(/^receiver\./, ""));
 		if (!eb || !details.length) throw err;
 		const field = details[0].slice(0, details[0].indexOf(":"));
-		throw apiError(400, "validation_failed", details.length === 1 ? details[0] : "Validation failed", {
-			details,
-			field,
-		});
+		throw failWith("validation_failed", { details, field }, details);
 	}
 	const out: ReceiverPatch = {};
 	const r = parsed.receiver;

@@ -24,7 +24,7 @@
  * failing field, `field: reason` (e.g. `deferred_date: is required with DEFER_DLV`).
  */
 import { NDR_ACTS, type NdrAct, type NdrActInput, type NdrAddress } from "../contracts/ndr";
-import { apiError, validationFailed } from "../errors";
+import { fail, messageOf, validationFailed } from "../errors";
 import { codeString, INDIAN_PINCODE, isPlainObject, normaliseMobile, parsePositiveInt } from "../fields";
 
 export type { NdrAct, NdrActInput, NdrAddress } from "../contracts/ndr";
@@ -34,7 +34,7 @@ export { NDR_ACTS } from "../contracts/ndr";
 export const DEFAULT_NDR_ACT: NdrAct = "RE-ATTEMPT";
 
 /** Message of 400 `invalid_ndr_act` (§7: "not one of the three values"). */
-export const INVALID_NDR_ACT_MESSAGE = `ndr_act must be one of ${NDR_ACTS.join(", ")}`;
+export const INVALID_NDR_ACT_MESSAGE = messageOf("invalid_ndr_act", NDR_ACTS);
 
 const YMD = /^(\d{4})-(\d{2})-(\d{2})$/;
 const CONTROL = /\p{Cc}/u;
@@ -126,8 +126,7 @@ function parseAddress(v: unknown, details: string[]): NdrAddress | undefined {
 export function parseNdrActBody(body: unknown): NdrActInput {
 	const b = isPlainObject(body) ? body : {};
 	const raw = b.ndr_act;
-	if (raw !== undefined && raw !== null && !isNdrAct(raw))
-		throw apiError(400, "invalid_ndr_act", INVALID_NDR_ACT_MESSAGE);
+	if (raw !== undefined && raw !== null && !isNdrAct(raw)) throw fail("invalid_ndr_act", NDR_ACTS);
 	const ndr_act: NdrAct = raw ?? DEFAULT_NDR_ACT;
 	const details: string[] = [];
 	const order_id = parsePositiveInt(b.order_id, { trim: false });

@@ -26,7 +26,7 @@ import {
 	CourierUnavailable,
 	type NdrActionDetails,
 } from "../couriers";
-import { apiError, validationFailed } from "../errors";
+import { fail, validationFailed } from "../errors";
 
 /** Days after the first failed delivery (IST day) a DEFER_DLV date may be (DOMAIN: "at most 6 days"). */
 export const DEFER_WINDOW_DAYS = 6;
@@ -138,11 +138,7 @@ export async function sendNdrAction(
 	}
 	const name = courier?.logistic_name ?? `courier ${req.logistic_id}`;
 	if (!adapter) {
-		throw apiError(
-			422,
-			"reattempt_failed",
-			`${name} has no courier integration here; NDR actions on AWB ${req.awb_number} cannot be sent through the API`,
-		);
+		throw fail("reattempt_failed", { courier: name, awb: req.awb_number });
 	}
 	const ndr = adapter.ndrAction.bind(adapter);
 	const { attempts, backoffMs } = ndrRetryPolicy();
@@ -159,11 +155,7 @@ export async function sendNdrAction(
 		});
 		return { request_id: sent.request_id, polls };
 	} catch (err) {
-		if (err instanceof CourierRefused) throw apiError(422, "reattempt_failed", err.message);
-		throw apiError(
-			503,
-			"ndr_unavailable",
-			`${name} could not be reached to send ${input.ndr_act} for AWB ${req.awb_number}; retry`,
-		);
+		if (err instanceof CourierRefused) throw fail("reattempt_failed", { refused: err.message });
+		throw fail("ndr_unavailable", name, input.ndr_act, req.awb_number);
 	}
 }

@@ -6,6 +6,7 @@
 import type { Logger, ServiceBroker } from "moleculer";
 import type { Sequelize } from "sequelize";
 import type { CallOptions } from "../contracts";
+import type { UnreachableCode } from "../errors";
 import type { Notifier } from "./notifier";
 import type { NdrSettings } from "./settings";
 
@@ -16,7 +17,7 @@ export interface NdrDeps {
 	logger: Logger;
 	notifier: Notifier;
 	/** call options: the configured timeout, and the 503 code a failure becomes (default `service_unavailable`) */
-	callOptions(unavailable?: string | false): CallOptions;
+	callOptions(unavailable?: UnreachableCode | false): CallOptions;
 }
 
 /** An error's message, whatever was thrown. */

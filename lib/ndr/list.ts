@@ -16,7 +16,7 @@ import {
 	type NdrTab,
 } from "../contracts";
 import { type CursorPosition, decodeCursor, encodeCursor } from "../cursor";
-import { type ApiError, apiError } from "../errors";
+import { type ApiError, fail, failWith } from "../errors";
 import { parsePositiveInt } from "../fields";
 import { toRupees } from "../money";
 import type { CommentRow, ListRowDb } from "./store";
@@ -53,14 +53,12 @@ type NdrPosition = { s: number; id: number; f: string };
 
 /** 400 `bad_tab` (§7 ndr list): the message lists the accepted tabs. */
 export function badTab(): ApiError {
-	return apiError(400, "bad_tab", `tab: required, one of ${NDR_TABS.join(", ")}`, { field: "tab" });
+	return failWith("bad_tab", { field: "tab" }, NDR_TABS);
 }
 
 /** 400 `bad_date` (§7 ndr list): not `YYYY-MM-DD` or not a real calendar date. */
 function badDate(): ApiError {
-	return apiError(400, "bad_date", "date_from: must be a real calendar date YYYY-MM-DD", {
-		field: "date_from",
-	});
+	return failWith("bad_date", { field: "date_from" });
 }
 
 /** The query value as a trimmed string; undefined when absent or empty. */
@@ -128,10 +126,7 @@ export function parseNdrListQuery(params: HttpParams, sender_id: number): NdrLis
 	}
 	if (bad.length) {
 		const details = bad.map(([, d]) => d);
-		throw apiError(400, "validation_failed", details.length === 1 ? details[0] : "Validation failed", {
-			field: bad[0][0],
-			details,
-		});
+		throw failWith("validation_failed", { field: bad[0][0], details }, details);
 	}
 	const q: NdrListQuery = {
 		tab: tab as NdrTab,
@@ -236,17 +231,14 @@ export function countsOf(byStatus: Map<string, number>): NdrCounts {
  */
 export function parseComment(params: HttpParams): string {
 	const v = params.comment;
-	if (v === undefined || v === null)
-		throw apiError(400, "empty_comment", "comment: required, 1 to 255 characters");
+	if (v === undefined || v === null) throw fail("empty_comment", "missing");
 	if (typeof v !== "string")
-		throw apiError(400, "validation_failed", "comment: must be a string", {
-			field: "comment",
-			details: ["comment: must be a string"],
-		});
+		throw failWith("validation_failed", { field: "comment", details: ["comment: must be a string"] }, [
+			"comment: must be a string",
+		]);
 	const s = v.trim();
-	if (!s) throw apiError(400, "empty_comment", "comment: must not be blank");
-	if ([...s].length > COMMENT_MAX)
-		throw apiError(400, "comment_too_long", `comment: at most ${COMMENT_MAX} characters`);
+	if (!s) throw fail("empty_comment", "blank");
+	if ([...s].length > COMMENT_MAX) throw fail("comment_too_long", COMMENT_MAX);
 	return s;
 }
 
@@ -257,10 +249,9 @@ export function parseComment(params: HttpParams): string {
 export function parseNdrOrderId(v: unknown): number {
 	const id = parsePositiveInt(v, { trim: false });
 	if (id === null)
-		throw apiError(400, "validation_failed", "id: must be a positive integer", {
-			field: "id",
-			details: ["id: must be a positive integer"],
-		});
+		throw failWith("validation_failed", { field: "id", details: ["id: must be a positive integer"] }, [
+			"id: must be a positive integer",
+		]);
 	return id;
 }
 
@@ -280,5 +271,5 @@ export function commentOf(c: CommentRow, awb_number: string): NdrComment {
 
 /** 404 for a comment on an order the account has no NDR case for (§7: not found and not yours are identical). */
 export function ndrOrderNotFound(): ApiError {
-	return apiError(404, "order not found", "order not found (no NDR case for this order on your account)");
+	return fail("order not found", "ndr");
 }

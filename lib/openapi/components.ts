@@ -5,6 +5,7 @@
  * responses look alike.
  */
 import type { OpenAPIV3_1 } from "openapi-types";
+import { CATALOGUE, type ErrorCode } from "../errors/catalogue";
 import type { JsonSchema, Parameter, Response } from "./types";
 
 /** `$ref` to a schema of {@link components}. */
@@ -122,6 +123,29 @@ export const components: OpenAPIV3_1.ComponentsObject = {
 	},
 };
 
+/**
+ * "`<code>`: <description>" of a catalogued error (lib/errors/catalogue.ts),
+ * the form every error response text uses; `description` replaces the
+ * catalogue's one-line text when a route says more.
+ */
+export function documented(code: ErrorCode, description: string = CATALOGUE[code].description): string {
+	return `\`${code}\`: ${description}`;
+}
+
+/**
+ * §2.11 error responses of catalogued codes, keyed by each code's catalogue
+ * status (codes of one status joined with "; "), e.g.
+ * `documentedErrors(["webhook_disabled", "webhook_not_found"])`.
+ */
+export function documentedErrors(codes: readonly ErrorCode[]): Record<string, Response> {
+	const byStatus: Record<number, string[]> = {};
+	for (const code of codes) {
+		const status = CATALOGUE[code].status;
+		byStatus[status] = [...(byStatus[status] ?? []), documented(code)];
+	}
+	return errors(Object.fromEntries(Object.entries(byStatus).map(([s, texts]) => [s, texts.join("; ")])));
+}
+
 /** `$ref` to a response of {@link components} (`GATEWAY_RESPONSES`). */
 export function responseRef(name: GatewayResponse): OpenAPIV3_1.ReferenceObject {
 	return { $ref: `#/components/responses/${name}` };
@@ -157,11 +181,8 @@ export const GATEWAY_RESPONSES = {
 		},
 		content: { "application/json": { schema: ref("AuthError") } },
 	},
-	PayloadTooLarge: json("`payload_too_large`: the JSON body is over 1 MB (spec §8).", ref("Error")),
-	UnsupportedMediaType: json(
-		"`unsupported_media_type`: the body's `charset` is not UTF-8 (JSON bodies are UTF-8, RFC 8259 §8.1; a courier push keeps its raw bytes whatever the charset), or its `Content-Encoding` is not one of identity, gzip, deflate, br, zstd. Bytes that do not decode with a supported encoding are 400 `invalid_body`.",
-		ref("Error"),
-	),
+	PayloadTooLarge: json(documented("payload_too_large"), ref("Error")),
+	UnsupportedMediaType: json(documented("unsupported_media_type"), ref("Error")),
 	RateLimited: {
 		description:
 			"`rate_limited` (docs/decisions/0036-rate-limits.md): over the per-account limit of bearer routes, or the per-address limit of signed links; retry after `Retry-After` seconds.",
@@ -178,8 +199,7 @@ export const GATEWAY_RESPONSES = {
 	},
 	InternalError: json("Unexpected server error (logged with the request id).", ref("InternalError")),
 	ServiceUnavailable: {
-		description:
-			"`service_unavailable`: a service behind the route is not reachable right now (answered at once, never after a long wait); retry after `Retry-After` seconds (spec §7; issue 12).",
+		description: documented("service_unavailable"),
 		headers: {
 			"Retry-After": {
 				description: "seconds to wait before retrying",
@@ -189,8 +209,7 @@ export const GATEWAY_RESPONSES = {
 		content: { "application/json": { schema: ref("Error") } },
 	},
 	IdempotencyKeyInUse: {
-		description:
-			"`idempotency_key_in_use`: a request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds (its answer is then replayed).",
+		description: documented("idempotency_key_in_use"),
 		headers: {
 			"Retry-After": {
 				required: true,
@@ -200,17 +219,13 @@ export const GATEWAY_RESPONSES = {
 		},
 		content: { "application/json": { schema: ref("Error") } },
 	},
-	IdempotencyKeyReused: json(
-		"`idempotency_key_reused`: this `Idempotency-Key` was used with another request (method, path, query or body) within 24 hours; use a new key.",
-		ref("Error"),
-	),
+	IdempotencyKeyReused: json(documented("idempotency_key_reused"), ref("Error")),
 	RouteNotFound: json(
 		'`not_found` "Route not found": no route has this path; paths match exactly (case-sensitive, no trailing slash; `{message}` under /v1/documents/).',
 		ref("Error"),
 	),
 	MethodNotAllowed: {
-		description:
-			"`method_not_allowed`: the path exists for other methods, listed in `Allow` (an `OPTIONS` request is answered 204 with `Allow`).",
+		description: documented("method_not_allowed"),
 		headers: { Allow: { required: true, schema: { type: "string" } } },
 		content: { "application/json": { schema: ref("Error") } },
 	},

@@ -21,7 +21,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { dirname, join } from "node:path";
-import { GatewayError } from "../gateway/errors";
+import { gatewayFail } from "../gateway/errors";
 import type { DOCS_ALIASES } from "../gateway/routes";
 import { buildDocument } from "./index";
 import type { DOCS_FILE_NAMES } from "./paths/docs";
@@ -190,7 +190,7 @@ const servePage: DocsHandler = (_req, res) => {
 const serveAsset: DocsHandler = (req, res, next) => {
 	const name = String(req.$params?.file ?? "");
 	if (!isDocsFile(name)) {
-		next(new GatewayError(404, "not_found", "Route not found"));
+		next(gatewayFail("not_found"));
 		return;
 	}
 	const file = DOCS_FILES[name];

@@ -15,13 +15,13 @@ import {
 	type QuoteParams,
 	type ShipmentDirection,
 } from "../contracts";
-import { apiError } from "../errors";
+import { type ErrorCode, fail } from "../errors";
 import { scalarOrMarker } from "../fields";
 import { assertValid, compile } from "../validate";
 import type { LaneQuery } from "./quote";
 
 /** Text of the §7 error for a missing from_pin, to_pin or physical_weight. */
-export const REQUIRED_MESSAGE = "from_pin, to_pin and physical_weight are required";
+export const REQUIRED_MESSAGE = "from_pin, to_pin and physical_weight are required" satisfies ErrorCode;
 
 /** Upper bounds that keep integer gram / paise arithmetic exact (not in the spec; documented in the README). */
 export const MAX_WEIGHT_KG = 100_000;
@@ -133,8 +133,7 @@ function strictValue(key: string, value: unknown): unknown {
  */
 function presentValues(raw: unknown, keys: readonly string[]): Record<string, unknown> {
 	const src = (raw && typeof raw === "object" ? raw : {}) as Readonly<Record<string, unknown>>;
-	if (blank(src.from_pin) || blank(src.to_pin) || blank(src.physical_weight))
-		throw apiError(400, REQUIRED_MESSAGE, REQUIRED_MESSAGE);
+	if (blank(src.from_pin) || blank(src.to_pin) || blank(src.physical_weight)) throw fail(REQUIRED_MESSAGE);
 	const v: Record<string, unknown> = {};
 	for (const k of keys) if (!blank(src[k])) v[k] = strictValue(k, src[k]);
 	return v;

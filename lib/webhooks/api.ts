@@ -16,7 +16,7 @@ import {
 	type WebhookView,
 } from "../contracts";
 import { type CursorPosition, decodeCursor, encodeCursor } from "../cursor";
-import { type ApiError, apiError, validationFailed } from "../errors";
+import { type ApiError, fail, validationFailed } from "../errors";
 import { isPlainObject, parsePositiveInt } from "../fields";
 import type { DeliveryRow, EndpointPatch, EndpointRow } from "./store";
 
@@ -25,12 +25,12 @@ export const MAX_DESCRIPTION = 255;
 
 /** 404 `webhook_not_found`. */
 export function webhookNotFound(): ApiError {
-	return apiError(404, "webhook_not_found", "webhook not found");
+	return fail("webhook_not_found");
 }
 
 /** 404 `delivery_not_found`. */
 export function deliveryNotFound(): ApiError {
-	return apiError(404, "delivery_not_found", "delivery not found");
+	return fail("delivery_not_found");
 }
 
 /** A path id: a positive integer, else the resource is not found (`notFound`). */

@@ -21,7 +21,7 @@
 import { promises as dns, lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
-import { type ApiError, apiError } from "../errors";
+import { type ApiError, fail, validationFailed } from "../errors";
 import { embeddedIPv4 } from "./embedded-ipv4";
 
 /** Longest URL accepted (characters). */
@@ -68,7 +68,7 @@ export function addressRefusal(address: string, sandbox: boolean): string | null
 
 /** 422 `url_not_allowed` with the reason. */
 export function urlNotAllowed(why: string): ApiError {
-	return apiError(422, "url_not_allowed", `The webhook URL is not allowed: ${why}`);
+	return fail("url_not_allowed", why);
 }
 
 /**
@@ -83,9 +83,7 @@ export function checkUrlShape(raw: string, sandbox: boolean): URL {
 	try {
 		u = new URL(raw);
 	} catch {
-		throw apiError(400, "validation_failed", "url: must be an absolute URL", {
-			details: ["url: must be an absolute URL"],
-		});
+		throw validationFailed(["url: must be an absolute URL"]);
 	}
 	if (raw.length > MAX_URL_LENGTH) throw urlNotAllowed(`longer than ${MAX_URL_LENGTH} characters`);
 	if (u.protocol !== "https:" && !(sandbox && u.protocol === "http:"))

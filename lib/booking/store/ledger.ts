@@ -10,7 +10,7 @@
  */
 import type { Sequelize, Transaction } from "sequelize";
 import { exec, numbersIn, type StoredRow, select } from "../../db";
-import { apiError } from "../../errors";
+import { failWith } from "../../errors";
 import { toRupees } from "../../money";
 
 /** A movement to record (paise). */
@@ -202,10 +202,11 @@ export async function assertCredit(
 	const outstanding = Number(rows[0].ledger) + Number(rows[0].pending);
 	if (outstanding + needed_paise <= limit) return;
 	const [lim, out, need] = [toRupees(limit), toRupees(outstanding), toRupees(needed_paise)];
-	throw apiError(
-		409,
+	throw failWith(
 		"credit_limit_exceeded",
-		`this booking (₹${need}) would take the account's outstanding ₹${out} beyond its credit limit of ₹${lim}`,
 		{ credit_limit: lim, outstanding: out, needed: need },
+		need,
+		out,
+		lim,
 	);
 }

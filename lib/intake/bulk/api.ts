@@ -25,7 +25,7 @@ import type {
 	HttpParams,
 } from "../../contracts";
 import { type CursorPosition, decodeCursor, encodeCursor } from "../../cursor";
-import { apiError, errorBodyOf } from "../../errors";
+import { type apiError, type ErrorCode, errorBodyOf, fail, failWith } from "../../errors";
 import { parsePositiveInt } from "../../fields";
 import { textProblem } from "../../text-rule";
 import { columnOfField, TEMPLATE_EXAMPLE, TEMPLATE_COLUMNS as TEMPLATE_HEADERS } from "./columns";
@@ -49,7 +49,7 @@ import { BulkFileError, inspectXlsx, looksLikeZip, XLSX_LIMITS } from "./xlsx";
 export { BULK_MAX_BYTES, fileTooLarge } from "./multipart";
 
 /** The exact 400 of a missing `sender_address_id` (issue 10). */
-export const SENDER_ADDRESS_REQUIRED = "sender_address_id (pickup warehouse) required";
+export const SENDER_ADDRESS_REQUIRED = "sender_address_id (pickup warehouse) required" satisfies ErrorCode;
 
 /** XLSX MIME type. */
 export const XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
@@ -77,15 +77,11 @@ export function claimedFormat(fileName: string, contentType: string): BulkFormat
 	const byType: BulkFormat | null = type === XLSX_MIME ? "xlsx" : CSV_TYPES.has(type) ? "csv" : null;
 	const byExt: BulkFormat | null = ext === "csv" ? "csv" : ext === "xlsx" ? "xlsx" : null;
 	if (byExt && byType && byExt !== byType && type !== "application/vnd.ms-excel") {
-		throw apiError(400, "file_type_mismatch", `import_file is named .${ext} but sent as ${type}`);
+		throw fail("file_type_mismatch", String(ext), type);
 	}
 	const f = byExt ?? (ext === undefined || NEUTRAL_TYPES.has(type) ? byType : null);
 	if (!f) {
-		throw apiError(
-			415,
-			"unsupported_file_type",
-			"import_file must be a .csv or .xlsx file (see the templates)",
-		);
+		throw fail("unsupported_file_type");
 	}
 	return f;
 }
@@ -105,24 +101,17 @@ export function claimedFormat(fileName: string, contentType: string): BulkFormat
  *   not UTF-8 text)
  */
 export async function checkBytes(format: BulkFormat, bytes: Buffer): Promise<void> {
-	if (bytes.length === 0) throw apiError(400, "empty_file", "import_file is empty");
+	if (bytes.length === 0) throw fail("empty_file");
 	const zip = looksLikeZip(bytes);
 	if (format === "xlsx") {
-		const mismatch = (why?: string) =>
-			apiError(
-				400,
-				"file_content_mismatch",
-				`import_file is named or typed XLSX but is not an XLSX workbook${why ? `: ${why}` : ""}`,
-			);
+		const mismatch = (why?: string) => fail("file_content_mismatch", "xlsx", why);
 		if (!zip || !bytes.includes("[Content_Types].xml")) throw mismatch();
 		try {
 			await inspectXlsx(bytes);
 		} catch (err) {
 			if (!(err instanceof BulkFileError)) throw err;
 			if (err.kind === "refused") {
-				throw apiError(400, "file_refused", `import_file refused: ${err.message}`, {
-					limits: { ...XLSX_LIMITS },
-				});
+				throw failWith("file_refused", { limits: { ...XLSX_LIMITS } }, err.message);
 			}
 			throw mismatch(err.message);
 		}
@@ -130,7 +119,7 @@ export async function checkBytes(format: BulkFormat, bytes: Buffer): Promise<voi
 	}
 	// isUtf8 validates in place (a decode would copy the 25 MB into a string)
 	if (zip || bytes.includes(0) || !isUtf8(bytes)) {
-		throw apiError(400, "file_content_mismatch", "import_file is named or typed CSV but is not UTF-8 text");
+		throw fail("file_content_mismatch", "csv");
 	}
 }
 
@@ -141,16 +130,12 @@ export async function checkBytes(format: BulkFormat, bytes: Buffer): Promise<voi
  */
 export function parseSenderAddressId(v: unknown): number {
 	if (v === undefined || v === null || (typeof v === "string" && v.trim() === "")) {
-		throw apiError(400, SENDER_ADDRESS_REQUIRED, SENDER_ADDRESS_REQUIRED);
+		throw fail(SENDER_ADDRESS_REQUIRED);
 	}
 	const id =
 		typeof v === "number" && Number.isSafeInteger(v) && v > 0 ? v : parsePositiveInt(v, { trim: true });
 	if (id === null) {
-		throw apiError(
-			400,
-			"invalid_pickup_address",
-			"sender_address_id is not one of your warehouses (unknown, retired, or another account's)",
-		);
+		throw fail("invalid_pickup_address", { field: "sender_address_id" });
 	}
 	return id;
 }
@@ -166,20 +151,12 @@ export function parseSenderAddressId(v: unknown): number {
 export function senderAddressField(query: HttpParams, fields: UploadForm["fields"]): unknown {
 	for (const [name] of fields) {
 		if (Object.hasOwn(query, name)) {
-			throw apiError(
-				400,
-				"ambiguous_parameter",
-				`'${name}' is given both in the query string and in the body; send it once`,
-			);
+			throw fail("ambiguous_parameter", name);
 		}
 	}
 	const inForm = fields.filter(([name]) => name === "sender_address_id");
 	if (inForm.length > 1) {
-		throw apiError(
-			400,
-			"ambiguous_parameter",
-			"'sender_address_id' is given more than once in the form; send it once",
-		);
+		throw fail("ambiguous_parameter", "sender_address_id", "form_twice");
 	}
 	return inForm.length === 1 ? inForm[0][1] : query.sender_address_id;
 }
@@ -220,7 +197,7 @@ export function controlCharProblems(form: UploadForm): string[] {
 
 /** 404 `not found` (§7): a job that never existed or is another account's (the same answer). */
 export function jobNotFound(): ReturnType<typeof apiError> {
-	return apiError(404, "not found", "not found");
+	return fail("not found");
 }
 
 /** The `:id` of a job path; anything but a positive integer is the same 404 as a missing job. */
@@ -239,10 +216,8 @@ export function parseLimit(v: unknown): number {
 	if (v === undefined || v === "") return BULK_DEFAULT_LIMIT;
 	const n = parsePositiveInt(v);
 	if (n === null || n > BULK_MAX_LIMIT) {
-		throw apiError(400, "validation_failed", `limit: must be an integer from 1 to ${BULK_MAX_LIMIT}`, {
-			field: "limit",
-			details: [`limit: must be an integer from 1 to ${BULK_MAX_LIMIT}`],
-		});
+		const detail = `limit: must be an integer from 1 to ${BULK_MAX_LIMIT}`;
+		throw failWith("validation_failed", { field: "limit", details: [detail] }, detail);
 	}
 	return n;
 }
@@ -261,10 +236,8 @@ const OUTCOMES: readonly BulkRowOutcome[] = [
 export function parseOutcome(v: unknown): BulkRowOutcome | null {
 	if (v === undefined || v === "") return null;
 	if (typeof v === "string" && (OUTCOMES as readonly string[]).includes(v)) return v as BulkRowOutcome;
-	throw apiError(400, "validation_failed", `outcome: must be one of ${OUTCOMES.join(", ")}`, {
-		field: "outcome",
-		details: [`outcome: must be one of ${OUTCOMES.join(", ")}`],
-	});
+	const detail = `outcome: must be one of ${OUTCOMES.join(", ")}`;
+	throw failWith("validation_failed", { field: "outcome", details: [detail] }, detail);
 }
 
 /** Cursor of a paged bulk list: `kind` separates lists; bound to the account, the job and the filter. */
@@ -413,10 +386,8 @@ export function parseReviewDecision(params: HttpParams): ReviewDecision {
 	if (row === null) throw jobNotFound();
 	const d = params.decision;
 	if (d !== "approve" && d !== "reject") {
-		throw apiError(400, "validation_failed", "decision: must be approve or reject", {
-			field: "decision",
-			details: ["decision: must be approve or reject"],
-		});
+		const detail = "decision: must be approve or reject";
+		throw failWith("validation_failed", { field: "decision", details: [detail] }, detail);
 	}
 	return { job_id, row, decision: d };
 }
@@ -461,19 +432,20 @@ export interface UploadInput {
  * a refused upload has stored nothing.
  */
 export async function uploadBulk(u: UploadInput): Promise<BulkUploadResult> {
-	if (!u.stream) throw apiError(400, "invalid_multipart", "Expected a multipart/form-data body");
+	if (!u.stream) throw fail("invalid_multipart");
 	const form = await readUploadForm(u.stream, u.content_type);
 	const problems = controlCharProblems(form);
 	if (problems.length) {
-		throw apiError(400, "validation_failed", problems.join("; "), {
-			field: problems[0].split(":")[0],
-			details: problems,
-		});
+		throw failWith(
+			"validation_failed",
+			{ field: problems[0].split(":")[0], details: problems },
+			problems.join("; "),
+		);
 	}
 	const sender_address_id = parseSenderAddressId(senderAddressField(u.query, form.fields));
 	const file = form.file;
 	if (file?.fieldname !== "import_file") {
-		throw apiError(400, "import_file_required", "import_file (a CSV or XLSX file part) required");
+		throw fail("import_file_required");
 	}
 	const format = claimedFormat(file.filename, file.mimetype);
 	await u.assertWarehouse(sender_address_id);
@@ -676,10 +648,7 @@ export async function decideReview(
 		if (!row) throw jobNotFound();
 		if (row.outcome !== "review" || !(await one(d.row))) {
 			const now = (await bulkRow(db, job.job_id, d.row))?.outcome ?? row.outcome;
-			throw apiError(409, "not_in_review", `row ${d.row} is not waiting for review (outcome: ${now})`, {
-				row_no: d.row,
-				outcome: now,
-			});
+			throw failWith("not_in_review", { row_no: d.row, outcome: now }, d.row, now);
 		}
 	}
 	const after = await bulkJob(db, sender, job.job_id);

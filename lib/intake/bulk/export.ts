@@ -26,7 +26,7 @@ import { Readable } from "node:stream";
 import { stringify } from "csv-stringify/sync";
 import type { Sequelize } from "sequelize";
 import type { BulkRowOutcome, HttpParams } from "../../contracts";
-import { apiError } from "../../errors";
+import { failWith } from "../../errors";
 import { jobNotFound, parseJobId } from "./api";
 import { neutralise, REPORT_COLUMNS, TEMPLATE_COLUMNS } from "./columns";
 import { type BulkRowDb, bulkJob, bulkRowsOfOutcomes } from "./jobs-store";
@@ -48,7 +48,7 @@ export function parseExportOutcomes(v: unknown): BulkRowOutcome[] {
 	const names = typeof v === "string" ? v.split(",").map((x) => x.trim()) : [];
 	if (!names.length || names.some((n) => !(EXPORT_OUTCOMES as readonly string[]).includes(n))) {
 		const msg = `outcome: must be a comma-separated list of ${EXPORT_OUTCOMES.join(", ")}`;
-		throw apiError(400, "validation_failed", msg, { field: "outcome", details: [msg] });
+		throw failWith("validation_failed", { field: "outcome", details: [msg] }, msg);
 	}
 	return [...new Set(names)] as BulkRowOutcome[];
 }

@@ -16,16 +16,14 @@
 
 import type { Readable } from "node:stream";
 import { Busboy, type BusboyFileStream } from "@fastify/busboy";
-import { type ApiError, apiError } from "../../errors";
+import { type ApiError, fail, failWith } from "../../errors";
 
 /** Largest accepted file: 25 MB (26,214,400 bytes; issue 10). Enforced while streaming. */
 export const BULK_MAX_BYTES = 25 * 1024 * 1024;
 
 /** 413 `file_too_large`: the upload passed {@link BULK_MAX_BYTES}; nothing is stored. */
 export function fileTooLarge(): ApiError {
-	return apiError(413, "file_too_large", "import_file exceeds the 25 MB limit (26214400 bytes)", {
-		limit_bytes: BULK_MAX_BYTES,
-	});
+	return failWith("file_too_large", { limit_bytes: BULK_MAX_BYTES });
 }
 
 /**
@@ -68,11 +66,7 @@ export interface UploadForm {
 
 /** 400 `invalid_multipart` with what was wrong. */
 function invalidMultipart(why: string): ApiError {
-	return apiError(
-		400,
-		"invalid_multipart",
-		`Expected a multipart/form-data body with an import_file part (${why})`,
-	);
+	return fail("invalid_multipart", why);
 }
 
 /**

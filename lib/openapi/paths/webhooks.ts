@@ -15,7 +15,7 @@ import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_TYPE } from "../../contracts/webhooks
 import { CURSOR_UNRECOGNISED } from "../../cursor";
 import { MAX_DESCRIPTION } from "../../webhooks/api";
 import { MAX_URL_LENGTH } from "../../webhooks/ssrf";
-import { ID_PATH_SCHEMA, json, pathParam, queryParam } from "../components";
+import { documented, documentedErrors, ID_PATH_SCHEMA, json, pathParam, queryParam } from "../components";
 import type { AreaPaths, JsonSchema, Operation } from "../types";
 import { BEARER, bearerResponses, int, nullableStr, PAGINATION, str, utc } from "./shipping";
 
@@ -167,7 +167,7 @@ const create: Operation = {
 		{ "201": json("The endpoint with its signing secret.", WITH_SECRET) },
 		{
 			400: "`validation_failed` (with `details`): `url` missing or not an absolute URL, `events` empty or with an unknown type, `description` not a string or too long.",
-			409: "`webhook_limit_reached`: the account has the maximum number of endpoints.",
+			409: documented("webhook_limit_reached"),
 			422: "`url_not_allowed`: the URL's scheme, credentials or address is refused (see `url`; an embedded IPv4 address is named, e.g. `::a00:1 is a private address (IPv4-compatible, embeds 10.0.0.1)`), or its host does not resolve.",
 		},
 		{ body: true, writes: true, capability: "orders.write" },
@@ -194,8 +194,7 @@ const list: Operation = {
 	),
 };
 
-const NOT_FOUND =
-	"`webhook_not_found`: no such endpoint on the caller's account (missing and another account's alike).";
+const NOT_FOUND = documented("webhook_not_found");
 
 const get: Operation = {
 	operationId: "webhooks_get",
@@ -331,7 +330,7 @@ const redeliver: Operation = {
 		{ "202": json("The delivery, pending.", DELIVERY) },
 		{
 			404: `${NOT_FOUND} \`delivery_not_found\`: no such delivery of that endpoint.`,
-			409: "`webhook_disabled`: the endpoint is disabled (re-enable it first).",
+			409: documented("webhook_disabled"),
 		},
 		{ writes: true, capability: "orders.write", pathParams: true },
 	),
@@ -347,7 +346,7 @@ const test: Operation = {
 	parameters: [ID_PARAM],
 	responses: bearerResponses(
 		{ "202": json("The test delivery, pending.", DELIVERY) },
-		{ 404: NOT_FOUND, 409: "`webhook_disabled`: the endpoint is disabled (re-enable it first)." },
+		documentedErrors(["webhook_not_found", "webhook_disabled"]),
 		{ writes: true, capability: "orders.write", pathParams: true },
 	),
 };
