@@ -7,6 +7,7 @@
 import { type BrokerOptions, ServiceBroker } from "moleculer";
 import { type AuthUser, type Role, userFor } from "../../lib/auth";
 import { loadConfig, type ServiceName } from "../../lib/config";
+import type { ActionName, CallMeta, ParamsOf, ResultOf } from "../../lib/contracts";
 import { loadServiceSchema } from "../../lib/system";
 import brokerOptions from "../../moleculer.config";
 
@@ -58,17 +59,21 @@ export function bodyOf(err: any): { status: number; body: any } {
 	return { status: err.code, body: err.data?.body };
 }
 
-/** Calls `action` on `broker` as `sender` with `role`; answers the result and the status the action set (200 unless set). */
-export async function callAsOn(
+/**
+ * Calls `action` on `broker` as `sender` with `role` (params and result typed by
+ * the contract, lib/contracts); answers the result and the status the action
+ * set (200 unless set).
+ */
+export async function callAsOn<A extends ActionName>(
 	broker: ServiceBroker,
-	action: string,
-	params: Record<string, unknown>,
+	action: A,
+	params: ParamsOf<A>,
 	sender: number,
 	role: Role = "merchant",
-): Promise<{ res: any; status: number }> {
+): Promise<{ res: ResultOf<A>; status: number }> {
 	const opts = as(sender, role);
-	const res: any = await broker.call(action, params, opts);
-	return { res, status: (opts.meta as any).$statusCode ?? 200 };
+	const res = (await broker.call(action, params, opts)) as ResultOf<A>;
+	return { res, status: (opts.meta as CallMeta).$statusCode ?? 200 };
 }
 
 let nextSender = 10_000 + Math.floor(Math.random() * 1000) * 100;

@@ -10,7 +10,6 @@ import { createHmac } from "node:crypto";
 import { type Context, ServiceBroker, type ServiceSchema } from "moleculer";
 import type { OrderRecord, ShipmentRecord, Warehouse } from "../../../lib/contracts";
 import { getSequelize, select } from "../../../lib/db";
-import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
 import { recordCourierLabel } from "../../../lib/documents/store";
 import {
 	LABEL_LINK_PREFIX,
@@ -21,6 +20,7 @@ import {
 } from "../../../lib/label-link";
 import { loadServiceSchema, startSystem } from "../../../lib/system";
 import { newSender, rejects, testBrokerOptions } from "../../helpers/broker";
+import { useDevIdp } from "../../helpers/devidp";
 import { freshId, order, warehouse } from "../../helpers/fixtures";
 import { http, setEnv } from "../gateway/setup";
 
@@ -257,24 +257,14 @@ describe("GET /v1/documents/label/t/{token} (gateway + documents over HTTP)", fu
 	this.timeout(30_000);
 	let broker: ServiceBroker;
 	let base = "";
-	let idp: DevIdp;
-	let jwks: Awaited<ReturnType<typeof serveJwks>>;
-	let restoreEnv: () => void;
+	const idp = useDevIdp({
+		PUBLIC_BASE_URL: undefined,
+		LABEL_LINK_PREVIOUS_SECRETS: undefined,
+		// every test here downloads from 127.0.0.1: the per-address limit is the rate-limit spec's
+		RATE_LIMIT_LINK_PER_MIN: "0",
+	});
 
 	before(async () => {
-		idp = await createDevIdp();
-		jwks = await serveJwks(idp);
-		restoreEnv = setEnv({
-			AUTH_JWKS_URL: jwks.url,
-			AUTH_ISSUER: idp.issuer,
-			AUTH_AUDIENCE: idp.audience,
-			PORT: "0",
-			MSA_DEV_IDP: undefined,
-			PUBLIC_BASE_URL: undefined,
-			LABEL_LINK_PREVIOUS_SECRETS: undefined,
-			// every test here downloads from 127.0.0.1: the per-address limit is the rate-limit spec's
-			RATE_LIMIT_LINK_PER_MIN: "0",
-		});
 		broker = new ServiceBroker(testBrokerOptions(false));
 		broker.createService(loadServiceSchema("gateway"));
 		broker.createService(loadServiceSchema("documents"));
@@ -285,8 +275,6 @@ describe("GET /v1/documents/label/t/{token} (gateway + documents over HTTP)", fu
 	});
 	after(async () => {
 		await broker?.stop();
-		jwks?.server.close();
-		restoreEnv?.();
 	});
 
 	it("downloads the label with no Authorization header, with every security header, and stamps the download", async () => {

@@ -13,8 +13,8 @@ import { parse as parseCsv } from "csv-parse/sync";
 import ExcelJS from "exceljs";
 import JSZip from "jszip";
 import { type Context, type Service, ServiceBroker } from "moleculer";
+import type { Role } from "../../../lib/auth";
 import { getSequelize, select } from "../../../lib/db";
-import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
 import {
 	cellsOf,
 	mapHeader,
@@ -26,8 +26,9 @@ import { insertBulkJob } from "../../../lib/intake/bulk/jobs-store";
 import { getQueue } from "../../../lib/queue";
 import { loadServiceSchema } from "../../../lib/system";
 import { testBrokerOptions } from "../../helpers/broker";
+import { useDevIdp } from "../../helpers/devidp";
 import { warehouse } from "../../helpers/fixtures";
-import { type Answer, http, setEnv } from "../gateway/setup";
+import { type Answer, http } from "../gateway/setup";
 
 const OWNED = 7001;
 const MB25 = 25 * 1024 * 1024;
@@ -37,20 +38,10 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 	this.timeout(60_000);
 	let broker: ServiceBroker;
 	let base: string;
-	let idp: DevIdp;
-	let jwks: Awaited<ReturnType<typeof serveJwks>>;
-	let restore: () => void;
+	const idp = useDevIdp();
 	let next = 910_000 + Math.floor(Math.random() * 80_000);
 
 	before(async () => {
-		idp = await createDevIdp();
-		jwks = await serveJwks(idp);
-		restore = setEnv({
-			AUTH_JWKS_URL: jwks.url,
-			AUTH_ISSUER: idp.issuer,
-			AUTH_AUDIENCE: idp.audience,
-			PORT: "0",
-		});
 		broker = new ServiceBroker(testBrokerOptions(false));
 		broker.createService(loadServiceSchema("gateway"));
 		broker.createService(loadServiceSchema("intake"));
@@ -67,11 +58,9 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 	});
 	after(async () => {
 		await broker?.stop();
-		jwks?.server.close();
-		restore?.();
 	});
 
-	const account = async (role?: Parameters<DevIdp["tokenFor"]>[1]) => {
+	const account = async (role?: Role) => {
 		const s = next++;
 		return { s, token: await idp.tokenFor(s, role) };
 	};

@@ -13,7 +13,6 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Context, type Service, ServiceBroker } from "moleculer";
 import { getSequelize, select } from "../../../lib/db";
-import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
 import {
 	capRowErrors,
 	capText,
@@ -26,9 +25,10 @@ import { insertBulkJob } from "../../../lib/intake/bulk/jobs-store";
 import { finishJob, insertOutcomes } from "../../../lib/intake/bulk/store";
 import { loadServiceSchema } from "../../../lib/system";
 import { testBrokerOptions } from "../../helpers/broker";
+import { useDevIdp } from "../../helpers/devidp";
 import { warehouse } from "../../helpers/fixtures";
 import { eventually } from "../../helpers/poll";
-import { http, setEnv } from "../gateway/setup";
+import { http } from "../gateway/setup";
 
 const OWNED = 7001;
 const UNKNOWN = 20_000;
@@ -96,19 +96,9 @@ describe("bulk error text is bounded (issue 31)", () => {
 		this.timeout(60_000);
 		let broker: ServiceBroker;
 		let base: string;
-		let idp: DevIdp;
-		let jwks: Awaited<ReturnType<typeof serveJwks>>;
-		let restore: () => void;
+		const idp = useDevIdp();
 
 		before(async () => {
-			idp = await createDevIdp();
-			jwks = await serveJwks(idp);
-			restore = setEnv({
-				AUTH_JWKS_URL: jwks.url,
-				AUTH_ISSUER: idp.issuer,
-				AUTH_AUDIENCE: idp.audience,
-				PORT: "0",
-			});
 			broker = new ServiceBroker(testBrokerOptions(false));
 			broker.createService(loadServiceSchema("gateway"));
 			broker.createService(loadServiceSchema("intake"));
@@ -125,8 +115,6 @@ describe("bulk error text is bounded (issue 31)", () => {
 		});
 		after(async () => {
 			await broker?.stop();
-			jwks?.server.close();
-			restore?.();
 		});
 
 		it("a CSV header with 20,000 unknown columns: the job fails with a bounded error naming how many were left out; job and list answers stay small", async () => {

@@ -11,11 +11,11 @@ import assert from "node:assert/strict";
 import type { Context, ServiceBroker } from "moleculer";
 import { ServiceBroker as Broker } from "moleculer";
 import type { Warehouse } from "../../../lib/contracts";
-import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
 import { loadServiceSchema } from "../../../lib/system";
 import { newSender, testBrokerOptions } from "../../helpers/broker";
+import { useDevIdp } from "../../helpers/devidp";
 import { warehouse } from "../../helpers/fixtures";
-import { http, setEnv } from "../gateway/setup";
+import { http } from "../gateway/setup";
 import { forwardBody, warehouseOf, warehouseOwner } from "./setup";
 import { closeCalls, FAKE_BOOKING } from "./unshipped-setup";
 
@@ -23,20 +23,9 @@ describe("intake: unshipped queue over HTTP (§4.3 routes)", function () {
 	this.timeout(60_000);
 	let broker: ServiceBroker;
 	let base: string;
-	let idp: DevIdp;
-	let jwks: Awaited<ReturnType<typeof serveJwks>>;
-	let restoreEnv: () => void;
+	const idp = useDevIdp();
 
 	before(async () => {
-		idp = await createDevIdp();
-		jwks = await serveJwks(idp);
-		restoreEnv = setEnv({
-			AUTH_JWKS_URL: jwks.url,
-			AUTH_ISSUER: idp.issuer,
-			AUTH_AUDIENCE: idp.audience,
-			PORT: "0",
-			MSA_DEV_IDP: undefined,
-		});
 		broker = new Broker(testBrokerOptions(false));
 		broker.createService(loadServiceSchema("gateway"));
 		broker.createService(loadServiceSchema("intake"));
@@ -56,8 +45,6 @@ describe("intake: unshipped queue over HTTP (§4.3 routes)", function () {
 	});
 	after(async () => {
 		await broker?.stop();
-		jwks?.server.close();
-		restoreEnv?.();
 	});
 
 	/** Creates an order over HTTP as the holder of `token`; answers its id. */
