@@ -4,7 +4,7 @@
  * `meta` cross the wire). The database, Redis prefix and namespace come from
  * test/helpers/global.ts.
  */
-import { type BrokerOptions, ServiceBroker } from "moleculer";
+import { type BrokerOptions, ServiceBroker, type ServiceSchema } from "moleculer";
 import { type AuthUser, type Role, userFor } from "../../lib/auth";
 import { loadConfig, type ServiceName } from "../../lib/config";
 import type { ActionName, CallMeta, ParamsOf, ResultOf } from "../../lib/contracts";
@@ -47,6 +47,29 @@ export async function startBroker(
 	}
 	await broker.start();
 	return broker;
+}
+
+/**
+ * Starts one in-process broker (no transporter) running the real gateway and
+ * then `services`, each a service name (the real service) or a schema (a
+ * fake, e.g. test/helpers/call.ts `fakeService`); answers the broker and the
+ * gateway's base URL `http://127.0.0.1:<port>`. Set the gateway's
+ * environment first (test/helpers/devidp.ts `useDevIdp`).
+ */
+export async function startWithGateway(
+	services: (ServiceName | ServiceSchema)[],
+): Promise<{ broker: ServiceBroker; base: string }> {
+	const broker = new ServiceBroker(testBrokerOptions(false));
+	for (const s of ["gateway" as const, ...services])
+		broker.createService(typeof s === "string" ? loadServiceSchema(s) : s);
+	try {
+		await broker.start();
+	} catch (err) {
+		await broker.stop().catch(() => undefined);
+		throw err;
+	}
+	const gw = broker.getLocalService("gateway") as unknown as { server: { address(): { port: number } } };
+	return { broker, base: `http://127.0.0.1:${gw.server.address().port}` };
 }
 
 /** `meta` for a call made as merchant `sender_id` with `role`. */

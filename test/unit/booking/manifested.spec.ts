@@ -22,9 +22,10 @@ import {
 	channelsPrefixOf,
 	SHIPMENT_STATUS_CHANNEL,
 } from "../../../lib/channels";
-import type { ShipmentStatusChanged } from "../../../lib/contracts";
+import type { ParamsOf, ShipmentStatusChanged } from "../../../lib/contracts";
 import { getSequelize, select } from "../../../lib/db";
 import { as, newSender, rejects } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { eventually } from "../../helpers/poll";
 import { addOrder, attemptsOf, book, settled, updates, useBookingBroker } from "./setup";
 
@@ -51,8 +52,8 @@ async function booked(broker: ServiceBroker, n: number, sender = newSender()): P
 }
 
 /** Calls `booking.markManifested`. */
-function manifest(broker: ServiceBroker, p: Record<string, unknown>): Promise<{ moved: number }> {
-	return broker.call("booking.markManifested", p);
+function manifest(broker: ServiceBroker, p: ParamsOf<"booking.markManifested">): Promise<{ moved: number }> {
+	return callAs(broker, "booking.markManifested", p);
 }
 
 /** The attempt's tracking columns. */
@@ -184,7 +185,8 @@ describe("booking: manifests (booking.markManifested) and the durable shipment.s
 				assert.deepEqual(laterUpdates(b.order_id), [[3, "booked", "manifested", at]]);
 			}
 			// the tracking read names it
-			const t: any = await broker().call(
+			const t: any = await callAs(
+				broker(),
 				"booking.tracking",
 				{ id: String(list[0].order_id) },
 				as(list[0].sender),
@@ -246,7 +248,8 @@ describe("booking: manifests (booking.markManifested) and the durable shipment.s
 			const [mine, picked] = await booked(broker(), 2);
 			const [theirs] = await booked(broker(), 1);
 			// picked up first (the sandbox event polls the scan back and folds it)
-			const ev: any = await broker().call(
+			const ev: any = await callAs(
+				broker(),
 				"booking.sandboxEvent",
 				{ order_id: String(picked.order_id), event: "picked_up" },
 				as(picked.sender),

@@ -7,12 +7,10 @@
  * owns only the warehouse ids of `OWNED`.
  */
 import assert from "node:assert/strict";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { parse as parseCsv } from "csv-parse/sync";
 import ExcelJS from "exceljs";
 import JSZip from "jszip";
-import { type Context, type Service, ServiceBroker } from "moleculer";
+import type { ServiceBroker } from "moleculer";
 import type { Role } from "../../../lib/auth";
 import { getSequelize, select } from "../../../lib/db";
 import {
@@ -24,8 +22,8 @@ import {
 } from "../../../lib/intake/bulk/columns";
 import { insertBulkJob } from "../../../lib/intake/bulk/jobs-store";
 import { getQueue } from "../../../lib/queue";
-import { loadServiceSchema } from "../../../lib/system";
-import { testBrokerOptions } from "../../helpers/broker";
+import { startWithGateway } from "../../helpers/broker";
+import { fakeService } from "../../helpers/call";
 import { useDevIdp } from "../../helpers/devidp";
 import { warehouse } from "../../helpers/fixtures";
 import { type Answer, http } from "../gateway/setup";
@@ -42,19 +40,12 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 	let next = 910_000 + Math.floor(Math.random() * 80_000);
 
 	before(async () => {
-		broker = new ServiceBroker(testBrokerOptions(false));
-		broker.createService(loadServiceSchema("gateway"));
-		broker.createService(loadServiceSchema("intake"));
-		broker.createService({
-			name: "warehouses",
-			actions: {
-				resolve: (ctx: Context<{ sender_id: number; id: number }>) =>
-					ctx.params.id === OWNED ? warehouse(ctx.params.sender_id, { id: OWNED }) : null,
-			},
-		});
-		await broker.start();
-		const { server } = broker.getLocalService("gateway") as Service & { server: Server };
-		base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+		({ broker, base } = await startWithGateway([
+			"intake",
+			fakeService("warehouses", {
+				resolve: (ctx) => (ctx.params.id === OWNED ? warehouse(ctx.params.sender_id, { id: OWNED }) : null),
+			}),
+		]));
 	});
 	after(async () => {
 		await broker?.stop();

@@ -9,9 +9,7 @@
  * `warehouses.resolve` is a fake owning only warehouse `OWNED`.
  */
 import assert from "node:assert/strict";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { type Context, type Service, ServiceBroker } from "moleculer";
+import type { ServiceBroker } from "moleculer";
 import { getSequelize, select } from "../../../lib/db";
 import {
 	capRowErrors,
@@ -23,8 +21,8 @@ import {
 import { HeaderError, mapHeader, TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from "../../../lib/intake/bulk/columns";
 import { insertBulkJob } from "../../../lib/intake/bulk/jobs-store";
 import { finishJob, insertOutcomes } from "../../../lib/intake/bulk/store";
-import { loadServiceSchema } from "../../../lib/system";
-import { testBrokerOptions } from "../../helpers/broker";
+import { startWithGateway } from "../../helpers/broker";
+import { fakeService } from "../../helpers/call";
 import { useDevIdp } from "../../helpers/devidp";
 import { warehouse } from "../../helpers/fixtures";
 import { eventually } from "../../helpers/poll";
@@ -99,19 +97,12 @@ describe("bulk error text is bounded (issue 31)", () => {
 		const idp = useDevIdp();
 
 		before(async () => {
-			broker = new ServiceBroker(testBrokerOptions(false));
-			broker.createService(loadServiceSchema("gateway"));
-			broker.createService(loadServiceSchema("intake"));
-			broker.createService({
-				name: "warehouses",
-				actions: {
-					resolve: (ctx: Context<{ sender_id: number; id: number }>) =>
-						ctx.params.id === OWNED ? warehouse(ctx.params.sender_id, { id: OWNED }) : null,
-				},
-			});
-			await broker.start();
-			const { server } = broker.getLocalService("gateway") as Service & { server: Server };
-			base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+			({ broker, base } = await startWithGateway([
+				"intake",
+				fakeService("warehouses", {
+					resolve: (ctx) => (ctx.params.id === OWNED ? warehouse(ctx.params.sender_id, { id: OWNED }) : null),
+				}),
+			]));
 		});
 		after(async () => {
 			await broker?.stop();

@@ -14,13 +14,13 @@
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { request, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { type Context, type Service, ServiceBroker } from "moleculer";
+import { request } from "node:http";
+import type { Context, ServiceBroker } from "moleculer";
 import { getSequelize, select } from "../../../lib/db";
 import { TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from "../../../lib/intake/bulk/columns";
 import { loadServiceSchema } from "../../../lib/system";
-import { testBrokerOptions } from "../../helpers/broker";
+import { startWithGateway } from "../../helpers/broker";
+import { fakeService } from "../../helpers/call";
 import { useDevIdp } from "../../helpers/devidp";
 import { warehouse } from "../../helpers/fixtures";
 import { eventually } from "../../helpers/poll";
@@ -70,33 +70,27 @@ describe("intake bulk upload: multipart parts in any order (issue 25)", function
 	const uploadErrors: string[] = [];
 
 	before(async () => {
-		broker = new ServiceBroker(testBrokerOptions(false));
-		broker.createService(loadServiceSchema("gateway"));
 		const intake = loadServiceSchema("intake");
-		broker.createService({
-			...intake,
-			hooks: {
-				error: {
-					bulkUpload(_ctx: Context, err: Error) {
-						const body = (err as { data?: { body?: { error?: string } } }).data?.body;
-						uploadErrors.push(String(body?.error ?? err));
-						throw err;
+		({ broker, base } = await startWithGateway([
+			{
+				...intake,
+				hooks: {
+					error: {
+						bulkUpload(_ctx: Context, err: Error) {
+							const body = (err as { data?: { body?: { error?: string } } }).data?.body;
+							uploadErrors.push(String(body?.error ?? err));
+							throw err;
+						},
 					},
 				},
 			},
-		});
-		broker.createService({
-			name: "warehouses",
-			actions: {
-				resolve: (ctx: Context<{ sender_id: number; id: number }>) =>
+			fakeService("warehouses", {
+				resolve: (ctx) =>
 					owners.get(ctx.params.id) === ctx.params.sender_id
 						? warehouse(ctx.params.sender_id, { id: ctx.params.id })
 						: null,
-			},
-		});
-		await broker.start();
-		const { server } = broker.getLocalService("gateway") as Service & { server: Server };
-		base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+			}),
+		]));
 	});
 	after(async () => {
 		await broker?.stop();

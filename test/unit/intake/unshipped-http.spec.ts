@@ -8,11 +8,9 @@
  * intake service on real PostgreSQL, and fakes of warehouses and booking.
  */
 import assert from "node:assert/strict";
-import type { Context, ServiceBroker } from "moleculer";
-import { ServiceBroker as Broker } from "moleculer";
-import type { Warehouse } from "../../../lib/contracts";
-import { loadServiceSchema } from "../../../lib/system";
-import { newSender, testBrokerOptions } from "../../helpers/broker";
+import type { ServiceBroker } from "moleculer";
+import { newSender, startWithGateway } from "../../helpers/broker";
+import { fakeService } from "../../helpers/call";
 import { useDevIdp } from "../../helpers/devidp";
 import { warehouse } from "../../helpers/fixtures";
 import { http } from "../gateway/setup";
@@ -26,22 +24,16 @@ describe("intake: unshipped queue over HTTP (§4.3 routes)", function () {
 	const idp = useDevIdp();
 
 	before(async () => {
-		broker = new Broker(testBrokerOptions(false));
-		broker.createService(loadServiceSchema("gateway"));
-		broker.createService(loadServiceSchema("intake"));
-		broker.createService({
-			name: "warehouses",
-			actions: {
-				resolve(ctx: Context<{ sender_id: number; id: number }>): Warehouse | null {
+		({ broker, base } = await startWithGateway([
+			"intake",
+			fakeService("warehouses", {
+				resolve(ctx) {
 					const { sender_id, id } = ctx.params;
 					return warehouseOwner.get(id) === sender_id ? warehouse(sender_id, { id }) : null;
 				},
-			},
-		});
-		broker.createService(FAKE_BOOKING);
-		await broker.start();
-		const gw = broker.getLocalService("gateway") as unknown as { server: { address(): { port: number } } };
-		base = `http://127.0.0.1:${gw.server.address().port}`;
+			}),
+			FAKE_BOOKING,
+		]));
 	});
 	after(async () => {
 		await broker?.stop();
