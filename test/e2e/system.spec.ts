@@ -5,13 +5,12 @@
  */
 import { strict as assert } from "node:assert";
 import type { Server } from "node:http";
-import { createDevIdp, type DevIdp, serveJwks } from "../../lib/devidp";
+import type { DevIdp } from "../../lib/devidp";
 import { newSender } from "../helpers/broker";
 import { warehouseBody } from "../helpers/fixtures";
 import { client, typicalFlow } from "../helpers/flow";
-import { freePort } from "../helpers/net";
 import { eventually } from "../helpers/poll";
-import { type StartedProcess, startProcess, waitReady } from "../helpers/processes";
+import { childSystem, type StartedProcess, startProcess, waitReady } from "../helpers/processes";
 
 describe("e2e: npm start over NATS in two processes", function () {
 	this.timeout(120_000);
@@ -21,27 +20,9 @@ describe("e2e: npm start over NATS in two processes", function () {
 	let base = "";
 
 	before(async () => {
-		idp = await createDevIdp();
-		const served = await serveJwks(idp);
-		jwks = served.server;
-		const port = await freePort();
-		base = `http://127.0.0.1:${port}`;
-		const common = {
-			DATABASE_URL: process.env.DATABASE_URL,
-			REDIS_URL: process.env.REDIS_URL,
-			QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-e2e`,
-			NAMESPACE: `${process.env.NAMESPACE}-e2e`,
-			TRANSPORTER: process.env.TEST_NATS_URL,
-			AUTH_JWKS_URL: served.url,
-			AUTH_ISSUER: idp.issuer,
-			AUTH_AUDIENCE: idp.audience,
-			LABEL_LINK_SECRET: "e2e-secret",
-			SANDBOX_WEBHOOK_SECRET: process.env.SANDBOX_WEBHOOK_SECRET,
-			SANDBOX: "1",
-			PORT: String(port),
-			SANDBOX_COURIER_PORT: String(await freePort()),
-			LOGLEVEL: "warn",
-		};
+		const sys = await childSystem("e2e", { labelLinkSecret: "e2e-secret", logLevel: "warn" });
+		({ idp, jwks, base } = sys);
+		const common = sys.env;
 		procs = [
 			startProcess({ ...common, SERVICES: "gateway,documents", NODEID: "e2e-edge" }),
 			startProcess({

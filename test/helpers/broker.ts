@@ -4,9 +4,10 @@
  * `meta` cross the wire). The database, Redis prefix and namespace come from
  * test/helpers/global.ts.
  */
-import { type BrokerOptions, ServiceBroker } from "moleculer";
+import { type BrokerOptions, ServiceBroker, type ServiceSchema } from "moleculer";
 import { type AuthUser, type Role, userFor } from "../../lib/auth";
 import { loadConfig, type ServiceName } from "../../lib/config";
+import type { ActionName, CallMeta, ParamsOf, ResultOf } from "../../lib/contracts";
 import { loadServiceSchema } from "../../lib/system";
 import brokerOptions from "../../moleculer.config";
 
@@ -48,6 +49,29 @@ export async function startBroker(
 	return broker;
 }
 
+/**
+ * Starts one in-process broker (no transporter) running the real gateway and
+ * then `services`, each a service name (the real service) or a schema (a
+ * fake, e.g. test/helpers/call.ts `fakeService`); answers the broker and the
+ * gateway's base URL `http://127.0.0.1:<port>`. Set the gateway's
+ * environment first (test/helpers/devidp.ts `useDevIdp`).
+ */
+export async function startWithGateway(
+	services: (ServiceName | ServiceSchema)[],
+): Promise<{ broker: ServiceBroker; base: string }> {
+	const broker = new ServiceBroker(testBrokerOptions(false));
+	for (const s of ["gateway" as const, ...services])
+		broker.createService(typeof s === "string" ? loadServiceSchema(s) : s);
+	try {
+		await broker.start();
+	} catch (err) {
+		await broker.stop().catch(() => undefined);
+		throw err;
+	}
+	const gw = broker.getLocalService("gateway") as unknown as { server: { address(): { port: number } } };
+	return { broker, base: `http://127.0.0.1:${gw.server.address().port}` };
+}
+
 /** `meta` for a call made as merchant `sender_id` with `role`. */
 export function as(sender_id: number, role: Role = "merchant"): { meta: { user: AuthUser } } {
 	return { meta: { user: userFor(sender_id, role) } };
@@ -58,17 +82,21 @@ export function bodyOf(err: any): { status: number; body: any } {
 	return { status: err.code, body: err.data?.body };
 }
 
-/** Calls `action` on `broker` as `sender` with `role`; answers the result and the status the action set (200 unless set). */
-export async function callAsOn(
+/**
+ * Calls `action` on `broker` as `sender` with `role` (params and result typed by
+ * the contract, lib/contracts); answers the result and the status the action
+ * set (200 unless set).
+ */
+export async function callAsOn<A extends ActionName>(
 	broker: ServiceBroker,
-	action: string,
-	params: Record<string, unknown>,
+	action: A,
+	params: ParamsOf<A>,
 	sender: number,
 	role: Role = "merchant",
-): Promise<{ res: any; status: number }> {
+): Promise<{ res: ResultOf<A>; status: number }> {
 	const opts = as(sender, role);
-	const res: any = await broker.call(action, params, opts);
-	return { res, status: (opts.meta as any).$statusCode ?? 200 };
+	const res = (await broker.call(action, params, opts)) as ResultOf<A>;
+	return { res, status: (opts.meta as CallMeta).$statusCode ?? 200 };
 }
 
 let nextSender = 10_000 + Math.floor(Math.random() * 1000) * 100;

@@ -16,3 +16,23 @@ export function useEnv(vars: Record<string, string>, alsoRestore: string[] = [])
 		}
 	});
 }
+
+/**
+ * Sets (or, for `undefined`, deletes) `vars` in `process.env` now; answers
+ * the function that restores their previous values. Services read their
+ * configuration when they are created: set it before creating them.
+ */
+export function setEnv(vars: Record<string, string | undefined>): () => void {
+	const old: Record<string, string | undefined> = {};
+	for (const [k, v] of Object.entries(vars)) {
+		old[k] = process.env[k];
+		if (v === undefined) delete process.env[k];
+		else process.env[k] = v;
+	}
+	return () => {
+		for (const [k, v] of Object.entries(old)) {
+			if (v === undefined) delete process.env[k];
+			else process.env[k] = v;
+		}
+	};
+}

@@ -5,7 +5,10 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import type { Server } from "node:http";
 import { resolve } from "node:path";
+import { createDevIdp, type DevIdp, serveJwks } from "../../lib/devidp";
+import { freePort } from "./net";
 
 const root = resolve(__dirname, "../..");
 
@@ -73,6 +76,74 @@ export function startProcess(
 				child.once("exit", (code) => r(code));
 				child.kill(signal);
 			});
+		},
+	};
+}
+
+/**
+ * The environment every child process of a test system needs to reach this
+ * run's infrastructure: its PostgreSQL, Redis and NATS, its `QUEUE_PREFIX`
+ * and `NAMESPACE` (with `-<suffix>` when given, so the child system never
+ * meets the in-process brokers of other specs).
+ */
+export function childEnv(suffix?: string): Record<string, string | undefined> {
+	const tail = suffix === undefined ? "" : `-${suffix}`;
+	return {
+		DATABASE_URL: process.env.DATABASE_URL,
+		REDIS_URL: process.env.REDIS_URL,
+		QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}${tail}`,
+		NAMESPACE: `${process.env.NAMESPACE}${tail}`,
+		TRANSPORTER: process.env.TEST_NATS_URL,
+	};
+}
+
+/** What {@link childSystem} prepared. */
+export interface ChildSystem {
+	/** the development IdP whose JWKS the gateway process verifies tokens against */
+	idp: DevIdp;
+	/** the server of that JWKS (close it after the test) */
+	jwks: Server;
+	/** the gateway's port and base URL `http://127.0.0.1:<port>` */
+	port: number;
+	base: string;
+	/** the sandbox courier's (simulator's) port */
+	courierPort: number;
+	/** the environment shared by every process of the system (add SERVICES, NODEID and the rest per process) */
+	env: Record<string, string | undefined>;
+}
+
+/**
+ * Prepares a system of child processes (`npm start` split by SERVICES over
+ * NATS): a development IdP serving its JWKS over HTTP, free ports for the
+ * gateway and the sandbox courier, and their shared environment
+ * ({@link childEnv} with `suffix`, the IdP's `AUTH_*`, SANDBOX=1,
+ * `LABEL_LINK_SECRET` and `LOGLEVEL` as given).
+ */
+export async function childSystem(
+	suffix: string,
+	opts: { labelLinkSecret: string; logLevel: string },
+): Promise<ChildSystem> {
+	const idp = await createDevIdp();
+	const served = await serveJwks(idp);
+	const port = await freePort();
+	const courierPort = await freePort();
+	return {
+		idp,
+		jwks: served.server,
+		port,
+		base: `http://127.0.0.1:${port}`,
+		courierPort,
+		env: {
+			...childEnv(suffix),
+			AUTH_JWKS_URL: served.url,
+			AUTH_ISSUER: idp.issuer,
+			AUTH_AUDIENCE: idp.audience,
+			LABEL_LINK_SECRET: opts.labelLinkSecret,
+			SANDBOX_WEBHOOK_SECRET: process.env.SANDBOX_WEBHOOK_SECRET,
+			SANDBOX: "1",
+			PORT: String(port),
+			SANDBOX_COURIER_PORT: String(courierPort),
+			LOGLEVEL: opts.logLevel,
 		},
 	};
 }

@@ -12,6 +12,7 @@ import { getSequelize, select } from "../../lib/db";
 import { loadServiceSchema } from "../../lib/system";
 import brokerOptions from "../../moleculer.config";
 import { newSender, testBrokerOptions } from "../helpers/broker";
+import { callAs } from "../helpers/call";
 import { useCluster } from "../helpers/cluster";
 import { freshRef, orderBody, warehouseBody } from "../helpers/fixtures";
 import { client } from "../helpers/flow";
@@ -322,7 +323,7 @@ describe("integration: cancel, order number release, read-your-writes over NATS"
 			assert.equal((await statusOf(api, o.ref)).state, "booked");
 
 			// picked up: the courier refuses with its words
-			await brokers[2].call("simulator.emitScan", { awb_number: a.awb_number, event: "picked_up" });
+			await callAs(brokers[2], "simulator.emitScan", { awb_number: a.awb_number, event: "picked_up" });
 			const refusedCancel = await api.post("/v1/shipping/cancel", { order_id: o.order_id, logistic_id: 1 });
 			assert.equal(refusedCancel.status, 422);
 			assert.deepEqual(refusedCancel.body, {

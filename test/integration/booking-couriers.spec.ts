@@ -12,6 +12,7 @@ import type { CourierInfo, ResultOf } from "../../lib/contracts";
 import { getSequelize, select } from "../../lib/db";
 import type { DevIdp } from "../../lib/devidp";
 import { as, newSender } from "../helpers/broker";
+import { callAs } from "../helpers/call";
 import { useCluster } from "../helpers/cluster";
 import { freshRef, orderBody, warehouseBody } from "../helpers/fixtures";
 import { client } from "../helpers/flow";
@@ -35,11 +36,11 @@ describe("integration: courier rankings over NATS", function () {
 		base = cluster.base;
 		idp = cluster.idp;
 		for (const d of ["forward", "reverse"] as const) {
-			card[d] = await brokers[3].call<CourierInfo[], any>("rates.listCouriers", { direction: d });
+			card[d] = await callAs(brokers[3], "rates.listCouriers", { direction: d });
 		}
 		coverage = {
-			forward: await brokers[2].call("rates.coverage", { direction: "forward" }),
-			reverse: await brokers[2].call("rates.coverage", { direction: "reverse" }),
+			forward: await callAs(brokers[2], "rates.coverage", { direction: "forward" }),
+			reverse: await callAs(brokers[2], "rates.coverage", { direction: "reverse" }),
 		};
 	});
 
@@ -219,7 +220,7 @@ describe("integration: courier rankings over NATS", function () {
 		assert.equal((await api.get("/v1/shipping/couriers?shipment_type=1")).body.shipments_30d, 0);
 		// the actions answer the same on either booking node
 		for (const node of [brokers[2], brokers[3]]) {
-			const direct = await node.call<any, any>("booking.couriers", { shipment_type: 0 }, as(sender));
+			const direct = await callAs(node, "booking.couriers", { shipment_type: 0 }, as(sender));
 			assert.deepEqual(direct, after.body);
 		}
 	});

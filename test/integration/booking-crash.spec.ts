@@ -28,13 +28,11 @@ import { strict as assert } from "node:assert";
 import type { Server } from "node:http";
 import { Client } from "pg";
 import type { SimulatorReference } from "../../lib/contracts";
-import { createDevIdp, serveJwks } from "../../lib/devidp";
 import { newSender } from "../helpers/broker";
 import { freshRef, orderBody, warehouseBody } from "../helpers/fixtures";
 import { client } from "../helpers/flow";
-import { freePort } from "../helpers/net";
 import { eventually } from "../helpers/poll";
-import { type StartedProcess, startProcess, waitReady } from "../helpers/processes";
+import { childSystem, type StartedProcess, startProcess, waitReady } from "../helpers/processes";
 
 /** Kills of the booking process (the issue asks for at least 20). */
 const KILLS = 20;
@@ -113,30 +111,12 @@ describe("integration: exactly-once booking under kill -9 of the booking process
 	}
 
 	before(async () => {
-		const idp = await createDevIdp();
-		const served = await serveJwks(idp);
-		jwks = served.server;
-		const port = await freePort();
-		const simPort = await freePort();
-		base = `http://127.0.0.1:${port}`;
-		simBase = `http://127.0.0.1:${simPort}`;
-		const common = {
-			DATABASE_URL: process.env.DATABASE_URL,
-			REDIS_URL: process.env.REDIS_URL,
-			QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-crash`,
-			NAMESPACE: `${process.env.NAMESPACE}-crash`,
-			TRANSPORTER: process.env.TEST_NATS_URL,
-			AUTH_JWKS_URL: served.url,
-			AUTH_ISSUER: idp.issuer,
-			AUTH_AUDIENCE: idp.audience,
-			LABEL_LINK_SECRET: "crash-secret",
-			SANDBOX_WEBHOOK_SECRET: process.env.SANDBOX_WEBHOOK_SECRET,
-			SANDBOX: "1",
-			PORT: String(port),
-			SANDBOX_COURIER_PORT: String(simPort),
-			// warn: a failed assertion prints both processes' last lines (timeouts, disconnects)
-			LOGLEVEL: "warn",
-		};
+		// warn: a failed assertion prints both processes' last lines (timeouts, disconnects)
+		const sys = await childSystem("crash", { labelLinkSecret: "crash-secret", logLevel: "warn" });
+		({ jwks, base } = sys);
+		const { idp } = sys;
+		simBase = `http://127.0.0.1:${sys.courierPort}`;
+		const common = sys.env;
 		bookingEnv = {
 			...common,
 			SERVICES: "booking",

@@ -11,6 +11,7 @@ import type { ServiceBroker } from "moleculer";
 import { getSequelize, select } from "../../lib/db";
 import type { DevIdp } from "../../lib/devidp";
 import { newSender } from "../helpers/broker";
+import { callAs } from "../helpers/call";
 import { useCluster } from "../helpers/cluster";
 import { orderBody, warehouseBody } from "../helpers/fixtures";
 import { client } from "../helpers/flow";
@@ -279,7 +280,7 @@ function clusterTests() {
 		await Promise.allSettled(
 			keys.flatMap((k) =>
 				BOOKING_NODES.map((nodeID) =>
-					brokers[2].call("booking.processAttempt", { attempt_id: Number(k.slice(3)) }, { nodeID }),
+					callAs(brokers[2], "booking.processAttempt", { attempt_id: Number(k.slice(3)) }, { nodeID }),
 				),
 			),
 		);

@@ -9,6 +9,7 @@
 import { strict as assert } from "node:assert";
 import { getSequelize, select } from "../../lib/db";
 import { newSender } from "../helpers/broker";
+import { callAs } from "../helpers/call";
 import { useCluster } from "../helpers/cluster";
 import { orderBody, warehouseBody } from "../helpers/fixtures";
 import { client } from "../helpers/flow";
@@ -198,7 +199,7 @@ describe("integration: wallet over NATS", function () {
 		const charge = (await bookedAttempt(first.order_id)).charges.total / 100;
 
 		// a limit that leaves less than one more booking
-		const set = await cluster.brokers[0].call("booking.setCreditLimit", {
+		const set = await callAs(cluster.brokers[0], "booking.setCreditLimit", {
 			sender_id: sender,
 			credit_limit: charge + 1,
 		});
@@ -218,7 +219,7 @@ describe("integration: wallet over NATS", function () {
 		assert.equal(st.body.state, "not_shipped", "a refused booking leaves the order unshipped");
 
 		// removing the limit (post-paid without limit) lets the same order book
-		const removed = await cluster.brokers[0].call("booking.setCreditLimit", {
+		const removed = await callAs(cluster.brokers[0], "booking.setCreditLimit", {
 			sender_id: sender,
 			credit_limit: null,
 		});

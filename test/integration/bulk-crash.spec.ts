@@ -14,13 +14,11 @@
 import { strict as assert } from "node:assert";
 import type { Server } from "node:http";
 import { Client } from "pg";
-import { createDevIdp, serveJwks } from "../../lib/devidp";
 import { TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from "../../lib/intake/bulk/columns";
 import { newSender } from "../helpers/broker";
 import { freshRef } from "../helpers/fixtures";
-import { freePort } from "../helpers/net";
 import { eventually } from "../helpers/poll";
-import { type StartedProcess, startProcess, waitReady } from "../helpers/processes";
+import { childSystem, type StartedProcess, startProcess, waitReady } from "../helpers/processes";
 
 /** Data rows of the file. */
 const ROWS = 4000;
@@ -35,27 +33,9 @@ describe("integration: bulk job under kill -9 of the intake process", function (
 	let db: Client;
 
 	before(async () => {
-		const idp = await createDevIdp();
-		const served = await serveJwks(idp);
-		jwks = served.server;
-		const port = await freePort();
-		base = `http://127.0.0.1:${port}`;
-		const common = {
-			DATABASE_URL: process.env.DATABASE_URL,
-			REDIS_URL: process.env.REDIS_URL,
-			QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-bulkcrash`,
-			NAMESPACE: `${process.env.NAMESPACE}-bulkcrash`,
-			TRANSPORTER: process.env.TEST_NATS_URL,
-			AUTH_JWKS_URL: served.url,
-			AUTH_ISSUER: idp.issuer,
-			AUTH_AUDIENCE: idp.audience,
-			LABEL_LINK_SECRET: "crash-secret",
-			SANDBOX_WEBHOOK_SECRET: process.env.SANDBOX_WEBHOOK_SECRET,
-			SANDBOX: "1",
-			PORT: String(port),
-			SANDBOX_COURIER_PORT: String(await freePort()),
-			LOGLEVEL: "error",
-		};
+		const sys = await childSystem("bulkcrash", { labelLinkSecret: "crash-secret", logLevel: "error" });
+		({ jwks, base } = sys);
+		const common = sys.env;
 		intakeEnv = {
 			...common,
 			SERVICES: "intake",

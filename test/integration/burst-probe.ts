@@ -13,6 +13,7 @@
 import { userFor } from "../../lib/auth";
 import { closeAllPools } from "../../lib/db";
 import { newSender, startBroker } from "../helpers/broker";
+import { callAs } from "../helpers/call";
 import { burstInFlight, promotedPerScavenge } from "../helpers/gc";
 
 async function main(): Promise<void> {
@@ -20,7 +21,7 @@ async function main(): Promise<void> {
 	try {
 		const meta = { user: userFor(newSender()) };
 		const lookup = () =>
-			broker.call("pincode.lookup", { pincode: "560001" }, { meta }) as Promise<{ state: string }>;
+			callAs(broker, "pincode.lookup", { pincode: "560001" }, { meta }) as Promise<{ state: string }>;
 		const held = await burstInFlight(lookup);
 		if (held !== 20_000) throw new Error(`the burst held ${held} answers`);
 		const promoted = await promotedPerScavenge(async () => {

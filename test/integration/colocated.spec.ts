@@ -12,6 +12,7 @@ import { promisify } from "node:util";
 import type { ServiceBroker } from "moleculer";
 import { userFor } from "../../lib/auth";
 import { newSender } from "../helpers/broker";
+import { callAs } from "../helpers/call";
 import { useCluster } from "../helpers/cluster";
 import { warehouseBody } from "../helpers/fixtures";
 import { client, typicalFlow } from "../helpers/flow";
@@ -93,7 +94,7 @@ describe("integration: co-located services with a transporter", function () {
 		const [core] = c.brokers;
 		const meta = { user: userFor(newSender()) };
 		const call = async () => {
-			const a = (await core.call("pincode.lookup", { pincode: "560001" }, { meta })) as { state: string };
+			const a = (await callAs(core, "pincode.lookup", { pincode: "560001" }, { meta })) as { state: string };
 			if (a.state !== "Karnataka") throw new Error(JSON.stringify(a));
 		};
 		// First a burst: 5 × 5,000 calls in flight at once keep the call path's object literals alive
@@ -105,7 +106,7 @@ describe("integration: co-located services with a transporter", function () {
 		// process, where it does.
 		// The answers of the last four rounds are held meanwhile, as overlapping requests' are under load.
 		assert.equal(
-			await burstInFlight(() => core.call("pincode.lookup", { pincode: "560001" }, { meta })),
+			await burstInFlight(() => callAs(core, "pincode.lookup", { pincode: "560001" }, { meta })),
 			20_000,
 		);
 		const moved = await promotedPerScavenge(async () => {

@@ -14,6 +14,7 @@ import { type BookRequest, CourierRefused, type PickupLocation } from "../../lib
 import { DelhiveryAdapter } from "../../lib/couriers/delhivery";
 import { SANDBOX_COURIERS, SANDBOX_DELHIVERY } from "../../lib/rates/seed";
 import { startBroker } from "../helpers/broker";
+import { callAs } from "../helpers/call";
 import { address as fixtureAddress } from "../helpers/fixtures";
 import { freePort } from "../helpers/net";
 
@@ -156,8 +157,8 @@ describe("sandbox Delhivery courier: the real adapter against the simulator", fu
 		// track: manifested, then scans emitted by the simulator
 		const first = await dl.track(b.awb_number);
 		assert.ok(first.length >= 1);
-		await broker.call("simulator.emitScan", { awb_number: b.awb_number, event: "picked_up" });
-		await broker.call("simulator.emitScan", {
+		await callAs(broker, "simulator.emitScan", { awb_number: b.awb_number, event: "picked_up" });
+		await callAs(broker, "simulator.emitScan", {
 			awb_number: b.awb_number,
 			event: "undelivered",
 			reason: "Consignee unavailable",

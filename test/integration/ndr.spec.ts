@@ -18,6 +18,7 @@ import { publishToChannel } from "../../lib/channels";
 import { NDR_TABS, SHIPMENT_STATUS_CHANNEL, type ShipmentStatusChanged } from "../../lib/contracts";
 import { getSequelize, select } from "../../lib/db";
 import { newSender } from "../helpers/broker";
+import { callAs } from "../helpers/call";
 import { useCluster } from "../helpers/cluster";
 import { useEnv } from "../helpers/env";
 import { freshRef, orderBody, warehouseBody } from "../helpers/fixtures";
@@ -188,7 +189,7 @@ describe("integration: NDR over HTTP, the ndr service in its own broker over NAT
 		const m = await merchant();
 		const { order_id, awb } = await pickedUp(m);
 		const tick = (at: number) =>
-			cluster.brokers[0].call("ndr.tick", { now: new Date(at).toISOString() }) as any;
+			callAs(cluster.brokers[0], "ndr.tick", { now: new Date(at).toISOString() }) as any;
 		for (const [n, words] of [
 			[1, "Door locked"],
 			[2, "Consignee not reachable"],
@@ -218,7 +219,7 @@ describe("integration: NDR over HTTP, the ndr service in its own broker over NAT
 		assert.equal(rto.closed_status, "rto_requested");
 		assert.equal(rto.last_action.act, "RTO");
 		// the sandbox courier emitted rto_initiated; booking folds it and the case takes it
-		await cluster.brokers[0].call("booking.pollTracking", {});
+		await callAs(cluster.brokers[0], "booking.pollTracking", {});
 		await rowIn(m, "rto", order_id, (r) => r.closed_status === "rto_initiated");
 		const counts = (await m.api.get("/v1/ndr/counts")).body;
 		assert.deepEqual(counts, { action_required: 0, action_requested: 0, delivered: 0, rto: 1 });

@@ -6,6 +6,7 @@
  */
 import { strict as assert } from "node:assert";
 import { as, newSender, rejects } from "../helpers/broker";
+import { callAs } from "../helpers/call";
 import { useCluster } from "../helpers/cluster";
 import { orderBody, warehouseBody } from "../helpers/fixtures";
 import { client, typicalFlow } from "../helpers/flow";
@@ -99,7 +100,7 @@ describe("integration: services split over NATS", function () {
 		assert.equal(busy.body.error, "warehouse_in_use");
 		assert.deepEqual(busy.body.order_ids, [first.body.order_id]);
 		// the order closes (delivered), so the warehouse may go
-		const upd = await brokers[3].call<{ applied: boolean }, unknown>("intake.applyBookingUpdate", {
+		const upd = await callAs(brokers[3], "intake.applyBookingUpdate", {
 			order_id: first.body.order_id,
 			sender_id: sender,
 			attempt_id: 1,
@@ -122,17 +123,13 @@ describe("integration: services split over NATS", function () {
 		const sender = newSender();
 		// documents' node calls intake on the orders node: meta.user crosses the wire
 		const ro = await rejects(() =>
-			brokers[3].call("intake.createOrder", orderBody(1), as(sender, "merchant_finance")),
+			callAs(brokers[3], "intake.createOrder", orderBody(1), as(sender, "merchant_finance")),
 		);
 		assert.equal(ro.code, 403);
 		assert.deepEqual(ro.data.body, { error: "Read-only role", message: ro.data.body.message });
-		const anon = await rejects(() => brokers[3].call("intake.createOrder", orderBody(1)));
+		const anon = await rejects(() => callAs(brokers[3], "intake.createOrder", orderBody(1)));
 		assert.equal(anon.code, 401);
-		const rows = await brokers[3].call<unknown[], unknown>(
-			"warehouses.list",
-			{ include: "inactive" },
-			as(sender),
-		);
+		const rows = await callAs(brokers[3], "warehouses.list", { include: "inactive" }, as(sender));
 		assert.deepEqual((rows as any).data, []);
 	});
 

@@ -15,6 +15,7 @@ import { connect } from "nats";
 import { channelSubscriptions } from "../../lib/channels";
 import { SHIPMENT_STATUS_CHANNEL, type ShipmentStatusChanged } from "../../lib/contracts";
 import { newSender, testBrokerOptions } from "../helpers/broker";
+import { callAs } from "../helpers/call";
 import { useCluster } from "../helpers/cluster";
 import { useEnv } from "../helpers/env";
 import { freshRef, orderBody, warehouseBody } from "../helpers/fixtures";
@@ -138,7 +139,7 @@ describe("integration: durable shipment.status_changed to subscribers on other b
 			const N = 5;
 			const { sender, list } = await bookedOrders(N);
 			const at = new Date().toISOString();
-			const res: any = await cluster.brokers[0].call("booking.markManifested", {
+			const res: any = await callAs(cluster.brokers[0], "booking.markManifested", {
 				sender_id: sender,
 				manifest_no: "MF-IT-1",
 				at,
@@ -160,7 +161,7 @@ describe("integration: durable shipment.status_changed to subscribers on other b
 			// both pods of the audit group shared the work or not, but never both got one event
 			assert.equal(audit.filter((e) => ids.includes(e.order_id)).length, N);
 
-			const again: any = await cluster.brokers[0].call("booking.markManifested", {
+			const again: any = await callAs(cluster.brokers[0], "booking.markManifested", {
 				sender_id: sender,
 				manifest_no: "MF-IT-1",
 				at,

@@ -20,6 +20,7 @@ import { sandboxWebhookSecret } from "../../lib/couriers/sandbox/settings";
 import { SCAN_KINDS } from "../../lib/couriers/sandbox/wire";
 import { getSequelize, select } from "../../lib/db";
 import { newSender } from "../helpers/broker";
+import { callAs } from "../helpers/call";
 import { useCluster } from "../helpers/cluster";
 import { useEnv } from "../helpers/env";
 import { freshRef, orderBody, warehouseBody } from "../helpers/fixtures";
@@ -357,7 +358,7 @@ describe("integration: tracking over HTTP and NATS (sandbox events, webhook, tra
 			assert.equal(get.headers.get("allow"), "POST");
 
 			// a scan the courier emits on its own reaches us by its push alone (nothing polls it here)
-			await cluster.brokers[2].call("simulator.emitScan", { awb_number: awb, event: "in_transit" });
+			await callAs(cluster.brokers[2], "simulator.emitScan", { awb_number: awb, event: "in_transit" });
 			const pushed = await eventually(async () => {
 				const rows = await select<{ source: string }>(
 					getSequelize(),

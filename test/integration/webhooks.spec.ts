@@ -23,7 +23,7 @@ import { freshRef, orderBody, warehouseBody } from "../helpers/fixtures";
 import { client } from "../helpers/flow";
 import { freePort } from "../helpers/net";
 import { eventually } from "../helpers/poll";
-import { type StartedProcess, startProcess } from "../helpers/processes";
+import { childEnv, type StartedProcess, startProcess } from "../helpers/processes";
 import { type Received, Receiver } from "../unit/webhooks/setup";
 
 const ALL_EVENTS = [
@@ -167,11 +167,7 @@ describe("integration: merchant webhooks from the real flow, and a killed delive
 			hooks = undefined;
 			rx.answer("/kill", (n) => (n === 1 ? "hang" : 204));
 			child = startProcess({
-				DATABASE_URL: process.env.DATABASE_URL,
-				REDIS_URL: process.env.REDIS_URL,
-				QUEUE_PREFIX: process.env.QUEUE_PREFIX,
-				NAMESPACE: process.env.NAMESPACE,
-				TRANSPORTER: process.env.TEST_NATS_URL,
+				...childEnv(),
 				LABEL_LINK_SECRET: process.env.LABEL_LINK_SECRET,
 				SANDBOX: "1",
 				SERVICES: "webhooks",

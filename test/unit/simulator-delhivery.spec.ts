@@ -12,6 +12,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ServiceBroker } from "moleculer";
 import { startBroker } from "../helpers/broker";
+import { callAs } from "../helpers/call";
 import { freePort } from "../helpers/net";
 
 /** A fixture's request (body normalised: a form body as an object with `data` parsed). */
@@ -255,7 +256,7 @@ describe("simulator: Delhivery protocol against the golden fixtures", function (
 		swap.set("2026-11-27", istDay(1));
 
 		// NDR: after a failed delivery attempt; a date too far is refused
-		await broker.call("simulator.emitScan", { awb_number: awb1, event: "undelivered" });
+		await callAs(broker, "simulator.emitScan", { awb_number: awb1, event: "undelivered" });
 		swap.set(istDay(2), istDay(30));
 		await check("ndrAction", "refused");
 		swap.set(istDay(30), istDay(2));
@@ -294,7 +295,7 @@ describe("simulator: Delhivery protocol against the golden fixtures", function (
 			swap.set('"501"', `"dl-${run}-1"`);
 		}
 		const awb = booked.packages[0].waybill;
-		await broker.call("simulator.emitScan", { awb_number: awb, event: "undelivered" });
+		await callAs(broker, "simulator.emitScan", { awb_number: awb, event: "undelivered" });
 		swap.set("1490810000123", awb);
 		const sent = (await check("ndrAction", "ok")) as { request_id: string };
 		swap.set("2d4c6f0e-8b1a-4c55-9d3e-5f1a2b3c4d5e", sent.request_id);

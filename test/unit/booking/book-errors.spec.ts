@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { as, newSender, rejects } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { addOrder, attemptsOf, bodyOf, book, down, settled, useBookingBroker, warehouses } from "./setup";
 
 describe("booking: POST /v1/shipping/book errors", function () {
@@ -68,7 +69,9 @@ describe("booking: POST /v1/shipping/book errors", function () {
 		const s = newSender();
 		const o = addOrder(s);
 		for (const role of ["merchant_finance", "merchant_support", "merchant_staff"] as const) {
-			const err = await rejects(() => broker().call("booking.book", { order_id: o.order_id }, as(s, role)));
+			const err = await rejects(() =>
+				callAs(broker(), "booking.book", { order_id: o.order_id }, as(s, role)),
+			);
 			assert.equal(err.code, 403);
 			assert.equal(err.data.body.error, "Read-only role");
 		}
@@ -81,7 +84,7 @@ describe("booking: POST /v1/shipping/book errors", function () {
 	});
 
 	it("401 without an account", async () => {
-		const err = await rejects(() => broker().call("booking.book", { order_id: 1 }));
+		const err = await rejects(() => callAs(broker(), "booking.book", { order_id: 1 }));
 		assert.equal(err.code, 401);
 	});
 

@@ -10,6 +10,7 @@ import type { OrderRecord } from "../../../lib/contracts";
 import { SandboxAdapter } from "../../../lib/couriers";
 import { exec, getSequelize, select } from "../../../lib/db";
 import { as, newSender, rejects } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { eventually } from "../../helpers/poll";
 import {
 	addOrder,
@@ -32,7 +33,7 @@ function cancel(
 	params: Record<string, unknown>,
 	role?: "merchant_finance",
 ) {
-	return broker.call("booking.cancel", params, as(sender, role)) as Promise<any>;
+	return callAs(broker, "booking.cancel", params, as(sender, role)) as Promise<any>;
 }
 
 /** Inserts an attempt in `state` (updated now, so the sweeper leaves it alone); returns its id. */
@@ -255,7 +256,10 @@ describe("booking: POST /v1/shipping/cancel and booking.orderState", function ()
 			assert.deepEqual(again, res);
 			assert.equal((await ledgerOf(attempt_id)).length, 2, "never refunded twice");
 			assert.equal(await simCalls(awb, "cancel"), 1, "a repeat does not call the courier");
-			assert.equal(await broker().call("booking.getShipment", { sender_id: s, order_id: o.order_id }), null);
+			assert.equal(
+				await callAs(broker(), "booking.getShipment", { sender_id: s, order_id: o.order_id }),
+				null,
+			);
 			// the order may be booked again
 			const re = await book(broker(), s, { order_id: o.order_id, logistic_id: 2 });
 			assert.equal(re.status, 202);
@@ -292,7 +296,7 @@ describe("booking: POST /v1/shipping/cancel and booking.orderState", function ()
 			const s = newSender();
 			const o = addOrder(s);
 			const { attempt_id, awb } = await bookedOrder(broker(), o);
-			await broker().call("simulator.emitScan", { awb_number: awb, event: "picked_up" });
+			await callAs(broker(), "simulator.emitScan", { awb_number: awb, event: "picked_up" });
 			const { status, body } = bodyOf(
 				await rejects(() => cancel(broker(), s, { order_id: o.order_id, logistic_id: 1 })),
 			);
@@ -377,7 +381,7 @@ describe("booking: POST /v1/shipping/cancel and booking.orderState", function ()
 			assert.equal(cancelUpdates(o.order_id).length, 1);
 			assert.deepEqual(await cancel(broker(), s, { order_id: o.order_id, logistic_id: 2 }), res);
 			// the worker leaves a cancelled attempt alone
-			const p: any = await broker().call("booking.processAttempt", { attempt_id: a });
+			const p: any = await callAs(broker(), "booking.processAttempt", { attempt_id: a });
 			assert.equal(p.state, "cancelled");
 			assert.equal(await simCalls(String(a), "create"), 0);
 		});
@@ -392,7 +396,7 @@ describe("booking: POST /v1/shipping/cancel and booking.orderState", function ()
 			const [row] = await attemptsOf(o.order_id);
 			assert.equal(row.state, "queued", "not cancelled blind: the worker looks the reference up first");
 			assert.ok(row.cancel_requested_at);
-			const p: any = await broker().call("booking.processAttempt", { attempt_id: a });
+			const p: any = await callAs(broker(), "booking.processAttempt", { attempt_id: a });
 			assert.equal(p.state, "cancelled");
 			const [after] = await attemptsOf(o.order_id);
 			assert.equal(after.state, "cancelled");
@@ -452,7 +456,7 @@ describe("booking: POST /v1/shipping/cancel and booking.orderState", function ()
 						? `7${Date.now()}${attemptState.length}`
 						: null;
 				const a = await insertAt(o, 2, attemptState, awb);
-				const got = await broker().call("booking.orderState", { sender_id: s, order_id: o.order_id });
+				const got = await callAs(broker(), "booking.orderState", { sender_id: s, order_id: o.order_id });
 				assert.deepEqual(
 					got,
 					{
@@ -473,13 +477,16 @@ describe("booking: POST /v1/shipping/cancel and booking.orderState", function ()
 		it("null when the order has no attempt or is another sender's", async () => {
 			const s = newSender();
 			const o = addOrder(s);
-			assert.equal(await broker().call("booking.orderState", { sender_id: s, order_id: o.order_id }), null);
-			await insertAt(o, 1, "queued");
 			assert.equal(
-				await broker().call("booking.orderState", { sender_id: newSender(), order_id: o.order_id }),
+				await callAs(broker(), "booking.orderState", { sender_id: s, order_id: o.order_id }),
 				null,
 			);
-			const mine: any = await broker().call("booking.orderState", { sender_id: s, order_id: o.order_id });
+			await insertAt(o, 1, "queued");
+			assert.equal(
+				await callAs(broker(), "booking.orderState", { sender_id: newSender(), order_id: o.order_id }),
+				null,
+			);
+			const mine: any = await callAs(broker(), "booking.orderState", { sender_id: s, order_id: o.order_id });
 			assert.equal(mine.state, "booking_in_progress");
 		});
 	});

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { getSequelize, select } from "../../../lib/db";
 import { loadServiceSchema } from "../../../lib/system";
 import { newSender } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { eventually } from "../../helpers/poll";
 import { addOrder, attemptsOf, book, settled, useBookingBroker } from "./setup";
 import { bookSync } from "./sync-setup";
@@ -102,7 +103,7 @@ describe("booking: courier-issued labels are captured at booking", () => {
 			what: "the courier_label row acknowledged",
 		});
 
-		const ship: any = await broker().call("booking.getShipment", { sender_id: s, order_id: o.order_id });
+		const ship: any = await callAs(broker(), "booking.getShipment", { sender_id: s, order_id: o.order_id });
 		assert.equal(ship.courier_label, true);
 	});
 
@@ -153,7 +154,7 @@ describe("booking: courier-issued labels are captured at booking", () => {
 		const [a] = await attemptsOf(o.order_id);
 		assert.equal(a.courier_label, false);
 		assert.deepEqual(await outboxOf("courier_label", o.order_id), []);
-		const ship: any = await broker().call("booking.getShipment", { sender_id: s, order_id: o.order_id });
+		const ship: any = await callAs(broker(), "booking.getShipment", { sender_id: s, order_id: o.order_id });
 		assert.equal(ship.awb_number, a.awb_number);
 		assert.equal("courier_label" in ship, false);
 		assert.equal(await labelRow(o.order_id), null);

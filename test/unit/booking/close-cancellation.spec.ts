@@ -8,12 +8,13 @@
 import assert from "node:assert/strict";
 import { exec, getSequelize, select } from "../../../lib/db";
 import { as, newSender } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { addOrder, attemptsOf, book, insertAttempt, settled, simCalls, useBookingBroker } from "./setup";
 
 describe("booking.closeCancellation", () => {
 	const broker = useBookingBroker();
 	const close = (sender_id: number, order_id: number) =>
-		broker().call("booking.closeCancellation", { sender_id, order_id }) as Promise<{
+		callAs(broker(), "booking.closeCancellation", { sender_id, order_id }) as Promise<{
 			closed: boolean;
 			refunded: number;
 		}>;
@@ -22,7 +23,7 @@ describe("booking.closeCancellation", () => {
 		const s = newSender();
 		const o = addOrder(s);
 		const a = await insertAttempt(o, 1, "claimed");
-		await broker().call("booking.cancel", { order_id: o.order_id, logistic_id: 1 }, as(s));
+		await callAs(broker(), "booking.cancel", { order_id: o.order_id, logistic_id: 1 }, as(s));
 		assert.deepEqual(
 			await close(newSender(), o.order_id),
 			{ closed: false, refunded: 0 },
@@ -44,7 +45,12 @@ describe("booking.closeCancellation", () => {
 		await book(broker(), s, { order_id: o.order_id, logistic_id: 1 });
 		assert.equal((await settled(o.order_id)).state, "booked");
 		const [a] = await attemptsOf(o.order_id);
-		const res = (await broker().call("booking.cancel", { order_id: o.order_id, logistic_id: 1 }, as(s))) as {
+		const res = (await callAs(
+			broker(),
+			"booking.cancel",
+			{ order_id: o.order_id, logistic_id: 1 },
+			as(s),
+		)) as {
 			refunded: number;
 		};
 		const [refund] = await select<{ amount_paise: string }>(

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { newSender } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { freshRef } from "../../helpers/fixtures";
 import { addOrder, attemptsOf, book, settled, simPackages, updates, useBookingBroker } from "./setup";
 
@@ -56,7 +57,7 @@ describe("booking: POST /v1/shipping/book courier choice (forced and AUTO)", fun
 		assert.equal(pk[0].waybill, done.awb_number);
 		assert.equal(pk[0].refnum, String(row.attempt_id));
 
-		const ship: any = await broker().call("booking.getShipment", { sender_id: s, order_id: o.order_id });
+		const ship: any = await callAs(broker(), "booking.getShipment", { sender_id: s, order_id: o.order_id });
 		assert.equal(ship.awb_number, done.awb_number);
 		assert.equal(ship.courier_name, "Sandbox Express");
 		assert.equal(ship.routing_code, "BOM/400");
@@ -67,7 +68,7 @@ describe("booking: POST /v1/shipping/book courier choice (forced and AUTO)", fun
 			total: 119,
 		});
 		assert.equal(
-			await broker().call("booking.getShipment", { sender_id: s + 1, order_id: o.order_id }),
+			await callAs(broker(), "booking.getShipment", { sender_id: s + 1, order_id: o.order_id }),
 			null,
 		);
 	});

@@ -6,9 +6,9 @@
  */
 import { strict as assert } from "node:assert";
 import { SHIPMENT_TYPE_MSG } from "../../../lib/booking/couriers";
-import type { CouriersAnswer } from "../../../lib/contracts";
 import { exec, getSequelize, select } from "../../../lib/db";
 import { as, newSender, rejects } from "../../helpers/broker";
+import { callAs, callRaw } from "../../helpers/call";
 import { freshId } from "../../helpers/fixtures";
 import { bodyOf, COURIERS, down, fakeCoverage, useBookingBroker } from "./setup";
 
@@ -26,9 +26,9 @@ const ranked = (ids: number[]) => ids.map((logistic_id, i) => ({ logistic_id, pr
 describe("booking: GET /v1/shipping/couriers and PATCH /v1/shipping/couriers/priority", () => {
 	const broker = useBookingBroker();
 	const get = (sender: number, params: Record<string, unknown> = {}) =>
-		broker().call<CouriersAnswer, any>("booking.couriers", params, as(sender));
+		callAs(broker(), "booking.couriers", params, as(sender));
 	const patch = (sender: number, body: unknown, role: Parameters<typeof as>[1] = "merchant") =>
-		broker().call<CouriersAnswer, any>("booking.setPriority", body, as(sender, role));
+		callRaw(broker(), "booking.setPriority", body, as(sender, role));
 	const fails = async (fn: () => Promise<unknown>) => bodyOf(await rejects(fn));
 	const storedRows = (sender: number) =>
 		select<{ direction: string; logistic_id: number; priority: number }>(
@@ -270,13 +270,13 @@ describe("booking: GET /v1/shipping/couriers and PATCH /v1/shipping/couriers/pri
 		// §5 has no writing role without courier.rank today: a role outside the table stands in for one.
 		const meta = as(s);
 		meta.meta.user = { ...meta.meta.user, role: "merchant_packer" as never, caps: [], read_only: false };
-		const forbidden = bodyOf(await rejects(() => broker().call("booking.setPriority", body, meta)));
+		const forbidden = bodyOf(await rejects(() => callAs(broker(), "booking.setPriority", body, meta)));
 		assert.equal(forbidden.status, 403);
 		assert.equal(forbidden.body.error, "forbidden");
 		assert.equal(forbidden.body.cap, "courier.rank");
 		const ops = await patch(s, body, "merchant_ops");
 		assert.equal(ops.strategy.source, "account");
-		const anon = await rejects(() => broker().call("booking.couriers", {}));
+		const anon = await rejects(() => callAs(broker(), "booking.couriers", {}));
 		assert.equal(anon.code, 401);
 		assert.deepEqual(await storedRows(s).then((r) => r.length), cardIds("forward").length);
 	});

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { outboxRetryLater } from "../../../lib/booking/store";
 import { exec, getSequelize, select } from "../../../lib/db";
 import { newSender } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { eventually } from "../../helpers/poll";
 import {
 	addOrder,
@@ -98,11 +99,11 @@ describe("booking: durability (outbox, sweeper)", function () {
 	});
 
 	it("ops actions: relayOutbox and sweep answer counts", async () => {
-		const r: any = await broker().call("booking.relayOutbox");
+		const r: any = await callAs(broker(), "booking.relayOutbox");
 		assert.equal(typeof r.delivered, "number");
 		assert.deepEqual(Object.keys(r).sort(), ["delivered", "failed"]);
 		assert.ok(Number.isInteger(r.delivered) && Number.isInteger(r.failed) && r.failed >= 0);
-		const w: any = await broker().call("booking.sweep");
+		const w: any = await callAs(broker(), "booking.sweep");
 		assert.equal(typeof w.enqueued, "number");
 		assert.deepEqual(Object.keys(w), ["enqueued"]);
 		assert.ok(Number.isInteger(w.enqueued) && w.enqueued >= 0);

@@ -16,9 +16,10 @@ import assert from "node:assert/strict";
 import IORedis from "ioredis";
 import type { ServiceBroker } from "moleculer";
 import { CHANNEL_REDIS_MAXLEN, channelsKindOf, channelsOf, channelsPrefixOf } from "../../../lib/channels";
-import { SHIPMENT_STATUS_CHANNEL, type ShipmentStatusChanged } from "../../../lib/contracts";
+import { type ParamsOf, SHIPMENT_STATUS_CHANNEL, type ShipmentStatusChanged } from "../../../lib/contracts";
 import { getSequelize, select } from "../../../lib/db";
 import { as, newSender, rejects } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { eventually } from "../../helpers/poll";
 import { addOrder, attemptsOf, book, settled, updates, useBookingBroker } from "./setup";
 
@@ -45,8 +46,8 @@ async function booked(broker: ServiceBroker, n: number, sender = newSender()): P
 }
 
 /** Calls `booking.markManifested`. */
-function manifest(broker: ServiceBroker, p: Record<string, unknown>): Promise<{ moved: number }> {
-	return broker.call("booking.markManifested", p);
+function manifest(broker: ServiceBroker, p: ParamsOf<"booking.markManifested">): Promise<{ moved: number }> {
+	return callAs(broker, "booking.markManifested", p);
 }
 
 /** The attempt's tracking columns. */
@@ -178,7 +179,8 @@ describe("booking: manifests (booking.markManifested) and the durable shipment.s
 				assert.deepEqual(laterUpdates(b.order_id), [[3, "booked", "manifested", at]]);
 			}
 			// the tracking read names it
-			const t: any = await broker().call(
+			const t: any = await callAs(
+				broker(),
 				"booking.tracking",
 				{ id: String(list[0].order_id) },
 				as(list[0].sender),
@@ -240,7 +242,8 @@ describe("booking: manifests (booking.markManifested) and the durable shipment.s
 			const [mine, picked] = await booked(broker(), 2);
 			const [theirs] = await booked(broker(), 1);
 			// picked up first (the sandbox event polls the scan back and folds it)
-			const ev: any = await broker().call(
+			const ev: any = await callAs(
+				broker(),
 				"booking.sandboxEvent",
 				{ order_id: String(picked.order_id), event: "picked_up" },
 				as(picked.sender),

@@ -14,6 +14,7 @@ import { adapterFor, PickupLocationUnknown, pickupLocationOf } from "../../../li
 import { exec, getSequelize } from "../../../lib/db";
 import { getQueue } from "../../../lib/queue";
 import { newSender } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { freePort } from "../../helpers/net";
 import { eventually } from "../../helpers/poll";
 import {
@@ -125,7 +126,7 @@ describe("booking: retry policy and settlement", function () {
 		const o = addOrder(s);
 		const id = await oldAttempt(o, 1);
 		await age(id);
-		await broker().call("booking.sweep", {});
+		await callAs(broker(), "booking.sweep", {});
 		const a = await eventually(() => attempt(id), { what: "settled", ok: (r) => r.state !== "claimed" });
 		assert.equal(a.state, "failed");
 		const reason =
@@ -143,7 +144,7 @@ describe("booking: retry policy and settlement", function () {
 		const id = await oldAttempt(o, 2);
 		const awb = await bookAtCourier(o, 2, id);
 		await age(id);
-		await broker().call("booking.sweep", {});
+		await callAs(broker(), "booking.sweep", {});
 		const a = await eventually(() => attempt(id), { what: "settled", ok: (r) => r.state !== "claimed" });
 		assert.equal(a.state, "booked");
 		assert.equal(a.awb_number, awb);
@@ -153,8 +154,8 @@ describe("booking: retry policy and settlement", function () {
 			ledger.map((l) => [l.kind, Number(l.amount_paise), l.awb_number]),
 			[["charge", 15000, awb]],
 		);
-		await broker().call("booking.sweep", {});
-		await broker().call("booking.processAttempt", { attempt_id: id });
+		await callAs(broker(), "booking.sweep", {});
+		await callAs(broker(), "booking.processAttempt", { attempt_id: id });
 		assert.equal((await ledgerOf(id)).length, 1);
 	});
 
@@ -164,7 +165,7 @@ describe("booking: retry policy and settlement", function () {
 		const id = await oldAttempt(o, 1, { cancel: true });
 		const awb = await bookAtCourier(o, 1, id);
 		await age(id);
-		await broker().call("booking.sweep", {});
+		await callAs(broker(), "booking.sweep", {});
 		// settled: a look-up that timed out (a loaded machine) only releases it for the next pass
 		const a = await eventually(() => attempt(id), {
 			what: "settled",
@@ -189,7 +190,7 @@ describe("booking: retry policy and settlement", function () {
 		await adapterFor(courier).cancel(awb);
 		const cancelledBefore = bookingsTotal(courier.logistic_name, "cancelled");
 		await age(id);
-		await broker().call("booking.sweep", {});
+		await callAs(broker(), "booking.sweep", {});
 		const a = await eventually(() => attempt(id), {
 			what: "settled",
 			ok: (r) => ["booked", "failed", "cancelled"].includes(r.state),
@@ -211,7 +212,7 @@ describe("booking: retry policy and settlement", function () {
 		const o = addOrder(s);
 		const id = await oldAttempt(o, 5, { cancel: true }); // Broken Courier: every call fails
 		await age(id);
-		await broker().call("booking.sweep", {});
+		await callAs(broker(), "booking.sweep", {});
 		const a = await eventually(() => attempt(id), {
 			what: "the look-up tried",
 			ok: (r) => r.state !== "claimed" || r.last_error !== null,
@@ -254,7 +255,7 @@ describe("booking: retry policy and settlement", function () {
 		assert.equal(pkgs[0].waybill, a.awb_number);
 		assert.ok(pkgs[0].cancelled_at);
 		assert.deepEqual(await ledgerOf(row.attempt_id), []);
-		assert.equal(await broker().call("booking.getShipment", { sender_id: s, order_id: o.order_id }), null);
+		assert.equal(await callAs(broker(), "booking.getShipment", { sender_id: s, order_id: o.order_id }), null);
 	});
 
 	it("the charge is recorded exactly once even when processAttempt runs again (and concurrently)", async () => {
@@ -264,7 +265,7 @@ describe("booking: retry policy and settlement", function () {
 		await settled(o.order_id);
 		const [row] = await attemptsOf(o.order_id);
 		const again = await Promise.all(
-			[1, 2, 3].map(() => broker().call("booking.processAttempt", { attempt_id: row.attempt_id })),
+			[1, 2, 3].map(() => callAs(broker(), "booking.processAttempt", { attempt_id: row.attempt_id })),
 		);
 		for (const r of again as any[]) assert.equal(r.state, "booked");
 		const ledger = await ledgerOf(row.attempt_id);

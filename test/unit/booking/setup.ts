@@ -8,16 +8,19 @@ import { ServiceBroker } from "moleculer";
 import type {
 	Address,
 	BookingUpdate,
+	CourierLimits,
 	LaneOutcomeParams,
 	OrderRecord,
 	Quote,
 	QuoteParams,
 	QuoteResult,
+	ResultOf,
 	Warehouse,
 } from "../../../lib/contracts";
 import { exec, getSequelize, select } from "../../../lib/db";
 import { loadServiceSchema } from "../../../lib/system";
 import { as, testBrokerOptions } from "../../helpers/broker";
+import { callAs, fakeService } from "../../helpers/call";
 import { courier, order, COURIERS as SANDBOX_COURIERS, warehouse } from "../../helpers/fixtures";
 import { freePort } from "../../helpers/net";
 import { eventually } from "../../helpers/poll";
@@ -66,14 +69,16 @@ function fakeQuote(p: QuoteParams): QuoteResult {
 }
 
 /** `rates.coverage` of the fake: courier n serves 19,000 − 100·n pincodes, at most 10·n kg, zones A–D. */
-export function fakeCoverage(direction: "forward" | "reverse") {
+export function fakeCoverage(direction: "forward" | "reverse"): ResultOf<"rates.coverage"> {
 	const list = COURIERS.filter((c) => c.active && (direction === "forward" ? c.forward : c.reverse));
 	const by = <T>(f: (id: number) => T) =>
 		Object.fromEntries(list.map((c) => [String(c.logistic_id), f(c.logistic_id)]));
 	return {
 		couriers: by((id) => 19_000 - 100 * id),
 		unique_pincodes: 19_000 - 100 * Math.min(...list.map((c) => c.logistic_id)),
-		limits: by((id) => ({ max_weight_kg: 10 * id, mode: "surface", zones: ["A", "B", "C", "D"] })),
+		limits: by(
+			(id): CourierLimits => ({ max_weight_kg: 10 * id, mode: "surface", zones: ["A", "B", "C", "D"] }),
+		),
 	};
 }
 
@@ -113,16 +118,22 @@ export function addOrder(
 	return o;
 }
 
-const fakes: { name: string; actions: Record<string, (ctx: any) => unknown> }[] = [
-	{
-		name: "intake",
-		actions: {
+/** A fake's action answers as if its service were unreachable while it is in {@link down}. */
+function unlessDown(action: string): void {
+	if (down.has(action)) throw new Error(`${action.slice(0, action.indexOf("."))} is unreachable`);
+}
+
+/** The fakes of intake, warehouses and rates, typed by their contracts (lib/contracts). */
+const fakes = [
+	fakeService(
+		"intake",
+		{
 			getOrder(ctx) {
 				const o = orders.get(Number(ctx.params.order_id));
 				return o && o.sender_id === Number(ctx.params.sender_id) ? structuredClone(o) : null;
 			},
 			applyBookingUpdate(ctx) {
-				const u = ctx.params as BookingUpdate;
+				const u = ctx.params;
 				const left = intakeFailures.get(u.order_id) ?? 0;
 				if (left > 0) {
 					intakeFailures.set(u.order_id, left - 1);
@@ -135,20 +146,22 @@ const fakes: { name: string; actions: Record<string, (ctx: any) => unknown> }[] 
 				return { applied: true };
 			},
 		},
-	},
-	{
-		name: "warehouses",
-		actions: {
+		{ before: unlessDown },
+	),
+	fakeService(
+		"warehouses",
+		{
 			resolve(ctx) {
 				const w = warehouses.get(Number(ctx.params.id));
 				if (!w || w.sender_id !== Number(ctx.params.sender_id) || !w.active) return null;
 				return structuredClone(w);
 			},
 		},
-	},
-	{
-		name: "rates",
-		actions: {
+		{ before: unlessDown },
+	),
+	fakeService(
+		"rates",
+		{
 			quote: (ctx) => fakeQuote(ctx.params),
 			listCouriers(ctx) {
 				const d = ctx.params.direction;
@@ -159,13 +172,14 @@ const fakes: { name: string; actions: Record<string, (ctx: any) => unknown> }[] 
 			getCourier: (ctx) => COURIERS.find((c) => c.logistic_id === Number(ctx.params.logistic_id)) ?? null,
 			coverage: (ctx) => fakeCoverage(ctx.params.direction),
 			recordLaneOutcome(ctx) {
-				const p = ctx.params as LaneOutcomeParams;
+				const p = ctx.params;
 				const recorded = !laneOutcomes.some((o) => o.attempt_id === p.attempt_id);
 				if (recorded) laneOutcomes.push(structuredClone(p));
 				return { recorded };
 			},
 		},
-	},
+		{ before: unlessDown },
+	),
 ];
 
 const ENV = {
@@ -193,16 +207,7 @@ export function useBookingBroker(): () => ServiceBroker {
 		broker = new ServiceBroker(testBrokerOptions(false));
 		broker.createService(loadServiceSchema("simulator"));
 		broker.createService(loadServiceSchema("booking"));
-		for (const f of fakes) {
-			const actions = Object.entries(f.actions).map(([name, handler]) => [
-				name,
-				(ctx: any) => {
-					if (down.has(`${f.name}.${name}`)) throw new Error(`${f.name} is unreachable`);
-					return handler(ctx);
-				},
-			]);
-			broker.createService({ name: f.name, actions: Object.fromEntries(actions) });
-		}
+		for (const f of fakes) broker.createService(f);
 		await broker.start();
 	});
 	after(async () => {
@@ -227,7 +232,7 @@ export { bodyOf } from "../../helpers/broker";
 /** Calls `booking.book` as merchant `sender`; answers the result and the HTTP status set. */
 export async function book(broker: ServiceBroker, sender: number, params: Record<string, unknown>) {
 	const opts = as(sender);
-	const res: any = await broker.call("booking.book", params, opts);
+	const res: any = await callAs(broker, "booking.book", params, opts);
 	return { res, status: (opts.meta as any).$statusCode };
 }
 

@@ -5,11 +5,12 @@
 import type { ServiceBroker } from "moleculer";
 import { getSequelize, select } from "../../../lib/db";
 import { as } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 
 /** Calls `booking.bookSync` as merchant `sender`; the result and the HTTP status set (200 unless set). */
 export async function bookSync(broker: ServiceBroker, sender: number, params: Record<string, unknown>) {
 	const opts = as(sender);
-	const res: any = await broker.call("booking.bookSync", params, opts);
+	const res: any = await callAs(broker, "booking.bookSync", params, opts);
 	return { res, status: ((opts.meta as any).$statusCode ?? 200) as number };
 }
 

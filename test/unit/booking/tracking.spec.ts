@@ -22,6 +22,7 @@ import { sandboxWebhookSecret } from "../../../lib/couriers/sandbox/settings";
 import { type SandboxScanStatus, SCAN_KINDS, type WirePushScan } from "../../../lib/couriers/sandbox/wire";
 import { exec, getSequelize, select } from "../../../lib/db";
 import { as, newSender, rejects } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { eventually } from "../../helpers/poll";
 import {
 	addOrder,
@@ -103,7 +104,7 @@ function push(
 	};
 	if (opts.signature === null) delete headers["x-sandbox-signature"];
 	else if (opts.signature !== undefined) headers["x-sandbox-signature"] = opts.signature;
-	return broker.call("booking.courierPush", {
+	return callAs(broker, "booking.courierPush", {
 		courier: opts.courier ?? "sbx-express",
 		body: Buffer.from(raw).toString("base64"),
 		headers,
@@ -184,7 +185,7 @@ function sandboxEvent(
 	params: Record<string, unknown>,
 	role?: "merchant_finance",
 ) {
-	return broker.call("booking.sandboxEvent", params, as(sender, role)) as Promise<any>;
+	return callAs(broker, "booking.sandboxEvent", params, as(sender, role)) as Promise<any>;
 }
 
 /** The tracking read as `sender`. */
@@ -194,7 +195,7 @@ function tracking(
 	params: Record<string, unknown>,
 	role?: "merchant_finance",
 ) {
-	return broker.call("booking.tracking", params, as(sender, role)) as Promise<any>;
+	return callAs(broker, "booking.tracking", params, as(sender, role)) as Promise<any>;
 }
 
 describe("booking: tracking pipeline (scans, fold, poller, webhook, sandbox events, tracking read)", function () {
@@ -462,7 +463,8 @@ describe("booking: tracking pipeline (scans, fold, poller, webhook, sandbox even
 				await pushScans(broker(), b, [["pickup_scheduled", 5]]);
 				await pushScans(broker(), b, [["picked_up", 20]]);
 				await eventually(() => trackingUpdates(b.o.order_id).length === 2);
-				const res: any = await broker().call(
+				const res: any = await callAs(
+					broker(),
 					"booking.cancel",
 					{ order_id: b.o.order_id, logistic_id: 1 },
 					as(b.sender),
@@ -697,13 +699,13 @@ describe("booking: tracking pipeline (scans, fold, poller, webhook, sandbox even
 				];
 				const two = await bookedOrder(broker(), 2);
 				for (const b of [...ones, two]) {
-					await broker().call("simulator.emitScan", { awb_number: b.awb, event: "picked_up" });
+					await callAs(broker(), "simulator.emitScan", { awb_number: b.awb, event: "picked_up" });
 				}
-				await broker().call("simulator.emitScan", { awb_number: two.awb, event: "in_transit" });
+				await callAs(broker(), "simulator.emitScan", { awb_number: two.awb, event: "in_transit" });
 				const mine = [...ones, two].map((b) => b.attempt_id);
 				await onlyDue(mine);
 				const before = await trackCalls();
-				const res: any = await broker().call("booking.pollTracking", {});
+				const res: any = await callAs(broker(), "booking.pollTracking", {});
 				assert.deepEqual(res, { leased: 4, calls: 2, accepted: 9, applied: 4, failed: 0 });
 				// the simulator saw one track call for the three AWBs of courier 1
 				const calls = (await trackCalls()).slice(before.length);
@@ -716,7 +718,7 @@ describe("booking: tracking pipeline (scans, fold, poller, webhook, sandbox even
 				// leased: asked again only after BOOKING_TRACK_INTERVAL_MS (default 15 min)
 				const ahead = new Date(row.next_track_at).getTime() - Date.now();
 				assert.ok(ahead > 14 * 60_000 && ahead <= 15 * 60_000, String(ahead));
-				assert.deepEqual(await broker().call("booking.pollTracking", {}), {
+				assert.deepEqual(await callAs(broker(), "booking.pollTracking", {}), {
 					leased: 0,
 					calls: 0,
 					accepted: 0,
@@ -741,8 +743,8 @@ describe("booking: tracking pipeline (scans, fold, poller, webhook, sandbox even
 				await onlyDue(list.map((b) => b.attempt_id));
 				const before = await trackCalls();
 				const [x, y]: any[] = await Promise.all([
-					broker().call("booking.pollTracking", {}),
-					broker().call("booking.pollTracking", {}),
+					callAs(broker(), "booking.pollTracking", {}),
+					callAs(broker(), "booking.pollTracking", {}),
 				]);
 				assert.equal(x.leased + y.leased, 3);
 				const asked = (await trackCalls())
@@ -784,7 +786,7 @@ describe("booking: tracking pipeline (scans, fold, poller, webhook, sandbox even
 				);
 				await onlyDue([...ids, Number(unwired.attempt_id)]);
 				const before = await trackCalls();
-				const res: any = await broker().call("booking.pollTracking", {});
+				const res: any = await callAs(broker(), "booking.pollTracking", {});
 				assert.deepEqual(res, { leased: 61, calls: 2, accepted: 0, applied: 0, failed: 1 });
 				const calls = (await trackCalls()).slice(before.length);
 				assert.deepEqual(calls.map((c) => [c.courier_code, c.refnum.split(",").length]).sort(), [
@@ -926,7 +928,7 @@ describe("booking: tracking pipeline (scans, fold, poller, webhook, sandbox even
 				);
 				assert.equal(ro.status, 403);
 				// a cancelled booking is not booked
-				await broker().call("booking.cancel", { order_id: b.o.order_id, logistic_id: 1 }, as(b.sender));
+				await callAs(broker(), "booking.cancel", { order_id: b.o.order_id, logistic_id: 1 }, as(b.sender));
 				const cancelled = bodyOf(
 					await rejects(() =>
 						sandboxEvent(broker(), b.sender, { order_id: b.o.order_id, event: "picked_up" }),

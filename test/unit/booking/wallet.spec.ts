@@ -13,6 +13,7 @@ import { encodeCursor } from "../../../lib/cursor";
 import { exec, getSequelize, select } from "../../../lib/db";
 import { errorBodyOf } from "../../../lib/errors";
 import { as, newSender, rejects } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { freshId } from "../../helpers/fixtures";
 import { eventually } from "../../helpers/poll";
 import { addOrder, attemptsOf, book, useBookingBroker } from "./setup";
@@ -72,9 +73,9 @@ describe("booking: wallet", function () {
 	this.timeout(40_000);
 	const broker = useBookingBroker();
 	const wallet = (sender: number, q: Record<string, unknown> = {}, role?: Parameters<typeof as>[1]) =>
-		broker().call("booking.wallet", q, as(sender, role)) as Promise<any>;
+		callAs(broker(), "booking.wallet", q, as(sender, role)) as Promise<any>;
 	const setLimit = (sender_id: number, credit_limit: number | null) =>
-		broker().call("booking.setCreditLimit", { sender_id, credit_limit }) as Promise<any>;
+		callAs(broker(), "booking.setCreditLimit", { sender_id, credit_limit }) as Promise<any>;
 	/** The §2.11 answer of a refused wallet read. */
 	const refusedWallet = async (sender: number, q: Record<string, unknown>) =>
 		errorBodyOf(await rejects(() => wallet(sender, q)));
@@ -250,7 +251,7 @@ describe("booking: wallet", function () {
 				data: [],
 				pagination: { mode: "cursor", limit: 20, nextCursor: null },
 			});
-			const anon = errorBodyOf(await rejects(() => broker().call("booking.wallet", {})));
+			const anon = errorBodyOf(await rejects(() => callAs(broker(), "booking.wallet", {})));
 			assert.equal(anon?.status, 401);
 		});
 	});

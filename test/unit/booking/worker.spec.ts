@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { getSequelize, select } from "../../../lib/db";
 import { newSender } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { eventually } from "../../helpers/poll";
 import {
 	ACCEPTED,
@@ -39,7 +40,7 @@ describe("booking: worker", function () {
 		assert.equal(row.state, "failed");
 		assert.equal(row.awb_number, null);
 		assert.equal(row.failure_reason, done.failure_reason);
-		assert.equal(await broker().call("booking.getShipment", { sender_id: s, order_id: o.order_id }), null);
+		assert.equal(await callAs(broker(), "booking.getShipment", { sender_id: s, order_id: o.order_id }), null);
 
 		o.consignee.pincode = "400069";
 		const again = await book(broker(), s, { order_id: o.order_id });
@@ -106,7 +107,7 @@ describe("booking: worker", function () {
 		const done = await settled(o.order_id);
 		const [row] = await attemptsOf(o.order_id);
 		for (let i = 0; i < 2; i++) {
-			const r: any = await broker().call("booking.processAttempt", { attempt_id: row.attempt_id });
+			const r: any = await callAs(broker(), "booking.processAttempt", { attempt_id: row.attempt_id });
 			assert.deepEqual(r, {
 				attempt_id: Number(row.attempt_id),
 				state: "booked",
@@ -119,8 +120,8 @@ describe("booking: worker", function () {
 		const o2 = addOrder(s);
 		const aid = await insertAttempt(o2, 2);
 		const both = await Promise.allSettled([
-			broker().call("booking.processAttempt", { attempt_id: aid }),
-			broker().call("booking.processAttempt", { attempt_id: aid }),
+			callAs(broker(), "booking.processAttempt", { attempt_id: aid }),
+			callAs(broker(), "booking.processAttempt", { attempt_id: aid }),
 		]);
 		const ok = both.filter((r) => r.status === "fulfilled").map((r: any) => r.value);
 		assert.ok(ok.length >= 1);
@@ -153,7 +154,7 @@ describe("booking: worker", function () {
 		const s = newSender();
 		const o = addOrder(s, { channel: "b2b" });
 		const aid = await insertAttempt(o, 1);
-		const r: any = await broker().call("booking.processAttempt", { attempt_id: aid });
+		const r: any = await callAs(broker(), "booking.processAttempt", { attempt_id: aid });
 		assert.equal(r.state, "failed");
 		const [row] = await attemptsOf(o.order_id);
 		assert.match(row.failure_reason, /^unsupported_channel: B2B \/ multi-box consignments are not supported/);

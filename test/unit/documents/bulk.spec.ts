@@ -13,6 +13,7 @@ import { getSequelize } from "../../../lib/db";
 import { recordCourierLabel } from "../../../lib/documents/store";
 import { errorBodyOf } from "../../../lib/errors";
 import { as, newSender, rejects } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import {
 	book,
 	bookedOrder,
@@ -29,13 +30,13 @@ let dir: string;
 /** `documents.labels` as `sender` with `body` as the JSON body's fields: the bytes and the response meta. */
 async function bulk(sender: number, body: Record<string, unknown>) {
 	const opts = as(sender);
-	const pdf = (await broker().call("documents.labels", body, opts)) as Buffer;
+	const pdf = (await callAs(broker(), "documents.labels", body, opts)) as Buffer;
 	return { pdf, meta: opts.meta as Record<string, any> };
 }
 
 /** `documents.labels` expected to fail: the contract status and body. */
 async function bulkFailure(sender: number, body: Record<string, unknown>) {
-	const err = await rejects(() => broker().call("documents.labels", body, as(sender)));
+	const err = await rejects(() => callAs(broker(), "documents.labels", body, as(sender)));
 	const out = errorBodyOf(err);
 	assert.ok(out, `expected an ApiError, got ${err}`);
 	return out;
@@ -326,7 +327,8 @@ describe("documents.labels (POST /v1/documents/label)", () => {
 			assert.equal((await labelRows(ok.order.order_id)).length, 0);
 			// one of them recorded missing: a retry cannot help, no retry_after
 			const err = await rejects(() =>
-				broker().call(
+				callAs(
+					broker(),
 					"documents.labels",
 					{ order_ids: [flagged.order_id, recorded.order.order_id] },
 					as(sender),
@@ -335,7 +337,12 @@ describe("documents.labels (POST /v1/documents/label)", () => {
 			assert.equal((err as { data?: { retry_after?: unknown } }).data?.retry_after, undefined);
 			// every one pending (no capture recorded yet): retry_after 1 (the gateway's Retry-After)
 			const pending = await rejects(() =>
-				broker().call("documents.labels", { order_ids: [ok.order.order_id, flagged.order_id] }, as(sender)),
+				callAs(
+					broker(),
+					"documents.labels",
+					{ order_ids: [ok.order.order_id, flagged.order_id] },
+					as(sender),
+				),
 			);
 			assert.equal((pending as { data?: { retry_after?: unknown } }).data?.retry_after, 1);
 			assert.deepEqual(errorBodyOf(pending)?.body, {
@@ -346,7 +353,7 @@ describe("documents.labels (POST /v1/documents/label)", () => {
 		});
 
 		it("401 without an authenticated caller", async () => {
-			const err = await rejects(() => broker().call("documents.labels", { order_ids: [1] }));
+			const err = await rejects(() => callAs(broker(), "documents.labels", { order_ids: [1] }));
 			assert.equal(errorBodyOf(err)?.status, 401);
 		});
 	});

@@ -14,6 +14,7 @@ import { courierLabelsOf } from "../../../lib/documents/store";
 import { errorBodyOf } from "../../../lib/errors";
 import { loadServiceSchema } from "../../../lib/system";
 import { newSender, rejects } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { address, courier, freshRef } from "../../helpers/fixtures";
 import { freePort } from "../../helpers/net";
 import { eventually } from "../../helpers/poll";
@@ -101,7 +102,7 @@ async function capturedRows(order_id: number) {
 }
 
 function capture(p: { sender_id: number; order_id: number; awb_number: string; logistic_id: number }) {
-	return broker().call("documents.captureCourierLabel", p) as Promise<any>;
+	return callAs(broker(), "documents.captureCourierLabel", p) as Promise<any>;
 }
 
 describe("courier-issued labels (documents.captureCourierLabel, documents.label)", () => {

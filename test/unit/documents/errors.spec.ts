@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { errorBodyOf } from "../../../lib/errors";
 import { newSender, rejects } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { freshId } from "../../helpers/fixtures";
 import {
 	book,
@@ -67,7 +68,7 @@ describe("documents.label (GET /v1/documents/label/{orderId})", () => {
 		});
 
 		it("401 without an authenticated caller", async () => {
-			const err = await rejects(() => broker().call("documents.label", { orderId: "1" }));
+			const err = await rejects(() => callAs(broker(), "documents.label", { orderId: "1" }));
 			assert.equal(errorBodyOf(err)?.status, 401);
 		});
 	});

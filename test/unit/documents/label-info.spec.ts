@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { newSender } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { book, bookedOrder, broker, download, labelRows, useDocuments } from "./setup";
 
 describe("documents.label (GET /v1/documents/label/{orderId})", () => {
@@ -15,7 +16,7 @@ describe("documents.label (GET /v1/documents/label/{orderId})", () => {
 			const { order, shipment } = bookedOrder(sender);
 			assert.equal((await labelRows(order.order_id)).length, 0);
 			assert.equal(
-				await broker().call("documents.labelInfo", { sender_id: sender, order_id: order.order_id }),
+				await callAs(broker(), "documents.labelInfo", { sender_id: sender, order_id: order.order_id }),
 				null,
 			);
 
@@ -41,7 +42,7 @@ describe("documents.label (GET /v1/documents/label/{orderId})", () => {
 			);
 			assert.equal(second.first_downloaded_at.getTime(), first.first_downloaded_at.getTime());
 
-			const info = (await broker().call("documents.labelInfo", {
+			const info = (await callAs(broker(), "documents.labelInfo", {
 				sender_id: sender,
 				order_id: order.order_id,
 			})) as any;
@@ -52,7 +53,7 @@ describe("documents.label (GET /v1/documents/label/{orderId})", () => {
 			assert.equal(info.source, "generated");
 			// another account sees nothing
 			assert.equal(
-				await broker().call("documents.labelInfo", { sender_id: newSender(), order_id: order.order_id }),
+				await callAs(broker(), "documents.labelInfo", { sender_id: newSender(), order_id: order.order_id }),
 				null,
 			);
 		});

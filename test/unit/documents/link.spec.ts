@@ -7,10 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import { type Context, ServiceBroker, type ServiceSchema } from "moleculer";
+import { ServiceBroker, type ServiceSchema } from "moleculer";
 import type { OrderRecord, ShipmentRecord, Warehouse } from "../../../lib/contracts";
 import { getSequelize, select } from "../../../lib/db";
-import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
 import { recordCourierLabel } from "../../../lib/documents/store";
 import {
 	LABEL_LINK_PREFIX,
@@ -20,7 +19,9 @@ import {
 	verifyLabelToken,
 } from "../../../lib/label-link";
 import { loadServiceSchema, startSystem } from "../../../lib/system";
-import { newSender, rejects, testBrokerOptions } from "../../helpers/broker";
+import { newSender, rejects, startWithGateway, testBrokerOptions } from "../../helpers/broker";
+import { fakeService } from "../../helpers/call";
+import { useDevIdp } from "../../helpers/devidp";
 import { freshId, order, warehouse } from "../../helpers/fixtures";
 import { http, setEnv } from "../gateway/setup";
 
@@ -205,28 +206,16 @@ function bookedOrder(sender: number): { order: OrderRecord; shipment: ShipmentRe
 }
 
 const FAKES: ServiceSchema[] = [
-	{
-		name: "intake",
-		actions: {
-			getOrder: (ctx: Context<{ sender_id: number; order_id: number }>) =>
-				orders.get(k(ctx.params.sender_id, ctx.params.order_id)) ?? null,
-		},
-	},
-	{
-		name: "booking",
-		actions: {
-			getShipment: (ctx: Context<{ sender_id: number; order_id: number }>) =>
-				shipments.get(k(ctx.params.sender_id, ctx.params.order_id)) ?? null,
-			awbOwner: (ctx: Context<{ awb_number: string }>) => owners.get(ctx.params.awb_number) ?? null,
-		},
-	},
-	{
-		name: "warehouses",
-		actions: {
-			get: (ctx: Context<{ sender_id: number; id: number }>) =>
-				warehouses.get(k(ctx.params.sender_id, ctx.params.id)) ?? null,
-		},
-	},
+	fakeService("intake", {
+		getOrder: (ctx) => orders.get(k(ctx.params.sender_id, ctx.params.order_id)) ?? null,
+	}),
+	fakeService("booking", {
+		getShipment: (ctx) => shipments.get(k(ctx.params.sender_id, ctx.params.order_id)) ?? null,
+		awbOwner: (ctx) => owners.get(ctx.params.awb_number) ?? null,
+	}),
+	fakeService("warehouses", {
+		get: (ctx) => warehouses.get(k(ctx.params.sender_id, ctx.params.id)) ?? null,
+	}),
 ];
 
 async function labelRows(orderId: number) {
@@ -257,36 +246,18 @@ describe("GET /v1/documents/label/t/{token} (gateway + documents over HTTP)", fu
 	this.timeout(30_000);
 	let broker: ServiceBroker;
 	let base = "";
-	let idp: DevIdp;
-	let jwks: Awaited<ReturnType<typeof serveJwks>>;
-	let restoreEnv: () => void;
+	const idp = useDevIdp({
+		PUBLIC_BASE_URL: undefined,
+		LABEL_LINK_PREVIOUS_SECRETS: undefined,
+		// every test here downloads from 127.0.0.1: the per-address limit is the rate-limit spec's
+		RATE_LIMIT_LINK_PER_MIN: "0",
+	});
 
 	before(async () => {
-		idp = await createDevIdp();
-		jwks = await serveJwks(idp);
-		restoreEnv = setEnv({
-			AUTH_JWKS_URL: jwks.url,
-			AUTH_ISSUER: idp.issuer,
-			AUTH_AUDIENCE: idp.audience,
-			PORT: "0",
-			MSA_DEV_IDP: undefined,
-			PUBLIC_BASE_URL: undefined,
-			LABEL_LINK_PREVIOUS_SECRETS: undefined,
-			// every test here downloads from 127.0.0.1: the per-address limit is the rate-limit spec's
-			RATE_LIMIT_LINK_PER_MIN: "0",
-		});
-		broker = new ServiceBroker(testBrokerOptions(false));
-		broker.createService(loadServiceSchema("gateway"));
-		broker.createService(loadServiceSchema("documents"));
-		for (const f of FAKES) broker.createService(f);
-		await broker.start();
-		const gw = broker.getLocalService("gateway") as unknown as { server: { address(): { port: number } } };
-		base = `http://127.0.0.1:${gw.server.address().port}`;
+		({ broker, base } = await startWithGateway(["documents", ...FAKES]));
 	});
 	after(async () => {
 		await broker?.stop();
-		jwks?.server.close();
-		restoreEnv?.();
 	});
 
 	it("downloads the label with no Authorization header, with every security header, and stamps the download", async () => {

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { READ_ONLY_ROLES } from "../../../lib/auth";
 import { getSequelize, select } from "../../../lib/db";
 import { as, newSender, rejects } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { http } from "../gateway/setup";
 import { bookedOrder, broker, markManifestedCalls, shipmentOf, useDocumentsOverHttp } from "./setup";
 
@@ -44,7 +45,9 @@ describe("POST /v1/documents/manifest: read-only roles (gateway + documents over
 			assert.equal(r.body?.error, "Read-only role", role);
 			assert.equal(r.headers.get("x-manifest-no"), null, role);
 			// the service refuses an internal caller with that role too (PermissionsMiddleware)
-			const err = await rejects(() => broker().call("documents.manifest", { order_ids }, as(sender, role)));
+			const err = await rejects(() =>
+				callAs(broker(), "documents.manifest", { order_ids }, as(sender, role)),
+			);
 			assert.equal(err?.code, 403, role);
 			assert.equal(err?.data?.body?.error, "Read-only role", role);
 		}

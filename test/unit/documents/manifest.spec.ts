@@ -16,6 +16,7 @@ import { getSequelize, select } from "../../../lib/db";
 import { type ManifestSection, renderManifest } from "../../../lib/documents/manifest";
 import { errorBodyOf } from "../../../lib/errors";
 import { as, newSender, rejects } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { eventually } from "../../helpers/poll";
 import {
 	book,
@@ -37,13 +38,13 @@ interface Answer {
 
 async function manifest(sender: number, order_ids: unknown): Promise<Answer> {
 	const opts = as(sender);
-	const pdf = (await broker().call("documents.manifest", { order_ids }, opts)) as Buffer;
+	const pdf = (await callAs(broker(), "documents.manifest", { order_ids }, opts)) as Buffer;
 	const meta = opts.meta as Record<string, any>;
 	return { pdf, headers: meta.$responseHeaders, type: meta.$responseType };
 }
 
 async function manifestFailure(sender: number, order_ids: unknown) {
-	const err = await rejects(() => broker().call("documents.manifest", { order_ids }, as(sender)));
+	const err = await rejects(() => callAs(broker(), "documents.manifest", { order_ids }, as(sender)));
 	const out = errorBodyOf(err);
 	assert.ok(out, `expected an ApiError, got ${err}`);
 	return out;
@@ -629,7 +630,7 @@ describe("documents.manifest (POST /v1/documents/manifest)", () => {
 			const { headers } = await manifest(sender, [a.order.order_id]);
 			const no = headers["x-manifest-no"];
 			const opts = as(sender);
-			const pdf = (await broker().call("documents.manifestCopy", { manifestNo: no }, opts)) as Buffer;
+			const pdf = (await callAs(broker(), "documents.manifestCopy", { manifestNo: no }, opts)) as Buffer;
 			const meta = opts.meta as Record<string, any>;
 			assert.equal(meta.$responseType, "application/pdf");
 			assert.equal(meta.$responseHeaders["x-manifest-no"], no);
@@ -645,7 +646,7 @@ describe("documents.manifest (POST /v1/documents/manifest)", () => {
 				[sender, "MF-1"],
 				[sender, `${no}9`],
 			] as const) {
-				const err = await rejects(() => broker().call("documents.manifestCopy", { manifestNo }, as(who)));
+				const err = await rejects(() => callAs(broker(), "documents.manifestCopy", { manifestNo }, as(who)));
 				assert.deepEqual(errorBodyOf(err), { status: 404, body: { message: "not found" } });
 			}
 		});

@@ -14,15 +14,15 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Context, ServiceBroker } from "moleculer";
+import type { ServiceBroker } from "moleculer";
 import type { OrderRecord, ShipmentRecord, Warehouse, WarehouseLeg } from "../../../lib/contracts";
 import { getSequelize, select } from "../../../lib/db";
-import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
+import type { DevIdp } from "../../../lib/devidp";
 import { errorBodyOf } from "../../../lib/errors";
-import { loadServiceSchema } from "../../../lib/system";
-import { as, rejects, startBroker, testBrokerOptions } from "../../helpers/broker";
+import { as, rejects, startBroker, startWithGateway } from "../../helpers/broker";
+import { callAs, fakeService } from "../../helpers/call";
+import { useDevIdp } from "../../helpers/devidp";
 import { address, freshId, leg, order, warehouse } from "../../helpers/fixtures";
-import { setEnv } from "../gateway/setup";
 
 // ---------------------------------------------------------------- fakes ----
 
@@ -150,41 +150,32 @@ export function bookedOrder(
 
 /** The fakes of intake, booking and warehouses (over the maps above). */
 export const fakeServices = [
-	{
-		name: "intake",
-		actions: {
-			getOrder(ctx: Context<{ sender_id: number; order_id: number }>): OrderRecord | null {
-				return orders.get(k(ctx.params.sender_id, ctx.params.order_id)) ?? null;
-			},
+	fakeService("intake", {
+		getOrder(ctx) {
+			return orders.get(k(ctx.params.sender_id, ctx.params.order_id)) ?? null;
 		},
-	},
-	{
-		name: "booking",
-		actions: {
-			getShipment(ctx: Context<{ sender_id: number; order_id: number }>): ShipmentRecord | null {
-				return shipments.get(k(ctx.params.sender_id, ctx.params.order_id)) ?? null;
-			},
-			markManifested(ctx: Context<(typeof markManifestedCalls)[number]>): { moved: number } {
-				markManifestedCalls.push({ ...ctx.params });
-				if (markManifestedFaults.next > 0) {
-					markManifestedFaults.next--;
-					throw new Error("booking.markManifested failed (fake)");
-				}
-				return { moved: ctx.params.awb_numbers.length };
-			},
+	}),
+	fakeService("booking", {
+		getShipment(ctx) {
+			return shipments.get(k(ctx.params.sender_id, ctx.params.order_id)) ?? null;
 		},
-	},
-	{
-		name: "warehouses",
-		actions: {
-			get(ctx: Context<{ sender_id: number; id: number; include_retired?: boolean }>): Warehouse | null {
-				warehouseCalls.push({ ...ctx.params });
-				const w = warehouses.get(k(ctx.params.sender_id, ctx.params.id));
-				if (!w || (w.retired && !ctx.params.include_retired)) return null;
-				return w;
-			},
+		markManifested(ctx) {
+			markManifestedCalls.push({ ...ctx.params });
+			if (markManifestedFaults.next > 0) {
+				markManifestedFaults.next--;
+				throw new Error("booking.markManifested failed (fake)");
+			}
+			return { moved: ctx.params.awb_numbers.length };
 		},
-	},
+	}),
+	fakeService("warehouses", {
+		get(ctx) {
+			warehouseCalls.push({ ...ctx.params });
+			const w = warehouses.get(k(ctx.params.sender_id, ctx.params.id));
+			if (!w || (w.retired && !ctx.params.include_retired)) return null;
+			return w;
+		},
+	}),
 ];
 
 // -------------------------------------------------------------- broker ----
@@ -206,7 +197,7 @@ export function useDocuments(): void {
 	before(async () => {
 		workDir = mkdtempSync(join(tmpdir(), "msa-documents-"));
 		current = await startBroker(["documents"]);
-		for (const s of fakeServices) current.createService(s as any);
+		for (const s of fakeServices) current.createService(s);
 		await current.waitForServices(["intake", "booking", "warehouses"], 10_000, 10);
 	});
 	after(async () => {
@@ -231,32 +222,17 @@ export interface DocumentsOverHttp {
  */
 export function useDocumentsOverHttp(): DocumentsOverHttp {
 	const out: DocumentsOverHttp = { base: "", idp: undefined as unknown as DevIdp };
-	let jwks: Awaited<ReturnType<typeof serveJwks>> | undefined;
-	let restoreEnv: (() => void) | undefined;
+	const auth = useDevIdp();
 	before(async () => {
 		workDir = mkdtempSync(join(tmpdir(), "msa-documents-"));
-		out.idp = await createDevIdp();
-		jwks = await serveJwks(out.idp);
-		restoreEnv = setEnv({
-			AUTH_JWKS_URL: jwks.url,
-			AUTH_ISSUER: out.idp.issuer,
-			AUTH_AUDIENCE: out.idp.audience,
-			PORT: "0",
-			MSA_DEV_IDP: undefined,
-		});
-		current = new ServiceBroker(testBrokerOptions(false));
-		current.createService(loadServiceSchema("gateway"));
-		current.createService(loadServiceSchema("documents"));
-		for (const s of fakeServices) current.createService(s as any);
-		await current.start();
-		const gw = current.getLocalService("gateway") as unknown as { server: { address(): { port: number } } };
-		out.base = `http://127.0.0.1:${gw.server.address().port}`;
+		out.idp = auth.idp;
+		const started = await startWithGateway(["documents", ...fakeServices]);
+		current = started.broker;
+		out.base = started.base;
 	});
 	after(async () => {
 		await current?.stop();
 		current = undefined;
-		jwks?.server.close();
-		restoreEnv?.();
 		rmSync(workDir, { recursive: true, force: true });
 	});
 	return out;
@@ -277,7 +253,7 @@ export interface Download {
 /** `documents.label` as `sender`: the bytes and the response meta. */
 export async function download(sender: number, orderId: string | number): Promise<Download> {
 	const opts = as(sender);
-	const pdf = (await broker().call("documents.label", { orderId: String(orderId) }, opts)) as Buffer;
+	const pdf = (await callAs(broker(), "documents.label", { orderId: String(orderId) }, opts)) as Buffer;
 	return { pdf, meta: opts.meta as Record<string, any> };
 }
 
@@ -286,7 +262,7 @@ export async function failure(
 	sender: number,
 	orderId: string,
 ): Promise<{ status: number; body: Record<string, unknown>; retry_after?: unknown }> {
-	const err = await rejects(() => broker().call("documents.label", { orderId }, as(sender)));
+	const err = await rejects(() => callAs(broker(), "documents.label", { orderId }, as(sender)));
 	const out = errorBodyOf(err);
 	assert.ok(out, `expected an ApiError, got ${err}`);
 	// the gateway's Retry-After (services/gateway.service.ts), when the error carries one

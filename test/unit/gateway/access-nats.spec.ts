@@ -5,34 +5,23 @@
 import assert from "node:assert/strict";
 import { type Context, ServiceBroker } from "moleculer";
 import { loadConfig } from "../../../lib/config";
-import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
 import { apiError } from "../../../lib/errors";
 import brokerOptions from "../../../moleculer.config";
 import { newSender } from "../../helpers/broker";
 import { skipContract } from "../../helpers/contract";
-import { http, setEnv, startGateway } from "./setup";
+import { useDevIdp } from "../../helpers/devidp";
+import { http, startGateway } from "./setup";
 
 describe("gateway over NATS (access rules read from the registry)", () => {
 	// the fakes answer echo bodies, not the documented shapes: only the gateway's own answers are checked
 	skipContract("gateway mechanics on fake services", "success");
-	let idp: DevIdp;
-	let jwks: Awaited<ReturnType<typeof serveJwks>>;
+	const idp = useDevIdp();
 	let gw: ServiceBroker;
 	let svc: ServiceBroker;
 	let base: string;
-	let restoreEnv: () => void;
 	let called = 0;
 
 	before(async () => {
-		idp = await createDevIdp();
-		jwks = await serveJwks(idp);
-		restoreEnv = setEnv({
-			AUTH_JWKS_URL: jwks.url,
-			AUTH_ISSUER: idp.issuer,
-			AUTH_AUDIENCE: idp.audience,
-			PORT: "0",
-			MSA_DEV_IDP: undefined,
-		});
 		const run = process.env.MSA_TEST_RUN_ID ?? "x";
 		svc = new ServiceBroker(
 			brokerOptions(
@@ -68,8 +57,6 @@ describe("gateway over NATS (access rules read from the registry)", () => {
 	after(async () => {
 		await gw?.stop();
 		await svc?.stop();
-		jwks?.server.close();
-		restoreEnv?.();
 	});
 
 	it("403 Read-only role for a remote action, before its handler runs", async () => {

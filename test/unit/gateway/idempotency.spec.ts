@@ -11,10 +11,10 @@
 import assert from "node:assert/strict";
 import { type Context, ServiceBroker } from "moleculer";
 import { getSequelize, select } from "../../../lib/db";
-import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
 import { apiError } from "../../../lib/errors";
 import { newSender, testBrokerOptions } from "../../helpers/broker";
 import { skipContract } from "../../helpers/contract";
+import { useDevIdp } from "../../helpers/devidp";
 import { eventually } from "../../helpers/poll";
 import { type Answer, calls, FAKES, http, PDF, setEnv, startGateway } from "./setup";
 
@@ -125,9 +125,7 @@ describe("gateway: Idempotency-Key on POST (issue 25)", function () {
 	// the fakes answer echo bodies, not the documented shapes: only the gateway's own answers are checked
 	skipContract("gateway mechanics on fake services", "success");
 	this.timeout(30_000);
-	let idp: DevIdp;
-	let jwks: Awaited<ReturnType<typeof serveJwks>>;
-	let restoreEnv: () => void;
+	const idp = useDevIdp();
 	const brokers: ServiceBroker[] = [];
 	let base: string;
 
@@ -148,22 +146,11 @@ describe("gateway: Idempotency-Key on POST (issue 25)", function () {
 	}
 
 	before(async () => {
-		idp = await createDevIdp();
-		jwks = await serveJwks(idp);
-		restoreEnv = setEnv({
-			AUTH_JWKS_URL: jwks.url,
-			AUTH_ISSUER: idp.issuer,
-			AUTH_AUDIENCE: idp.audience,
-			PORT: "0",
-			MSA_DEV_IDP: undefined,
-		});
 		({ base } = await gateway());
 	});
 	after(async () => {
 		for (const g of gates.values()) g.open();
 		for (const b of brokers) await b.stop();
-		jwks?.server.close();
-		restoreEnv?.();
 	});
 
 	it("the first answer is stored and replayed byte for byte with Idempotent-Replayed: true; the action runs once", async () => {

@@ -12,7 +12,6 @@ import { randomBytes } from "node:crypto";
 import IORedis from "ioredis";
 import type { Context, ServiceBroker } from "moleculer";
 import { loadConfig } from "../../../lib/config";
-import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
 import {
 	addressKey,
 	clientAddress,
@@ -22,6 +21,7 @@ import {
 } from "../../../lib/gateway/rate-limit";
 import { newSender } from "../../helpers/broker";
 import { skipContract } from "../../helpers/contract";
+import { useDevIdp } from "../../helpers/devidp";
 import { freePort } from "../../helpers/net";
 import { calls, FAKES, http, PDF, setEnv, startGateway } from "./setup";
 
@@ -78,10 +78,12 @@ describe("gateway: edge rate limits (429 rate_limited, Retry-After)", function (
 	skipContract("gateway mechanics on fake services", "success");
 	this.timeout(30_000);
 	const prefix = `${process.env.QUEUE_PREFIX}:rlspec-${randomBytes(3).toString("hex")}`;
-	let idp: DevIdp;
-	let jwks: Awaited<ReturnType<typeof serveJwks>>;
+	const idp = useDevIdp({
+		QUEUE_PREFIX: prefix,
+		RATE_LIMIT_ACCOUNT_PER_MIN: "3",
+		RATE_LIMIT_LINK_PER_MIN: "2",
+	});
 	const gws: Gw[] = [];
-	let restoreEnv: () => void;
 
 	/** Starts one more gateway with `env` on top of the spec's settings. */
 	async function gateway(env: Record<string, string | undefined>): Promise<Gw> {
@@ -95,24 +97,8 @@ describe("gateway: edge rate limits (429 rate_limited, Retry-After)", function (
 		}
 	}
 
-	before(async () => {
-		idp = await createDevIdp();
-		jwks = await serveJwks(idp);
-		restoreEnv = setEnv({
-			AUTH_JWKS_URL: jwks.url,
-			AUTH_ISSUER: idp.issuer,
-			AUTH_AUDIENCE: idp.audience,
-			PORT: "0",
-			MSA_DEV_IDP: undefined,
-			QUEUE_PREFIX: prefix,
-			RATE_LIMIT_ACCOUNT_PER_MIN: "3",
-			RATE_LIMIT_LINK_PER_MIN: "2",
-		});
-	});
 	after(async () => {
 		for (const g of gws) await g.broker.stop();
-		jwks?.server.close();
-		restoreEnv?.();
 	});
 
 	describe("two gateway replicas sharing Redis (TRUST_PROXY=1)", () => {

@@ -6,12 +6,13 @@
  */
 import { type BrokerOptions, type Context, ServiceBroker } from "moleculer";
 import type { AuthUser } from "../../../lib/auth";
-import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
+import type { DevIdp } from "../../../lib/devidp";
 import { apiError, documentsError } from "../../../lib/errors";
 import { API_ALIASES, BULK_UPLOAD_ALIASES } from "../../../lib/gateway/routes";
 import { loadServiceSchema } from "../../../lib/system";
 import { testBrokerOptions } from "../../helpers/broker";
 import { skipContract } from "../../helpers/contract";
+import { useDevIdp } from "../../helpers/devidp";
 
 export const PDF = Buffer.concat([
 	Buffer.from("%PDF-1.7\n"),
@@ -175,21 +176,7 @@ export const FAKES: any[] = [
 	},
 ];
 
-/** Runs `fn` with env vars set, restoring them afterwards (config is read when services are created). */
-export function setEnv(vars: Record<string, string | undefined>): () => void {
-	const old: Record<string, string | undefined> = {};
-	for (const [k, v] of Object.entries(vars)) {
-		old[k] = process.env[k];
-		if (v === undefined) delete process.env[k];
-		else process.env[k] = v;
-	}
-	return () => {
-		for (const [k, v] of Object.entries(old)) {
-			if (v === undefined) delete process.env[k];
-			else process.env[k] = v;
-		}
-	};
-}
+export { setEnv } from "../../helpers/env";
 
 /** Starts a broker with the gateway (and extra services / fakes). */
 export async function startGateway(
@@ -269,24 +256,13 @@ export function useGateway(): GatewayUnderTest {
 	const g = {} as GatewayUnderTest;
 	// the fakes answer echo bodies, not the documented shapes: only the gateway's own answers are checked
 	skipContract("gateway mechanics on fake services", "success");
-	let jwks: Awaited<ReturnType<typeof serveJwks>>;
-	let restoreEnv: () => void;
+	const auth = useDevIdp();
 	before(async () => {
-		g.idp = await createDevIdp();
-		jwks = await serveJwks(g.idp);
-		restoreEnv = setEnv({
-			AUTH_JWKS_URL: jwks.url,
-			AUTH_ISSUER: g.idp.issuer,
-			AUTH_AUDIENCE: g.idp.audience,
-			PORT: "0",
-			MSA_DEV_IDP: undefined,
-		});
+		g.idp = auth.idp;
 		({ broker: g.broker, base: g.base } = await startGateway(FAKES));
 	});
 	after(async () => {
 		await g.broker?.stop();
-		jwks?.server.close();
-		restoreEnv?.();
 	});
 	return g;
 }

@@ -10,6 +10,7 @@ import { strict as assert } from "node:assert";
 import type { ServiceBroker } from "moleculer";
 import { jsonTooDeep, MAX_JSON_DEPTH } from "../../../lib/gateway/json-limits";
 import { as, startBroker } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { orderBody, warehouseBody } from "../../helpers/fixtures";
 import { assertEnvelope, deepObjectText, nestedArray, send, useWorld } from "./setup";
 
@@ -100,7 +101,7 @@ describe("hardening: bad input through the gateway and the services", function (
 		it("intake.createOrder with a 10,000-level value in an ignored key and in a text field", async () => {
 			const body: Record<string, unknown> = { ...orderBody(w.warehouse_id), ignored: nestedArray(10_000) };
 			(body.receiver as Record<string, unknown>).name = nestedArray(10_000);
-			const err = await local!.call("intake.createOrder", body, as(w.sender)).then(
+			const err = await callAs(local!, "intake.createOrder", body, as(w.sender)).then(
 				() => assert.fail("accepted"),
 				(e) => e,
 			);
@@ -109,12 +110,15 @@ describe("hardening: bad input through the gateway and the services", function (
 		});
 
 		it("warehouses.create with a 10,000-level array in a code field", async () => {
-			const err = await local!
-				.call("warehouses.create", warehouseBody({ pincode: nestedArray(10_000) }), as(w.sender))
-				.then(
-					() => assert.fail("accepted"),
-					(e) => e,
-				);
+			const err = await callAs(
+				local!,
+				"warehouses.create",
+				warehouseBody({ pincode: nestedArray(10_000) }),
+				as(w.sender),
+			).then(
+				() => assert.fail("accepted"),
+				(e) => e,
+			);
 			assert.equal(err.code, 400, err.message);
 			assert.deepEqual(err.data.body.details, ["pincode: must be a string"]);
 		});

@@ -5,8 +5,8 @@
  */
 import { strict as assert } from "node:assert";
 import type { AddressInfo } from "node:net";
-import { createDevIdp, serveJwks } from "../../../lib/devidp";
-import { FAKES, setEnv, startGateway } from "../gateway/setup";
+import { startDevIdp } from "../../helpers/devidp";
+import { FAKES, startGateway } from "../gateway/setup";
 
 describe("hardening: the gateway binds HOST", () => {
 	for (const [host, expected] of [
@@ -14,24 +14,14 @@ describe("hardening: the gateway binds HOST", () => {
 		["127.0.0.1", "127.0.0.1"],
 	] as const) {
 		it(`HOST=${host ?? "(unset)"} listens on ${expected}`, async () => {
-			const idp = await createDevIdp();
-			const jwks = await serveJwks(idp);
-			const restore = setEnv({
-				AUTH_JWKS_URL: jwks.url,
-				AUTH_ISSUER: idp.issuer,
-				AUTH_AUDIENCE: idp.audience,
-				PORT: "0",
-				MSA_DEV_IDP: undefined,
-				HOST: host,
-			});
+			const idp = await startDevIdp({ HOST: host });
 			const { broker } = await startGateway(FAKES);
 			try {
 				const gw = broker.getLocalService("gateway") as unknown as { server: { address(): AddressInfo } };
 				assert.equal(gw.server.address().address, expected);
 			} finally {
 				await broker.stop();
-				jwks.server.close();
-				restore();
+				idp.stop();
 			}
 		});
 	}

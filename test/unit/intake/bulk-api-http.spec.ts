@@ -7,14 +7,12 @@
  * `warehouses.resolve` is a fake that owns only the warehouse ids of `OWNED`.
  */
 import assert from "node:assert/strict";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { parse as parseCsv } from "csv-parse/sync";
 import ExcelJS from "exceljs";
 import JSZip from "jszip";
-import { type Context, type Service, ServiceBroker } from "moleculer";
+import type { ServiceBroker } from "moleculer";
+import type { Role } from "../../../lib/auth";
 import { getSequelize, select } from "../../../lib/db";
-import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
 import {
 	cellsOf,
 	mapHeader,
@@ -24,10 +22,11 @@ import {
 } from "../../../lib/intake/bulk/columns";
 import { insertBulkJob } from "../../../lib/intake/bulk/jobs-store";
 import { getQueue } from "../../../lib/queue";
-import { loadServiceSchema } from "../../../lib/system";
-import { testBrokerOptions } from "../../helpers/broker";
+import { startWithGateway } from "../../helpers/broker";
+import { fakeService } from "../../helpers/call";
+import { useDevIdp } from "../../helpers/devidp";
 import { warehouse } from "../../helpers/fixtures";
-import { type Answer, http, setEnv } from "../gateway/setup";
+import { type Answer, http } from "../gateway/setup";
 
 const OWNED = 7001;
 const MB25 = 25 * 1024 * 1024;
@@ -37,41 +36,22 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 	this.timeout(60_000);
 	let broker: ServiceBroker;
 	let base: string;
-	let idp: DevIdp;
-	let jwks: Awaited<ReturnType<typeof serveJwks>>;
-	let restore: () => void;
+	const idp = useDevIdp();
 	let next = 910_000 + Math.floor(Math.random() * 80_000);
 
 	before(async () => {
-		idp = await createDevIdp();
-		jwks = await serveJwks(idp);
-		restore = setEnv({
-			AUTH_JWKS_URL: jwks.url,
-			AUTH_ISSUER: idp.issuer,
-			AUTH_AUDIENCE: idp.audience,
-			PORT: "0",
-		});
-		broker = new ServiceBroker(testBrokerOptions(false));
-		broker.createService(loadServiceSchema("gateway"));
-		broker.createService(loadServiceSchema("intake"));
-		broker.createService({
-			name: "warehouses",
-			actions: {
-				resolve: (ctx: Context<{ sender_id: number; id: number }>) =>
-					ctx.params.id === OWNED ? warehouse(ctx.params.sender_id, { id: OWNED }) : null,
-			},
-		});
-		await broker.start();
-		const { server } = broker.getLocalService("gateway") as Service & { server: Server };
-		base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+		({ broker, base } = await startWithGateway([
+			"intake",
+			fakeService("warehouses", {
+				resolve: (ctx) => (ctx.params.id === OWNED ? warehouse(ctx.params.sender_id, { id: OWNED }) : null),
+			}),
+		]));
 	});
 	after(async () => {
 		await broker?.stop();
-		jwks?.server.close();
-		restore?.();
 	});
 
-	const account = async (role?: Parameters<DevIdp["tokenFor"]>[1]) => {
+	const account = async (role?: Role) => {
 		const s = next++;
 		return { s, token: await idp.tokenFor(s, role) };
 	};

@@ -9,11 +9,8 @@
  * fake owning only warehouse `OWNED`.
  */
 import assert from "node:assert/strict";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { type Context, type Service, ServiceBroker } from "moleculer";
+import type { ServiceBroker } from "moleculer";
 import { getSequelize, select } from "../../../lib/db";
-import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
 import {
 	capRowErrors,
 	capText,
@@ -24,11 +21,12 @@ import {
 import { HeaderError, mapHeader, TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from "../../../lib/intake/bulk/columns";
 import { insertBulkJob } from "../../../lib/intake/bulk/jobs-store";
 import { finishJob, insertOutcomes } from "../../../lib/intake/bulk/store";
-import { loadServiceSchema } from "../../../lib/system";
-import { testBrokerOptions } from "../../helpers/broker";
+import { startWithGateway } from "../../helpers/broker";
+import { fakeService } from "../../helpers/call";
+import { useDevIdp } from "../../helpers/devidp";
 import { warehouse } from "../../helpers/fixtures";
 import { eventually } from "../../helpers/poll";
-import { http, setEnv } from "../gateway/setup";
+import { http } from "../gateway/setup";
 
 const OWNED = 7001;
 const UNKNOWN = 20_000;
@@ -96,37 +94,18 @@ describe("bulk error text is bounded (issue 31)", () => {
 		this.timeout(60_000);
 		let broker: ServiceBroker;
 		let base: string;
-		let idp: DevIdp;
-		let jwks: Awaited<ReturnType<typeof serveJwks>>;
-		let restore: () => void;
+		const idp = useDevIdp();
 
 		before(async () => {
-			idp = await createDevIdp();
-			jwks = await serveJwks(idp);
-			restore = setEnv({
-				AUTH_JWKS_URL: jwks.url,
-				AUTH_ISSUER: idp.issuer,
-				AUTH_AUDIENCE: idp.audience,
-				PORT: "0",
-			});
-			broker = new ServiceBroker(testBrokerOptions(false));
-			broker.createService(loadServiceSchema("gateway"));
-			broker.createService(loadServiceSchema("intake"));
-			broker.createService({
-				name: "warehouses",
-				actions: {
-					resolve: (ctx: Context<{ sender_id: number; id: number }>) =>
-						ctx.params.id === OWNED ? warehouse(ctx.params.sender_id, { id: OWNED }) : null,
-				},
-			});
-			await broker.start();
-			const { server } = broker.getLocalService("gateway") as Service & { server: Server };
-			base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+			({ broker, base } = await startWithGateway([
+				"intake",
+				fakeService("warehouses", {
+					resolve: (ctx) => (ctx.params.id === OWNED ? warehouse(ctx.params.sender_id, { id: OWNED }) : null),
+				}),
+			]));
 		});
 		after(async () => {
 			await broker?.stop();
-			jwks?.server.close();
-			restore?.();
 		});
 
 		it("a CSV header with 20,000 unknown columns: the job fails with a bounded error naming how many were left out; job and list answers stay small", async () => {

@@ -14,17 +14,17 @@
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { request, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { type Context, type Service, ServiceBroker } from "moleculer";
+import { request } from "node:http";
+import type { Context, ServiceBroker } from "moleculer";
 import { getSequelize, select } from "../../../lib/db";
-import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
 import { TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from "../../../lib/intake/bulk/columns";
 import { loadServiceSchema } from "../../../lib/system";
-import { testBrokerOptions } from "../../helpers/broker";
+import { startWithGateway } from "../../helpers/broker";
+import { fakeService } from "../../helpers/call";
+import { useDevIdp } from "../../helpers/devidp";
 import { warehouse } from "../../helpers/fixtures";
 import { eventually } from "../../helpers/poll";
-import { http, setEnv } from "../gateway/setup";
+import { http } from "../gateway/setup";
 
 const MB25 = 25 * 1024 * 1024;
 
@@ -59,9 +59,10 @@ describe("intake bulk upload: multipart parts in any order (issue 25)", function
 	this.timeout(120_000);
 	let broker: ServiceBroker;
 	let base: string;
-	let idp: DevIdp;
-	let jwks: Awaited<ReturnType<typeof serveJwks>>;
-	let restore: () => void;
+	const idp = useDevIdp({
+		// no worker: the row counts below change only through uploads
+		INTAKE_BULK_WORKER: "off",
+	});
 	let next = 930_000 + Math.floor(Math.random() * 60_000);
 	/** warehouse id → the account owning it */
 	const owners = new Map<number, number>();
@@ -69,48 +70,30 @@ describe("intake bulk upload: multipart parts in any order (issue 25)", function
 	const uploadErrors: string[] = [];
 
 	before(async () => {
-		idp = await createDevIdp();
-		jwks = await serveJwks(idp);
-		restore = setEnv({
-			AUTH_JWKS_URL: jwks.url,
-			AUTH_ISSUER: idp.issuer,
-			AUTH_AUDIENCE: idp.audience,
-			PORT: "0",
-			// no worker: the row counts below change only through uploads
-			INTAKE_BULK_WORKER: "off",
-		});
-		broker = new ServiceBroker(testBrokerOptions(false));
-		broker.createService(loadServiceSchema("gateway"));
 		const intake = loadServiceSchema("intake");
-		broker.createService({
-			...intake,
-			hooks: {
-				error: {
-					bulkUpload(_ctx: Context, err: Error) {
-						const body = (err as { data?: { body?: { error?: string } } }).data?.body;
-						uploadErrors.push(String(body?.error ?? err));
-						throw err;
+		({ broker, base } = await startWithGateway([
+			{
+				...intake,
+				hooks: {
+					error: {
+						bulkUpload(_ctx: Context, err: Error) {
+							const body = (err as { data?: { body?: { error?: string } } }).data?.body;
+							uploadErrors.push(String(body?.error ?? err));
+							throw err;
+						},
 					},
 				},
 			},
-		});
-		broker.createService({
-			name: "warehouses",
-			actions: {
-				resolve: (ctx: Context<{ sender_id: number; id: number }>) =>
+			fakeService("warehouses", {
+				resolve: (ctx) =>
 					owners.get(ctx.params.id) === ctx.params.sender_id
 						? warehouse(ctx.params.sender_id, { id: ctx.params.id })
 						: null,
-			},
-		});
-		await broker.start();
-		const { server } = broker.getLocalService("gateway") as Service & { server: Server };
-		base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+			}),
+		]));
 	});
 	after(async () => {
 		await broker?.stop();
-		jwks?.server.close();
-		restore?.();
 	});
 
 	/** A fresh account with one warehouse of its own. */

@@ -11,6 +11,7 @@ import type { PincodeInfo } from "../../../lib/contracts";
 import { exec, getSequelize, select } from "../../../lib/db";
 import { type Column, TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from "../../../lib/intake/bulk/columns";
 import { as, newSender } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { freshRef } from "../../helpers/fixtures";
 import { broker, create, reverseBody, rowsFor, useIntake, warehouseOf } from "./setup";
 
@@ -81,7 +82,7 @@ async function insertJob(
 }
 
 const run = (job_id: number) =>
-	broker().call("intake.processBulkJob", { job_id }) as Promise<{ status: string; error?: string }>;
+	callAs(broker(), "intake.processBulkJob", { job_id }) as Promise<{ status: string; error?: string }>;
 
 async function jobOf(job_id: number): Promise<Record<string, any>> {
 	const [j] = await select<Record<string, any>>(
@@ -393,7 +394,7 @@ describe("bulk processing", () => {
 			let seenOverHttp: { progress: number; total: number | null } | undefined;
 			beforeLookup = async () => {
 				midRun = await jobOf(id);
-				const api = (await broker().call("intake.bulkJob", { id: String(id) }, as(sender))) as {
+				const api = (await callAs(broker(), "intake.bulkJob", { id: String(id) }, as(sender))) as {
 					progress: number;
 					counts: { total: number | null };
 				};

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { userFor } from "../../../lib/auth";
 import { as, newSender } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { broker, create, failure, forwardBody, rowsFor, useIntake, warehouseOf, withField } from "./setup";
 
 describe("intake service", () => {
@@ -41,7 +42,7 @@ describe("intake service", () => {
 			// 2025-01-15 is an IST calendar day
 			assert.equal(new Date(row.order_date).toISOString(), "2025-01-14T18:30:00.000Z");
 
-			const rec: any = await broker().call("intake.getOrder", { sender_id: s, order_id: result.order_id });
+			const rec: any = await callAs(broker(), "intake.getOrder", { sender_id: s, order_id: result.order_id });
 			assert.equal(rec.order_id, result.order_id);
 			assert.equal(rec.product.declared_order_total, 999.99);
 			assert.equal(rec.product.cod_amount, 500);
@@ -51,7 +52,7 @@ describe("intake service", () => {
 			assert.equal(rec.reverse, null);
 			assert.equal(rec.state, "not_shipped");
 			assert.equal(
-				await broker().call("intake.getOrder", { sender_id: newSender(), order_id: result.order_id }),
+				await callAs(broker(), "intake.getOrder", { sender_id: newSender(), order_id: result.order_id }),
 				null,
 			);
 		});
@@ -269,7 +270,7 @@ describe("intake service", () => {
 					assert.equal(body.error, "Read-only role");
 				}
 				const { status } = await failure(() =>
-					broker().call("intake.createOrder", forwardBody(wh), as(s, role)),
+					callAs(broker(), "intake.createOrder", forwardBody(wh), as(s, role)),
 				);
 				assert.equal(status, 403);
 			}
@@ -277,7 +278,7 @@ describe("intake service", () => {
 			// other write roles may create
 			for (const role of ["merchant_admin", "merchant_ops"] as const) {
 				const opts = as(s, role);
-				await broker().call("intake.createOrder", forwardBody(wh), opts);
+				await callAs(broker(), "intake.createOrder", forwardBody(wh), opts);
 				assert.equal((opts.meta as any).$statusCode, 201);
 			}
 		});
@@ -286,12 +287,12 @@ describe("intake service", () => {
 			const s = newSender();
 			const user = { ...userFor(s, "merchant_ops"), role: "merchant_custom" as any, caps: [] };
 			const { status, body } = await failure(() =>
-				broker().call("intake.createOrder", forwardBody(warehouseOf(s)), { meta: { user } }),
+				callAs(broker(), "intake.createOrder", forwardBody(warehouseOf(s)), { meta: { user } }),
 			);
 			assert.equal(status, 403);
 			assert.equal(body.error, "forbidden");
 			assert.equal(body.cap, "orders.write");
-			const anon = await failure(() => broker().call("intake.createOrder", forwardBody(warehouseOf(s))));
+			const anon = await failure(() => callAs(broker(), "intake.createOrder", forwardBody(warehouseOf(s))));
 			assert.equal(anon.status, 401);
 			assert.equal(anon.body.error, "Authentication required");
 			assert.equal((await rowsFor(s)).length, 0);

@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { as, newSender } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import {
 	broker,
 	create,
@@ -49,14 +50,14 @@ describe("intake service", () => {
 
 			// GET /v1/orders/status finds the return by the order_no its create answered; the forward order
 			// keeps its own number
-			const st: any = await broker().call("intake.status", { order_no: rev.result.order_no }, as(s));
+			const st: any = await callAs(broker(), "intake.status", { order_no: rev.result.order_no }, as(s));
 			assert.equal(st.order_no, "SO-1001-R");
 			assert.equal(st.state, "not_shipped");
-			const fst: any = await broker().call("intake.status", { order_no: "SO-1001" }, as(s));
+			const fst: any = await callAs(broker(), "intake.status", { order_no: "SO-1001" }, as(s));
 			assert.equal(fst.order_no, "SO-1001");
 			// a forward order's create answer is unchanged: {order_id} only
 			assert.deepEqual(Object.keys(fwd.result), ["order_id"]);
-			const rec: any = await broker().call("intake.getOrder", {
+			const rec: any = await callAs(broker(), "intake.getOrder", {
 				sender_id: s,
 				order_id: rev.result.order_id,
 			});

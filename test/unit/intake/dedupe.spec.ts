@@ -32,7 +32,11 @@ describe("intake service", () => {
 			const ids = new Set(answers.map((a) => a.result.order_id));
 			assert.equal(ids.size, 1);
 			assert.equal(answers.filter((a) => a.statusCode === 201).length, 1);
-			assert.equal(answers.filter((a) => a.result.deduped === true && a.statusCode === 200).length, 9);
+			assert.equal(
+				answers.filter((a) => "deduped" in a.result && a.result.deduped === true && a.statusCode === 200)
+					.length,
+				9,
+			);
 			const rows = await rowsFor(s);
 			assert.equal(rows.length, 1);
 			assert.equal(Number(rows[0].order_id), [...ids][0]);

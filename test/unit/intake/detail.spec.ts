@@ -10,6 +10,7 @@ import { API_ALIASES } from "../../../lib/gateway/routes";
 import { DEFAULT_TRACKING_URL_TEMPLATE } from "../../../lib/intake/list";
 import { labelLinkUrl } from "../../../lib/label-link";
 import { newSender } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { createOrder, get, moveTo, sql, useReadSide } from "./list-helpers";
 
 describe("GET /v1/orders/{id}", () => {
@@ -107,7 +108,7 @@ describe("GET /v1/orders/{id}", () => {
 			[id],
 		);
 		const apply = (seq: number, status: string, status_at: string) =>
-			sys.broker.call("intake.applyBookingUpdate", {
+			callAs(sys.broker, "intake.applyBookingUpdate", {
 				order_id: id,
 				sender_id: s,
 				attempt_id: Number(booking_attempt_id),

@@ -10,19 +10,20 @@ import assert from "node:assert/strict";
 import { type Role, userFor } from "../../../lib/auth";
 import { getSequelize, select } from "../../../lib/db";
 import { newSender, rejects } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { broker, failure } from "./setup";
 import {
 	bookingDown,
-	callAs,
 	closeAnswers,
 	closeCalls,
+	intakeAs,
 	move,
 	newOrder,
 	useUnshipped,
 } from "./unshipped-setup";
 
 const hide = (sender: number, id: number | string, role?: Role) =>
-	callAs("intake.hideOrder", { id: String(id) }, sender, role);
+	intakeAs("intake.hideOrder", { id: String(id) }, sender, role);
 
 async function hiddenAt(id: number): Promise<Date | null> {
 	const [r] = await select<{ hidden_at: Date | null }>(
@@ -82,15 +83,13 @@ describe("intake: hide (POST /v1/orders/{id}/hide, §4.3)", function () {
 		await move(sender, failed, { to: "failed", code: "courier_refused" });
 		const booked = await newOrder(sender);
 		await move(sender, booked, { to: "booked" });
-		const ids = async (action: string) =>
-			((await callAs(action, {}, sender)) as any).data.map((x: any) => x.order_id);
+		const ids = async (action: "intake.listUnshipped" | "intake.listOrders") =>
+			(await intakeAs(action, {}, sender)).data.map((x) => x.order_id);
 		const typeCount = async (t: string) =>
-			((await callAs("intake.unshippedErrorTypes", {}, sender)) as any).data.find(
-				(e: any) => e.error_type === t,
-			).count;
+			(await intakeAs("intake.unshippedErrorTypes", {}, sender)).data.find((e) => e.error_type === t)?.count;
 
 		assert.deepEqual(await ids("intake.listUnshipped"), [failed, gone, keep]);
-		assert.deepEqual(await callAs("intake.unshippedCounts", {}, sender), {
+		assert.deepEqual(await intakeAs("intake.unshippedCounts", {}, sender), {
 			total: 3,
 			unshipped: 2,
 			failed: 1,
@@ -100,7 +99,7 @@ describe("intake: hide (POST /v1/orders/{id}/hide, §4.3)", function () {
 
 		for (const id of [gone, failed, booked]) await hide(sender, id);
 		assert.deepEqual(await ids("intake.listUnshipped"), [keep]);
-		assert.deepEqual(await callAs("intake.unshippedCounts", {}, sender), {
+		assert.deepEqual(await intakeAs("intake.unshippedCounts", {}, sender), {
 			total: 1,
 			unshipped: 1,
 			failed: 0,
@@ -158,7 +157,7 @@ describe("intake: hide (POST /v1/orders/{id}/hide, §4.3)", function () {
 		const f = await failure(() => hide(sender, id));
 		assert.deepEqual([f.status, f.body.error], [503, "service_unavailable"]);
 		assert.equal(await hiddenAt(id), null);
-		const page: any = await callAs("intake.listUnshipped", {}, sender);
+		const page: any = await intakeAs("intake.listUnshipped", {}, sender);
 		assert.deepEqual(
 			page.data.map((x: any) => x.order_id),
 			[id],
@@ -178,7 +177,7 @@ describe("intake: hide (POST /v1/orders/{id}/hide, §4.3)", function () {
 		}
 		const user = { ...userFor(sender), role: "merchant_viewer" as Role, caps: [], read_only: false };
 		const err = await rejects(() =>
-			broker().call("intake.hideOrder", { id: String(id) }, { meta: { user } }),
+			callAs(broker(), "intake.hideOrder", { id: String(id) }, { meta: { user } }),
 		);
 		assert.deepEqual([err.code, err.data.body.error, err.data.body.cap], [403, "forbidden", "orders.write"]);
 		assert.equal(await hiddenAt(id), null);

@@ -8,6 +8,7 @@ import { getSequelize, select } from "../../../lib/db";
 import { insertOrder } from "../../../lib/intake/store";
 import { parseOrderInput } from "../../../lib/intake/validation";
 import { newSender } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { book, broker, create, forwardBody, useIntake, warehouseOf } from "./setup";
 
 describe("intake service", () => {
@@ -37,7 +38,7 @@ describe("intake service", () => {
 			}); // unshipped
 			await book(s, ids[4], { seq: 3, status: "delivered" }); // closed
 			await book(s, ids[5], { seq: 3, status: "in_transit" }); // picked up
-			const usage = (await broker().call("intake.warehouseUsage", {
+			const usage = (await callAs(broker(), "intake.warehouseUsage", {
 				sender_id: s,
 				warehouse_id: wh,
 			})) as WarehouseUsage;
@@ -48,7 +49,7 @@ describe("intake service", () => {
 				order_ids: [ids[3], ids[2], ids[1], ids[0]],
 			});
 			assert.deepEqual(
-				await broker().call("intake.warehouseUsage", { sender_id: foreign, warehouse_id: wh }),
+				await callAs(broker(), "intake.warehouseUsage", { sender_id: foreign, warehouse_id: wh }),
 				{
 					count: 0,
 					unshipped: 0,
@@ -63,7 +64,7 @@ describe("intake service", () => {
 			const wh = warehouseOf(s);
 			const ids: number[] = [];
 			for (let i = 0; i < 23; i++) ids.push((await create(s, forwardBody(wh))).result.order_id);
-			const usage = (await broker().call("intake.warehouseUsage", {
+			const usage = (await callAs(broker(), "intake.warehouseUsage", {
 				sender_id: s,
 				warehouse_id: wh,
 			})) as WarehouseUsage;
@@ -88,9 +89,12 @@ describe("intake service", () => {
 			const theirs = await insertOrder(db, other, orphan("ORPH-1"));
 			const placed = await create(s, forwardBody(warehouseOf(s), "PLACED-1"));
 			const wh = warehouseOf(s);
-			assert.deepEqual(await broker().call("intake.adoptOrphanOrders", { sender_id: s, warehouse_id: wh }), {
-				count: 2,
-			});
+			assert.deepEqual(
+				await callAs(broker(), "intake.adoptOrphanOrders", { sender_id: s, warehouse_id: wh }),
+				{
+					count: 2,
+				},
+			);
 			const rows = await select<{ order_id: string; pickup_address_id: string | null }>(
 				db,
 				`SELECT order_id, pickup_address_id FROM intake.orders WHERE order_id IN ($1, $2, $3, $4, $5) ORDER BY order_id`,
@@ -107,9 +111,12 @@ describe("intake service", () => {
 			assert.equal(byId.get(booked.order_id), null);
 			assert.equal(byId.get(theirs.order_id), null);
 			assert.notEqual(byId.get(placed.result.order_id), wh);
-			assert.deepEqual(await broker().call("intake.adoptOrphanOrders", { sender_id: s, warehouse_id: wh }), {
-				count: 0,
-			});
+			assert.deepEqual(
+				await callAs(broker(), "intake.adoptOrphanOrders", { sender_id: s, warehouse_id: wh }),
+				{
+					count: 0,
+				},
+			);
 		});
 
 		it("shippedCounts counts orders booked since a time per pickup warehouse", async () => {
@@ -130,13 +137,13 @@ describe("intake service", () => {
 				},
 			);
 			const since = new Date(Date.now() - 30 * 86_400_000).toISOString();
-			assert.deepEqual(await broker().call("intake.shippedCounts", { sender_id: s, since }), {
+			assert.deepEqual(await callAs(broker(), "intake.shippedCounts", { sender_id: s, since }), {
 				[String(whA)]: 2,
 				[String(whB)]: 1,
 			});
 			const future = new Date(Date.now() + 3_600_000).toISOString();
-			assert.deepEqual(await broker().call("intake.shippedCounts", { sender_id: s, since: future }), {});
-			assert.deepEqual(await broker().call("intake.shippedCounts", { sender_id: newSender(), since }), {});
+			assert.deepEqual(await callAs(broker(), "intake.shippedCounts", { sender_id: s, since: future }), {});
+			assert.deepEqual(await callAs(broker(), "intake.shippedCounts", { sender_id: newSender(), since }), {});
 		});
 	});
 });

@@ -12,17 +12,16 @@
  * (as booking does); what is under test is always read over HTTP.
  */
 import assert from "node:assert/strict";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { type Context, type Service, ServiceBroker } from "moleculer";
-import type { LabelInfo, ShipmentRecord, Warehouse } from "../../../lib/contracts";
+import type { ServiceBroker } from "moleculer";
+import type { LabelInfo, ShipmentRecord } from "../../../lib/contracts";
 import { getSequelize, select } from "../../../lib/db";
-import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
+import type { DevIdp } from "../../../lib/devidp";
 import { isShipmentStatus, type LifecycleStatus } from "../../../lib/shipment-status";
-import { loadServiceSchema } from "../../../lib/system";
-import { as, testBrokerOptions } from "../../helpers/broker";
+import { as, startWithGateway } from "../../helpers/broker";
+import { callRaw, fakeService } from "../../helpers/call";
+import { useDevIdp } from "../../helpers/devidp";
 import { warehouse } from "../../helpers/fixtures";
-import { type Answer, http, setEnv } from "../gateway/setup";
+import { type Answer, http } from "../gateway/setup";
 import { forwardBody, reverseBody } from "./setup";
 
 /** The system under test of one spec file (filled by the `before` hook). */
@@ -52,58 +51,32 @@ export function useReadSide(env: Record<string, string | undefined> = {}): ReadS
 		calls: [],
 		down: { booking: false, documents: false },
 	} as Partial<ReadSide> as ReadSide;
-	let jwks: Awaited<ReturnType<typeof serveJwks>>;
-	let restore: () => void;
+	const auth = useDevIdp(env);
 	before(async () => {
-		sys.idp = await createDevIdp();
-		jwks = await serveJwks(sys.idp);
-		restore = setEnv({
-			AUTH_JWKS_URL: jwks.url,
-			AUTH_ISSUER: sys.idp.issuer,
-			AUTH_AUDIENCE: sys.idp.audience,
-			PORT: "0",
-			MSA_DEV_IDP: undefined,
-			...env,
-		});
-		sys.broker = new ServiceBroker(testBrokerOptions(false));
-		sys.broker.createService(loadServiceSchema("gateway"));
-		sys.broker.createService(loadServiceSchema("intake"));
-		sys.broker.createService({
-			name: "warehouses",
-			actions: {
-				resolve: (ctx: Context<{ sender_id: number; id: number }>): Warehouse =>
-					warehouse(ctx.params.sender_id, { id: ctx.params.id }),
-			},
-		});
-		type Key = { sender_id: number; order_id: number };
-		sys.broker.createService({
-			name: "booking",
-			actions: {
-				getShipment(ctx: Context<Key>): ShipmentRecord | null {
+		sys.idp = auth.idp;
+		({ broker: sys.broker, base: sys.base } = await startWithGateway([
+			"intake",
+			fakeService("warehouses", {
+				resolve: (ctx) => warehouse(ctx.params.sender_id, { id: ctx.params.id }),
+			}),
+			fakeService("booking", {
+				getShipment(ctx) {
 					sys.calls.push(`booking.getShipment ${ctx.params.sender_id} ${ctx.params.order_id}`);
 					if (sys.down.booking) throw new Error("booking crashed");
 					return sys.shipments.get(ctx.params.order_id) ?? null;
 				},
-			},
-		});
-		sys.broker.createService({
-			name: "documents",
-			actions: {
-				labelInfo(ctx: Context<Key>): LabelInfo | null {
+			}),
+			fakeService("documents", {
+				labelInfo(ctx) {
 					sys.calls.push(`documents.labelInfo ${ctx.params.sender_id} ${ctx.params.order_id}`);
 					if (sys.down.documents) throw new Error("documents crashed");
 					return sys.labels.get(ctx.params.order_id) ?? null;
 				},
-			},
-		});
-		await sys.broker.start();
-		const { server } = sys.broker.getLocalService("gateway") as Service & { server: Server };
-		sys.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+			}),
+		]));
 	});
 	after(async () => {
 		await sys.broker?.stop();
-		jwks?.server.close();
-		restore?.();
 	});
 	return sys;
 }
@@ -192,7 +165,7 @@ export async function moveTo(
 	const attempt_id = ++attempt;
 	const base = { order_id, sender_id: sender, attempt_id };
 	const apply = async (u: Record<string, unknown>) => {
-		const r = (await sys.broker.call("intake.applyBookingUpdate", { ...base, ...u })) as { applied: boolean };
+		const r = await callRaw(sys.broker, "intake.applyBookingUpdate", { ...base, ...u });
 		assert.equal(r.applied, true, `update ${JSON.stringify(u)} of order ${order_id}`);
 	};
 	await apply({ seq: 1, state: "booking_in_progress", status: "booking_queued" });

@@ -6,9 +6,9 @@
  * A fake `booking` service answers `booking.orderState` in the contract's shape.
  */
 import assert from "node:assert/strict";
-import type { Context } from "moleculer";
 import type { OrderBookingState } from "../../../lib/contracts";
 import { as, newSender } from "../../helpers/broker";
+import { callAs, fakeService } from "../../helpers/call";
 import { book, broker, create, forwardBody, useIntake, warehouseOf } from "./setup";
 
 /** order_id → booking's answer. */
@@ -35,17 +35,16 @@ function state(attempt_id: number, over: Partial<OrderBookingState> = {}): Order
 describe("intake service", () => {
 	useIntake();
 	before(async () => {
-		broker().createService({
-			name: "booking",
-			actions: {
-				async orderState(ctx: Context<{ sender_id: number; order_id: number }>) {
+		broker().createService(
+			fakeService("booking", {
+				async orderState(ctx) {
 					asked.push(ctx.params.order_id);
 					if (mode === "down") throw new Error("booking is unreachable");
 					if (mode === "slow") await new Promise((r) => setTimeout(r, 3_000));
 					return known.get(ctx.params.order_id) ?? null;
 				},
-			},
-		});
+			}),
+		);
 		await broker().waitForServices(["booking"], 10_000, 10);
 	});
 	afterEach(() => {
@@ -58,7 +57,7 @@ describe("intake service", () => {
 			const body = forwardBody(warehouseOf(s));
 			const { result } = await create(s, body);
 			const status = () =>
-				broker().call("intake.status", { order_no: body.customer_order_no }, as(s)) as Promise<any>;
+				callAs(broker(), "intake.status", { order_no: body.customer_order_no }, as(s)) as Promise<any>;
 			return { s, id: result.order_id as number, status };
 		}
 

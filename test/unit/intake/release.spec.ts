@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { cancelledUpdate } from "../../../lib/booking/store/cancel";
 import { as, newSender } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import {
 	book,
 	broker,
@@ -75,7 +76,7 @@ describe("intake service", () => {
 			const s = newSender();
 			const body = forwardBody(warehouseOf(s), `REL-ST-${s}`);
 			const ref = body.customer_order_no;
-			const status = () => broker().call("intake.status", { order_no: ref }, as(s)) as Promise<any>;
+			const status = () => callAs(broker(), "intake.status", { order_no: ref }, as(s)) as Promise<any>;
 			const first = await create(s, body);
 			await book(s, first.result.order_id, cancelled(s, first.result.order_id));
 			assert.equal((await status()).status, "cancelled");

@@ -5,11 +5,12 @@
  * -> Warehouse | null` (contract shape, test/helpers/fixtures.ts).
  */
 import assert from "node:assert/strict";
-import type { Context, ServiceBroker } from "moleculer";
-import type { BookingUpdate, Warehouse } from "../../../lib/contracts";
+import type { ServiceBroker } from "moleculer";
+import type { BookingUpdate, CallMeta } from "../../../lib/contracts";
 import { getSequelize, select } from "../../../lib/db";
 import { errorBodyOf } from "../../../lib/errors";
 import { as, rejects, startBroker } from "../../helpers/broker";
+import { callAs, fakeService } from "../../helpers/call";
 import { freshId, warehouse } from "../../helpers/fixtures";
 
 /** Warehouses the fake `warehouses.resolve` knows: id → owning sender. */
@@ -119,12 +120,11 @@ export function useIntake(): void {
 	before(async () => {
 		process.env.INTAKE_WAREHOUSE_CACHE_MS = "600000";
 		current = await startBroker(["intake"]);
-		current.createService({
-			name: "warehouses",
-			actions: {
+		current.createService(
+			fakeService("warehouses", {
 				resolve: {
 					params: { sender_id: "number", id: "number" },
-					async handler(ctx: Context<{ sender_id: number; id: number }>): Promise<Warehouse | null> {
+					async handler(ctx) {
 						const { sender_id, id } = ctx.params;
 						resolveCalls.push({ sender_id, id });
 						const owned = warehouseOwner.get(id) === sender_id;
@@ -133,8 +133,8 @@ export function useIntake(): void {
 						return warehouse(sender_id, { id });
 					},
 				},
-			},
-		});
+			}),
+		);
 		await current.waitForServices(["warehouses"], 10_000, 10);
 	});
 	after(async () => {
@@ -146,15 +146,19 @@ export function useIntake(): void {
 }
 
 /** Creates an order as `sender` (forward unless `action` says otherwise) and returns `{result, statusCode}`. */
-export async function create(sender: number, body: Record<string, any>, action = "intake.createOrder") {
+export async function create(
+	sender: number,
+	body: Record<string, any>,
+	action: "intake.createOrder" | "intake.createReverse" = "intake.createOrder",
+) {
 	const opts = as(sender);
-	const result = (await broker().call(action, body, opts)) as Record<string, any>;
-	return { result, statusCode: (opts.meta as any).$statusCode as number | undefined };
+	const result = await callAs(broker(), action, body, opts);
+	return { result, statusCode: (opts.meta as CallMeta).$statusCode };
 }
 
 /** Applies a booking update (default: attempt 1, seq 2, booked with AWB `AWB<order_id>`). */
 export async function book(sender: number, order_id: number, u: Partial<BookingUpdate> = {}) {
-	return broker().call("intake.applyBookingUpdate", {
+	return callAs(broker(), "intake.applyBookingUpdate", {
 		order_id,
 		sender_id: sender,
 		attempt_id: 1,

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { labelLinkUrl } from "../../../lib/label-link";
 import { as, newSender } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { book, broker, create, failure, forwardBody, useIntake, warehouseOf } from "./setup";
 
 describe("intake service", () => {
@@ -14,7 +15,7 @@ describe("intake service", () => {
 		it("400 order_no is required when absent or empty", async () => {
 			const s = newSender();
 			for (const params of [{}, { order_no: "" }, { order_no: "   " }]) {
-				const { status, body } = await failure(() => broker().call("intake.status", params, as(s)));
+				const { status, body } = await failure(() => callAs(broker(), "intake.status", params, as(s)));
 				assert.equal(status, 400);
 				assert.deepEqual(body, { error: "order_no is required", message: "order_no is required" });
 			}
@@ -25,14 +26,14 @@ describe("intake service", () => {
 			const other = newSender();
 			await create(other, forwardBody(warehouseOf(other), "SHARED-REF-1"));
 			for (const order_no of ["NOPE-1", "SHARED-REF-1"]) {
-				const { status, body } = await failure(() => broker().call("intake.status", { order_no }, as(s)));
+				const { status, body } = await failure(() => callAs(broker(), "intake.status", { order_no }, as(s)));
 				assert.equal(status, 404);
 				assert.equal(body.error, "order_not_found");
 				assert.equal(typeof body.message, "string");
 			}
 			// a sender_id param changes nothing (§1 rule 3)
 			const spoof = await failure(() =>
-				broker().call("intake.status", { order_no: "SHARED-REF-1", sender_id: String(other) }, as(s)),
+				callAs(broker(), "intake.status", { order_no: "SHARED-REF-1", sender_id: String(other) }, as(s)),
 			);
 			assert.equal(spoof.status, 404);
 		});
@@ -40,7 +41,7 @@ describe("intake service", () => {
 		it("answers the §2.4 record; read-only roles may read it", async () => {
 			const s = newSender();
 			await create(s, forwardBody(warehouseOf(s), "ST-1"));
-			const st: any = await broker().call("intake.status", { order_no: "ST-1" }, as(s, "merchant_staff"));
+			const st: any = await callAs(broker(), "intake.status", { order_no: "ST-1" }, as(s, "merchant_staff"));
 			assert.deepEqual(Object.keys(st).sort(), [
 				"awb_number",
 				"courier",
@@ -59,7 +60,7 @@ describe("intake service", () => {
 			assert.equal(st.failure_reason, null);
 			assert.equal(st.label_url, null);
 			assert.ok(!Number.isNaN(Date.parse(st.created_at)));
-			const anon = await failure(() => broker().call("intake.status", { order_no: "ST-1" }));
+			const anon = await failure(() => callAs(broker(), "intake.status", { order_no: "ST-1" }));
 			assert.equal(anon.status, 401);
 		});
 
@@ -75,14 +76,14 @@ describe("intake service", () => {
 				courier: undefined,
 				logistic_id: undefined,
 			});
-			let st: any = await broker().call("intake.status", { order_no: "ST-2" }, as(s));
+			let st: any = await callAs(broker(), "intake.status", { order_no: "ST-2" }, as(s));
 			assert.equal(st.state, "booking_in_progress");
 			assert.equal(st.status, "booking_queued");
 			assert.equal(st.awb_number, null);
 			assert.equal(st.label_url, null);
 
 			assert.deepEqual(await book(s, id, { seq: 2 }), { applied: true });
-			st = await broker().call("intake.status", { order_no: "ST-2" }, as(s));
+			st = await callAs(broker(), "intake.status", { order_no: "ST-2" }, as(s));
 			assert.equal(st.state, "booked");
 			assert.equal(st.status, "booked");
 			assert.equal(st.awb_number, `AWB${id}`);
@@ -98,7 +99,7 @@ describe("intake service", () => {
 				courier: null,
 				failure_reason: "No courier serves pincode 560038 for COD",
 			});
-			st = await broker().call("intake.status", { order_no: "ST-3" }, as(s));
+			st = await callAs(broker(), "intake.status", { order_no: "ST-3" }, as(s));
 			assert.equal(st.state, "failed");
 			assert.equal(st.awb_number, null);
 			assert.equal(st.courier, null);

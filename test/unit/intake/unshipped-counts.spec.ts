@@ -9,11 +9,11 @@ import assert from "node:assert/strict";
 import { ERROR_TYPE_NAMES } from "../../../lib/intake/unshipped";
 import { newSender } from "../../helpers/broker";
 import { failure } from "./setup";
-import { callAs, move, newOrder, useUnshipped } from "./unshipped-setup";
+import { intakeAs, move, newOrder, useUnshipped } from "./unshipped-setup";
 
 const counts = (sender: number, query: Record<string, unknown> = {}) =>
-	callAs("intake.unshippedCounts", query, sender);
-const errorTypes = (sender: number) => callAs("intake.unshippedErrorTypes", {}, sender);
+	intakeAs("intake.unshippedCounts", query, sender);
+const errorTypes = (sender: number) => intakeAs("intake.unshippedErrorTypes", {}, sender);
 
 /**
  * An account with a known queue: forward 3 unshipped (one without pickup), 2
@@ -38,7 +38,7 @@ async function seed(): Promise<{ sender: number; ids: Record<string, number> }> 
 	await move(sender, ids.cancelled, { to: "in_queue" });
 	await move(sender, ids.cancelled, { to: "cancelled" });
 	ids.hidden = await newOrder(sender);
-	await callAs("intake.hideOrder", { id: String(ids.hidden) }, sender);
+	await intakeAs("intake.hideOrder", { id: String(ids.hidden) }, sender);
 	ids.rNew = await newOrder(sender, { reverse: true });
 	ids.rQueued = await newOrder(sender, { reverse: true });
 	await move(sender, ids.rQueued, { to: "in_queue" });
@@ -74,9 +74,9 @@ describe("intake: unshipped counts and error types (§4.3)", function () {
 		assert.deepEqual(await counts(sender), { total: 5, unshipped: 2, failed: 2, in_queue: 1 });
 		await move(sender, ids.queued, { to: "failed", code: "courier_refused" });
 		assert.deepEqual(await counts(sender), { total: 5, unshipped: 2, failed: 3, in_queue: 0 });
-		await callAs("intake.hideOrder", { id: String(ids.failed1) }, sender);
+		await intakeAs("intake.hideOrder", { id: String(ids.failed1) }, sender);
 		assert.deepEqual(await counts(sender), { total: 4, unshipped: 2, failed: 2, in_queue: 0 });
-		await callAs("intake.hideOrder", { id: String(ids.rNew) }, sender);
+		await intakeAs("intake.hideOrder", { id: String(ids.rNew) }, sender);
 		assert.deepEqual(await counts(sender, { shipment_type: "1" }), { unshipped: 1, failed: 1 });
 	});
 
@@ -117,7 +117,7 @@ describe("intake: unshipped counts and error types (§4.3)", function () {
 		});
 		// each count is what the list answers for that filter
 		for (const t of ERROR_TYPE_NAMES) {
-			const page: any = await callAs("intake.listUnshipped", { error_type: t }, sender);
+			const page: any = await intakeAs("intake.listUnshipped", { error_type: t }, sender);
 			assert.equal(page.data.length, byType[t], t);
 		}
 		const empty: any = await errorTypes(newSender());

@@ -12,11 +12,12 @@ import { userFor } from "../../../lib/auth";
 import { exec, getSequelize, select } from "../../../lib/db";
 import { EDIT_WINDOW_DAYS, EDITABLE_FIELDS } from "../../../lib/intake/unshipped";
 import { newSender, rejects } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { book, broker, failure, forwardBody, warehouseOf, withField } from "./setup";
 import {
 	bookingDown,
 	bookingStates,
-	callAs,
+	intakeAs,
 	move,
 	newOrder,
 	stateCalls,
@@ -24,7 +25,7 @@ import {
 } from "./unshipped-setup";
 
 const edit = (sender: number, id: number | string, body: Record<string, unknown>, role?: Role) =>
-	callAs("intake.editUnshipped", { ...body, id: String(id) }, sender, role);
+	intakeAs("intake.editUnshipped", { ...body, id: String(id) }, sender, role);
 
 const RECEIVER_COLUMNS = EDITABLE_FIELDS.map((k) => `receiver_${k}`);
 
@@ -93,7 +94,7 @@ describe("intake: unshipped edit (PATCH /v1/orders/unshipped/{id}, §4.3)", func
 		assert.deepEqual(await rowOf(id), after);
 
 		// the list row shows the edit
-		const page: any = await callAs("intake.listUnshipped", {}, sender);
+		const page: any = await intakeAs("intake.listUnshipped", {}, sender);
 		assert.equal(page.data[0].address.city, "Mysuru");
 		assert.equal(page.data[0].edited_at, after.edited_at.toISOString());
 	});
@@ -191,7 +192,7 @@ describe("intake: unshipped edit (PATCH /v1/orders/unshipped/{id}, §4.3)", func
 		for (const [key, value] of cases) {
 			// what create answers for the same receiver value
 			const c = await failure(() =>
-				broker().call("intake.createOrder", withField(forwardBody(wh), `receiver.${key}`, value), {
+				callAs(broker(), "intake.createOrder", withField(forwardBody(wh), `receiver.${key}`, value), {
 					meta: { user: userFor(sender) },
 				}),
 			);
@@ -243,7 +244,7 @@ describe("intake: unshipped edit (PATCH /v1/orders/unshipped/{id}, §4.3)", func
 		await refused(sender, cancelled, "cancelled");
 
 		const hidden = await newOrder(sender);
-		await callAs("intake.hideOrder", { id: String(hidden) }, sender);
+		await intakeAs("intake.hideOrder", { id: String(hidden) }, sender);
 		await refused(sender, hidden, "hidden");
 
 		assert.equal(EDIT_WINDOW_DAYS, 30);
@@ -321,7 +322,7 @@ describe("intake: unshipped edit (PATCH /v1/orders/unshipped/{id}, §4.3)", func
 		}
 		const user = { ...userFor(sender), role: "merchant_viewer" as Role, caps: [], read_only: false };
 		const err = await rejects(() =>
-			broker().call("intake.editUnshipped", { id: String(id), city: "Pune" }, { meta: { user } }),
+			callAs(broker(), "intake.editUnshipped", { id: String(id), city: "Pune" }, { meta: { user } }),
 		);
 		assert.equal(err.code, 403);
 		assert.deepEqual([err.data.body.error, err.data.body.cap], ["forbidden", "orders.write"]);

@@ -8,14 +8,12 @@
  * intake service on real PostgreSQL, and fakes of warehouses and booking.
  */
 import assert from "node:assert/strict";
-import type { Context, ServiceBroker } from "moleculer";
-import { ServiceBroker as Broker } from "moleculer";
-import type { Warehouse } from "../../../lib/contracts";
-import { createDevIdp, type DevIdp, serveJwks } from "../../../lib/devidp";
-import { loadServiceSchema } from "../../../lib/system";
-import { newSender, testBrokerOptions } from "../../helpers/broker";
+import type { ServiceBroker } from "moleculer";
+import { newSender, startWithGateway } from "../../helpers/broker";
+import { fakeService } from "../../helpers/call";
+import { useDevIdp } from "../../helpers/devidp";
 import { warehouse } from "../../helpers/fixtures";
-import { http, setEnv } from "../gateway/setup";
+import { http } from "../gateway/setup";
 import { forwardBody, warehouseOf, warehouseOwner } from "./setup";
 import { closeCalls, FAKE_BOOKING } from "./unshipped-setup";
 
@@ -23,41 +21,22 @@ describe("intake: unshipped queue over HTTP (§4.3 routes)", function () {
 	this.timeout(60_000);
 	let broker: ServiceBroker;
 	let base: string;
-	let idp: DevIdp;
-	let jwks: Awaited<ReturnType<typeof serveJwks>>;
-	let restoreEnv: () => void;
+	const idp = useDevIdp();
 
 	before(async () => {
-		idp = await createDevIdp();
-		jwks = await serveJwks(idp);
-		restoreEnv = setEnv({
-			AUTH_JWKS_URL: jwks.url,
-			AUTH_ISSUER: idp.issuer,
-			AUTH_AUDIENCE: idp.audience,
-			PORT: "0",
-			MSA_DEV_IDP: undefined,
-		});
-		broker = new Broker(testBrokerOptions(false));
-		broker.createService(loadServiceSchema("gateway"));
-		broker.createService(loadServiceSchema("intake"));
-		broker.createService({
-			name: "warehouses",
-			actions: {
-				resolve(ctx: Context<{ sender_id: number; id: number }>): Warehouse | null {
+		({ broker, base } = await startWithGateway([
+			"intake",
+			fakeService("warehouses", {
+				resolve(ctx) {
 					const { sender_id, id } = ctx.params;
 					return warehouseOwner.get(id) === sender_id ? warehouse(sender_id, { id }) : null;
 				},
-			},
-		});
-		broker.createService(FAKE_BOOKING);
-		await broker.start();
-		const gw = broker.getLocalService("gateway") as unknown as { server: { address(): { port: number } } };
-		base = `http://127.0.0.1:${gw.server.address().port}`;
+			}),
+			FAKE_BOOKING,
+		]));
 	});
 	after(async () => {
 		await broker?.stop();
-		jwks?.server.close();
-		restoreEnv?.();
 	});
 
 	/** Creates an order over HTTP as the holder of `token`; answers its id. */

@@ -10,10 +10,10 @@ import { encodeCursor } from "../../../lib/cursor";
 import { ERROR_TYPE_NAMES } from "../../../lib/intake/unshipped";
 import { newSender, rejects } from "../../helpers/broker";
 import { failure } from "./setup";
-import { callAs, move, newOrder, useUnshipped } from "./unshipped-setup";
+import { intakeAs, move, newOrder, useUnshipped } from "./unshipped-setup";
 
 const list = (sender: number, query: Record<string, unknown> = {}) =>
-	callAs("intake.listUnshipped", query, sender);
+	intakeAs("intake.listUnshipped", query, sender);
 
 /** Every order id of the account's queue under `query`, walking `nextCursor` pages of `limit`. */
 async function walk(sender: number, query: Record<string, unknown>, limit: number): Promise<number[]> {
@@ -54,7 +54,7 @@ describe("intake: unshipped list (GET /v1/orders/unshipped, §4.3)", function ()
 		await move(sender, cancelled, { to: "booked" });
 		await move(sender, cancelled, { to: "cancelled" });
 		const hidden = await newOrder(sender);
-		await callAs("intake.hideOrder", { id: String(hidden) }, sender);
+		await intakeAs("intake.hideOrder", { id: String(hidden) }, sender);
 		const ret = await newOrder(sender, { reverse: true });
 		const orphan = await newOrder(sender, { pickup: null });
 		await newOrder(newSender());
@@ -373,7 +373,7 @@ describe("intake: unshipped list (GET /v1/orders/unshipped, §4.3)", function ()
 	});
 
 	it("answers 401 without a caller", async () => {
-		const err = await rejects(() => callAs("intake.listUnshipped", {}, 0));
+		const err = await rejects(() => intakeAs("intake.listUnshipped", {}, 0));
 		assert.equal(err.code, 401);
 	});
 });

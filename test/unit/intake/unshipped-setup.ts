@@ -1,18 +1,14 @@
-/**
- * Shared setup of the unshipped-queue specs (unshipped*.spec.ts, hide.spec.ts;
- * spec §2.5, §3, §4.3, §7): the real intake service on real PostgreSQL
- * (./setup.ts `useIntake`, with its fake `warehouses.resolve`) plus a fake
- * `booking` answering the two actions intake calls here in their contract
- * shapes: `booking.closeCancellation {sender_id, order_id} → {closed, refunded}`
- * and `booking.orderState {sender_id, order_id} → OrderBookingState | null`.
- * Orders are created through `intake.createOrder` and moved through their
- * booking states with `intake.applyBookingUpdate`, as booking's outbox does.
- */
-import type { Context } from "moleculer";
 import type { Role } from "../../../lib/auth";
-import type { BookingUpdate, FailureCode, OrderBookingState } from "../../../lib/contracts";
+import type {
+	ActionName,
+	BookingUpdate,
+	FailureCode,
+	OrderBookingState,
+	ParamsOf,
+} from "../../../lib/contracts";
 import { exec, getSequelize } from "../../../lib/db";
 import { as } from "../../helpers/broker";
+import { callAs, fakeService } from "../../helpers/call";
 import { book, broker, create, forwardBody, reverseBody, useIntake, warehouseOf } from "./setup";
 
 type SenderOrder = { sender_id: number; order_id: number };
@@ -28,23 +24,20 @@ export const stateCalls: SenderOrder[] = [];
 /** Fake booking actions that currently fail as if booking were unreachable. */
 export const bookingDown = new Set<"closeCancellation" | "orderState">();
 
-/** The fake `booking` service (contract shapes of lib/contracts/booking.ts). */
-export const FAKE_BOOKING = {
-	name: "booking",
-	actions: {
-		closeCancellation(ctx: Context<SenderOrder>) {
-			if (bookingDown.has("closeCancellation")) throw new Error("booking is unreachable");
-			closeCalls.push({ sender_id: ctx.params.sender_id, order_id: ctx.params.order_id });
-			return closeAnswers.get(ctx.params.order_id) ?? { closed: false, refunded: 0 };
-		},
-		orderState(ctx: Context<SenderOrder>) {
-			if (bookingDown.has("orderState")) throw new Error("booking is unreachable");
-			stateCalls.push({ sender_id: ctx.params.sender_id, order_id: ctx.params.order_id });
-			const s = bookingStates.get(ctx.params.order_id);
-			return s && ownerOf.get(ctx.params.order_id) === ctx.params.sender_id ? s : null;
-		},
+/** The fake `booking` service (typed by lib/contracts/booking.ts). */
+export const FAKE_BOOKING = fakeService("booking", {
+	closeCancellation(ctx) {
+		if (bookingDown.has("closeCancellation")) throw new Error("booking is unreachable");
+		closeCalls.push({ sender_id: ctx.params.sender_id, order_id: ctx.params.order_id });
+		return closeAnswers.get(ctx.params.order_id) ?? { closed: false, refunded: 0 };
 	},
-};
+	orderState(ctx) {
+		if (bookingDown.has("orderState")) throw new Error("booking is unreachable");
+		stateCalls.push({ sender_id: ctx.params.sender_id, order_id: ctx.params.order_id });
+		const s = bookingStates.get(ctx.params.order_id);
+		return s && ownerOf.get(ctx.params.order_id) === ctx.params.sender_id ? s : null;
+	},
+});
 
 /** order_id → sender, for the fake `orderState` (booking answers only the owner). */
 const ownerOf = new Map<number, number>();
@@ -131,12 +124,7 @@ export async function move(sender: number, order_id: number, m: Move, attempt = 
 	if (!r.applied) throw new Error(`booking update of order ${order_id} not applied`);
 }
 
-/** Calls an intake action as `sender` (role default merchant); answers its result. */
-export function callAs<T = any>(
-	action: string,
-	params: Record<string, unknown>,
-	sender: number,
-	role?: Role,
-) {
-	return broker().call<T, Record<string, unknown>>(action, params, as(sender, role));
+/** Calls an action as `sender` (role default merchant) on this suite's broker; answers its result (typed by the contract). */
+export function intakeAs<A extends ActionName>(action: A, params: ParamsOf<A>, sender: number, role?: Role) {
+	return callAs(broker(), action, params, as(sender, role));
 }

@@ -98,6 +98,7 @@ describe("ndr: the courier's later decision on a sent act (Delhivery upload stat
 		const { res } = await callAs("ndr.list", { tab: "action_required", awb_number: awb }, s);
 		assert.equal(res.data.length, 1);
 		const last = res.data[0].last_action;
+		assert.ok(last, "the case's last action");
 		assert.equal(last.status, "refused");
 		assert.equal(last.courier_remarks, "Consignee details not verified");
 		assert.ok(last.checked_at);

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { ROLES, type Role } from "../../../lib/auth";
-import { NDR_TABS } from "../../../lib/contracts";
+import { type ActionName, NDR_TABS, type ParamsOf } from "../../../lib/contracts";
 import { getSequelize, select } from "../../../lib/db";
 import { newSender, rejects } from "../../helpers/broker";
 import {
@@ -26,9 +26,9 @@ import {
 const READ_ONLY: Role[] = ["merchant_finance", "merchant_support", "merchant_staff"];
 
 /** Rejection of `action` as sender/role: its status and body. */
-async function refused(
-	action: string,
-	params: Record<string, unknown>,
+async function refused<A extends ActionName>(
+	action: A,
+	params: ParamsOf<A>,
 	sender: number,
 	role: Role = "merchant",
 ) {
@@ -305,8 +305,8 @@ describe("ndr service: list, counts, comments, actions", function () {
 			const counts = (await callAs("ndr.counts", {}, m)).res;
 			assert.equal(counts.action_requested, 1);
 			const row = (await callAs("ndr.list", { tab: "action_requested" }, m)).res.data[0];
-			assert.equal(row.last_action.by, "merchant");
-			assert.equal(row.last_action.act, "RE-ATTEMPT");
+			assert.equal(row.last_action?.by, "merchant");
+			assert.equal(row.last_action?.act, "RE-ATTEMPT");
 			// the courier moves on (out for delivery): it refuses an act that is no longer pending
 			await scan(m, order.order_id, "out_for_delivery");
 			const r = await refused(

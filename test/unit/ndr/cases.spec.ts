@@ -12,6 +12,7 @@ import { getSequelize, select } from "../../../lib/db";
 import { NDR_MIGRATIONS } from "../../../lib/ndr/migrations";
 import { ndrReasonOf } from "../../../lib/ndr/reasons";
 import { newSender } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { freshId } from "../../helpers/fixtures";
 import { eventually } from "../../helpers/poll";
 import {
@@ -39,7 +40,7 @@ async function actionsOf(case_id: number): Promise<any[]> {
 }
 
 async function tick(at: number) {
-	return (await broker().call("ndr.tick", { now: new Date(at).toISOString() })) as any;
+	return (await callAs(broker(), "ndr.tick", { now: new Date(at).toISOString() })) as any;
 }
 
 describe("ndr service: cases and the deadline policy", function () {
@@ -290,7 +291,7 @@ describe("ndr service: cases and the deadline policy", function () {
 		assert.equal(last.by, "system");
 		assert.equal((await simNdrActions(awb)).length, 2, "no third re-attempt");
 		// booking folds the courier's rto_initiated scan; the case takes it
-		await broker().call("booking.pollTracking", {});
+		await callAs(broker(), "booking.pollTracking", {});
 		await caseWhen(id, (x) => x.closed_status === "rto_initiated", "the RTO scan on the case");
 	});
 });

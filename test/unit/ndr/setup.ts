@@ -10,8 +10,10 @@ import { ServiceBroker } from "moleculer";
 import type { Role } from "../../../lib/auth";
 import { publishToChannel } from "../../../lib/channels";
 import {
+	type ActionName,
 	type Address,
 	type OrderRecord,
+	type ParamsOf,
 	SHIPMENT_STATUS_CHANNEL,
 	type ShipmentStatusChanged,
 	type Warehouse,
@@ -19,6 +21,7 @@ import {
 import { getSequelize, select } from "../../../lib/db";
 import { loadServiceSchema } from "../../../lib/system";
 import { callAsOn, testBrokerOptions } from "../../helpers/broker";
+import { fakeService } from "../../helpers/call";
 import { useEnv } from "../../helpers/env";
 import { COURIERS, courier, freshId, order, warehouse } from "../../helpers/fixtures";
 import { freePort } from "../../helpers/net";
@@ -47,55 +50,45 @@ export function addOrder(
 	return o;
 }
 
-const fakes: { name: string; actions: Record<string, (ctx: any) => unknown> }[] = [
-	{
-		name: "intake",
-		actions: {
-			getOrder(ctx) {
-				const o = orders.get(Number(ctx.params.order_id));
-				return o && o.sender_id === Number(ctx.params.sender_id) ? structuredClone(o) : null;
-			},
-			applyBookingUpdate: () => ({ applied: true }),
+/** The fakes of intake, warehouses and rates, typed by their contracts (lib/contracts). */
+const fakes = [
+	fakeService("intake", {
+		getOrder(ctx) {
+			const o = orders.get(Number(ctx.params.order_id));
+			return o && o.sender_id === Number(ctx.params.sender_id) ? structuredClone(o) : null;
 		},
-	},
-	{
-		name: "warehouses",
-		actions: {
-			resolve(ctx) {
-				const w = warehouses.get(Number(ctx.params.id));
-				return w && w.sender_id === Number(ctx.params.sender_id) ? structuredClone(w) : null;
-			},
+		applyBookingUpdate: () => ({ applied: true }),
+	}),
+	fakeService("warehouses", {
+		resolve(ctx) {
+			const w = warehouses.get(Number(ctx.params.id));
+			return w && w.sender_id === Number(ctx.params.sender_id) ? structuredClone(w) : null;
 		},
-	},
-	{
-		name: "rates",
-		actions: {
-			quote: (ctx) => ({
-				data: COURIERS.filter(
-					(c) =>
-						c.active && c.forward && (!ctx.params.logistic_id || c.logistic_id === ctx.params.logistic_id),
-				).map((c) => ({
-					logistic_id: c.logistic_id,
-					courier_name: c.logistic_name,
-					total: 118,
-					cod_charge: 0,
-					freight_charge: 100,
-					shipping_charge_tax: 18,
-					zone: "D",
-					weight: 0.5,
-					rto_charge: 70,
-					performance: null,
-				})),
-				dropped_couriers: [],
-			}),
-			listCouriers: () => COURIERS.filter((c) => c.active),
-			getCourier: (ctx) =>
-				[...COURIERS, SANDBOX_DELHIVERY].find((c) => c.logistic_id === Number(ctx.params.logistic_id)) ??
-				null,
-			coverage: () => ({ couriers: {}, unique_pincodes: 0, limits: {} }),
-			recordLaneOutcome: () => ({ recorded: true }),
-		},
-	},
+	}),
+	fakeService("rates", {
+		quote: (ctx) => ({
+			data: COURIERS.filter(
+				(c) => c.active && c.forward && (!ctx.params.logistic_id || c.logistic_id === ctx.params.logistic_id),
+			).map((c) => ({
+				logistic_id: c.logistic_id,
+				courier_name: c.logistic_name,
+				total: 118,
+				cod_charge: 0,
+				freight_charge: 100,
+				shipping_charge_tax: 18,
+				zone: "D",
+				weight: 0.5,
+				rto_charge: 70,
+				performance: null,
+			})),
+			dropped_couriers: [],
+		}),
+		listCouriers: () => COURIERS.filter((c) => c.active),
+		getCourier: (ctx) =>
+			[...COURIERS, SANDBOX_DELHIVERY].find((c) => c.logistic_id === Number(ctx.params.logistic_id)) ?? null,
+		coverage: () => ({ couriers: {}, unique_pincodes: 0, limits: {} }),
+		recordLaneOutcome: () => ({ recorded: true }),
+	}),
 ];
 
 const ENV: Record<string, string> = {
@@ -125,7 +118,7 @@ export function useNdrBroker(): void {
 		delete process.env.SANDBOX_COURIER_URL;
 		current = new ServiceBroker(testBrokerOptions(false));
 		for (const s of ["simulator", "booking", "ndr"] as const) current.createService(loadServiceSchema(s));
-		for (const f of fakes) current.createService({ name: f.name, actions: f.actions });
+		for (const f of fakes) current.createService(f);
 		await current.start();
 	});
 	after(async () => {
@@ -137,9 +130,9 @@ export function useNdrBroker(): void {
 export { bodyOf } from "../../helpers/broker";
 
 /** Calls `action` as `sender` with `role` on this suite's broker; answers the result and the status set (200 unless set). */
-export function callAs(
-	action: string,
-	params: Record<string, unknown>,
+export function callAs<A extends ActionName>(
+	action: A,
+	params: ParamsOf<A>,
 	sender: number,
 	role: Role = "merchant",
 ) {

@@ -17,6 +17,7 @@ import { DEFAULT_METRICS_PORT, metricsPort } from "../../../lib/metrics";
 import { getQueue } from "../../../lib/queue";
 import brokerOptions from "../../../moleculer.config";
 import { newSender } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { freePort } from "../../helpers/net";
 import { eventually } from "../../helpers/poll";
 import { addOrder, attemptsOf, book, settled, useBookingBroker } from "../booking/setup";
@@ -148,7 +149,7 @@ describe("ops: Prometheus metrics on METRICS_PORT", function () {
 			},
 		});
 		const raw = JSON.stringify([scan(2), scan(1)]);
-		await broker().call("booking.courierPush", {
+		await callAs(broker(), "booking.courierPush", {
 			courier: "sbx-express",
 			body: Buffer.from(raw).toString("base64"),
 			headers: {

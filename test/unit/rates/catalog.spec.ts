@@ -5,6 +5,7 @@ import { strict as assert } from "node:assert";
 import { getSequelize, select } from "../../../lib/db";
 import { loadServiceSchema } from "../../../lib/system";
 import { as, rejects, startBroker } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { byId, seeded, useRates } from "./setup";
 
 describe("rates: catalog and pincode facts in memory", () => {
@@ -20,7 +21,7 @@ describe("rates: catalog and pincode facts in memory", () => {
 		try {
 			const before = await serviceable({ from_pin: "110001", to_pin: "560001", physical_weight: "1" });
 			assert.equal(byId(before, 1)!.performance, null, "cached catalog: no DB read per quote");
-			assert.deepEqual(await t.broker.call("rates.reload"), {
+			assert.deepEqual(await callAs(t.broker, "rates.reload"), {
 				couriers: 5,
 				rate_cards: seeded.cards.size,
 				lanes: 1,
@@ -32,7 +33,7 @@ describe("rates: catalog and pincode facts in memory", () => {
 			assert.equal(byId(other, 1)!.performance, null, "per lane and direction");
 		} finally {
 			await db.query("DELETE FROM rates.lane_performance");
-			await t.broker.call("rates.reload");
+			await callAs(t.broker, "rates.reload");
 		}
 	});
 
@@ -58,7 +59,7 @@ describe("rates: catalog and pincode facts in memory", () => {
 		const db = getSequelize();
 		await db.query("ALTER TABLE rates.couriers RENAME TO couriers_offline");
 		try {
-			const err = await rejects(() => t.broker.call("rates.reload"));
+			const err = await rejects(() => callAs(t.broker, "rates.reload"));
 			assert.equal(err.code, 503);
 			assert.ok(svc.catalog, "the previous catalog stays in use");
 			svc.catalog = undefined; // as if the start-up load had failed
@@ -90,7 +91,7 @@ describe("rates: catalog and pincode facts in memory", () => {
 			assert.equal(err.code, 503);
 			assert.equal(err.data.body.error, "rate_unavailable");
 			const err2 = await rejects(() =>
-				t.broker.call("rates.quote", { from_pin: "110001", to_pin: "380001", physical_weight: 1 }),
+				callAs(t.broker, "rates.quote", { from_pin: "110001", to_pin: "380001", physical_weight: 1 }),
 			);
 			assert.equal(err2.code, 503);
 		} finally {
@@ -124,7 +125,8 @@ describe("rates: catalog and pincode facts in memory", () => {
 			});
 			await b.waitForServices(["pincode"], 10_000, 20);
 			const err = await rejects(() =>
-				b.call(
+				callAs(
+					b,
 					"rates.serviceable",
 					{ from_pin: "110001", to_pin: "560001", physical_weight: "1" },
 					as(t.sender),

@@ -2,16 +2,16 @@
  * Internal courier catalogue actions: `rates.listCouriers` `{direction?}` and `rates.getCourier` `{logistic_id}` (lib/contracts/rates.ts).
  */
 import { strict as assert } from "node:assert";
-import type { CourierInfo } from "../../../lib/contracts";
 import { SANDBOX_DELHIVERY } from "../../../lib/rates/seed";
 import { rejects } from "../../helpers/broker";
+import { callAs, callRaw } from "../../helpers/call";
 import { useRates } from "./setup";
 
 describe("rates.listCouriers / rates.getCourier (internal)", () => {
 	const t = useRates();
 
 	it("lists active couriers by default priority with exactly the CourierInfo keys", async () => {
-		const all = await t.broker.call<CourierInfo[], any>("rates.listCouriers", {});
+		const all = await callAs(t.broker, "rates.listCouriers", {});
 		assert.deepEqual(
 			all.map((c) => c.logistic_id),
 			[1, 2, 3, 4, SANDBOX_DELHIVERY.logistic_id],
@@ -31,12 +31,9 @@ describe("rates.listCouriers / rates.getCourier (internal)", () => {
 
 	it("filters by direction (forward, reverse; absent → all)", async () => {
 		const ids = async (direction?: unknown) =>
-			(
-				await t.broker.call<CourierInfo[], any>(
-					"rates.listCouriers",
-					direction === undefined ? {} : { direction },
-				)
-			).map((c) => c.logistic_id);
+			(await callRaw(t.broker, "rates.listCouriers", direction === undefined ? {} : { direction })).map(
+				(c) => c.logistic_id,
+			);
 		const dl = SANDBOX_DELHIVERY.logistic_id;
 		assert.deepEqual(await ids("forward"), [1, 2, 4, dl]);
 		assert.deepEqual(await ids("reverse"), [3, dl]);
@@ -48,9 +45,9 @@ describe("rates.listCouriers / rates.getCourier (internal)", () => {
 	});
 
 	it("gets one courier or null", async () => {
-		const c = await t.broker.call<CourierInfo | null, any>("rates.getCourier", { logistic_id: 3 });
+		const c = await callAs(t.broker, "rates.getCourier", { logistic_id: 3 });
 		assert.equal(c?.code, "sbx-reverse");
 		assert.equal(c?.reverse, true);
-		assert.equal(await t.broker.call("rates.getCourier", { logistic_id: 99 }), null);
+		assert.equal(await callAs(t.broker, "rates.getCourier", { logistic_id: 99 }), null);
 	});
 });

@@ -9,6 +9,7 @@ import { strict as assert } from "node:assert";
 import type { ResultOf } from "../../../lib/contracts";
 import { exec, getSequelize, select } from "../../../lib/db";
 import { rejects } from "../../helpers/broker";
+import { callAs, callRaw } from "../../helpers/call";
 import { useRates } from "./setup";
 
 type Dir = "forward" | "reverse";
@@ -87,11 +88,11 @@ async function expectedCoverage(direction: Dir): Promise<Coverage> {
 
 describe("rates.coverage (internal) and pincode.all", () => {
 	const t = useRates();
-	const coverage = (direction: unknown) => t.broker.call<Coverage, any>("rates.coverage", { direction });
+	const coverage = (direction: unknown) => callRaw(t.broker, "rates.coverage", { direction });
 	const sorted = (c: Coverage) => JSON.parse(JSON.stringify(c, Object.keys(c).sort()));
 
 	it("pincode.all answers every directory pincode once, six digits, ascending", async () => {
-		const all = await t.broker.call<string[], any>("pincode.all", {});
+		const all = await callAs(t.broker, "pincode.all", {});
 		const { pins } = await seededFacts();
 		assert.ok(pins.length > 15_000, `the India Post directory is loaded (${pins.length})`);
 		assert.equal(all.length, pins.length);
@@ -140,7 +141,7 @@ describe("rates.coverage (internal) and pincode.all", () => {
 				        ($1, '110001', 'both', true, 'coverage spec')`,
 				[id],
 			);
-			await t.broker.call("rates.reload", {});
+			await callAs(t.broker, "rates.reload", {});
 			const after = await coverage("reverse");
 			const want = await expectedCoverage("reverse");
 			assert.deepEqual(after.couriers, want.couriers);
@@ -151,11 +152,11 @@ describe("rates.coverage (internal) and pincode.all", () => {
 			assert.equal(after.couriers[String(id)], first.couriers[String(id)] - lost);
 		} finally {
 			await exec(db, "DELETE FROM rates.serviceability WHERE note = 'coverage spec'");
-			await t.broker.call("rates.reload", {});
+			await callAs(t.broker, "rates.reload", {});
 		}
 		const restored = await coverage("reverse");
 		assert.deepEqual(restored, first);
-		await t.broker.call("pincode.reload", {});
+		await callAs(t.broker, "pincode.reload", {});
 		const fresh = await coverage("reverse");
 		assert.notEqual(fresh, restored, "pincode.changed drops the cached counts");
 		assert.deepEqual(fresh, first);

@@ -5,10 +5,11 @@
  * MIN_LANE_SHIPMENTS shipments, without a reload.
  */
 import { strict as assert } from "node:assert";
-import type { LaneOutcomeParams, QuoteResult } from "../../../lib/contracts";
+import type { LaneOutcomeParams } from "../../../lib/contracts";
 import { exec, getSequelize, select } from "../../../lib/db";
 import { MIN_LANE_SHIPMENTS } from "../../../lib/rates/catalog";
 import { rejects } from "../../helpers/broker";
+import { callAs, callRaw } from "../../helpers/call";
 import { byId, useRates } from "./setup";
 
 /** Attempt ids unique to this spec run. */
@@ -32,12 +33,12 @@ describe("rates: lane performance from shipment outcomes", () => {
 	});
 
 	const record = (p: Omit<LaneOutcomeParams, "attempt_id"> & { attempt_id?: number }) =>
-		t.broker.call<{ recorded: boolean }, LaneOutcomeParams>("rates.recordLaneOutcome", {
+		callAs(t.broker, "rates.recordLaneOutcome", {
 			attempt_id: p.attempt_id ?? ++nextAttempt,
 			...p,
 		});
 	const performanceOf = async (from_pin: string, to_pin: string, logistic_id: number) => {
-		const res = await t.broker.call<QuoteResult, any>("rates.quote", {
+		const res = await callAs(t.broker, "rates.quote", {
 			from_pin,
 			to_pin,
 			physical_weight: 0.5,
@@ -98,7 +99,7 @@ describe("rates: lane performance from shipment outcomes", () => {
 		// other lanes and couriers are untouched; the database says the same after a reload
 		assert.equal(await performanceOf(lane.to_pin, lane.from_pin, 2), null);
 		assert.equal(await performanceOf(lane.from_pin, lane.to_pin, 1), null);
-		await t.broker.call("rates.reload", {});
+		await callAs(t.broker, "rates.reload", {});
 		assert.deepEqual(await performanceOf(lane.from_pin, lane.to_pin, 2), want);
 	});
 
@@ -159,7 +160,7 @@ describe("rates: lane performance from shipment outcomes", () => {
 			{ logistic_id: 1.5 },
 		]) {
 			const e = await rejects(() =>
-				t.broker.call("rates.recordLaneOutcome", { attempt_id, ...good, ...bad }),
+				callRaw(t.broker, "rates.recordLaneOutcome", { attempt_id, ...good, ...bad }),
 			);
 			assert.equal(e.name, "ValidationError", JSON.stringify(bad));
 		}

@@ -2,15 +2,15 @@
  * The internal quote (`rates.quote`, lib/contracts/rates.ts QuoteParams): one courier, no lane_not_priced, 400 on malformed input.
  */
 import { strict as assert } from "node:assert";
-import type { QuoteResult } from "../../../lib/contracts";
 import { rejects } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { assertPriced, useRates } from "./setup";
 
 describe("rates.quote (internal)", () => {
 	const t = useRates();
 
 	it("prices one courier when logistic_id is given, with numbers as input", async () => {
-		const res = await t.broker.call<QuoteResult, any>("rates.quote", {
+		const res = await callAs(t.broker, "rates.quote", {
 			from_pin: "110001",
 			to_pin: "560001",
 			physical_weight: 0.75,
@@ -27,14 +27,14 @@ describe("rates.quote (internal)", () => {
 	});
 
 	it("never throws lane_not_priced: an unpriced lane answers data [] with reasons", async () => {
-		const res = await t.broker.call<QuoteResult, any>("rates.quote", {
+		const res = await callAs(t.broker, "rates.quote", {
 			from_pin: "110001",
 			to_pin: "999999",
 			physical_weight: 1,
 		});
 		assert.deepEqual(res.data, []);
 		assert.equal(res.dropped_couriers.length, 5);
-		const one = await t.broker.call<QuoteResult, any>("rates.quote", {
+		const one = await callAs(t.broker, "rates.quote", {
 			from_pin: "110001",
 			to_pin: "781001",
 			physical_weight: 1,
@@ -42,7 +42,7 @@ describe("rates.quote (internal)", () => {
 		});
 		assert.deepEqual(one.data, []);
 		assert.equal(one.dropped_couriers[0].reason, "no_rate_card");
-		const unknown = await t.broker.call<QuoteResult, any>("rates.quote", {
+		const unknown = await callAs(t.broker, "rates.quote", {
 			from_pin: "110001",
 			to_pin: "560001",
 			physical_weight: 1,
@@ -58,7 +58,7 @@ describe("rates.quote (internal)", () => {
 
 	it("rejects malformed input with 400 validation_failed", async () => {
 		const err = await rejects(() =>
-			t.broker.call("rates.quote", {
+			callAs(t.broker, "rates.quote", {
 				from_pin: "110001",
 				to_pin: "560001",
 				physical_weight: 1,

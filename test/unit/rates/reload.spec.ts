@@ -2,10 +2,10 @@
  * Reloads: lib/reloader.ts semantics, and `rates.reload` / `pincode.reload` reaching every node over NATS.
  */
 import { strict as assert } from "node:assert";
-import type { QuoteResult } from "../../../lib/contracts";
 import { getSequelize } from "../../../lib/db";
 import { Reloader } from "../../../lib/reloader";
 import { as, startBroker } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { eventually } from "../../helpers/poll";
 import { byId, seeded, useRates } from "./setup";
 
@@ -77,7 +77,7 @@ describe("rates: reload path", () => {
 				{ ok: (n) => n >= 2, what: "node b sees node a's services", ms: 10_000 },
 			);
 			const onB = (params: Record<string, unknown>) =>
-				b.call<QuoteResult, any>("rates.serviceable", params, { ...as(t.sender), nodeID: b.nodeID });
+				callAs(b, "rates.serviceable", params, { ...as(t.sender), nodeID: b.nodeID });
 			const delhiBlr = { from_pin: "110001", to_pin: "560001", physical_weight: "0.5" };
 			const delhiKochi = { from_pin: "110001", to_pin: "682001", physical_weight: "0.5" };
 			assert.equal(byId(await onB(delhiBlr), 1)!.freight_charge, card.first_slab_paise / 100);
@@ -87,7 +87,7 @@ describe("rates: reload path", () => {
 			await db.query(
 				"UPDATE rates.rate_cards SET first_slab_paise = first_slab_paise + 100 WHERE logistic_id = 1 AND zone = 'C' AND direction = 'forward'",
 			);
-			await a.call("rates.reload", {}, { nodeID: a.nodeID });
+			await callAs(a, "rates.reload", {}, { nodeID: a.nodeID });
 			await eventually(async () => byId(await onB(delhiBlr), 1)!.freight_charge, {
 				ok: (f) => f === (card.first_slab_paise + 100) / 100,
 				what: "node b's freight after the reload on node a",
@@ -98,7 +98,7 @@ describe("rates: reload path", () => {
 			await db.query(
 				"INSERT INTO pincode.special_states (state, region) VALUES ('Kerala', 'test') ON CONFLICT DO NOTHING",
 			);
-			await a.call("pincode.reload", {}, { nodeID: a.nodeID });
+			await callAs(a, "pincode.reload", {}, { nodeID: a.nodeID });
 			await eventually(async () => (await onB(delhiKochi)).data[0].zone, {
 				ok: (z) => z === "E",
 				what: "node b's zone for Kochi after pincode.reload on node a",

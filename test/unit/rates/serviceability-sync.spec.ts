@@ -13,7 +13,6 @@
 import { strict as assert } from "node:assert";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { QuoteResult, ResultOf } from "../../../lib/contracts";
 import {
 	type CourierAdapter,
 	CourierUnavailable,
@@ -24,6 +23,7 @@ import { exec, getSequelize, select } from "../../../lib/db";
 import { getQueue } from "../../../lib/queue";
 import { SANDBOX_DELHIVERY } from "../../../lib/rates/seed";
 import { SYNC_QUEUE, syncedRefusal, syncIntervalMs } from "../../../lib/rates/serviceability";
+import { callAs, callRaw } from "../../helpers/call";
 import { byId, droppedOf, useRates } from "./setup";
 
 const ID = 901;
@@ -95,19 +95,17 @@ describe("rates serviceability sync (issue 14)", function () {
 		const t = useRates();
 		const db = () => getSequelize();
 		const quote = (p: Record<string, unknown>) =>
-			t.broker.call<QuoteResult, Record<string, unknown>>("rates.quote", {
+			callRaw(t.broker, "rates.quote", {
 				physical_weight: 0.5,
 				logistic_id: ID,
 				...p,
 			});
 		const sync = () =>
-			t.broker.call<ResultOf<"rates.syncServiceability">, object>("rates.syncServiceability", {
+			callAs(t.broker, "rates.syncServiceability", {
 				logistic_id: ID,
 			});
 		const status = async () =>
-			(
-				await t.broker.call<ResultOf<"rates.serviceabilityStatus">, object>("rates.serviceabilityStatus", {})
-			).couriers.find((c) => c.logistic_id === ID);
+			(await callAs(t.broker, "rates.serviceabilityStatus", {})).couriers.find((c) => c.logistic_id === ID);
 
 		before(async () => {
 			// a courier on the test adapter, priced like sandbox courier 1 (reverse: like the first sandbox courier doing returns; no prefix rules)
@@ -134,7 +132,7 @@ describe("rates serviceability sync (issue 14)", function () {
 				"INSERT INTO rates.cod_config (logistic_id, flat_paise, percent_bp) VALUES ($1, 3000, 150)",
 				[ID],
 			);
-			await t.broker.call("rates.reload", {});
+			await callAs(t.broker, "rates.reload", {});
 		});
 		after(async () => {
 			await exec(db(), "DELETE FROM rates.couriers WHERE logistic_id = $1", [ID]);
@@ -151,7 +149,7 @@ describe("rates serviceability sync (issue 14)", function () {
 			replay.calls = [];
 			const res = await sync();
 			assert.deepEqual(res.couriers, [{ logistic_id: ID, ok: true, rows: 2, error: null }]);
-			const directory = await t.broker.call<string[], object>("pincode.all", {});
+			const directory = await callAs(t.broker, "pincode.all", {});
 			assert.ok(directory.includes(FULL) && directory.includes(PARTIAL));
 			assert.equal(replay.calls.length, Math.ceil(directory.length / 500));
 			assert.ok(replay.calls.every((b) => b.length <= 500));
@@ -209,7 +207,7 @@ describe("rates serviceability sync (issue 14)", function () {
 			const retUnlisted = await quote({ from_pin: UNLISTED, to_pin: FULL, direction: "reverse" });
 			assert.match(droppedOf(retUnlisted, ID)?.detail ?? "", /reverse pickup/);
 			// the other couriers are not touched by this courier's rows
-			const all = await t.broker.call<QuoteResult, object>("rates.quote", {
+			const all = await callAs(t.broker, "rates.quote", {
 				from_pin: FULL,
 				to_pin: UNLISTED,
 				physical_weight: 0.5,
@@ -230,7 +228,7 @@ describe("rates serviceability sync (issue 14)", function () {
 				[ID, FULL],
 			);
 			try {
-				await t.broker.call("rates.reload", {});
+				await callAs(t.broker, "rates.reload", {});
 				const over = await quote({ from_pin: FULL, to_pin: FULL, payment_mode: "cod", cod_amount: 1500 });
 				assert.ok(
 					byId(await quote({ from_pin: FULL, to_pin: FULL, payment_mode: "cod", cod_amount: 800 }), ID),
@@ -246,7 +244,7 @@ describe("rates serviceability sync (issue 14)", function () {
 					"UPDATE rates.courier_pincodes SET max_amount_paise = NULL WHERE logistic_id = $1 AND pincode = $2",
 					[ID, FULL],
 				);
-				await t.broker.call("rates.reload", {});
+				await callAs(t.broker, "rates.reload", {});
 			}
 		});
 
@@ -277,10 +275,7 @@ describe("rates serviceability sync (issue 14)", function () {
 		});
 
 		it("syncs only couriers whose adapter has the operation", async () => {
-			const res = await t.broker.call<ResultOf<"rates.syncServiceability">, object>(
-				"rates.syncServiceability",
-				{},
-			);
+			const res = await callAs(t.broker, "rates.syncServiceability", {});
 			assert.deepEqual(
 				res.couriers.map((c) => c.logistic_id),
 				[SANDBOX_DELHIVERY.logistic_id, ID],

@@ -10,6 +10,7 @@ import type { ServiceBroker } from "moleculer";
 import type { Quote, QuoteResult } from "../../../lib/contracts";
 import { getSequelize, select } from "../../../lib/db";
 import { as, newSender, startBroker } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 
 /** A seeded rate card as stored (kg, paise). */
 export interface Card {
@@ -85,7 +86,7 @@ export function useRates(): RatesContext {
 	const t: RatesContext = {
 		broker: undefined as unknown as ServiceBroker, // set in before()
 		sender: 0,
-		serviceable: (params) => t.broker.call<QuoteResult, any>("rates.serviceable", params, as(t.sender)),
+		serviceable: (params) => callAs(t.broker, "rates.serviceable", params, as(t.sender)),
 	};
 	before(async () => {
 		process.env.SANDBOX = "1";

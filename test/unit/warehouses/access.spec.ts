@@ -2,6 +2,7 @@
 import { strict as assert } from "node:assert";
 import { type Role, userFor } from "../../../lib/auth";
 import { as, newSender, rejects } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { useWarehouses, valid } from "./setup";
 
 describe("warehouses: access (§5)", function () {
@@ -23,7 +24,7 @@ describe("warehouses: access (§5)", function () {
 				assert.equal(err.data.body.error, "Read-only role");
 			}
 			assert.equal((await rowOf(data.id)).city, "Bengaluru");
-			const listed = await h.broker().call<any, any>("warehouses.list", {}, as(sender, role));
+			const listed = await callAs(h.broker(), "warehouses.list", {}, as(sender, role));
 			assert.equal(listed.data.length, 1);
 		});
 	}
@@ -36,7 +37,7 @@ describe("warehouses: access (§5)", function () {
 			caps: [],
 			read_only: false,
 		};
-		const err = await rejects(() => h.broker().call("warehouses.create", valid(), { meta: { user } }));
+		const err = await rejects(() => callAs(h.broker(), "warehouses.create", valid(), { meta: { user } }));
 		assert.equal(err.code, 403);
 		assert.deepEqual(
 			{ error: err.data.body.error, cap: err.data.body.cap },
@@ -47,7 +48,7 @@ describe("warehouses: access (§5)", function () {
 	it("merchant_ops may write; no user → 401", async () => {
 		const res = await create(newSender(), valid(), "merchant_ops");
 		assert.ok(res.data.id > 0);
-		const err = await rejects(() => h.broker().call("warehouses.list", {}));
+		const err = await rejects(() => callAs(h.broker(), "warehouses.list", {}));
 		assert.equal(err.code, 401);
 	});
 });

@@ -1,6 +1,7 @@
 /** `warehouses` service — POST /v1/warehouses: 201, orders_repaired from intake, duplicate names. Broker and fakes: ./setup.ts. */
 import { strict as assert } from "node:assert";
 import { as, newSender } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { expectInvalid, fake, useWarehouses, valid } from "./setup";
 
 describe("warehouses: POST /v1/warehouses", function () {
@@ -12,7 +13,7 @@ describe("warehouses: POST /v1/warehouses", function () {
 		const sender = newSender();
 		const other = newSender();
 		const opts = as(sender);
-		const res = await h.broker().call<any, any>("warehouses.create", valid({ sender_id: other }), opts);
+		const res = await callAs(h.broker(), "warehouses.create", valid({ sender_id: other }), opts);
 		assert.deepEqual(Object.keys(res), ["data"]);
 		assert.deepEqual(Object.keys(res.data).sort(), ["id", "orders_repaired"]);
 		assert.equal(res.data.orders_repaired, 0);

@@ -1,6 +1,7 @@
 /** `warehouses` service — warehouses.resolve / warehouses.get: the contract Warehouse. Broker and fakes: ./setup.ts. */
 import { strict as assert } from "node:assert";
 import { newSender } from "../../helpers/broker";
+import { callAs, callRaw } from "../../helpers/call";
 import { RETURN_BLOCK, useWarehouses, valid } from "./setup";
 
 describe("warehouses: internal reads", function () {
@@ -11,32 +12,33 @@ describe("warehouses: internal reads", function () {
 	it("warehouses.resolve answers the caller's active warehouse or null", async () => {
 		const sender = newSender();
 		const id = (await create(sender, valid())).data.id;
-		const row = await h.broker().call<any, any>("warehouses.resolve", { sender_id: sender, id });
+		const row = await callAs(h.broker(), "warehouses.resolve", { sender_id: sender, id });
+		assert.ok(row);
 		assert.equal(row.id, id);
 		assert.equal(row.warehouse_code, `WH${sender}-${id}`);
 		assert.equal(row.return_to.pincode, "560001");
-		assert.equal(await h.broker().call("warehouses.resolve", { sender_id: newSender(), id }), null);
-		assert.equal(await h.broker().call("warehouses.resolve", { sender_id: sender, id: "nope" }), null);
+		assert.equal(await callAs(h.broker(), "warehouses.resolve", { sender_id: newSender(), id }), null);
+		assert.equal(await callRaw(h.broker(), "warehouses.resolve", { sender_id: sender, id: "nope" }), null);
 		assert.equal(
-			(await h.broker().call<any, any>("warehouses.resolve", { sender_id: String(sender), id: String(id) }))
-				.id,
+			(await callRaw(h.broker(), "warehouses.resolve", { sender_id: String(sender), id: String(id) }))?.id,
 			id,
 		);
 		await remove(sender, id);
-		assert.equal(await h.broker().call("warehouses.resolve", { sender_id: sender, id }), null);
-		const got = await h.broker().call<any, any>("warehouses.get", {
+		assert.equal(await callAs(h.broker(), "warehouses.resolve", { sender_id: sender, id }), null);
+		const got = await callAs(h.broker(), "warehouses.get", {
 			sender_id: sender,
 			id,
 			include_retired: true,
 		});
-		assert.equal(got.retired, true);
-		assert.equal(await h.broker().call("warehouses.get", { sender_id: sender, id }), null);
+		assert.equal(got?.retired, true);
+		assert.equal(await callAs(h.broker(), "warehouses.get", { sender_id: sender, id }), null);
 	});
 
 	it("answers the contract Warehouse: pickup leg, and the return leg by the §2.9 rule", async () => {
 		const sender = newSender();
 		const same = (await create(sender, valid({ warehouse_name: "Same Return" }))).data.id;
-		const w = await h.broker().call<any, any>("warehouses.resolve", { sender_id: sender, id: same });
+		const w = await callAs(h.broker(), "warehouses.resolve", { sender_id: sender, id: same });
+		assert.ok(w);
 		assert.deepEqual(w, {
 			id: same,
 			sender_id: sender,
@@ -62,7 +64,8 @@ describe("warehouses: internal reads", function () {
 		});
 
 		const separate = (await create(sender, valid({ is_return_same: false, ...RETURN_BLOCK }))).data.id;
-		const got = await h.broker().call<any, any>("warehouses.get", { sender_id: sender, id: separate });
+		const got = await callAs(h.broker(), "warehouses.get", { sender_id: sender, id: separate });
+		assert.ok(got);
 		assert.equal(got.is_default, false);
 		assert.equal(got.pickup.city, "Bengaluru");
 		assert.deepEqual(got.return_to, {

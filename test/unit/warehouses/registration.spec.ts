@@ -2,6 +2,7 @@
 import { strict as assert } from "node:assert";
 import { getSequelize, select } from "../../../lib/db";
 import { newSender } from "../../helpers/broker";
+import { callAs } from "../../helpers/call";
 import { eventually } from "../../helpers/poll";
 import { fake, useWarehouses, valid } from "./setup";
 
@@ -17,8 +18,11 @@ describe("warehouses: courier registration (sandbox simulator)", function () {
 			"SELECT logistic_id, version, status, reason, courier_location_id FROM warehouses.courier_registrations WHERE warehouse_id = $1 ORDER BY logistic_id",
 			[id],
 		);
-	const listed = async (sender: number, id: number) =>
-		(await list(sender)).data.find((r: any) => r.id === id);
+	const listed = async (sender: number, id: number) => {
+		const row = (await list(sender)).data.find((r) => r.id === id);
+		assert.ok(row, `warehouse ${id} is listed`);
+		return row;
+	};
 
 	it("registers a new warehouse with every active courier; courier_registered turns true", async () => {
 		const sender = newSender();
@@ -56,7 +60,8 @@ describe("warehouses: courier registration (sandbox simulator)", function () {
 			["sbx-express", "sbx-reverse"],
 		);
 		// what the couriers got is the warehouse other services resolve (its pickup and return legs)
-		const resolved = await h.broker().call<any, any>("warehouses.resolve", { sender_id: sender, id });
+		const resolved = await callAs(h.broker(), "warehouses.resolve", { sender_id: sender, id });
+		assert.ok(resolved, "the warehouse resolves");
 		const [registered] = await select<any>(
 			db(),
 			"SELECT payload FROM simulator.pickup_locations WHERE name = $1 AND courier_code = 'sbx-express'",
@@ -108,7 +113,7 @@ describe("warehouses: courier registration (sandbox simulator)", function () {
 		});
 		assert.equal(row.courier_registered, false);
 		for (const c of row.courier_registrations)
-			assert.match(c.reason, /Pickup not serviceable at pincode 111111/);
+			assert.match(c.reason ?? "", /Pickup not serviceable at pincode 111111/);
 		const regs = await regsOf(id);
 		assert.deepEqual(
 			regs.map((r) => r.status),
@@ -161,7 +166,7 @@ describe("warehouses: courier registration (sandbox simulator)", function () {
 			{ bind: [id] },
 		);
 		assert.equal((await listed(sender, id)).courier_registered, false);
-		const swept = await h.broker().call<any, any>("warehouses.sweepRegistrations", {});
+		const swept = await callAs(h.broker(), "warehouses.sweepRegistrations", {});
 		assert.ok(swept.enqueued >= 1);
 		await eventually(() => listed(sender, id), {
 			ok: (r) => r.courier_registered === true,
@@ -198,7 +203,7 @@ describe("warehouses: courier registration (sandbox simulator)", function () {
 			},
 		);
 		assert.equal((await listed(sender, id)).courier_registered, false);
-		const swept = await h.broker().call<any, any>("warehouses.sweepRegistrations", { full: true });
+		const swept = await callAs(h.broker(), "warehouses.sweepRegistrations", { full: true });
 		assert.ok(swept.enqueued >= 1);
 		await eventually(() => listed(sender, id), {
 			ok: (r) => r.courier_registered === true,

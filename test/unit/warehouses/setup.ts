@@ -14,6 +14,7 @@ import type { CourierInfo, ParamsOf, PincodeInfo, ResultOf, WarehouseUsage } fro
 import { getSequelize, select } from "../../../lib/db";
 import { loadServiceSchema } from "../../../lib/system";
 import { as, rejects, testBrokerOptions } from "../../helpers/broker";
+import { callAs, fakeService } from "../../helpers/call";
 import { address, COURIERS, warehouseBody } from "../../helpers/fixtures";
 import { freePort } from "../../helpers/net";
 
@@ -114,48 +115,40 @@ export const ROW_FIELDS = [
 	"shipped_30d",
 ];
 
-const fakeIntake = {
-	name: "intake",
-	actions: {
-		warehouseUsage(ctx: Context<ParamsOf<"intake.warehouseUsage">>): ResultOf<"intake.warehouseUsage"> {
-			if (fake.intakeDown) throw down();
-			fake.usageCalls.push(ctx.params);
-			return (
-				fake.usage.get(Number(ctx.params.warehouse_id)) ?? {
-					count: 0,
-					unshipped: 0,
-					awaiting_pickup: 0,
-					order_ids: [],
-				}
-			);
-		},
-		adoptOrphanOrders(
-			ctx: Context<ParamsOf<"intake.adoptOrphanOrders">>,
-		): ResultOf<"intake.adoptOrphanOrders"> {
-			if (fake.intakeDown) throw down();
-			fake.adoptCalls.push(ctx.params);
-			return { count: fake.adopt.get(Number(ctx.params.sender_id)) ?? 0 };
-		},
-		shippedCounts(ctx: Context<ParamsOf<"intake.shippedCounts">>): ResultOf<"intake.shippedCounts"> {
-			if (fake.intakeDown) throw down();
-			fake.shippedCalls.push(ctx.params);
-			return fake.shipped.get(Number(ctx.params.sender_id)) ?? {};
-		},
-	},
-};
-
-const fakeRates = {
-	name: "rates",
-	actions: {
-		listCouriers(): ResultOf<"rates.listCouriers"> {
-			if (fake.ratesDown) {
-				fake.refusedCourierLists++;
-				throw down();
+const fakeIntake = fakeService("intake", {
+	warehouseUsage(ctx) {
+		if (fake.intakeDown) throw down();
+		fake.usageCalls.push(ctx.params);
+		return (
+			fake.usage.get(Number(ctx.params.warehouse_id)) ?? {
+				count: 0,
+				unshipped: 0,
+				awaiting_pickup: 0,
+				order_ids: [],
 			}
-			return ACTIVE_COURIERS;
-		},
+		);
 	},
-};
+	adoptOrphanOrders(ctx) {
+		if (fake.intakeDown) throw down();
+		fake.adoptCalls.push(ctx.params);
+		return { count: fake.adopt.get(Number(ctx.params.sender_id)) ?? 0 };
+	},
+	shippedCounts(ctx) {
+		if (fake.intakeDown) throw down();
+		fake.shippedCalls.push(ctx.params);
+		return fake.shipped.get(Number(ctx.params.sender_id)) ?? {};
+	},
+});
+
+const fakeRates = fakeService("rates", {
+	listCouriers() {
+		if (fake.ratesDown) {
+			fake.refusedCourierLists++;
+			throw down();
+		}
+		return ACTIVE_COURIERS;
+	},
+});
 
 const info = (p: unknown): PincodeInfo => {
 	const pincode = String(p);
@@ -164,15 +157,12 @@ const info = (p: unknown): PincodeInfo => {
 		: { found: false, pincode, city: "", state: "" };
 };
 
-const fakePincode = {
-	name: "pincode",
-	actions: {
-		lookupMany(ctx: Context<ParamsOf<"pincode.lookupMany">>): ResultOf<"pincode.lookupMany"> {
-			if (fake.pincodeDown) throw down();
-			return Object.fromEntries(ctx.params.pincodes.map((p) => [String(p), info(p)]));
-		},
+const fakePincode = fakeService("pincode", {
+	lookupMany(ctx) {
+		if (fake.pincodeDown) throw down();
+		return Object.fromEntries(ctx.params.pincodes.map((p) => [String(p), info(p)]));
 	},
-};
+});
 
 const changesListener = {
 	name: "changes-listener",
@@ -186,10 +176,15 @@ const changesListener = {
 /** What {@link useWarehouses} gives a spec: calls as a merchant and reads of the stored rows. */
 export interface WarehousesHarness {
 	broker(): ServiceBroker;
-	create(sender: number, body: Record<string, unknown>, role?: Role): Promise<any>;
-	list(sender: number, params?: Record<string, unknown>): Promise<any>;
-	update(sender: number, id: unknown, body: Record<string, unknown>, role?: Role): Promise<any>;
-	remove(sender: number, id: unknown, role?: Role): Promise<any>;
+	create(sender: number, body: Record<string, unknown>, role?: Role): Promise<ResultOf<"warehouses.create">>;
+	list(sender: number, params?: Record<string, unknown>): Promise<ResultOf<"warehouses.list">>;
+	update(
+		sender: number,
+		id: unknown,
+		body: Record<string, unknown>,
+		role?: Role,
+	): Promise<ResultOf<"warehouses.update">>;
+	remove(sender: number, id: unknown, role?: Role): Promise<ResultOf<"warehouses.remove">>;
 	/** the stored `warehouses.warehouses` row */
 	rowOf(id: number): Promise<any>;
 	/** ids of the account's non-retired default warehouses */
@@ -231,11 +226,11 @@ export function useWarehouses(): WarehousesHarness {
 
 	return {
 		broker: () => broker,
-		create: (sender, body, role = "merchant") => broker.call("warehouses.create", body, as(sender, role)),
-		list: (sender, params = {}) => broker.call("warehouses.list", params, as(sender)),
+		create: (sender, body, role = "merchant") => callAs(broker, "warehouses.create", body, as(sender, role)),
+		list: (sender, params = {}) => callAs(broker, "warehouses.list", params, as(sender)),
 		update: (sender, id, body, role = "merchant") =>
-			broker.call("warehouses.update", { ...body, id }, as(sender, role)),
-		remove: (sender, id, role = "merchant") => broker.call("warehouses.remove", { id }, as(sender, role)),
+			callAs(broker, "warehouses.update", { ...body, id }, as(sender, role)),
+		remove: (sender, id, role = "merchant") => callAs(broker, "warehouses.remove", { id }, as(sender, role)),
 		rowOf: async (id) =>
 			(await select<any>(db(), "SELECT * FROM warehouses.warehouses WHERE id = $1", [id]))[0],
 		defaultsOf: async (sender) =>

@@ -11,15 +11,16 @@
  */
 import assert from "node:assert/strict";
 import type { Role } from "../../../lib/auth";
+import type { ActionName, ParamsOf } from "../../../lib/contracts";
 import { newSender, rejects } from "../../helpers/broker";
 import { eventually } from "../../helpers/poll";
 import { bodyOf, callAs, Receiver, useWebhooksBroker } from "./setup";
 
 const READ_ONLY: Role[] = ["merchant_finance", "merchant_support", "merchant_staff"];
 
-async function refused(
-	action: string,
-	params: Record<string, unknown>,
+async function refused<A extends ActionName>(
+	action: A,
+	params: ParamsOf<A>,
 	sender: number,
 	role: Role = "merchant",
 ) {
@@ -55,9 +56,9 @@ describe("webhooks service: endpoints, roles, isolation, deliveries log", functi
 			list.data.map((e: any) => e.id),
 			[res.id],
 		);
-		assert.equal(list.data[0].secret, undefined);
+		assert.equal((list.data[0] as { secret?: string }).secret, undefined);
 		const got = (await callAs("webhooks.get", { id: String(res.id) }, s)).res;
-		assert.equal(got.secret, undefined);
+		assert.equal((got as { secret?: string }).secret, undefined);
 		assert.equal(got.url, `${rx.base}/crud`);
 		const patched = (
 			await callAs("webhooks.update", { id: String(res.id), events: ["ndr.opened"], enabled: false }, s)

@@ -209,7 +209,7 @@ describe("webhooks service: signed, durable, ordered delivery", function () {
 			what: "the endpoint disabled",
 			ok: (v) => v.enabled === false,
 		});
-		assert.match(view.disabled_reason, /every delivery failed since .*; last error: HTTP 500/);
+		assert.match(view.disabled_reason ?? "", /every delivery failed since .*; last error: HTTP 500/);
 		const [d] = await deliveriesOf(ep.id);
 		assert.equal(d.status, "failed");
 		assert.equal(d.attempts, 4);

@@ -1,8 +1,8 @@
 /**
  * Shared setup of the webhooks specs: a broker running the real `webhooks`
  * service (real PostgreSQL, BullMQ and the durable channels on Redis) with a
- * fake intake in the contract's shape (`intake.getOrder`, for `order_no` and
- * `courier`),
+ * fake intake typed by its contract (`intake.getOrder`: the fixture order with
+ * the test's `order_no` and `courier`),
  * and a local receiver (HTTP on 127.0.0.1, allowed because the broker runs
  * with SANDBOX=1 unless told otherwise) whose answer per path the test sets.
  */
@@ -12,9 +12,11 @@ import { ServiceBroker } from "moleculer";
 import type { Role } from "../../../lib/auth";
 import { publishToChannel } from "../../../lib/channels";
 import {
+	type ActionName,
 	MERCHANT_EVENTS_CHANNEL,
 	type MerchantEvent,
 	type MerchantEventBatch,
+	type ParamsOf,
 	SHIPMENT_STATUS_CHANNEL,
 	type ShipmentStatusChanged,
 } from "../../../lib/contracts";
@@ -23,7 +25,9 @@ import { getQueue } from "../../../lib/queue";
 import { loadServiceSchema } from "../../../lib/system";
 import { jobIdOf, WEBHOOK_QUEUE } from "../../../lib/webhooks/worker";
 import { callAsOn, testBrokerOptions } from "../../helpers/broker";
+import { fakeService } from "../../helpers/call";
 import { useEnv } from "../../helpers/env";
+import { order } from "../../helpers/fixtures";
 
 /** One request the receiver got. */
 export interface Received {
@@ -123,16 +127,17 @@ export function useWebhooksBroker(env: Record<string, string> = {}): void {
 	before(async () => {
 		current = new ServiceBroker(testBrokerOptions(false));
 		current.createService(loadServiceSchema("webhooks"));
-		current.createService({
-			name: "intake",
-			actions: {
-				getOrder(ctx: { params: { order_id: number } }) {
-					const no = orderNos.get(Number(ctx.params.order_id));
-					const courier = orderCouriers.get(Number(ctx.params.order_id)) ?? null;
-					return no ? { order_id: ctx.params.order_id, customer_order_no: no, courier } : null;
+		current.createService(
+			fakeService("intake", {
+				getOrder(ctx) {
+					const { sender_id, order_id } = ctx.params;
+					const no = orderNos.get(Number(order_id));
+					const courier = orderCouriers.get(Number(order_id)) ?? null;
+					// the fixture order (webhooks reads its number and courier only)
+					return no ? order(sender_id, 1, { order_id, customer_order_no: no, courier }) : null;
 				},
-			},
-		});
+			}),
+		);
 		await current.start();
 	});
 	after(async () => {
@@ -144,9 +149,9 @@ export function useWebhooksBroker(env: Record<string, string> = {}): void {
 export { bodyOf } from "../../helpers/broker";
 
 /** Calls `action` as `sender` with `role` on this suite's broker; answers the result and the status set (200 unless set). */
-export function callAs(
-	action: string,
-	params: Record<string, unknown>,
+export function callAs<A extends ActionName>(
+	action: A,
+	params: ParamsOf<A>,
 	sender: number,
 	role: Role = "merchant",
 ) {
