@@ -4,7 +4,7 @@
  * the benchmarks.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import type { Server } from "node:http";
 import { resolve } from "node:path";
 import { createDevIdp, type DevIdp, serveJwks } from "../../lib/devidp";
@@ -173,12 +173,16 @@ export async function waitReady(base: string, procs: StartedProcess[], ms = 60_0
 let built: Promise<void> | undefined;
 
 /**
- * Compiles the system as `npm run build` does (`tsc -p tsconfig.build.json`
- * → dist/), once per test process; rejects with tsc's output when it fails.
+ * Compiles the system as `npm run build` does (dist/ emptied, then `tsc -p
+ * tsconfig.build.json` → dist/: a module moved since the last build, e.g.
+ * lib/errors.ts → lib/errors/index.ts, must not leave a stale dist/lib/errors.js
+ * that `require("../errors")` would load first), once per test process;
+ * rejects with tsc's output when it fails.
  * Needed before `startProcess(env, {compiled:true})`.
  */
 export function buildOnce(): Promise<void> {
 	built ??= new Promise<void>((res, rej) => {
+		rmSync(resolve(root, "dist"), { recursive: true, force: true });
 		const tsc = spawn(
 			process.execPath,
 			[resolve(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"],

@@ -83,7 +83,10 @@ describe("Dockerfile (container image rules, issue 13)", () => {
 		const b = r.findIndex((t) => /\bnpm run build\b/.test(t));
 		assert.ok(ci >= 0 && b > ci, r.join("\n"));
 		assert.ok(!/--omit=dev/.test(r[ci]), "the build needs the dev dependencies (typescript)");
-		assert.match(pkg.scripts.build, /^tsc -p tsconfig\.build\.json$/);
+		assert.match(
+			pkg.scripts.build,
+			/^node -e "require\('node:fs'\).rmSync\('dist',\{recursive:true,force:true\}\)" && tsc -p tsconfig\.build\.json$/,
+		);
 		// everything tsconfig.build.json compiles is in the build context, plus the JSON lib/ imports
 		const tsb = JSON.parse(readFileSync(join(root, "tsconfig.build.json"), "utf8")) as { include: string[] };
 		const copied = copies(build).flatMap((c) => c.sources);
