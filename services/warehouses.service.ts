@@ -7,7 +7,8 @@
  * (list, create, update, remove, reads), registration.ts (courier
  * registration jobs and the sweeper), remote.ts (calls to rates, intake,
  * pincode); SQL and transactions in lib/warehouses/store.ts; the flat §2.9
- * row and the contract `Warehouse`: lib/warehouses/rows.ts.
+ * row and the contract `Warehouse`: lib/warehouses/rows.ts. The service shape
+ * every service follows: docs/ARCHITECTURE.md §1, docs/decisions/0091-service-shape.md.
  *
  * Gateway-facing actions (account from `ctx.meta.user` only; any `sender_id`
  * in the request is ignored):
