@@ -21,48 +21,25 @@
  *   `refused` (a refused act puts the case back in `action_required`).
  * - Buyer notifications through lib/ndr/notifier.ts (`NDR_NOTIFIER`, the
  *   sandbox notifier records `simulated` and never sends).
+ *
+ * Handlers parse and answer; the work is in plain functions over `NdrDeps`
+ * (lib/ndr/deps.ts, built by `deps()`): lib/ndr/requests.ts (list, counts,
+ * comment, act), cases.ts, policy.ts, act-status.ts; SQL in lib/ndr/store.ts.
  */
 import { type AuthUser, senderOf } from "../lib/auth";
-import {
-	type CallOptions,
-	call,
-	type NdrActAnswer,
-	type NdrActCheck,
-	type NdrComment,
-	type NdrCounts,
-	type NdrPage,
-	type NdrTickResult,
-	SHIPMENT_STATUS_CHANNEL,
-} from "../lib/contracts";
+import { type CallOptions, SHIPMENT_STATUS_CHANNEL } from "../lib/contracts";
 import { cursorSecretConfigured } from "../lib/cursor";
-import { errorBodyOf, fail, type UnreachableCode, validationFailed } from "../lib/errors";
+import { type UnreachableCode, validationFailed } from "../lib/errors";
 import { parseNdrActBody } from "../lib/ndr/act-input";
-import { ACT_STATUS_QUEUE, checkActStatus, scheduleFirstCheck } from "../lib/ndr/act-status";
+import { ACT_STATUS_QUEUE, checkActStatus } from "../lib/ndr/act-status";
 import { applyStatusEvent } from "../lib/ndr/cases";
-import { sendNdrAction } from "../lib/ndr/courier-action";
 import { messageOf, type NdrDeps } from "../lib/ndr/deps";
-import {
-	commentOf,
-	countsOf,
-	ndrOrderNotFound,
-	nextCursorOf,
-	parseComment,
-	parseNdrListQuery,
-	parseNdrOrderId,
-	rowOf,
-} from "../lib/ndr/list";
+import { parseComment, parseNdrListQuery, parseNdrOrderId } from "../lib/ndr/list";
 import { NDR_MIGRATIONS } from "../lib/ndr/migrations";
 import { type Notifier, notifierFor } from "../lib/ndr/notifier";
 import { policyPass } from "../lib/ndr/policy";
+import { addComment, countsFor, listPage, requestAct } from "../lib/ndr/requests";
 import { type NdrSettings, ndrSettings } from "../lib/ndr/settings";
-import {
-	countCases,
-	insertComment,
-	latestCaseOfOrder,
-	listCases,
-	openCaseOfOrder,
-	recordAction,
-} from "../lib/ndr/store";
 import { defineService } from "../lib/service";
 import { EventOutboxRelay } from "../lib/webhooks/publish";
 import { DbMixin } from "../mixins/db.mixin";
@@ -78,9 +55,6 @@ interface NdrVars {
 	/** a timer pass in progress (a pass never overlaps the previous one of this pod) */
 	passing: Promise<unknown> | undefined;
 }
-
-/** Courier errors of `sendNdrAction` that are recorded as a failed action (input errors are not). */
-const COURIER_ERRORS = new Set(["reattempt_failed", "ndr_unavailable"]);
 
 export default defineService<NdrVars>()({
 	name: "ndr",
@@ -131,27 +105,9 @@ export default defineService<NdrVars>()({
 		 */
 		list: {
 			access: { auth: true },
-			async handler(ctx): Promise<NdrPage> {
+			async handler(ctx) {
 				const sender = senderOf(ctx);
-				const q = parseNdrListQuery(ctx.params, sender);
-				const rows = await listCases(this.db, {
-					sender_id: sender,
-					tab: q.tab,
-					awb_number: q.awb_number,
-					from: q.from,
-					before_id: q.before_id,
-					take: q.limit + 1,
-				});
-				const more = rows.length > q.limit;
-				const page = rows.slice(0, q.limit);
-				return {
-					data: page.map((r) => rowOf(r, this.settings.maxAttempts)),
-					pagination: {
-						mode: "cursor",
-						limit: q.limit,
-						nextCursor: nextCursorOf(sender, q, page[page.length - 1]?.id, more),
-					},
-				};
+				return listPage(this.deps(), sender, parseNdrListQuery(ctx.params, sender));
 			},
 		},
 
@@ -162,8 +118,8 @@ export default defineService<NdrVars>()({
 		 */
 		counts: {
 			access: { auth: true },
-			async handler(ctx): Promise<NdrCounts> {
-				return countsOf(await countCases(this.db, senderOf(ctx)));
+			async handler(ctx) {
+				return countsFor(this.deps(), senderOf(ctx));
 			},
 		},
 
@@ -184,23 +140,13 @@ export default defineService<NdrVars>()({
 		 */
 		comment: {
 			access: { capability: "ndr.act", writes: true },
-			async handler(ctx): Promise<NdrComment> {
+			async handler(ctx) {
 				const sender = senderOf(ctx);
 				const order_id = parseNdrOrderId(ctx.params.id);
 				const text = parseComment(ctx.params);
-				const c = await latestCaseOfOrder(this.db, sender, order_id);
-				if (!c) throw ndrOrderNotFound();
-				const user = ctx.meta.user as AuthUser;
-				const row = await insertComment(this.db, {
-					case_id: c.id,
-					sender_id: sender,
-					order_id,
-					comment: text,
-					author: user.sub,
-					role: user.role,
-				});
+				const row = await addComment(this.deps(), sender, ctx.meta.user as AuthUser, order_id, text);
 				ctx.meta.$statusCode = 201;
-				return commentOf(row, c.awb_number);
+				return row;
 			},
 		},
 
@@ -229,79 +175,10 @@ export default defineService<NdrVars>()({
 			// the courier's NDR call (5 s courier timeout, retried once; issue 12)
 			timeout: 20_000,
 			access: { writes: true },
-			async handler(ctx): Promise<NdrActAnswer> {
+			async handler(ctx) {
 				const sender = senderOf(ctx);
 				const input = parseNdrActBody(ctx.params);
-				const c = await openCaseOfOrder(this.db, sender, input.order_id);
-				if (!c) {
-					const order = await call(
-						ctx,
-						"intake.getOrder",
-						{ sender_id: sender, order_id: input.order_id },
-						this.callOptions(),
-					);
-					if (!order) throw fail("order not found");
-					throw fail("no_open_ndr", input.order_id);
-				}
-				if (c.logistic_id !== input.logistic_id)
-					throw validationFailed([`logistic_id: the shipment is with courier ${c.logistic_id}`]);
-				if (c.attempts >= this.settings.maxAttempts) {
-					throw fail("ndr_attempts_exhausted", c.attempts, c.awb_number);
-				}
-				const user = ctx.meta.user as AuthUser;
-				const { order_id, logistic_id, ndr_act, ...details } = input;
-				const base = {
-					case_id: c.id,
-					sender_id: sender,
-					order_id,
-					act: ndr_act,
-					by: "merchant" as const,
-					actor: user.sub,
-					details,
-					attempt_no: c.attempts,
-				};
-				let request_id: string;
-				let polls: boolean;
-				try {
-					({ request_id, polls } = await sendNdrAction(
-						ctx,
-						{
-							awb_number: c.awb_number,
-							logistic_id,
-							input,
-							first_pending_at: c.first_pending_at.toISOString(),
-						},
-						{ callOptions: this.callOptions() },
-					));
-				} catch (err) {
-					const body = errorBodyOf(err)?.body;
-					if (body && COURIER_ERRORS.has(String(body.error))) {
-						await recordAction(this.db, {
-							...base,
-							status: "failed",
-							request_id: null,
-							error_code: String(body.error),
-							error_message: String(body.message ?? ""),
-						});
-					}
-					throw err;
-				}
-				const action_id = await recordAction(this.db, {
-					...base,
-					status: "sent",
-					request_id,
-					error_code: null,
-					error_message: null,
-				});
-				await scheduleFirstCheck(this.deps(), action_id, polls);
-				return {
-					status: "requested",
-					awb: c.awb_number,
-					forward_id: `bk_${c.attempt_id}`,
-					order_id,
-					ndr_act,
-					request_id,
-				};
+				return requestAct(this.deps(), ctx, sender, ctx.meta.user as AuthUser, input);
 			},
 		},
 
@@ -321,7 +198,7 @@ export default defineService<NdrVars>()({
 				action_id: { type: "number", integer: true, positive: true, convert: true },
 				n: { type: "number", integer: true, min: 0, optional: true, convert: true },
 			},
-			async handler(ctx): Promise<NdrActCheck> {
+			async handler(ctx) {
 				return checkActStatus(this.deps(), ctx, ctx.params.action_id, ctx.params.n ?? 0);
 			},
 		},
@@ -333,7 +210,7 @@ export default defineService<NdrVars>()({
 		 */
 		tick: {
 			params: { now: { type: "string", optional: true, min: 1, max: 64 } },
-			async handler(ctx): Promise<NdrTickResult> {
+			async handler(ctx) {
 				const now = ctx.params.now ? new Date(ctx.params.now) : new Date();
 				if (Number.isNaN(now.getTime())) throw validationFailed(["now: must be an ISO-8601 time"]);
 				return policyPass(this.deps(), ctx, now);

@@ -55,6 +55,22 @@ export async function lockAccount(db: Sequelize, sender: number, t: Transaction)
 }
 
 /**
+ * Runs `work` in one transaction that first takes the account lock of
+ * `sender` ({@link lockAccount}): committed when `work` resolves, rolled back
+ * when it throws (its error is rethrown as it came).
+ */
+export function withAccountLock<T>(
+	db: Sequelize,
+	sender: number,
+	work: (t: Transaction) => Promise<T>,
+): Promise<T> {
+	return db.transaction(async (t) => {
+		await lockAccount(db, sender, t);
+		return work(t);
+	});
+}
+
+/**
  * True when `err` is the unique violation of one non-retired name per account
  * (case-insensitive), which the service answers as `warehouse_name: already exists`.
  */
