@@ -187,7 +187,7 @@ interface UpstreamMethods {
 // moleculer-web's typings declare its schema as a bare ServiceSchema (methods
 // typed `any`); these casts state what it is at run time (checked by
 // test/unit/gateway/upstream.spec.ts against the pinned version).
-const WebMixin = ApiGateway as unknown as Mixin<WebGateway>;
+const WebMixin = ApiGateway as Mixin<WebGateway>;
 const upstream = (ApiGateway as unknown as { methods: UpstreamMethods }).methods;
 const { NotFoundError } = ApiGateway.Errors;
 
