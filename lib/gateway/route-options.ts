@@ -139,16 +139,25 @@ function linkBeforeCall(
 	return this.limitLink(req, res);
 }
 
+/**
+ * What every route shares: mounted at `/` (aliases carry full paths),
+ * explicit aliases only, exact path matching ({@link ROUTE_MATCHING}), no
+ * moleculer-web request log (the gateway writes its own access log).
+ */
+const EVERY_ROUTE = {
+	path: "/",
+	mappingPolicy: "restrict",
+	pathToRegexpOptions: ROUTE_MATCHING,
+	logging: false,
+} as const;
+
 /** The probes route (`/health`, `/ready`): no body, no log, always answered by THIS gateway node (`nodeID`). */
 function probesRoute(nodeID: string): RouteOptions {
 	return {
+		...EVERY_ROUTE,
 		name: "probes",
-		path: "/",
 		aliases: withHead(PROBE_ALIASES),
-		mappingPolicy: "restrict",
-		pathToRegexpOptions: ROUTE_MATCHING,
 		bodyParsers: false,
-		logging: false,
 		// Probes must describe THIS gateway node, never another one.
 		callOptions: { nodeID },
 	};
@@ -162,81 +171,67 @@ function probesRoute(nodeID: string): RouteOptions {
 function docsRoute(): RouteOptions {
 	documentBytes();
 	return {
+		...EVERY_ROUTE,
 		name: "docs",
-		path: "/",
 		aliases: withHead(
 			Object.fromEntries(Object.entries(DOCS_ALIASES).map(([key, handler]) => [key, DOCS_HANDLERS[handler]])),
 		),
-		mappingPolicy: "restrict",
-		pathToRegexpOptions: ROUTE_MATCHING,
 		bodyParsers: false,
-		logging: false,
 	};
 }
 
 /** The development identity provider's route (only with `MSA_DEV_IDP=1`): JSON or form bodies of 64 KB at most. */
 function devIdpRoute(trustProxy: number): RouteOptions {
 	return {
+		...EVERY_ROUTE,
 		name: "devauth",
-		path: "/",
 		aliases: withHead(DEV_IDP_ALIASES),
-		mappingPolicy: "restrict",
-		pathToRegexpOptions: ROUTE_MATCHING,
 		bodyParsers: {
 			json: { limit: "64kb", verify: verifyJsonDepth() },
 			urlencoded: { extended: false, limit: "64kb" },
 		},
 		onBeforeCall: devIdpBeforeCall(trustProxy),
-		logging: false,
 	};
 }
 
 /** The courier webhook route: no bearer, the raw body kept for the courier's signature ({@link webhookParams}). */
 function webhooksRoute(): RouteOptions {
 	return {
+		...EVERY_ROUTE,
 		name: "webhooks",
-		path: "/",
 		aliases: WEBHOOK_ALIASES,
-		mappingPolicy: "restrict",
-		pathToRegexpOptions: ROUTE_MATCHING,
 		mergeParams: false,
 		// couriers sign the exact bytes: keep the body raw, whatever its content type (512 KB:
 		// passed base64 to booking, it stays under NATS' 1 MB message size)
 		bodyParsers: { raw: { type: () => true, limit: "512kb" } },
 		onBeforeCall: webhookParams,
-		logging: false,
 	};
 }
 
 /** The signed label link route: no bearer, no body, the token from the path only ({@link linkBeforeCall}). */
 function linksRoute(): RouteOptions {
 	return {
+		...EVERY_ROUTE,
 		name: "links",
-		path: "/",
 		aliases: withHead(LINK_ALIASES),
-		mappingPolicy: "restrict",
-		pathToRegexpOptions: ROUTE_MATCHING,
 		// GET only, nothing to parse; the action gets `{token}` from the path only (linkBeforeCall)
 		mergeParams: false,
 		bodyParsers: false,
 		onBeforeCall: linkBeforeCall,
-		logging: false,
 	};
 }
 
 /** The bulk upload route (bearer): the raw multipart body streamed to intake (./upload.ts). */
 function uploadRoute(): RouteOptions {
 	return {
+		...EVERY_ROUTE,
 		name: "upload",
-		path: "/",
 		aliases: {
 			[`POST ${BULK_UPLOAD_PATH}`]: {
 				type: "stream",
 				action: BULK_UPLOAD_ALIASES[`POST ${BULK_UPLOAD_PATH}`],
 			},
 		},
-		mappingPolicy: "restrict",
-		pathToRegexpOptions: ROUTE_MATCHING,
 		authentication: true,
 		authorization: true,
 		// the raw multipart body is streamed to intake, which parses it (parts in any order, issue 25);
@@ -244,18 +239,15 @@ function uploadRoute(): RouteOptions {
 		mergeParams: false,
 		bodyParsers: false,
 		onBeforeCall: uploadParams,
-		logging: false,
 	};
 }
 
 /** The bearer /v1 API route: JSON bodies of 1 MB at most, checked by {@link checkBody}. */
 function apiRoute(): RouteOptions {
 	return {
+		...EVERY_ROUTE,
 		name: "api",
-		path: "/",
 		aliases: withHead(API_ALIASES),
-		mappingPolicy: "restrict",
-		pathToRegexpOptions: ROUTE_MATCHING,
 		authentication: true,
 		authorization: true,
 		// The API is JSON only: any request body is parsed as JSON (a form body is 400 invalid_json);
@@ -263,7 +255,6 @@ function apiRoute(): RouteOptions {
 		// bodies of GET / HEAD / DELETE are never read (their params come from the path and query only)
 		bodyParsers: { json: { limit: "1mb", type: readsBody, verify: verifyJsonDepth() } },
 		onBeforeCall: checkBody,
-		logging: false,
 	};
 }
 
