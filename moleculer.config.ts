@@ -96,6 +96,7 @@ export function gapless(b: ServiceBroker, tx: BalancedTx): () => Promise<unknown
 	return async () => {
 		const old = tx.subscriptions;
 		tx.subscriptions = [];
+		// framework boundary: Moleculer types `services` as a one-element tuple of untyped records
 		const info = b.getLocalNodeInfo() as unknown as {
 			services: {
 				name: string;
@@ -120,17 +121,10 @@ function isEndpoint(x: unknown): x is ActionEndpoint {
 	return typeof x === "object" && x !== null && "action" in x && "id" in x;
 }
 
-/** The part of Moleculer's endpoint list read by {@link localEndpoint}. */
-interface EndpointList {
-	hasLocal(): boolean;
-	nextLocal(): ActionEndpoint | null;
-}
-
 /** An available endpoint of `action` on this very node, or null. */
 function localEndpoint(b: ServiceBroker, action: string): ActionEndpoint | null {
-	const list = (
-		b.registry as unknown as { getActionEndpoints(a: string): EndpointList | null | undefined }
-	).getActionEndpoints(action);
+	// typed as always a list; Moleculer answers undefined for an action no node has
+	const list = b.registry.getActionEndpoints(action);
 	if (!list?.hasLocal()) return null;
 	return list.nextLocal();
 }
@@ -143,6 +137,7 @@ export type CallPromise = Promise<unknown> & { ctx?: unknown };
  * local endpoint it runs the local handler in this process, without
  * serializing the request or a round trip through NATS.
  */
+// framework boundary: Moleculer types `call` with an action name; its balanced call also takes an endpoint
 const balancedCall = ServiceBroker.prototype.call as unknown as (
 	this: ServiceBroker,
 	action: ActionEndpoint,
@@ -213,6 +208,7 @@ export function QueueGroupCalls(): Middleware {
 		created(b: ServiceBroker) {
 			broker = b;
 			links.set(b, link);
+			// framework boundary: Moleculer's BaseTransporter typing has no `subscriptions` / `client` (NATS internals)
 			const tx = (b.transit as unknown as { tx?: BalancedTx } | undefined)?.tx;
 			if (tx && typeof tx.makeBalancedSubscriptions === "function")
 				tx.makeBalancedSubscriptions = gapless(b, tx);
@@ -221,11 +217,10 @@ export function QueueGroupCalls(): Middleware {
 		async started(b: ServiceBroker) {
 			// Moleculer subscribes to the queue groups of local services only in a change handler
 			// debounced by 1 s after the last service registered: do it now, before `/ready` says so
-			const discoverer = (
-				b.registry as unknown as { discoverer?: { sendLocalNodeInfo?: () => Promise<unknown> } }
-			).discoverer;
+			const discoverer = b.registry.discoverer;
 			if (b.transit && discoverer?.sendLocalNodeInfo) await discoverer.sendLocalNodeInfo();
 			link.subscribed = true;
+			// framework boundary: the NATS client is not on Moleculer's BaseTransporter typing
 			const client = (b.transit as unknown as { tx?: { client?: NatsStatusSource } } | undefined)?.tx?.client;
 			if (typeof client?.status !== "function") return;
 			void (async () => {
@@ -242,10 +237,7 @@ export function QueueGroupCalls(): Middleware {
 		 * until `tracking.shutdownTimeout`. Answers to its own calls still arrive.
 		 */
 		async stopping(b: ServiceBroker) {
-			const tx = (
-				b.transit as unknown as { tx?: { unsubscribeFromBalancedCommands?: () => Promise<unknown> } }
-			)?.tx;
-			await tx?.unsubscribeFromBalancedCommands?.().catch(() => undefined);
+			await b.transit?.tx?.unsubscribeFromBalancedCommands?.().catch(() => undefined);
 		},
 		call(next: CallFn): CallFn {
 			return function queueGroupCall(action, params, opts = {}) {

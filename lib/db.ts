@@ -244,8 +244,10 @@ export async function exec<T extends object = Record<string, unknown>>(
 	return { rows: r.rows, count: r.rowCount ?? r.rows.length };
 }
 
-/** A row as pg returns it: the columns `K` (bigint, numeric) may come as strings. */
-export type StoredRow<T, K extends keyof T> = Omit<T, K> & Record<K, string | number>;
+/** A row as pg returns it: the columns `K` (bigint, numeric) may come as strings (or null, where `T` allows it). */
+export type StoredRow<T, K extends keyof T> = Omit<T, K> & {
+	[P in K]: string | number | (null extends T[P] ? null : never);
+};
 
 /**
  * The row with its columns `keys` (bigint ids, paise amounts: exact below 2^53)
@@ -255,5 +257,5 @@ export function numbersIn<T, K extends keyof T>(row: StoredRow<T, K>, keys: read
 	const out: Record<string, unknown> = { ...row };
 	for (const k of keys) out[k as string] = Number(row[k]);
 	// every key of T is present: the others came through unchanged
-	return out as unknown as T;
+	return out as T;
 }

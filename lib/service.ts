@@ -134,6 +134,6 @@ export function defineService<V extends object = Record<never, never>>() {
 		for (const a of hiddenActions ?? []) actions[a] = false;
 		// The typed schema is a Moleculer schema whose handlers declare narrower
 		// `this`/`ctx` types than Moleculer's own `any`-typed ones.
-		return { ...rest, actions } as unknown as ServiceSchema<S>;
+		return { ...rest, actions } as ServiceSchema<S>;
 	};
 }

@@ -229,8 +229,7 @@ export async function startSystem(): Promise<RunningSystem> {
 			// its open connections end after their next answer): otherwise a steady load keeps the broker's in-flight wait from ever
 			// emptying and every stop lasts the whole shutdown timeout
 			for (const svc of broker.services) {
-				const begin = (svc as unknown as { beginShutdown?: () => void }).beginShutdown;
-				if (typeof begin === "function") begin.call(svc);
+				if ("beginShutdown" in svc && typeof svc.beginShutdown === "function") svc.beginShutdown();
 			}
 			await broker.stop();
 			await closeAllQueues();

@@ -138,51 +138,23 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
 import ApiGateway from "moleculer-web";
-import { type ActionAccess, type AuthUser, checkAccess, createVerifier, invalidToken } from "../lib/auth";
+import { type AuthUser, checkAccess, createVerifier, invalidToken } from "../lib/auth";
 import { loadConfig, setting } from "../lib/config";
 import type { CallMeta } from "../lib/contracts";
 import { failWith } from "../lib/errors";
 import { answerFor, gatewayFail } from "../lib/gateway/errors";
-import { keepHeadLength, withHead } from "../lib/gateway/head";
+import { keepHeadLength } from "../lib/gateway/head";
 import { accessLogLine, isLabelLinkPath, parseQuery, pathOf, requestIdOf } from "../lib/gateway/http";
 import { IdempotencyKeys, IdempotentReplay, wantsIdempotency } from "../lib/gateway/idempotency";
-import { verifyJsonDepth } from "../lib/gateway/json-limits";
 import { clientAddress, EdgeLimiter } from "../lib/gateway/rate-limit";
-import {
-	API_ALIASES,
-	actionsByService,
-	BULK_UPLOAD_ALIASES,
-	BULK_UPLOAD_PATH,
-	DEV_IDP_ALIASES,
-	DOCS_ALIASES,
-	LINK_ALIASES,
-	PROBE_ALIASES,
-	WEBHOOK_ALIASES,
-} from "../lib/gateway/routes";
-import { assertCleanText } from "../lib/gateway/text-rule";
+import { gatewayRoutes } from "../lib/gateway/route-options";
+import { API_ALIASES, actionsByService, BULK_UPLOAD_ALIASES, DEV_IDP_ALIASES } from "../lib/gateway/routes";
 import { bearerToken, cachedVerifier } from "../lib/gateway/tokens";
-import { uploadParams } from "../lib/gateway/upload";
-import { DOCS_HANDLERS, type DocsHandler, documentBytes } from "../lib/openapi/serve";
+import type { GwRequest, RouteOptions } from "../lib/gateway/web-types";
 import { defineService, type Mixin } from "../lib/service";
 import { transporterLinkUp } from "../moleculer.config";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"];
-
-/** A request as moleculer-web decorates it (the fields this service reads). */
-type GwRequest = IncomingMessage & {
-	$ctx?: Context<unknown, CallMeta>;
-	/** the routed action's schema (set once an alias matched and its endpoint was found) */
-	$action?: { name?: string; access?: ActionAccess };
-	/** the matched alias; undefined when the URL matched none */
-	$alias?: unknown;
-	$params?: Record<string, unknown>;
-	$startTime?: [number, number];
-	parsedUrl?: string;
-	originalUrl?: string;
-	body?: unknown;
-	/** query params; moleculer-web keeps a value set before it parses the URL */
-	query?: Record<string, string>;
-};
 
 /** One alias of moleculer-web's alias table. */
 interface WebAlias {
@@ -190,31 +162,6 @@ interface WebAlias {
 	method: string;
 	/** path-to-regexp matcher of the full path */
 	re: RegExp;
-}
-
-/** Options of one route (moleculer-web `addRoute`), as far as this service uses them. */
-interface RouteOptions {
-	name: string;
-	path: string;
-	aliases: Record<
-		string,
-		| string
-		/** `stream`: the raw request body is the action's `ctx.stream` (the bulk upload) */
-		| { type: "stream"; action: string }
-		/** function alias (the `docs` route): answers itself or calls `next(err)` */
-		| DocsHandler
-	>;
-	mappingPolicy: "restrict";
-	/** false: params are `{body, query, params}` instead of body, query and path params merged */
-	mergeParams?: boolean;
-	bodyParsers: false | Record<string, unknown>;
-	/** path-to-regexp 8 options of the route's aliases (ours: `ROUTE_MATCHING`) */
-	pathToRegexpOptions?: { sensitive?: boolean; trailing?: boolean };
-	logging: boolean;
-	callOptions?: { nodeID: string };
-	authentication?: boolean;
-	authorization?: boolean;
-	onBeforeCall?: (ctx: Context, route: unknown, req: GwRequest, res: ServerResponse) => void | Promise<void>;
 }
 
 /**
@@ -240,7 +187,7 @@ interface UpstreamMethods {
 // moleculer-web's typings declare its schema as a bare ServiceSchema (methods
 // typed `any`); these casts state what it is at run time (checked by
 // test/unit/gateway/upstream.spec.ts against the pinned version).
-const WebMixin = ApiGateway as unknown as Mixin<WebGateway>;
+const WebMixin = ApiGateway as Mixin<WebGateway>;
 const upstream = (ApiGateway as unknown as { methods: UpstreamMethods }).methods;
 const { NotFoundError } = ApiGateway.Errors;
 
@@ -277,92 +224,8 @@ function requestPath(req: GwRequest): string {
 	return pathOf(req.originalUrl ?? req.url);
 }
 
-/**
- * Alias matching of every route (issue 12): paths match exactly, case
- * included (`/V1/orders` is 404). A trailing slash is refused by
- * `beginRequest`, since moleculer-web drops it before matching.
- */
-const ROUTE_MATCHING = { sensitive: true, trailing: false } as const;
-
 /** Where `beginRequest` sends a request whose path has a trailing slash: a URL no alias matches (→ 404 `not_found`). */
 const UNROUTABLE_URL = "/";
-
-/**
- * Throws 400 `ambiguous_parameter` when a key is given both in the query
- * string and in the JSON body (issue 12: moleculer-web would let the query
- * silently win). Path parameters are not checked: they name the resource and
- * always win over a body key of the same name.
- */
-function refuseAmbiguous(req: GwRequest): void {
-	const body = req.body;
-	const query = req.query;
-	if (body == null || typeof body !== "object" || !query) return;
-	for (const k of Object.keys(query)) {
-		if (Object.hasOwn(body, k)) {
-			throw gatewayFail("ambiguous_parameter", k);
-		}
-	}
-}
-
-/**
- * `onBeforeCall` of the /v1 route: the JSON body must be an object (an array or
- * scalar is 400 `invalid_json`), a key may not be in both the query and the
- * body (400 `ambiguous_parameter`), a `__proto__` key in the body cannot
- * change the params object's prototype, and every string of the params (body,
- * query and path parameters merged: keys and values, at any depth) passes the
- * edge text rule (lib/gateway/text-rule.ts: 400 `validation_failed`).
- */
-function checkBody(_ctx: Context, _route: unknown, req: GwRequest): void {
-	const body = req.body;
-	if (body != null && (typeof body !== "object" || Array.isArray(body))) {
-		throw gatewayFail("invalid_json", "not_object");
-	}
-	refuseAmbiguous(req);
-	const p = req.$params;
-	if (p && Object.getPrototypeOf(p) !== Object.prototype) Object.setPrototypeOf(p, Object.prototype);
-	assertCleanText(p);
-}
-
-/** Methods whose request body the API route never parses (nor merges into params): their input is the path and query. */
-const BODYLESS_METHODS = new Set(["GET", "HEAD", "DELETE"]);
-
-/** body-parser `type` of the API route: every content type is read as JSON, except on {@link BODYLESS_METHODS}. */
-function readsBody(req: IncomingMessage): boolean {
-	return !BODYLESS_METHODS.has(req.method ?? "GET");
-}
-
-/**
- * `onBeforeCall` of the development identity provider's route: the query/body
- * ambiguity rule and the edge text rule of {@link checkBody}, and `ctx.meta.client_address` (the
- * client address as the rate limits read it, `TRUST_PROXY` hops) for the
- * login's per-address throttle.
- */
-function devIdpBeforeCall(trustProxy: number): (ctx: Context, route: unknown, req: GwRequest) => void {
-	return (ctx: Context, _route: unknown, req: GwRequest): void => {
-		refuseAmbiguous(req);
-		assertCleanText(req.$params);
-		// the login is throttled per client address too (services/devauth.service.ts)
-		(ctx.meta as { client_address?: string }).client_address = clientAddress(req, trustProxy);
-	};
-}
-
-/**
- * `onBeforeCall` of the courier webhook route (`mergeParams: false`, raw body
- * parser): the action's params become `{courier, body, headers}`: the path's
- * courier code, the raw body bytes as base64 (the signature covers them
- * exactly; an absent body is empty) and the request headers (lower-cased by
- * node; repeated ones joined with ", "; never `authorization` or `cookie`).
- */
-function webhookParams(_ctx: Context, _route: unknown, req: GwRequest): void {
-	const path = (req.$params as { params?: Record<string, unknown> } | undefined)?.params;
-	const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-	const headers: Record<string, string> = {};
-	for (const [k, v] of Object.entries(req.headers)) {
-		if (v === undefined || k === "authorization" || k === "cookie") continue;
-		headers[k] = Array.isArray(v) ? v.join(", ") : v;
-	}
-	req.$params = { courier: String(path?.courier ?? ""), body: raw.toString("base64"), headers };
-}
 
 /**
  * True when the broker's logger writes info lines: it is on, and its level
@@ -378,25 +241,6 @@ function logsInfo(loggerOpt: unknown, fallback: string): boolean {
 interface HookTarget {
 	beginRequest(options: { requestID?: string }, req: GwRequest, res: ServerResponse): void;
 	answerError(req: GwRequest, res: ServerResponse, err: unknown): void;
-	limitLink(req: GwRequest, res: ServerResponse): Promise<void>;
-}
-
-/**
- * `onBeforeCall` of the signed-link route (`mergeParams: false`; moleculer-web
- * calls it with the service as `this`): the action's params become `{token}`,
- * the path's token only (a `?token=` query can never stand in for it; "" when
- * absent), then the download is counted (the `limitLink` method).
- */
-function linkBeforeCall(
-	this: HookTarget,
-	_ctx: Context,
-	_route: unknown,
-	req: GwRequest,
-	res: ServerResponse,
-): Promise<void> {
-	const path = (req.$params as { params?: Record<string, unknown> } | undefined)?.params;
-	req.$params = { token: typeof path?.token === "string" ? path.token : "" };
-	return this.limitLink(req, res);
 }
 
 /**
@@ -741,9 +585,10 @@ export default defineService<GatewayVars>()({
 	/**
 	 * Reads the configuration (port, JWKS, dev IdP switch, log level), builds
 	 * the cached token verifier (jose fetches keys lazily on first use) and
-	 * mounts the routes. The probes route is added first: a URL matching no
-	 * alias is handed by moleculer-web to the first route, which has no body
-	 * parser, so an unknown route never parses a body before its 404/405.
+	 * mounts the routes (lib/gateway/route-options.ts `gatewayRoutes`; the
+	 * probes route first: a URL matching no alias is handed by moleculer-web
+	 * to the first route, which has no body parser, so an unknown route never
+	 * parses a body before its 404/405).
 	 */
 	created() {
 		const cfg = loadConfig();
@@ -784,108 +629,9 @@ export default defineService<GatewayVars>()({
 			...(devIdp ? [DEV_IDP_ALIASES] : []),
 		);
 
-		this.addRoute({
-			name: "probes",
-			path: "/",
-			aliases: withHead(PROBE_ALIASES),
-			mappingPolicy: "restrict",
-			pathToRegexpOptions: ROUTE_MATCHING,
-			bodyParsers: false,
-			logging: false,
-			// Probes must describe THIS gateway node, never another one.
-			callOptions: { nodeID: this.broker.nodeID },
-		});
-		// the API reference (issue 11, lib/openapi/serve.ts): served by this node itself, no auth, no body;
-		// the document is built and serialised now, so a broken description fails the start, not a request
-		documentBytes();
-		this.addRoute({
-			name: "docs",
-			path: "/",
-			aliases: withHead(
-				Object.fromEntries(
-					Object.entries(DOCS_ALIASES).map(([key, handler]) => [key, DOCS_HANDLERS[handler]]),
-				),
-			),
-			mappingPolicy: "restrict",
-			pathToRegexpOptions: ROUTE_MATCHING,
-			bodyParsers: false,
-			logging: false,
-		});
-		if (devIdp) {
-			this.addRoute({
-				name: "devauth",
-				path: "/",
-				aliases: withHead(DEV_IDP_ALIASES),
-				mappingPolicy: "restrict",
-				pathToRegexpOptions: ROUTE_MATCHING,
-				bodyParsers: {
-					json: { limit: "64kb", verify: verifyJsonDepth() },
-					urlencoded: { extended: false, limit: "64kb" },
-				},
-				onBeforeCall: devIdpBeforeCall(this.trustProxy),
-				logging: false,
-			});
-		}
-		this.addRoute({
-			name: "webhooks",
-			path: "/",
-			aliases: WEBHOOK_ALIASES,
-			mappingPolicy: "restrict",
-			pathToRegexpOptions: ROUTE_MATCHING,
-			mergeParams: false,
-			// couriers sign the exact bytes: keep the body raw, whatever its content type (512 KB:
-			// passed base64 to booking, it stays under NATS' 1 MB message size)
-			bodyParsers: { raw: { type: () => true, limit: "512kb" } },
-			onBeforeCall: webhookParams,
-			logging: false,
-		});
-		this.addRoute({
-			name: "links",
-			path: "/",
-			aliases: withHead(LINK_ALIASES),
-			mappingPolicy: "restrict",
-			pathToRegexpOptions: ROUTE_MATCHING,
-			// GET only, nothing to parse; the action gets `{token}` from the path only (linkBeforeCall)
-			mergeParams: false,
-			bodyParsers: false,
-			onBeforeCall: linkBeforeCall,
-			logging: false,
-		});
-		this.addRoute({
-			name: "upload",
-			path: "/",
-			aliases: {
-				[`POST ${BULK_UPLOAD_PATH}`]: {
-					type: "stream",
-					action: BULK_UPLOAD_ALIASES[`POST ${BULK_UPLOAD_PATH}`],
-				},
-			},
-			mappingPolicy: "restrict",
-			pathToRegexpOptions: ROUTE_MATCHING,
-			authentication: true,
-			authorization: true,
-			// the raw multipart body is streamed to intake, which parses it (parts in any order, issue 25);
-			// params are `{query, content_type}` only (lib/gateway/upload.ts)
-			mergeParams: false,
-			bodyParsers: false,
-			onBeforeCall: uploadParams,
-			logging: false,
-		});
-		this.addRoute({
-			name: "api",
-			path: "/",
-			aliases: withHead(API_ALIASES),
-			mappingPolicy: "restrict",
-			pathToRegexpOptions: ROUTE_MATCHING,
-			authentication: true,
-			authorization: true,
-			// The API is JSON only: any request body is parsed as JSON (a form body is 400 invalid_json);
-			// nesting is checked on the raw text before parsing (lib/gateway/json-limits.ts: 400 body_too_deep)
-			// bodies of GET / HEAD / DELETE are never read (their params come from the path and query only)
-			bodyParsers: { json: { limit: "1mb", type: readsBody, verify: verifyJsonDepth() } },
-			onBeforeCall: checkBody,
-			logging: false,
-		});
+		// probes first, then docs, dev IdP, webhooks, links, upload, api (lib/gateway/route-options.ts)
+		for (const route of gatewayRoutes({ nodeID: this.broker.nodeID, devIdp, trustProxy: this.trustProxy }))
+			this.addRoute(route);
 	},
 
 	/**

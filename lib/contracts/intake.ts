@@ -195,16 +195,7 @@ export interface OrderDetail extends Omit<OrderListRow, "receiver"> {
 	order_date: string;
 	order_from_source: string | null;
 	/** §2.1 receiver block as stored (mobile as its 10 digits) */
-	receiver: {
-		name: string;
-		address_1: string;
-		address_2: string | null;
-		landmark: string | null;
-		city: string | null;
-		state: string | null;
-		pincode: string;
-		mobile_no: string;
-	};
+	receiver: ReceiverFields;
 	/** §2.1 product block (rupees, kg, cm) */
 	product: OrderProduct;
 	rto_address_id: number | null;
@@ -406,16 +397,20 @@ export interface BulkDecisionResult {
  */
 export type UnshippedErrorType = "pickup_address_missing" | "in_queue" | "not_booked" | FailureCode;
 
-/** The buyer's address of an unshipped row, by the §2.1 `receiver` field names (the PATCH's names). */
-export interface ReceiverFields {
-	name: string;
-	address_1: string;
-	address_2: string | null;
-	landmark: string | null;
+/**
+ * The buyer's address by the §2.1 `receiver` field names: the one declaration
+ * of the receiver block (a validated create body's, lib/intake/validation.ts
+ * `ReceiverInput`; {@link OrderDetail}'s; an unshipped row's and the
+ * `PATCH /v1/orders/unshipped/{id}` names). `name`, `address_1`, `pincode`
+ * (six digits), `address_2` and `landmark` are {@link Address}'s; it differs
+ * from it in the wire names the spec gives: `mobile_no` (Address: `phone`),
+ * no `email`, and every optional part present, null when not given.
+ */
+export interface ReceiverFields
+	extends Pick<Address, "name" | "address_1" | "pincode">,
+		Required<Pick<Address, "address_2" | "landmark">> {
 	city: string | null;
 	state: string | null;
-	/** six digits */
-	pincode: string;
 	/** bare 10-digit Indian mobile number */
 	mobile_no: string;
 }

@@ -5,7 +5,7 @@
  * counts and comments, courier NDR actions, the deadline policy and buyer
  * notifications. Money in rupees, times ISO-8601 UTC.
  */
-import type { HttpParams, PaymentMode } from "./common";
+import type { Address, HttpParams, PaymentMode } from "./common";
 
 /** The accepted `tab` values of `GET /v1/ndr`, in display order. */
 export const NDR_TABS = ["action_required", "action_requested", "delivered", "rto"] as const;
@@ -129,16 +129,14 @@ export type NdrAct = "RE-ATTEMPT" | "DEFER_DLV" | "EDIT_DETAILS";
 /** Every {@link NdrAct}, in the order the spec lists them (the first is the default). */
 export const NDR_ACTS: readonly NdrAct[] = ["RE-ATTEMPT", "DEFER_DLV", "EDIT_DETAILS"];
 
-/** New delivery address of an `EDIT_DETAILS` act (trimmed; optional parts absent when not given). */
-export interface NdrAddress {
-	address_1: string;
-	address_2?: string | null;
-	landmark?: string | null;
-	city?: string;
-	state?: string;
-	/** 6 digits, first 1–9 */
-	pincode?: string;
-}
+/**
+ * New delivery address of an `EDIT_DETAILS` act (trimmed; optional parts
+ * absent when not given): the street part of an {@link Address}, with its
+ * `city`, `state` and `pincode` (6 digits, first 1–9) optional; no name,
+ * phone (the act's own `phone`) or email.
+ */
+export type NdrAddress = Pick<Address, "address_1" | "address_2" | "landmark"> &
+	Partial<Pick<Address, "city" | "state" | "pincode">>;
 
 /**
  * Validated body of `POST /v1/shipping/ndr` (lib/ndr/act-input.ts

@@ -294,21 +294,22 @@ function addressHead(pen: Pen, heading: string, name: string, nameSize: number, 
 	return y - nameSize - 2;
 }
 
-/**
- * Draws one label on a new page of `ld.doc`. Throws an Error when the AWB is
- * not printable ASCII (the caller validates AWBs before rendering).
- */
-export function drawLabelPage(ld: LabelDocument, data: LabelData): PDFPage {
-	const [W, H] = LABEL_SIZE;
-	const page = ld.doc.addPage(LABEL_SIZE);
-	const pen = new Pen(page, ld.fonts);
-	const left = MARGIN;
-	const right = W - MARGIN;
-	const inner = right - left;
-	page.drawRectangle({ x: 4, y: 4, width: W - 8, height: H - 8, borderColor: BLACK, borderWidth: 1 });
+/** One label page being drawn: the page, its pen, and the inner box between the margins (PDF points). */
+interface Sheet {
+	ld: LabelDocument;
+	page: PDFPage;
+	pen: Pen;
+	/** page width */
+	W: number;
+	left: number;
+	right: number;
+	/** right − left */
+	inner: number;
+}
 
-	// 1. courier, direction, routing code
-	let y = H - MARGIN;
+/** Section 1, from the top `y`: courier name, direction, the routing code boxed at the right. Returns the y below its rule. */
+function drawCourierHead(s: Sheet, data: LabelData, y: number): number {
+	const { page, pen, left, right, inner } = s;
 	const routing = cleanText(data.routing_code);
 	let routingWidth = 0;
 	if (routing) {
@@ -326,8 +327,12 @@ export function drawLabelPage(ld: LabelDocument, data: LabelData): PDFPage {
 	});
 	y -= 30;
 	pen.rule(y);
+	return y;
+}
 
-	// 2. AWB barcode and words
+/** Section 2: the AWB as a Code 128 barcode over the inner width, and in words. Returns the y below its rule. */
+function drawAwb(s: Sheet, data: LabelData, y: number): number {
+	const { page, pen, left, inner, W } = s;
 	const awbSym = code128(data.awb_number);
 	const barH = 60;
 	drawCode128(page, awbSym, {
@@ -342,8 +347,12 @@ export function drawLabelPage(ld: LabelDocument, data: LabelData): PDFPage {
 	pen.centered(`AWB ${data.awb_number}`, W / 2, y - 13, 11, true, inner);
 	y -= 19;
 	pen.rule(y);
+	return y;
+}
 
-	// 3. ship to
+/** Section 3: where the parcel goes: name, street lines (3 at most), city, PIN and phone. Returns the y below its rule. */
+function drawShipTo(s: Sheet, data: LabelData, y: number): number {
+	const { ld, pen, left, right, inner } = s;
 	const to = data.ship_to;
 	y = addressHead(pen, data.direction === "reverse" ? "DELIVER TO (RETURN)" : "SHIP TO", to.name, 11, y);
 	for (const line of ld.fonts.wrap(streetLines(to).join(", "), 8.5, inner - 4, 3)) {
@@ -360,8 +369,12 @@ export function drawLabelPage(ld: LabelDocument, data: LabelData): PDFPage {
 	if (phone) pen.textRight(`Ph: ${phone}`, right - 2, y - 14, 10, { bold: true, maxWidth: inner / 2 });
 	y -= 19;
 	pen.rule(y);
+	return y;
+}
 
-	// 4. payment
+/** Section 4: COD (boxed, with the amount to collect) or PREPAID. Returns the y below its rule. */
+function drawPayment(s: Sheet, data: LabelData, y: number): number {
+	const { page, pen, left, right, inner } = s;
 	const cod = data.payment === "COD";
 	if (cod) {
 		page.drawRectangle({ x: left, y: y - 28, width: 70, height: 28, color: BLACK });
@@ -376,8 +389,12 @@ export function drawLabelPage(ld: LabelDocument, data: LabelData): PDFPage {
 	}
 	y -= 28;
 	pen.rule(y);
+	return y;
+}
 
-	// 5. order details
+/** Section 5: order number, date, id, value, weight, dimensions in two columns, then the item (2 lines at most). Returns the y below. */
+function drawOrderDetails(s: Sheet, data: LabelData, y: number): number {
+	const { ld, pen, left, inner } = s;
 	const colX = left + inner / 2 + 4;
 	const halfW = inner / 2 - 6;
 	const rows: Array<[string, string]> = [
@@ -403,8 +420,12 @@ export function drawLabelPage(ld: LabelDocument, data: LabelData): PDFPage {
 		y -= 10;
 	}
 	y -= 2;
+	return y;
+}
 
-	// 6. order number barcode (only when it is printable ASCII and fits)
+/** Section 6: the order number as a barcode (only when it is printable ASCII and fits). Returns the y below its rule. */
+function drawOrderNoBarcode(s: Sheet, data: LabelData, y: number): number {
+	const { page, pen, left, inner, W } = s;
 	const orderNo = cleanText(data.order_no);
 	if (isCode128Encodable(orderNo)) {
 		const sym = code128(orderNo);
@@ -423,43 +444,68 @@ export function drawLabelPage(ld: LabelDocument, data: LabelData): PDFPage {
 		}
 	}
 	pen.rule(y);
+	return y;
+}
 
-	// 7. return address / pickup from
-	const from = data.from;
-	if (from) {
-		y = addressHead(
-			pen,
-			data.direction === "reverse" ? "PICKUP FROM" : "IF UNDELIVERED, RETURN TO",
-			from.name,
-			8,
-			y,
-		);
-		const fromText = [...streetLines(from), cityLine(from), `PIN ${cleanText(from.pincode)}`]
-			.filter(Boolean)
-			.join(", ");
-		for (const line of ld.fonts.wrap(fromText, 7.5, inner - 4, 2)) {
-			pen.text(line, left + 2, y - 8.5, 7.5);
-			y -= 9.5;
-		}
-		const contact = cleanText(from.contact);
-		const fromPhone = cleanText(from.phone);
-		const contactLine = [
-			contact && contact !== cleanText(from.name) ? contact : "",
-			fromPhone ? `Ph: ${fromPhone}` : "",
-		]
-			.filter(Boolean)
-			.join("  ");
-		if (contactLine) {
-			pen.text(contactLine, left + 2, y - 8.5, 7.5, { maxWidth: inner - 4 });
-			y -= 9.5;
-		}
+/** Section 7: the return address (forward) or where a return is picked up (reverse), with contact and phone. Returns the y below. */
+function drawFrom(s: Sheet, data: LabelData, from: LabelAddress, y: number): number {
+	const { ld, pen, left, inner } = s;
+	y = addressHead(
+		pen,
+		data.direction === "reverse" ? "PICKUP FROM" : "IF UNDELIVERED, RETURN TO",
+		from.name,
+		8,
+		y,
+	);
+	const fromText = [...streetLines(from), cityLine(from), `PIN ${cleanText(from.pincode)}`]
+		.filter(Boolean)
+		.join(", ");
+	for (const line of ld.fonts.wrap(fromText, 7.5, inner - 4, 2)) {
+		pen.text(line, left + 2, y - 8.5, 7.5);
+		y -= 9.5;
 	}
+	const contact = cleanText(from.contact);
+	const fromPhone = cleanText(from.phone);
+	const contactLine = [
+		contact && contact !== cleanText(from.name) ? contact : "",
+		fromPhone ? `Ph: ${fromPhone}` : "",
+	]
+		.filter(Boolean)
+		.join("  ");
+	if (contactLine) {
+		pen.text(contactLine, left + 2, y - 8.5, 7.5, { maxWidth: inner - 4 });
+		y -= 9.5;
+	}
+	return y;
+}
 
-	// 8. seller
-	if (data.seller) {
-		const gstin = cleanText(data.seller.gstin);
-		const seller = `Seller: ${cleanText(data.seller.name)}${gstin ? `   GSTIN: ${gstin}` : ""}`;
-		pen.text(seller, left + 2, Math.max(y - 10, 10), 7.5, { maxWidth: inner - 4 });
-	}
+/** Section 8: the seller of record and GSTIN, on one line (never below 10 pt from the bottom). */
+function drawSeller(s: Sheet, seller: NonNullable<LabelData["seller"]>, y: number): void {
+	const gstin = cleanText(seller.gstin);
+	const text = `Seller: ${cleanText(seller.name)}${gstin ? `   GSTIN: ${gstin}` : ""}`;
+	s.pen.text(text, s.left + 2, Math.max(y - 10, 10), 7.5, { maxWidth: s.inner - 4 });
+}
+
+/**
+ * Draws one label on a new page of `ld.doc`: a border, then its sections
+ * top to bottom (each step above draws one and answers the y below it).
+ * Throws an Error when the AWB is not printable ASCII (the caller validates
+ * AWBs before rendering).
+ */
+export function drawLabelPage(ld: LabelDocument, data: LabelData): PDFPage {
+	const [W, H] = LABEL_SIZE;
+	const page = ld.doc.addPage(LABEL_SIZE);
+	const right = W - MARGIN;
+	const s: Sheet = { ld, page, pen: new Pen(page, ld.fonts), W, left: MARGIN, right, inner: right - MARGIN };
+	page.drawRectangle({ x: 4, y: 4, width: W - 8, height: H - 8, borderColor: BLACK, borderWidth: 1 });
+
+	let y = drawCourierHead(s, data, H - MARGIN);
+	y = drawAwb(s, data, y);
+	y = drawShipTo(s, data, y);
+	y = drawPayment(s, data, y);
+	y = drawOrderDetails(s, data, y);
+	y = drawOrderNoBarcode(s, data, y);
+	if (data.from) y = drawFrom(s, data, data.from, y);
+	if (data.seller) drawSeller(s, data.seller, y);
 	return page;
 }

@@ -160,9 +160,6 @@ function bytesOf(chunk: unknown, encoding: unknown): Buffer {
 	return Buffer.from(String(chunk), typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8");
 }
 
-/** `write` / `end` of a response, loosely typed (their overloads are wrapped as they are). */
-type WriteFn = (this: ServerResponse, ...args: unknown[]) => unknown;
-
 /**
  * Wraps `res.write` / `res.end` of one response: the bytes written are
  * collected (up to `max`; past it the answer is `undefined`), and `end` waits
@@ -174,8 +171,8 @@ function captureAnswer(
 	max: number,
 	settle: (answer: StoredAnswer | undefined) => Promise<void>,
 ): void {
-	const write = res.write as unknown as WriteFn;
-	const end = res.end as unknown as WriteFn;
+	const write = res.write;
+	const end = res.end;
 	const chunks: Buffer[] = [];
 	let size = 0;
 	let over = false;
@@ -188,22 +185,21 @@ function captureAnswer(
 			chunks.length = 0;
 		} else chunks.push(b);
 	};
-	const wrappedWrite: WriteFn = function (this: ServerResponse, ...args: unknown[]) {
+	// one variadic wrapper per method stands for every overload: the arguments are passed on as they came
+	res.write = function (this: ServerResponse, ...args: unknown[]): boolean {
 		take(args[0], args[1]);
-		return write.apply(this, args);
+		return Reflect.apply(write, this, args);
 	};
-	const wrappedEnd: WriteFn = function (this: ServerResponse, ...args: unknown[]) {
-		res.write = write as unknown as ServerResponse["write"];
-		res.end = end as unknown as ServerResponse["end"];
+	res.end = function (this: ServerResponse, ...args: unknown[]): ServerResponse {
+		res.write = write;
+		res.end = end;
 		take(args[0], args[1]);
 		const answer = over
 			? undefined
 			: { status: res.statusCode, headers: storedHeaders(res.getHeaders()), body: Buffer.concat(chunks) };
-		void settle(answer).finally(() => end.apply(res, args));
+		void settle(answer).finally(() => Reflect.apply(end, res, args));
 		return res;
 	};
-	res.write = wrappedWrite as unknown as ServerResponse["write"];
-	res.end = wrappedEnd as unknown as ServerResponse["end"];
 }
 
 /** True when an answer may be replayed: it does not say "retry later" (`Retry-After`: 429, 503, …). */

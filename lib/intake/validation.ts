@@ -68,7 +68,7 @@
  * character (lib/fields.ts `CONTROL_CHARS`).
  */
 import type { ValidationError, ValidationSchema } from "fastest-validator";
-import { type PaymentMode, paymentModeOf, type ShipmentDirection } from "../contracts";
+import { type PaymentMode, paymentModeOf, type ReceiverFields, type ShipmentDirection } from "../contracts";
 import { validationFailed } from "../errors";
 import {
 	CONTROL_CHARS,
@@ -92,19 +92,8 @@ export const MAX_AMOUNT_RUPEES = 1_000_000;
 /** Length bound of `customer_order_no` as sent (the stored return reference adds `-R`). */
 export const MAX_ORDER_NO_LENGTH = 50;
 
-/** Buyer block, normalised. */
-export interface ReceiverInput {
-	name: string;
-	address_1: string;
-	address_2: string | null;
-	landmark: string | null;
-	city: string | null;
-	state: string | null;
-	/** 6 digits */
-	pincode: string;
-	/** bare 10 digits */
-	mobile_no: string;
-}
+/** Buyer block, normalised (absent optional parts null; mobile as bare 10 digits): the contract's receiver block. */
+export type ReceiverInput = ReceiverFields;
 
 /** Product block, normalised: kg, paise, cm. */
 export interface ProductInput {
@@ -424,16 +413,8 @@ export const reverseSchema: ValidationSchema = {
 interface CheckedBody {
 	customer_order_no: string;
 	channel?: string | null;
-	receiver: {
-		name: string;
-		address_1: string;
-		address_2?: string | null;
-		landmark?: string | null;
-		city?: string | null;
-		state?: string | null;
-		pincode: string;
-		mobile_no: string;
-	};
+	/** the receiver block as the schema leaves it: its optional parts may be absent */
+	receiver: Pick<ReceiverFields, "name" | "address_1" | "pincode" | "mobile_no"> & Partial<ReceiverFields>;
 	product: {
 		product_name: string;
 		product_sku?: string | null;

@@ -59,12 +59,13 @@ const CASE_NUMBERS = [
 	"last_seq",
 ] as const;
 
+/** A case row as pg returns it (bigint columns as text). */
+type StoredCase = StoredRow<CaseRow, (typeof CASE_NUMBERS)[number] | "cod_amount_paise">;
+
 /** Converts pg's bigint strings of a case row to numbers. */
-function caseOf(r: Record<string, unknown>): CaseRow {
-	const out: Record<string, unknown> = { ...r };
-	for (const k of CASE_NUMBERS) out[k] = Number(r[k]);
-	out.cod_amount_paise = r.cod_amount_paise === null ? null : Number(r.cod_amount_paise);
-	return out as unknown as CaseRow;
+function caseOf(r: StoredCase): CaseRow {
+	const cod_amount_paise = r.cod_amount_paise === null ? null : Number(r.cod_amount_paise);
+	return numbersIn<CaseRow, (typeof CASE_NUMBERS)[number]>({ ...r, cod_amount_paise }, CASE_NUMBERS);
 }
 
 /** What the list rows need of the order and shipment, read from intake and booking when a case opens. */
@@ -109,7 +110,7 @@ export async function liveCaseOf(
 	t?: Transaction,
 	lock = false,
 ): Promise<CaseRow | null> {
-	const rows = await select<Record<string, unknown>>(
+	const rows = await select<StoredCase>(
 		db,
 		`SELECT * FROM ndr.cases
 		 WHERE awb_number = $1 AND (status IN ('action_required', 'action_requested') OR (status = 'rto' AND closed_status = 'rto_requested'))
@@ -307,7 +308,7 @@ export async function leaseDueCases(
 	limit: number,
 	leaseMs: number,
 ): Promise<CaseRow[]> {
-	const rows = await select<Record<string, unknown>>(
+	const rows = await select<StoredCase>(
 		db,
 		`UPDATE ndr.cases c SET lease_until = clock_timestamp() + make_interval(secs => $4::double precision / 1000)
 		 WHERE c.id IN (
@@ -487,7 +488,7 @@ export async function openCaseOfOrder(
 	sender_id: number,
 	order_id: number,
 ): Promise<CaseRow | null> {
-	const rows = await select<Record<string, unknown>>(
+	const rows = await select<StoredCase>(
 		db,
 		`SELECT * FROM ndr.cases WHERE sender_id = $1 AND order_id = $2 AND status IN ('action_required', 'action_requested')
 		 ORDER BY id DESC LIMIT 1`,
@@ -502,7 +503,7 @@ export async function latestCaseOfOrder(
 	sender_id: number,
 	order_id: number,
 ): Promise<CaseRow | null> {
-	const rows = await select<Record<string, unknown>>(
+	const rows = await select<StoredCase>(
 		db,
 		"SELECT * FROM ndr.cases WHERE sender_id = $1 AND order_id = $2 ORDER BY id DESC LIMIT 1",
 		[sender_id, order_id],
@@ -526,7 +527,7 @@ export async function insertComment(
 	db: Sequelize,
 	c: { case_id: number; sender_id: number; order_id: number; comment: string; author: string; role: string },
 ): Promise<CommentRow> {
-	const rows = await select<Record<string, unknown>>(
+	const rows = await select<StoredRow<CommentRow, "id" | "case_id" | "order_id">>(
 		db,
 		`INSERT INTO ndr.comments (case_id, sender_id, order_id, comment, author, role)
 		 VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, case_id, order_id, comment, author, role, created_at`,
@@ -534,7 +535,7 @@ export async function insertComment(
 	);
 	const r = rows[0];
 	return {
-		...(r as unknown as CommentRow),
+		...r,
 		id: Number(r.id),
 		case_id: Number(r.case_id),
 		order_id: Number(r.order_id),
@@ -552,20 +553,23 @@ export interface NotificationRow {
 	status: "queued" | NotificationOutcomeStatus;
 }
 
+/** A notification row as pg returns it (bigint ids as text). */
+type StoredNotification = StoredRow<NotificationRow, "id" | "case_id">;
+
 /** Queued notifications created before `before` (a previous hand-over was lost), oldest first. */
 export async function queuedNotifications(
 	db: Sequelize,
 	before: Date,
 	limit: number,
 ): Promise<NotificationRow[]> {
-	const rows = await select<Record<string, unknown>>(
+	const rows = await select<StoredNotification>(
 		db,
 		`SELECT id, case_id, channel, template, recipient, vars, status FROM ndr.notifications
 		 WHERE status = 'queued' AND created_at < $1 ORDER BY id LIMIT $2`,
 		[before, limit],
 	);
 	return rows.map((r) => ({
-		...(r as unknown as NotificationRow),
+		...r,
 		id: Number(r.id),
 		case_id: Number(r.case_id),
 	}));
@@ -573,14 +577,12 @@ export async function queuedNotifications(
 
 /** One notification by id, or null. */
 export async function notificationById(db: Sequelize, id: number): Promise<NotificationRow | null> {
-	const rows = await select<Record<string, unknown>>(
+	const rows = await select<StoredNotification>(
 		db,
 		"SELECT id, case_id, channel, template, recipient, vars, status FROM ndr.notifications WHERE id = $1",
 		[id],
 	);
-	return rows.length
-		? { ...(rows[0] as unknown as NotificationRow), id, case_id: Number(rows[0].case_id) }
-		: null;
+	return rows.length ? { ...rows[0], id, case_id: Number(rows[0].case_id) } : null;
 }
 
 /** Records what the notifier answered (only over a `queued` row: a second hand-over changes nothing). */
@@ -645,7 +647,7 @@ export interface ListFilter {
 
 /** One page of the account's cases of a tab, newest (highest id) first. */
 export async function listCases(db: Sequelize, f: ListFilter): Promise<ListRowDb[]> {
-	const rows = await select<Record<string, unknown>>(
+	const rows = await select<StoredCase & Record<string, unknown>>(
 		db,
 		`SELECT c.*,
 		   (SELECT count(*) FROM ndr.comments m WHERE m.case_id = c.id) AS comments,

@@ -75,7 +75,7 @@ export function postWebhook(url: URL, body: string, opts: PostOptions): Promise<
 			{
 				method: "POST",
 				agent: isHttps ? agents.https : agents.http,
-				lookup: guardedLookup(opts.sandbox) as unknown as typeof import("node:dns").lookup,
+				lookup: guardedLookup(opts.sandbox),
 				headers: {
 					"content-type": "application/json",
 					"user-agent": WEBHOOK_USER_AGENT,

@@ -6,7 +6,7 @@
  * another's rows. Times are the database's clock (`now()`).
  */
 import type { Sequelize } from "sequelize";
-import { exec, select } from "../db";
+import { exec, type StoredRow, select } from "../db";
 
 /** An `webhooks.endpoints` row (ids as numbers; secrets sealed, ./secrets.ts). */
 export interface EndpointRow {
@@ -45,14 +45,21 @@ export interface DeliveryRow {
 	created_at: Date;
 }
 
+/** An endpoint row as pg returns it (bigint ids as text). */
+type StoredEndpoint = StoredRow<EndpointRow, "id" | "sender_id">;
+
+/** A delivery row as pg returns it (bigint ids as text). */
+type StoredDelivery = StoredRow<DeliveryRow, "id" | "endpoint_id" | "order_id">;
+
 /** pg returns bigint as text: these columns become numbers. */
-function endpointOf(r: Record<string, unknown>): EndpointRow {
-	return { ...(r as unknown as EndpointRow), id: Number(r.id), sender_id: Number(r.sender_id) };
+function endpointOf(r: StoredEndpoint): EndpointRow {
+	return { ...r, id: Number(r.id), sender_id: Number(r.sender_id) };
 }
 
-function deliveryOf(r: Record<string, unknown>): DeliveryRow {
+/** A delivery with its ids as numbers. */
+function deliveryOf(r: StoredDelivery): DeliveryRow {
 	return {
-		...(r as unknown as DeliveryRow),
+		...r,
 		id: Number(r.id),
 		endpoint_id: Number(r.endpoint_id),
 		order_id: r.order_id === null || r.order_id === undefined ? null : Number(r.order_id),
@@ -74,7 +81,7 @@ export async function insertEndpoint(
 	db: Sequelize,
 	e: { sender_id: number; url: string; events: string[]; description: string | null; secret: string },
 ): Promise<EndpointRow> {
-	const r = await select<Record<string, unknown>>(
+	const r = await select<StoredEndpoint>(
 		db,
 		`INSERT INTO webhooks.endpoints (sender_id, url, events, description, secret)
 		 VALUES ($1, $2, $3::text[], $4, $5) RETURNING *`,
@@ -85,7 +92,7 @@ export async function insertEndpoint(
 
 /** The account's endpoints, oldest first. */
 export async function listEndpoints(db: Sequelize, sender_id: number): Promise<EndpointRow[]> {
-	const r = await select<Record<string, unknown>>(
+	const r = await select<StoredEndpoint>(
 		db,
 		"SELECT * FROM webhooks.endpoints WHERE sender_id = $1 ORDER BY id",
 		[sender_id],
@@ -95,7 +102,7 @@ export async function listEndpoints(db: Sequelize, sender_id: number): Promise<E
 
 /** One endpoint of the account, or null (missing and another account's are the same). */
 export async function getEndpoint(db: Sequelize, sender_id: number, id: number): Promise<EndpointRow | null> {
-	const r = await select<Record<string, unknown>>(
+	const r = await select<StoredEndpoint>(
 		db,
 		"SELECT * FROM webhooks.endpoints WHERE sender_id = $1 AND id = $2",
 		[sender_id, id],
@@ -122,7 +129,7 @@ export async function updateEndpoint(
 	id: number,
 	p: EndpointPatch,
 ): Promise<EndpointRow | null> {
-	const r = await select<Record<string, unknown>>(
+	const r = await select<StoredEndpoint>(
 		db,
 		`UPDATE webhooks.endpoints SET
 		   url = COALESCE($3, url),
@@ -167,7 +174,7 @@ export async function rotateSecret(
 	sealed: string,
 	previousH: number,
 ): Promise<EndpointRow | null> {
-	const r = await select<Record<string, unknown>>(
+	const r = await select<StoredEndpoint>(
 		db,
 		`UPDATE webhooks.endpoints SET previous_secret = secret,
 		   previous_secret_until = now() + make_interval(secs => $4::double precision * 3600),
@@ -293,7 +300,7 @@ export async function insertTestDelivery(
 	e: IncomingEvent,
 	endpoint_id: number,
 ): Promise<DeliveryRow> {
-	const r = await select<Record<string, unknown>>(
+	const r = await select<StoredDelivery>(
 		db,
 		`WITH ev AS (
 		   INSERT INTO webhooks.events (key, msg_id, sender_id, type, occurred_at, data)
@@ -322,7 +329,7 @@ export async function listDeliveries(
 		status: string | null;
 	},
 ): Promise<DeliveryRow[]> {
-	const r = await select<Record<string, unknown>>(
+	const r = await select<StoredDelivery>(
 		db,
 		`SELECT ${LOG_COLUMNS}
 		 FROM webhooks.deliveries d JOIN webhooks.events e ON e.id = d.event_id
@@ -344,7 +351,7 @@ export async function resetForRedelivery(
 	endpoint_id: number,
 	id: number,
 ): Promise<DeliveryRow | null> {
-	const r = await select<Record<string, unknown>>(
+	const r = await select<StoredDelivery>(
 		db,
 		`WITH d AS (
 		   UPDATE webhooks.deliveries SET status = 'pending', gen = gen + 1, attempts = 0, next_retry_at = NULL,
@@ -382,6 +389,12 @@ export interface AttemptContext {
 	gap: boolean;
 }
 
+/** An attempt's context as pg returns it (bigint ids as text). */
+type StoredAttempt = StoredRow<
+	AttemptContext,
+	"id" | "event_id" | "sender_id" | "endpoint_id" | "order_id" | "age_ms"
+>;
+
 /**
  * Reads deliveries `ids` with their events and endpoints, and the ordering
  * facts (see {@link AttemptContext}), in one statement; a delivery that no
@@ -392,7 +405,7 @@ export async function attemptContexts(
 	ids: number[],
 	holdMs: number,
 ): Promise<Map<number, AttemptContext>> {
-	const r = await select<Record<string, unknown>>(
+	const r = await select<StoredAttempt>(
 		db,
 		`SELECT d.id, d.gen, d.status, d.attempts, (extract(epoch FROM now() - d.created_at) * 1000)::float8 AS age_ms,
 		   e.id AS event_id, e.msg_id, e.type, e.sender_id, e.order_id, e.occurred_at, e.data,
@@ -414,7 +427,7 @@ export async function attemptContexts(
 	const out = new Map<number, AttemptContext>();
 	for (const x of r) {
 		const c: AttemptContext = {
-			...(x as unknown as AttemptContext),
+			...x,
 			id: Number(x.id),
 			event_id: Number(x.event_id),
 			sender_id: Number(x.sender_id),

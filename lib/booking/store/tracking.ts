@@ -16,7 +16,7 @@
  * source `manifest`) through the same transaction, limited to the sender's
  * booked shipments.
  */
-import type { Sequelize } from "sequelize";
+import type { Sequelize, Transaction } from "sequelize";
 import type { BookingUpdate, LaneOutcomeParams, ShipmentStatusChanged } from "../../contracts";
 import type { TrackingScan } from "../../couriers";
 import { exec, numbersIn, type StoredRow, select } from "../../db";
@@ -143,6 +143,260 @@ function clip(v: unknown, max: number): string {
 	return String(v ?? "").slice(0, max);
 }
 
+/** Locks the booked / cancelled attempts holding `awbs` (ordered by id: concurrent batches never deadlock), by AWB. */
+async function lockAttempts(db: Sequelize, awbs: string[], t: Transaction): Promise<Map<string, FoldTarget>> {
+	const locked = await select<LockedRow>(
+		db,
+		`SELECT attempt_id, order_id, sender_id, logistic_id, awb_number, state, shipment_status, shipment_status_at,
+		        booked_at, picked_up_at, order_seq, from_pin, to_pin
+		 FROM booking.attempts
+		 WHERE awb_number = ANY($1::text[]) AND state IN ('booked', 'cancelled')
+		 ORDER BY attempt_id
+		 FOR UPDATE`,
+		[awbs],
+		t,
+	);
+	const byAwb = new Map<string, FoldTarget>();
+	for (const r of locked)
+		byAwb.set(r.awb_number, numbersIn<FoldTarget, (typeof LOCKED_NUMBERS)[number]>(r, LOCKED_NUMBERS));
+	return byAwb;
+}
+
+/** The scan rows of a batch to insert, and the manifest each attempt's scans came from. */
+interface BatchScans {
+	rows: ScanRow[];
+	/** attempt id → the manifest (`manifest_no`) its item names */
+	manifestOf: Map<number, string>;
+}
+
+/**
+ * The scans of `batch` on the locked attempts as rows to insert (bounded
+ * texts). Counts into `out`: scans of an unknown AWB (or of a manifest item
+ * whose attempt is not the sender's booked one) as `unknown`, malformed ones
+ * (time unreadable, status not normalized) as `invalid`, the rest as
+ * `accepted` (and per item).
+ */
+function scanRowsOf(batch: SourcedScans[], byAwb: Map<string, FoldTarget>, out: IngestResult): BatchScans {
+	const rows: ScanRow[] = [];
+	const manifestOf = new Map<number, string>();
+	for (const [i, b] of batch.entries()) {
+		let a = byAwb.get(String(b.awb_number ?? "").trim());
+		if (a && b.sender_id !== undefined && (a.sender_id !== b.sender_id || a.state !== "booked"))
+			a = undefined;
+		const scans = Array.isArray(b.scans) ? b.scans : [];
+		if (a && b.manifest_no) manifestOf.set(a.attempt_id, b.manifest_no);
+		if (!a) {
+			out.unknown += scans.length;
+			continue;
+		}
+		for (const s of scans) {
+			const at = timeOf(s?.at);
+			if (!at || !isShipmentStatus(s?.status)) {
+				out.invalid++;
+				continue;
+			}
+			out.accepted++;
+			out.acceptedPerItem[i]++;
+			rows.push({
+				attempt_id: a.attempt_id,
+				awb_number: a.awb_number,
+				logistic_id: a.logistic_id,
+				status: s.status,
+				courier_code: clip(s.courier_code, 100),
+				courier_status: clip(s.courier_status, 500),
+				location: clip(s.location, 255),
+				at,
+				remarks: s.remarks ? clip(s.remarks, 1000) : null,
+				source: b.source,
+			});
+		}
+	}
+	return { rows, manifestOf };
+}
+
+/**
+ * Inserts the scan rows in one statement (ON CONFLICT ON `scans_dedupe` DO
+ * NOTHING: couriers re-send scans) and answers the NEW ones by attempt id.
+ */
+async function insertScans(db: Sequelize, rows: ScanRow[], t: Transaction): Promise<Map<number, NewScan[]>> {
+	const col = <T>(f: (r: ScanRow) => T) => rows.map(f);
+	const inserted = await exec<{
+		attempt_id: string;
+		status: ShipmentStatus;
+		at: Date;
+		courier_status: string;
+		remarks: string | null;
+	}>(
+		db,
+		`INSERT INTO booking.scans (attempt_id, awb_number, logistic_id, status, courier_code, courier_status, location, at, remarks, source)
+		 SELECT * FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::text[], $5::text[], $6::text[], $7::text[],
+		   $8::timestamptz[], $9::text[], $10::text[])
+		 ON CONFLICT ON CONSTRAINT scans_dedupe DO NOTHING
+		 RETURNING attempt_id, status, at, courier_status, remarks`,
+		[
+			col((r) => r.attempt_id),
+			col((r) => r.awb_number),
+			col((r) => r.logistic_id),
+			col((r) => r.status),
+			col((r) => r.courier_code),
+			col((r) => r.courier_status),
+			col((r) => r.location),
+			col((r) => r.at),
+			col((r) => r.remarks),
+			col((r) => r.source),
+		],
+		t,
+	);
+	const fresh = new Map<number, NewScan[]>();
+	for (const r of inserted.rows) {
+		const id = Number(r.attempt_id);
+		const list = fresh.get(id) ?? [];
+		list.push({ status: r.status, at: r.at, courier_status: r.courier_status, remarks: r.remarks });
+		fresh.set(id, list);
+	}
+	return fresh;
+}
+
+/** A booked attempt whose tracking a fold changed. */
+interface Folded {
+	a: FoldTarget;
+	f: FoldResult;
+}
+
+/** Folds each attempt's new scans over its status; answers the booked attempts whose tracking changed (cancelled ones are terminal). */
+function foldAttempts(byAwb: Map<string, FoldTarget>, fresh: Map<number, NewScan[]>): Folded[] {
+	const folded: Folded[] = [];
+	for (const a of byAwb.values()) {
+		const scans = fresh.get(a.attempt_id);
+		if (!scans) continue;
+		const f = foldScans(a, scans);
+		if (f.dirty && a.state === "booked") folded.push({ a, f });
+	}
+	return folded;
+}
+
+/** The outbox rows of a batch, in order (parallel arrays for unnest). */
+interface OutboxRows {
+	kinds: string[];
+	/** JSON text of each row's payload */
+	payloads: string[];
+}
+
+/**
+ * The status change a fold reached (`status_at` the scan time, seq
+ * `order_seq + 1`), with the manifest that moved it to `manifested` and the
+ * NDR reason of an `undelivered` one.
+ */
+function statusChangeOf(
+	{ a, f }: Folded,
+	status: ShipmentStatus,
+	reached_at: Date,
+	manifestOf: Map<number, string>,
+): StatusChange {
+	const manifest_no = status === "manifested" ? manifestOf.get(a.attempt_id) : undefined;
+	// the newest undelivered scan folded is the one that reached `undelivered` (NDR reason; issue 9)
+	const ndr = status === "undelivered" ? f.undelivered[f.undelivered.length - 1] : undefined;
+	return {
+		attempt_id: a.attempt_id,
+		order_id: a.order_id,
+		sender_id: a.sender_id,
+		awb_number: a.awb_number,
+		logistic_id: a.logistic_id,
+		status,
+		status_at: reached_at,
+		seq: a.order_seq + 1,
+		...(manifest_no ? { manifest_no } : {}),
+		...(ndr ? { courier_status: ndr.courier_status, remarks: ndr.remarks } : {}),
+	};
+}
+
+/**
+ * Collects into `out` the folded undelivered scans and the status changes,
+ * and answers the outbox rows: per change its `order_update` (state
+ * `booked`; AWB and courier omitted so intake keeps them) and `status_event`
+ * ({@link statusEventOf}), and its `lane_outcome` when delivered /
+ * rto_delivered.
+ */
+function outboxRowsOf(folded: Folded[], manifestOf: Map<number, string>, out: IngestResult): OutboxRows {
+	const kinds: string[] = [];
+	const payloads: string[] = [];
+	for (const x of folded) {
+		const { a, f } = x;
+		for (const u of f.undelivered) {
+			out.undelivered.push({
+				order_id: a.order_id,
+				sender_id: a.sender_id,
+				awb_number: a.awb_number,
+				logistic_id: a.logistic_id,
+				reason: u.remarks || u.courier_status || "undelivered",
+				at: u.at,
+			});
+		}
+		if (!f.changed || !f.reached_at) continue;
+		// the fold only moves to statuses of scans: a changed status is a ShipmentStatus
+		const status = f.status as ShipmentStatus;
+		const change = statusChangeOf(x, status, f.reached_at, manifestOf);
+		out.changes.push(change);
+		const update: BookingUpdate = {
+			order_id: a.order_id,
+			sender_id: a.sender_id,
+			attempt_id: a.attempt_id,
+			seq: a.order_seq + 1,
+			state: "booked",
+			status,
+			status_at: f.reached_at.toISOString(),
+		};
+		kinds.push("order_update", "status_event");
+		payloads.push(JSON.stringify(update), JSON.stringify(statusEventOf(change)));
+		const lane: LaneOutcomeParams | null = laneOutcomeOf(a, f);
+		if (lane) {
+			kinds.push("lane_outcome");
+			payloads.push(JSON.stringify(lane));
+		}
+	}
+	return { kinds, payloads };
+}
+
+/**
+ * Updates the changed attempts (UPDATE … FROM unnest; a terminal status
+ * clears `next_track_at`) and inserts the outbox rows, in one statement (a
+ * data-modifying CTE always runs). Answers the outbox ids, ascending.
+ */
+async function writeFolded(
+	db: Sequelize,
+	folded: Folded[],
+	outbox: OutboxRows,
+	t: Transaction,
+): Promise<number[]> {
+	const ids = await exec<{ id: string }>(
+		db,
+		`WITH u AS (
+		   UPDATE booking.attempts a
+		   SET shipment_status = u.status, shipment_status_at = u.at, picked_up_at = u.picked, order_seq = u.seq,
+		       next_track_at = CASE WHEN u.terminal THEN NULL ELSE a.next_track_at END, updated_at = now()
+		   FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::integer[], $6::boolean[])
+		     AS u(id, status, at, picked, seq, terminal)
+		   WHERE a.attempt_id = u.id
+		   RETURNING a.attempt_id)
+		 INSERT INTO booking.outbox (kind, payload)
+		 SELECT r.kind, r.payload FROM unnest($7::text[], $8::jsonb[]) WITH ORDINALITY AS r(kind, payload, n)
+		 ORDER BY r.n
+		 RETURNING id`,
+		[
+			folded.map((x) => x.a.attempt_id),
+			folded.map((x) => x.f.status),
+			folded.map((x) => x.f.status_at),
+			folded.map((x) => x.f.picked_up_at),
+			folded.map((x) => (x.f.changed ? x.a.order_seq + 1 : x.a.order_seq)),
+			folded.map((x) => isTerminal(x.f.status)),
+			outbox.kinds,
+			outbox.payloads,
+		],
+		t,
+	);
+	return ids.rows.map((r) => Number(r.id)).sort((x, y) => x - y);
+}
+
 /**
  * In ONE transaction: locks the booked / cancelled attempts holding the AWBs
  * of `batch` (any courier; unknown AWBs are counted and ignored; an AWB may
@@ -179,176 +433,15 @@ export async function ingestScans(db: Sequelize, batch: SourcedScans[]): Promise
 		return out;
 	}
 	return db.transaction(async (t) => {
-		const locked = await select<LockedRow>(
-			db,
-			`SELECT attempt_id, order_id, sender_id, logistic_id, awb_number, state, shipment_status, shipment_status_at,
-			        booked_at, picked_up_at, order_seq, from_pin, to_pin
-			 FROM booking.attempts
-			 WHERE awb_number = ANY($1::text[]) AND state IN ('booked', 'cancelled')
-			 ORDER BY attempt_id
-			 FOR UPDATE`,
-			[awbs],
-			t,
-		);
-		const byAwb = new Map<string, FoldTarget>();
-		for (const r of locked)
-			byAwb.set(r.awb_number, numbersIn<FoldTarget, (typeof LOCKED_NUMBERS)[number]>(r, LOCKED_NUMBERS));
-		const rows: ScanRow[] = [];
-		const manifestOf = new Map<number, string>();
-		for (const [i, b] of batch.entries()) {
-			let a = byAwb.get(String(b.awb_number ?? "").trim());
-			if (a && b.sender_id !== undefined && (a.sender_id !== b.sender_id || a.state !== "booked"))
-				a = undefined;
-			const scans = Array.isArray(b.scans) ? b.scans : [];
-			if (a && b.manifest_no) manifestOf.set(a.attempt_id, b.manifest_no);
-			if (!a) {
-				out.unknown += scans.length;
-				continue;
-			}
-			for (const s of scans) {
-				const at = timeOf(s?.at);
-				if (!at || !isShipmentStatus(s?.status)) {
-					out.invalid++;
-					continue;
-				}
-				out.accepted++;
-				out.acceptedPerItem[i]++;
-				rows.push({
-					attempt_id: a.attempt_id,
-					awb_number: a.awb_number,
-					logistic_id: a.logistic_id,
-					status: s.status,
-					courier_code: clip(s.courier_code, 100),
-					courier_status: clip(s.courier_status, 500),
-					location: clip(s.location, 255),
-					at,
-					remarks: s.remarks ? clip(s.remarks, 1000) : null,
-					source: b.source,
-				});
-			}
-		}
+		const byAwb = await lockAttempts(db, awbs, t);
+		const { rows, manifestOf } = scanRowsOf(batch, byAwb, out);
 		if (!rows.length) return out;
-		const col = <T>(f: (r: ScanRow) => T) => rows.map(f);
-		const inserted = await exec<{
-			attempt_id: string;
-			status: ShipmentStatus;
-			at: Date;
-			courier_status: string;
-			remarks: string | null;
-		}>(
-			db,
-			`INSERT INTO booking.scans (attempt_id, awb_number, logistic_id, status, courier_code, courier_status, location, at, remarks, source)
-			 SELECT * FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::text[], $5::text[], $6::text[], $7::text[],
-			   $8::timestamptz[], $9::text[], $10::text[])
-			 ON CONFLICT ON CONSTRAINT scans_dedupe DO NOTHING
-			 RETURNING attempt_id, status, at, courier_status, remarks`,
-			[
-				col((r) => r.attempt_id),
-				col((r) => r.awb_number),
-				col((r) => r.logistic_id),
-				col((r) => r.status),
-				col((r) => r.courier_code),
-				col((r) => r.courier_status),
-				col((r) => r.location),
-				col((r) => r.at),
-				col((r) => r.remarks),
-				col((r) => r.source),
-			],
-			t,
-		);
-		out.stored = inserted.rows.length;
-		const fresh = new Map<number, NewScan[]>();
-		for (const r of inserted.rows) {
-			const id = Number(r.attempt_id);
-			const list = fresh.get(id) ?? [];
-			list.push({ status: r.status, at: r.at, courier_status: r.courier_status, remarks: r.remarks });
-			fresh.set(id, list);
-		}
-		const folded: { a: FoldTarget; f: FoldResult }[] = [];
-		for (const a of byAwb.values()) {
-			const scans = fresh.get(a.attempt_id);
-			if (!scans) continue;
-			const f = foldScans(a, scans);
-			if (f.dirty && a.state === "booked") folded.push({ a, f });
-		}
+		const fresh = await insertScans(db, rows, t);
+		out.stored = [...fresh.values()].reduce((n, l) => n + l.length, 0);
+		const folded = foldAttempts(byAwb, fresh);
 		if (!folded.length) return out;
-		const kinds: string[] = [];
-		const payloads: string[] = [];
-		for (const { a, f } of folded) {
-			for (const u of f.undelivered) {
-				out.undelivered.push({
-					order_id: a.order_id,
-					sender_id: a.sender_id,
-					awb_number: a.awb_number,
-					logistic_id: a.logistic_id,
-					reason: u.remarks || u.courier_status || "undelivered",
-					at: u.at,
-				});
-			}
-			if (!f.changed || !f.reached_at) continue;
-			// the fold only moves to statuses of scans: a changed status is a ShipmentStatus
-			const status = f.status as ShipmentStatus;
-			const manifest_no = status === "manifested" ? manifestOf.get(a.attempt_id) : undefined;
-			// the newest undelivered scan folded is the one that reached `undelivered` (NDR reason; issue 9)
-			const ndr = status === "undelivered" ? f.undelivered[f.undelivered.length - 1] : undefined;
-			const change: StatusChange = {
-				attempt_id: a.attempt_id,
-				order_id: a.order_id,
-				sender_id: a.sender_id,
-				awb_number: a.awb_number,
-				logistic_id: a.logistic_id,
-				status,
-				status_at: f.reached_at,
-				seq: a.order_seq + 1,
-				...(manifest_no ? { manifest_no } : {}),
-				...(ndr ? { courier_status: ndr.courier_status, remarks: ndr.remarks } : {}),
-			};
-			out.changes.push(change);
-			const update: BookingUpdate = {
-				order_id: a.order_id,
-				sender_id: a.sender_id,
-				attempt_id: a.attempt_id,
-				seq: a.order_seq + 1,
-				state: "booked",
-				status,
-				status_at: f.reached_at.toISOString(),
-			};
-			kinds.push("order_update", "status_event");
-			payloads.push(JSON.stringify(update), JSON.stringify(statusEventOf(change)));
-			const lane: LaneOutcomeParams | null = laneOutcomeOf(a, f);
-			if (lane) {
-				kinds.push("lane_outcome");
-				payloads.push(JSON.stringify(lane));
-			}
-		}
-		// the changed attempts and their outbox rows in one statement (a data-modifying CTE always runs)
-		const ids = await exec<{ id: string }>(
-			db,
-			`WITH u AS (
-			   UPDATE booking.attempts a
-			   SET shipment_status = u.status, shipment_status_at = u.at, picked_up_at = u.picked, order_seq = u.seq,
-			       next_track_at = CASE WHEN u.terminal THEN NULL ELSE a.next_track_at END, updated_at = now()
-			   FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::integer[], $6::boolean[])
-			     AS u(id, status, at, picked, seq, terminal)
-			   WHERE a.attempt_id = u.id
-			   RETURNING a.attempt_id)
-			 INSERT INTO booking.outbox (kind, payload)
-			 SELECT r.kind, r.payload FROM unnest($7::text[], $8::jsonb[]) WITH ORDINALITY AS r(kind, payload, n)
-			 ORDER BY r.n
-			 RETURNING id`,
-			[
-				folded.map((x) => x.a.attempt_id),
-				folded.map((x) => x.f.status),
-				folded.map((x) => x.f.status_at),
-				folded.map((x) => x.f.picked_up_at),
-				folded.map((x) => (x.f.changed ? x.a.order_seq + 1 : x.a.order_seq)),
-				folded.map((x) => isTerminal(x.f.status)),
-				kinds,
-				payloads,
-			],
-			t,
-		);
-		out.outbox = ids.rows.map((r) => Number(r.id)).sort((x, y) => x - y);
+		const outbox = outboxRowsOf(folded, manifestOf, out);
+		out.outbox = await writeFolded(db, folded, outbox, t);
 		return out;
 	});
 }

@@ -6,7 +6,7 @@
  */
 import type { Sequelize, Transaction } from "sequelize";
 import type { BulkFormat, BulkJobStatus, BulkRowError, BulkRowOutcome } from "../../contracts";
-import { exec, select } from "../../db";
+import { exec, type StoredRow, select } from "../../db";
 import { capRowErrors } from "./bounds";
 
 /** A `intake.bulk_jobs` row with the rejected count (ids and counts as numbers). */
@@ -59,11 +59,20 @@ const JOB_COLUMNS = `j.job_id, j.sender_id, j.status, j.file_name, j.content_typ
 	j.sender_address_id, j.total_rows, j.processed_rows, j.created, j.deduped, j.failed, j.in_review,
 	j.error, j.created_at, j.started_at, j.finished_at`;
 
+/** A job row as pg returns it (bigint columns and the `rejected` count as text). */
+type StoredJob = StoredRow<
+	BulkJobRow,
+	"job_id" | "sender_id" | "size_bytes" | "sender_address_id" | "total_rows" | "rejected"
+>;
+
+/** A row outcome as pg returns it (bigint ids as text). */
+type StoredBulkRow = StoredRow<BulkRowDb, "job_id" | "order_id">;
+
 /** Numbers out of pg's bigint strings. */
-function jobOf(r: Record<string, unknown>): BulkJobRow {
+function jobOf(r: StoredJob): BulkJobRow {
 	const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 	return {
-		...(r as unknown as BulkJobRow),
+		...r,
 		job_id: Number(r.job_id),
 		sender_id: Number(r.sender_id),
 		size_bytes: Number(r.size_bytes),
@@ -73,9 +82,10 @@ function jobOf(r: Record<string, unknown>): BulkJobRow {
 	};
 }
 
-function rowOf(r: Record<string, unknown>): BulkRowDb {
+/** A row outcome with its ids as numbers. */
+function rowOf(r: StoredBulkRow): BulkRowDb {
 	return {
-		...(r as unknown as BulkRowDb),
+		...r,
 		job_id: Number(r.job_id),
 		order_id: r.order_id === null ? null : Number(r.order_id),
 	};
@@ -124,7 +134,7 @@ export async function bulkJob(
 	job_id: number,
 	t?: Transaction,
 ): Promise<BulkJobRow | null> {
-	const rows = await select<Record<string, unknown>>(
+	const rows = await select<StoredJob>(
 		db,
 		`SELECT ${JOB_COLUMNS},
 			(SELECT count(*) FROM intake.bulk_rows r WHERE r.job_id = j.job_id AND r.outcome = 'rejected') AS rejected
@@ -142,7 +152,7 @@ export async function bulkJobsPage(
 	before: number | null,
 	limit: number,
 ): Promise<BulkJobRow[]> {
-	const rows = await select<Record<string, unknown>>(
+	const rows = await select<StoredJob>(
 		db,
 		`SELECT ${JOB_COLUMNS},
 			(SELECT count(*) FROM intake.bulk_rows r WHERE r.job_id = j.job_id AND r.outcome = 'rejected') AS rejected
@@ -176,7 +186,7 @@ const ROW_COLUMNS = "job_id, row_no, outcome, order_id, errors, review_reason, d
 
 /** Rows of job `$1` matching `where` (over `$2`, `$3`), in row order, at most `$4`. */
 async function rowsPage(db: Sequelize, where: string, params: unknown[]): Promise<BulkRowDb[]> {
-	const rows = await select<Record<string, unknown>>(
+	const rows = await select<StoredBulkRow>(
 		db,
 		`SELECT ${ROW_COLUMNS} FROM intake.bulk_rows WHERE job_id = $1 AND ${where} ORDER BY row_no LIMIT $4`,
 		params,
@@ -220,7 +230,7 @@ export async function createdOrderIds(db: Sequelize, job_id: number, limit: numb
 
 /** One row of a job, or null. */
 export async function bulkRow(db: Sequelize, job_id: number, row_no: number): Promise<BulkRowDb | null> {
-	const rows = await select<Record<string, unknown>>(
+	const rows = await select<StoredBulkRow>(
 		db,
 		`SELECT ${ROW_COLUMNS} FROM intake.bulk_rows WHERE job_id = $1 AND row_no = $2`,
 		[job_id, row_no],

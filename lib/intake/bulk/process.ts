@@ -20,10 +20,11 @@
  * the job `failed` with a clear error; infrastructure errors throw (BullMQ
  * retries from the checkpoint).
  */
-import type { Sequelize } from "sequelize";
+import type { Sequelize, Transaction } from "sequelize";
 import { setting } from "../../config";
 import type { PincodeInfo } from "../../contracts";
 import { getQueue } from "../../queue";
+import type { OrderInput } from "../validation";
 import { capText, MAX_JOB_ERROR_CHARS } from "./bounds";
 import { cellsOf, HeaderError, type HeaderMap, mapHeader, type RowCells } from "./columns";
 import { countCsvRecords, type SourceRow } from "./csv";
@@ -32,6 +33,7 @@ import { type ParsedRow, parseRow, pincodeMismatch } from "./rows";
 import {
 	advanceJob,
 	contentKey,
+	type ExistingOrder,
 	estimateTotal,
 	existingOrders,
 	finishJob,
@@ -195,205 +197,267 @@ interface Classified {
 	p: Pending;
 	parsed: ParsedRow;
 	outcome?: OutcomeRow;
+	/** later rows of this file with the same reference and content (they take this row's order id) */
+	dups?: Classified[];
 }
 
-/** Handles one batch (see the module docs). */
-async function runBatch(
-	deps: BulkDeps,
-	job: { job_id: number; sender_id: number; sender_address_id: number },
-	start: number,
-	batch: Pending[],
-): Promise<void> {
-	const rows: Classified[] = batch.map((p) => ({
+/** A row that will insert its order (its parse was `valid`). */
+type ToInsert = Classified & { parsed: { kind: "valid"; input: OrderInput } };
+
+/** The bulk job fields a batch needs. */
+interface BatchJob {
+	job_id: number;
+	sender_id: number;
+	sender_address_id: number;
+}
+
+/** Outcome of a row recorded as failed with `errors` (its cells kept for the fix-up download). */
+function failedOutcome(p: Pending, errors: NonNullable<OutcomeRow["errors"]>): OutcomeRow {
+	return {
+		row_no: p.row_no,
+		outcome: "failed",
+		order_id: null,
+		errors,
+		review_reason: null,
+		data: dataOf(p.cells),
+	};
+}
+
+/** Outcome of a row held for review for `reason` (its cells kept for approval). */
+function reviewOutcome(p: Pending, reason: string): OutcomeRow {
+	return {
+		row_no: p.row_no,
+		outcome: "review",
+		order_id: null,
+		errors: null,
+		review_reason: reason,
+		data: dataOf(p.cells),
+	};
+}
+
+/** Outcome of a row that made order `order_id` (null: filled in from the first row of its reference). */
+function doneOutcome(row_no: number, outcome: "created" | "deduped", order_id: number | null): OutcomeRow {
+	return { row_no, outcome, order_id, errors: null, review_reason: null, data: null };
+}
+
+/** Parses each row of the batch (a record the reader could not read fails as it is). */
+function parseBatch(batch: Pending[], sender_address_id: number): Classified[] {
+	return batch.map((p) => ({
 		p,
 		parsed: p.error
 			? {
 					kind: "failed",
 					errors: [{ column: null, field: null, message: `row could not be read: ${p.error}` }],
 				}
-			: parseRow(p.cells, job.sender_address_id),
+			: parseRow(p.cells, sender_address_id),
 	}));
-	const valid = rows.filter((r) => r.parsed.kind !== "failed");
-	const pins = [
-		...new Set(valid.map((r) => (r.parsed.kind === "failed" ? "" : r.parsed.input.receiver.pincode))),
-	];
+}
+
+/** The distinct values `pick` takes over the rows that parsed (valid or cod_above). */
+function distinctOfParsed(rows: Classified[], pick: (input: OrderInput) => string): string[] {
+	return [...new Set(rows.map((r) => (r.parsed.kind === "failed" ? "" : pick(r.parsed.input))))];
+}
+
+/** `pincode.lookupMany` over the batch's receiver pincodes, in calls of at most 1000. */
+async function lookupPincodes(deps: BulkDeps, valid: Classified[]): Promise<Record<string, PincodeInfo>> {
+	const pins = distinctOfParsed(valid, (input) => input.receiver.pincode);
 	const info: Record<string, PincodeInfo> = {};
 	for (let i = 0; i < pins.length; i += 1000)
 		Object.assign(info, await deps.lookupMany(pins.slice(i, i + 1000)));
+	return info;
+}
+
+/** What classifying a row of a batch compares it with. */
+interface ClassifyContext {
+	/** the live orders of the batch's references */
+	existing: Map<string, ExistingOrder>;
+	/** the first inserting row of each new reference of this batch */
+	firstOf: Map<string, Classified>;
+	/** pincode lookups of the batch */
+	info: Record<string, PincodeInfo>;
+}
+
+/**
+ * Sets the outcome of a row whose reference is already a live order: a
+ * return's reference fails (`reference_in_use`), the same content is
+ * `deduped` onto it, different content goes to review (`reference_conflict`).
+ */
+function classifyAgainstExisting(r: Classified, ex: ExistingOrder, input: OrderInput): void {
+	const { p, parsed } = r;
+	const ref = input.customer_order_no;
+	if (ex.shipment_type === 1) {
+		r.outcome = failedOutcome(p, [
+			{
+				column: "customer_order_no",
+				field: "customer_order_no",
+				message: `reference_in_use: ${ref} is used by a return order`,
+			},
+		]);
+	} else if (parsed.kind === "valid" && ex.key === contentKey(input)) {
+		r.outcome = doneOutcome(p.row_no, "deduped", ex.order_id);
+	} else {
+		r.outcome = reviewOutcome(
+			p,
+			`reference_conflict: customer_order_no ${ref} is already used by order ${ex.order_id} with different content`,
+		);
+	}
+}
+
+/**
+ * Sets the outcome of a row whose reference an earlier row of this batch
+ * inserts: the same content is `deduped` (and takes that row's order id, as
+ * one of its `dups`), different content goes to review.
+ */
+function classifyAgainstFirst(r: Classified, first: Classified, input: OrderInput): void {
+	const { p, parsed } = r;
+	const same =
+		parsed.kind === "valid" &&
+		first.parsed.kind === "valid" &&
+		contentKey(first.parsed.input) === contentKey(input);
+	r.outcome = same
+		? doneOutcome(p.row_no, "deduped", null)
+		: reviewOutcome(
+				p,
+				`reference_conflict: customer_order_no ${input.customer_order_no} is already used by row ${first.p.row_no} of this file with different content`,
+			);
+	if (same) first.dups = [...(first.dups ?? []), r];
+}
+
+/**
+ * Classifies one row of the batch: failed, deduped or held for review (its
+ * `outcome` set), or the first valid, non-review row of a new reference
+ * (returned: it inserts; later rows compare with it).
+ */
+function classifyRow(r: Classified, ctx: ClassifyContext): ToInsert | null {
+	const { p, parsed } = r;
+	if (parsed.kind === "failed") {
+		r.outcome = failedOutcome(p, parsed.errors);
+		return null;
+	}
+	const input = parsed.input;
+	const ref = input.customer_order_no;
+	const ex = ctx.existing.get(ref);
+	if (ex) {
+		classifyAgainstExisting(r, ex, input);
+		return null;
+	}
+	const first = ctx.firstOf.get(ref);
+	if (first) {
+		classifyAgainstFirst(r, first, input);
+		return null;
+	}
+	if (parsed.kind === "cod_above") {
+		r.outcome = reviewOutcome(
+			p,
+			`cod_above_order_value: cod_amount ${p.cells.cod_amount ?? ""} is above declared_order_total ${p.cells.declared_order_total ?? ""} (approving raises declared_order_total to the COD amount)`,
+		);
+		return null;
+	}
+	const mismatch = pincodeMismatch(input, ctx.info[input.receiver.pincode]);
+	if (mismatch) {
+		r.outcome = reviewOutcome(p, mismatch);
+		return null;
+	}
+	ctx.firstOf.set(ref, r);
+	return r as ToInsert;
+}
+
+/**
+ * Inserts the orders of `toInsert` (one multi-row INSERT) and sets each
+ * row's outcome: `created`; or, for a reference inserted concurrently (not
+ * returned), `deduped` onto it when the content is the same, else review.
+ * Each row's `dups` take its order id.
+ */
+async function insertNewOrders(
+	deps: BulkDeps,
+	job: BatchJob,
+	toInsert: ToInsert[],
+	tx: Transaction,
+): Promise<void> {
+	const ids = await insertOrdersBatch(
+		deps.db,
+		job.sender_id,
+		toInsert.map((r) => r.parsed.input),
+		tx,
+	);
+	// a reference inserted concurrently (not returned): read it and compare
+	const missed = toInsert.filter((r) => !ids.has(r.parsed.input.customer_order_no));
+	const late = missed.length
+		? await existingOrders(
+				deps.db,
+				job.sender_id,
+				missed.map((r) => r.parsed.input.customer_order_no),
+				tx,
+			)
+		: new Map<string, ExistingOrder>();
+	for (const r of toInsert) {
+		const input = r.parsed.input;
+		const id = ids.get(input.customer_order_no);
+		const ex = late.get(input.customer_order_no);
+		if (id !== undefined) r.outcome = doneOutcome(r.p.row_no, "created", id);
+		else if (ex && ex.key === contentKey(input)) r.outcome = doneOutcome(r.p.row_no, "deduped", ex.order_id);
+		else
+			r.outcome = reviewOutcome(
+				r.p,
+				`reference_conflict: customer_order_no ${input.customer_order_no} is already used with different content`,
+			);
+		for (const d of r.dups ?? []) if (d.outcome) d.outcome.order_id = r.outcome.order_id;
+	}
+}
+
+/** Records the batch's outcomes and moves the job's checkpoint to `last_row` with the counts. */
+async function recordOutcomes(
+	deps: BulkDeps,
+	job_id: number,
+	rows: Classified[],
+	last_row: number,
+	tx: Transaction,
+): Promise<void> {
+	const outcomes = rows.map((r) => r.outcome).filter((o): o is OutcomeRow => Boolean(o));
+	const count = (k: OutcomeRow["outcome"]) => outcomes.filter((o) => o.outcome === k).length;
+	await insertOutcomes(deps.db, job_id, outcomes, tx);
+	await advanceJob(
+		deps.db,
+		job_id,
+		last_row,
+		{
+			created: count("created"),
+			deduped: count("deduped"),
+			failed: count("failed"),
+			review: count("review"),
+		},
+		tx,
+	);
+}
+
+/**
+ * Handles one batch (see the module docs): parses its rows and looks their
+ * pincodes up, then in one transaction locks the job row (stops with
+ * {@link CheckpointMoved} when the checkpoint is no longer `start`),
+ * classifies each row against the live orders and the batch's earlier rows,
+ * inserts the new orders, records the outcomes and moves the checkpoint.
+ */
+async function runBatch(deps: BulkDeps, job: BatchJob, start: number, batch: Pending[]): Promise<void> {
+	const rows = parseBatch(batch, job.sender_address_id);
+	const valid = rows.filter((r) => r.parsed.kind !== "failed");
+	const info = await lookupPincodes(deps, valid);
 
 	await deps.db.transaction(async (tx) => {
 		const locked = await loadJob(deps.db, job.job_id, tx);
 		if (!locked || locked.processed_rows !== start || locked.status !== "processing")
 			throw new CheckpointMoved();
-		const refs = [
-			...new Set(valid.map((r) => (r.parsed.kind === "failed" ? "" : r.parsed.input.customer_order_no))),
-		];
-		const existing = await existingOrders(deps.db, job.sender_id, refs, tx);
-		// first valid, non-review row of each new reference inserts; later rows compare with it
-		const firstOf = new Map<string, Classified>();
-		const toInsert: Classified[] = [];
+		const refs = distinctOfParsed(valid, (input) => input.customer_order_no);
+		const ctx: ClassifyContext = {
+			existing: await existingOrders(deps.db, job.sender_id, refs, tx),
+			firstOf: new Map(),
+			info,
+		};
+		const toInsert: ToInsert[] = [];
 		for (const r of rows) {
-			const { p, parsed } = r;
-			if (parsed.kind === "failed") {
-				r.outcome = {
-					row_no: p.row_no,
-					outcome: "failed",
-					order_id: null,
-					errors: parsed.errors,
-					review_reason: null,
-					data: dataOf(p.cells),
-				};
-				continue;
-			}
-			const input = parsed.input;
-			const review = (reason: string): OutcomeRow => ({
-				row_no: p.row_no,
-				outcome: "review",
-				order_id: null,
-				errors: null,
-				review_reason: reason,
-				data: dataOf(p.cells),
-			});
-			const ref = input.customer_order_no;
-			const ex = existing.get(ref);
-			if (ex) {
-				if (ex.shipment_type === 1) {
-					r.outcome = {
-						row_no: p.row_no,
-						outcome: "failed",
-						order_id: null,
-						errors: [
-							{
-								column: "customer_order_no",
-								field: "customer_order_no",
-								message: `reference_in_use: ${ref} is used by a return order`,
-							},
-						],
-						review_reason: null,
-						data: dataOf(p.cells),
-					};
-				} else if (parsed.kind === "valid" && ex.key === contentKey(input)) {
-					r.outcome = {
-						row_no: p.row_no,
-						outcome: "deduped",
-						order_id: ex.order_id,
-						errors: null,
-						review_reason: null,
-						data: null,
-					};
-				} else {
-					r.outcome = review(
-						`reference_conflict: customer_order_no ${ref} is already used by order ${ex.order_id} with different content`,
-					);
-				}
-				continue;
-			}
-			const first = firstOf.get(ref);
-			if (first) {
-				const same =
-					parsed.kind === "valid" &&
-					first.parsed.kind === "valid" &&
-					contentKey(first.parsed.input) === contentKey(input);
-				r.outcome = same
-					? {
-							row_no: p.row_no,
-							outcome: "deduped",
-							order_id: null,
-							errors: null,
-							review_reason: null,
-							data: null,
-						}
-					: review(
-							`reference_conflict: customer_order_no ${ref} is already used by row ${first.p.row_no} of this file with different content`,
-						);
-				if (same)
-					(first as Classified & { dups?: Classified[] }).dups = [
-						...((first as Classified & { dups?: Classified[] }).dups ?? []),
-						r,
-					];
-				continue;
-			}
-			if (parsed.kind === "cod_above") {
-				r.outcome = review(
-					`cod_above_order_value: cod_amount ${p.cells.cod_amount ?? ""} is above declared_order_total ${p.cells.declared_order_total ?? ""} (approving raises declared_order_total to the COD amount)`,
-				);
-				continue;
-			}
-			const mismatch = pincodeMismatch(input, info[input.receiver.pincode]);
-			if (mismatch) {
-				r.outcome = review(mismatch);
-				continue;
-			}
-			firstOf.set(ref, r);
-			toInsert.push(r);
+			const ins = classifyRow(r, ctx);
+			if (ins) toInsert.push(ins);
 		}
-		const ids = await insertOrdersBatch(
-			deps.db,
-			job.sender_id,
-			toInsert.map((r) => (r.parsed as { input: import("../validation").OrderInput }).input),
-			tx,
-		);
-		// a reference inserted concurrently (not returned): read it and compare
-		const missed = toInsert.filter(
-			(r) => !ids.has((r.parsed as { input: { customer_order_no: string } }).input.customer_order_no),
-		);
-		const late = missed.length
-			? await existingOrders(
-					deps.db,
-					job.sender_id,
-					missed.map((r) => (r.parsed as { input: { customer_order_no: string } }).input.customer_order_no),
-					tx,
-				)
-			: new Map();
-		for (const r of toInsert) {
-			if (r.parsed.kind === "failed") continue;
-			const input = r.parsed.input;
-			const id = ids.get(input.customer_order_no);
-			const ex = late.get(input.customer_order_no);
-			if (id !== undefined)
-				r.outcome = {
-					row_no: r.p.row_no,
-					outcome: "created",
-					order_id: id,
-					errors: null,
-					review_reason: null,
-					data: null,
-				};
-			else if (ex && ex.key === contentKey(input))
-				r.outcome = {
-					row_no: r.p.row_no,
-					outcome: "deduped",
-					order_id: ex.order_id,
-					errors: null,
-					review_reason: null,
-					data: null,
-				};
-			else
-				r.outcome = {
-					row_no: r.p.row_no,
-					outcome: "review",
-					order_id: null,
-					errors: null,
-					review_reason: `reference_conflict: customer_order_no ${input.customer_order_no} is already used with different content`,
-					data: dataOf(r.p.cells),
-				};
-			for (const d of (r as Classified & { dups?: Classified[] }).dups ?? [])
-				if (d.outcome) d.outcome.order_id = r.outcome.order_id;
-		}
-		const outcomes = rows.map((r) => r.outcome!).filter(Boolean);
-		const count = (k: OutcomeRow["outcome"]) => outcomes.filter((o) => o.outcome === k).length;
-		await insertOutcomes(deps.db, job.job_id, outcomes, tx);
-		await advanceJob(
-			deps.db,
-			job.job_id,
-			batch[batch.length - 1].row_no,
-			{
-				created: count("created"),
-				deduped: count("deduped"),
-				failed: count("failed"),
-				review: count("review"),
-			},
-			tx,
-		);
+		await insertNewOrders(deps, job, toInsert, tx);
+		await recordOutcomes(deps, job.job_id, rows, batch[batch.length - 1].row_no, tx);
 	});
 }

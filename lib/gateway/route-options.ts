@@ -1,0 +1,286 @@
+/**
+ * The gateway's routes as moleculer-web `addRoute` options
+ * (services/gateway.service.ts `created` adds {@link gatewayRoutes} in
+ * order), with their `onBeforeCall` hooks. Aliases come from ./routes.ts.
+ *
+ * Order matters: the probes route is first, because a URL matching no alias
+ * is handed by moleculer-web to the first route, which has no body parser,
+ * so an unknown route never parses a body before its 404/405.
+ *
+ * moleculer-web calls `onBeforeCall` with the gateway service as `this`:
+ * {@link linkBeforeCall} uses it (the gateway's `limitLink` method); the
+ * other hooks never read `this`.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Context } from "moleculer";
+import { DOCS_HANDLERS, documentBytes } from "../openapi/serve";
+import { gatewayFail } from "./errors";
+import { withHead } from "./head";
+import { verifyJsonDepth } from "./json-limits";
+import { clientAddress } from "./rate-limit";
+import {
+	API_ALIASES,
+	BULK_UPLOAD_ALIASES,
+	BULK_UPLOAD_PATH,
+	DEV_IDP_ALIASES,
+	DOCS_ALIASES,
+	LINK_ALIASES,
+	PROBE_ALIASES,
+	WEBHOOK_ALIASES,
+} from "./routes";
+import { assertCleanText } from "./text-rule";
+import { uploadParams } from "./upload";
+import type { GwRequest, RouteOptions } from "./web-types";
+
+/**
+ * Alias matching of every route (issue 12): paths match exactly, case
+ * included (`/V1/orders` is 404). A trailing slash is refused by
+ * `beginRequest`, since moleculer-web drops it before matching.
+ */
+const ROUTE_MATCHING = { sensitive: true, trailing: false } as const;
+
+/**
+ * Throws 400 `ambiguous_parameter` when a key is given both in the query
+ * string and in the JSON body (issue 12: moleculer-web would let the query
+ * silently win). Path parameters are not checked: they name the resource and
+ * always win over a body key of the same name.
+ */
+function refuseAmbiguous(req: GwRequest): void {
+	const body = req.body;
+	const query = req.query;
+	if (body == null || typeof body !== "object" || !query) return;
+	for (const k of Object.keys(query)) {
+		if (Object.hasOwn(body, k)) {
+			throw gatewayFail("ambiguous_parameter", k);
+		}
+	}
+}
+
+/**
+ * `onBeforeCall` of the /v1 route: the JSON body must be an object (an array or
+ * scalar is 400 `invalid_json`), a key may not be in both the query and the
+ * body (400 `ambiguous_parameter`), a `__proto__` key in the body cannot
+ * change the params object's prototype, and every string of the params (body,
+ * query and path parameters merged: keys and values, at any depth) passes the
+ * edge text rule (lib/gateway/text-rule.ts: 400 `validation_failed`).
+ */
+function checkBody(_ctx: Context, _route: unknown, req: GwRequest): void {
+	const body = req.body;
+	if (body != null && (typeof body !== "object" || Array.isArray(body))) {
+		throw gatewayFail("invalid_json", "not_object");
+	}
+	refuseAmbiguous(req);
+	const p = req.$params;
+	if (p && Object.getPrototypeOf(p) !== Object.prototype) Object.setPrototypeOf(p, Object.prototype);
+	assertCleanText(p);
+}
+
+/** Methods whose request body the API route never parses (nor merges into params): their input is the path and query. */
+const BODYLESS_METHODS = new Set(["GET", "HEAD", "DELETE"]);
+
+/** body-parser `type` of the API route: every content type is read as JSON, except on {@link BODYLESS_METHODS}. */
+function readsBody(req: IncomingMessage): boolean {
+	return !BODYLESS_METHODS.has(req.method ?? "GET");
+}
+
+/**
+ * `onBeforeCall` of the development identity provider's route: the query/body
+ * ambiguity rule and the edge text rule of {@link checkBody}, and `ctx.meta.client_address` (the
+ * client address as the rate limits read it, `TRUST_PROXY` hops) for the
+ * login's per-address throttle.
+ */
+function devIdpBeforeCall(trustProxy: number): (ctx: Context, route: unknown, req: GwRequest) => void {
+	return (ctx: Context, _route: unknown, req: GwRequest): void => {
+		refuseAmbiguous(req);
+		assertCleanText(req.$params);
+		// the login is throttled per client address too (services/devauth.service.ts)
+		(ctx.meta as { client_address?: string }).client_address = clientAddress(req, trustProxy);
+	};
+}
+
+/**
+ * `onBeforeCall` of the courier webhook route (`mergeParams: false`, raw body
+ * parser): the action's params become `{courier, body, headers}`: the path's
+ * courier code, the raw body bytes as base64 (the signature covers them
+ * exactly; an absent body is empty) and the request headers (lower-cased by
+ * node; repeated ones joined with ", "; never `authorization` or `cookie`).
+ */
+function webhookParams(_ctx: Context, _route: unknown, req: GwRequest): void {
+	const path = (req.$params as { params?: Record<string, unknown> } | undefined)?.params;
+	const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+	const headers: Record<string, string> = {};
+	for (const [k, v] of Object.entries(req.headers)) {
+		if (v === undefined || k === "authorization" || k === "cookie") continue;
+		headers[k] = Array.isArray(v) ? v.join(", ") : v;
+	}
+	req.$params = { courier: String(path?.courier ?? ""), body: raw.toString("base64"), headers };
+}
+
+/** The gateway method the signed-link route's hook calls (moleculer-web calls it with the service as `this`). */
+interface LinkHookTarget {
+	limitLink(req: GwRequest, res: ServerResponse): Promise<void>;
+}
+
+/**
+ * `onBeforeCall` of the signed-link route (`mergeParams: false`; moleculer-web
+ * calls it with the service as `this`): the action's params become `{token}`,
+ * the path's token only (a `?token=` query can never stand in for it; "" when
+ * absent), then the download is counted (the `limitLink` method).
+ */
+function linkBeforeCall(
+	this: LinkHookTarget,
+	_ctx: Context,
+	_route: unknown,
+	req: GwRequest,
+	res: ServerResponse,
+): Promise<void> {
+	const path = (req.$params as { params?: Record<string, unknown> } | undefined)?.params;
+	req.$params = { token: typeof path?.token === "string" ? path.token : "" };
+	return this.limitLink(req, res);
+}
+
+/**
+ * What every route shares: mounted at `/` (aliases carry full paths),
+ * explicit aliases only, exact path matching ({@link ROUTE_MATCHING}), no
+ * moleculer-web request log (the gateway writes its own access log).
+ */
+const EVERY_ROUTE = {
+	path: "/",
+	mappingPolicy: "restrict",
+	pathToRegexpOptions: ROUTE_MATCHING,
+	logging: false,
+} as const;
+
+/** The probes route (`/health`, `/ready`): no body, no log, always answered by THIS gateway node (`nodeID`). */
+function probesRoute(nodeID: string): RouteOptions {
+	return {
+		...EVERY_ROUTE,
+		name: "probes",
+		aliases: withHead(PROBE_ALIASES),
+		bodyParsers: false,
+		// Probes must describe THIS gateway node, never another one.
+		callOptions: { nodeID },
+	};
+}
+
+/**
+ * The API reference route (issue 11, lib/openapi/serve.ts): function aliases
+ * served by this node itself, no auth, no body. The document is built and
+ * serialised now, so a broken description fails the start, not a request.
+ */
+function docsRoute(): RouteOptions {
+	documentBytes();
+	return {
+		...EVERY_ROUTE,
+		name: "docs",
+		aliases: withHead(
+			Object.fromEntries(Object.entries(DOCS_ALIASES).map(([key, handler]) => [key, DOCS_HANDLERS[handler]])),
+		),
+		bodyParsers: false,
+	};
+}
+
+/** The development identity provider's route (only with `MSA_DEV_IDP=1`): JSON or form bodies of 64 KB at most. */
+function devIdpRoute(trustProxy: number): RouteOptions {
+	return {
+		...EVERY_ROUTE,
+		name: "devauth",
+		aliases: withHead(DEV_IDP_ALIASES),
+		bodyParsers: {
+			json: { limit: "64kb", verify: verifyJsonDepth() },
+			urlencoded: { extended: false, limit: "64kb" },
+		},
+		onBeforeCall: devIdpBeforeCall(trustProxy),
+	};
+}
+
+/** The courier webhook route: no bearer, the raw body kept for the courier's signature ({@link webhookParams}). */
+function webhooksRoute(): RouteOptions {
+	return {
+		...EVERY_ROUTE,
+		name: "webhooks",
+		aliases: WEBHOOK_ALIASES,
+		mergeParams: false,
+		// couriers sign the exact bytes: keep the body raw, whatever its content type (512 KB:
+		// passed base64 to booking, it stays under NATS' 1 MB message size)
+		bodyParsers: { raw: { type: () => true, limit: "512kb" } },
+		onBeforeCall: webhookParams,
+	};
+}
+
+/** The signed label link route: no bearer, no body, the token from the path only ({@link linkBeforeCall}). */
+function linksRoute(): RouteOptions {
+	return {
+		...EVERY_ROUTE,
+		name: "links",
+		aliases: withHead(LINK_ALIASES),
+		// GET only, nothing to parse; the action gets `{token}` from the path only (linkBeforeCall)
+		mergeParams: false,
+		bodyParsers: false,
+		onBeforeCall: linkBeforeCall,
+	};
+}
+
+/** The bulk upload route (bearer): the raw multipart body streamed to intake (./upload.ts). */
+function uploadRoute(): RouteOptions {
+	return {
+		...EVERY_ROUTE,
+		name: "upload",
+		aliases: {
+			[`POST ${BULK_UPLOAD_PATH}`]: {
+				type: "stream",
+				action: BULK_UPLOAD_ALIASES[`POST ${BULK_UPLOAD_PATH}`],
+			},
+		},
+		authentication: true,
+		authorization: true,
+		// the raw multipart body is streamed to intake, which parses it (parts in any order, issue 25);
+		// params are `{query, content_type}` only (lib/gateway/upload.ts)
+		mergeParams: false,
+		bodyParsers: false,
+		onBeforeCall: uploadParams,
+	};
+}
+
+/** The bearer /v1 API route: JSON bodies of 1 MB at most, checked by {@link checkBody}. */
+function apiRoute(): RouteOptions {
+	return {
+		...EVERY_ROUTE,
+		name: "api",
+		aliases: withHead(API_ALIASES),
+		authentication: true,
+		authorization: true,
+		// The API is JSON only: any request body is parsed as JSON (a form body is 400 invalid_json);
+		// nesting is checked on the raw text before parsing (lib/gateway/json-limits.ts: 400 body_too_deep)
+		// bodies of GET / HEAD / DELETE are never read (their params come from the path and query only)
+		bodyParsers: { json: { limit: "1mb", type: readsBody, verify: verifyJsonDepth() } },
+		onBeforeCall: checkBody,
+	};
+}
+
+/** What the gateway's routes depend on. */
+export interface GatewayRouteContext {
+	/** this gateway node's id (the probes answer for it) */
+	nodeID: string;
+	/** `MSA_DEV_IDP`: mount the development identity provider */
+	devIdp: boolean;
+	/** `TRUST_PROXY` hops (the dev IdP's per-address throttle) */
+	trustProxy: number;
+}
+
+/**
+ * Every route of the gateway, in the order `addRoute` must add them: probes
+ * (first: see the module docs), docs, the dev IdP (only when on), webhooks,
+ * links, upload, api. Builds the OpenAPI document (a broken one throws).
+ */
+export function gatewayRoutes(c: GatewayRouteContext): RouteOptions[] {
+	return [
+		probesRoute(c.nodeID),
+		docsRoute(),
+		...(c.devIdp ? [devIdpRoute(c.trustProxy)] : []),
+		webhooksRoute(),
+		linksRoute(),
+		uploadRoute(),
+		apiRoute(),
+	];
+}
