@@ -19,55 +19,38 @@
  *   lib/webhooks/deliver.ts), Standard Webhooks signatures
  *   (lib/webhooks/secrets.ts), SSRF-safe HTTP (lib/webhooks/ssrf.ts, http.ts);
  *   a sweeper every `WEBHOOK_SWEEP_MS` re-adds lost jobs (`webhooks.sweep`).
+ *
+ * The handlers parse and answer; the work is plain functions over
+ * `WebhooksDeps` (lib/webhooks/deps.ts): lib/webhooks/requests.ts (the
+ * actions and the sweeper's pass), fanout.ts (the channels), deliver.ts and
+ * worker.ts (the attempts); SQL in lib/webhooks/store.ts. The service shape
+ * every service follows: docs/ARCHITECTURE.md §1, docs/decisions/0091-service-shape.md.
  */
-import { randomUUID } from "node:crypto";
 import { senderOf } from "../lib/auth";
-import {
-	MERCHANT_EVENTS_CHANNEL,
-	SHIPMENT_STATUS_CHANNEL,
-	WEBHOOK_TEST_TYPE,
-	type WebhookDeliveryPage,
-	type WebhookDeliveryView,
-	type WebhookSweepResult,
-	type WebhookView,
-	type WebhookWithSecret,
-} from "../lib/contracts";
+import { MERCHANT_EVENTS_CHANNEL, SHIPMENT_STATUS_CHANNEL } from "../lib/contracts";
 import { cursorSecretConfigured } from "../lib/cursor";
-import { fail } from "../lib/errors";
 import type { AnyWorker } from "../lib/queue";
 import { defineService } from "../lib/service";
-import {
-	deliveryNotFound,
-	deliveryViewOf,
-	nextCursorOf,
-	parseCreate,
-	parseDeliveryQuery,
-	parseId,
-	parsePatch,
-	viewOf,
-	webhookNotFound,
-} from "../lib/webhooks/api";
-import { type DeliverDeps, type DeliveryBatch, deliveryBatch, EndpointSlots } from "../lib/webhooks/deliver";
-import { incomingOfMerchantMessage, incomingOfStatus, msgIdOf, receive } from "../lib/webhooks/fanout";
+import { parseCreate, parseId, parsePatch, webhookNotFound } from "../lib/webhooks/api";
+import { type DeliveryBatch, deliveryBatch, EndpointSlots } from "../lib/webhooks/deliver";
+import type { WebhooksDeps } from "../lib/webhooks/deps";
+import { incomingOfMerchantMessage, incomingOfStatus, receive } from "../lib/webhooks/fanout";
 import { WEBHOOK_MIGRATIONS } from "../lib/webhooks/migrations";
-import { newSecret, openSecret, sealSecret, secretKeyConfigured } from "../lib/webhooks/secrets";
-import { type WebhookSettings, webhookSettings } from "../lib/webhooks/settings";
-import { assertResolvable, checkUrlShape } from "../lib/webhooks/ssrf";
 import {
-	countEndpoints,
-	deleteEndpoint,
-	type EndpointRow,
-	getEndpoint,
-	insertEndpoint,
-	insertTestDelivery,
-	listDeliveries,
-	listEndpoints,
-	resetForRedelivery,
-	rotateSecret,
-	sweepCandidates,
-	updateEndpoint,
-} from "../lib/webhooks/store";
-import { deliveryWorker, enqueueDeliveries, jobMissing } from "../lib/webhooks/worker";
+	createWebhook,
+	deliveriesPage,
+	getWebhook,
+	listWebhooks,
+	redeliver,
+	removeWebhook,
+	rotateWebhookSecret,
+	sendTestEvent,
+	sweepOnce,
+	updateWebhook,
+} from "../lib/webhooks/requests";
+import { openSecret, sealSecret, secretKeyConfigured } from "../lib/webhooks/secrets";
+import { type WebhookSettings, webhookSettings } from "../lib/webhooks/settings";
+import { deliveryWorker } from "../lib/webhooks/worker";
 import { DbMixin } from "../mixins/db.mixin";
 
 /** State set in `created` / `started`. */
@@ -88,15 +71,12 @@ const WRITE = { capability: "orders.write", writes: true } as const;
 /** Access of the read routes: every authenticated role. */
 const READ = { auth: true } as const;
 
-/** Pending deliveries looked at per sweeper pass. */
-const SWEEP_BATCH = 500;
-
 export default defineService<WebhooksVars>()({
 	name: "webhooks",
 	mixins: [DbMixin("webhooks", WEBHOOK_MIGRATIONS)],
 	methods: {
 		/** What lib/webhooks needs of this service. */
-		deps(): DeliverDeps {
+		deps(): WebhooksDeps {
 			return {
 				db: this.db,
 				broker: this.broker,
@@ -105,31 +85,6 @@ export default defineService<WebhooksVars>()({
 				slots: this.slots,
 				batch: this.batch,
 			};
-		},
-
-		/** The caller's endpoint `id` (path param), or 404 `webhook_not_found`. */
-		async ownEndpoint(sender: number, rawId: unknown): Promise<EndpointRow> {
-			const e = await getEndpoint(this.db, sender, parseId(rawId, webhookNotFound));
-			if (!e) throw webhookNotFound();
-			return e;
-		},
-
-		/** Checks a receiver URL (shape, scheme, addresses it resolves to). @throws 400 / 422 `url_not_allowed` */
-		async checkUrl(raw: string): Promise<string> {
-			const u = checkUrlShape(raw, this.settings.sandbox);
-			await assertResolvable(u, this.settings.sandbox);
-			return u.toString();
-		},
-
-		/** One sweeper pass: pending deliveries (older than the sweep period) whose job is missing get it again. */
-		async sweepOnce(): Promise<number> {
-			const olderMs = Math.max(this.settings.sweepMs, 1000);
-			const candidates = await sweepCandidates(this.db, olderMs, SWEEP_BATCH);
-			const missing = [];
-			for (const d of candidates) if (await jobMissing(d)) missing.push(d);
-			await enqueueDeliveries(missing, this.settings);
-			if (missing.length) this.logger.info(`webhooks sweeper: re-added ${missing.length} delivery job(s)`);
-			return missing.length;
 		},
 	},
 	actions: {
@@ -148,39 +103,28 @@ export default defineService<WebhooksVars>()({
 		 */
 		create: {
 			access: WRITE,
-			async handler(ctx): Promise<WebhookWithSecret> {
+			async handler(ctx) {
 				const sender = senderOf(ctx);
-				const input = parseCreate(ctx.params);
-				const url = await this.checkUrl(input.url);
-				if ((await countEndpoints(this.db, sender)) >= this.settings.maxEndpoints) {
-					throw fail("webhook_limit_reached", this.settings.maxEndpoints);
-				}
-				const secret = newSecret();
-				const row = await insertEndpoint(this.db, {
-					sender_id: sender,
-					url,
-					events: input.events,
-					description: input.description,
-					secret: sealSecret(secret),
-				});
+				const created = await createWebhook(this.deps(), sender, parseCreate(ctx.params));
 				ctx.meta.$statusCode = 201;
-				return { ...viewOf(row), secret };
+				return created;
 			},
 		},
 
 		/** GET /v1/webhooks: 200 `{data: [WebhookView…]}`, the caller's endpoints oldest first (never a secret). Access: every role. */
 		list: {
 			access: READ,
-			async handler(ctx): Promise<{ data: WebhookView[] }> {
-				return { data: (await listEndpoints(this.db, senderOf(ctx))).map(viewOf) };
+			async handler(ctx) {
+				return listWebhooks(this.deps(), senderOf(ctx));
 			},
 		},
 
 		/** GET /v1/webhooks/{id}: 200 {@link WebhookView}. Errors: 404 `webhook_not_found`. Access: every role. */
 		get: {
 			access: READ,
-			async handler(ctx): Promise<WebhookView> {
-				return viewOf(await this.ownEndpoint(senderOf(ctx), ctx.params.id));
+			async handler(ctx) {
+				const sender = senderOf(ctx);
+				return getWebhook(this.deps(), sender, parseId(ctx.params.id, webhookNotFound));
 			},
 		},
 
@@ -192,14 +136,10 @@ export default defineService<WebhooksVars>()({
 		 */
 		update: {
 			access: WRITE,
-			async handler(ctx): Promise<WebhookView> {
+			async handler(ctx) {
 				const sender = senderOf(ctx);
 				const id = parseId(ctx.params.id, webhookNotFound);
-				const patch = parsePatch(ctx.params);
-				if (patch.url !== undefined) patch.url = await this.checkUrl(patch.url);
-				const row = await updateEndpoint(this.db, sender, id, patch);
-				if (!row) throw webhookNotFound();
-				return viewOf(row);
+				return updateWebhook(this.deps(), sender, id, parsePatch(ctx.params));
 			},
 		},
 
@@ -209,9 +149,9 @@ export default defineService<WebhooksVars>()({
 		 */
 		remove: {
 			access: WRITE,
-			async handler(ctx): Promise<{ id: number; deleted: true }> {
+			async handler(ctx) {
 				const id = parseId(ctx.params.id, webhookNotFound);
-				if (!(await deleteEndpoint(this.db, senderOf(ctx), id))) throw webhookNotFound();
+				await removeWebhook(this.deps(), senderOf(ctx), id);
 				return { id, deleted: true };
 			},
 		},
@@ -224,19 +164,9 @@ export default defineService<WebhooksVars>()({
 		 */
 		rotateSecret: {
 			access: WRITE,
-			async handler(ctx): Promise<WebhookWithSecret> {
+			async handler(ctx) {
 				const sender = senderOf(ctx);
-				const id = parseId(ctx.params.id, webhookNotFound);
-				const secret = newSecret();
-				const row = await rotateSecret(
-					this.db,
-					sender,
-					id,
-					sealSecret(secret),
-					this.settings.previousSecretH,
-				);
-				if (!row) throw webhookNotFound();
-				return { ...viewOf(row), secret };
+				return rotateWebhookSecret(this.deps(), sender, parseId(ctx.params.id, webhookNotFound));
 			},
 		},
 
@@ -250,27 +180,10 @@ export default defineService<WebhooksVars>()({
 		 */
 		deliveries: {
 			access: READ,
-			async handler(ctx): Promise<WebhookDeliveryPage> {
+			async handler(ctx) {
 				const sender = senderOf(ctx);
-				const ep = await this.ownEndpoint(sender, ctx.params.id);
-				const q = parseDeliveryQuery(ctx.params, sender, ep.id);
-				const rows = await listDeliveries(this.db, {
-					sender_id: sender,
-					endpoint_id: ep.id,
-					before_id: q.before_id,
-					take: q.limit + 1,
-					status: q.status,
-				});
-				const more = rows.length > q.limit;
-				const page = rows.slice(0, q.limit);
-				return {
-					data: page.map(deliveryViewOf),
-					pagination: {
-						mode: "cursor",
-						limit: q.limit,
-						nextCursor: nextCursorOf(sender, ep.id, q, page[page.length - 1]?.id, more),
-					},
-				};
+				const id = parseId(ctx.params.id, webhookNotFound);
+				return deliveriesPage(this.deps(), sender, id, ctx.params);
 			},
 		},
 
@@ -283,16 +196,12 @@ export default defineService<WebhooksVars>()({
 		 */
 		redeliver: {
 			access: WRITE,
-			async handler(ctx): Promise<WebhookDeliveryView> {
+			async handler(ctx) {
 				const sender = senderOf(ctx);
-				const ep = await this.ownEndpoint(sender, ctx.params.id);
-				const did = parseId(ctx.params.delivery_id, deliveryNotFound);
-				if (!ep.enabled) throw fail("webhook_disabled");
-				const d = await resetForRedelivery(this.db, sender, ep.id, did);
-				if (!d) throw deliveryNotFound();
-				await enqueueDeliveries([{ id: d.id, gen: d.gen }], this.settings);
+				const id = parseId(ctx.params.id, webhookNotFound);
+				const d = await redeliver(this.deps(), sender, id, ctx.params.delivery_id);
 				ctx.meta.$statusCode = 202;
-				return deliveryViewOf(d);
+				return d;
 			},
 		},
 
@@ -304,36 +213,18 @@ export default defineService<WebhooksVars>()({
 		 */
 		test: {
 			access: WRITE,
-			async handler(ctx): Promise<WebhookDeliveryView> {
+			async handler(ctx) {
 				const sender = senderOf(ctx);
-				const ep = await this.ownEndpoint(sender, ctx.params.id);
-				if (!ep.enabled) throw fail("webhook_disabled");
-				const key = `${WEBHOOK_TEST_TYPE}:${randomUUID()}`;
-				const d = await insertTestDelivery(
-					this.db,
-					{
-						key,
-						msg_id: msgIdOf(key),
-						sender_id: sender,
-						type: WEBHOOK_TEST_TYPE,
-						order_id: null,
-						order_key: null,
-						seq: null,
-						occurred_at: new Date().toISOString(),
-						data: { endpoint_id: ep.id, message: "Test event from the merchant shipping API" },
-					},
-					ep.id,
-				);
-				await enqueueDeliveries([{ id: d.id, gen: d.gen }], this.settings);
+				const d = await sendTestEvent(this.deps(), sender, parseId(ctx.params.id, webhookNotFound));
 				ctx.meta.$statusCode = 202;
-				return deliveryViewOf(d);
+				return d;
 			},
 		},
 
 		/** Ops / tests: one sweeper pass → `{requeued}`. Not aliased over HTTP. */
 		sweep: {
-			async handler(): Promise<WebhookSweepResult> {
-				return { requeued: await this.sweepOnce() };
+			async handler() {
+				return { requeued: await sweepOnce(this.deps()) };
 			},
 		},
 	},
@@ -383,7 +274,7 @@ export default defineService<WebhooksVars>()({
 		void runWhenReady();
 		this.sweepTimer = setInterval(() => {
 			if (this.sweeping) return;
-			this.sweeping = this.sweepOnce()
+			this.sweeping = sweepOnce(this.deps())
 				.catch((err: Error) => this.logger.warn(`webhooks sweeper: ${err.message}`))
 				.finally(() => {
 					this.sweeping = undefined;
