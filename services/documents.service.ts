@@ -4,7 +4,7 @@
  *
  * Implemented: `GET /v1/documents/label/{orderId}` (action `documents.label`),
  * the signed link `GET /v1/documents/label/t/{token}` (`documents.labelLink`,
- * same code path: the `labelFile` method) and the internal `documents.labelInfo`.
+ * same code path: lib/documents/operations.ts `labelFile`) and the internal `documents.labelInfo`.
  * Bulk labels (issue 8): `POST /v1/documents/label` (`documents.labels`,
  * lib/documents/bulk.ts): ONE document (lib/documents/label.ts
  * `createLabelDocument` + `drawLabelPage`, fonts embedded once) over
@@ -17,76 +17,44 @@
  * `GET /v1/documents/manifest/{manifestNo}` (`documents.manifestCopy`) and the
  * documents outbox relay to `booking.markManifested` (lib/documents/manifest*.ts).
  *
+ * The handlers parse and answer; the operations are plain functions over
+ * `DocumentsDeps` (lib/documents/deps.ts) in lib/documents/operations.ts and
+ * capture.ts; SQL in lib/documents/store.ts and manifest-store.ts. The service
+ * shape every service follows: docs/ARCHITECTURE.md §1, docs/decisions/0091-service-shape.md.
+ *
  * Errors follow the §7 documents exception: 400 and 404 answer `{message}`
  * (no `error` key), 409 answers `{code, message}`.
  */
 import type { Context } from "moleculer";
 import { senderOf } from "../lib/auth";
-import { type CallMeta, call } from "../lib/contracts";
-import { loadBulkLabels, parseOrderIds, renderBulkLabels, stampBulkDownloads } from "../lib/documents/bulk";
+import type { CallMeta } from "../lib/contracts";
+import { parseOrderIds } from "../lib/documents/bulk";
 import { captureCourierLabel } from "../lib/documents/capture";
-import { buildLabelData } from "../lib/documents/data";
+import type { DocumentsDeps } from "../lib/documents/deps";
 import { warmLabelFonts } from "../lib/documents/font";
-import { renderLabel } from "../lib/documents/label";
-import { renderManifest } from "../lib/documents/manifest";
 import { documentsRelayTimings, ManifestRelay } from "../lib/documents/manifest-relay";
-import {
-	makeManifests,
-	manifestHeaders,
-	parseManifestNo,
-	parseManifestOrderIds,
-	printedSection,
-} from "../lib/documents/manifest-request";
-import { manifestByNo } from "../lib/documents/manifest-store";
+import { parseManifestOrderIds } from "../lib/documents/manifest-request";
 import { DOCUMENTS_MIGRATIONS } from "../lib/documents/migrations";
-import { courierIssuesOwnLabel, describeFile } from "../lib/documents/policy";
-import { carrierLabelMissing, labelNotFound, loadBookedOrder, loadWarehouses } from "../lib/documents/source";
-import { labelInfo, stampDownload, storedLabel } from "../lib/documents/store";
-import { errorBodyOf, fail } from "../lib/errors";
-import { parsePositiveInt } from "../lib/fields";
-import { labelLinkConfigured, verifyLabelToken } from "../lib/label-link";
+import {
+	bearerLabel,
+	bulkLabels,
+	type FileAnswer,
+	labelRecord,
+	linkedLabel,
+	manifestCopy,
+	newManifest,
+	parseLabelOrderId,
+} from "../lib/documents/operations";
+import { labelLinkConfigured } from "../lib/label-link";
 import { defineService } from "../lib/service";
 import { DbMixin } from "../mixins/db.mixin";
 
-/** Characters kept in a download file name (the AWB is already validated; this is belt and braces). */
-function safeFileName(s: string): string {
-	return s.replace(/[^A-Za-z0-9._-]/g, "_");
+/** Sets the binary-answer meta the gateway (moleculer-web) turns into HTTP headers; answers the bytes. */
+function answer(ctx: Context<unknown, CallMeta>, file: FileAnswer): Buffer {
+	ctx.meta.$responseType = file.type;
+	ctx.meta.$responseHeaders = file.headers;
+	return file.bytes;
 }
-
-/** Sets the binary-answer meta the gateway (moleculer-web) turns into HTTP headers. */
-function answerFile(ctx: Context<unknown, CallMeta>, type: string, fileName: string): void {
-	ctx.meta.$responseType = type;
-	ctx.meta.$responseHeaders = {
-		"Content-Disposition": `inline; filename="${safeFileName(fileName)}"`,
-		"Cache-Control": "private, no-store",
-	};
-}
-
-/**
- * The answer meta of a signed-link download (spec §4.4): an attachment, never
- * sniffed, sandboxed with no sources, no Referer leaking the token onwards,
- * never cached by a shared cache.
- */
-function answerLinkedFile(ctx: Context<unknown, CallMeta>, type: string, fileName: string): void {
-	ctx.meta.$responseType = type;
-	ctx.meta.$responseHeaders = {
-		"Content-Disposition": `attachment; filename="${safeFileName(fileName)}"`,
-		"X-Content-Type-Options": "nosniff",
-		"Content-Security-Policy": "sandbox; default-src 'none'",
-		"Referrer-Policy": "no-referrer",
-		"Cache-Control": "private, no-store",
-	};
-}
-
-/** A label ready to answer: its bytes, media type and download file name. */
-interface LabelFile {
-	bytes: Buffer;
-	type: string;
-	fileName: string;
-}
-
-/** 404 `{message:"not found"}` of a signed link (the gateway answers it as plain text, §7). */
-const linkNotFound = () => fail("documents.not_found");
 
 /** State set in `started` (db comes from the DbMixin). */
 interface DocumentsVars {
@@ -99,52 +67,13 @@ export default defineService<DocumentsVars>()({
 	mixins: [DbMixin("documents", DOCUMENTS_MIGRATIONS)],
 	settings: {},
 	methods: {
-		/**
-		 * The single-label code path, shared by `documents.label` (bearer) and
-		 * `documents.labelLink` (signed link): the label of the caller's order
-		 * `order_id`: the courier's captured file for a courier-issued label, else
-		 * the 4 × 6 inch PDF we draw; stamps `label_downloaded_at` on success.
-		 * With `awb`, the order's live shipment must hold that AWB (else 404
-		 * `{message:"not found"}`: the link's AWB was cancelled or re-booked).
-		 * Throws the label route's errors (404 not found, 409 not_ready_to_ship,
-		 * 409 carrier_label_missing; collaborators' failures as they came).
-		 */
-		async labelFile(
-			ctx: Context<unknown, CallMeta>,
-			sender_id: number,
-			order_id: number,
-			awb?: string,
-		): Promise<LabelFile> {
-			const { order, shipment } = await loadBookedOrder(ctx, sender_id, order_id);
-			if (awb !== undefined && shipment.awb_number !== awb) throw labelNotFound();
-			// Our own row of this AWB is read while the warehouses are asked (one
-			// round trip less); a courier-issued label then leaves the warehouses unused.
-			const [stored, parties] = await Promise.all([
-				storedLabel(this.db, sender_id, order_id, shipment.awb_number),
-				loadWarehouses(ctx, sender_id, order),
-			]);
-			const key = {
-				order_id,
-				sender_id,
-				awb_number: shipment.awb_number,
-				logistic_id: shipment.logistic_id,
-			};
-
-			if (stored?.source === "courier" || (!stored && courierIssuesOwnLabel(shipment))) {
-				// no row yet: the capture is pending (Retry-After); a row without a file: recorded missing
-				if (!stored?.courier_file?.length) throw carrierLabelMissing(!stored);
-				const file = Buffer.from(stored.courier_file);
-				const { type, ext } = describeFile(file, stored.content_type);
-				await stampDownload(this.db, key);
-				return { bytes: file, type, fileName: `label-${shipment.awb_number}.${ext}` };
-			}
-
-			const pdf = await renderLabel(buildLabelData({ order, shipment, ...parties }));
-			await stampDownload(this.db, key);
+		/** What lib/documents needs of this service. */
+		deps(): DocumentsDeps {
 			return {
-				bytes: Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength),
-				type: "application/pdf",
-				fileName: `label-${shipment.awb_number}.pdf`,
+				db: this.db,
+				broker: this.broker,
+				logger: this.logger,
+				relayNow: (outbox_ids) => this.manifestRelay.kick(outbox_ids),
 			};
 		},
 	},
@@ -174,11 +103,8 @@ export default defineService<DocumentsVars>()({
 			timeout: 15_000,
 			access: { auth: true },
 			async handler(ctx): Promise<Buffer> {
-				const order_id = parsePositiveInt(ctx.params?.orderId, { trim: false });
-				if (order_id === null) throw fail("documents.bad_order_id");
-				const label = await this.labelFile(ctx, senderOf(ctx), order_id);
-				answerFile(ctx, label.type, label.fileName);
-				return label.bytes;
+				const order_id = parseLabelOrderId(ctx.params?.orderId);
+				return answer(ctx, await bearerLabel(this.deps(), ctx, senderOf(ctx), order_id));
 			},
 		},
 
@@ -211,11 +137,7 @@ export default defineService<DocumentsVars>()({
 			access: { auth: true },
 			async handler(ctx): Promise<Buffer> {
 				const order_ids = parseOrderIds(ctx.params);
-				const labels = await loadBulkLabels(ctx, this.db, senderOf(ctx), order_ids);
-				const pdf = await renderBulkLabels(labels);
-				await stampBulkDownloads(this.db, labels);
-				answerFile(ctx, "application/pdf", `labels-${labels.length}.pdf`);
-				return Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
+				return answer(ctx, await bulkLabels(this.deps(), ctx, senderOf(ctx), order_ids));
 			},
 		},
 
@@ -226,7 +148,7 @@ export default defineService<DocumentsVars>()({
 		 * the path) `{awb}.{hmac}`, verified by lib/label-link.ts (current and
 		 * previous secrets, constant time). Answers the same bytes as the bearer
 		 * route for that order (our PDF, or the courier's captured file with its
-		 * own type; the same code path, `labelFile`), and stamps
+		 * own type; the same code path, lib/documents/operations.ts `labelFile`), and stamps
 		 * `label_downloaded_at` the same way; meta `$responseHeaders`:
 		 * `Content-Disposition: attachment; filename="label-<awb>.<ext>"`,
 		 * `X-Content-Type-Options: nosniff`, `Content-Security-Policy: sandbox;
@@ -242,20 +164,7 @@ export default defineService<DocumentsVars>()({
 		 */
 		labelLink: {
 			async handler(ctx): Promise<Buffer> {
-				const awb = verifyLabelToken(ctx.params?.token);
-				if (awb === null) throw linkNotFound();
-				const owner = await call(ctx, "booking.awbOwner", { awb_number: awb }, { unavailable: false });
-				if (!owner) throw linkNotFound();
-				let label: LabelFile;
-				try {
-					label = await this.labelFile(ctx, owner.sender_id, owner.order_id, awb);
-				} catch (err) {
-					const status = errorBodyOf(err)?.status;
-					if (status === 404 || status === 409) throw linkNotFound();
-					throw err;
-				}
-				answerLinkedFile(ctx, label.type, label.fileName);
-				return label.bytes;
+				return answer(ctx, await linkedLabel(this.deps(), ctx, ctx.params?.token));
 			},
 		},
 
@@ -294,14 +203,7 @@ export default defineService<DocumentsVars>()({
 			access: { auth: true, writes: true },
 			async handler(ctx): Promise<Buffer> {
 				const order_ids = parseManifestOrderIds(ctx.params);
-				const sender_id = senderOf(ctx);
-				const stored = await makeManifests(ctx, this.db, sender_id, order_ids);
-				const pdf = await renderManifest(stored.map(printedSection));
-				// committed: booking is told now (after the render, which it would slow); the timer retries failures
-				this.manifestRelay.kick(stored.map((m) => m.outbox_id));
-				ctx.meta.$responseType = "application/pdf";
-				ctx.meta.$responseHeaders = manifestHeaders(stored);
-				return Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
+				return answer(ctx, await newManifest(this.deps(), ctx, senderOf(ctx), order_ids));
 			},
 		},
 
@@ -318,14 +220,7 @@ export default defineService<DocumentsVars>()({
 			timeout: 15_000,
 			access: { auth: true },
 			async handler(ctx): Promise<Buffer> {
-				const sender_id = senderOf(ctx);
-				const no = parseManifestNo(ctx.params?.manifestNo);
-				const m = no ? await manifestByNo(this.db, sender_id, no) : null;
-				if (!m) throw fail("documents.not_found");
-				const pdf = await renderManifest([printedSection(m)]);
-				ctx.meta.$responseType = "application/pdf";
-				ctx.meta.$responseHeaders = manifestHeaders([m]);
-				return Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
+				return answer(ctx, await manifestCopy(this.deps(), senderOf(ctx), ctx.params?.manifestNo));
 			},
 		},
 
@@ -350,7 +245,7 @@ export default defineService<DocumentsVars>()({
 				order_id: { type: "number", integer: true, positive: true, convert: true },
 			},
 			async handler(ctx) {
-				return labelInfo(this.db, ctx.params.sender_id, ctx.params.order_id);
+				return labelRecord(this.deps(), ctx.params.sender_id, ctx.params.order_id);
 			},
 		},
 
@@ -375,7 +270,7 @@ export default defineService<DocumentsVars>()({
 				logistic_id: { type: "number", integer: true, positive: true, convert: true },
 			},
 			async handler(ctx) {
-				return captureCourierLabel(ctx, this.db, ctx.params);
+				return captureCourierLabel(this.deps(), ctx, ctx.params);
 			},
 		},
 	},
@@ -391,13 +286,9 @@ export default defineService<DocumentsVars>()({
 	started() {
 		if (!labelLinkConfigured())
 			throw new Error("documents: LABEL_LINK_SECRET is required (signed label links)");
-		// the manifest outbox relay (the DbMixin's started ran first: this.db is set)
-		this.manifestRelay = new ManifestRelay({
-			db: this.db,
-			broker: this.broker,
-			logger: this.logger,
-			timings: documentsRelayTimings(),
-		});
+		// the manifest outbox relay (the DbMixin's started ran first: the db is set)
+		const { db, broker, logger } = this.deps();
+		this.manifestRelay = new ManifestRelay({ db, broker, logger, timings: documentsRelayTimings() });
 		this.manifestRelay.start();
 	},
 	/** Stops the manifest outbox relay (undelivered rows stay for the next start or another instance). */

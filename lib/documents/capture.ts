@@ -11,11 +11,13 @@ import type { Sequelize } from "sequelize";
 import { type Caller, type CourierLabelCapture, type CourierLabelCaptured, call } from "../contracts";
 import { adapterFor, type CourierAdapter, CourierRefused } from "../couriers";
 import { fail } from "../errors";
+import type { DocumentsDeps } from "./deps";
 import { describeFile } from "./policy";
 import { recordCourierLabel, storedLabel } from "./store";
 
 /**
- * Fetches and stores the courier's label file of `p.awb_number`; idempotent per
+ * Fetches and stores the courier's label file of `p.awb_number` (in `deps.db`,
+ * through ./store.ts; the courier's record asked through `via`); idempotent per
  * (order, AWB):
  * - already captured → `already_captured`, the courier is not asked;
  * - the courier answers the file → stored with its media type, `captured`;
@@ -30,8 +32,8 @@ import { recordCourierLabel, storedLabel } from "./store";
  * capture (booking's outbox may deliver a row twice at once).
  */
 export function captureCourierLabel(
+	deps: Pick<DocumentsDeps, "db">,
 	via: Caller,
-	db: Sequelize,
 	p: CourierLabelCapture,
 ): Promise<CourierLabelCaptured> {
 	// single flight per (account, order, AWB) in this process: booking's outbox may deliver the same row twice
@@ -40,7 +42,7 @@ export function captureCourierLabel(
 	const key = `${p.sender_id}:${p.order_id}:${p.awb_number}`;
 	const running = inFlight.get(key);
 	if (running) return running;
-	const run = captureOnce(via, db, p).finally(() => inFlight.delete(key));
+	const run = captureOnce(via, deps.db, p).finally(() => inFlight.delete(key));
 	inFlight.set(key, run);
 	return run;
 }

@@ -13,10 +13,9 @@
  * | `DOCUMENTS_RELAY_BACKOFF_MS` | first redelivery delay of a failed row (doubles per try, at most 60 s) | 1000 |
  * | `DOCUMENTS_CALL_TIMEOUT_MS` | timeout of one `booking.markManifested` call | 5000 |
  */
-import type { Logger, ServiceBroker } from "moleculer";
-import type { Sequelize } from "sequelize";
 import { setting } from "../config";
 import { call } from "../contracts";
+import type { DocumentsDeps } from "./deps";
 import {
 	type DocumentsOutboxRow,
 	documentsOutboxDelivered,
@@ -43,11 +42,8 @@ export function documentsRelayTimings(env: NodeJS.ProcessEnv = process.env): Doc
 	};
 }
 
-/** What the relay needs from the documents service. */
-export interface DocumentsRelayDeps {
-	db: Sequelize;
-	broker: ServiceBroker;
-	logger: Logger;
+/** What the relay needs from the documents service: its {@link DocumentsDeps} pieces, timings, the stop flag. */
+export interface DocumentsRelayDeps extends Pick<DocumentsDeps, "db" | "broker" | "logger"> {
 	timings: DocumentsRelayTimings;
 	/** true once the service is stopping: a relay run ends after its round */
 	stopping: () => boolean;
