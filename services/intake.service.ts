@@ -14,54 +14,31 @@
  * `intake.hideOrder` (POST /v1/orders/{id}/hide).
  * Internal (lib/contracts/intake.ts): `intake.getOrder`, `intake.applyBookingUpdate`,
  * `intake.warehouseUsage`, `intake.adoptOrphanOrders`, `intake.shippedCounts`.
+ *
+ * The handlers parse and answer; the work is plain functions over `IntakeDeps`
+ * (lib/intake/deps.ts, built by `deps()`): lib/intake/orders.ts (create, status,
+ * the internal actions), lib/intake/requests.ts (the orders list and detail, the
+ * unshipped queue, hide), lib/intake/bulk/requests.ts (the bulk import). SQL only
+ * in the store modules (lib/intake/store.ts, list-store.ts, unshipped-store.ts,
+ * bulk/store.ts, bulk/jobs-store.ts). The service shape: docs/ARCHITECTURE.md §1,
+ * docs/decisions/0091-service-shape.md.
  */
 import type { Readable } from "node:stream";
-import type { Context } from "moleculer";
 import { senderOf } from "../lib/auth";
-import { assertNotB2B } from "../lib/channel";
-import { coalesce } from "../lib/coalesce";
 import { setting } from "../lib/config";
-import {
-	type BookingUpdate,
-	type BulkDecisionResult,
-	type BulkJob,
-	type BulkJobSummary,
-	type BulkReviewRow,
-	type BulkUploadResult,
-	type CallMeta,
-	type CreateOrderResult,
-	type CreateReverseResult,
-	type CursorPage,
-	call,
-	type FailureCode,
-	type HideOrderResult,
-	type HttpParams,
-	type OrderBookingState,
-	type OrderDetail,
-	type OrderListRow,
-	type ShipmentDirection,
-	type StatusRecord,
-	type UnshippedCounts,
-	type UnshippedEditResult,
-	type UnshippedErrorTypeEntry,
-	type UnshippedPage,
-} from "../lib/contracts";
+import type { FailureCode } from "../lib/contracts";
 import { fail } from "../lib/errors";
-import { isPlainObject } from "../lib/fields";
+import { BULK_QUEUE, templateCsv, templateXlsx, XLSX_MIME } from "../lib/intake/bulk/api";
 import {
-	BULK_QUEUE,
-	decideReview,
-	jobObject,
-	jobsList,
-	reviewList,
-	templateCsv,
-	templateXlsx,
-	uploadBulk,
-	XLSX_MIME,
-} from "../lib/intake/bulk/api";
-import { rowsExport } from "../lib/intake/bulk/export";
-import { insertBulkJob } from "../lib/intake/bulk/jobs-store";
-import { enqueueBulkJob, processBulkJob, requeueUnfinished } from "../lib/intake/bulk/process";
+	decideRows,
+	exportRows,
+	jobOf,
+	listJobs,
+	processJob,
+	requeueAtStart,
+	reviewRows,
+	uploadFile,
+} from "../lib/intake/bulk/requests";
 import {
 	BULK_ONLY_ACTIONS,
 	type BulkRole,
@@ -69,51 +46,28 @@ import {
 	bulkRole,
 	lowerThreadsPriority,
 } from "../lib/intake/bulk/role";
-import { createFromRow } from "../lib/intake/bulk/rows";
-import { unfinishedJobs } from "../lib/intake/bulk/store";
-import {
-	type ListRowDb,
-	listPage,
-	type OrderListQuery,
-	orderDetail,
-	orderNotFound,
-	parseOrderId,
-	parseOrderListQuery,
-} from "../lib/intake/list";
-import { orderPageReader, orderRow } from "../lib/intake/list-store";
+import { type IntakeDeps, type IntakeWriters, intakeWriters } from "../lib/intake/deps";
+import { parseOrderId, parseOrderListQuery } from "../lib/intake/list";
 import { INTAKE_MIGRATIONS } from "../lib/intake/migrations";
-import { BOOKING_STATE_TIMEOUT_MS, mayLag, readThrough } from "../lib/intake/read-through";
 import {
-	adoptOrphanOrders,
-	applyBookingUpdates,
-	findStatus,
-	getOrder,
-	insertOrder,
-	type StoredStatus,
-	shippedCounts,
-	storedReference,
-	updateKey,
-	warehouseUsage,
-} from "../lib/intake/store";
+	adoptOrphans,
+	applyBookingUpdate,
+	createOrderFrom,
+	orderRecord,
+	orderStatus,
+	shippedSince,
+	usageOf,
+} from "../lib/intake/orders";
 import {
-	EDIT_WINDOW_DAYS,
-	errorTypeEntries,
-	nextUnshippedCursor,
-	notEditable,
-	parseCountsDirection,
-	parseReceiverPatch,
-	parseUnshippedQuery,
-} from "../lib/intake/unshipped";
-import {
-	editBlocker,
-	editReceiver,
-	errorTypeCounts,
-	hideOrder,
-	orderReference,
-	queueCounts,
-	unshippedPage,
-} from "../lib/intake/unshipped-store";
-import { type OrderInput, parseOrderInput } from "../lib/intake/validation";
+	editUnshipped,
+	hideOrderOf,
+	listOrders,
+	listUnshipped,
+	orderDetailOf,
+	unshippedCounts,
+	unshippedErrorTypes,
+} from "../lib/intake/requests";
+import { parseCountsDirection, parseReceiverPatch, parseUnshippedQuery } from "../lib/intake/unshipped";
 import { WarehouseCache } from "../lib/intake/warehouse-cache";
 import { labelLinkConfigured } from "../lib/label-link";
 import { defineService } from "../lib/service";
@@ -121,45 +75,17 @@ import { EventOutboxRelay } from "../lib/webhooks/publish";
 import { DbMixin } from "../mixins/db.mixin";
 import { WorkerMixin } from "../mixins/worker.mixin";
 
-/** Timeout of the `warehouses.resolve` call (ms). */
-const RESOLVE_TIMEOUT_MS = 5_000;
-
 /** Settings of an intake instance: its bulk role and nice (set in `merged` from the environment). */
 interface IntakeSettings {
 	bulkRole: BulkRole;
 	bulkNice: number;
 }
 
-/** State set in `created`. */
-interface IntakeVars {
+/** State set in `created` / `started` (the writers of {@link IntakeWriters}: made in `started`, they need the db). */
+interface IntakeVars extends IntakeWriters {
 	/** relays `intake.event_outbox` (order.created) to the `merchant.events` channel (issue 11; made in `started`) */
 	eventRelay: EventOutboxRelay | undefined;
 	warehouseCache: WarehouseCache;
-	/** booking updates of concurrent calls applied together (lib/coalesce.ts; made in `started`: needs the db) */
-	bookingUpdates: (us: BookingUpdate[]) => Promise<Set<string>>;
-	/** `GET /v1/orders` pages; concurrent requests share statements (lib/intake/list-store.ts; made in `started`) */
-	orderPages: (sender_id: number, q: OrderListQuery) => Promise<ListRowDb[]>;
-}
-
-/**
- * 403 `cannot create order for another sender` when the body names a sender
- * (top-level `sender_id` or `order.sender_id`) other than the caller; a value
- * equal to the caller's id (number or digit string), null or "" is ignored.
- */
-function assertOwnSender(body: Record<string, unknown>, sender: number): void {
-	const named = [body.sender_id, isPlainObject(body.order) ? body.order.sender_id : undefined];
-	for (const v of named) {
-		if (v === undefined || v === null || v === "") continue;
-		const n =
-			typeof v === "number"
-				? v
-				: typeof v === "string" && /^\s*\d+\s*$/.test(v)
-					? Number(v.trim())
-					: Number.NaN;
-		if (n !== sender) {
-			throw fail("cannot create order for another sender");
-		}
-	}
 }
 
 /** Every `BookingUpdate.failure_code` (lib/contracts/intake.ts). */
@@ -170,9 +96,6 @@ const FAILURE_CODES: readonly FailureCode[] = [
 	"order_changed",
 	"booking_error",
 ];
-
-/** Timeout of the booking / documents calls of `intake.orderDetail` (ms). */
-const DETAIL_CALL_TIMEOUT_MS = 3_000;
 
 /** Internal-action id params: positive integers (digit strings converted). */
 const idParam = { type: "number", integer: true, positive: true, convert: true } as const;
@@ -199,99 +122,15 @@ export default defineService<IntakeVars>()({
 	// the bulk role of this instance (lib/intake/bulk/role.ts), read from the environment in `merged`
 	settings: { bulkRole: "on" as BulkRole, bulkNice: 10 },
 	methods: {
-		/**
-		 * Shared create path of createOrder / createReverse: sender check, B2B
-		 * refusal, validation, warehouse ownership, idempotent insert. Answers
-		 * the §4.1 body (`answer`) and the stored reference (`order_no`:
-		 * `customer_order_no`, `-R` appended for a return).
-		 * @throws ApiError 403 / 400 / 409 as documented on the actions
-		 */
-		async createFrom(
-			ctx: Context<HttpParams, CallMeta>,
-			kind: ShipmentDirection,
-		): Promise<{ answer: CreateOrderResult; order_no: string }> {
-			const sender = senderOf(ctx);
-			const body: Record<string, unknown> = isPlainObject(ctx.params) ? ctx.params : {};
-			assertOwnSender(body, sender);
-			assertNotB2B(body);
-			const input: OrderInput = parseOrderInput(body, kind);
-			await this.assertOwnWarehouses(ctx, sender, input.warehouse_refs);
-
-			const res = await insertOrder(this.db, sender, input);
-			if (!res.created && res.direction !== input.direction) {
-				throw fail("reference_in_use", storedReference(input), res.direction);
-			}
-			if (res.created) {
-				ctx.meta.$statusCode = 201;
-				this.logger.info("order created", {
-					sender_id: sender,
-					order_id: res.order_id,
-					direction: input.direction,
-				});
-				return { answer: { order_id: res.order_id }, order_no: storedReference(input) };
-			}
-			ctx.meta.$statusCode = 200;
-			return { answer: { order_id: res.order_id, deduped: true }, order_no: storedReference(input) };
-		},
-
-		/**
-		 * Checks that every warehouse id the body names is one of the caller's
-		 * active warehouses (`warehouses.resolve`, positive answers cached per
-		 * lib/intake/warehouse-cache.ts). Not found and not yours are the same
-		 * answer (§1 rule 4).
-		 * @throws ApiError 400 `invalid_pickup_address` naming the first bad field
-		 */
-		async assertOwnWarehouses(
-			ctx: Context<unknown, CallMeta>,
-			sender: number,
-			refs: OrderInput["warehouse_refs"],
-		): Promise<void> {
-			const cache = this.warehouseCache;
-			const owned = async (id: number): Promise<boolean> => {
-				if (cache.has(sender, id)) return true;
-				const since = cache.begin();
-				const warehouse = await call(
-					ctx,
-					"warehouses.resolve",
-					{ sender_id: sender, id },
-					{ timeout: RESOLVE_TIMEOUT_MS, unavailable: false },
-				);
-				if (warehouse) cache.remember(sender, id, since);
-				return warehouse !== null;
+		/** The {@link IntakeDeps} the lib/intake/ modules run on (writers made in `started`). */
+		deps(): IntakeDeps {
+			return {
+				db: this.db,
+				logger: this.logger,
+				warehouseCache: this.warehouseCache,
+				bookingUpdates: this.bookingUpdates,
+				orderPages: this.orderPages,
 			};
-			// one lookup per distinct id (pickup and RTO are often the same warehouse)
-			const byId = new Map<number, Promise<boolean>>();
-			for (const { id } of refs) if (!byId.has(id)) byId.set(id, owned(id));
-			const resolved = await Promise.all(refs.map((ref) => byId.get(ref.id)!));
-			const bad = refs.find((_, i) => !resolved[i]);
-			if (bad) throw fail("invalid_pickup_address", { field: bad.field });
-		},
-
-		/**
-		 * Read-your-writes (lib/intake/read-through.ts): when the stored state
-		 * may lag behind a newer booking attempt (`not_shipped`, `failed`), asks
-		 * `booking.orderState` (timeout {@link BOOKING_STATE_TIMEOUT_MS}) and
-		 * answers booking's state when its attempt is newer; when booking cannot
-		 * be asked, the stored record.
-		 */
-		async statusOf(
-			ctx: Context<HttpParams, CallMeta>,
-			sender: number,
-			s: StoredStatus,
-		): Promise<StatusRecord> {
-			if (!mayLag(s)) return s.record;
-			let b: OrderBookingState | null = null;
-			try {
-				b = await call(
-					ctx,
-					"booking.orderState",
-					{ sender_id: sender, order_id: s.order_id },
-					{ timeout: BOOKING_STATE_TIMEOUT_MS, unavailable: false },
-				);
-			} catch (err) {
-				this.logger.debug(`status of order ${s.order_id}: booking not asked: ${(err as Error)?.message}`);
-			}
-			return readThrough(s, b);
 		},
 	},
 	actions: {
@@ -303,16 +142,8 @@ export default defineService<IntakeVars>()({
 		 */
 		processBulkJob: {
 			params: { job_id: idParam },
-			async handler(ctx): Promise<{ status: "completed" | "failed" | "skipped"; error?: string }> {
-				return processBulkJob(
-					{
-						db: this.db,
-						logger: this.logger,
-						lookupMany: (pincodes) =>
-							call(ctx, "pincode.lookupMany", { pincodes }, { timeout: 10_000, unavailable: false }),
-					},
-					ctx.params.job_id,
-				);
+			async handler(ctx) {
+				return processJob(this.deps(), ctx, ctx.params.job_id);
 			},
 		},
 
@@ -348,8 +179,10 @@ export default defineService<IntakeVars>()({
 		 */
 		createOrder: {
 			access: { writes: true, capability: "orders.write" },
-			async handler(ctx): Promise<CreateOrderResult> {
-				return (await this.createFrom(ctx, "forward")).answer;
+			async handler(ctx) {
+				const r = await createOrderFrom(this.deps(), ctx, senderOf(ctx), ctx.params, "forward");
+				ctx.meta.$statusCode = r.created ? 201 : 200;
+				return r.answer;
 			},
 		},
 
@@ -379,9 +212,10 @@ export default defineService<IntakeVars>()({
 		 */
 		createReverse: {
 			access: { writes: true, capability: "orders.write" },
-			async handler(ctx): Promise<CreateReverseResult> {
-				const { answer, order_no } = await this.createFrom(ctx, "reverse");
-				return { ...answer, order_no };
+			async handler(ctx) {
+				const r = await createOrderFrom(this.deps(), ctx, senderOf(ctx), ctx.params, "reverse");
+				ctx.meta.$statusCode = r.created ? 201 : 200;
+				return { ...r.answer, order_no: r.order_no };
 			},
 		},
 
@@ -401,21 +235,15 @@ export default defineService<IntakeVars>()({
 		 * A reference reused after a cancellation answers the live order (else
 		 * the newest). Read-your-writes: once `POST /v1/shipping/book` answered
 		 * 202 this never reads `not_shipped` (booking's state is read through
-		 * while its update is on the way; see the `statusOf` method).
+		 * while its update is on the way; lib/intake/orders.ts `statusOf`).
 		 * 400 `{error:"order_no is required"}` when absent or empty; 404
 		 * `order_not_found` when the account has no order with that reference
 		 * (another merchant's reference included; never means "not yet booked").
 		 */
 		status: {
 			access: { auth: true },
-			async handler(ctx): Promise<StatusRecord> {
-				const sender = senderOf(ctx);
-				const raw = ctx.params?.order_no;
-				const orderNo = typeof raw === "number" ? String(raw) : typeof raw === "string" ? raw.trim() : "";
-				if (!orderNo) throw fail("order_no is required");
-				const found = await findStatus(this.db, sender, orderNo);
-				if (!found) throw fail("order_not_found");
-				return this.statusOf(ctx, sender, found);
+			async handler(ctx) {
+				return orderStatus(this.deps(), ctx, senderOf(ctx), ctx.params?.order_no);
 			},
 		},
 
@@ -430,7 +258,7 @@ export default defineService<IntakeVars>()({
 		getOrder: {
 			params: { sender_id: idParam, order_id: idParam },
 			async handler(ctx) {
-				return getOrder(this.db, ctx.params.sender_id, ctx.params.order_id);
+				return orderRecord(this.deps(), ctx.params.sender_id, ctx.params.order_id);
 			},
 		},
 
@@ -467,14 +295,7 @@ export default defineService<IntakeVars>()({
 				status_at: { type: "date", convert: true, optional: true, nullable: true },
 			},
 			async handler(ctx) {
-				const applied = (await this.bookingUpdates([ctx.params])).has(updateKey(ctx.params));
-				if (!applied)
-					this.logger.debug("booking update not applied (stale, duplicate or unknown order)", {
-						order_id: ctx.params.order_id,
-						attempt_id: ctx.params.attempt_id,
-						seq: ctx.params.seq,
-					});
-				return { applied };
+				return applyBookingUpdate(this.deps(), ctx.params);
 			},
 		},
 
@@ -489,7 +310,7 @@ export default defineService<IntakeVars>()({
 		warehouseUsage: {
 			params: { sender_id: idParam, warehouse_id: idParam },
 			async handler(ctx) {
-				return warehouseUsage(this.db, ctx.params.sender_id, ctx.params.warehouse_id);
+				return usageOf(this.deps(), ctx.params.sender_id, ctx.params.warehouse_id);
 			},
 		},
 
@@ -501,9 +322,7 @@ export default defineService<IntakeVars>()({
 		adoptOrphanOrders: {
 			params: { sender_id: idParam, warehouse_id: idParam },
 			async handler(ctx) {
-				const count = await adoptOrphanOrders(this.db, ctx.params.sender_id, ctx.params.warehouse_id);
-				if (count) this.logger.info("orphan orders adopted", { sender_id: ctx.params.sender_id, count });
-				return { count };
+				return adoptOrphans(this.deps(), ctx.params.sender_id, ctx.params.warehouse_id);
 			},
 		},
 
@@ -516,8 +335,7 @@ export default defineService<IntakeVars>()({
 		shippedCounts: {
 			params: { sender_id: idParam, since: { type: "date", convert: true } },
 			async handler(ctx) {
-				// the validator has converted the ISO string to a Date; new Date() reads either
-				return shippedCounts(this.db, ctx.params.sender_id, new Date(ctx.params.since));
+				return shippedSince(this.deps(), ctx.params.sender_id, ctx.params.since);
 			},
 		},
 
@@ -552,10 +370,9 @@ export default defineService<IntakeVars>()({
 		 */
 		listOrders: {
 			access: { auth: true },
-			async handler(ctx): Promise<CursorPage<OrderListRow>> {
+			async handler(ctx) {
 				const sender = senderOf(ctx);
-				const q = parseOrderListQuery(ctx.params ?? {}, sender);
-				return listPage(sender, q, await this.orderPages(sender, q));
+				return listOrders(this.deps(), sender, parseOrderListQuery(ctx.params ?? {}, sender));
 			},
 		},
 
@@ -568,7 +385,7 @@ export default defineService<IntakeVars>()({
 		 * `tracking_url`, `label_downloaded_at` from documents). A hidden order
 		 * is still answered (with `hidden_at`). Booking and documents are asked
 		 * only once the order has an AWB, in parallel
-		 * ({@link DETAIL_CALL_TIMEOUT_MS} each).
+		 * (lib/intake/requests.ts `DETAIL_CALL_TIMEOUT_MS` each).
 		 *
 		 * Errors: 400 `validation_failed` (`field` "id") when `id` is not a
 		 * positive integer; 404 `order not found` for a missing or another
@@ -578,20 +395,8 @@ export default defineService<IntakeVars>()({
 		 */
 		orderDetail: {
 			access: { auth: true },
-			async handler(ctx): Promise<OrderDetail> {
-				const sender = senderOf(ctx);
-				const order_id = parseOrderId(ctx.params?.id);
-				const row = await orderRow(this.db, sender, order_id);
-				if (!row) throw orderNotFound();
-				if (!row.awb_number) return orderDetail(row, null, null);
-				const key = { sender_id: sender, order_id };
-				const opts = { timeout: DETAIL_CALL_TIMEOUT_MS };
-				const [shipment, label] = await Promise.all([
-					call(ctx, "booking.getShipment", key, opts),
-					call(ctx, "documents.labelInfo", key, opts),
-				]);
-				const downloaded = label && label.awb_number === row.awb_number ? label.label_downloaded_at : null;
-				return orderDetail(row, shipment, downloaded);
+			async handler(ctx) {
+				return orderDetailOf(this.deps(), ctx, senderOf(ctx), parseOrderId(ctx.params?.id));
 			},
 		},
 
@@ -619,19 +424,9 @@ export default defineService<IntakeVars>()({
 		 */
 		listUnshipped: {
 			access: { auth: true },
-			async handler(ctx): Promise<UnshippedPage> {
+			async handler(ctx) {
 				const sender = senderOf(ctx);
-				const q = parseUnshippedQuery(ctx.params ?? {}, sender);
-				const page = await unshippedPage(this.db, sender, q);
-				const last = page.rows.at(-1);
-				return {
-					data: page.rows,
-					pagination: {
-						mode: "cursor",
-						limit: q.limit,
-						nextCursor: page.more && last ? nextUnshippedCursor(sender, q.filters, last.order_id) : null,
-					},
-				};
+				return listUnshipped(this.deps(), sender, parseUnshippedQuery(ctx.params ?? {}, sender));
 			},
 		},
 
@@ -644,9 +439,8 @@ export default defineService<IntakeVars>()({
 		 */
 		unshippedErrorTypes: {
 			access: { auth: true },
-			async handler(ctx): Promise<{ data: UnshippedErrorTypeEntry[] }> {
-				const sender = senderOf(ctx);
-				return { data: errorTypeEntries(await errorTypeCounts(this.db, sender)) };
+			async handler(ctx) {
+				return unshippedErrorTypes(this.deps(), senderOf(ctx));
 			},
 		},
 
@@ -662,17 +456,8 @@ export default defineService<IntakeVars>()({
 		 */
 		unshippedCounts: {
 			access: { auth: true },
-			async handler(ctx): Promise<UnshippedCounts> {
-				const sender = senderOf(ctx);
-				const direction = parseCountsDirection(ctx.params ?? {});
-				const c = await queueCounts(this.db, sender, direction);
-				if (direction === "reverse") return { unshipped: c.not_shipped + c.in_queue, failed: c.failed };
-				return {
-					total: c.not_shipped + c.failed + c.in_queue,
-					unshipped: c.not_shipped,
-					failed: c.failed,
-					in_queue: c.in_queue,
-				};
+			async handler(ctx) {
+				return unshippedCounts(this.deps(), senderOf(ctx), parseCountsDirection(ctx.params ?? {}));
 			},
 		},
 
@@ -685,7 +470,7 @@ export default defineService<IntakeVars>()({
 		 * city, state, pincode, mobile_no`, each validated and normalised as on
 		 * create; `sender_id` ignored. Editable: the caller's order, not hidden,
 		 * not cancelled, state not_shipped or failed, created less than
-		 * {@link EDIT_WINDOW_DAYS} days ago. Booking's own state is read through
+		 * `EDIT_WINDOW_DAYS` (30; lib/intake/unshipped.ts) days ago. Booking's own state is read through
 		 * first (`booking.orderState`, short timeout; skipped when booking cannot
 		 * be asked): an attempt queued or booked there, not yet reported to
 		 * intake, also refuses the edit. The write is one conditional UPDATE.
@@ -701,32 +486,11 @@ export default defineService<IntakeVars>()({
 		 */
 		editUnshipped: {
 			access: { writes: true, capability: "orders.write" },
-			async handler(ctx): Promise<UnshippedEditResult> {
+			async handler(ctx) {
 				const sender = senderOf(ctx);
 				const params = ctx.params ?? {};
 				const order_id = parseOrderId(params.id);
-				const patch = parseReceiverPatch(params);
-				let b: OrderBookingState | null = null;
-				try {
-					b = await call(
-						ctx,
-						"booking.orderState",
-						{ sender_id: sender, order_id },
-						{ timeout: BOOKING_STATE_TIMEOUT_MS, unavailable: false },
-					);
-				} catch (err) {
-					this.logger.debug(`edit of order ${order_id}: booking not asked: ${(err as Error)?.message}`);
-				}
-				if (b && (b.state === "booking_in_progress" || b.state === "booked")) throw notEditable(b.state);
-				const done = await editReceiver(this.db, sender, order_id, patch, EDIT_WINDOW_DAYS);
-				if (!done) {
-					const why = await editBlocker(this.db, sender, order_id, EDIT_WINDOW_DAYS);
-					if (why === "missing") throw orderNotFound();
-					throw notEditable(why);
-				}
-				if (done.changed.length)
-					this.logger.info("unshipped order edited", { sender_id: sender, order_id, changed: done.changed });
-				return { order_id, status: done.status, changed: done.changed };
+				return editUnshipped(this.deps(), ctx, sender, order_id, parseReceiverPatch(params));
 			},
 		},
 
@@ -747,18 +511,8 @@ export default defineService<IntakeVars>()({
 		 */
 		hideOrder: {
 			access: { writes: true, capability: "orders.write" },
-			async handler(ctx): Promise<HideOrderResult> {
-				const sender = senderOf(ctx);
-				const order_id = parseOrderId(ctx.params?.id);
-				if ((await orderReference(this.db, sender, order_id)) === null) throw orderNotFound();
-				const { closed, refunded } = await call(ctx, "booking.closeCancellation", {
-					sender_id: sender,
-					order_id,
-				});
-				const order_no = await hideOrder(this.db, sender, order_id);
-				if (order_no === null) throw orderNotFound();
-				this.logger.info("order hidden", { sender_id: sender, order_id, closed, refunded });
-				return { order_id, order_no, hidden: true, closed, refunded };
+			async handler(ctx) {
+				return hideOrderOf(this.deps(), ctx, senderOf(ctx), parseOrderId(ctx.params?.id));
 			},
 		},
 
@@ -798,22 +552,9 @@ export default defineService<IntakeVars>()({
 			// streams a file of up to 25 MB from the gateway (issue 12)
 			timeout: 60_000,
 			access: { writes: true, capability: "orders.write" },
-			async handler(ctx): Promise<BulkUploadResult> {
-				const sender = senderOf(ctx);
-				const res = await uploadBulk({
-					sender_id: sender,
-					query: ctx.params?.query ?? {},
-					content_type: ctx.params?.content_type ?? "",
-					stream: (ctx.stream as Readable | null) ?? null,
-					assertWarehouse: (id) =>
-						this.assertOwnWarehouses(ctx, sender, [{ field: "sender_address_id", id }]),
-					store: (job) => insertBulkJob(this.db, job),
-					enqueue: async (job_id) => {
-						await enqueueBulkJob(job_id);
-					},
-					warn: (msg, extra) => this.logger.warn(msg, extra),
-				});
-				this.logger.info("bulk upload queued", { sender_id: sender, job_id: res.job_id });
+			async handler(ctx) {
+				const stream = (ctx.stream as Readable | null) ?? null;
+				const res = await uploadFile(this.deps(), ctx, senderOf(ctx), ctx.params, stream);
 				ctx.meta.$statusCode = 202;
 				return res;
 			},
@@ -827,8 +568,8 @@ export default defineService<IntakeVars>()({
 		 */
 		bulkJobs: {
 			access: { auth: true },
-			async handler(ctx): Promise<{ data: BulkJobSummary[]; pagination: BulkJob["rows"]["pagination"] }> {
-				return jobsList(this.db, senderOf(ctx), ctx.params ?? {});
+			async handler(ctx) {
+				return listJobs(this.deps(), senderOf(ctx), ctx.params ?? {});
 			},
 		},
 
@@ -842,8 +583,8 @@ export default defineService<IntakeVars>()({
 		 */
 		bulkJob: {
 			access: { auth: true },
-			async handler(ctx): Promise<BulkJob> {
-				return jobObject(this.db, senderOf(ctx), ctx.params ?? {});
+			async handler(ctx) {
+				return jobOf(this.deps(), senderOf(ctx), ctx.params ?? {});
 			},
 		},
 
@@ -855,7 +596,7 @@ export default defineService<IntakeVars>()({
 		 */
 		bulkTemplate: {
 			access: { auth: true },
-			async handler(ctx): Promise<Buffer> {
+			async handler(ctx) {
 				const format = ctx.params?.format;
 				if (format !== "csv" && format !== "xlsx") throw fail("not found");
 				ctx.meta.$responseType = format === "csv" ? "text/csv; charset=utf-8" : XLSX_MIME;
@@ -874,8 +615,8 @@ export default defineService<IntakeVars>()({
 		 */
 		bulkReview: {
 			access: { auth: true, capability: "orders.write" },
-			async handler(ctx): Promise<{ data: BulkReviewRow[]; pagination: BulkJob["rows"]["pagination"] }> {
-				return reviewList(this.db, senderOf(ctx), ctx.params ?? {});
+			async handler(ctx) {
+				return reviewRows(this.deps(), senderOf(ctx), ctx.params ?? {});
 			},
 		},
 
@@ -891,8 +632,8 @@ export default defineService<IntakeVars>()({
 		 */
 		bulkRowsCsv: {
 			access: { auth: true },
-			async handler(ctx): Promise<Readable> {
-				const out = await rowsExport(this.db, senderOf(ctx), ctx.params ?? {});
+			async handler(ctx) {
+				const out = await exportRows(this.deps(), senderOf(ctx), ctx.params ?? {});
 				ctx.meta.$responseType = "text/csv; charset=utf-8";
 				ctx.meta.$responseHeaders = {
 					"Content-Disposition": `attachment; filename="${out.file_name}"`,
@@ -915,18 +656,8 @@ export default defineService<IntakeVars>()({
 		 */
 		bulkReviewDecide: {
 			access: { writes: true, capability: "orders.write" },
-			async handler(ctx): Promise<BulkDecisionResult> {
-				const sender = senderOf(ctx);
-				const res = await decideReview(this.db, sender, ctx.params ?? {}, (job, row_no) =>
-					createFromRow(this.db, ctx, sender, job, row_no),
-				);
-				if (res.decided.length)
-					this.logger.info("bulk review decided", {
-						sender_id: sender,
-						job_id: res.job_id,
-						rows: res.decided.length,
-					});
-				return res;
+			async handler(ctx) {
+				return decideRows(this.deps(), ctx, senderOf(ctx), ctx.params ?? {});
 			},
 		},
 	},
@@ -934,7 +665,7 @@ export default defineService<IntakeVars>()({
 	events: {
 		/** A warehouse changed or was retired (broadcast by warehouses): forget its cached resolution. */
 		"warehouses.changed": {
-			handler(ctx): void {
+			handler(ctx) {
 				this.warehouseCache.evict(Number(ctx.params?.sender_id), Number(ctx.params?.id));
 			},
 		},
@@ -967,13 +698,11 @@ export default defineService<IntakeVars>()({
 	 */
 	async started() {
 		if (!labelLinkConfigured()) throw new Error("intake: LABEL_LINK_SECRET is required (signed label links)");
-		this.bookingUpdates = coalesce((us: BookingUpdate[]) => applyBookingUpdates(this.db, us));
-		this.orderPages = orderPageReader(this.db);
+		const { bookingUpdates, orderPages } = intakeWriters(this.db);
+		this.bookingUpdates = bookingUpdates;
+		this.orderPages = orderPages;
 		// bulk jobs left queued/processing (a lost enqueue, a crashed pod): re-add their queue entries
-		void unfinishedJobs(this.db)
-			.then((ids) => requeueUnfinished(this.db, ids))
-			.then((n) => n && this.logger.info(`bulk: re-enqueued ${n} unfinished job(s)`))
-			.catch((e: Error) => this.logger.warn(`bulk: re-enqueue at start failed: ${e.message}`));
+		void requeueAtStart(this.deps());
 		if (this.settings.bulkRole === "only") {
 			// a bulk worker pod: background work only, at a lower CPU priority; the API pods relay the outbox
 			const nice = this.settings.bulkNice;
