@@ -29,13 +29,18 @@
  * directory or zone facts were reloaded) the cached pincode facts and the
  * directory's pincode list (coverage) are dropped.
  * The periodic reload stays as the safety net for a lost event.
+ *
+ * The handlers parse and answer; the operations are plain functions over
+ * `RatesDeps` (lib/rates/deps.ts: the one holder of the catalog snapshot and
+ * the pincode and coverage caches, built in `created`):
+ * lib/rates/operations.ts (catalog, pincode facts, quotes, courier reads,
+ * lane outcomes, reload) and lib/rates/sync.ts (the serviceability sync, its
+ * scheduler, the start). SQL in lib/rates/store.ts, catalog.ts,
+ * serviceability.ts and seed.ts. The service shape every service follows:
+ * docs/ARCHITECTURE.md §1, docs/decisions/0091-service-shape.md.
  */
 import { loadConfig } from "../lib/config";
-import { call, type PincodeInfo } from "../lib/contracts";
-import { TtlLru } from "../lib/rates/cache";
-import { loadCatalog } from "../lib/rates/catalog";
-import { CoverageCache } from "../lib/rates/coverage";
-import { type RatesDeps, type RatesSettings, unavailable } from "../lib/rates/deps";
+import { createRatesDeps, type RatesDeps, type RatesSettings } from "../lib/rates/deps";
 import { RATES_MIGRATIONS } from "../lib/rates/migrations";
 import {
 	catalogChanged,
@@ -53,7 +58,6 @@ import {
 import { parseQuoteParams, parseServiceableQuery } from "../lib/rates/params";
 import { SYNC_QUEUE } from "../lib/rates/serviceability";
 import { startRates, syncServiceability } from "../lib/rates/sync";
-import { Reloader } from "../lib/reloader";
 import { defineService } from "../lib/service";
 import { DbMixin } from "../mixins/db.mixin";
 import { WorkerMixin } from "../mixins/worker.mixin";
@@ -273,25 +277,7 @@ export default defineService<RatesVars>()({
 		},
 	},
 	created() {
-		const service = this;
-		this.ratesDeps = {
-			// the DbMixin sets `db` when the service starts
-			get db() {
-				return service.db;
-			},
-			broker: this.broker,
-			logger: this.logger,
-			settings: this.settings,
-			catalog: undefined,
-			catalogLoader: new Reloader(() => loadCatalog(this.db)),
-			pincodeCache: new TtlLru<PincodeInfo>(this.settings.pincodeCacheMax, this.settings.pincodeCacheTtlMs),
-			coverageCache: new CoverageCache(() =>
-				call(this.broker, "pincode.all", {}, { timeout: this.settings.pincodeTimeoutMs }).catch((err) => {
-					this.logger.warn("pincode directory unavailable for coverage", (err as Error).message);
-					throw unavailable();
-				}),
-			),
-		};
+		this.ratesDeps = createRatesDeps(this);
 	},
 	async started() {
 		// Runs after the DbMixin's migrations (mixin lifecycle handlers run first).

@@ -2,7 +2,7 @@
  * What the rates modules (./operations.ts, ./sync.ts) need of the running
  * `rates` service: its database, broker, logger and settings, and its
  * mutable in-memory state (the catalog snapshot, the pincode facts cache,
- * the coverage cache). Built once by the service in `created` and returned
+ * the coverage cache). Built once by {@link createRatesDeps} in the service's `created` and returned
  * as is by its `deps()` method, so the hot path (`rates.serviceable`,
  * `rates.quote`) reads one property and allocates nothing for it. SQL only
  * through ./store.ts, ./catalog.ts (the catalog reads) and ./serviceability.ts
@@ -10,12 +10,12 @@
  */
 import type { Logger, ServiceBroker } from "moleculer";
 import type { Sequelize } from "sequelize";
-import type { PincodeInfo } from "../contracts";
+import { call, type PincodeInfo } from "../contracts";
 import { fail } from "../errors";
-import type { Reloader } from "../reloader";
-import type { TtlLru } from "./cache";
-import type { CatalogSnapshot } from "./catalog";
-import type { CoverageCache } from "./coverage";
+import { Reloader } from "../reloader";
+import { TtlLru } from "./cache";
+import { type CatalogSnapshot, loadCatalog } from "./catalog";
+import { CoverageCache } from "./coverage";
 
 /** The `rates` service's settings (services/rates.service.ts). */
 export interface RatesSettings {
@@ -52,3 +52,40 @@ export interface RatesDeps {
 
 /** 503 `rate_unavailable` (spec §2.11): the catalog, the pincode service or the database cannot be reached. */
 export const unavailable = () => fail("rate_unavailable");
+
+/** The members of the `rates` service {@link createRatesDeps} reads (its `db` is set once the DbMixin has started). */
+export interface RatesService {
+	db: Sequelize;
+	broker: ServiceBroker;
+	logger: Logger;
+	settings: RatesSettings;
+}
+
+/**
+ * The one {@link RatesDeps} of `service` (called in its `created`): no
+ * catalog yet, an empty pincode cache (`pincodeCacheMax` entries,
+ * `pincodeCacheTtlMs`), and the coverage cache, whose directory read is
+ * `pincode.all` (timeout `pincodeTimeoutMs`; a failure is logged and becomes
+ * 503 `rate_unavailable`). `db` is read through `service`, which has it only
+ * once started.
+ */
+export function createRatesDeps(service: RatesService): RatesDeps {
+	const { broker, logger, settings } = service;
+	return {
+		get db() {
+			return service.db;
+		},
+		broker,
+		logger,
+		settings,
+		catalog: undefined,
+		catalogLoader: new Reloader(() => loadCatalog(service.db)),
+		pincodeCache: new TtlLru<PincodeInfo>(settings.pincodeCacheMax, settings.pincodeCacheTtlMs),
+		coverageCache: new CoverageCache(() =>
+			call(broker, "pincode.all", {}, { timeout: settings.pincodeTimeoutMs }).catch((err) => {
+				logger.warn("pincode directory unavailable for coverage", (err as Error).message);
+				throw unavailable();
+			}),
+		),
+	};
+}
