@@ -29,72 +29,45 @@
  * directory or zone facts were reloaded) the cached pincode facts and the
  * directory's pincode list (coverage) are dropped.
  * The periodic reload stays as the safety net for a lost event.
+ *
+ * The handlers parse and answer; the operations are plain functions over
+ * `RatesDeps` (lib/rates/deps.ts: the one holder of the catalog snapshot and
+ * the pincode and coverage caches, built in `created`):
+ * lib/rates/operations.ts (catalog, pincode facts, quotes, courier reads,
+ * lane outcomes, reload) and lib/rates/sync.ts (the serviceability sync, its
+ * scheduler, the start). SQL in lib/rates/store.ts, catalog.ts,
+ * serviceability.ts and seed.ts. The service shape every service follows:
+ * docs/ARCHITECTURE.md §1, docs/decisions/0091-service-shape.md.
  */
 import { loadConfig } from "../lib/config";
-import {
-	broadcast,
-	type Caller,
-	type CourierInfo,
-	call,
-	type PincodeInfo,
-	type QuoteResult,
-	type ResultOf,
-	type ServiceabilitySyncOutcome,
-} from "../lib/contracts";
-import { adapterFor, type CourierAdapter } from "../lib/couriers";
-import { ApiError, fail, failWith } from "../lib/errors";
-import { recordServiceabilitySync } from "../lib/metrics";
-import { getQueue } from "../lib/queue";
-import { TtlLru } from "../lib/rates/cache";
-import {
-	type CatalogSnapshot,
-	courierInfo,
-	laneKey,
-	lanePerformanceOf,
-	loadCatalog,
-} from "../lib/rates/catalog";
-import { CoverageCache } from "../lib/rates/coverage";
+import { createRatesDeps, type RatesDeps, type RatesSettings } from "../lib/rates/deps";
 import { RATES_MIGRATIONS } from "../lib/rates/migrations";
-import { parseQuoteParams, parseServiceableQuery } from "../lib/rates/params";
-import { type LaneQuery, quoteLane } from "../lib/rates/quote";
-import { seedSandbox } from "../lib/rates/seed";
 import {
-	fetchServiceability,
-	readSyncStatus,
-	recordSyncError,
-	replaceCourierPincodes,
-	SYNC_QUEUE,
-	syncIntervalMs,
-	syncsServiceability,
-} from "../lib/rates/serviceability";
-import { recordLaneOutcome } from "../lib/rates/store";
-import { Reloader } from "../lib/reloader";
+	catalogChanged,
+	coverage,
+	findCourier,
+	listCouriers,
+	pincodesChanged,
+	recordOutcome,
+	reloadCatalog,
+	reloadEverywhere,
+	runQuote,
+	serviceabilityStatus,
+	serviceableQuote,
+} from "../lib/rates/operations";
+import { parseQuoteParams, parseServiceableQuery } from "../lib/rates/params";
+import { SYNC_QUEUE } from "../lib/rates/serviceability";
+import { startRates, syncServiceability } from "../lib/rates/sync";
 import { defineService } from "../lib/service";
 import { DbMixin } from "../mixins/db.mixin";
 import { WorkerMixin } from "../mixins/worker.mixin";
 
-interface RatesSettings {
-	/** TTL of cached pincode facts (reference data), ms. */
-	pincodeCacheTtlMs: number;
-	/** Maximum cached pincodes (the whole directory is ~19k). */
-	pincodeCacheMax: number;
-	/** Timeout of the `pincode.lookupMany` call, ms. */
-	pincodeTimeoutMs: number;
-	/** Periodic catalog reload (so several rates pods converge after edits), ms; 0 = off. */
-	reloadIntervalMs: number;
-}
-
 /** State set in `created` / `started`. */
 interface RatesVars {
-	catalog?: CatalogSnapshot;
-	catalogLoader: Reloader<CatalogSnapshot>;
-	pincodeCache: TtlLru<PincodeInfo>;
-	/** courier coverage counts (`rates.coverage`) and the directory's pincodes they are counted over */
-	coverageCache: CoverageCache;
+	/** what lib/rates needs of this service, built once in `created` (the catalog snapshot and caches live in it) */
+	ratesDeps: RatesDeps;
 	reloadTimer?: NodeJS.Timeout;
 }
-
-const unavailable = () => fail("rate_unavailable");
 
 const settings: RatesSettings = {
 	pincodeCacheTtlMs: 10 * 60_000,
@@ -120,132 +93,9 @@ export default defineService<RatesVars>()({
 	],
 	settings,
 	methods: {
-		/** The in-memory catalog, loading it if needed; 503 `rate_unavailable` if it cannot be read. */
-		async getCatalog(): Promise<CatalogSnapshot> {
-			return this.catalog ?? this.reloadCatalog();
-		},
-
-		/**
-		 * Reads a fresh catalog (a read started after this call; concurrent callers
-		 * share it) and swaps it in; 503 `rate_unavailable` on failure (old catalog kept).
-		 */
-		async reloadCatalog(): Promise<CatalogSnapshot> {
-			try {
-				this.catalog = await this.catalogLoader.load();
-				return this.catalog;
-			} catch (err) {
-				this.logger.error("rates catalog unavailable", (err as Error).message);
-				throw unavailable();
-			}
-		},
-
-		/**
-		 * Pincode facts of `pins` (six-digit strings): cached ones from the LRU,
-		 * the rest with one `pincode.lookupMany` call (timeout
-		 * `settings.pincodeTimeoutMs`). 503 `rate_unavailable` when the pincode
-		 * service fails (any error, its own 502 included) or cannot be reached.
-		 */
-		async pincodeFacts(ctx: Caller, pins: string[]): Promise<Record<string, PincodeInfo>> {
-			const out: Record<string, PincodeInfo> = {};
-			const missing: string[] = [];
-			for (const p of new Set(pins)) {
-				const hit = this.pincodeCache.get(p);
-				if (hit) out[p] = hit;
-				else missing.push(p);
-			}
-			if (missing.length) {
-				let res: Record<string, PincodeInfo>;
-				try {
-					res = await call(
-						ctx,
-						"pincode.lookupMany",
-						{ pincodes: missing },
-						{ timeout: this.settings.pincodeTimeoutMs, unavailable: false },
-					);
-				} catch (err) {
-					this.logger.warn("pincode facts unavailable", (err as Error).message);
-					throw unavailable();
-				}
-				for (const p of missing) {
-					const info = res?.[p];
-					if (!info || typeof info.found !== "boolean") throw unavailable();
-					this.pincodeCache.set(p, info);
-					out[p] = info;
-				}
-			}
-			return out;
-		},
-
-		/** Prices a parsed lane query against the cached catalog; 503 `rate_unavailable` on an unexpected failure. */
-		async runQuote(ctx: Caller, q: LaneQuery): Promise<QuoteResult> {
-			const [snap, facts] = await Promise.all([
-				this.getCatalog(),
-				this.pincodeFacts(ctx, [q.from_pin, q.to_pin]),
-			]);
-			try {
-				return quoteLane(snap, facts[q.from_pin], facts[q.to_pin], q);
-			} catch (err) {
-				if (err instanceof ApiError) throw err;
-				this.logger.error("quote failed", (err as Error).message);
-				throw unavailable();
-			}
-		},
-
-		/**
-		 * Syncs one courier (lib/rates/serviceability.ts): asks `adapter` every
-		 * pincode of `pincodes` and replaces its `rates.courier_pincodes` rows in
-		 * one transaction. A courier error (or a database failure) is recorded in
-		 * `rates.serviceability_syncs` and answered as `ok: false`; the previous
-		 * rows stay. Never throws.
-		 */
-		async syncCourier(
-			courier: { logistic_id: number; code: string },
-			adapter: CourierAdapter,
-			pincodes: string[],
-		): Promise<ServiceabilitySyncOutcome> {
-			const id = courier.logistic_id;
-			try {
-				const rows = await fetchServiceability(adapter, pincodes);
-				const r = await replaceCourierPincodes(this.db, id, rows);
-				recordServiceabilitySync(this.broker, courier.code, r.rows, new Date(r.synced_at));
-				this.logger.info(`serviceability of courier ${courier.code} synced: ${r.rows} pincodes`);
-				return { logistic_id: id, ok: true, rows: r.rows, error: null };
-			} catch (err) {
-				const message = `${(err as Error).name}: ${(err as Error).message}`;
-				this.logger.warn(
-					`serviceability sync of courier ${courier.code} failed (previous rows kept): ${message}`,
-				);
-				recordServiceabilitySync(this.broker, courier.code, null);
-				await recordSyncError(this.db, id, message).catch((e: Error) =>
-					this.logger.error("serviceability sync error not recorded", e.message),
-				);
-				return { logistic_id: id, ok: false, rows: null, error: message };
-			}
-		},
-
-		/**
-		 * Registers (interval > 0) or removes (0) the repeatable BullMQ job of
-		 * the serviceability sync on queue {@link SYNC_QUEUE}: one scheduler id
-		 * shared by every rates pod, so the job runs once per interval, not
-		 * once per pod. A queue failure is logged (quotes do not depend on it).
-		 */
-		async scheduleServiceabilitySync(everyMs: number): Promise<void> {
-			const q: object = getQueue(SYNC_QUEUE);
-			const sched = q as {
-				upsertJobScheduler?: (
-					id: string,
-					repeat: { every: number },
-					tpl: { name: string; data: object },
-				) => Promise<unknown>;
-				removeJobScheduler?: (id: string) => Promise<unknown>;
-			};
-			try {
-				if (everyMs > 0)
-					await sched.upsertJobScheduler?.call(q, SYNC_QUEUE, { every: everyMs }, { name: "sync", data: {} });
-				else await sched.removeJobScheduler?.call(q, SYNC_QUEUE);
-			} catch (err) {
-				this.logger.warn("serviceability sync not scheduled", (err as Error).message);
-			}
+		/** What lib/rates needs of this service: the one object built in `created` (no allocation per request). */
+		deps(): RatesDeps {
+			return this.ratesDeps;
 		},
 	},
 	actions: {
@@ -267,17 +117,8 @@ export default defineService<RatesVars>()({
 		 */
 		serviceable: {
 			access: { auth: true },
-			async handler(ctx): Promise<QuoteResult> {
-				const q = parseServiceableQuery(ctx.params);
-				const res = await this.runQuote(ctx, q);
-				if (res.data.length === 0) {
-					const unknown = res.dropped_couriers.find((d) => d.reason === "unknown_pincode");
-					const message = unknown
-						? `No courier prices this lane: ${unknown.detail}`
-						: `No courier on the rate card prices ${q.from_pin} → ${q.to_pin}`;
-					throw failWith("lane_not_priced", { dropped_couriers: res.dropped_couriers }, message);
-				}
-				return res;
+			async handler(ctx) {
+				return serviceableQuote(this.deps(), ctx, parseServiceableQuery(ctx.params));
 			},
 		},
 
@@ -291,8 +132,8 @@ export default defineService<RatesVars>()({
 		 * and 503 `rate_unavailable`.
 		 */
 		quote: {
-			async handler(ctx): Promise<QuoteResult> {
-				return this.runQuote(ctx, parseQuoteParams(ctx.params));
+			async handler(ctx) {
+				return runQuote(this.deps(), ctx, parseQuoteParams(ctx.params));
 			},
 		},
 
@@ -304,12 +145,8 @@ export default defineService<RatesVars>()({
 		 */
 		listCouriers: {
 			params: { direction: { type: "enum", values: ["forward", "reverse"], optional: true } },
-			async handler(ctx): Promise<CourierInfo[]> {
-				const snap = await this.getCatalog();
-				const dir = ctx.params.direction;
-				return snap.couriers
-					.filter((c) => c.active && (dir === undefined || (dir === "forward" ? c.forward : c.reverse)))
-					.map(courierInfo);
+			async handler(ctx) {
+				return listCouriers(this.deps(), ctx.params.direction);
 			},
 		},
 
@@ -327,17 +164,16 @@ export default defineService<RatesVars>()({
 		 */
 		coverage: {
 			params: { direction: { type: "enum", values: ["forward", "reverse"] } },
-			async handler(ctx): Promise<ResultOf<"rates.coverage">> {
-				return this.coverageCache.get(await this.getCatalog(), ctx.params.direction);
+			async handler(ctx) {
+				return coverage(this.deps(), ctx.params.direction);
 			},
 		},
 
 		/** Internal: one courier (active or not) by `logistic_id`, or null. */
 		getCourier: {
 			params: { logistic_id: { type: "number", integer: true, positive: true, convert: true } },
-			async handler(ctx): Promise<CourierInfo | null> {
-				const c = (await this.getCatalog()).byId.get(ctx.params.logistic_id);
-				return c ? courierInfo(c) : null;
+			async handler(ctx) {
+				return findCourier(this.deps(), ctx.params.logistic_id);
 			},
 		},
 
@@ -368,33 +204,8 @@ export default defineService<RatesVars>()({
 				outcome: { type: "enum", values: ["delivered", "rto"] },
 				tat_days: { type: "number", min: 0, max: 999_999, convert: true },
 			},
-			async handler(ctx): Promise<{ recorded: boolean }> {
-				const p = ctx.params;
-				let lane: Awaited<ReturnType<typeof recordLaneOutcome>>;
-				try {
-					lane = await recordLaneOutcome(this.db, p);
-				} catch (err) {
-					// no such courier in the database (the snapshot may lag a new one, so the database decides)
-					// (a courier removed since the shipment was booked: nothing to count it into; answering
-					// `recorded:false` lets booking's outbox deliver the row instead of retrying it forever)
-					if ((err as Error).name === "SequelizeForeignKeyConstraintError") {
-						this.logger.warn(
-							`lane outcome of attempt ${p.attempt_id} not recorded: unknown courier ${p.logistic_id}`,
-						);
-						return { recorded: false };
-					}
-					this.logger.error("lane outcome not recorded", (err as Error).message);
-					throw unavailable();
-				}
-				if (!lane) return { recorded: false };
-				const perf = lanePerformanceOf(lane);
-				// into the snapshot in use now (none loaded yet: its first load reads the lane); counters only
-				// grow, so an answer that raced a later one never replaces it
-				const cur = this.catalog;
-				const key = laneKey(p.logistic_id, p.from_pin, p.to_pin);
-				const held = cur?.performance.get(key);
-				if (cur && perf && (!held || held.shipments <= perf.shipments)) cur.performance.set(key, perf);
-				return { recorded: true };
+			async handler(ctx) {
+				return recordOutcome(this.deps(), ctx.params);
 			},
 		},
 
@@ -407,11 +218,8 @@ export default defineService<RatesVars>()({
 		 * 503 `rate_unavailable` is thrown.
 		 */
 		reload: {
-			async handler(ctx): Promise<ResultOf<"rates.reload">> {
-				const snap = await this.reloadCatalog();
-				this.pincodeCache.clear();
-				await broadcast(ctx, "rates.changed", {});
-				return { couriers: snap.couriers.length, rate_cards: snap.cards.size, lanes: snap.performance.size };
+			async handler(ctx) {
+				return reloadEverywhere(this.deps(), ctx);
 			},
 		},
 
@@ -433,39 +241,8 @@ export default defineService<RatesVars>()({
 			params: {
 				logistic_id: { type: "number", integer: true, positive: true, convert: true, optional: true },
 			},
-			async handler(ctx): Promise<ResultOf<"rates.syncServiceability">> {
-				const snap = await this.reloadCatalog();
-				const want = ctx.params.logistic_id;
-				const targets: { courier: (typeof snap.couriers)[number]; adapter: CourierAdapter }[] = [];
-				for (const c of snap.couriers) {
-					if (!c.active || (want !== undefined && c.logistic_id !== want)) continue;
-					let adapter: CourierAdapter;
-					try {
-						adapter = adapterFor(c);
-					} catch {
-						continue; // no adapter under that key: nothing to sync
-					}
-					if (syncsServiceability(adapter)) targets.push({ courier: c, adapter });
-				}
-				if (!targets.length) return { couriers: [] };
-				let pincodes: string[];
-				try {
-					pincodes = await call(ctx, "pincode.all", {}, { timeout: 30_000, unavailable: false });
-				} catch (err) {
-					this.logger.warn(
-						"pincode directory unavailable for the serviceability sync",
-						(err as Error).message,
-					);
-					throw unavailable();
-				}
-				const couriers: ServiceabilitySyncOutcome[] = [];
-				for (const t of targets) couriers.push(await this.syncCourier(t.courier, t.adapter, pincodes));
-				if (couriers.some((c) => c.ok)) {
-					await this.reloadCatalog().catch(() => undefined);
-					this.pincodeCache.clear();
-					await broadcast(ctx, "rates.changed", {});
-				}
-				return { couriers };
+			async handler(ctx) {
+				return syncServiceability(this.deps(), ctx, ctx.params.logistic_id);
 			},
 		},
 
@@ -477,13 +254,8 @@ export default defineService<RatesVars>()({
 		 * `rate_unavailable` when the database cannot be read.
 		 */
 		serviceabilityStatus: {
-			async handler(): Promise<ResultOf<"rates.serviceabilityStatus">> {
-				try {
-					return { couriers: await readSyncStatus(this.db) };
-				} catch (err) {
-					this.logger.error("serviceability status unavailable", (err as Error).message);
-					throw unavailable();
-				}
+			async handler() {
+				return serviceabilityStatus(this.deps());
 			},
 		},
 	},
@@ -496,47 +268,23 @@ export default defineService<RatesVars>()({
 		"rates.changed": {
 			async handler(ctx) {
 				if (ctx.nodeID === this.broker.nodeID) return;
-				this.pincodeCache.clear();
-				await this.reloadCatalog().catch(() => undefined);
+				await catalogChanged(this.deps());
 			},
 		},
 		/** The pincode directory or its zone facts were reloaded: drop the cached pincode facts and coverage. */
 		"pincode.changed"() {
-			this.pincodeCache.clear();
-			this.coverageCache.clearPincodes();
+			pincodesChanged(this.deps());
 		},
 	},
 	created() {
-		this.catalogLoader = new Reloader(() => loadCatalog(this.db));
-		this.pincodeCache = new TtlLru<PincodeInfo>(
-			this.settings.pincodeCacheMax,
-			this.settings.pincodeCacheTtlMs,
-		);
-		this.coverageCache = new CoverageCache(() =>
-			call(this.broker, "pincode.all", {}, { timeout: this.settings.pincodeTimeoutMs }).catch((err) => {
-				this.logger.warn("pincode directory unavailable for coverage", (err as Error).message);
-				throw unavailable();
-			}),
-		);
+		this.ratesDeps = createRatesDeps(this);
 	},
 	async started() {
 		// Runs after the DbMixin's migrations (mixin lifecycle handlers run first).
-		if (loadConfig().sandbox) {
-			const n = await seedSandbox(this.db);
-			if (n) this.logger.info(`sandbox rates seeded (${n} rows)`);
-		}
-		const snap = await this.reloadCatalog();
-		this.logger.info(`rates catalog loaded: ${snap.couriers.length} couriers, ${snap.cards.size} rate cards`);
-		await this.scheduleServiceabilitySync(syncIntervalMs());
-		// last syncs into the gauges (ops see them after a restart too)
-		const status = await readSyncStatus(this.db).catch(() => []);
-		for (const st of status) {
-			const c = snap.byId.get(st.logistic_id);
-			if (c && st.synced_at) recordServiceabilitySync(this.broker, c.code, st.rows, new Date(st.synced_at));
-		}
+		await startRates(this.deps(), loadConfig().sandbox);
 		if (this.settings.reloadIntervalMs > 0) {
 			this.reloadTimer = setInterval(() => {
-				this.reloadCatalog().catch(() => undefined);
+				reloadCatalog(this.deps()).catch(() => undefined);
 			}, this.settings.reloadIntervalMs);
 			this.reloadTimer.unref();
 		}

@@ -61,8 +61,8 @@ describe("rates: catalog and pincode facts in memory", () => {
 		try {
 			const err = await rejects(() => callAs(t.broker, "rates.reload"));
 			assert.equal(err.code, 503);
-			assert.ok(svc.catalog, "the previous catalog stays in use");
-			svc.catalog = undefined; // as if the start-up load had failed
+			assert.ok(svc.deps().catalog, "the previous catalog stays in use");
+			svc.deps().catalog = undefined; // as if the start-up load had failed
 			const err2 = await rejects(() =>
 				serviceable({ from_pin: "110001", to_pin: "560001", physical_weight: "1" }),
 			);

@@ -1,0 +1,219 @@
+/**
+ * The operations behind the `rates` actions and events (spec §4.2
+ * serviceable, §2.7 rate quote and `performance`, §2.8 coverage): the
+ * in-memory catalog snapshot and its reload, the pincode facts behind their
+ * LRU/TTL cache, quotes, courier reads, lane outcomes. Plain functions over
+ * {@link RatesDeps}; the serviceability sync is in ./sync.ts. SQL in
+ * ./store.ts, ./catalog.ts and ./serviceability.ts.
+ *
+ * Hot path (`rates.serviceable`, `rates.quote`): no database query, the
+ * catalog snapshot in memory and one `pincode.lookupMany` call per quote for
+ * the pincodes not cached.
+ */
+import {
+	broadcast,
+	type Caller,
+	type CourierInfo,
+	call,
+	type LaneOutcomeParams,
+	type PincodeInfo,
+	type QuoteResult,
+	type ResultOf,
+	type ShipmentDirection,
+} from "../contracts";
+import { ApiError, failWith } from "../errors";
+import { type CatalogSnapshot, courierInfo, laneKey, lanePerformanceOf } from "./catalog";
+import type { RatesDeps } from "./deps";
+import { unavailable } from "./deps";
+import { type LaneQuery, quoteLane } from "./quote";
+import { readSyncStatus } from "./serviceability";
+import { recordLaneOutcome } from "./store";
+
+/** The in-memory catalog, loading it if needed; 503 `rate_unavailable` if it cannot be read. */
+export async function getCatalog(d: RatesDeps): Promise<CatalogSnapshot> {
+	return d.catalog ?? reloadCatalog(d);
+}
+
+/**
+ * Reads a fresh catalog (a read started after this call; concurrent callers
+ * share it) and swaps it in; 503 `rate_unavailable` on failure (old catalog kept).
+ */
+export async function reloadCatalog(d: RatesDeps): Promise<CatalogSnapshot> {
+	try {
+		d.catalog = await d.catalogLoader.load();
+		return d.catalog;
+	} catch (err) {
+		d.logger.error("rates catalog unavailable", (err as Error).message);
+		throw unavailable();
+	}
+}
+
+/**
+ * Pincode facts of `pins` (six-digit strings): cached ones from the LRU,
+ * the rest with one `pincode.lookupMany` call (timeout
+ * `settings.pincodeTimeoutMs`). 503 `rate_unavailable` when the pincode
+ * service fails (any error, its own 502 included) or cannot be reached.
+ */
+export async function pincodeFacts(
+	d: RatesDeps,
+	ctx: Caller,
+	pins: string[],
+): Promise<Record<string, PincodeInfo>> {
+	const out: Record<string, PincodeInfo> = {};
+	const missing: string[] = [];
+	for (const p of new Set(pins)) {
+		const hit = d.pincodeCache.get(p);
+		if (hit) out[p] = hit;
+		else missing.push(p);
+	}
+	if (missing.length) {
+		let res: Record<string, PincodeInfo>;
+		try {
+			res = await call(
+				ctx,
+				"pincode.lookupMany",
+				{ pincodes: missing },
+				{ timeout: d.settings.pincodeTimeoutMs, unavailable: false },
+			);
+		} catch (err) {
+			d.logger.warn("pincode facts unavailable", (err as Error).message);
+			throw unavailable();
+		}
+		for (const p of missing) {
+			const info = res?.[p];
+			if (!info || typeof info.found !== "boolean") throw unavailable();
+			d.pincodeCache.set(p, info);
+			out[p] = info;
+		}
+	}
+	return out;
+}
+
+/**
+ * Prices a parsed lane query against the cached catalog (`rates.quote`):
+ * never throws `lane_not_priced` (an unpriced lane answers `data: []`);
+ * 503 `rate_unavailable` on an unexpected failure.
+ */
+export async function runQuote(d: RatesDeps, ctx: Caller, q: LaneQuery): Promise<QuoteResult> {
+	const [snap, facts] = await Promise.all([getCatalog(d), pincodeFacts(d, ctx, [q.from_pin, q.to_pin])]);
+	try {
+		return quoteLane(snap, facts[q.from_pin], facts[q.to_pin], q);
+	} catch (err) {
+		if (err instanceof ApiError) throw err;
+		d.logger.error("quote failed", (err as Error).message);
+		throw unavailable();
+	}
+}
+
+/**
+ * `rates.serviceable` (spec §4.2): {@link runQuote}, and 422
+ * `{error:"lane_not_priced", message, dropped_couriers}` when no courier
+ * prices the lane (the message names an unknown pincode when that is why).
+ */
+export async function serviceableQuote(d: RatesDeps, ctx: Caller, q: LaneQuery): Promise<QuoteResult> {
+	const res = await runQuote(d, ctx, q);
+	if (res.data.length === 0) {
+		const unknown = res.dropped_couriers.find((x) => x.reason === "unknown_pincode");
+		const message = unknown
+			? `No courier prices this lane: ${unknown.detail}`
+			: `No courier on the rate card prices ${q.from_pin} → ${q.to_pin}`;
+		throw failWith("lane_not_priced", { dropped_couriers: res.dropped_couriers }, message);
+	}
+	return res;
+}
+
+/**
+ * Active couriers by default priority (then logistic_id) doing `dir`
+ * (forward shipments / reverse pickups; undefined → all), as CourierInfo[].
+ */
+export async function listCouriers(d: RatesDeps, dir: ShipmentDirection | undefined): Promise<CourierInfo[]> {
+	const snap = await getCatalog(d);
+	return snap.couriers
+		.filter((c) => c.active && (dir === undefined || (dir === "forward" ? c.forward : c.reverse)))
+		.map(courierInfo);
+}
+
+/** One courier (active or not) by `logisticId`, or null. */
+export async function findCourier(d: RatesDeps, logisticId: number): Promise<CourierInfo | null> {
+	const c = (await getCatalog(d)).byId.get(logisticId);
+	return c ? courierInfo(c) : null;
+}
+
+/** `rates.coverage`: the cached coverage of `direction` over the current catalog (./coverage.ts). */
+export async function coverage(
+	d: RatesDeps,
+	direction: ShipmentDirection,
+): Promise<ResultOf<"rates.coverage">> {
+	return d.coverageCache.get(await getCatalog(d), direction);
+}
+
+/**
+ * `rates.recordLaneOutcome` (spec §2.7 `performance`; issue 7): records
+ * outcome `p` once per `attempt_id` (./store.ts) and puts the lane's new
+ * counters into this instance's snapshot. `{recorded: false}` for a repeat
+ * or an unknown courier (logged); 503 `rate_unavailable` when the database
+ * cannot be reached.
+ */
+export async function recordOutcome(d: RatesDeps, p: LaneOutcomeParams): Promise<{ recorded: boolean }> {
+	let lane: Awaited<ReturnType<typeof recordLaneOutcome>>;
+	try {
+		lane = await recordLaneOutcome(d.db, p);
+	} catch (err) {
+		// no such courier in the database (the snapshot may lag a new one, so the database decides)
+		// (a courier removed since the shipment was booked: nothing to count it into; answering
+		// `recorded:false` lets booking's outbox deliver the row instead of retrying it forever)
+		if ((err as Error).name === "SequelizeForeignKeyConstraintError") {
+			d.logger.warn(`lane outcome of attempt ${p.attempt_id} not recorded: unknown courier ${p.logistic_id}`);
+			return { recorded: false };
+		}
+		d.logger.error("lane outcome not recorded", (err as Error).message);
+		throw unavailable();
+	}
+	if (!lane) return { recorded: false };
+	const perf = lanePerformanceOf(lane);
+	// into the snapshot in use now (none loaded yet: its first load reads the lane); counters only
+	// grow, so an answer that raced a later one never replaces it
+	const cur = d.catalog;
+	const key = laneKey(p.logistic_id, p.from_pin, p.to_pin);
+	const held = cur?.performance.get(key);
+	if (cur && perf && (!held || held.shipments <= perf.shipments)) cur.performance.set(key, perf);
+	return { recorded: true };
+}
+
+/**
+ * `rates.reload`: re-reads the catalog, clears the pincode cache and
+ * broadcasts `rates.changed`; answers the counts. 503 `rate_unavailable`
+ * (nothing broadcast, previous catalog kept) when the read fails.
+ */
+export async function reloadEverywhere(d: RatesDeps, ctx: Caller): Promise<ResultOf<"rates.reload">> {
+	const snap = await reloadCatalog(d);
+	d.pincodeCache.clear();
+	await broadcast(ctx, "rates.changed", {});
+	return { couriers: snap.couriers.length, rate_cards: snap.cards.size, lanes: snap.performance.size };
+}
+
+/**
+ * Another rates instance changed the catalog: drop the cached pincode facts
+ * and reload (a failed read is logged by {@link reloadCatalog}; the previous
+ * catalog stays).
+ */
+export async function catalogChanged(d: RatesDeps): Promise<void> {
+	d.pincodeCache.clear();
+	await reloadCatalog(d).catch(() => undefined);
+}
+
+/** The pincode directory or its zone facts were reloaded: drop the cached pincode facts and coverage. */
+export function pincodesChanged(d: RatesDeps): void {
+	d.pincodeCache.clear();
+	d.coverageCache.clearPincodes();
+}
+
+/** `rates.serviceabilityStatus`: the last sync of every courier; 503 `rate_unavailable` when unreadable. */
+export async function serviceabilityStatus(d: RatesDeps): Promise<ResultOf<"rates.serviceabilityStatus">> {
+	try {
+		return { couriers: await readSyncStatus(d.db) };
+	} catch (err) {
+		d.logger.error("serviceability status unavailable", (err as Error).message);
+		throw unavailable();
+	}
+}
