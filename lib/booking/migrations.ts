@@ -15,15 +15,15 @@
  * - `booking.accounts`: per-account settings (optional credit limit, paise).
  * - `booking.scans`: courier tracking scans of booked shipments (pushed or
  *   polled; issue 7), deduplicated on (awb_number, at, courier_code, status);
- *   attempts carry the folded `shipment_status` (lib/shipment-status.ts), the
+ *   attempts carry the folded `shipment_status` (lib/shared/shipment-status.ts), the
  *   order-update counter `order_seq`, the poller's `next_track_at`, the lane
  *   (`from_pin`, `to_pin`) and `picked_up_at` (lib/booking/tracking.ts).
  * - `booking.push_seen`: the replay keys of recent courier pushes
  *   (lib/booking/push-replay.ts).
  */
 
-import type { Migration } from "../db";
-import { undeliveredByIdMigration } from "../outbox";
+import type { Migration } from "../platform/db";
+import { undeliveredByIdMigration } from "../platform/outbox";
 import { eventOutboxDdl } from "../webhooks/publish";
 
 export const BOOKING_MIGRATIONS: Migration[] = [
@@ -253,7 +253,7 @@ export const BOOKING_MIGRATIONS: Migration[] = [
 				EXECUTE FUNCTION booking.booking_outcome_event()`);
 		},
 	},
-	// relays read the oldest due rows by id (lib/outbox.ts)
+	// relays read the oldest due rows by id (lib/platform/outbox.ts)
 	undeliveredByIdMigration("009-outbox-undelivered-by-id", [
 		[{ schema: "booking", table: "outbox" }, "outbox_pending"],
 		[{ schema: "booking", table: "event_outbox" }, "event_outbox_due"],

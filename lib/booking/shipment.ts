@@ -5,7 +5,7 @@
  */
 import type { OrderRecord, QuoteParams, Warehouse } from "../contracts";
 import type { BookRequest } from "../couriers/types";
-import { returnDestination } from "../warehouse-legs";
+import { returnDestination } from "../shared/warehouse-legs";
 
 /** Volumetric divisor used to give `rates.quote` a volumetric weight (cm³/kg; the most common one). */
 const VOLUMETRIC_DIVISOR = 5000;
@@ -61,7 +61,7 @@ export function laneOf(order: OrderRecord, warehouse: Warehouse, logistic_id?: n
  * client reference (it dedupes on it). The consignee's landmark is folded into
  * `address_2` ("address_2, landmark"); the pickup address is the pickup
  * warehouse's pickup leg; the return address follows the one rule of
- * lib/warehouse-legs.ts `returnDestination` (the label prints the same), with
+ * lib/shared/warehouse-legs.ts `returnDestination` (the label prints the same), with
  * `rto` the order's RTO warehouse when it names another one.
  */
 export function bookRequestOf(

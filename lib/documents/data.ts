@@ -3,7 +3,7 @@
  * {@link LabelData} of one label (spec §4.4; DOMAIN "Labels").
  *
  * Decisions (documented for the README):
- * - The return address follows lib/warehouse-legs.ts `returnDestination` (the
+ * - The return address follows lib/shared/warehouse-legs.ts `returnDestination` (the
  *   same rule the courier booking request uses): the RTO warehouse's own
  *   address when the order names an `rto_address_id` other than the pickup
  *   warehouse; otherwise the pickup warehouse's return leg. Retired warehouses
@@ -18,11 +18,11 @@
  */
 import { codAmountOf } from "../booking/shipment";
 import type { OrderRecord, ShipmentRecord, Warehouse, WarehouseLeg } from "../contracts";
-import { returnDestination } from "../warehouse-legs";
+import { returnDestination } from "../shared/warehouse-legs";
 import type { LabelAddress, LabelData } from "./label";
 
-/** The printable-AWB rule lives with the signed links (lib/label-link.ts), which every signer shares. */
-export { AWB_PATTERN, isPrintableAwb } from "../label-link";
+/** The printable-AWB rule lives with the signed links (lib/shared/label-link.ts), which every signer shares. */
+export { AWB_PATTERN, isPrintableAwb } from "../shared/label-link";
 
 function present(s: string | null | undefined): string | null {
 	const t = typeof s === "string" ? s.trim() : "";

@@ -22,8 +22,8 @@
  *   sandbox: nothing sent).
  */
 
-import type { Migration } from "../db";
-import { undeliveredByIdMigration } from "../outbox";
+import type { Migration } from "../platform/db";
+import { undeliveredByIdMigration } from "../platform/outbox";
 import { eventOutboxDdl } from "../webhooks/publish";
 
 /** Ordered migrations for `DbMixin("ndr", NDR_MIGRATIONS)`. */
@@ -226,7 +226,7 @@ export const NDR_MIGRATIONS: Migration[] = [
 			await q("ALTER TABLE ndr.actions ADD COLUMN IF NOT EXISTS checked_at timestamptz NULL");
 		},
 	},
-	// relays read the oldest due rows by id (lib/outbox.ts)
+	// relays read the oldest due rows by id (lib/platform/outbox.ts)
 	undeliveredByIdMigration("005-outbox-undelivered-by-id", [
 		[{ schema: "ndr", table: "event_outbox" }, "event_outbox_due"],
 	]),

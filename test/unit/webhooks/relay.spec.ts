@@ -9,11 +9,11 @@
 import assert from "node:assert/strict";
 import { type AddressInfo, connect, createServer, type Socket } from "node:net";
 import { ServiceBroker } from "moleculer";
-import { channelSubscriptions } from "../../../lib/channels";
-import { loadConfig } from "../../../lib/config";
 import { MERCHANT_EVENTS_CHANNEL, type MerchantEvent, type MerchantEventBatch } from "../../../lib/contracts";
-import { exec, getSequelize, migrate, select } from "../../../lib/db";
 import { NDR_MIGRATIONS } from "../../../lib/ndr/migrations";
+import { channelSubscriptions } from "../../../lib/platform/channels";
+import { loadConfig } from "../../../lib/platform/config";
+import { exec, getSequelize, migrate, select } from "../../../lib/platform/db";
 import { batchMsgId, EventOutboxRelay } from "../../../lib/webhooks/publish";
 import brokerOptions from "../../../moleculer.config";
 import { testBrokerOptions } from "../../helpers/broker";
