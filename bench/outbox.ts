@@ -22,7 +22,7 @@ import { ServiceBroker } from "moleculer";
 import { INTAKE_MIGRATIONS } from "../lib/intake/migrations";
 import { loadConfig } from "../lib/platform/config";
 import { exec, getSequelize, migrate, select } from "../lib/platform/db";
-import { EventOutboxRelay } from "../lib/webhooks/publish";
+import { EventOutboxRelay } from "../lib/platform/merchant-events-outbox";
 import brokerOptions from "../moleculer.config";
 import { benchEnvironment, cpuSeconds, natsUrl } from "./lib";
 

@@ -97,9 +97,9 @@ import { senderOf } from "../lib/platform/auth";
 import { loadConfig, setting } from "../lib/platform/config";
 import { cursorSecretConfigured } from "../lib/platform/cursor";
 import { fail, type UnreachableCode } from "../lib/platform/errors";
+import { EventOutboxRelay } from "../lib/platform/merchant-events-outbox";
 import { defineService } from "../lib/platform/service";
 import { toRupees } from "../lib/shared/money";
-import { EventOutboxRelay } from "../lib/webhooks/publish";
 import { DbMixin } from "../mixins/db.mixin";
 import { WorkerMixin } from "../mixins/worker.mixin";
 

@@ -69,9 +69,9 @@ import { WarehouseCache } from "../lib/intake/warehouse-cache";
 import { senderOf } from "../lib/platform/auth";
 import { setting } from "../lib/platform/config";
 import { fail } from "../lib/platform/errors";
+import { EventOutboxRelay } from "../lib/platform/merchant-events-outbox";
 import { defineService } from "../lib/platform/service";
 import { labelLinkConfigured } from "../lib/shared/label-link";
-import { EventOutboxRelay } from "../lib/webhooks/publish";
 import { DbMixin } from "../mixins/db.mixin";
 import { WorkerMixin } from "../mixins/worker.mixin";
 

@@ -41,8 +41,8 @@ import { type NdrSettings, ndrSettings } from "../lib/ndr/settings";
 import { type AuthUser, senderOf } from "../lib/platform/auth";
 import { cursorSecretConfigured } from "../lib/platform/cursor";
 import { type UnreachableCode, validationFailed } from "../lib/platform/errors";
+import { EventOutboxRelay } from "../lib/platform/merchant-events-outbox";
 import { defineService } from "../lib/platform/service";
-import { EventOutboxRelay } from "../lib/webhooks/publish";
 import { DbMixin } from "../mixins/db.mixin";
 import { WorkerMixin } from "../mixins/worker.mixin";
 

@@ -23,8 +23,8 @@
  */
 
 import type { Migration } from "../platform/db";
+import { eventOutboxDdl } from "../platform/merchant-events-outbox";
 import { undeliveredByIdMigration } from "../platform/outbox";
-import { eventOutboxDdl } from "../webhooks/publish";
 
 export const BOOKING_MIGRATIONS: Migration[] = [
 	{
@@ -215,7 +215,7 @@ export const BOOKING_MIGRATIONS: Migration[] = [
 		},
 	},
 	{
-		// Merchant webhooks (issue 11): the event outbox (lib/webhooks/publish.ts) and `order.booked` /
+		// Merchant webhooks (issue 11): the event outbox (lib/platform/merchant-events-outbox.ts) and `order.booked` /
 		// `order.booking_failed`, written by a trigger on the seq-2 `order_update` outbox row of a booked or
 		// failed attempt (markBooked / markFailed: the same statement as the state change; an AUTO fall-over
 		// writes no order update, so only the booking's final outcome is an event), relayed to the durable

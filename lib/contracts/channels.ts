@@ -22,7 +22,7 @@ import type { MerchantEvent, MerchantEventBatch } from "./webhooks";
 export const SHIPMENT_STATUS_CHANNEL = "shipment.status_changed";
 
 /**
- * Channel the publishers' event outboxes (intake, booking, ndr; lib/webhooks/publish.ts)
+ * Channel the publishers' event outboxes (intake, booking, ndr; lib/platform/merchant-events-outbox.ts)
  * relay {@link MerchantEvent}s to, one batch per relay round; consumed by webhooks.
  */
 export const MERCHANT_EVENTS_CHANNEL = "merchant.events";

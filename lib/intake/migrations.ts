@@ -16,8 +16,8 @@
  */
 
 import type { Migration } from "../platform/db";
+import { eventOutboxDdl } from "../platform/merchant-events-outbox";
 import { undeliveredByIdMigration } from "../platform/outbox";
-import { eventOutboxDdl } from "../webhooks/publish";
 
 /** Ordered migrations for `DbMixin("intake", INTAKE_MIGRATIONS)`. */
 export const INTAKE_MIGRATIONS: Migration[] = [
@@ -237,7 +237,7 @@ CREATE TABLE IF NOT EXISTS intake.bulk_rows (
 		},
 	},
 	{
-		// Merchant webhooks (issue 11): the event outbox (lib/webhooks/publish.ts) and `order.created`, written by a
+		// Merchant webhooks (issue 11): the event outbox (lib/platform/merchant-events-outbox.ts) and `order.created`, written by a
 		// trigger in the transaction that inserts the order (every create path: single, return, bulk), relayed to
 		// the durable channel `merchant.events` by the intake service's EventOutboxRelay.
 		name: "webhooks-0001-order-created-events",

@@ -23,8 +23,8 @@
  */
 
 import type { Migration } from "../platform/db";
+import { eventOutboxDdl } from "../platform/merchant-events-outbox";
 import { undeliveredByIdMigration } from "../platform/outbox";
-import { eventOutboxDdl } from "../webhooks/publish";
 
 /** Ordered migrations for `DbMixin("ndr", NDR_MIGRATIONS)`. */
 export const NDR_MIGRATIONS: Migration[] = [
@@ -164,7 +164,7 @@ export const NDR_MIGRATIONS: Migration[] = [
 		},
 	},
 	{
-		// Merchant webhooks (issue 11): the event outbox (lib/webhooks/publish.ts) and `ndr.opened` (a case
+		// Merchant webhooks (issue 11): the event outbox (lib/platform/merchant-events-outbox.ts) and `ndr.opened` (a case
 		// inserted) / `ndr.closed` (a case takes a scanned outcome: delivered, RTO, lost / damaged / cancelled;
 		// the policy's `rto_requested` is not a close), written by triggers in the transaction of the change,
 		// relayed to the durable channel `merchant.events` by the ndr service's EventOutboxRelay.

@@ -25,10 +25,10 @@ import type { ServiceBroker } from "moleculer";
 import { Client } from "pg";
 import type { Sequelize } from "sequelize";
 import { MERCHANT_EVENTS_CHANNEL, type MerchantEvent, type MerchantEventBatch } from "../contracts";
-import { publishToChannel } from "../platform/channels";
-import { loadConfig, setting } from "../platform/config";
-import { exec, select } from "../platform/db";
-import { outboxRetryDelayMs } from "../platform/outbox";
+import { publishToChannel } from "./channels";
+import { loadConfig, setting } from "./config";
+import { exec, select } from "./db";
+import { outboxRetryDelayMs } from "./outbox";
 
 /** Schemas that keep an event outbox. */
 export type EventOutboxSchema = "intake" | "booking" | "ndr";
