@@ -5,6 +5,7 @@
  */
 import type { OrderRecord, QuoteParams, Warehouse } from "../contracts";
 import type { BookRequest } from "../couriers/types";
+import { codAmountOf } from "../shared/cod-amount";
 import { returnDestination } from "../shared/warehouse-legs";
 
 /** Volumetric divisor used to give `rates.quote` a volumetric weight (cm³/kg; the most common one). */
@@ -22,17 +23,6 @@ function dimensionsOf(order: OrderRecord): { length: number; width: number; heig
 function volumetricWeight(order: OrderRecord): number {
 	const d = dimensionsOf(order);
 	return d ? Math.round(((d.length * d.width * d.height) / VOLUMETRIC_DIVISOR) * 1000) / 1000 : 0;
-}
-
-/**
- * The amount in rupees the courier collects on delivery: 0 for a prepaid
- * order; for a COD order its `cod_amount` when positive, else its declared
- * order total (spec §2.1). The one rule for booking, quotes and labels.
- */
-export function codAmountOf(order: OrderRecord): number {
-	if (order.payment_mode !== "cod") return 0;
-	const a = order.product.cod_amount;
-	return a !== null && a !== undefined && a > 0 ? a : order.product.declared_order_total;
 }
 
 /**

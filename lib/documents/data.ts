@@ -11,13 +11,14 @@
  * - Reverse orders (`direction` reverse): the parcel is picked up from the
  *   customer (`consignee`) and delivered to that return address; reverse
  *   labels are always PREPAID.
- * - COD amount: lib/booking/shipment.ts `codAmountOf` (the amount the courier
+ * - COD amount: lib/shared/cod-amount.ts `codAmountOf` (the amount the courier
  *   is told to collect: `product.cod_amount`, or the declared order total when
  *   the order is COD and no separate amount was given).
  * - The consignee phone is printed in full: the delivery agent calls it.
  */
-import { codAmountOf } from "../booking/shipment";
+
 import type { OrderRecord, ShipmentRecord, Warehouse, WarehouseLeg } from "../contracts";
+import { codAmountOf } from "../shared/cod-amount";
 import { returnDestination } from "../shared/warehouse-legs";
 import type { LabelAddress, LabelData } from "./label";
 

@@ -181,7 +181,7 @@ describe("configuration in one module (lib/platform/config.ts)", () => {
 		const offences: string[] = [];
 		for (const file of productSources()) {
 			const rel = relative(ROOT, file);
-			if (rel === join("lib", "config.ts")) continue;
+			if (rel === join("lib", "platform", "config.ts")) continue;
 			const lines = readFileSync(file, "utf8").split("\n");
 			lines.forEach((line, i) => {
 				const code = line.replace(/\/\/.*$/, "");
