@@ -21,11 +21,11 @@
  * - Tracking on, so a stopping node finishes in-flight calls (graceful shutdown).
  * - Structured JSON logs; each line written inside an action or event handler
  *   carries the call's `request_id` (the trace id Moleculer propagates across
- *   NATS), `call_id` and `parent_id` (lib/logging.ts).
- * - Metrics (issue 13, lib/metrics.ts): Moleculer's Prometheus reporter plus
+ *   NATS), `call_id` and `parent_id` (lib/platform/logging.ts).
+ * - Metrics (issue 13, lib/platform/metrics.ts): Moleculer's Prometheus reporter plus
  *   our own metrics at `GET /metrics` on `METRICS_PORT` (default 9100; `0` /
  *   `off` disables metrics).
- * - Durable channels (`@moleculer/channels`, lib/channels.ts): NATS JetStream
+ * - Durable channels (`@moleculer/channels`, lib/platform/channels.ts): NATS JetStream
  *   with a transporter, else Redis Streams with `REDIS_URL`, else in process.
  */
 import type { Readable } from "node:stream";
@@ -38,13 +38,13 @@ import {
 	type Middleware,
 	ServiceBroker,
 } from "moleculer";
-import { PermissionsMiddleware } from "./lib/auth";
-import { channelsMiddleware } from "./lib/channels";
-import { loadConfig, type RuntimeConfig, setting } from "./lib/config";
-import { jsonFormatter, RequestContextMiddleware } from "./lib/logging";
-import { MetricsMiddleware, metricsOptions } from "./lib/metrics";
-import { pacedStream } from "./lib/paced-stream";
-import { RemoteCallDeadline } from "./lib/remote-deadline";
+import { PermissionsMiddleware } from "./lib/platform/auth";
+import { channelsMiddleware } from "./lib/platform/channels";
+import { loadConfig, type RuntimeConfig, setting } from "./lib/platform/config";
+import { jsonFormatter, RequestContextMiddleware } from "./lib/platform/logging";
+import { MetricsMiddleware, metricsOptions } from "./lib/platform/metrics";
+import { pacedStream } from "./lib/platform/paced-stream";
+import { RemoteCallDeadline } from "./lib/platform/remote-deadline";
 
 /**
  * Timeout (ms) of a call whose action declares none: below the 5 s no caller
@@ -67,7 +67,7 @@ const links = new WeakMap<ServiceBroker, { up: boolean; subscribed: boolean }>()
  * False while the NATS connection of `broker` is down (between the client's
  * `disconnect` and `reconnect` events) or before its local services'
  * queue-group subscriptions are in place; true without a transporter. Read by
- * the readiness probes (lib/system.ts).
+ * the readiness probes (lib/platform/system.ts).
  */
 export function transporterLinkUp(broker: ServiceBroker): boolean {
 	const l = links.get(broker);
@@ -191,7 +191,7 @@ export function sealCtx(p: CallPromise, ctx: unknown): CallPromise {
  * - a streaming call (`opts.stream`: bulk uploads) is pinned to one node
  *   chosen by Moleculer's balancer, since each chunk is its own message and
  *   a queue group would scatter them over nodes; its chunks are sent one per
- *   turn of the event loop (lib/paced-stream.ts), so the node's other
+ *   turn of the event loop (lib/platform/paced-stream.ts), so the node's other
  *   requests are not held behind a 25 MB burst;
  * - a call with `opts.nodeID` naming another node is left alone;
  * - a call to an action that this node hosts (pinned to this node or not:

@@ -395,7 +395,7 @@ async function main(): Promise<void> {
 				return m;
 			};
 			// BENCH_CPU=1: PostgreSQL backends by application_name (pid → name, looked up every 250 ms), so
-			// their CPU can be told apart (lib/config.ts dbApplicationName)
+			// their CPU can be told apart (lib/platform/config.ts dbApplicationName)
 			const backends = new Map<number, string>();
 			const pgClient = process.env.BENCH_CPU
 				? new PgClient({ connectionString: shared.DATABASE_URL })

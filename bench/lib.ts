@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import IORedis from "ioredis";
 import { Client } from "pg";
-import { createDevIdp, serveJwks } from "../lib/devidp";
+import { createDevIdp, serveJwks } from "../lib/platform/devidp";
 import { warehouseBody } from "../test/helpers/fixtures";
 import { client } from "../test/helpers/flow";
 import { dropStreams } from "../test/helpers/global";

@@ -1,6 +1,6 @@
 /**
  * Outbox drain benchmark (printed figures, not a test; issue 10's bulk import
- * and lib/outbox.ts `undeliveredByIdMigration`): a backlog of BENCH_OUTBOX_ROWS
+ * and lib/platform/outbox.ts `undeliveredByIdMigration`): a backlog of BENCH_OUTBOX_ROWS
  * (default 85,000: one 25 MB CSV's `order.created`) undelivered rows in
  * `intake.event_outbox`, as an outage of NATS during an import leaves it, drained
  * by the real EventOutboxRelay (rounds of 200, one `merchant.events` message
@@ -19,10 +19,10 @@
  * Usage: npm run bench:outbox   (env: BENCH_OUTBOX_ROWS=85000, BENCH_OUTBOX_OLD=0 to skip the old index)
  */
 import { ServiceBroker } from "moleculer";
-import { loadConfig } from "../lib/config";
-import { exec, getSequelize, migrate, select } from "../lib/db";
 import { INTAKE_MIGRATIONS } from "../lib/intake/migrations";
-import { EventOutboxRelay } from "../lib/webhooks/publish";
+import { loadConfig } from "../lib/platform/config";
+import { exec, getSequelize, migrate, select } from "../lib/platform/db";
+import { EventOutboxRelay } from "../lib/platform/merchant-events-outbox";
 import brokerOptions from "../moleculer.config";
 import { benchEnvironment, cpuSeconds, natsUrl } from "./lib";
 

@@ -3,7 +3,7 @@
  * runtime configuration of docs/ARCHITECTURE.md §2; stops gracefully on
  * SIGTERM/SIGINT.
  */
-import { startSystem } from "../lib/system";
+import { startSystem } from "../lib/platform/system";
 
 async function main(): Promise<void> {
 	const system = await startSystem();

@@ -7,10 +7,15 @@
 
 import type { Service } from "moleculer";
 import type { Sequelize } from "sequelize";
-import { getSequelize, type Migration, migrate } from "../lib/db";
-import { everySample, metricsOn, setOutboxLag } from "../lib/metrics";
-import { outboxLag, outboxRetentionHours, outboxTablesOf, purgeDeliveredOutbox } from "../lib/outbox";
-import type { Mixin } from "../lib/service";
+import { getSequelize, type Migration, migrate } from "../lib/platform/db";
+import { everySample, metricsOn, setOutboxLag } from "../lib/platform/metrics";
+import {
+	outboxLag,
+	outboxRetentionHours,
+	outboxTablesOf,
+	purgeDeliveredOutbox,
+} from "../lib/platform/outbox";
+import type { Mixin } from "../lib/platform/service";
 
 /** Members the db mixin adds to a service. */
 export interface DbVars {
@@ -21,7 +26,7 @@ export interface DbVars {
 	$stopOutboxLag?: () => void;
 	/**
 	 * Deletes the service's delivered outbox rows older than
-	 * `OUTBOX_RETENTION_HOURS` now (lib/outbox.ts purgeDeliveredOutbox; what
+	 * `OUTBOX_RETENTION_HOURS` now (lib/platform/outbox.ts purgeDeliveredOutbox; what
 	 * the hourly timer runs); answers how many. Set once started (0 rows for a
 	 * service without outbox tables).
 	 */

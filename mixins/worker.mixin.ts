@@ -5,7 +5,7 @@
  * at-least-once: the action must be idempotent. A thrown error fails the
  * attempt and BullMQ retries it with the queue's backoff.
  *
- * Metrics (lib/metrics.ts, when on): every attempt's end counts in
+ * Metrics (lib/platform/metrics.ts, when on): every attempt's end counts in
  * `msa_queue_jobs_total{queue,outcome}`, and the process running a queue's
  * workers samples its depth (`msa_queue_jobs{queue,state}`) every
  * `METRICS_SAMPLE_MS`.
@@ -13,9 +13,9 @@
 import type { Job } from "bullmq";
 import type { Service } from "moleculer";
 import { type ActionName, call, type ParamsOf } from "../lib/contracts";
-import { countJob, everySample, metricsOn, setQueueDepth } from "../lib/metrics";
-import { type AnyWorker, createWorker, getQueue } from "../lib/queue";
-import type { Mixin } from "../lib/service";
+import { countJob, everySample, metricsOn, setQueueDepth } from "../lib/platform/metrics";
+import { type AnyWorker, createWorker, getQueue } from "../lib/platform/queue";
+import type { Mixin } from "../lib/platform/service";
 
 /** A queue connection as BullMQ's `waitUntilReady()` answers it (ioredis: `status` "ready" while connected). */
 interface QueueConnection {
@@ -28,7 +28,7 @@ const connections = new Map<object, QueueConnection | undefined>();
 /**
  * Readiness hook (issue 12): true when every BullMQ worker of this process
  * has connected to its queue backend and (Redis) its connection is up now.
- * Read by the `/ready` probes (lib/system.ts).
+ * Read by the `/ready` probes (lib/platform/system.ts).
  */
 export function workersReady(): boolean {
 	for (const c of connections.values()) {

@@ -16,7 +16,7 @@
  * `order_seq` + 1) and broadcast as `shipment.status_changed` / `shipment.undelivered`.
  * Manifests (issue 8): internal `booking.markManifested` (documents' outbox) moves booked shipments to
  * `manifested` through the same fold. Each status change is also published durably to the channel
- * `shipment.status_changed` (an outbox row, lib/channels.ts;
+ * `shipment.status_changed` (an outbox row, lib/platform/channels.ts;
  * docs/decisions/0033-shipment-events.md).
  *
  * Durability (docs/ARCHITECTURE.md §5):
@@ -49,7 +49,7 @@
  * request path of book/bookSync in request.ts, the worker and settlements in
  * worker.ts, the outbox relay and sweeper in relay.ts (over deps.ts's BookingDeps).
  */
-import { senderOf } from "../lib/auth";
+
 import { cancelBooking, orderStateOf, parseCancelInput } from "../lib/booking/cancel";
 import { couriersAnswer, couriersQuery, parsePriorityBody, setRanking } from "../lib/booking/couriers";
 import { type BookingDeps, message, type OutboxBatch } from "../lib/booking/deps";
@@ -72,7 +72,6 @@ import {
 } from "../lib/booking/tracking";
 import { parseWalletQuery, setCreditLimit, walletOf } from "../lib/booking/wallet";
 import { processAttempt } from "../lib/booking/worker";
-import { loadConfig, setting } from "../lib/config";
 import {
 	type BookAnswer,
 	type BookSyncAnswer,
@@ -94,11 +93,13 @@ import type {
 	TrackingAnswer,
 } from "../lib/contracts/booking";
 import { requireSandboxWebhookSecret } from "../lib/couriers/sandbox/settings";
-import { cursorSecretConfigured } from "../lib/cursor";
-import { fail, type UnreachableCode } from "../lib/errors";
-import { toRupees } from "../lib/money";
-import { defineService } from "../lib/service";
-import { EventOutboxRelay } from "../lib/webhooks/publish";
+import { senderOf } from "../lib/platform/auth";
+import { loadConfig, setting } from "../lib/platform/config";
+import { cursorSecretConfigured } from "../lib/platform/cursor";
+import { fail, type UnreachableCode } from "../lib/platform/errors";
+import { EventOutboxRelay } from "../lib/platform/merchant-events-outbox";
+import { defineService } from "../lib/platform/service";
+import { toRupees } from "../lib/shared/money";
 import { DbMixin } from "../mixins/db.mixin";
 import { WorkerMixin } from "../mixins/worker.mixin";
 
@@ -279,7 +280,7 @@ export default defineService<BookingVars>()({
 		 *
 		 * Answers:
 		 * - 200 {@link BookSyncAnswer} `{status:"booked", awb, forward_id:"bk_<attempt id>",
-		 *   logistic_id, order_id, courier_name, label_url:"/v1/documents/label/t/<awb>.<hmac>"}` (the signed link, lib/label-link.ts)
+		 *   logistic_id, order_id, courier_name, label_url:"/v1/documents/label/t/<awb>.<hmac>"}` (the signed link, lib/shared/label-link.ts)
 		 *   (the booked, charged attempt; the order update delivered before the answer)
 		 * - 202 {@link BookAnswer} `{status:"queued", idem_key}` (`mode:"auto"` for AUTO)
 		 *   when the courier failed transiently (timeout, 5xx, reset) or the budget

@@ -13,11 +13,11 @@
  * `config/dev-users.json` (override with `MSA_DEV_USERS_FILE`). Tokens carry
  * `sub`, `email`, `iss` (`AUTH_ISSUER`, "msa-dev-idp" by default), `aud`
  * (`AUTH_AUDIENCE`, "merchant-shipping-api" by default: the zero-setup start
- * sets both, lib/system.ts `zeroSetupAuth`), `exp` (1 h) and
- * `app_metadata.{sender_id, role}` like production's (lib/devidp.ts).
+ * sets both, lib/platform/system.ts `zeroSetupAuth`), `exp` (1 h) and
+ * `app_metadata.{sender_id, role}` like production's (lib/platform/devidp.ts).
  *
  * Login hardening (issue 12): throttled per client address and per username
- * (lib/devidp.ts `LoginThrottle`, 30 and 10 attempts a minute; 429
+ * (lib/platform/devidp.ts `LoginThrottle`, 30 and 10 attempts a minute; 429
  * `{error:"rate_limited", message}` + `Retry-After`); credentials are read
  * only as own string properties of the params (a body whose `__proto__` was
  * set, or whose fields are not strings, is 400 `invalid_request`); passwords
@@ -26,12 +26,12 @@
  */
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { loadConfig, setting } from "../lib/config";
 import type { TokenResponse } from "../lib/contracts";
-import { createDevIdp, type DevIdp, LoginThrottle } from "../lib/devidp";
-import { fail } from "../lib/errors";
-import { defineService } from "../lib/service";
-import { dataDir } from "../lib/system";
+import { loadConfig, setting } from "../lib/platform/config";
+import { createDevIdp, type DevIdp, LoginThrottle } from "../lib/platform/devidp";
+import { fail } from "../lib/platform/errors";
+import { defineService } from "../lib/platform/service";
+import { dataDir } from "../lib/platform/system";
 
 /** Finds `config/dev-users.json`: `MSA_DEV_USERS_FILE`, else beside the sources (tsx) or the build (dist/). */
 export function devUsersFile(): string {

@@ -26,7 +26,6 @@
  * (no `error` key), 409 answers `{code, message}`.
  */
 import type { Context } from "moleculer";
-import { senderOf } from "../lib/auth";
 import type { CallMeta } from "../lib/contracts";
 import { parseOrderIds } from "../lib/documents/bulk";
 import { captureCourierLabel } from "../lib/documents/capture";
@@ -45,8 +44,9 @@ import {
 	newManifest,
 	parseLabelOrderId,
 } from "../lib/documents/operations";
-import { labelLinkConfigured } from "../lib/label-link";
-import { defineService } from "../lib/service";
+import { senderOf } from "../lib/platform/auth";
+import { defineService } from "../lib/platform/service";
+import { labelLinkConfigured } from "../lib/shared/label-link";
 import { DbMixin } from "../mixins/db.mixin";
 
 /** Sets the binary-answer meta the gateway (moleculer-web) turns into HTTP headers; answers the bytes. */
@@ -145,7 +145,7 @@ export default defineService<DocumentsVars>()({
 		 * `GET /v1/documents/label/t/{token}` (spec §4.4, §5 rule 7): the label of
 		 * an AWB through its signed link; no bearer token (the gateway's `links`
 		 * route, rate-limited per client address). Params: `token` (string from
-		 * the path) `{awb}.{hmac}`, verified by lib/label-link.ts (current and
+		 * the path) `{awb}.{hmac}`, verified by lib/shared/label-link.ts (current and
 		 * previous secrets, constant time). Answers the same bytes as the bearer
 		 * route for that order (our PDF, or the courier's captured file with its
 		 * own type; the same code path, lib/documents/operations.ts `labelFile`), and stamps

@@ -138,10 +138,7 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
 import ApiGateway from "moleculer-web";
-import { type AuthUser, checkAccess, createVerifier, invalidToken } from "../lib/auth";
-import { loadConfig, setting } from "../lib/config";
 import type { CallMeta } from "../lib/contracts";
-import { failWith } from "../lib/errors";
 import { answerFor, gatewayFail } from "../lib/gateway/errors";
 import { keepHeadLength } from "../lib/gateway/head";
 import { accessLogLine, isLabelLinkPath, parseQuery, pathOf, requestIdOf } from "../lib/gateway/http";
@@ -151,7 +148,10 @@ import { gatewayRoutes } from "../lib/gateway/route-options";
 import { API_ALIASES, actionsByService, BULK_UPLOAD_ALIASES, DEV_IDP_ALIASES } from "../lib/gateway/routes";
 import { bearerToken, cachedVerifier } from "../lib/gateway/tokens";
 import type { GwRequest, RouteOptions } from "../lib/gateway/web-types";
-import { defineService, type Mixin } from "../lib/service";
+import { type AuthUser, checkAccess, createVerifier, invalidToken } from "../lib/platform/auth";
+import { loadConfig, setting } from "../lib/platform/config";
+import { failWith } from "../lib/platform/errors";
+import { defineService, type Mixin } from "../lib/platform/service";
 import { transporterLinkUp } from "../moleculer.config";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"];
@@ -291,7 +291,7 @@ export default defineService<GatewayVars>()({
 
 	methods: {
 		/**
-		 * Called by the system's `stop()` (lib/system.ts) before the broker stops:
+		 * Called by the system's `stop()` (lib/platform/system.ts) before the broker stops:
 		 * the listener closes (new connections are refused: the load balancer /
 		 * Service sends them to another gateway) and every answer from then on
 		 * says `Connection: close`, so clients open their next request on a new
@@ -348,7 +348,7 @@ export default defineService<GatewayVars>()({
 		/**
 		 * moleculer-web `authorize` hook: counts the request against the
 		 * account's rate limit (429; `RateLimit` headers on every answer), applies
-		 * the target action's `access` rule (lib/auth.ts `checkAccess`) before
+		 * the target action's `access` rule (lib/platform/auth.ts `checkAccess`) before
 		 * the handler runs: 403 `Read-only role`, 403 `forbidden` with `cap`;
 		 * then claims a POST's `Idempotency-Key` (lib/gateway/idempotency.ts:
 		 * 400 / 409 / 422, or the stored answer replayed).
@@ -593,7 +593,7 @@ export default defineService<GatewayVars>()({
 	created() {
 		const cfg = loadConfig();
 		this.settings.port = cfg.port;
-		// listen address: `HOST`; the zero-setup start sets 127.0.0.1 (lib/system.ts), else every interface
+		// listen address: `HOST`; the zero-setup start sets 127.0.0.1 (lib/platform/system.ts), else every interface
 		this.settings.ip = setting("HOST") ?? "0.0.0.0";
 		const devIdp = setting("MSA_DEV_IDP") === true;
 		this.accessLog =

@@ -24,10 +24,7 @@
  * docs/decisions/0091-service-shape.md.
  */
 import type { Readable } from "node:stream";
-import { senderOf } from "../lib/auth";
-import { setting } from "../lib/config";
 import type { FailureCode } from "../lib/contracts";
-import { fail } from "../lib/errors";
 import { BULK_QUEUE, templateCsv, templateXlsx, XLSX_MIME } from "../lib/intake/bulk/api";
 import {
 	decideRows,
@@ -69,9 +66,12 @@ import {
 } from "../lib/intake/requests";
 import { parseCountsDirection, parseReceiverPatch, parseUnshippedQuery } from "../lib/intake/unshipped";
 import { WarehouseCache } from "../lib/intake/warehouse-cache";
-import { labelLinkConfigured } from "../lib/label-link";
-import { defineService } from "../lib/service";
-import { EventOutboxRelay } from "../lib/webhooks/publish";
+import { senderOf } from "../lib/platform/auth";
+import { setting } from "../lib/platform/config";
+import { fail } from "../lib/platform/errors";
+import { EventOutboxRelay } from "../lib/platform/merchant-events-outbox";
+import { defineService } from "../lib/platform/service";
+import { labelLinkConfigured } from "../lib/shared/label-link";
 import { DbMixin } from "../mixins/db.mixin";
 import { WorkerMixin } from "../mixins/worker.mixin";
 
@@ -227,7 +227,7 @@ export default defineService<IntakeVars>()({
 		 * 200 `{order_no, state, awb_number, courier, status, failure_reason, created_at}`:
 		 * `state` ∈ not_shipped | booking_in_progress | booked | failed;
 		 * `awb_number`/`courier` null unless booked; `failure_reason` null unless
-		 * failed; `status` the lifecycle status (values in lib/shipment-status.ts:
+		 * failed; `status` the lifecycle status (values in lib/shared/shipment-status.ts:
 		 * new, booking_queued, booked, booking_failed, manifested, pickup_scheduled, picked_up,
 		 * in_transit, out_for_delivery, delivered, undelivered, rto_initiated,
 		 * rto_in_transit, rto_delivered, cancelled, lost, damaged); `created_at`
@@ -349,7 +349,7 @@ export default defineService<IntakeVars>()({
 		 * Query (all optional; empty = absent; other keys, `sender_id` included,
 		 * ignored): `bucket` (rts, pickup, manifest, transit, delivered, rto,
 		 * exceptions, cancelled, all; default all; statuses per bucket in
-		 * lib/shipment-status.ts), `limit` (1–1000, default 50), `cursor` (a
+		 * lib/shared/shipment-status.ts), `limit` (1–1000, default 50), `cursor` (a
 		 * `nextCursor` of this list, same account and filters; `limit` may
 		 * change), `awb_number` (exact), `order_no` (exact stored reference; a
 		 * return also by its `customer_order_no` without `-R`), `shipment_type`

@@ -26,10 +26,8 @@
  * (lib/ndr/deps.ts, built by `deps()`): lib/ndr/requests.ts (list, counts,
  * comment, act), cases.ts, policy.ts, act-status.ts; SQL in lib/ndr/store.ts.
  */
-import { type AuthUser, senderOf } from "../lib/auth";
+
 import { type CallOptions, SHIPMENT_STATUS_CHANNEL } from "../lib/contracts";
-import { cursorSecretConfigured } from "../lib/cursor";
-import { type UnreachableCode, validationFailed } from "../lib/errors";
 import { parseNdrActBody } from "../lib/ndr/act-input";
 import { ACT_STATUS_QUEUE, checkActStatus } from "../lib/ndr/act-status";
 import { applyStatusEvent } from "../lib/ndr/cases";
@@ -40,8 +38,11 @@ import { type Notifier, notifierFor } from "../lib/ndr/notifier";
 import { policyPass } from "../lib/ndr/policy";
 import { addComment, countsFor, listPage, requestAct } from "../lib/ndr/requests";
 import { type NdrSettings, ndrSettings } from "../lib/ndr/settings";
-import { defineService } from "../lib/service";
-import { EventOutboxRelay } from "../lib/webhooks/publish";
+import { type AuthUser, senderOf } from "../lib/platform/auth";
+import { cursorSecretConfigured } from "../lib/platform/cursor";
+import { type UnreachableCode, validationFailed } from "../lib/platform/errors";
+import { EventOutboxRelay } from "../lib/platform/merchant-events-outbox";
+import { defineService } from "../lib/platform/service";
 import { DbMixin } from "../mixins/db.mixin";
 import { WorkerMixin } from "../mixins/worker.mixin";
 

@@ -18,7 +18,6 @@
  * they read before; a remote rates instance drops its cache at once.
  */
 import { broadcast, broadcastLocal, type PincodeInfo } from "../lib/contracts";
-import { fail } from "../lib/errors";
 import {
 	type DirectoryEntry,
 	infoOf,
@@ -27,8 +26,9 @@ import {
 	stripWhitespace,
 } from "../lib/pincode/directory";
 import { PINCODE_MIGRATIONS } from "../lib/pincode/migrations";
-import { Reloader } from "../lib/reloader";
-import { defineService } from "../lib/service";
+import { fail } from "../lib/platform/errors";
+import { Reloader } from "../lib/platform/reloader";
+import { defineService } from "../lib/platform/service";
 import { DbMixin } from "../mixins/db.mixin";
 
 const lookupFailed = () => fail("lookup_failed");

@@ -39,7 +39,8 @@
  * serviceability.ts and seed.ts. The service shape every service follows:
  * docs/ARCHITECTURE.md §1, docs/decisions/0091-service-shape.md.
  */
-import { loadConfig } from "../lib/config";
+import { loadConfig } from "../lib/platform/config";
+import { defineService } from "../lib/platform/service";
 import { createRatesDeps, type RatesDeps, type RatesSettings } from "../lib/rates/deps";
 import { RATES_MIGRATIONS } from "../lib/rates/migrations";
 import {
@@ -58,7 +59,6 @@ import {
 import { parseQuoteParams, parseServiceableQuery } from "../lib/rates/params";
 import { SYNC_QUEUE } from "../lib/rates/serviceability";
 import { startRates, syncServiceability } from "../lib/rates/sync";
-import { defineService } from "../lib/service";
 import { DbMixin } from "../mixins/db.mixin";
 import { WorkerMixin } from "../mixins/worker.mixin";
 

@@ -2,13 +2,13 @@
  * Sandbox courier simulator (docs/ARCHITECTURE.md §4): plays four sandbox
  * couriers behind their own HTTP server (node:http on
  * 127.0.0.1:`SANDBOX_COURIER_PORT`), speaking the Delhivery-like wire format
- * of lib/couriers/sandbox/wire.ts. Runs only when `SANDBOX=1` (lib/config.ts
+ * of lib/couriers/sandbox/wire.ts. Runs only when `SANDBOX=1` (lib/platform/config.ts
  * `sandbox`).
  *
  * Couriers (`/couriers/<code>/…`; an unknown code answers 404):
  * - `sbx-express` AWB 14 digits, `sbx-surface` 15, `sbx-reverse` 12, `sbx-lite` 13 (no COD).
  * - `sbx-delhivery` under `/delhivery/…`: Delhivery's own B2C protocol (lib/simulator/delhivery.ts), the
- *   base URL of the real Delhivery adapter in the sandbox (lib/config.ts `sandboxDelhiveryOverrides`).
+ *   base URL of the real Delhivery adapter in the sandbox (lib/platform/config.ts `sandboxDelhiveryOverrides`).
  *
  * Behaviour of a real courier:
  * - AWB issued within a configurable delay (`SANDBOX_COURIER_DELAY_MS`; default
@@ -88,10 +88,10 @@
  * SQL lib/simulator/store.ts, tables lib/simulator/migrations.ts.
  */
 import { Errors } from "moleculer";
-import { loadConfig, setting } from "../lib/config";
 import type { EmittedScan, SimulatorReference, SimulatorState } from "../lib/contracts";
 import { requireSandboxWebhookSecret } from "../lib/couriers/sandbox/settings";
-import { defineService } from "../lib/service";
+import { loadConfig, setting } from "../lib/platform/config";
+import { defineService } from "../lib/platform/service";
 import { addScan, MAX_REFERENCES, referencesView, stateView } from "../lib/simulator/api";
 import { EMITTABLE_EVENTS } from "../lib/simulator/couriers";
 import { SIMULATOR_MIGRATIONS } from "../lib/simulator/migrations";

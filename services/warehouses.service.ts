@@ -36,9 +36,9 @@
  * (default 60 s) — the job was lost with Redis or its retries ran out — and,
  * every tenth sweep, warehouses missing a row for a courier that became active.
  */
-import { senderOf } from "../lib/auth";
-import { setting } from "../lib/config";
-import { defineService } from "../lib/service";
+import { senderOf } from "../lib/platform/auth";
+import { setting } from "../lib/platform/config";
+import { defineService } from "../lib/platform/service";
 import type { WarehousesDeps } from "../lib/warehouses/deps";
 import { WAREHOUSES_MIGRATIONS } from "../lib/warehouses/migrations";
 import {

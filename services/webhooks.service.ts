@@ -26,11 +26,12 @@
  * worker.ts (the attempts); SQL in lib/webhooks/store.ts. The service shape
  * every service follows: docs/ARCHITECTURE.md §1, docs/decisions/0091-service-shape.md.
  */
-import { senderOf } from "../lib/auth";
+
 import { MERCHANT_EVENTS_CHANNEL, SHIPMENT_STATUS_CHANNEL } from "../lib/contracts";
-import { cursorSecretConfigured } from "../lib/cursor";
-import type { AnyWorker } from "../lib/queue";
-import { defineService } from "../lib/service";
+import { senderOf } from "../lib/platform/auth";
+import { cursorSecretConfigured } from "../lib/platform/cursor";
+import type { AnyWorker } from "../lib/platform/queue";
+import { defineService } from "../lib/platform/service";
 import { parseCreate, parseId, parsePatch, webhookNotFound } from "../lib/webhooks/api";
 import { type DeliveryBatch, deliveryBatch, EndpointSlots } from "../lib/webhooks/deliver";
 import type { WebhooksDeps } from "../lib/webhooks/deps";

@@ -30,9 +30,9 @@ import {
 	type OrderBookingState,
 } from "../contracts";
 import { adapterFor, type CourierAdapter, CourierRefused } from "../couriers";
-import { type ApiError, fail, validationFailed } from "../errors";
-import { parsePositiveInt } from "../fields";
-import { toRupees } from "../money";
+import { type ApiError, fail, validationFailed } from "../platform/errors";
+import { parsePositiveInt } from "../shared/fields";
+import { toRupees } from "../shared/money";
 import {
 	type AttemptView,
 	cancelQueued,

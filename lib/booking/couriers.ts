@@ -17,8 +17,8 @@ import {
 	directionOf,
 	type ShipmentDirection,
 } from "../contracts";
-import { type ErrorCode, fail, failWith, validationFailed } from "../errors";
-import { isPlainObject, parsePositiveInt } from "../fields";
+import { type ErrorCode, fail, failWith, validationFailed } from "../platform/errors";
+import { isPlainObject, parsePositiveInt } from "../shared/fields";
 import { accountRanking } from "./ranking";
 import { bookedLast30Days, type RankingRow, replaceRanking } from "./store/rankings";
 

@@ -6,7 +6,7 @@
 import type { Logger, ServiceBroker } from "moleculer";
 import type { Sequelize } from "sequelize";
 import type { CallOptions } from "../contracts";
-import type { UnreachableCode } from "../errors";
+import type { UnreachableCode } from "../platform/errors";
 import type { BookingTimings } from "./settings";
 import type { OutboxRow } from "./store";
 

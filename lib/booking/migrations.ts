@@ -15,16 +15,16 @@
  * - `booking.accounts`: per-account settings (optional credit limit, paise).
  * - `booking.scans`: courier tracking scans of booked shipments (pushed or
  *   polled; issue 7), deduplicated on (awb_number, at, courier_code, status);
- *   attempts carry the folded `shipment_status` (lib/shipment-status.ts), the
+ *   attempts carry the folded `shipment_status` (lib/shared/shipment-status.ts), the
  *   order-update counter `order_seq`, the poller's `next_track_at`, the lane
  *   (`from_pin`, `to_pin`) and `picked_up_at` (lib/booking/tracking.ts).
  * - `booking.push_seen`: the replay keys of recent courier pushes
  *   (lib/booking/push-replay.ts).
  */
 
-import type { Migration } from "../db";
-import { undeliveredByIdMigration } from "../outbox";
-import { eventOutboxDdl } from "../webhooks/publish";
+import type { Migration } from "../platform/db";
+import { eventOutboxDdl } from "../platform/merchant-events-outbox";
+import { undeliveredByIdMigration } from "../platform/outbox";
 
 export const BOOKING_MIGRATIONS: Migration[] = [
 	{
@@ -215,7 +215,7 @@ export const BOOKING_MIGRATIONS: Migration[] = [
 		},
 	},
 	{
-		// Merchant webhooks (issue 11): the event outbox (lib/webhooks/publish.ts) and `order.booked` /
+		// Merchant webhooks (issue 11): the event outbox (lib/platform/merchant-events-outbox.ts) and `order.booked` /
 		// `order.booking_failed`, written by a trigger on the seq-2 `order_update` outbox row of a booked or
 		// failed attempt (markBooked / markFailed: the same statement as the state change; an AUTO fall-over
 		// writes no order update, so only the booking's final outcome is an event), relayed to the durable
@@ -253,7 +253,7 @@ export const BOOKING_MIGRATIONS: Migration[] = [
 				EXECUTE FUNCTION booking.booking_outcome_event()`);
 		},
 	},
-	// relays read the oldest due rows by id (lib/outbox.ts)
+	// relays read the oldest due rows by id (lib/platform/outbox.ts)
 	undeliveredByIdMigration("009-outbox-undelivered-by-id", [
 		[{ schema: "booking", table: "outbox" }, "outbox_pending"],
 		[{ schema: "booking", table: "event_outbox" }, "event_outbox_due"],

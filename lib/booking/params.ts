@@ -3,15 +3,15 @@
  *
  * Decisions where the spec says nothing:
  * - `order_id` and `logistic_id` accept a JSON integer or a string of digits
- *   (`12`, `"12"`; lib/fields.ts `parsePositiveInt`, untrimmed); anything else
+ *   (`12`, `"12"`; lib/shared/fields.ts `parsePositiveInt`, untrimmed); anything else
  *   (`1.5`, `"12a"`, `" 12"`, `"007"`, `true`, `0`, `-3`, beyond 2^53) is malformed.
  * - `logistic_id` absent or `null` means AUTO; any other non-positive-integer
  *   value is 400 `validation_failed` with `details`.
  * - Any other body key (including `sender_id`) is ignored (spec §1 rule 3).
  */
 
-import { fail, validationFailed } from "../errors";
-import { parsePositiveInt } from "../fields";
+import { fail, validationFailed } from "../platform/errors";
+import { parsePositiveInt } from "../shared/fields";
 
 export interface BookInput {
 	order_id: number;

@@ -11,7 +11,7 @@
  * ahead), then purged by the booking sweeper ({@link forgetOldPushes}).
  */
 import type { Sequelize } from "sequelize";
-import { exec } from "../db";
+import { exec } from "../platform/db";
 
 /** How long a claimed push key is kept, seconds (over the 6-minute acceptance span of a signature). */
 export const PUSH_SEEN_KEEP_S = 600;

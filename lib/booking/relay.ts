@@ -3,17 +3,17 @@
  * durability, points 1 and 3; spec §4.2): delivers committed outbox rows
  * (acknowledged `intake.applyBookingUpdate`, BullMQ add with jobId
  * `attempt-<id>`, acknowledged `rates.recordLaneOutcome`, acknowledged publish
- * of `shipment.status_changed` to its channel, lib/channels.ts, acknowledged
+ * of `shipment.status_changed` to its channel, lib/platform/channels.ts, acknowledged
  * `documents.captureCourierLabel` for a courier-issued label) and
  * re-enqueues attempts whose job is missing. Timings in milliseconds
  * (lib/booking/settings.ts); SQL in lib/booking/store.
  */
 import type { Job } from "bullmq";
 import type { Sequelize } from "sequelize";
-import { publishToChannel } from "../channels";
-import { coalesce } from "../coalesce";
 import { call, SHIPMENT_STATUS_CHANNEL } from "../contracts";
-import { getQueue } from "../queue";
+import { publishToChannel } from "../platform/channels";
+import { coalesce } from "../platform/coalesce";
+import { getQueue } from "../platform/queue";
 import { type BookingDeps, message, type OutboxBatch } from "./deps";
 import { BACKOFF_JITTER, BOOKING_QUEUE, type BookingTimings, jobIdOf } from "./settings";
 import { leaseOutbox, type OutboxRow, outboxDelivered, outboxRetryLater, sweepCandidates } from "./store";
@@ -84,7 +84,7 @@ export function relayLeaseMs(t: BookingTimings): number {
 
 /**
  * The coalesced outbox operations of one booking service instance (see
- * lib/coalesce.ts): `lease(ids)` leases the due undelivered rows among the
+ * lib/platform/coalesce.ts): `lease(ids)` leases the due undelivered rows among the
  * ids of every concurrent caller in one statement (each caller keeps its
  * own); `delivered(ids)` marks acknowledged rows in one UPDATE.
  */

@@ -7,7 +7,7 @@
  * functions over {@link BookingDeps}; money in rupees at the edge, paise in
  * the attempt; SQL in lib/booking/store.
  */
-import { assertNotB2B } from "../channel";
+
 import {
 	type BookAnswer,
 	type BookSyncAnswer,
@@ -19,8 +19,9 @@ import {
 	type ShipmentDirection,
 	type Warehouse,
 } from "../contracts";
-import { type ApiError, fail, failWith, validationFailed } from "../errors";
-import { labelLinkUrl } from "../label-link";
+import { type ApiError, fail, failWith, validationFailed } from "../platform/errors";
+import { assertNotB2B } from "../shared/b2b";
+import { labelLinkUrl } from "../shared/label-link";
 import { type BookingDeps, message } from "./deps";
 import { pickAuto, rankCouriers } from "./ranking";
 import { deliverNow } from "./relay";
@@ -54,7 +55,7 @@ export interface Prepared {
 
 /**
  * The 200 body of book/sync for a booked attempt (§4.2). `label_url` is the
- * signed label link of the AWB (spec §4.4, §5 rule 7; lib/label-link.ts):
+ * signed label link of the AWB (spec §4.4, §5 rule 7; lib/shared/label-link.ts):
  * `/v1/documents/label/t/{awb}.{hmac}`, absolute when `PUBLIC_BASE_URL` is set.
  */
 function syncAnswer(a: AttemptRow, awb: string): BookSyncAnswer {

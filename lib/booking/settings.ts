@@ -17,7 +17,7 @@
  * | `BOOKING_TRACK_MS` | tracking poller period (lib/booking/tracking.ts): each tick leases the due open shipments and asks their couriers | 30000 |
  * | `BOOKING_TRACK_INTERVAL_MS` | how often one open shipment is asked again (a shipment is due this long after it was last leased) | 900000 |
  */
-import { setting } from "../config";
+import { setting } from "../platform/config";
 
 /** BullMQ backoff jitter: each retry delay is drawn from [delay · (1 − 0.5), delay]. */
 export const BACKOFF_JITTER = 0.5;
@@ -38,7 +38,7 @@ export interface BookingTimings {
 }
 
 /**
- * Reads {@link BookingTimings} from `env` (declared in lib/config.ts).
+ * Reads {@link BookingTimings} from `env` (declared in lib/platform/config.ts).
  * @throws Error naming the variable when a value is not allowed
  */
 export function bookingTimings(env: NodeJS.ProcessEnv = process.env): BookingTimings {

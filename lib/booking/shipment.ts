@@ -5,7 +5,8 @@
  */
 import type { OrderRecord, QuoteParams, Warehouse } from "../contracts";
 import type { BookRequest } from "../couriers/types";
-import { returnDestination } from "../warehouse-legs";
+import { codAmountOf } from "../shared/cod-amount";
+import { returnDestination } from "../shared/warehouse-legs";
 
 /** Volumetric divisor used to give `rates.quote` a volumetric weight (cm³/kg; the most common one). */
 const VOLUMETRIC_DIVISOR = 5000;
@@ -22,17 +23,6 @@ function dimensionsOf(order: OrderRecord): { length: number; width: number; heig
 function volumetricWeight(order: OrderRecord): number {
 	const d = dimensionsOf(order);
 	return d ? Math.round(((d.length * d.width * d.height) / VOLUMETRIC_DIVISOR) * 1000) / 1000 : 0;
-}
-
-/**
- * The amount in rupees the courier collects on delivery: 0 for a prepaid
- * order; for a COD order its `cod_amount` when positive, else its declared
- * order total (spec §2.1). The one rule for booking, quotes and labels.
- */
-export function codAmountOf(order: OrderRecord): number {
-	if (order.payment_mode !== "cod") return 0;
-	const a = order.product.cod_amount;
-	return a !== null && a !== undefined && a > 0 ? a : order.product.declared_order_total;
 }
 
 /**
@@ -61,7 +51,7 @@ export function laneOf(order: OrderRecord, warehouse: Warehouse, logistic_id?: n
  * client reference (it dedupes on it). The consignee's landmark is folded into
  * `address_2` ("address_2, landmark"); the pickup address is the pickup
  * warehouse's pickup leg; the return address follows the one rule of
- * lib/warehouse-legs.ts `returnDestination` (the label prints the same), with
+ * lib/shared/warehouse-legs.ts `returnDestination` (the label prints the same), with
  * `rto` the order's RTO warehouse when it names another one.
  */
 export function bookRequestOf(

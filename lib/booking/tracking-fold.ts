@@ -1,6 +1,6 @@
 /**
  * The fold of courier scans into one shipment status (issue 7; spec §2.6, §3;
- * lib/shipment-status.ts `foldsOver`): pure functions, no I/O. The
+ * lib/shared/shipment-status.ts `foldsOver`): pure functions, no I/O. The
  * transaction that applies them is lib/booking/store/tracking.ts `ingestScans`.
  *
  * Rule: a shipment's scans are folded oldest first over its current status
@@ -11,7 +11,7 @@
  * cancelled booking counts as status `cancelled` whatever its scans say.
  */
 import type { LaneOutcomeParams } from "../contracts";
-import { foldsOver, type LifecycleStatus, type ShipmentStatus } from "../shipment-status";
+import { foldsOver, type LifecycleStatus, type ShipmentStatus } from "../shared/shipment-status";
 
 /** What the fold reads of a locked attempt (times as Date, ids as numbers). */
 export interface FoldTarget {

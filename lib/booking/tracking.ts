@@ -19,7 +19,6 @@
  */
 
 import type { ServiceBroker } from "moleculer";
-import { coalesce } from "../coalesce";
 import { broadcast, type Caller, type CourierInfo, call } from "../contracts";
 import type {
 	MarkManifestedParams,
@@ -37,11 +36,17 @@ import {
 	CourierUnavailable,
 	type TrackingScan,
 } from "../couriers";
-import { type ApiError, fail, validationFailed } from "../errors";
-import { parsePositiveInt } from "../fields";
-import { countScans } from "../metrics";
-import { isLifecycleStatus, orderStatusIdOf, type ShipmentStatus, statusNameOf } from "../shipment-status";
-import { textProblem } from "../text-rule";
+import { coalesce } from "../platform/coalesce";
+import { type ApiError, fail, validationFailed } from "../platform/errors";
+import { countScans } from "../platform/metrics";
+import { textProblem } from "../platform/text-rule";
+import { parsePositiveInt } from "../shared/fields";
+import {
+	isLifecycleStatus,
+	orderStatusIdOf,
+	type ShipmentStatus,
+	statusNameOf,
+} from "../shared/shipment-status";
 import { type BookingDeps, message } from "./deps";
 import { claimPush, releasePush } from "./push-replay";
 import { deliverNow } from "./relay";
@@ -106,7 +111,7 @@ export interface FoldShare {
 const folders = new WeakMap<ServiceBroker, (calls: FoldCall[]) => Promise<Map<FoldCall, FoldShare>>>();
 
 /**
- * The coalesced fold of this service instance (lib/coalesce.ts): while one
+ * The coalesced fold of this service instance (lib/platform/coalesce.ts): while one
  * fold transaction runs, the batches of further callers (pushes, poll
  * batches) queue and the next run folds them all in one transaction
  * ({@link ingestScans}), at most {@link FOLD_MAX_CALLS} callers at a time. So
@@ -366,7 +371,7 @@ const PUSHED_TEXT: ReadonlyArray<[keyof TrackingScan, string]> = [
 
 /**
  * The `details` refusing a parsed push whose text breaks the system's one
- * text rule (lib/text-rule.ts, issue 31: a control character other than TAB /
+ * text rule (lib/platform/text-rule.ts, issue 31: a control character other than TAB /
  * LF / CR, e.g. U+0000, which PostgreSQL stores in no text column; an
  * unpaired surrogate): one per field, naming the push body's field, e.g.
  * `body: Shipment.AWB must not contain control characters`; empty when the

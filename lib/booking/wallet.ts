@@ -5,10 +5,10 @@
  */
 import { type Sequelize, Transaction } from "sequelize";
 import type { CreditLimit, HttpParams, WalletAnswer, WalletMovement } from "../contracts";
-import { type CursorPosition, decodeCursor, encodeCursor } from "../cursor";
-import { validationFailed } from "../errors";
-import { parsePositiveInt } from "../fields";
-import { toPaise, toRupees } from "../money";
+import { type CursorPosition, decodeCursor, encodeCursor } from "../platform/cursor";
+import { validationFailed } from "../platform/errors";
+import { parsePositiveInt } from "../shared/fields";
+import { toPaise, toRupees } from "../shared/money";
 import {
 	balancePaise,
 	creditLimitPaise,

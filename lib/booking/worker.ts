@@ -8,7 +8,7 @@
  * {@link BookingDeps}; timings in milliseconds, charges in paise; SQL in
  * lib/booking/store.
  */
-import { assertNotB2B } from "../channel";
+
 import {
 	type Caller,
 	call,
@@ -28,8 +28,9 @@ import {
 	PickupLocationUnknown,
 	pickupLocationOf,
 } from "../couriers";
-import { ApiError } from "../errors";
-import { countBooking } from "../metrics";
+import { ApiError } from "../platform/errors";
+import { countBooking } from "../platform/metrics";
+import { assertNotB2B } from "../shared/b2b";
 import { type BookingDeps, message } from "./deps";
 import { chainAfter, chainReason, durationWords, nextCourier } from "./fallover";
 import { rankCouriers } from "./ranking";
@@ -220,7 +221,7 @@ export async function confirmWithCourier(deps: BookingDeps, a: AttemptRow): Prom
 
 /**
  * Counts attempt `a` settled with `outcome` in `msa_bookings_total` (per
- * courier; lib/metrics.ts) when `ids` (the outbox rows of its settlement) is
+ * courier; lib/platform/metrics.ts) when `ids` (the outbox rows of its settlement) is
  * not null, i.e. this call settled it. Answers `ids`.
  */
 function counted(

@@ -3,7 +3,7 @@
  * attempts (async and sync), cancellation, per-account courier rankings, the
  * wallet ledger, the outbox and the booking worker.
  */
-import type { ShipmentStatus } from "../shipment-status";
+import type { ShipmentStatus } from "../shared/shipment-status";
 import type { BookingState, HttpParams, ShipmentDirection } from "./common";
 
 /** A live shipment (booking attempt that holds an AWB). Money in rupees. */
@@ -41,7 +41,7 @@ export interface ProcessResult {
 /**
  * 200 answer of `POST /v1/shipping/book/sync` (§4.2). `forward_id` is our
  * booking (shipment) id, `bk_<attempt id>` (the `idem_key` of the async
- * route); `label_url` the signed label link of the AWB (lib/label-link.ts,
+ * route); `label_url` the signed label link of the AWB (lib/shared/label-link.ts,
  * docs/decisions/0035-signed-label-links.md).
  */
 export interface BookSyncAnswer {
@@ -253,7 +253,7 @@ export interface TrackingScanView {
 	/** ISO-8601 UTC */
 	at: string;
 	location: string;
-	/** normalized status (lib/shipment-status.ts) */
+	/** normalized status (lib/shared/shipment-status.ts) */
 	status: ShipmentStatus;
 	status_name: string;
 	/** the courier's own status code */
@@ -276,7 +276,7 @@ export interface TrackingAnswer {
  * `shipment.status_changed` (§6; docs/decisions/0033-shipment-events.md): a
  * shipment's folded status changed — a courier scan, or a handover manifest
  * (`manifested`, "Ready for pickup"). Published durably to the channel
- * `shipment.status_changed` (booking's outbox, lib/channels.ts; at-least-once
+ * `shipment.status_changed` (booking's outbox, lib/platform/channels.ts; at-least-once
  * per consumer group: dedupe on `event_id`) and broadcast as a Moleculer event
  * after commit (best effort, in-cluster).
  */
@@ -287,7 +287,7 @@ export interface ShipmentStatusChanged {
 	sender_id: number;
 	awb_number: string;
 	logistic_id: number;
-	/** normalized status (lib/shipment-status.ts) */
+	/** normalized status (lib/shared/shipment-status.ts) */
 	status: ShipmentStatus;
 	/** its display name, e.g. "Ready for pickup" for `manifested` */
 	status_name: string;

@@ -4,7 +4,7 @@
  * "could not be asked" to a 503.
  */
 import type { CallingOptions, Context, Logger, ServiceBroker } from "moleculer";
-import { errorBodyOf, type UnreachableCode, unreachable } from "../errors";
+import { errorBodyOf, type UnreachableCode, unreachable } from "../platform/errors";
 import type { CallMeta } from "./common";
 import type { ActionName, EventName, ParamsOf, PayloadOf, ResultOf } from "./index";
 

@@ -4,9 +4,9 @@
  * messages, beside the action and event maps of ./index.ts. This is the only
  * module that names a channel.
  *
- * Publishing (lib/channels.ts `publishToChannel`) and subscribing (a service's
- * `channels` block, lib/service.ts `defineService`, or
- * lib/channels.ts `channelSubscriptions` for a plain Moleculer schema) are
+ * Publishing (lib/platform/channels.ts `publishToChannel`) and subscribing (a service's
+ * `channels` block, lib/platform/service.ts `defineService`, or
+ * lib/platform/channels.ts `channelSubscriptions` for a plain Moleculer schema) are
  * typed by {@link ChannelPayloads}: an unknown channel name, a payload of
  * another shape, or a handler declaring another payload type fails the type
  * check. Delivery is at-least-once per consumer group: handlers dedupe on the
@@ -22,7 +22,7 @@ import type { MerchantEvent, MerchantEventBatch } from "./webhooks";
 export const SHIPMENT_STATUS_CHANNEL = "shipment.status_changed";
 
 /**
- * Channel the publishers' event outboxes (intake, booking, ndr; lib/webhooks/publish.ts)
+ * Channel the publishers' event outboxes (intake, booking, ndr; lib/platform/merchant-events-outbox.ts)
  * relay {@link MerchantEvent}s to, one batch per relay round; consumed by webhooks.
  */
 export const MERCHANT_EVENTS_CHANNEL = "merchant.events";
@@ -47,7 +47,7 @@ export type ChannelPayloadOf<C extends ChannelName> = ChannelPayloads[C];
 /**
  * A subscription to channel `C` (`@moleculer/channels`): each consumer
  * `group` (default: the service name) gets each message at least once; a
- * handler that throws gets it again (lib/channels.ts `CHANNEL_MAX_RETRIES`).
+ * handler that throws gets it again (lib/platform/channels.ts `CHANNEL_MAX_RETRIES`).
  * `maxInFlight`: messages handled at once by this subscriber.
  */
 export interface ChannelSubscription<C extends ChannelName> {

@@ -10,7 +10,7 @@
  * (numbers with at most 2 decimals; stored as integer paise), timestamps
  * ISO-8601 UTC strings.
  */
-import type { AuthUser } from "../auth";
+import type { AuthUser } from "../platform/auth";
 
 /** Forward (seller → buyer) or reverse (buyer → seller, a return) shipment. Spec §2.2, §2.8. */
 export type ShipmentDirection = "forward" | "reverse";

@@ -8,7 +8,7 @@
  * Call another service only through {@link call} / {@link broadcast} /
  * {@link emit} (./call.ts): they are typed by these maps, so renaming an
  * action or adding a required parameter fails the type check at every call
- * site. Services implement their part with `defineService` (lib/service.ts),
+ * site. Services implement their part with `defineService` (lib/platform/service.ts),
  * which checks each handler against its entry here.
  *
  * Units everywhere: weights kg, dimensions cm, money in rupees on the wire

@@ -131,7 +131,7 @@ export interface StatusRecord {
 	created_at: string;
 	/**
 	 * the signed label link of the AWB (`/v1/documents/label/t/{awb}.{hmac}`, no
-	 * bearer; lib/label-link.ts `bookedLabelUrl`) when `booked`, else null
+	 * bearer; lib/shared/label-link.ts `bookedLabelUrl`) when `booked`, else null
 	 */
 	label_url: string | null;
 }
@@ -159,7 +159,7 @@ export interface OrderListRow {
 	pickup_address_id: number | null;
 	/** booking state (§2.4): not_shipped, booking_in_progress, booked, failed */
 	state: BookingState;
-	/** lifecycle status (lib/shipment-status.ts) */
+	/** lifecycle status (lib/shared/shipment-status.ts) */
 	status: string;
 	/** words for `status` */
 	status_name: string;
@@ -170,7 +170,7 @@ export interface OrderListRow {
 	logistic_id: number | null;
 	/** buyer-facing tracking page of the AWB (TRACKING_URL_TEMPLATE); null until an AWB exists */
 	tracking_url: string | null;
-	/** the signed label link of the AWB (no bearer; lib/label-link.ts `bookedLabelUrl`) when `booked`, else null */
+	/** the signed label link of the AWB (no bearer; lib/shared/label-link.ts `bookedLabelUrl`) when `booked`, else null */
 	label_url: string | null;
 	created_at: string;
 	booked_at: string | null;
@@ -446,7 +446,7 @@ export interface UnshippedRow {
 	pickup_address_id: number | null;
 	/** booking state: not_shipped, booking_in_progress or failed */
 	state: BookingState;
-	/** lifecycle status (lib/shipment-status.ts) */
+	/** lifecycle status (lib/shared/shipment-status.ts) */
 	status: string;
 	error_type: UnshippedErrorType;
 	/** why the order is stuck, in plain words (the courier's failure reason when there is one) */

@@ -4,7 +4,7 @@
  * §3) and `simulator` (the sandbox couriers, docs/ARCHITECTURE.md §4).
  */
 import type { JWK } from "jose";
-import type { ShipmentStatus } from "../shipment-status";
+import type { ShipmentStatus } from "../shared/shipment-status";
 import type { HttpParams } from "./common";
 
 /** §5.5 token answer of the development identity provider. */
@@ -18,7 +18,7 @@ export interface TokenResponse {
 
 /**
  * Tracking events the simulator can emit on demand (docs/ARCHITECTURE.md §4):
- * every normalized shipment status (lib/shipment-status.ts) but `booked`,
+ * every normalized shipment status (lib/shared/shipment-status.ts) but `booked`,
  * `manifested` and `cancelled`, which the simulator writes itself (on create
  * and cancel) or which are ours.
  */

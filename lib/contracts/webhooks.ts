@@ -43,7 +43,7 @@ export interface MerchantEvent {
 
 /**
  * One message of channel `merchant.events`: the events of one relay round of
- * a publisher's outbox (lib/webhooks/publish.ts), oldest first. The consumer
+ * a publisher's outbox (lib/platform/merchant-events-outbox.ts), oldest first. The consumer
  * also takes a lone {@link MerchantEvent} (what publishers sent before
  * batching; a rolling deploy may leave some in the stream).
  */

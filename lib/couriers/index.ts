@@ -4,9 +4,10 @@
  * `courier.code`. Services talk to couriers only through the returned
  * {@link CourierAdapter}.
  */
-import { sandboxDelhiveryOverrides } from "../config";
+
 import type { CourierInfo } from "../contracts";
-import { observeCourierCall } from "../metrics";
+import { sandboxDelhiveryOverrides } from "../platform/config";
+import { observeCourierCall } from "../platform/metrics";
 import { DelhiveryAdapter } from "./delhivery";
 import { SandboxAdapter } from "./sandbox";
 import { type CourierAdapter, CourierRefused, CourierUnavailable } from "./types";
@@ -77,7 +78,7 @@ function outcomeOf(err: unknown): string {
 /**
  * `adapter` with each courier call ({@link COURIER_CALLS}) timed into
  * `msa_courier_call_duration_seconds{courier, operation, outcome}`
- * (lib/metrics.ts); everything else (and every result or error) passes
+ * (lib/platform/metrics.ts); everything else (and every result or error) passes
  * through unchanged.
  */
 function timed(adapter: CourierAdapter, courier: string): CourierAdapter {

@@ -12,7 +12,7 @@
 
 import type { Address, PaymentMode, ShipmentDirection } from "../contracts";
 import type { NdrAct, NdrAddress } from "../contracts/ndr";
-import type { ShipmentStatus } from "../shipment-status";
+import type { ShipmentStatus } from "../shared/shipment-status";
 
 /**
  * Warehouse registration as a courier pickup location (lib/couriers/locations.ts
@@ -70,7 +70,7 @@ export interface BookResult {
 
 /** One tracking scan as a courier reports it, normalized (docs/ARCHITECTURE.md §1). */
 export interface TrackingScan {
-	/** normalized status (lib/shipment-status.ts) */
+	/** normalized status (lib/shared/shipment-status.ts) */
 	status: ShipmentStatus;
 	/** the courier's own status code, e.g. Delhivery StatusCode "EOD-38" */
 	courier_code: string;

@@ -10,7 +10,7 @@
 import type { Sequelize } from "sequelize";
 import { type Caller, type CourierLabelCapture, type CourierLabelCaptured, call } from "../contracts";
 import { adapterFor, type CourierAdapter, CourierRefused } from "../couriers";
-import { fail } from "../errors";
+import { fail } from "../platform/errors";
 import type { DocumentsDeps } from "./deps";
 import { describeFile } from "./policy";
 import { recordCourierLabel, storedLabel } from "./store";

@@ -3,7 +3,7 @@
  * {@link LabelData} of one label (spec §4.4; DOMAIN "Labels").
  *
  * Decisions (documented for the README):
- * - The return address follows lib/warehouse-legs.ts `returnDestination` (the
+ * - The return address follows lib/shared/warehouse-legs.ts `returnDestination` (the
  *   same rule the courier booking request uses): the RTO warehouse's own
  *   address when the order names an `rto_address_id` other than the pickup
  *   warehouse; otherwise the pickup warehouse's return leg. Retired warehouses
@@ -11,18 +11,19 @@
  * - Reverse orders (`direction` reverse): the parcel is picked up from the
  *   customer (`consignee`) and delivered to that return address; reverse
  *   labels are always PREPAID.
- * - COD amount: lib/booking/shipment.ts `codAmountOf` (the amount the courier
+ * - COD amount: lib/shared/cod-amount.ts `codAmountOf` (the amount the courier
  *   is told to collect: `product.cod_amount`, or the declared order total when
  *   the order is COD and no separate amount was given).
  * - The consignee phone is printed in full: the delivery agent calls it.
  */
-import { codAmountOf } from "../booking/shipment";
+
 import type { OrderRecord, ShipmentRecord, Warehouse, WarehouseLeg } from "../contracts";
-import { returnDestination } from "../warehouse-legs";
+import { codAmountOf } from "../shared/cod-amount";
+import { returnDestination } from "../shared/warehouse-legs";
 import type { LabelAddress, LabelData } from "./label";
 
-/** The printable-AWB rule lives with the signed links (lib/label-link.ts), which every signer shares. */
-export { AWB_PATTERN, isPrintableAwb } from "../label-link";
+/** The printable-AWB rule lives with the signed links (lib/shared/label-link.ts), which every signer shares. */
+export { AWB_PATTERN, isPrintableAwb } from "../shared/label-link";
 
 function present(s: string | null | undefined): string | null {
 	const t = typeof s === "string" ? s.trim() : "";

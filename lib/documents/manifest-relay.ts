@@ -13,8 +13,9 @@
  * | `DOCUMENTS_RELAY_BACKOFF_MS` | first redelivery delay of a failed row (doubles per try, at most 60 s) | 1000 |
  * | `DOCUMENTS_CALL_TIMEOUT_MS` | timeout of one `booking.markManifested` call | 5000 |
  */
-import { setting } from "../config";
+
 import { call } from "../contracts";
+import { setting } from "../platform/config";
 import type { DocumentsDeps } from "./deps";
 import {
 	type DocumentsOutboxRow,
@@ -31,7 +32,7 @@ export interface DocumentsRelayTimings {
 }
 
 /**
- * The relay timings from `env` (see the module table; declared in lib/config.ts).
+ * The relay timings from `env` (see the module table; declared in lib/platform/config.ts).
  * @throws Error naming the variable when a value is not allowed
  */
 export function documentsRelayTimings(env: NodeJS.ProcessEnv = process.env): DocumentsRelayTimings {

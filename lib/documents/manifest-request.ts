@@ -28,11 +28,11 @@
  */
 import pMap from "p-map";
 import type { Sequelize } from "sequelize";
-import { codAmountOf } from "../booking/shipment";
 import type { Caller, HttpParams, OrderRecord, ShipmentRecord, Warehouse } from "../contracts";
-import { errorBodyOf, fail, failWith } from "../errors";
-import { toPaise, toRupees } from "../money";
-import { isLifecycleStatus, rankOf } from "../shipment-status";
+import { errorBodyOf, fail, failWith } from "../platform/errors";
+import { codAmountOf } from "../shared/cod-amount";
+import { toPaise, toRupees } from "../shared/money";
+import { isLifecycleStatus, rankOf } from "../shared/shipment-status";
 import { parseOrderIds } from "./bulk";
 import type { ManifestSection } from "./manifest";
 import {

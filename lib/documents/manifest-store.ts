@@ -23,8 +23,8 @@
  */
 
 import type { Sequelize, Transaction } from "sequelize";
-import { exec, select } from "../db";
-import { markOutboxDelivered, retryOutboxLater } from "../outbox";
+import { exec, select } from "../platform/db";
+import { markOutboxDelivered, retryOutboxLater } from "../platform/outbox";
 
 /** One parcel as stored and printed (money in paise, weight in kg). */
 export interface ManifestParcelRow {
@@ -324,12 +324,12 @@ export async function leaseDocumentsOutbox(
 		.sort((a, b) => a.id - b.id);
 }
 
-/** Marks acknowledged outbox rows delivered (one UPDATE; lib/outbox.ts). */
+/** Marks acknowledged outbox rows delivered (one UPDATE; lib/platform/outbox.ts). */
 export async function documentsOutboxDelivered(db: Sequelize, ids: number[]): Promise<void> {
 	await markOutboxDelivered(db, "documents", ids);
 }
 
-/** Schedules the redelivery of a failed row: `baseMs` · 2^(tries−1), at most 60 s; keeps the error (lib/outbox.ts). */
+/** Schedules the redelivery of a failed row: `baseMs` · 2^(tries−1), at most 60 s; keeps the error (lib/platform/outbox.ts). */
 export async function documentsOutboxRetryLater(
 	db: Sequelize,
 	row: Pick<DocumentsOutboxRow, "id" | "tries">,

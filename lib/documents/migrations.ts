@@ -7,8 +7,8 @@
  * captured. Timestamps timestamptz (UTC).
  */
 
-import type { Migration } from "../db";
-import { undeliveredByIdMigration } from "../outbox";
+import type { Migration } from "../platform/db";
+import { undeliveredByIdMigration } from "../platform/outbox";
 
 /** Ordered migrations for `DbMixin("documents", DOCUMENTS_MIGRATIONS)` (idempotent SQL, schema-qualified names). */
 export const DOCUMENTS_MIGRATIONS: Migration[] = [
@@ -119,7 +119,7 @@ export const DOCUMENTS_MIGRATIONS: Migration[] = [
 			);
 		},
 	},
-	// relays read the oldest due rows by id (lib/outbox.ts)
+	// relays read the oldest due rows by id (lib/platform/outbox.ts)
 	undeliveredByIdMigration("0004_outbox_undelivered_by_id", [
 		[{ schema: "documents", table: "outbox" }, "outbox_due_idx"],
 	]),

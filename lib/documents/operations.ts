@@ -10,9 +10,9 @@
  */
 import type { Context } from "moleculer";
 import { type Caller, type CallMeta, call, type LabelInfo } from "../contracts";
-import { errorBodyOf, fail } from "../errors";
-import { parsePositiveInt } from "../fields";
-import { verifyLabelToken } from "../label-link";
+import { errorBodyOf, fail } from "../platform/errors";
+import { parsePositiveInt } from "../shared/fields";
+import { verifyLabelToken } from "../shared/label-link";
 import { loadBulkLabels, renderBulkLabels, stampBulkDownloads } from "./bulk";
 import { buildLabelData } from "./data";
 import type { DocumentsDeps } from "./deps";
@@ -168,7 +168,7 @@ export async function bulkLabels(
 
 /**
  * `documents.labelLink`: the label of the AWB a signed link `token` names
- * (lib/label-link.ts), through {@link labelFile} for the owner `booking.awbOwner`
+ * (lib/shared/label-link.ts), through {@link labelFile} for the owner `booking.awbOwner`
  * names, answered as an attachment. A bad token, an AWB no live booking holds
  * and the bearer route's 404 / 409 all become 404 `{message:"not found"}`;
  * other failures are rethrown as they came.

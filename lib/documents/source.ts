@@ -6,7 +6,7 @@
  * label and, later, bulk labels.
  */
 import { type Caller, type CallOptions, call, type OrderRecord, type Warehouse } from "../contracts";
-import { type ApiError, fail } from "../errors";
+import { type ApiError, fail } from "../platform/errors";
 import { isPrintableAwb, type LabelSource } from "./data";
 
 /** 404 `{message:"not found"}`: the order is not the caller's or does not exist (identical answers, spec §1 rule 4). */

@@ -14,7 +14,7 @@
  */
 import type { Sequelize } from "sequelize";
 import type { LabelInfo, LabelSourceKind, ShipmentRecord } from "../contracts";
-import { exec, select } from "../db";
+import { exec, select } from "../platform/db";
 import { courierIssuesOwnLabel, describeFile } from "./policy";
 
 interface LabelRowDb {

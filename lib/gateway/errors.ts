@@ -39,14 +39,14 @@ import {
 	messageOf,
 	type StatusOf,
 	validationFailed,
-} from "../errors";
-import { describe } from "../validate";
+} from "../platform/errors";
+import { describe } from "../platform/validate";
 import { DOCUMENTS_PREFIX } from "./routes";
 
 /**
  * An error the gateway itself answers (404 route, 405, bad body…), shaped per
  * path by {@link answerFor}. Made with {@link gatewayFail} from the error
- * catalogue (lib/errors/catalogue.ts); the constructor takes a catalogued code
+ * catalogue (lib/platform/errors/catalogue.ts); the constructor takes a catalogued code
  * and its catalogue status.
  */
 export class GatewayError<C extends ErrorCode = ErrorCode> extends Errors.MoleculerError {

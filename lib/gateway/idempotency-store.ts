@@ -3,7 +3,7 @@
  * lib/gateway/migrations.ts; the rules in lib/gateway/idempotency.ts).
  */
 import type { Sequelize } from "sequelize";
-import { exec, select } from "../db";
+import { exec, select } from "../platform/db";
 
 /** An answer stored under a key (what a replay writes). */
 export interface StoredAnswer {

@@ -36,8 +36,8 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { Sequelize } from "sequelize";
-import { getSequelize, migrate } from "../db";
-import { fail } from "../errors";
+import { getSequelize, migrate } from "../platform/db";
+import { fail } from "../platform/errors";
 import { gatewayFail } from "./errors";
 import { pathOf } from "./http";
 import { claimKey, completeKey, purgeExpiredKeys, releaseKey, type StoredAnswer } from "./idempotency-store";
@@ -75,7 +75,7 @@ export type KeyedRequest = IncomingMessage & {
 	originalUrl?: string;
 };
 
-/** Settings (lib/config.ts `idempotency*`). */
+/** Settings (lib/platform/config.ts `idempotency*`). */
 export interface IdempotencyConfig {
 	/** how long an answer is replayed, seconds */
 	ttlS: number;

@@ -1,4 +1,4 @@
-import { messageOf } from "../errors";
+import { messageOf } from "../platform/errors";
 /**
  * Limits on JSON request bodies checked BEFORE they are parsed (issue 12):
  * a body nested deeper than {@link MAX_JSON_DEPTH} is refused at the gateway's

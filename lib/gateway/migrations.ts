@@ -12,7 +12,7 @@
  *   refused. `expires_at` = created + `IDEMPOTENCY_TTL_S`; expired rows are
  *   overwritten on access and purged hourly.
  */
-import type { Migration } from "../db";
+import type { Migration } from "../platform/db";
 
 /** PostgreSQL schema of the gateway's idempotency keys. */
 export const IDEMPOTENCY_SCHEMA = "idempotency";

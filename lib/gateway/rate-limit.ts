@@ -39,7 +39,7 @@ import {
 	RateLimiterRedis,
 	RateLimiterRes,
 } from "rate-limiter-flexible";
-import { CATALOGUE, messageOf } from "../errors";
+import { CATALOGUE, messageOf } from "../platform/errors";
 import { GatewayError } from "./errors";
 
 /** Window of every limit, seconds. */
@@ -105,7 +105,7 @@ function policyOf(id: "account" | "address", points: number): LimitPolicy {
 	return { id, policy: `"${id}";q=${points};w=${RATE_WINDOW_S}` };
 }
 
-/** Settings of {@link EdgeLimiter} (lib/config.ts). */
+/** Settings of {@link EdgeLimiter} (lib/platform/config.ts). */
 export interface EdgeLimitConfig {
 	/** signed-link downloads per client address per window (0 = off) */
 	linkPerMin: number;

@@ -1,10 +1,10 @@
 /**
  * The gateway's side of the edge text rule (issue 31; the rule itself is
- * lib/text-rule.ts; docs/decisions/0079-edge-text-rule.md):
+ * lib/platform/text-rule.ts; docs/decisions/0079-edge-text-rule.md):
  * {@link assertCleanText} refuses the params of a request whose strings break
  * it, before authentication and before any action runs.
  */
-import { textViolations } from "../text-rule";
+import { textViolations } from "../platform/text-rule";
 import { GatewayError, gatewayFailWith } from "./errors";
 
 export {
@@ -14,7 +14,7 @@ export {
 	SURROGATE_MESSAGE,
 	textProblem,
 	textViolations,
-} from "../text-rule";
+} from "../platform/text-rule";
 
 /**
  * Throws 400 `validation_failed` (a {@link GatewayError} with `details`,

@@ -1,6 +1,6 @@
 /**
  * Bearer-token handling for the gateway (spec §5): header parsing and a small
- * cache of verified tokens in front of `createVerifier` (lib/auth.ts).
+ * cache of verified tokens in front of `createVerifier` (lib/platform/auth.ts).
  *
  * The cache keeps a verified token's {@link AuthUser} (frozen, so no caller can
  * alter a shared entry) until the earlier of the token's `exp` and `maxAgeMs`
@@ -9,7 +9,7 @@
  * cached. Trade-off, documented: a key withdrawn from the JWKS stops
  * accepting already-cached tokens only after at most `maxAgeMs`.
  */
-import { type AuthUser, authRequired } from "../auth";
+import { type AuthUser, authRequired } from "../platform/auth";
 
 /** RFC 6750 `Bearer <b64token>` (scheme case-insensitive). */
 const BEARER_RE = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;

@@ -7,9 +7,9 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
-import type { ActionAccess } from "../auth";
 import type { CallMeta } from "../contracts";
 import type { DocsHandler } from "../openapi/serve";
+import type { ActionAccess } from "../platform/auth";
 
 /** A request as moleculer-web decorates it (the fields the gateway reads). */
 export type GwRequest = IncomingMessage & {

@@ -8,8 +8,8 @@
  */
 import type { Logger } from "moleculer";
 import type { Sequelize } from "sequelize";
-import { coalesce } from "../coalesce";
 import type { BookingUpdate } from "../contracts";
+import { coalesce } from "../platform/coalesce";
 import type { ListRowDb, OrderListQuery } from "./list";
 import { orderPageReader } from "./list-store";
 import { applyBookingUpdates } from "./store";
@@ -17,7 +17,7 @@ import type { WarehouseCache } from "./warehouse-cache";
 
 /** The writers made once the database is up (`started`): concurrent calls share their statements. */
 export interface IntakeWriters {
-	/** booking updates of concurrent calls applied together (lib/coalesce.ts); the keys applied */
+	/** booking updates of concurrent calls applied together (lib/platform/coalesce.ts); the keys applied */
 	bookingUpdates: (us: BookingUpdate[]) => Promise<Set<string>>;
 	/** `GET /v1/orders` pages; concurrent requests share statements (./list-store.ts) */
 	orderPages: (sender_id: number, q: OrderListQuery) => Promise<ListRowDb[]>;

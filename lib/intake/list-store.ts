@@ -2,7 +2,7 @@
  * SQL of the orders read side (`GET /v1/orders`, `GET /v1/orders/{id}`;
  * ./list.ts parses and shapes). Every value is bound ($1, $2, …); the
  * statement text only varies by which filters are present, so each filter
- * combination is one prepared statement (lib/db.ts) with a plan of its own;
+ * combination is one prepared statement (lib/platform/db.ts) with a plan of its own;
  * concurrent list requests of one combination share a statement
  * ({@link orderPageReader}).
  *
@@ -22,8 +22,8 @@
  * plans on a seeded table.
  */
 import type { Sequelize } from "sequelize";
-import { coalesce } from "../coalesce";
-import { select } from "../db";
+import { coalesce } from "../platform/coalesce";
+import { select } from "../platform/db";
 import type { DetailRowDb, ListRowDb, OrderListQuery } from "./list";
 
 /**
@@ -268,7 +268,7 @@ const MAX_BATCH = 32;
 /**
  * The page reader of one service instance: `(sender_id, q) → up to q.limit + 1
  * rows` of {@link pageQuery}. Concurrent requests of the same shape share
- * statements (lib/coalesce.ts): while one runs, the requests made meanwhile
+ * statements (lib/platform/coalesce.ts): while one runs, the requests made meanwhile
  * (identical ones once) form the next, so under load N list requests cost
  * about one PostgreSQL round trip per shape and period instead of N (each
  * round trip costs both processes CPU); a lone request runs at once. A

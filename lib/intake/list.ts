@@ -8,7 +8,6 @@
  * docs/decisions/0030-orders-read-side.md.
  */
 import { createHash } from "node:crypto";
-import { setting } from "../config";
 import type {
 	BookingState,
 	CursorPage,
@@ -17,12 +16,19 @@ import type {
 	OrderListRow,
 	ShipmentRecord,
 } from "../contracts";
-import { type CursorPosition, decodeCursor, encodeCursor } from "../cursor";
-import { type ApiError, fail, failWith } from "../errors";
-import { parsePositiveInt } from "../fields";
-import { bookedLabelUrl } from "../label-link";
-import { toRupees } from "../money";
-import { BUCKETS, type Bucket, isLifecycleStatus, orderStatusIdOf, statusNameOf } from "../shipment-status";
+import { setting } from "../platform/config";
+import { type CursorPosition, decodeCursor, encodeCursor } from "../platform/cursor";
+import { type ApiError, fail, failWith } from "../platform/errors";
+import { parsePositiveInt } from "../shared/fields";
+import { bookedLabelUrl } from "../shared/label-link";
+import { toRupees } from "../shared/money";
+import {
+	BUCKETS,
+	type Bucket,
+	isLifecycleStatus,
+	orderStatusIdOf,
+	statusNameOf,
+} from "../shared/shipment-status";
 import { MAX_ORDER_NO_LENGTH } from "./validation";
 
 /** Page size of `GET /v1/orders` when `limit` is absent (§8 "not shown": decided here). */
@@ -142,7 +148,7 @@ export function filtersHash(f: OrderListFilters): string {
 /**
  * Parses the query of `GET /v1/orders` for account `sender_id` (spec §4.3,
  * §4.8; decisions in docs/decisions/0030-orders-read-side.md). Keys: `bucket`
- * (one of lib/shipment-status.ts BUCKETS, default `all`), `limit` (integer
+ * (one of lib/shared/shipment-status.ts BUCKETS, default `all`), `limit` (integer
  * 1–1000, default {@link ORDERS_DEFAULT_LIMIT}), `cursor` (a `nextCursor` of
  * this list, issued to this account for the same filters), `awb_number` (1–64
  * of `A-Z a-z 0-9 -`, exact), `order_no` (1–52 of `A-Z a-z 0-9 _ - / # .`,
@@ -343,7 +349,7 @@ export interface DetailRowDb extends ListRowDb {
 
 const num = (x: string | number | null): number | null => (x === null ? null : Number(x));
 
-/** Words for a stored status (lib/shipment-status.ts); an unknown one answers itself. */
+/** Words for a stored status (lib/shared/shipment-status.ts); an unknown one answers itself. */
 function nameOf(status: string): string {
 	return isLifecycleStatus(status) ? statusNameOf(status) : status;
 }

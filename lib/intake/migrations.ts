@@ -15,9 +15,9 @@
  * `customer_order_no` makes a new order.
  */
 
-import type { Migration } from "../db";
-import { undeliveredByIdMigration } from "../outbox";
-import { eventOutboxDdl } from "../webhooks/publish";
+import type { Migration } from "../platform/db";
+import { eventOutboxDdl } from "../platform/merchant-events-outbox";
+import { undeliveredByIdMigration } from "../platform/outbox";
 
 /** Ordered migrations for `DbMixin("intake", INTAKE_MIGRATIONS)`. */
 export const INTAKE_MIGRATIONS: Migration[] = [
@@ -106,7 +106,7 @@ CREATE TABLE IF NOT EXISTS intake.orders (
 		// Orders read side and tracking (issue 7; spec §2.5, §3, §4.3, §4.8):
 		// lifecycle timestamps, the failure code of the unshipped queue, hiding,
 		// buyer-detail edits, and the list bucket as a stored generated column
-		// (lib/shipment-status.ts `bucketOf`; test/unit/intake/ checks the two
+		// (lib/shared/shipment-status.ts `bucketOf`; test/unit/intake/ checks the two
 		// agree) so every bucket is one keyset index range.
 		name: "0003-orders-read-side",
 		async up({ sequelize, transaction }) {
@@ -237,7 +237,7 @@ CREATE TABLE IF NOT EXISTS intake.bulk_rows (
 		},
 	},
 	{
-		// Merchant webhooks (issue 11): the event outbox (lib/webhooks/publish.ts) and `order.created`, written by a
+		// Merchant webhooks (issue 11): the event outbox (lib/platform/merchant-events-outbox.ts) and `order.created`, written by a
 		// trigger in the transaction that inserts the order (every create path: single, return, bulk), relayed to
 		// the durable channel `merchant.events` by the intake service's EventOutboxRelay.
 		name: "webhooks-0001-order-created-events",
@@ -302,7 +302,7 @@ CREATE TABLE IF NOT EXISTS intake.bulk_rows (
 			await q("DROP FUNCTION IF EXISTS intake.order_created_event()");
 		},
 	},
-	// relays read the oldest due rows by id (lib/outbox.ts)
+	// relays read the oldest due rows by id (lib/platform/outbox.ts)
 	undeliveredByIdMigration("0007-outbox-undelivered-by-id", [
 		[{ schema: "intake", table: "event_outbox" }, "event_outbox_due"],
 	]),

@@ -5,7 +5,6 @@
  * {@link IntakeDeps} (./deps.ts); SQL in ./store.ts.
  */
 import type { Context } from "moleculer";
-import { assertNotB2B } from "../channel";
 import {
 	type BookingUpdate,
 	type CallMeta,
@@ -18,8 +17,9 @@ import {
 	type StatusRecord,
 	type WarehouseUsage,
 } from "../contracts";
-import { fail } from "../errors";
-import { isPlainObject } from "../fields";
+import { fail } from "../platform/errors";
+import { assertNotB2B } from "../shared/b2b";
+import { isPlainObject } from "../shared/fields";
 import type { IntakeDeps } from "./deps";
 import { BOOKING_STATE_TIMEOUT_MS, mayLag, readThrough } from "./read-through";
 import {

@@ -13,7 +13,7 @@
  * it has: the read is best effort, the outbox still converges.
  */
 import type { OrderBookingState, StatusRecord } from "../contracts";
-import { bookedLabelUrl } from "../label-link";
+import { bookedLabelUrl } from "../shared/label-link";
 import type { StoredStatus } from "./store";
 
 /** Timeout of the `booking.orderState` call of a status read (ms). */

@@ -3,7 +3,7 @@
  * "present; its values are not enumerated in the contract").
  *
  * The vocabulary, its words, ids, buckets and fold rule live in ONE place:
- * lib/shipment-status.ts (`LifecycleStatus` = the intake-only `new`,
+ * lib/shared/shipment-status.ts (`LifecycleStatus` = the intake-only `new`,
  * `booking_queued`, `booking_failed` plus every normalized `ShipmentStatus`
  * from `booked` to `cancelled`; its table says which `GET /v1/orders` bucket
  * each belongs to, and migration 0003 stores that bucket as a generated

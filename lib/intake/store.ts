@@ -19,10 +19,10 @@ import {
 	type StatusRecord,
 	type WarehouseUsage,
 } from "../contracts";
-import { exec, select } from "../db";
-import { bookedLabelUrl } from "../label-link";
-import { toRupees } from "../money";
-import { type ShipmentStatus, TERMINAL_STATUSES } from "../shipment-status";
+import { exec, select } from "../platform/db";
+import { bookedLabelUrl } from "../shared/label-link";
+import { toRupees } from "../shared/money";
+import { type ShipmentStatus, TERMINAL_STATUSES } from "../shared/shipment-status";
 import { CLOSED_STATUSES, PICKED_UP_STATUSES, STATUS_NEW, UNSHIPPED_STATES } from "./status";
 import type { OrderInput } from "./validation";
 
@@ -351,7 +351,7 @@ export function updateKey(u: Pick<BookingUpdate, "order_id" | "attempt_id" | "se
  * stamps `released_at`: the order number is released for a new order (spec
  * §3); a released order stays released.
  *
- * Lifecycle (issue 7, spec §3; statuses of lib/shipment-status.ts):
+ * Lifecycle (issue 7, spec §3; statuses of lib/shared/shipment-status.ts):
  * `status_at` is the update's `status_at` (ISO-8601 UTC), else the row's
  * when the same attempt reports the same status again, else now(). The
  * shipment timestamps are stamped from the status applied, each keeping the

@@ -17,8 +17,8 @@ import type {
 	UnshippedErrorType,
 	UnshippedRow,
 } from "../contracts";
-import { exec, select } from "../db";
-import { toRupees } from "../money";
+import { exec, select } from "../platform/db";
+import { toRupees } from "../shared/money";
 import {
 	confirmationOf,
 	EDITABLE_FIELDS,

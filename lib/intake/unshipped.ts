@@ -34,9 +34,9 @@ import type {
 	UnshippedErrorType,
 	UnshippedErrorTypeEntry,
 } from "../contracts";
-import { type CursorPosition, decodeCursor, encodeCursor } from "../cursor";
-import { type ApiError, errorBodyOf, fail, failWith } from "../errors";
-import { toPaise } from "../money";
+import { type CursorPosition, decodeCursor, encodeCursor } from "../platform/cursor";
+import { type ApiError, errorBodyOf, fail, failWith } from "../platform/errors";
+import { toPaise } from "../shared/money";
 import { parseOrderInput } from "./validation";
 
 /** Page size of `GET /v1/orders/unshipped` when `limit` is absent (the orders list's default). */
@@ -45,7 +45,7 @@ export const UNSHIPPED_DEFAULT_LIMIT = 50;
 export const UNSHIPPED_MAX_LIMIT = 1000;
 /** Days after creation during which an unbooked order's buyer details may be edited (§3 "editable window"). */
 export const EDIT_WINDOW_DAYS = 30;
-/** Cursor kind of the unshipped list (lib/cursor.ts). */
+/** Cursor kind of the unshipped list (lib/platform/cursor.ts). */
 const KIND = "unshipped";
 
 /** Words of each `error_type`: label, description, and the row's `reason` when no courier words exist. */

@@ -65,11 +65,12 @@
  * string" / "must be a number"…), so no rule, message or clone can recurse on
  * a deeply nested value, whoever the caller (the gateway caps nesting too,
  * but internal NATS callers bypass it). Text fields refuse every control
- * character (lib/fields.ts `CONTROL_CHARS`).
+ * character (lib/shared/fields.ts `CONTROL_CHARS`).
  */
 import type { ValidationError, ValidationSchema } from "fastest-validator";
 import { type PaymentMode, paymentModeOf, type ReceiverFields, type ShipmentDirection } from "../contracts";
-import { validationFailed } from "../errors";
+import { validationFailed } from "../platform/errors";
+import { compile, describe } from "../platform/validate";
 import {
 	CONTROL_CHARS,
 	codeString,
@@ -79,9 +80,8 @@ import {
 	parseDecimal,
 	parsePositiveInt,
 	scalarOrMarker,
-} from "../fields";
-import { toPaise } from "../money";
-import { compile, describe } from "../validate";
+} from "../shared/fields";
+import { toPaise } from "../shared/money";
 
 /** Upper bound of a B2C parcel's dead weight (kg). */
 export const MAX_WEIGHT_KG = 50;

@@ -12,7 +12,7 @@
  * - `deferred_date`: required with `DEFER_DLV`, refused with the other acts;
  *   `YYYY-MM-DD`, a real calendar day (an India Standard Time day).
  * - `phone`, `address`: only with `EDIT_DETAILS`, which needs at least one.
- *   `phone`: the order-create rule (lib/fields.ts `normaliseMobile`: an Indian
+ *   `phone`: the order-create rule (lib/shared/fields.ts `normaliseMobile`: an Indian
  *   mobile, spaces / hyphens / dots / brackets ignored, `+91`/`91`/`0` prefix
  *   accepted, stored as the bare 10 digits; a JSON integer accepted).
  *   `address`: an object; `address_1` 3–255, `address_2?` / `landmark?` ≤ 255,
@@ -24,8 +24,14 @@
  * failing field, `field: reason` (e.g. `deferred_date: is required with DEFER_DLV`).
  */
 import { NDR_ACTS, type NdrAct, type NdrActInput, type NdrAddress } from "../contracts/ndr";
-import { fail, messageOf, validationFailed } from "../errors";
-import { codeString, INDIAN_PINCODE, isPlainObject, normaliseMobile, parsePositiveInt } from "../fields";
+import { fail, messageOf, validationFailed } from "../platform/errors";
+import {
+	codeString,
+	INDIAN_PINCODE,
+	isPlainObject,
+	normaliseMobile,
+	parsePositiveInt,
+} from "../shared/fields";
 
 export type { NdrAct, NdrActInput, NdrAddress } from "../contracts/ndr";
 export { NDR_ACTS } from "../contracts/ndr";

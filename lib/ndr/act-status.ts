@@ -20,7 +20,7 @@
  */
 import { type Caller, call, type NdrActCheck } from "../contracts";
 import { adapterFor, type CourierAdapter, CourierRefused } from "../couriers";
-import { getQueue } from "../queue";
+import { getQueue } from "../platform/queue";
 import { messageOf, type NdrDeps } from "./deps";
 import { actionForCheck, markActionChecked, settleAction } from "./store";
 

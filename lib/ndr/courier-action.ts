@@ -16,7 +16,6 @@
  * sandbox answers the same request id).
  */
 import pRetry from "p-retry";
-import { setting } from "../config";
 import { type Caller, type CallOptions, call } from "../contracts";
 import type { NdrActInput } from "../contracts/ndr";
 import {
@@ -26,7 +25,8 @@ import {
 	CourierUnavailable,
 	type NdrActionDetails,
 } from "../couriers";
-import { fail, validationFailed } from "../errors";
+import { setting } from "../platform/config";
+import { fail, validationFailed } from "../platform/errors";
 
 /** Days after the first failed delivery (IST day) a DEFER_DLV date may be (DOMAIN: "at most 6 days"). */
 export const DEFER_WINDOW_DAYS = 6;
@@ -49,7 +49,7 @@ export function addDays(day: string, n: number): string {
 
 /**
  * The NDR retry policy in force: `NDR_ACTION_ATTEMPTS` (integer ≥ 1, default 3), `NDR_ACTION_BACKOFF_MS` (integer ≥ 0, default 500).
- * @throws Error naming the variable when a value is not allowed (lib/config.ts)
+ * @throws Error naming the variable when a value is not allowed (lib/platform/config.ts)
  */
 export function ndrRetryPolicy(env: NodeJS.ProcessEnv = process.env): {
 	attempts: number;

@@ -15,10 +15,10 @@ import {
 	type NdrRow,
 	type NdrTab,
 } from "../contracts";
-import { type CursorPosition, decodeCursor, encodeCursor } from "../cursor";
-import { type ApiError, fail, failWith } from "../errors";
-import { parsePositiveInt } from "../fields";
-import { toRupees } from "../money";
+import { type CursorPosition, decodeCursor, encodeCursor } from "../platform/cursor";
+import { type ApiError, fail, failWith } from "../platform/errors";
+import { parsePositiveInt } from "../shared/fields";
+import { toRupees } from "../shared/money";
 import type { CommentRow, ListRowDb } from "./store";
 
 /** Page size when `limit` is absent (§8 "not shown": as the orders list). */

@@ -22,9 +22,9 @@
  *   sandbox: nothing sent).
  */
 
-import type { Migration } from "../db";
-import { undeliveredByIdMigration } from "../outbox";
-import { eventOutboxDdl } from "../webhooks/publish";
+import type { Migration } from "../platform/db";
+import { eventOutboxDdl } from "../platform/merchant-events-outbox";
+import { undeliveredByIdMigration } from "../platform/outbox";
 
 /** Ordered migrations for `DbMixin("ndr", NDR_MIGRATIONS)`. */
 export const NDR_MIGRATIONS: Migration[] = [
@@ -164,7 +164,7 @@ export const NDR_MIGRATIONS: Migration[] = [
 		},
 	},
 	{
-		// Merchant webhooks (issue 11): the event outbox (lib/webhooks/publish.ts) and `ndr.opened` (a case
+		// Merchant webhooks (issue 11): the event outbox (lib/platform/merchant-events-outbox.ts) and `ndr.opened` (a case
 		// inserted) / `ndr.closed` (a case takes a scanned outcome: delivered, RTO, lost / damaged / cancelled;
 		// the policy's `rto_requested` is not a close), written by triggers in the transaction of the change,
 		// relayed to the durable channel `merchant.events` by the ndr service's EventOutboxRelay.
@@ -226,7 +226,7 @@ export const NDR_MIGRATIONS: Migration[] = [
 			await q("ALTER TABLE ndr.actions ADD COLUMN IF NOT EXISTS checked_at timestamptz NULL");
 		},
 	},
-	// relays read the oldest due rows by id (lib/outbox.ts)
+	// relays read the oldest due rows by id (lib/platform/outbox.ts)
 	undeliveredByIdMigration("005-outbox-undelivered-by-id", [
 		[{ schema: "ndr", table: "event_outbox" }, "event_outbox_due"],
 	]),

@@ -22,7 +22,7 @@
  * provider reported the delivery; the sandbox, which sends nothing, records
  * `simulated`.
  */
-import { setting } from "../config";
+import { setting } from "../platform/config";
 
 /** Channels a buyer can be notified on. */
 export type NotificationChannel = "sms" | "whatsapp";

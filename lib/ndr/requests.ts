@@ -6,7 +6,6 @@
  * already parsed (./list.ts, ./act-input.ts); SQL in ./store.ts.
  */
 import type { Context } from "moleculer";
-import type { AuthUser } from "../auth";
 import {
 	type CallMeta,
 	call,
@@ -16,7 +15,8 @@ import {
 	type NdrCounts,
 	type NdrPage,
 } from "../contracts";
-import { errorBodyOf, fail, validationFailed } from "../errors";
+import type { AuthUser } from "../platform/auth";
+import { errorBodyOf, fail, validationFailed } from "../platform/errors";
 import { scheduleFirstCheck } from "./act-status";
 import { sendNdrAction } from "./courier-action";
 import type { NdrDeps } from "./deps";

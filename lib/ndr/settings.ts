@@ -12,7 +12,7 @@
  * | `NDR_CALL_TIMEOUT_MS` | timeout of calls to other services | 5000 |
  * | `NDR_ACT_POLL_MS` | first poll of a sent act's outcome at a courier that decides later (Delhivery), then doubled per poll (at most 1 h apart, for 24 h) | 60000 |
  */
-import { setting } from "../config";
+import { setting } from "../platform/config";
 
 /** The ndr service's timings and limits. */
 export interface NdrSettings {
@@ -30,7 +30,7 @@ export interface NdrSettings {
 }
 
 /**
- * Reads {@link NdrSettings} from `env` (process.env unless given; declared in lib/config.ts).
+ * Reads {@link NdrSettings} from `env` (process.env unless given; declared in lib/platform/config.ts).
  * @throws Error naming the variable when a value is not allowed
  */
 export function ndrSettings(env: NodeJS.ProcessEnv = process.env): NdrSettings {

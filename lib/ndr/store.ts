@@ -11,7 +11,7 @@
  */
 import type { Sequelize, Transaction } from "sequelize";
 import type { NdrTab, ShipmentStatusChanged } from "../contracts";
-import { exec, numbersIn, type StoredRow, select } from "../db";
+import { exec, numbersIn, type StoredRow, select } from "../platform/db";
 import type { NotificationOutcomeStatus } from "./notifier";
 import type { NdrReason } from "./reasons";
 

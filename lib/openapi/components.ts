@@ -5,7 +5,7 @@
  * responses look alike.
  */
 import type { OpenAPIV3_1 } from "openapi-types";
-import { CATALOGUE, type ErrorCode } from "../errors/catalogue";
+import { CATALOGUE, type ErrorCode } from "../platform/errors/catalogue";
 import type { JsonSchema, Parameter, Response } from "./types";
 
 /** `$ref` to a schema of {@link components}. */
@@ -124,7 +124,7 @@ export const components: OpenAPIV3_1.ComponentsObject = {
 };
 
 /**
- * "`<code>`: <description>" of a catalogued error (lib/errors/catalogue.ts),
+ * "`<code>`: <description>" of a catalogued error (lib/platform/errors/catalogue.ts),
  * the form every error response text uses; `description` replaces the
  * catalogue's one-line text when a route says more.
  */

@@ -1,6 +1,6 @@
 /**
  * fastest-validator schemas → JSON Schema 2020-12 (the dialect of OpenAPI 3.1;
- * issue 11). The services validate their input with fastest-validator (lib/validate.ts);
+ * issue 11). The services validate their input with fastest-validator (lib/platform/validate.ts);
  * the OpenAPI document describes the same bodies and queries by converting
  * those very schemas, so the document cannot drift from the code.
  *

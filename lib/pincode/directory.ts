@@ -5,7 +5,7 @@
  */
 import type { Sequelize } from "sequelize";
 import type { PincodeInfo } from "../contracts";
-import { select } from "../db";
+import { select } from "../platform/db";
 
 /** Full directory entry (a found {@link PincodeInfo} plus provenance). */
 export interface DirectoryEntry extends Required<PincodeInfo> {

@@ -7,7 +7,7 @@
  * ~155k office rows are aggregated in memory to ~19k pincode rows and inserted
  * with one `jsonb_to_recordset` statement (well under a second of database time).
  */
-import type { Migration } from "../db";
+import type { Migration } from "../platform/db";
 import { aggregateOffices, readPackageOffices } from "./source";
 import { metroRows, ZONE_FACTS } from "./zones";
 

@@ -1,7 +1,7 @@
 /**
  * In-process caching of reference data: {@link TtlLru} for pincode facts
  * fetched from another service (snapshots read from the database reload
- * through lib/reloader.ts).
+ * through lib/platform/reloader.ts).
  */
 
 /** A small LRU cache with a time-to-live. Map insertion order is the recency order. */

@@ -6,7 +6,7 @@
  */
 import type { Sequelize } from "sequelize";
 import type { CourierInfo, ShipmentDirection, Zone } from "../contracts";
-import { select } from "../db";
+import { select } from "../platform/db";
 import { type CodConfig, kgToGrams, type RateCard, type ServiceabilityRule } from "./pricing";
 import {
 	loadSyncedLimits,

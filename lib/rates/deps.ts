@@ -11,8 +11,8 @@
 import type { Logger, ServiceBroker } from "moleculer";
 import type { Sequelize } from "sequelize";
 import { call, type PincodeInfo } from "../contracts";
-import { fail } from "../errors";
-import { Reloader } from "../reloader";
+import { fail } from "../platform/errors";
+import { Reloader } from "../platform/reloader";
 import { TtlLru } from "./cache";
 import { type CatalogSnapshot, loadCatalog } from "./catalog";
 import { CoverageCache } from "./coverage";

@@ -22,7 +22,7 @@
  *
  * Sandbox couriers are NOT seeded here (see lib/rates/seed.ts, run in `started`).
  */
-import type { Migration } from "../db";
+import type { Migration } from "../platform/db";
 
 /** Ordered migrations of the `rates` schema (given to `DbMixin("rates", …)`). */
 export const RATES_MIGRATIONS: Migration[] = [

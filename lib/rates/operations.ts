@@ -21,7 +21,7 @@ import {
 	type ResultOf,
 	type ShipmentDirection,
 } from "../contracts";
-import { ApiError, failWith } from "../errors";
+import { ApiError, failWith } from "../platform/errors";
 import { type CatalogSnapshot, courierInfo, laneKey, lanePerformanceOf } from "./catalog";
 import type { RatesDeps } from "./deps";
 import { unavailable } from "./deps";

@@ -15,9 +15,9 @@ import {
 	type QuoteParams,
 	type ShipmentDirection,
 } from "../contracts";
-import { type ErrorCode, fail } from "../errors";
-import { scalarOrMarker } from "../fields";
-import { assertValid, compile } from "../validate";
+import { type ErrorCode, fail } from "../platform/errors";
+import { assertValid, compile } from "../platform/validate";
+import { scalarOrMarker } from "../shared/fields";
 import type { LaneQuery } from "./quote";
 
 /** Text of the §7 error for a missing from_pin, to_pin or physical_weight. */

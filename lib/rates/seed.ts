@@ -7,9 +7,9 @@
  */
 import type { Sequelize } from "sequelize";
 import sandboxData from "../../data/sandbox-rates.json";
-import { SANDBOX_DELHIVERY_CODE } from "../config";
 import type { CourierInfo } from "../contracts";
-import { exec } from "../db";
+import { SANDBOX_DELHIVERY_CODE } from "../platform/config";
+import { exec } from "../platform/db";
 
 /** [first_slab_kg, first_slab_paise, additional_slab_kg, additional_slab_paise, min_chargeable_kg] */
 export type RateCardTuple = number[];
@@ -32,7 +32,7 @@ const FILE_COURIERS: SeedCourier[] = sandboxData.couriers as SeedCourier[];
  * The sandbox Delhivery courier (issue 14): the REAL Delhivery adapter
  * (`adapter: "delhivery"`) pointed at the simulator's Delhivery protocol
  * (`<simulatorUrl>/delhivery`, zero setup: `sandboxDelhiveryOverrides` in
- * lib/config.ts). Forward and reverse, COD, surface; Sandbox Surface's rate
+ * lib/platform/config.ts). Forward and reverse, COD, surface; Sandbox Surface's rate
  * cards; the lowest priority, so AUTO fall-over of the other sandbox couriers
  * is unchanged. Sandbox Surface's lane rules too (no delivery to the Andaman
  * and Nicobar Islands …), besides what the serviceability sync learns.

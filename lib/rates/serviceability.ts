@@ -13,18 +13,18 @@
  * ({@link syncedRefusal}); a courier never synced is not filtered.
  */
 import type { Sequelize } from "sequelize";
-import { setting } from "../config";
 import type { ServiceabilitySyncStatus } from "../contracts";
 import type { CourierAdapter, PincodeServiceability } from "../couriers/types";
-import { exec, select } from "../db";
-import { toPaise, toRupees } from "../money";
+import { setting } from "../platform/config";
+import { exec, select } from "../platform/db";
+import { toPaise, toRupees } from "../shared/money";
 import { kgToGrams } from "./pricing";
 
 /** Default interval of the scheduled sync (24 h), ms. */
 export const DEFAULT_SYNC_MS = setting("RATES_SERVICEABILITY_SYNC_MS", {});
 /** Batch size used when an adapter implements `serviceability` but states no `serviceabilityBatchSize`. */
 export const DEFAULT_BATCH = 50;
-/** Queue (lib/queue.ts) of the scheduled sync job, owned by the rates service. */
+/** Queue (lib/platform/queue.ts) of the scheduled sync job, owned by the rates service. */
 export const SYNC_QUEUE = "rates-serviceability";
 
 /** Bits of one synced pincode in {@link SyncedPincodes}. */

@@ -4,7 +4,7 @@
  */
 import type { Sequelize } from "sequelize";
 import type { LaneOutcomeParams } from "../contracts";
-import { exec } from "../db";
+import { exec } from "../platform/db";
 import type { LaneDbRow } from "./catalog";
 
 /**

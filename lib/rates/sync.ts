@@ -7,8 +7,8 @@
  */
 import { broadcast, type Caller, call, type ResultOf, type ServiceabilitySyncOutcome } from "../contracts";
 import { adapterFor, type CourierAdapter } from "../couriers";
-import { recordServiceabilitySync } from "../metrics";
-import { getQueue } from "../queue";
+import { recordServiceabilitySync } from "../platform/metrics";
+import { getQueue } from "../platform/queue";
 import type { CatalogSnapshot } from "./catalog";
 import { type RatesDeps, unavailable } from "./deps";
 import { reloadCatalog } from "./operations";

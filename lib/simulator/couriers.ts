@@ -3,7 +3,7 @@
  * rules: AWB formats, refused pincodes, refusal wording (shipments and pickup
  * locations), emittable tracking events, answer delays. Pure: no I/O.
  */
-import { setting } from "../config";
+
 import type { SimulatorEvent } from "../contracts";
 import { sandboxOwnLabelCouriers, sandboxSettings } from "../couriers/sandbox/settings";
 import {
@@ -12,6 +12,7 @@ import {
 	type WireShipment,
 	type WireWarehouse,
 } from "../couriers/sandbox/wire";
+import { setting } from "../platform/config";
 
 /** Static description of one simulated courier. */
 export interface SimCourier {

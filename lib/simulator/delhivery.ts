@@ -53,7 +53,7 @@ import type {
 	WireWarehouse,
 } from "../couriers/sandbox/wire";
 import { UNKNOWN_PICKUP_MARKER } from "../couriers/sandbox/wire";
-import { select } from "../db";
+import { select } from "../platform/db";
 import { cancelPackage, create, HttpError, lookup, ndrUpdate, type Reply, registerWarehouse } from "./api";
 import { REFUSED_PINCODES, type SimCourier, sortCode } from "./couriers";
 import { packingSlipPdf } from "./label";

@@ -10,7 +10,7 @@
  * - `simulator.calls`: every courier call (ops and tests);
  * - `simulator.ndr_actions`: NDR acts accepted (`POST /api/p/update`), each with the pending scan it answers.
  */
-import type { Migration } from "../db";
+import type { Migration } from "../platform/db";
 
 /** Ordered migrations of the `simulator` schema (given to `DbMixin("simulator", …)`). */
 export const SIMULATOR_MIGRATIONS: Migration[] = [

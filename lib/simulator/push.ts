@@ -16,10 +16,10 @@
  * scan through the track API.
  */
 import type { Logger } from "moleculer";
-import { setting } from "../config";
 import { sandboxWebhookSecret } from "../couriers/sandbox/settings";
 import { signedPushHeaders } from "../couriers/sandbox/signature";
 import type { WirePushScan } from "../couriers/sandbox/wire";
+import { setting } from "../platform/config";
 
 /** How long one push waits for the receiver's answer, ms. */
 export const PUSH_TIMEOUT_MS = 2_000;

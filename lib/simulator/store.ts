@@ -5,7 +5,7 @@
  */
 import type { Sequelize } from "sequelize";
 import type { WireShipment, WireWarehouse } from "../couriers/sandbox/wire";
-import { exec, select } from "../db";
+import { exec, select } from "../platform/db";
 
 /** A row of `simulator.packages`. */
 export interface PackageRow {

@@ -16,7 +16,7 @@
  *   the registration of `version` (`pending` → `registered` | `refused`, the
  *   courier's words in `reason`).
  */
-import type { Migration } from "../db";
+import type { Migration } from "../platform/db";
 
 /** Name of the unique index enforcing one name per account (used to map 23505 to a 400). */
 export const NAME_UNIQUE_INDEX = "warehouses_sender_name_uq";

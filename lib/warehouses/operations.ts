@@ -9,8 +9,8 @@
  */
 import type { Context } from "moleculer";
 import type { CallMeta, CourierInfo, Warehouse } from "../contracts";
-import { type ApiError, fail, validationFailed } from "../errors";
-import { parsePositiveInt } from "../fields";
+import { type ApiError, fail, validationFailed } from "../platform/errors";
+import { parsePositiveInt } from "../shared/fields";
 import type { WarehousesDeps } from "./deps";
 import { enqueueRegistration, queueRegistrations } from "./registration";
 import {

@@ -8,7 +8,7 @@
 import type { Transaction } from "sequelize";
 import { type Caller, type CourierInfo, call } from "../contracts";
 import { adapterFor, CourierRefused, pickupLocationOf } from "../couriers";
-import { getQueue } from "../queue";
+import { getQueue } from "../platform/queue";
 import { CALL_OPTIONS, messageOf, type WarehousesDeps } from "./deps";
 import { activeCouriers } from "./remote";
 import { warehouseOf } from "./rows";

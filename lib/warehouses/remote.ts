@@ -13,7 +13,7 @@ import {
 	call,
 	type WarehouseUsage,
 } from "../contracts";
-import { fail, failWith, validationFailed } from "../errors";
+import { fail, failWith, validationFailed } from "../platform/errors";
 import { CALL_OPTIONS, messageOf, type WarehousesDeps } from "./deps";
 import type { ParsedWarehouse } from "./validation";
 

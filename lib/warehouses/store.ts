@@ -6,7 +6,7 @@
  * lock, see {@link lockAccount}).
  */
 import type { Sequelize, Transaction } from "sequelize";
-import { exec, select } from "../db";
+import { exec, select } from "../platform/db";
 import { NAME_UNIQUE_INDEX } from "./migrations";
 import {
 	type StoredRegistration,

@@ -25,7 +25,7 @@
  * Unknown keys (including `sender_id`) are ignored.
  *
  * Every text field (names, address lines, city, state, e-mail) refuses control
- * characters after trimming (lib/fields.ts `CONTROL_CHARS`, the orders' rule):
+ * characters after trimming (lib/shared/fields.ts `CONTROL_CHARS`, the orders' rule):
  * `city: must not contain control characters`. An object or array where a
  * scalar is expected fails as `must be a string` / `must be a boolean` and is
  * never read further (issue 12: no `String()` of a nested value; nothing is
@@ -34,6 +34,7 @@
  */
 import type { ValidationError, ValidationRuleObject, ValidationSchema } from "fastest-validator";
 import { WAREHOUSE_TYPES } from "../contracts";
+import { compile, describe } from "../platform/validate";
 import {
 	hasControlChars,
 	isPlainObject,
@@ -41,8 +42,7 @@ import {
 	PINCODE_FORMAT,
 	parseBool,
 	scalarOrMarker,
-} from "../fields";
-import { compile, describe } from "../validate";
+} from "../shared/fields";
 import type { WarehouseFields } from "./rows";
 
 /** Result of validating a create or patch body. */

@@ -15,9 +15,9 @@ import {
 	type WebhookEventType,
 	type WebhookView,
 } from "../contracts";
-import { type CursorPosition, decodeCursor, encodeCursor } from "../cursor";
-import { type ApiError, fail, validationFailed } from "../errors";
-import { isPlainObject, parsePositiveInt } from "../fields";
+import { type CursorPosition, decodeCursor, encodeCursor } from "../platform/cursor";
+import { type ApiError, fail, validationFailed } from "../platform/errors";
+import { isPlainObject, parsePositiveInt } from "../shared/fields";
 import type { DeliveryRow, EndpointPatch, EndpointRow } from "./store";
 
 /** Longest description (characters). */

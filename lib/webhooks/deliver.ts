@@ -28,8 +28,8 @@
 import { Backoffs } from "bullmq";
 import type { ServiceBroker } from "moleculer";
 import type { Sequelize } from "sequelize";
-import { coalesce } from "../coalesce";
 import { call } from "../contracts";
+import { coalesce } from "../platform/coalesce";
 import { postWebhook } from "./http";
 import { openSecret, signHeaders } from "./secrets";
 import type { WebhookSettings } from "./settings";
@@ -66,7 +66,7 @@ export type DeliverOutcome =
 
 /**
  * The statements every attempt runs, coalesced across the attempts in flight
- * (lib/coalesce.ts): one read of the contexts and one write of the successes
+ * (lib/platform/coalesce.ts): one read of the contexts and one write of the successes
  * per batch instead of one each per delivery.
  */
 export interface DeliveryBatch {

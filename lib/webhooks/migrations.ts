@@ -19,7 +19,7 @@
  *   and courier name (from `order.booked`), so later events of the order
  *   carry `order_no` (and status events `courier`) without asking intake.
  */
-import type { Migration } from "../db";
+import type { Migration } from "../platform/db";
 
 /** Ordered migrations for `DbMixin("webhooks", WEBHOOK_MIGRATIONS)`. */
 export const WEBHOOK_MIGRATIONS: Migration[] = [

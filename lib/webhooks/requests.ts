@@ -19,7 +19,7 @@ import {
 	type WebhookView,
 	type WebhookWithSecret,
 } from "../contracts";
-import { fail } from "../errors";
+import { fail } from "../platform/errors";
 import {
 	deliveryNotFound,
 	deliveryViewOf,

@@ -15,7 +15,7 @@
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
-import { setting } from "../config";
+import { setting } from "../platform/config";
 
 /** Format tag of a stored secret (`v1.<iv>.<tag>.<ciphertext>`, base64url parts). */
 const STORED_VERSION = "v1";

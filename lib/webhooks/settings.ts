@@ -3,7 +3,7 @@
  * read from the environment when the service is created (tests set them
  * first). Times in milliseconds unless the name says hours.
  */
-import { loadConfig, setting } from "../config";
+import { loadConfig, setting } from "../platform/config";
 
 /** What the webhooks service is tuned by. */
 export interface WebhookSettings {
@@ -35,7 +35,7 @@ export interface WebhookSettings {
 	callTimeoutMs: number;
 }
 
-/** The settings from the environment (declared in lib/config.ts). @throws Error naming a variable whose value is not allowed */
+/** The settings from the environment (declared in lib/platform/config.ts). @throws Error naming a variable whose value is not allowed */
 export function webhookSettings(): WebhookSettings {
 	return {
 		// the runtime configuration's sandbox flag: SANDBOX=1, and the zero-setup start unless SANDBOX says otherwise

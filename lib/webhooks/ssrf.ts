@@ -21,7 +21,7 @@
 import { promises as dns, lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
-import { type ApiError, fail, validationFailed } from "../errors";
+import { type ApiError, fail, validationFailed } from "../platform/errors";
 import { embeddedIPv4 } from "./embedded-ipv4";
 
 /** Longest URL accepted (characters). */

@@ -6,7 +6,7 @@
  * another's rows. Times are the database's clock (`now()`).
  */
 import type { Sequelize } from "sequelize";
-import { exec, type StoredRow, select } from "../db";
+import { exec, type StoredRow, select } from "../platform/db";
 
 /** An `webhooks.endpoints` row (ids as numbers; secrets sealed, ./secrets.ts). */
 export interface EndpointRow {

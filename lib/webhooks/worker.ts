@@ -14,8 +14,8 @@
  * BullMQ's `DelayedError`), which the mixin's action call does not carry.
  */
 import { DelayedError, type Job, type JobsOptions } from "bullmq";
-import { setting } from "../config";
-import { type AnyQueue, type AnyWorker, createWorker, getQueue } from "../queue";
+import { setting } from "../platform/config";
+import { type AnyQueue, type AnyWorker, createWorker, getQueue } from "../platform/queue";
 import { attemptDelivery, type DeliverDeps, retryDelayMs } from "./deliver";
 import type { WebhookSettings } from "./settings";
 import type { NewDelivery } from "./store";
@@ -59,7 +59,7 @@ function jobOptions(d: NewDelivery, s: WebhookSettings): JobsOptions {
 	};
 }
 
-/** BullMQ's `Queue.addBulk` (not part of lib/queue.ts `AnyQueue`). */
+/** BullMQ's `Queue.addBulk` (not part of lib/platform/queue.ts `AnyQueue`). */
 interface BulkAdd {
 	addBulk(jobs: { name: string; data: DeliveryJob; opts: JobsOptions }[]): Promise<unknown>;
 }

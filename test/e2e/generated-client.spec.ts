@@ -17,7 +17,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFile
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { ALL_SERVICES } from "../../lib/config";
+import { ALL_SERVICES } from "../../lib/platform/config";
 import { newSender } from "../helpers/broker";
 import { useCluster } from "../helpers/cluster";
 

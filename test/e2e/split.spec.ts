@@ -205,7 +205,7 @@ describe("e2e: every service in its own compiled process over NATS (issue 13)", 
 		);
 		assert.deepEqual(problems, [], "requests answered 5xx (other than 503 service_unavailable) or dropped");
 		// in-flight work ends within the 4 s request timeout: no process waits out the 15 s shutdown
-		// timeout for a context that never ends (a timed-out remote call did: lib/remote-deadline.ts)
+		// timeout for a context that never ends (a timed-out remote call did: lib/platform/remote-deadline.ts)
 		const slow = faults.filter((f) => (f.restartedAt ?? f.at) - f.at > 10_000).map((f) => f.name);
 		assert.deepEqual(slow, [], "processes that took over 10 s to stop on SIGTERM");
 		for (const p of reads)

@@ -5,7 +5,7 @@
  */
 import { strict as assert } from "node:assert";
 import type { Server } from "node:http";
-import type { DevIdp } from "../../lib/devidp";
+import type { DevIdp } from "../../lib/platform/devidp";
 import { newSender } from "../helpers/broker";
 import { warehouseBody } from "../helpers/fixtures";
 import { client, typicalFlow } from "../helpers/flow";

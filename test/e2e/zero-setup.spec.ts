@@ -16,7 +16,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { signedPushHeaders } from "../../lib/couriers/sandbox";
-import { embeddedPgData, stopStalePostmaster } from "../../lib/system";
+import { embeddedPgData, stopStalePostmaster } from "../../lib/platform/system";
 import { client, typicalFlow } from "../helpers/flow";
 import { freePort } from "../helpers/net";
 import { type StartedProcess, startProcess, waitReady } from "../helpers/processes";

@@ -5,10 +5,10 @@
  * test/helpers/global.ts.
  */
 import { type BrokerOptions, ServiceBroker, type ServiceSchema } from "moleculer";
-import { type AuthUser, type Role, userFor } from "../../lib/auth";
-import { loadConfig, type ServiceName } from "../../lib/config";
 import type { ActionName, CallMeta, ParamsOf, ResultOf } from "../../lib/contracts";
-import { loadServiceSchema } from "../../lib/system";
+import { type AuthUser, type Role, userFor } from "../../lib/platform/auth";
+import { loadConfig, type ServiceName } from "../../lib/platform/config";
+import { loadServiceSchema } from "../../lib/platform/system";
 import brokerOptions from "../../moleculer.config";
 
 /**

@@ -6,8 +6,8 @@
  */
 import type { Server } from "node:http";
 import type { ServiceBroker } from "moleculer";
-import type { ServiceName } from "../../lib/config";
-import { createDevIdp, type DevIdp, serveJwks } from "../../lib/devidp";
+import type { ServiceName } from "../../lib/platform/config";
+import { createDevIdp, type DevIdp, serveJwks } from "../../lib/platform/devidp";
 import { startBroker } from "./broker";
 import { freePort } from "./net";
 

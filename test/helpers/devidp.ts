@@ -1,6 +1,6 @@
 /**
  * The identity provider of a test gateway: a real development IdP
- * (lib/devidp.ts) whose JWKS is served over HTTP on 127.0.0.1, and the
+ * (lib/platform/devidp.ts) whose JWKS is served over HTTP on 127.0.0.1, and the
  * gateway's environment pointing at it (`AUTH_JWKS_URL`, `AUTH_ISSUER`,
  * `AUTH_AUDIENCE`, `PORT=0`, no `MSA_DEV_IDP`), so tokens are verified as in
  * production: fetched keys, issuer and audience checked.
@@ -10,8 +10,8 @@
  * `childSystem`.
  */
 import type { Server } from "node:http";
-import type { Role } from "../../lib/auth";
-import { createDevIdp, type DevIdp, serveJwks } from "../../lib/devidp";
+import type { Role } from "../../lib/platform/auth";
+import { createDevIdp, type DevIdp, serveJwks } from "../../lib/platform/devidp";
 import { setEnv } from "./env";
 
 /** A started IdP with the gateway environment set; {@link stop} closes and restores. */

@@ -7,8 +7,8 @@ import { randomBytes } from "node:crypto";
 import IORedis from "ioredis";
 import { connect } from "nats";
 import { Client } from "pg";
-import { closeAllPools } from "../../lib/db";
-import { closeAllQueues } from "../../lib/queue";
+import { closeAllPools } from "../../lib/platform/db";
+import { closeAllQueues } from "../../lib/platform/queue";
 
 const runId = `${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
 const dbName = `msa_test_${runId}`;
@@ -45,7 +45,7 @@ export async function mochaGlobalSetup(): Promise<void> {
 
 /**
  * Deletes the JetStream streams whose name starts with `prefix` (durable
- * channels of lib/channels.ts are named after the Moleculer namespace: a test
+ * channels of lib/platform/channels.ts are named after the Moleculer namespace: a test
  * run's start with `t<runId>`, a benchmark's with `bench-<run>`).
  */
 export async function dropStreams(prefix: string, servers = process.env.TEST_NATS_URL): Promise<void> {

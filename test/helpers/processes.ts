@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import type { Server } from "node:http";
 import { resolve } from "node:path";
-import { createDevIdp, type DevIdp, serveJwks } from "../../lib/devidp";
+import { createDevIdp, type DevIdp, serveJwks } from "../../lib/platform/devidp";
 import { freePort } from "./net";
 
 const root = resolve(__dirname, "../..");

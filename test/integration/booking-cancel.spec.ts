@@ -8,8 +8,8 @@
  */
 import { strict as assert } from "node:assert";
 import { type Middleware, ServiceBroker } from "moleculer";
-import { getSequelize, select } from "../../lib/db";
-import { loadServiceSchema } from "../../lib/system";
+import { getSequelize, select } from "../../lib/platform/db";
+import { loadServiceSchema } from "../../lib/platform/system";
 import brokerOptions from "../../moleculer.config";
 import { newSender, testBrokerOptions } from "../helpers/broker";
 import { callAs } from "../helpers/call";

@@ -8,8 +8,8 @@
  */
 import { strict as assert } from "node:assert";
 import type { ServiceBroker } from "moleculer";
-import { getSequelize, select } from "../../lib/db";
-import type { DevIdp } from "../../lib/devidp";
+import { getSequelize, select } from "../../lib/platform/db";
+import type { DevIdp } from "../../lib/platform/devidp";
 import { newSender } from "../helpers/broker";
 import { callAs } from "../helpers/call";
 import { useCluster } from "../helpers/cluster";

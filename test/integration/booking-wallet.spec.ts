@@ -7,7 +7,7 @@
  * limit set over NATS refusing a booking with 409 `credit_limit_exceeded`.
  */
 import { strict as assert } from "node:assert";
-import { getSequelize, select } from "../../lib/db";
+import { getSequelize, select } from "../../lib/platform/db";
 import { newSender } from "../helpers/broker";
 import { callAs } from "../helpers/call";
 import { useCluster } from "../helpers/cluster";

@@ -10,8 +10,8 @@
 import { strict as assert } from "node:assert";
 import { parse as parseCsv } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
-import { getSequelize, select } from "../../lib/db";
 import { TEMPLATE_COLUMNS } from "../../lib/intake/bulk/columns";
+import { getSequelize, select } from "../../lib/platform/db";
 import { useCluster } from "../helpers/cluster";
 import { bulkCsv, freshRef } from "../helpers/fixtures";
 import { merchantWithWarehouse, uploadBulkCsv } from "../helpers/flow";

@@ -10,8 +10,8 @@
  * every scavenge promotes megabytes; without it, next to nothing.
  * Environment: the test run's (DATABASE_URL, TEST_NATS_URL, NAMESPACE …).
  */
-import { userFor } from "../../lib/auth";
-import { closeAllPools } from "../../lib/db";
+import { userFor } from "../../lib/platform/auth";
+import { closeAllPools } from "../../lib/platform/db";
 import { newSender, startBroker } from "../helpers/broker";
 import { callAs } from "../helpers/call";
 import { burstInFlight, promotedPerScavenge } from "../helpers/gc";

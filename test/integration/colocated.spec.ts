@@ -10,7 +10,7 @@ import { strict as assert } from "node:assert";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import type { ServiceBroker } from "moleculer";
-import { userFor } from "../../lib/auth";
+import { userFor } from "../../lib/platform/auth";
 import { newSender } from "../helpers/broker";
 import { callAs } from "../helpers/call";
 import { useCluster } from "../helpers/cluster";

@@ -10,7 +10,7 @@
  * the scans read with `api/v1/packages/json`.
  */
 import { strict as assert } from "node:assert";
-import { getSequelize, select } from "../../lib/db";
+import { getSequelize, select } from "../../lib/platform/db";
 import { SANDBOX_DELHIVERY } from "../../lib/rates/seed";
 import { DELHIVERY_SIM } from "../../lib/simulator/delhivery";
 import { newSender } from "../helpers/broker";

@@ -2,16 +2,16 @@
  * The sandbox Delhivery courier: the REAL Delhivery adapter
  * (lib/couriers/delhivery) pointed at the simulator's Delhivery protocol
  * (lib/simulator/delhivery.ts) with the zero-setup settings of
- * `sandboxDelhiveryOverrides` (lib/config.ts): the typical flow warehouse →
+ * `sandboxDelhiveryOverrides` (lib/platform/config.ts): the typical flow warehouse →
  * quote (serviceability, rate) → book → label → pickup → track → NDR → cancel,
  * and the refusal / duplicate mapping, end to end over HTTP.
  */
 import assert from "node:assert/strict";
 import type { ServiceBroker } from "moleculer";
-import { loadConfig, SANDBOX_DELHIVERY_CODE, sandboxDelhiveryOverrides } from "../../lib/config";
 import type { Address } from "../../lib/contracts";
 import { type BookRequest, CourierRefused, type PickupLocation } from "../../lib/couriers";
 import { DelhiveryAdapter } from "../../lib/couriers/delhivery";
+import { loadConfig, SANDBOX_DELHIVERY_CODE, sandboxDelhiveryOverrides } from "../../lib/platform/config";
 import { SANDBOX_COURIERS, SANDBOX_DELHIVERY } from "../../lib/rates/seed";
 import { startBroker } from "../helpers/broker";
 import { callAs } from "../helpers/call";

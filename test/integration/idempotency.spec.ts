@@ -6,7 +6,7 @@
  * spec's `200 {order_id, deduped:true}`; the key with another body is 422.
  */
 import assert from "node:assert/strict";
-import { getSequelize, select } from "../../lib/db";
+import { getSequelize, select } from "../../lib/platform/db";
 import { useCluster } from "../helpers/cluster";
 import { freshRef, orderBody } from "../helpers/fixtures";
 import { merchantWithWarehouse } from "../helpers/flow";

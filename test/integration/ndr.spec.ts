@@ -14,9 +14,9 @@
  * sleeps); read-only roles refused; counts equal list totals per tab.
  */
 import { strict as assert } from "node:assert";
-import { publishToChannel } from "../../lib/channels";
 import { NDR_TABS, SHIPMENT_STATUS_CHANNEL, type ShipmentStatusChanged } from "../../lib/contracts";
-import { getSequelize, select } from "../../lib/db";
+import { publishToChannel } from "../../lib/platform/channels";
+import { getSequelize, select } from "../../lib/platform/db";
 import { newSender } from "../helpers/broker";
 import { callAs } from "../helpers/call";
 import { useCluster } from "../helpers/cluster";

@@ -1,5 +1,5 @@
 /**
- * A remote call that times out leaves nothing behind (lib/remote-deadline.ts):
+ * A remote call that times out leaves nothing behind (lib/platform/remote-deadline.ts):
  * two brokers over real NATS with the system's broker options; the callee
  * never answers. Without RemoteCallDeadline, Moleculer 0.15.2 keeps the
  * timed-out call's context tracked forever and a graceful stop of the

@@ -1,6 +1,6 @@
 /**
  * Integration: the durable `shipment.status_changed` over real NATS (issue 8;
- * spec §6; lib/channels.ts, lib/booking/relay.ts): the services spread over
+ * spec §6; lib/platform/channels.ts, lib/booking/relay.ts): the services spread over
  * three brokers, and subscribers on OTHER brokers of the same cluster
  * namespace listening on the channel (JetStream): two brokers of one
  * consumer group (two pods of an internal system) and one of another group.
@@ -12,8 +12,8 @@
 import { strict as assert } from "node:assert";
 import { ServiceBroker } from "moleculer";
 import { connect } from "nats";
-import { channelSubscriptions } from "../../lib/channels";
 import { SHIPMENT_STATUS_CHANNEL, type ShipmentStatusChanged } from "../../lib/contracts";
+import { channelSubscriptions } from "../../lib/platform/channels";
 import { newSender, testBrokerOptions } from "../helpers/broker";
 import { callAs } from "../helpers/call";
 import { useCluster } from "../helpers/cluster";

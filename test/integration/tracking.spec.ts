@@ -18,7 +18,7 @@ import { strict as assert } from "node:assert";
 import { signedPushHeaders } from "../../lib/couriers/sandbox";
 import { sandboxWebhookSecret } from "../../lib/couriers/sandbox/settings";
 import { SCAN_KINDS } from "../../lib/couriers/sandbox/wire";
-import { getSequelize, select } from "../../lib/db";
+import { getSequelize, select } from "../../lib/platform/db";
 import { newSender } from "../helpers/broker";
 import { callAs } from "../helpers/call";
 import { useCluster } from "../helpers/cluster";

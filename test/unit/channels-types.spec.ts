@@ -9,7 +9,6 @@
  */
 import assert from "node:assert/strict";
 import type { ServiceBroker } from "moleculer";
-import { channelSubscriptions, publishToChannel } from "../../lib/channels";
 import {
 	type ChannelName,
 	MERCHANT_EVENTS_CHANNEL,
@@ -17,6 +16,7 @@ import {
 	SHIPMENT_STATUS_CHANNEL,
 	type ShipmentStatusChanged,
 } from "../../lib/contracts";
+import { channelSubscriptions, publishToChannel } from "../../lib/platform/channels";
 
 const status: ShipmentStatusChanged = {
 	event_id: "1-1",

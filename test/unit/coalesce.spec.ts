@@ -1,9 +1,9 @@
 /**
- * lib/coalesce.ts: concurrent calls share runs, one run in flight at a time,
+ * lib/platform/coalesce.ts: concurrent calls share runs, one run in flight at a time,
  * each caller gets the result (or the error) of the run that took its keys.
  */
 import assert from "node:assert/strict";
-import { coalesce } from "../../lib/coalesce";
+import { coalesce } from "../../lib/platform/coalesce";
 
 describe("coalesce", () => {
 	it("runs a lone call at once, and the calls made while a run is in flight together in the next run", async () => {

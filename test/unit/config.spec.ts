@@ -1,11 +1,11 @@
 /**
- * Configuration in one module (lib/config.ts; issue 26;
+ * Configuration in one module (lib/platform/config.ts; issue 26;
  * docs/decisions/0089-configuration-in-one-module.md), checked without servers:
  * - every declared variable parses its default, and a value outside what is
  *   allowed refuses with `NAME must be <allowed> (got "<value>")`;
  * - README.md "Configuration" and the module agree: the same variables, the
  *   same defaults where the README states one;
- * - no file outside lib/config.ts reads a declared variable itself (test,
+ * - no file outside lib/platform/config.ts reads a declared variable itself (test,
  *   bench and shell-script variables stay where they are).
  */
 import { strict as assert } from "node:assert";
@@ -18,7 +18,7 @@ import {
 	type SettingName,
 	type SettingSpec,
 	setting,
-} from "../../lib/config";
+} from "../../lib/platform/config";
 
 const ROOT = join(__dirname, "../..");
 const NAMES = Object.keys(SETTINGS) as SettingName[];
@@ -59,7 +59,7 @@ function productSources(): string[] {
 	return out;
 }
 
-describe("configuration in one module (lib/config.ts)", () => {
+describe("configuration in one module (lib/platform/config.ts)", () => {
 	it("every declared variable has a meaning, its readers, what is allowed, and parses when unset", () => {
 		assert.ok(NAMES.length >= 100, `${NAMES.length} variables`);
 		for (const n of NAMES) {
@@ -153,12 +153,12 @@ describe("configuration in one module (lib/config.ts)", () => {
 		assert.deepEqual(
 			NAMES.filter((n) => !inReadme.has(n)),
 			[],
-			"declared in lib/config.ts but missing from the README table",
+			"declared in lib/platform/config.ts but missing from the README table",
 		);
 		assert.deepEqual(
 			[...inReadme.keys()].filter((n) => !declared.has(n)),
 			[],
-			"in the README table but not declared in lib/config.ts",
+			"in the README table but not declared in lib/platform/config.ts",
 		);
 		const wrong: string[] = [];
 		for (const n of NAMES) {
@@ -176,12 +176,12 @@ describe("configuration in one module (lib/config.ts)", () => {
 		assert.deepEqual(wrong, [], "defaults differ");
 	});
 
-	it("no file outside lib/config.ts reads a declared variable itself", () => {
+	it("no file outside lib/platform/config.ts reads a declared variable itself", () => {
 		const declared = new Set<string>(NAMES);
 		const offences: string[] = [];
 		for (const file of productSources()) {
 			const rel = relative(ROOT, file);
-			if (rel === join("lib", "config.ts")) continue;
+			if (rel === join("lib", "platform", "config.ts")) continue;
 			const lines = readFileSync(file, "utf8").split("\n");
 			lines.forEach((line, i) => {
 				const code = line.replace(/\/\/.*$/, "");

@@ -19,7 +19,7 @@ import {
 } from "../../lib/couriers";
 import { parseNdrUpdate, toNdrUpdate } from "../../lib/couriers/sandbox/mapper";
 import { sandboxSettings } from "../../lib/couriers/sandbox/settings";
-import { getSequelize, select } from "../../lib/db";
+import { getSequelize, select } from "../../lib/platform/db";
 import { addScan } from "../../lib/simulator/api";
 import { startBroker } from "../helpers/broker";
 import { bookRequestFor, address as fixtureAddress, courier as fixtureCourier } from "../helpers/fixtures";

@@ -13,7 +13,7 @@ import type { Address, CourierInfo, SimulatorEvent } from "../../lib/contracts";
 import { adapterFor, type BookRequest, type PickupLocation, type TrackingScan } from "../../lib/couriers";
 import { sandboxSettings } from "../../lib/couriers/sandbox/settings";
 import { SCAN_KINDS } from "../../lib/couriers/sandbox/wire";
-import { getSequelize, select } from "../../lib/db";
+import { getSequelize, select } from "../../lib/platform/db";
 import { addScan } from "../../lib/simulator/api";
 import { EMITTABLE_EVENTS } from "../../lib/simulator/couriers";
 import { startBroker } from "../helpers/broker";

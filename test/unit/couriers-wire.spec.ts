@@ -26,7 +26,7 @@ import {
 	signPush,
 } from "../../lib/couriers/sandbox/signature";
 import { SCAN_KINDS } from "../../lib/couriers/sandbox/wire";
-import { SHIPMENT_STATUSES } from "../../lib/shipment-status";
+import { SHIPMENT_STATUSES } from "../../lib/shared/shipment-status";
 
 const SECRET = "a-test-push-key";
 

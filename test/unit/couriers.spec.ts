@@ -16,7 +16,7 @@ import {
 	SandboxAdapter,
 } from "../../lib/couriers";
 import { sandboxSettings } from "../../lib/couriers/sandbox/settings";
-import { getSequelize, select } from "../../lib/db";
+import { getSequelize, select } from "../../lib/platform/db";
 import { rejects, startBroker } from "../helpers/broker";
 import { callAs } from "../helpers/call";
 import { address as fixtureAddress, courier as fixtureCourier } from "../helpers/fixtures";

@@ -1,13 +1,18 @@
 /**
- * lib/cursor.ts: opaque signed page cursors (spec §2.12, §4.8;
+ * lib/platform/cursor.ts: opaque signed page cursors (spec §2.12, §4.8;
  * docs/ARCHITECTURE.md §6). A cursor round-trips its kind and position;
  * anything not signed by us for that kind (garbage, another list's cursor, a
  * modified payload or signature, another secret) is refused with 400
  * `cursor: unrecognised shape`.
  */
 import { strict as assert } from "node:assert";
-import { type CursorPosition, cursorSecretConfigured, decodeCursor, encodeCursor } from "../../lib/cursor";
-import { errorBodyOf } from "../../lib/errors";
+import {
+	type CursorPosition,
+	cursorSecretConfigured,
+	decodeCursor,
+	encodeCursor,
+} from "../../lib/platform/cursor";
+import { errorBodyOf } from "../../lib/platform/errors";
 
 /** Asserts that decoding `cursor` as `kind` is refused with the §7 answer. */
 function refused(kind: string, cursor: unknown, accept?: (p: CursorPosition) => p is CursorPosition): void {
@@ -30,7 +35,7 @@ function flip(s: string, i: number): string {
 	return s.slice(0, i) + c + s.slice(i + 1);
 }
 
-describe("cursors (lib/cursor.ts)", () => {
+describe("cursors (lib/platform/cursor.ts)", () => {
 	let saved: Record<string, string | undefined> = {};
 	before(() => {
 		saved = { CURSOR_SECRET: process.env.CURSOR_SECRET, LABEL_LINK_SECRET: process.env.LABEL_LINK_SECRET };

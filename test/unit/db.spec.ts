@@ -1,8 +1,8 @@
-/** Migrations (lib/db.ts): idempotent and safe when several processes start at once. */
+/** Migrations (lib/platform/db.ts): idempotent and safe when several processes start at once. */
 import { strict as assert } from "node:assert";
 import { Sequelize } from "sequelize";
-import { loadConfig } from "../../lib/config";
-import { getSequelize, type Migration, migrate, select } from "../../lib/db";
+import { loadConfig } from "../../lib/platform/config";
+import { getSequelize, type Migration, migrate, select } from "../../lib/platform/db";
 
 describe("db: migrations", () => {
 	const schema = `mig_test_${Date.now().toString(36)}`;

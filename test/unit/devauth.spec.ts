@@ -8,14 +8,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
 import type { ServiceBroker } from "moleculer";
-import { createVerifier } from "../../lib/auth";
+import { createVerifier } from "../../lib/platform/auth";
 import {
 	DEV_IDP_AUDIENCE,
 	DEV_IDP_ISSUER,
 	DEV_LOGIN_LIMITS,
 	LoginThrottle,
 	serveJwks,
-} from "../../lib/devidp";
+} from "../../lib/platform/devidp";
 import { rejects, startBroker } from "../helpers/broker";
 import { callAs } from "../helpers/call";
 

@@ -5,14 +5,14 @@
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import { Errors } from "moleculer";
-import { type AuthUser, createVerifier, invalidToken, userFor } from "../../lib/auth";
-import { createDevIdp } from "../../lib/devidp";
-import { apiError, documentsConflict, documentsError } from "../../lib/errors";
 import { answerFor, GatewayError, isUnavailable } from "../../lib/gateway/errors";
 import { accessLogLine, parseQuery, pathOf, requestIdOf } from "../../lib/gateway/http";
 import { API_ALIASES, actionsByService, DEV_IDP_ALIASES } from "../../lib/gateway/routes";
 import { bearerToken, cachedVerifier } from "../../lib/gateway/tokens";
-import { compile, describe as describeFailure } from "../../lib/validate";
+import { type AuthUser, createVerifier, invalidToken, userFor } from "../../lib/platform/auth";
+import { createDevIdp } from "../../lib/platform/devidp";
+import { apiError, documentsConflict, documentsError } from "../../lib/platform/errors";
+import { compile, describe as describeFailure } from "../../lib/platform/validate";
 import { rejects } from "../helpers/broker";
 
 describe("gateway helpers", () => {
@@ -340,7 +340,7 @@ describe("gateway helpers", () => {
 		});
 	});
 
-	describe("lib/validate describe()", () => {
+	describe("lib/platform/validate describe()", () => {
 		it("renders `field: message`, dropping only the leading field name", () => {
 			const check = compile({
 				a: { type: "string" },

@@ -10,7 +10,7 @@ import { strict as assert } from "node:assert";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ALL_SERVICES, checkEnvironment, loadConfig, SETTINGS } from "../../lib/config";
+import { ALL_SERVICES, checkEnvironment, loadConfig, SETTINGS } from "../../lib/platform/config";
 import brokerOptions from "../../moleculer.config";
 import { K8S_DIR, type K8sObject, kustomizeBuild, readManifests, strategicMerge } from "./k8s/kustomize";
 import { loadSchemas, schemaProblems } from "./k8s/validate";
@@ -78,7 +78,7 @@ const matches = (sel: Record<string, string>, labels: Record<string, string>) =>
 const envOf = (c: Container, name: string) => c.env?.find((e) => e.name === name)?.value;
 /** Our image (other containers, e.g. NATS, have their own variables). */
 const OUR_IMAGE = /\/merchant-shipping-api:/;
-/** Variables a manifest may set that Node.js reads, not our code (so not declared in lib/config.ts). */
+/** Variables a manifest may set that Node.js reads, not our code (so not declared in lib/platform/config.ts). */
 const RUNTIME_ENV = new Set(["NODE_OPTIONS"]);
 const mi = (q: unknown) => {
 	const m = /^(\d+)(Mi|Gi)$/.exec(String(q));
@@ -148,19 +148,27 @@ describe("k8s manifests", () => {
 				}
 			});
 
-			it("every variable set for our containers is declared in lib/config.ts, with an allowed value", () => {
+			it("every variable set for our containers is declared in lib/platform/config.ts, with an allowed value", () => {
 				const cm = ofKind(objs, "ConfigMap").find((c) => c.metadata.name === "msa-config") as K8sObject & {
 					data: Record<string, string>;
 				};
 				const unknown = (n: string) => !(n in SETTINGS) && !RUNTIME_ENV.has(n);
-				assert.deepEqual(Object.keys(cm.data).filter(unknown), [], "msa-config keys not in lib/config.ts");
+				assert.deepEqual(
+					Object.keys(cm.data).filter(unknown),
+					[],
+					"msa-config keys not in lib/platform/config.ts",
+				);
 				let ours = 0;
 				for (const w of workloads(objs))
 					for (const c of w.spec.template.spec.containers) {
 						if (!OUR_IMAGE.test(c.image)) continue;
 						ours++;
 						const names = (c.env ?? []).map((e) => e.name);
-						assert.deepEqual(names.filter(unknown), [], `${w.metadata.name}: env not in lib/config.ts`);
+						assert.deepEqual(
+							names.filter(unknown),
+							[],
+							`${w.metadata.name}: env not in lib/platform/config.ts`,
+						);
 						// what the pod sees: the ConfigMap, then its own env (the Secret's values are placeholders)
 						const env: NodeJS.ProcessEnv = { ...cm.data };
 						for (const e of c.env ?? []) if (e.value !== undefined) env[e.name] = e.value;
@@ -436,7 +444,7 @@ describe("k8s manifests", () => {
 		assert.deepEqual(
 			Object.keys(s.stringData).filter((k) => !(k in SETTINGS)),
 			[],
-			"Secret keys not declared in lib/config.ts",
+			"Secret keys not declared in lib/platform/config.ts",
 		);
 	});
 

@@ -1,7 +1,7 @@
-/** Request ids on log lines (lib/logging.ts). */
+/** Request ids on log lines (lib/platform/logging.ts). */
 import { strict as assert } from "node:assert";
 import { ServiceBroker } from "moleculer";
-import { currentRequestId, jsonFormatter, RequestContextMiddleware } from "../../lib/logging";
+import { currentRequestId, jsonFormatter, RequestContextMiddleware } from "../../lib/platform/logging";
 
 describe("logging: request id on every log line", () => {
 	let broker: ServiceBroker;

@@ -4,7 +4,7 @@
  * LOCKED`). With the old `(next_attempt_at, id)` partial index PostgreSQL read
  * and sorted every due row for each round, so draining a backlog was
  * quadratic; each outbox now has `(id) WHERE delivered_at IS NULL`
- * (lib/outbox.ts undeliveredByIdMigration, a migration per owning service). Real
+ * (lib/platform/outbox.ts undeliveredByIdMigration, a migration per owning service). Real
  * PostgreSQL: each migrated outbox table copied with its indexes (`LIKE …
  * INCLUDING ALL`) into a schema of this test, 20,000 undelivered rows (the
  * first 50 in backoff), and the plan of a relay round: no sort, an index scan
@@ -12,10 +12,10 @@
  */
 import assert from "node:assert/strict";
 import { BOOKING_MIGRATIONS } from "../../lib/booking/migrations";
-import { exec, getSequelize, migrate, select } from "../../lib/db";
 import { DOCUMENTS_MIGRATIONS } from "../../lib/documents/migrations";
 import { INTAKE_MIGRATIONS } from "../../lib/intake/migrations";
 import { NDR_MIGRATIONS } from "../../lib/ndr/migrations";
+import { exec, getSequelize, migrate, select } from "../../lib/platform/db";
 
 /** The outbox tables relays read, and the service migrations that make them. */
 const TABLES = [

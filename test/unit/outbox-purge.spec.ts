@@ -1,5 +1,5 @@
 /**
- * Retention of delivered outbox rows (lib/outbox.ts purgeDeliveredOutbox,
+ * Retention of delivered outbox rows (lib/platform/outbox.ts purgeDeliveredOutbox,
  * mixins/db.mixin.ts): rows delivered more than OUTBOX_RETENTION_HOURS ago
  * are deleted, oldest first in rounds; undelivered rows never, rows a relay
  * holds are skipped until released. Real PostgreSQL: a table of its own
@@ -8,8 +8,8 @@
 import assert from "node:assert/strict";
 import type { ServiceBroker } from "moleculer";
 import { Client } from "pg";
-import { exec, getSequelize, select } from "../../lib/db";
-import { outboxRetentionHours, purgeDeliveredOutbox } from "../../lib/outbox";
+import { exec, getSequelize, select } from "../../lib/platform/db";
+import { outboxRetentionHours, purgeDeliveredOutbox } from "../../lib/platform/outbox";
 import type { DbVars } from "../../mixins/db.mixin";
 import { startBroker } from "../helpers/broker";
 

@@ -4,8 +4,8 @@
  */
 import { strict as assert } from "node:assert";
 import type { ServiceBroker } from "moleculer";
-import { getSequelize, select } from "../../lib/db";
 import { aggregateOffices, readPackageOffices } from "../../lib/pincode/source";
+import { getSequelize, select } from "../../lib/platform/db";
 import { as, newSender, rejects, startBroker } from "../helpers/broker";
 import { callAs, callRaw } from "../helpers/call";
 

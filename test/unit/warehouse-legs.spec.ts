@@ -1,12 +1,12 @@
 /**
  * The return-address rules shared by labels, courier bookings and courier
  * registration: a warehouse's legs (lib/warehouses/rows.ts `warehouseOf`),
- * the order's return destination (lib/warehouse-legs.ts) and the pickup
+ * the order's return destination (lib/shared/warehouse-legs.ts) and the pickup
  * location given to couriers (lib/couriers/locations.ts).
  */
 import { strict as assert } from "node:assert";
 import { pickupLocationOf } from "../../lib/couriers";
-import { returnDestination } from "../../lib/warehouse-legs";
+import { returnDestination } from "../../lib/shared/warehouse-legs";
 import { type StoredWarehouse, warehouseOf } from "../../lib/warehouses/rows";
 
 /** A stored warehouse row (Delhi, separate return leg in Okhla); `over` may null out any column. */

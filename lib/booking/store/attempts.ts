@@ -15,10 +15,10 @@ import type {
 	ShipmentRecord,
 	ShipmentStatusChanged,
 } from "../../contracts";
-import { exec, numbersIn, type StoredRow, select } from "../../db";
-import { toPaise, toRupees } from "../../money";
-import { markOutboxDelivered, retryOutboxLater } from "../../outbox";
-import type { ShipmentStatus } from "../../shipment-status";
+import { exec, numbersIn, type StoredRow, select } from "../../platform/db";
+import { markOutboxDelivered, retryOutboxLater } from "../../platform/outbox";
+import { toPaise, toRupees } from "../../shared/money";
+import type { ShipmentStatus } from "../../shared/shipment-status";
 import { assertCredit, assertPaise } from "./ledger";
 
 /** State of a booking attempt (`booking.attempts.state`; queued, claimed and booked are live). */
@@ -785,7 +785,7 @@ export async function outboxDelivered(db: Sequelize, id: number | number[]): Pro
 	await markOutboxDelivered(db, "booking", Array.isArray(id) ? id : [id]);
 }
 
-/** Schedules the redelivery of an outbox row: base · 2^(tries-1), at most 60 s (lib/outbox.ts). */
+/** Schedules the redelivery of an outbox row: base · 2^(tries-1), at most 60 s (lib/platform/outbox.ts). */
 export async function outboxRetryLater(
 	db: Sequelize,
 	row: Pick<OutboxRow, "id" | "tries">,

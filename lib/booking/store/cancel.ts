@@ -15,7 +15,7 @@
  */
 import type { Sequelize, Transaction } from "sequelize";
 import type { BookingUpdate } from "../../contracts";
-import { exec, select } from "../../db";
+import { exec, select } from "../../platform/db";
 import type { AttemptRow } from "./attempts";
 import { chargedPaise, recordLedger } from "./ledger";
 

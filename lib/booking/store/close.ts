@@ -4,7 +4,7 @@
  * cancellation and reading what the ledger refunded for it. Money in paise.
  */
 import type { Sequelize } from "sequelize";
-import { select } from "../../db";
+import { select } from "../../platform/db";
 
 /**
  * In ONE statement: stamps `cancel_closed_at` on the sender's attempts of

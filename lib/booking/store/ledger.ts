@@ -9,9 +9,9 @@
  * has no credit limit unless `booking.accounts` holds one.
  */
 import type { Sequelize, Transaction } from "sequelize";
-import { exec, numbersIn, type StoredRow, select } from "../../db";
-import { failWith } from "../../errors";
-import { toRupees } from "../../money";
+import { exec, numbersIn, type StoredRow, select } from "../../platform/db";
+import { failWith } from "../../platform/errors";
+import { toRupees } from "../../shared/money";
 
 /** A movement to record (paise). */
 export interface LedgerEntry {

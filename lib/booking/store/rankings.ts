@@ -6,7 +6,7 @@
  */
 import type { Sequelize } from "sequelize";
 import type { ShipmentDirection } from "../../contracts";
-import { exec, select } from "../../db";
+import { exec, select } from "../../platform/db";
 
 /** One stored ranking entry: courier and its position (1 = first). */
 export interface RankingRow {

@@ -19,8 +19,13 @@
 import type { Sequelize, Transaction } from "sequelize";
 import type { BookingUpdate, LaneOutcomeParams, ShipmentStatusChanged } from "../../contracts";
 import type { TrackingScan } from "../../couriers";
-import { exec, numbersIn, type StoredRow, select } from "../../db";
-import { isShipmentStatus, isTerminal, type ShipmentStatus, statusNameOf } from "../../shipment-status";
+import { exec, numbersIn, type StoredRow, select } from "../../platform/db";
+import {
+	isShipmentStatus,
+	isTerminal,
+	type ShipmentStatus,
+	statusNameOf,
+} from "../../shared/shipment-status";
 import { type FoldResult, type FoldTarget, foldScans, laneOutcomeOf, type NewScan } from "../tracking-fold";
 
 /** Where scans came from: pushed to our webhook, polled from the courier, or a handover manifest (documents). */

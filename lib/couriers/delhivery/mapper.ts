@@ -9,7 +9,7 @@
  * an answer we cannot read → {@link CourierUnavailable}.
  */
 import type { NdrAct } from "../../contracts/ndr";
-import type { ShipmentStatus } from "../../shipment-status";
+import type { ShipmentStatus } from "../../shared/shipment-status";
 import {
 	type BookRequest,
 	type BookResult,

@@ -12,7 +12,7 @@
  * - `DELHIVERY_RATE_LIMIT` / `DELHIVERY_RATE_WINDOW_MS` → rate API calls per window (default 40 per 60000 ms)
  * - `DELHIVERY_RATE_CACHE_MS` → how long a rate answer is reused for the same query (default 60000)
  */
-import { setting } from "../../config";
+import { setting } from "../../platform/config";
 
 /** Connection settings of one Delhivery account. */
 export interface DelhiverySettings {
@@ -39,7 +39,7 @@ export interface DelhiverySettings {
 /**
  * Builds the settings of courier `courierCode` from the environment.
  * Throws an Error when `DELHIVERY_BASE_URL` or `DELHIVERY_TOKEN` is missing, or a
- * value is not allowed (lib/config.ts).
+ * value is not allowed (lib/platform/config.ts).
  */
 export function delhiverySettings(
 	courierCode: string,

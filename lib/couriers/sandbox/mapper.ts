@@ -11,7 +11,7 @@
  */
 import type { Address } from "../../contracts";
 import type { NdrAct } from "../../contracts/ndr";
-import type { ShipmentStatus } from "../../shipment-status";
+import type { ShipmentStatus } from "../../shared/shipment-status";
 import {
 	type BookRequest,
 	type BookResult,

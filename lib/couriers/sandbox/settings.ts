@@ -4,12 +4,12 @@
  * environment before the first call.
  *
  * Environment:
- * - `SANDBOX_COURIER_URL` / `SANDBOX_COURIER_PORT` → base URL (lib/config.ts `simulatorUrl`)
+ * - `SANDBOX_COURIER_URL` / `SANDBOX_COURIER_PORT` → base URL (lib/platform/config.ts `simulatorUrl`)
  * - `SANDBOX_COURIER_TIMEOUT_MS` → per-call timeout in ms (default 5000)
  * - `SANDBOX_COURIER_TOKEN` → API token sent as `Authorization: Token <token>` (default `sandbox-token`)
  * - `SANDBOX_WEBHOOK_SECRET` → HMAC key of pushed scans (the simulator signs with it, the
  *   adapter's `verifyPush` checks it). No default: unset, every push is refused and the simulator
- *   pushes nothing; the zero-setup start generates one per installation (lib/system.ts, kept in
+ *   pushes nothing; the zero-setup start generates one per installation (lib/platform/system.ts, kept in
  *   `<data dir>/sandbox-webhook-secret`); booking and a pushing simulator refuse to start with
  *   `SANDBOX=1` and no key ({@link requireSandboxWebhookSecret}).
  * - `SANDBOX_OWN_LABEL_COURIERS` → comma-separated courier codes that issue their own label file
@@ -17,7 +17,7 @@
  *   courier. The simulator serves packing slips for these codes only, the adapter's `issuesOwnLabel`
  *   answers from the same list.
  */
-import { loadConfig, setting } from "../../config";
+import { loadConfig, setting } from "../../platform/config";
 
 /** Connection settings of one sandbox courier account. */
 export interface SandboxSettings {
@@ -57,7 +57,7 @@ export function sandboxWebhookSecret(env: NodeJS.ProcessEnv = process.env): stri
  * pushes) with the sandbox on (`loadConfig().sandbox`) and no
  * `SANDBOX_WEBHOOK_SECRET`: the sandbox couriers' pushes could not be signed
  * or checked. The zero-setup start sets one before any service starts
- * (lib/system.ts); other deployments set it in their shared configuration.
+ * (lib/platform/system.ts); other deployments set it in their shared configuration.
  * @throws Error naming the variable
  */
 export function requireSandboxWebhookSecret(service: string, env: NodeJS.ProcessEnv = process.env): void {

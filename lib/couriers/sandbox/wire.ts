@@ -21,7 +21,7 @@
  * to the URL the simulator is given (`SANDBOX_SCAN_PUSH_URL`), signed with
  * {@link PUSH_TIMESTAMP_HEADER} and {@link PUSH_SIGNATURE_HEADER} (./signature.ts).
  */
-import type { ShipmentStatus } from "../../shipment-status";
+import type { ShipmentStatus } from "../../shared/shipment-status";
 
 /** One shipment of a create call. `order` is our client reference (the courier dedupes on it). */
 export interface WireShipment {

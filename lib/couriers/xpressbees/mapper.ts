@@ -9,7 +9,7 @@
  * `YYYY-MM-DD HH:mm[:ss]`.
  */
 import type { NdrAct } from "../../contracts/ndr";
-import type { ShipmentStatus } from "../../shipment-status";
+import type { ShipmentStatus } from "../../shared/shipment-status";
 import type {
 	BookRequest,
 	BookResult,

@@ -12,7 +12,7 @@
  * - `XPRESSBEES_COURIER_ID` → Xpressbees service id sent as `courier_id` at booking and picked among rates
  *   (optional; absent: Xpressbees chooses at booking, the rate of the asked mode is picked by name)
  */
-import { setting } from "../../config";
+import { setting } from "../../platform/config";
 
 /** Where the adapter may write a line (a Moleculer logger fits). Tokens and passwords never reach it. */
 export interface XpressbeesLogger {

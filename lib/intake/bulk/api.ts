@@ -24,10 +24,10 @@ import type {
 	CursorPage,
 	HttpParams,
 } from "../../contracts";
-import { type CursorPosition, decodeCursor, encodeCursor } from "../../cursor";
-import { type apiError, type ErrorCode, errorBodyOf, fail, failWith } from "../../errors";
-import { parsePositiveInt } from "../../fields";
-import { textProblem } from "../../text-rule";
+import { type CursorPosition, decodeCursor, encodeCursor } from "../../platform/cursor";
+import { type apiError, type ErrorCode, errorBodyOf, fail, failWith } from "../../platform/errors";
+import { textProblem } from "../../platform/text-rule";
+import { parsePositiveInt } from "../../shared/fields";
 import { columnOfField, TEMPLATE_EXAMPLE, TEMPLATE_COLUMNS as TEMPLATE_HEADERS } from "./columns";
 import {
 	type BulkJobRow,
@@ -164,7 +164,7 @@ export function senderAddressField(query: HttpParams, fields: UploadForm["fields
 /**
  * The refusals of the form's texts (issue 31): a field name or value, the
  * file part's name, file name or content type that breaks the system's one
- * text rule (lib/text-rule.ts: a control character other than TAB / LF / CR,
+ * text rule (lib/platform/text-rule.ts: a control character other than TAB / LF / CR,
  * an unpaired surrogate; a NUL cannot be stored in a PostgreSQL text column:
  * it answered 500). One detail per text, `<part>: <what> must not contain
  * control characters` (or `unpaired surrogates`); a name that breaks the rule

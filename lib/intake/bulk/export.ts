@@ -26,7 +26,7 @@ import { Readable } from "node:stream";
 import { stringify } from "csv-stringify/sync";
 import type { Sequelize } from "sequelize";
 import type { BulkRowOutcome, HttpParams } from "../../contracts";
-import { failWith } from "../../errors";
+import { failWith } from "../../platform/errors";
 import { jobNotFound, parseJobId } from "./api";
 import { neutralise, REPORT_COLUMNS, TEMPLATE_COLUMNS } from "./columns";
 import { type BulkRowDb, bulkJob, bulkRowsOfOutcomes } from "./jobs-store";

@@ -6,7 +6,7 @@
  */
 import type { Sequelize, Transaction } from "sequelize";
 import type { BulkFormat, BulkJobStatus, BulkRowError, BulkRowOutcome } from "../../contracts";
-import { exec, type StoredRow, select } from "../../db";
+import { exec, type StoredRow, select } from "../../platform/db";
 import { capRowErrors } from "./bounds";
 
 /** A `intake.bulk_jobs` row with the rejected count (ids and counts as numbers). */

@@ -16,7 +16,7 @@
 
 import type { Readable } from "node:stream";
 import { Busboy, type BusboyFileStream } from "@fastify/busboy";
-import { type ApiError, fail, failWith } from "../../errors";
+import { type ApiError, fail, failWith } from "../../platform/errors";
 
 /** Largest accepted file: 25 MB (26,214,400 bytes; issue 10). Enforced while streaming. */
 export const BULK_MAX_BYTES = 25 * 1024 * 1024;

@@ -21,9 +21,9 @@
  * retries from the checkpoint).
  */
 import type { Sequelize, Transaction } from "sequelize";
-import { setting } from "../../config";
 import type { PincodeInfo } from "../../contracts";
-import { getQueue } from "../../queue";
+import { setting } from "../../platform/config";
+import { getQueue } from "../../platform/queue";
 import type { OrderInput } from "../validation";
 import { capText, MAX_JOB_ERROR_CHARS } from "./bounds";
 import { cellsOf, HeaderError, type HeaderMap, mapHeader, type RowCells } from "./columns";

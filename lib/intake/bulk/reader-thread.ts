@@ -13,7 +13,7 @@
  * is rethrown as an Error.
  */
 import { Worker } from "node:worker_threads";
-import { setting } from "../../config";
+import { setting } from "../../platform/config";
 import type { SourceRow } from "./csv";
 import { BulkFileError } from "./xlsx";
 

@@ -24,7 +24,7 @@
  */
 import { readdirSync } from "node:fs";
 import { getPriority, setPriority } from "node:os";
-import { setting } from "../../config";
+import { setting } from "../../platform/config";
 
 /** An intake process's part in bulk processing (see the module docs). */
 export type BulkRole = "on" | "off" | "only";
@@ -42,7 +42,7 @@ export function bulkRole(env: NodeJS.ProcessEnv = process.env): BulkRole {
 
 /**
  * `INTAKE_BULK_NICE` of `env`: an integer 0–19, default 10.
- * @throws Error for anything else (the process refuses to start; lib/config.ts)
+ * @throws Error for anything else (the process refuses to start; lib/platform/config.ts)
  */
 export function bulkNice(env: NodeJS.ProcessEnv = process.env): number {
 	return setting("INTAKE_BULK_NICE", env);

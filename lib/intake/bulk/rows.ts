@@ -16,8 +16,8 @@
  * in messages are neutralised (./columns.ts `neutralise`).
  */
 import type { Sequelize } from "sequelize";
-import { assertNotB2B } from "../../channel";
-import { errorBodyOf } from "../../errors";
+import { errorBodyOf } from "../../platform/errors";
+import { assertNotB2B } from "../../shared/b2b";
 import { insertOrder } from "../store";
 import { type OrderInput, parseOrderInput } from "../validation";
 import { COLUMN_FIELDS, type Column, columnOfField, neutralise, type RowCells } from "./columns";

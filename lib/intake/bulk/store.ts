@@ -6,7 +6,7 @@
  * batch, never one per row).
  */
 import type { Sequelize, Transaction } from "sequelize";
-import { exec, select } from "../../db";
+import { exec, select } from "../../platform/db";
 import { STATUS_NEW } from "../status";
 import type { OrderInput } from "../validation";
 import { capRowErrors, capText, MAX_JOB_ERROR_CHARS } from "./bounds";

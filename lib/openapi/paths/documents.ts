@@ -10,12 +10,12 @@
  * §7 exception for `/v1/documents/*`: 400 and 404 answer `{message}`
  * (`DocumentsError`, no `error` key), 409 answers `{code, message}`
  * (`DocumentsConflict`); the signed link's 404 is plain text. Inputs are
- * validated by hand (lib/fields.ts `parsePositiveInt`, lib/documents/bulk.ts
+ * validated by hand (lib/shared/fields.ts `parsePositiveInt`, lib/documents/bulk.ts
  * `parseOrderIds`, manifest-request.ts `parseManifestNo`, link.ts
  * `verifyLabelToken`) and described by hand here.
  */
 import { MAX_BULK_LABELS } from "../../documents/bulk";
-import { LINK_TAG_LENGTH } from "../../label-link";
+import { LINK_TAG_LENGTH } from "../../shared/label-link";
 import { errors, ID_PATH_SCHEMA, json, pathParam, ref } from "../components";
 import type { AreaPaths, JsonSchema, Operation, Response } from "../types";
 import { BEARER, bearerResponses, idInput } from "./shipping";

@@ -52,7 +52,7 @@ import {
 	MAX_WEIGHT_KG,
 	reverseSchema,
 } from "../../intake/validation";
-import { BUCKETS, SHIPMENT_STATUSES } from "../../shipment-status";
+import { BUCKETS, SHIPMENT_STATUSES } from "../../shared/shipment-status";
 import { authErrors, errors, ID_PATH_SCHEMA, json, pathParam, queryParam } from "../components";
 import { fromValidator } from "../schema";
 import type { AreaPaths, JsonSchema, Operation, Parameter, Response } from "../types";
@@ -106,7 +106,7 @@ const arr = (description: string, items: Schema, extra: Partial<Schema> = {}): S
 
 /** Booking states (§2.4, §3). */
 const BOOKING_STATES = ["not_shipped", "booking_in_progress", "booked", "failed"];
-/** Every lifecycle status (lib/shipment-status.ts), for descriptions (the spec does not enumerate them). */
+/** Every lifecycle status (lib/shared/shipment-status.ts), for descriptions (the spec does not enumerate them). */
 const LIFECYCLE_STATUSES = ["new", "booking_queued", "booking_failed", ...SHIPMENT_STATUSES];
 
 const stateSchema = str(
@@ -114,7 +114,7 @@ const stateSchema = str(
 	{ enum: BOOKING_STATES },
 );
 const statusSchema = str(
-	`Lifecycle status (spec §2.4: values not enumerated by the contract; ours, lib/shipment-status.ts): ${LIFECYCLE_STATUSES.map((s) => `\`${s}\``).join(", ")}.`,
+	`Lifecycle status (spec §2.4: values not enumerated by the contract; ours, lib/shared/shipment-status.ts): ${LIFECYCLE_STATUSES.map((s) => `\`${s}\``).join(", ")}.`,
 );
 
 /** §2.12 pagination object. */

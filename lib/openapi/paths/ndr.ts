@@ -10,10 +10,10 @@
  * `parseNdrOrderId`): the schemas here are written by hand and say so.
  */
 import { NDR_ACTS, NDR_TABS } from "../../contracts/ndr";
-import { CURSOR_UNRECOGNISED } from "../../cursor";
 import { INVALID_NDR_ACT_MESSAGE } from "../../ndr/act-input";
 import { COMMENT_MAX, NDR_DEFAULT_LIMIT, NDR_MAX_LIMIT } from "../../ndr/list";
 import { NDR_REASONS } from "../../ndr/reasons";
+import { CURSOR_UNRECOGNISED } from "../../platform/cursor";
 import { ID_PATH_SCHEMA, json, pathParam, queryParam } from "../components";
 import type { AreaPaths, JsonSchema, Operation } from "../types";
 import {

@@ -21,9 +21,9 @@ import type { ValidationSchema } from "fastest-validator";
 import { MAX_RANKING, SHIPMENT_TYPE_MSG } from "../../booking/couriers";
 import { SANDBOX_EVENTS, SCAN_LIMIT_DEFAULT, SCAN_LIMIT_MAX } from "../../booking/tracking";
 import { WALLET_DEFAULT_LIMIT, WALLET_MAX_LIMIT } from "../../booking/wallet";
-import { CURSOR_UNRECOGNISED } from "../../cursor";
+import { CURSOR_UNRECOGNISED } from "../../platform/cursor";
 import { DIRECTION, LANE_RULES, REQUIRED_MESSAGE, RUPEES } from "../../rates/params";
-import { SHIPMENT_STATUSES } from "../../shipment-status";
+import { SHIPMENT_STATUSES } from "../../shared/shipment-status";
 import { errors, ID_PATH_SCHEMA, json, pathParam, queryParam, ref } from "../components";
 import { fromValidator } from "../schema";
 import type { AreaPaths, JsonSchema, Operation, Parameter, Response } from "../types";
@@ -189,7 +189,7 @@ export const utc = (description: string, nullable = false): JsonSchema => ({
 
 /**
  * A positive integer id as the hand-written parsers accept it in a body
- * (lib/fields.ts `parsePositiveInt`, untrimmed): a JSON integer or a string
+ * (lib/shared/fields.ts `parsePositiveInt`, untrimmed): a JSON integer or a string
  * of digits (no sign, no spaces, no leading zero), at most 2^53 − 1.
  */
 export const idInput = (description: string): JsonSchema => ({
@@ -223,7 +223,7 @@ const STATUS: JsonSchema = {
 	type: "string",
 	enum: [...SHIPMENT_STATUSES],
 	description:
-		"normalized shipment status (lib/shipment-status.ts; docs/decisions/0029-shipment-tracking.md)",
+		"normalized shipment status (lib/shared/shipment-status.ts; docs/decisions/0029-shipment-tracking.md)",
 };
 
 // ---------------------------------------------------------------------------
@@ -540,7 +540,7 @@ const TRACKING_ANSWER: JsonSchema = {
 		status_name: str(
 			"the shipment's folded status name; `Cancelled` for a cancelled booking; else the order's status (e.g. new, booking queued)",
 		),
-		order_status_id: int("numeric id of that status (lib/shipment-status.ts)"),
+		order_status_id: int("numeric id of that status (lib/shared/shipment-status.ts)"),
 	},
 };
 
@@ -1033,7 +1033,7 @@ const courierPush: Operation = {
 	responses: {
 		"200": json("Accepted and folded.", PUSH_ANSWER),
 		...errors({
-			400: "`validation_failed` (`details: [\"body: <the adapter's words>\"]`: not the courier's format, a scan without a readable time; `body: Shipment.<field> must not contain control characters` (U+0000 and the other controls but TAB, LF, CR; lib/text-rule.ts)); gateway: `invalid_body` (unreadable body).",
+			400: "`validation_failed` (`details: [\"body: <the adapter's words>\"]`: not the courier's format, a scan without a readable time; `body: Shipment.<field> must not contain control characters` (U+0000 and the other controls but TAB, LF, CR; lib/platform/text-rule.ts)); gateway: `invalid_body` (unreadable body).",
 			401: "`invalid_signature`: the signature (or the sandbox timestamp) header is missing, does not match the body, is outside the timestamp window, was received before (a replay), or no key is configured for the courier.",
 			404: "`not_found`: no active courier with that code, or one without an integration.",
 			413: "`payload_too_large`: the body is over 512 KB (gateway).",

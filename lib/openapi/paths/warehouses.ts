@@ -96,7 +96,7 @@ function bodySchema(create: boolean, description: string, extra: Record<string, 
 			is_return_same: {
 				...LOOSE_BOOL,
 				description:
-					"Checked by hand (lib/fields.ts `parseBool`). True: the return leg mirrors the forward address (any `return_*` sent is ignored). Absent counts as false on create (the return block is then required, messages prefixed `return_`); on a patch the stored value applies.",
+					"Checked by hand (lib/shared/fields.ts `parseBool`). True: the return leg mirrors the forward address (any `return_*` sent is ignored). Absent counts as false on create (the return block is then required, messages prefixed `return_`); on a patch the stored value applies.",
 			},
 			is_default: {
 				...LOOSE_BOOL,
@@ -111,7 +111,7 @@ function bodySchema(create: boolean, description: string, extra: Record<string, 
 	return schema as JsonSchema;
 }
 
-/** The legacy booleans (lib/fields.ts `parseBool`): true/false, 1/0, "true"/"false", "1"/"0". */
+/** The legacy booleans (lib/shared/fields.ts `parseBool`): true/false, 1/0, "true"/"false", "1"/"0". */
 const LOOSE_BOOL: JsonSchema = {
 	oneOf: [
 		{ type: "boolean" },

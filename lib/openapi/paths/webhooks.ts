@@ -12,7 +12,7 @@
  */
 import type { OpenAPIV3_1 } from "openapi-types";
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_TYPE } from "../../contracts/webhooks";
-import { CURSOR_UNRECOGNISED } from "../../cursor";
+import { CURSOR_UNRECOGNISED } from "../../platform/cursor";
 import { MAX_DESCRIPTION } from "../../webhooks/api";
 import { MAX_URL_LENGTH } from "../../webhooks/ssrf";
 import { documented, documentedErrors, ID_PATH_SCHEMA, json, pathParam, queryParam } from "../components";

@@ -1,5 +1,5 @@
 /**
- * Claim values refused by lib/auth.ts (issue 12), shared by the unit specs of
+ * Claim values refused by lib/platform/auth.ts (issue 12), shared by the unit specs of
  * the claims (test/unit/auth/claims.spec.ts) and the gateway's HTTP specs
  * (test/unit/gateway/auth.spec.ts).
  */

@@ -7,10 +7,22 @@
  */
 import assert from "node:assert/strict";
 import type { JWTPayload } from "jose";
-import { type AuthUser, claimsUser, createVerifier, roleClaim, senderClaim } from "../../../lib/auth";
-import { checkAuthConfig, loadConfig } from "../../../lib/config";
-import { createDevIdp, DEV_IDP_AUDIENCE, DEV_IDP_ISSUER, type DevIdp, serveJwks } from "../../../lib/devidp";
-import { startSystem, zeroSetupAuth } from "../../../lib/system";
+import {
+	type AuthUser,
+	claimsUser,
+	createVerifier,
+	roleClaim,
+	senderClaim,
+} from "../../../lib/platform/auth";
+import { checkAuthConfig, loadConfig } from "../../../lib/platform/config";
+import {
+	createDevIdp,
+	DEV_IDP_AUDIENCE,
+	DEV_IDP_ISSUER,
+	type DevIdp,
+	serveJwks,
+} from "../../../lib/platform/devidp";
+import { startSystem, zeroSetupAuth } from "../../../lib/platform/system";
 import { setEnv } from "../gateway/setup";
 import { BAD_SENDERS, NON_STRING_ROLES } from "./claim-cases";
 

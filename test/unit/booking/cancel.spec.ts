@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import type { ServiceBroker } from "moleculer";
 import type { OrderRecord } from "../../../lib/contracts";
 import { SandboxAdapter } from "../../../lib/couriers";
-import { exec, getSequelize, select } from "../../../lib/db";
+import { exec, getSequelize, select } from "../../../lib/platform/db";
 import { as, newSender, rejects } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { eventually } from "../../helpers/poll";

@@ -7,8 +7,8 @@
  * Real simulator over HTTP, booking and documents, PostgreSQL and Redis; fakes in ./setup.ts.
  */
 import assert from "node:assert/strict";
-import { getSequelize, select } from "../../../lib/db";
-import { loadServiceSchema } from "../../../lib/system";
+import { getSequelize, select } from "../../../lib/platform/db";
+import { loadServiceSchema } from "../../../lib/platform/system";
 import { newSender } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { eventually } from "../../helpers/poll";

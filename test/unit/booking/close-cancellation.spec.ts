@@ -6,7 +6,7 @@
  * Redis; fakes of intake, warehouses and rates in ./setup.ts.
  */
 import assert from "node:assert/strict";
-import { exec, getSequelize, select } from "../../../lib/db";
+import { exec, getSequelize, select } from "../../../lib/platform/db";
 import { as, newSender } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { addOrder, attemptsOf, book, insertAttempt, settled, simCalls, useBookingBroker } from "./setup";

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { ServiceBroker } from "moleculer";
-import { loadServiceSchema } from "../../../lib/system";
+import { loadServiceSchema } from "../../../lib/platform/system";
 import { rejects, testBrokerOptions } from "../../helpers/broker";
 
 describe("booking: start-up configuration", () => {

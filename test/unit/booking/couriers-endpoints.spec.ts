@@ -6,7 +6,7 @@
  */
 import { strict as assert } from "node:assert";
 import { SHIPMENT_TYPE_MSG } from "../../../lib/booking/couriers";
-import { exec, getSequelize, select } from "../../../lib/db";
+import { exec, getSequelize, select } from "../../../lib/platform/db";
 import { as, newSender, rejects } from "../../helpers/broker";
 import { callAs, callRaw } from "../../helpers/call";
 import { freshId } from "../../helpers/fixtures";

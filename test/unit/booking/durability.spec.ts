@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { outboxRetryLater } from "../../../lib/booking/store";
-import { exec, getSequelize, select } from "../../../lib/db";
+import { exec, getSequelize, select } from "../../../lib/platform/db";
 import { newSender } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { eventually } from "../../helpers/poll";

@@ -7,7 +7,7 @@
  * Real simulator over HTTP, PostgreSQL and Redis; fakes in ./setup.ts.
  */
 import assert from "node:assert/strict";
-import { exec, getSequelize } from "../../../lib/db";
+import { exec, getSequelize } from "../../../lib/platform/db";
 import { newSender } from "../../helpers/broker";
 import { eventually } from "../../helpers/poll";
 import {

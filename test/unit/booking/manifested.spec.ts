@@ -1,7 +1,7 @@
 /**
  * booking service, manifests and the durable `shipment.status_changed` (issue
  * 8; spec §3 manifest row, §6; lib/booking/tracking.ts `markManifested`,
- * lib/channels.ts): `booking.markManifested` moves the sender's booked
+ * lib/platform/channels.ts): `booking.markManifested` moves the sender's booked
  * shipments to `manifested` through the tracking fold (intake gets the order
  * update; booking's status and time; the scan in the history), is idempotent,
  * ignores another sender's AWBs and a shipment already picked up; every status
@@ -15,9 +15,14 @@
 import assert from "node:assert/strict";
 import IORedis from "ioredis";
 import type { ServiceBroker } from "moleculer";
-import { CHANNEL_REDIS_MAXLEN, channelsKindOf, channelsOf, channelsPrefixOf } from "../../../lib/channels";
 import { type ParamsOf, SHIPMENT_STATUS_CHANNEL, type ShipmentStatusChanged } from "../../../lib/contracts";
-import { getSequelize, select } from "../../../lib/db";
+import {
+	CHANNEL_REDIS_MAXLEN,
+	channelsKindOf,
+	channelsOf,
+	channelsPrefixOf,
+} from "../../../lib/platform/channels";
+import { getSequelize, select } from "../../../lib/platform/db";
 import { as, newSender, rejects } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { eventually } from "../../helpers/poll";

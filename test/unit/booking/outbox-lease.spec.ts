@@ -12,8 +12,8 @@ import assert from "node:assert/strict";
 import { Client } from "pg";
 import { BOOKING_MIGRATIONS } from "../../../lib/booking/migrations";
 import { leaseOutbox } from "../../../lib/booking/store";
-import { loadConfig } from "../../../lib/config";
-import { exec, getSequelize, migrate, select } from "../../../lib/db";
+import { loadConfig } from "../../../lib/platform/config";
+import { exec, getSequelize, migrate, select } from "../../../lib/platform/db";
 
 /** Inserts one outbox row; answers its id. */
 async function addRow(kind: string, payload: Record<string, unknown>, dueInS: number): Promise<number> {

@@ -7,7 +7,7 @@ import { strict as assert } from "node:assert";
 import { applyRanking, pickAuto, rankCouriers } from "../../../lib/booking/ranking";
 import { rankingOf, replaceRanking } from "../../../lib/booking/store/rankings";
 import type { CourierInfo, Quote } from "../../../lib/contracts";
-import { getSequelize } from "../../../lib/db";
+import { getSequelize } from "../../../lib/platform/db";
 import { newSender, rejects } from "../../helpers/broker";
 import { courier } from "../../helpers/fixtures";
 import { COURIERS, down, useBookingBroker } from "./setup";

@@ -17,8 +17,8 @@ import type {
 	ResultOf,
 	Warehouse,
 } from "../../../lib/contracts";
-import { exec, getSequelize, select } from "../../../lib/db";
-import { loadServiceSchema } from "../../../lib/system";
+import { exec, getSequelize, select } from "../../../lib/platform/db";
+import { loadServiceSchema } from "../../../lib/platform/system";
 import { as, testBrokerOptions } from "../../helpers/broker";
 import { callAs, fakeService } from "../../helpers/call";
 import { courier, order, COURIERS as SANDBOX_COURIERS, warehouse } from "../../helpers/fixtures";

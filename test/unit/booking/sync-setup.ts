@@ -3,7 +3,7 @@
  * calling `booking.bookSync` as a merchant and reading the wallet ledger.
  */
 import type { ServiceBroker } from "moleculer";
-import { getSequelize, select } from "../../../lib/db";
+import { getSequelize, select } from "../../../lib/platform/db";
 import { as } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 

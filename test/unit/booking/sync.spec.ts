@@ -7,8 +7,8 @@
  */
 import assert from "node:assert/strict";
 import type { ServiceBroker } from "moleculer";
-import { exec, getSequelize, select } from "../../../lib/db";
-import { LABEL_LINK_PREFIX, verifyLabelToken } from "../../../lib/label-link";
+import { exec, getSequelize, select } from "../../../lib/platform/db";
+import { LABEL_LINK_PREFIX, verifyLabelToken } from "../../../lib/shared/label-link";
 import { newSender, rejects } from "../../helpers/broker";
 import { eventually } from "../../helpers/poll";
 import {
@@ -63,7 +63,7 @@ describe("booking: POST /v1/shipping/book/sync", function () {
 			label_url: res.label_url,
 		});
 		assert.match(res.awb, /^15\d{13}$/);
-		// label_url: the AWB's signed link (lib/label-link.ts), relative to the API base
+		// label_url: the AWB's signed link (lib/shared/label-link.ts), relative to the API base
 		assert.ok(res.label_url.startsWith(LABEL_LINK_PREFIX), res.label_url);
 		assert.match(res.label_url, /^\/v1\/documents\/label\/t\/15\d{13}\.[A-Za-z0-9_-]{43}$/);
 		assert.equal(verifyLabelToken(res.label_url.slice(LABEL_LINK_PREFIX.length)), row.awb_number);

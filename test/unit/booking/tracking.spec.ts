@@ -20,7 +20,7 @@ import type {
 import { signedPushHeaders, signPush } from "../../../lib/couriers/sandbox";
 import { sandboxWebhookSecret } from "../../../lib/couriers/sandbox/settings";
 import { type SandboxScanStatus, SCAN_KINDS, type WirePushScan } from "../../../lib/couriers/sandbox/wire";
-import { exec, getSequelize, select } from "../../../lib/db";
+import { exec, getSequelize, select } from "../../../lib/platform/db";
 import { as, newSender, rejects } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { eventually } from "../../helpers/poll";

@@ -9,9 +9,9 @@
 import assert from "node:assert/strict";
 import type { Transaction } from "sequelize";
 import { assertCredit, chargedPaise, recordLedger } from "../../../lib/booking/store/ledger";
-import { encodeCursor } from "../../../lib/cursor";
-import { exec, getSequelize, select } from "../../../lib/db";
-import { errorBodyOf } from "../../../lib/errors";
+import { encodeCursor } from "../../../lib/platform/cursor";
+import { exec, getSequelize, select } from "../../../lib/platform/db";
+import { errorBodyOf } from "../../../lib/platform/errors";
 import { as, newSender, rejects } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { freshId } from "../../helpers/fixtures";

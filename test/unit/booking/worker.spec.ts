@@ -6,7 +6,7 @@
  * warehouses and rates in ./setup.ts.
  */
 import assert from "node:assert/strict";
-import { getSequelize, select } from "../../../lib/db";
+import { getSequelize, select } from "../../../lib/platform/db";
 import { newSender } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { eventually } from "../../helpers/poll";

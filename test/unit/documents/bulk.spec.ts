@@ -9,9 +9,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PDFDict, PDFDocument, PDFName, rgb } from "pdf-lib";
-import { getSequelize } from "../../../lib/db";
 import { recordCourierLabel } from "../../../lib/documents/store";
-import { errorBodyOf } from "../../../lib/errors";
+import { getSequelize } from "../../../lib/platform/db";
+import { errorBodyOf } from "../../../lib/platform/errors";
 import { as, newSender, rejects } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import {

@@ -9,10 +9,10 @@
 import assert from "node:assert/strict";
 import type { CourierInfo, ShipmentRecord } from "../../../lib/contracts";
 import { SandboxAdapter } from "../../../lib/couriers";
-import { getSequelize, select } from "../../../lib/db";
 import { courierLabelsOf } from "../../../lib/documents/store";
-import { errorBodyOf } from "../../../lib/errors";
-import { loadServiceSchema } from "../../../lib/system";
+import { getSequelize, select } from "../../../lib/platform/db";
+import { errorBodyOf } from "../../../lib/platform/errors";
+import { loadServiceSchema } from "../../../lib/platform/system";
 import { newSender, rejects } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { address, courier, freshRef } from "../../helpers/fixtures";

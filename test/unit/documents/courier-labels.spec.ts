@@ -3,8 +3,8 @@
  * Fakes and tools: ./setup.ts.
  */
 import assert from "node:assert/strict";
-import { getSequelize } from "../../../lib/db";
 import { recordCourierLabel } from "../../../lib/documents/store";
+import { getSequelize } from "../../../lib/platform/db";
 import { newSender } from "../../helpers/broker";
 import { bookedOrder, download, failure, labelRows, useDocuments } from "./setup";
 

@@ -3,7 +3,7 @@
  * Fakes and tools: ./setup.ts.
  */
 import assert from "node:assert/strict";
-import { errorBodyOf } from "../../../lib/errors";
+import { errorBodyOf } from "../../../lib/platform/errors";
 import { newSender, rejects } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { freshId } from "../../helpers/fixtures";

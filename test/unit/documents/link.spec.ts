@@ -1,6 +1,6 @@
 /**
  * Signed label links (spec §4.4 `GET /v1/documents/label/t/{token}`, §5 rule 7,
- * §7 plain-text 404): lib/label-link.ts (token, key rotation) and the
+ * §7 plain-text 404): lib/shared/label-link.ts (token, key rotation) and the
  * route end to end over real HTTP: the real gateway and documents services on
  * real PostgreSQL, with intake, booking (incl. `booking.awbOwner`) and
  * warehouses as small fakes answering the contract shapes.
@@ -9,16 +9,16 @@ import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { ServiceBroker, type ServiceSchema } from "moleculer";
 import type { OrderRecord, ShipmentRecord, Warehouse } from "../../../lib/contracts";
-import { getSequelize, select } from "../../../lib/db";
 import { recordCourierLabel } from "../../../lib/documents/store";
+import { getSequelize, select } from "../../../lib/platform/db";
+import { loadServiceSchema, startSystem } from "../../../lib/platform/system";
 import {
 	LABEL_LINK_PREFIX,
 	LINK_TAG_LENGTH,
 	labelLinkUrl,
 	signLabelToken,
 	verifyLabelToken,
-} from "../../../lib/label-link";
-import { loadServiceSchema, startSystem } from "../../../lib/system";
+} from "../../../lib/shared/label-link";
 import { newSender, rejects, startWithGateway, testBrokerOptions } from "../../helpers/broker";
 import { fakeService } from "../../helpers/call";
 import { useDevIdp } from "../../helpers/devidp";
@@ -41,7 +41,7 @@ function expectedTag(secret: string, awb: string): string {
 	return createHmac("sha256", key).update(awb).digest("base64url");
 }
 
-describe("signed label links: tokens (lib/label-link.ts)", () => {
+describe("signed label links: tokens (lib/shared/label-link.ts)", () => {
 	it("signs {awb}.{hmac}: HMAC-SHA256 under a key derived from LABEL_LINK_SECRET, base64url (43 chars)", () => {
 		withEnv({ LABEL_LINK_SECRET: "s3cret", LABEL_LINK_PREVIOUS_SECRETS: undefined }, () => {
 			const t = signLabelToken("1400000000123");

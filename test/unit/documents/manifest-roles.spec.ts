@@ -7,8 +7,8 @@
  * Bulk labels (`POST /v1/documents/label`) stay a read any role may do.
  */
 import assert from "node:assert/strict";
-import { READ_ONLY_ROLES } from "../../../lib/auth";
-import { getSequelize, select } from "../../../lib/db";
+import { READ_ONLY_ROLES } from "../../../lib/platform/auth";
+import { getSequelize, select } from "../../../lib/platform/db";
 import { as, newSender, rejects } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { http } from "../gateway/setup";

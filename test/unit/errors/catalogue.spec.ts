@@ -1,9 +1,9 @@
 /**
- * The error catalogue (lib/errors/catalogue.ts, issue 26) is the only source
+ * The error catalogue (lib/platform/errors/catalogue.ts, issue 26) is the only source
  * of error codes, statuses and messages:
  * - every entry is well formed, and `fail` builds each body shape;
  * - no module of lib/, services/ or mixins/ builds an error answer with a
- *   literal status/code/message outside lib/errors/ (a grep over the sources);
+ *   literal status/code/message outside lib/platform/errors/ (a grep over the sources);
  * - every catalogued code is described by the served OpenAPI document (or is
  *   marked `internal` with a reason), and every code an error response of the
  *   document names is catalogued.
@@ -12,6 +12,8 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { OpenAPIV3_1 } from "openapi-types";
+import { answerFor, gatewayFail } from "../../../lib/gateway/errors";
+import { buildDocument } from "../../../lib/openapi/index";
 import {
 	CATALOGUE,
 	type CatalogueEntry,
@@ -21,9 +23,7 @@ import {
 	failWith,
 	TOKEN_FAILURES,
 	validationFailed,
-} from "../../../lib/errors";
-import { answerFor, gatewayFail } from "../../../lib/gateway/errors";
-import { buildDocument } from "../../../lib/openapi/index";
+} from "../../../lib/platform/errors";
 
 const ROOT = join(__dirname, "..", "..", "..");
 
@@ -56,7 +56,7 @@ const BYPASSES: ReadonlyArray<[what: string, re: RegExp]> = [
 ];
 
 /** Not our API's answers: the sandbox couriers speak their own wire format. */
-const OUTSIDE = ["lib/errors/", "lib/simulator/", "lib/couriers/"];
+const OUTSIDE = ["lib/platform/errors/", "lib/simulator/", "lib/couriers/"];
 
 /** The bypasses in `text` (one line per hit: `<line>: <what>`); comments are skipped. */
 function bypassesIn(text: string): string[] {
@@ -136,7 +136,7 @@ const NOT_CODES = new Set([
 	"shipment_type",
 ]);
 
-describe("error catalogue (lib/errors/catalogue.ts)", () => {
+describe("error catalogue (lib/platform/errors/catalogue.ts)", () => {
 	const entries = Object.entries(CATALOGUE) as Array<[ErrorCode, CatalogueEntry]>;
 
 	it("holds well-formed entries: an error status, a description, a spec section", () => {
@@ -230,7 +230,7 @@ describe("error catalogue (lib/errors/catalogue.ts)", () => {
 				for (const hit of bypassesIn(readFileSync(file, "utf8"))) hits.push(`${rel}:${hit}`);
 			}
 		}
-		assert.deepEqual(hits, [], `errors built outside lib/errors/catalogue.ts:\n${hits.join("\n")}`);
+		assert.deepEqual(hits, [], `errors built outside lib/platform/errors/catalogue.ts:\n${hits.join("\n")}`);
 	});
 
 	describe("and the served OpenAPI document", () => {

@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { type Context, ServiceBroker } from "moleculer";
-import { loadConfig } from "../../../lib/config";
-import { apiError } from "../../../lib/errors";
+import { loadConfig } from "../../../lib/platform/config";
+import { apiError } from "../../../lib/platform/errors";
 import brokerOptions from "../../../moleculer.config";
 import { newSender } from "../../helpers/broker";
 import { skipContract } from "../../helpers/contract";

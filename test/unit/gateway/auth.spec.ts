@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { SignJWT } from "jose";
-import { createDevIdp } from "../../../lib/devidp";
+import { createDevIdp } from "../../../lib/platform/devidp";
 import { newSender } from "../../helpers/broker";
 import { BAD_SENDERS, NON_STRING_ROLES } from "../auth/claim-cases";
 import { calls, http, useGateway } from "./setup";

@@ -4,9 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { ServiceBroker } from "moleculer";
-import { loadConfig } from "../../../lib/config";
-import { createDevIdp } from "../../../lib/devidp";
-import { loadServiceSchema } from "../../../lib/system";
+import { loadConfig } from "../../../lib/platform/config";
+import { createDevIdp } from "../../../lib/platform/devidp";
+import { loadServiceSchema } from "../../../lib/platform/system";
 import brokerOptions from "../../../moleculer.config";
 import { freePort } from "../../helpers/net";
 import { FAKES, http, setEnv, startGateway } from "./setup";

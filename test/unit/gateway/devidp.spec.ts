@@ -1,6 +1,6 @@
 /**
  * Gateway with the development identity provider (zero-setup login, §5.5),
- * configured exactly as the zero-setup start does (lib/system.ts
+ * configured exactly as the zero-setup start does (lib/platform/system.ts
  * `zeroSetupAuth`: JWKS, `iss` and `aud` of the provider); login throttling
  * and prototype-safe credentials (issue 12).
  */
@@ -10,8 +10,13 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { decodeJwt } from "jose";
 import type { ServiceBroker } from "moleculer";
-import { createDevIdp, DEV_IDP_AUDIENCE, DEV_IDP_ISSUER, DEV_LOGIN_LIMITS } from "../../../lib/devidp";
-import { zeroSetupAuth } from "../../../lib/system";
+import {
+	createDevIdp,
+	DEV_IDP_AUDIENCE,
+	DEV_IDP_ISSUER,
+	DEV_LOGIN_LIMITS,
+} from "../../../lib/platform/devidp";
+import { zeroSetupAuth } from "../../../lib/platform/system";
 import { skipContract } from "../../helpers/contract";
 import { freePort } from "../../helpers/net";
 import { FAKES, http, setEnv, startGateway } from "./setup";

@@ -18,14 +18,14 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { brotliCompressSync, deflateSync, gzipSync, zstdCompressSync } from "node:zlib";
 import type { Context, ServiceBroker } from "moleculer";
-import { documentsError } from "../../../lib/errors";
 import {
 	assertCleanText,
 	isCleanText,
 	MAX_TEXT_DETAILS,
 	textViolations,
 } from "../../../lib/gateway/text-rule";
-import { zeroSetupAuth } from "../../../lib/system";
+import { documentsError } from "../../../lib/platform/errors";
+import { zeroSetupAuth } from "../../../lib/platform/system";
 import { skipContract } from "../../helpers/contract";
 import { CaptureLogger } from "../../helpers/logs";
 import { freePort } from "../../helpers/net";

@@ -10,8 +10,8 @@
  */
 import assert from "node:assert/strict";
 import { type Context, ServiceBroker } from "moleculer";
-import { getSequelize, select } from "../../../lib/db";
-import { apiError } from "../../../lib/errors";
+import { getSequelize, select } from "../../../lib/platform/db";
+import { apiError } from "../../../lib/platform/errors";
 import { newSender, testBrokerOptions } from "../../helpers/broker";
 import { skipContract } from "../../helpers/contract";
 import { useDevIdp } from "../../helpers/devidp";

@@ -11,7 +11,6 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import IORedis from "ioredis";
 import type { Context, ServiceBroker } from "moleculer";
-import { loadConfig } from "../../../lib/config";
 import {
 	addressKey,
 	clientAddress,
@@ -19,6 +18,7 @@ import {
 	RateLimitedError,
 	retryAfterOf,
 } from "../../../lib/gateway/rate-limit";
+import { loadConfig } from "../../../lib/platform/config";
 import { newSender } from "../../helpers/broker";
 import { skipContract } from "../../helpers/contract";
 import { useDevIdp } from "../../helpers/devidp";

@@ -2,14 +2,14 @@
  * Shared setup of the gateway specs (test/unit/gateway/*.spec.ts): the gateway
  * over real HTTP (global fetch) on a broker with small fake services (spec
  * §2.11, §5, §7; docs/ARCHITECTURE.md §3, §6). Tokens are signed by a real
- * development IdP whose JWKS is served over HTTP (lib/devidp.ts).
+ * development IdP whose JWKS is served over HTTP (lib/platform/devidp.ts).
  */
 import { type BrokerOptions, type Context, ServiceBroker } from "moleculer";
-import type { AuthUser } from "../../../lib/auth";
-import type { DevIdp } from "../../../lib/devidp";
-import { apiError, documentsError } from "../../../lib/errors";
 import { API_ALIASES, BULK_UPLOAD_ALIASES } from "../../../lib/gateway/routes";
-import { loadServiceSchema } from "../../../lib/system";
+import type { AuthUser } from "../../../lib/platform/auth";
+import type { DevIdp } from "../../../lib/platform/devidp";
+import { apiError, documentsError } from "../../../lib/platform/errors";
+import { loadServiceSchema } from "../../../lib/platform/system";
 import { testBrokerOptions } from "../../helpers/broker";
 import { skipContract } from "../../helpers/contract";
 import { useDevIdp } from "../../helpers/devidp";

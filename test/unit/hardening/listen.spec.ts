@@ -1,6 +1,6 @@
 /**
  * The gateway's listen address (issue 12): `HOST`, default 0.0.0.0; the
- * zero-setup start (lib/system.ts) sets HOST=127.0.0.1 before the gateway
+ * zero-setup start (lib/platform/system.ts) sets HOST=127.0.0.1 before the gateway
  * is created, so its development IdP is reachable from this machine only.
  */
 import { strict as assert } from "node:assert";

@@ -9,7 +9,7 @@ import { strict as assert } from "node:assert";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ServiceName } from "../../../lib/config";
+import type { ServiceName } from "../../../lib/platform/config";
 import { newSender } from "../../helpers/broker";
 import { type Cluster, useCluster } from "../../helpers/cluster";
 import { orderBody, warehouseBody } from "../../helpers/fixtures";

@@ -1,10 +1,10 @@
 /**
  * The stored `bucket` column of intake.orders (migration 0003, a generated
- * column) agrees with lib/shipment-status.ts `bucketOf` for every lifecycle
+ * column) agrees with lib/shared/shipment-status.ts `bucketOf` for every lifecycle
  * status (spec §3 buckets): one real row per status, its `bucket` read back.
  */
 import assert from "node:assert/strict";
-import { getSequelize, select } from "../../../lib/db";
+import { getSequelize, select } from "../../../lib/platform/db";
 import {
 	BUCKETS,
 	bucketOf,
@@ -12,7 +12,7 @@ import {
 	type LifecycleStatus,
 	SHIPMENT_STATUSES,
 	statusesIn,
-} from "../../../lib/shipment-status";
+} from "../../../lib/shared/shipment-status";
 import { newSender } from "../../helpers/broker";
 import { useIntake } from "./setup";
 

@@ -11,8 +11,6 @@ import { parse as parseCsv } from "csv-parse/sync";
 import ExcelJS from "exceljs";
 import JSZip from "jszip";
 import type { ServiceBroker } from "moleculer";
-import type { Role } from "../../../lib/auth";
-import { getSequelize, select } from "../../../lib/db";
 import {
 	cellsOf,
 	mapHeader,
@@ -21,7 +19,9 @@ import {
 	TEMPLATE_EXAMPLE,
 } from "../../../lib/intake/bulk/columns";
 import { insertBulkJob } from "../../../lib/intake/bulk/jobs-store";
-import { getQueue } from "../../../lib/queue";
+import type { Role } from "../../../lib/platform/auth";
+import { getSequelize, select } from "../../../lib/platform/db";
+import { getQueue } from "../../../lib/platform/queue";
 import { startWithGateway } from "../../helpers/broker";
 import { fakeService } from "../../helpers/call";
 import { useDevIdp } from "../../helpers/devidp";

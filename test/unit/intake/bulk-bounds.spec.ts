@@ -10,7 +10,6 @@
  */
 import assert from "node:assert/strict";
 import type { ServiceBroker } from "moleculer";
-import { getSequelize, select } from "../../../lib/db";
 import {
 	capRowErrors,
 	capText,
@@ -21,6 +20,7 @@ import {
 import { HeaderError, mapHeader, TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from "../../../lib/intake/bulk/columns";
 import { insertBulkJob } from "../../../lib/intake/bulk/jobs-store";
 import { finishJob, insertOutcomes } from "../../../lib/intake/bulk/store";
+import { getSequelize, select } from "../../../lib/platform/db";
 import { startWithGateway } from "../../helpers/broker";
 import { fakeService } from "../../helpers/call";
 import { useDevIdp } from "../../helpers/devidp";

@@ -5,8 +5,8 @@
  * deduped, failed, review and rejected rows never appear.
  */
 import assert from "node:assert/strict";
-import { exec, getSequelize } from "../../../lib/db";
 import { createdOrderIds, insertBulkJob } from "../../../lib/intake/bulk/jobs-store";
+import { exec, getSequelize } from "../../../lib/platform/db";
 import { newSender } from "../../helpers/broker";
 import { useIntake, warehouseOf } from "./setup";
 

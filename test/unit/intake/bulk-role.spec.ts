@@ -1,12 +1,12 @@
 /**
  * The bulk worker role (lib/intake/bulk/role.ts) and the pacing of streamed
- * calls (lib/paced-stream.ts), issue 10.
+ * calls (lib/platform/paced-stream.ts), issue 10.
  */
 import { strict as assert } from "node:assert";
 import { execFileSync } from "node:child_process";
 import { PassThrough, Readable } from "node:stream";
 import { bulkNice, bulkRole, lowerThreadsPriority } from "../../../lib/intake/bulk/role";
-import { pacedStream } from "../../../lib/paced-stream";
+import { pacedStream } from "../../../lib/platform/paced-stream";
 
 describe("intake: bulk worker role (INTAKE_BULK_WORKER, INTAKE_BULK_NICE)", () => {
 	it("reads on / off / only (default on) and refuses anything else", () => {
@@ -66,7 +66,7 @@ describe("intake: bulk worker role (INTAKE_BULK_WORKER, INTAKE_BULK_NICE)", () =
 	});
 });
 
-describe("paced streams (lib/paced-stream.ts)", () => {
+describe("paced streams (lib/platform/paced-stream.ts)", () => {
 	it("passes every byte in order, one chunk per turn of the event loop", async () => {
 		const chunks = Array.from({ length: 40 }, (_, i) => Buffer.alloc(64 * 1024, i));
 		const paced = pacedStream(Readable.from(chunks));

@@ -3,7 +3,7 @@
  * Broker, fake warehouses and body builders: ./setup.ts.
  */
 import assert from "node:assert/strict";
-import { userFor } from "../../../lib/auth";
+import { userFor } from "../../../lib/platform/auth";
 import { as, newSender } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { broker, create, failure, forwardBody, rowsFor, useIntake, warehouseOf, withField } from "./setup";

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { API_ALIASES } from "../../../lib/gateway/routes";
 import { DEFAULT_TRACKING_URL_TEMPLATE } from "../../../lib/intake/list";
-import { labelLinkUrl } from "../../../lib/label-link";
+import { labelLinkUrl } from "../../../lib/shared/label-link";
 import { newSender } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { createOrder, get, moveTo, sql, useReadSide } from "./list-helpers";

@@ -1,5 +1,5 @@
 /**
- * intake service: lib/fields parsing helpers used by the create validation.
+ * intake service: lib/shared/fields parsing helpers used by the create validation.
  * Broker, fake warehouses and body builders: ./setup.ts.
  */
 import assert from "node:assert/strict";
@@ -12,9 +12,9 @@ import {
 	PINCODE_FORMAT,
 	parseBool,
 	parsePositiveInt,
-} from "../../../lib/fields";
+} from "../../../lib/shared/fields";
 
-describe("lib/fields", () => {
+describe("lib/shared/fields", () => {
 	it("parsePositiveInt reads JSON integers and plain digit strings only", () => {
 		const cases: Array<[unknown, number | null]> = [
 			[5, 5],

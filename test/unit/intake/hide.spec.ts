@@ -7,8 +7,8 @@
  * a fake booking (./unshipped-setup.ts).
  */
 import assert from "node:assert/strict";
-import { type Role, userFor } from "../../../lib/auth";
-import { getSequelize, select } from "../../../lib/db";
+import { type Role, userFor } from "../../../lib/platform/auth";
+import { getSequelize, select } from "../../../lib/platform/db";
 import { newSender, rejects } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { broker, failure } from "./setup";

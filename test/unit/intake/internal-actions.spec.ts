@@ -4,9 +4,9 @@
  */
 import assert from "node:assert/strict";
 import type { WarehouseUsage } from "../../../lib/contracts";
-import { getSequelize, select } from "../../../lib/db";
 import { insertOrder } from "../../../lib/intake/store";
 import { parseOrderInput } from "../../../lib/intake/validation";
+import { getSequelize, select } from "../../../lib/platform/db";
 import { newSender } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { book, broker, create, forwardBody, useIntake, warehouseOf } from "./setup";

@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { encodeCursor } from "../../../lib/cursor";
 import { filtersHash, type OrderListFilters } from "../../../lib/intake/list";
+import { encodeCursor } from "../../../lib/platform/cursor";
 import { newSender } from "../../helpers/broker";
 import { createOrder, createOrders, get, ids, list, moveTo, useReadSide } from "./list-helpers";
 

@@ -14,9 +14,9 @@
 import assert from "node:assert/strict";
 import type { ServiceBroker } from "moleculer";
 import type { LabelInfo, ShipmentRecord } from "../../../lib/contracts";
-import { getSequelize, select } from "../../../lib/db";
-import type { DevIdp } from "../../../lib/devidp";
-import { isShipmentStatus, type LifecycleStatus } from "../../../lib/shipment-status";
+import { getSequelize, select } from "../../../lib/platform/db";
+import type { DevIdp } from "../../../lib/platform/devidp";
+import { isShipmentStatus, type LifecycleStatus } from "../../../lib/shared/shipment-status";
 import { as, startWithGateway } from "../../helpers/broker";
 import { callRaw, fakeService } from "../../helpers/call";
 import { useDevIdp } from "../../helpers/devidp";

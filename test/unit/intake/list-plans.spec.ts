@@ -9,9 +9,9 @@
  */
 import assert from "node:assert/strict";
 import { Client } from "pg";
-import { getSequelize } from "../../../lib/db";
 import { type OrderListQuery, parseOrderListQuery } from "../../../lib/intake/list";
 import { batchStatement, listOrdersStatement } from "../../../lib/intake/list-store";
+import { getSequelize } from "../../../lib/platform/db";
 import { useIntake } from "./setup";
 
 interface PlanNode {
@@ -61,7 +61,7 @@ describe("GET /v1/orders: query plans on a seeded table", function () {
 
 	/**
 	 * Runs `fn` on a connection of its own, without the application pool's 15 s `statement_timeout`
-	 * (lib/db.ts): the seed is one 162,000-row INSERT, which a busy CI machine can take longer than that to
+	 * (lib/platform/db.ts): the seed is one 162,000-row INSERT, which a busy CI machine can take longer than that to
 	 * write. Only the fixture goes through it; every plan below is read through the application's pool.
 	 */
 	async function unbounded(fn: (c: Client) => Promise<void>): Promise<void> {
@@ -111,7 +111,7 @@ describe("GET /v1/orders: query plans on a seeded table", function () {
 
 	/**
 	 * The plan of the list statement for `params` (parsed as the service
-	 * parses them), prepared as lib/db.ts prepares it, as a custom plan (the
+	 * parses them), prepared as lib/platform/db.ts prepares it, as a custom plan (the
 	 * values known) or as the generic plan PostgreSQL may switch to.
 	 */
 	async function plan(

@@ -4,8 +4,13 @@
  * gateway and intake (./list-helpers.ts). Cursor walks: ./list-cursor.spec.ts.
  */
 import assert from "node:assert/strict";
-import { labelLinkUrl } from "../../../lib/label-link";
-import { BUCKETS, bucketOf, type LifecycleStatus, SHIPMENT_STATUSES } from "../../../lib/shipment-status";
+import { labelLinkUrl } from "../../../lib/shared/label-link";
+import {
+	BUCKETS,
+	bucketOf,
+	type LifecycleStatus,
+	SHIPMENT_STATUSES,
+} from "../../../lib/shared/shipment-status";
 import { newSender } from "../../helpers/broker";
 import { http } from "../gateway/setup";
 import { createOrder, createOrders, get, ids, list, moveTo, sql, useReadSide } from "./list-helpers";
@@ -153,7 +158,7 @@ describe("GET /v1/orders", () => {
 		});
 	});
 
-	describe("buckets (§3; lib/shipment-status.ts)", () => {
+	describe("buckets (§3; lib/shared/shipment-status.ts)", () => {
 		it("each bucket lists exactly the orders whose status belongs to it; all lists every order", async () => {
 			const { s, token } = await account();
 			const statuses: LifecycleStatus[] = ["new", "booking_queued", "booking_failed", ...SHIPMENT_STATUSES];

@@ -7,10 +7,10 @@
  * JSON as the relay publishes it.
  */
 import assert from "node:assert/strict";
-import { getSequelize, select } from "../../../lib/db";
 import { insertOrdersBatch } from "../../../lib/intake/bulk/store";
 import { insertOrder } from "../../../lib/intake/store";
 import { parseOrderInput } from "../../../lib/intake/validation";
+import { getSequelize, select } from "../../../lib/platform/db";
 import { newSender } from "../../helpers/broker";
 import { forwardBody, useIntake, warehouseOf } from "./setup";
 

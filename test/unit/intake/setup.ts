@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import type { ServiceBroker } from "moleculer";
 import type { BookingUpdate, CallMeta } from "../../../lib/contracts";
-import { getSequelize, select } from "../../../lib/db";
-import { errorBodyOf } from "../../../lib/errors";
+import { getSequelize, select } from "../../../lib/platform/db";
+import { errorBodyOf } from "../../../lib/platform/errors";
 import { as, rejects, startBroker } from "../../helpers/broker";
 import { callAs, fakeService } from "../../helpers/call";
 import { freshId, warehouse } from "../../helpers/fixtures";

@@ -3,7 +3,7 @@
  * Broker, fake warehouses and body builders: ./setup.ts.
  */
 import assert from "node:assert/strict";
-import { labelLinkUrl } from "../../../lib/label-link";
+import { labelLinkUrl } from "../../../lib/shared/label-link";
 import { as, newSender } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { book, broker, create, failure, forwardBody, useIntake, warehouseOf } from "./setup";

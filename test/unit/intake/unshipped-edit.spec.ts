@@ -7,10 +7,10 @@
  * setup in ./unshipped-setup.ts.
  */
 import assert from "node:assert/strict";
-import type { Role } from "../../../lib/auth";
-import { userFor } from "../../../lib/auth";
-import { exec, getSequelize, select } from "../../../lib/db";
 import { EDIT_WINDOW_DAYS, EDITABLE_FIELDS } from "../../../lib/intake/unshipped";
+import type { Role } from "../../../lib/platform/auth";
+import { userFor } from "../../../lib/platform/auth";
+import { exec, getSequelize, select } from "../../../lib/platform/db";
 import { newSender, rejects } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { book, broker, failure, forwardBody, warehouseOf, withField } from "./setup";

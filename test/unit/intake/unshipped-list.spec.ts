@@ -6,8 +6,8 @@
  * setup in ./unshipped-setup.ts.
  */
 import assert from "node:assert/strict";
-import { encodeCursor } from "../../../lib/cursor";
 import { ERROR_TYPE_NAMES } from "../../../lib/intake/unshipped";
+import { encodeCursor } from "../../../lib/platform/cursor";
 import { newSender, rejects } from "../../helpers/broker";
 import { failure } from "./setup";
 import { intakeAs, move, newOrder, useUnshipped } from "./unshipped-setup";

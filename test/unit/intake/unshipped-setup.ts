@@ -1,4 +1,3 @@
-import type { Role } from "../../../lib/auth";
 import type {
 	ActionName,
 	BookingUpdate,
@@ -6,7 +5,8 @@ import type {
 	OrderBookingState,
 	ParamsOf,
 } from "../../../lib/contracts";
-import { exec, getSequelize } from "../../../lib/db";
+import type { Role } from "../../../lib/platform/auth";
+import { exec, getSequelize } from "../../../lib/platform/db";
 import { as } from "../../helpers/broker";
 import { callAs, fakeService } from "../../helpers/call";
 import { book, broker, create, forwardBody, reverseBody, useIntake, warehouseOf } from "./setup";

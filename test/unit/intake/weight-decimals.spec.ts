@@ -4,8 +4,8 @@
  * "0 decimals", was stored as 0 g and answered 500) is a 400, never an order.
  */
 import assert from "node:assert/strict";
-import { errorBodyOf } from "../../../lib/errors";
 import { parseOrderInput } from "../../../lib/intake/validation";
+import { errorBodyOf } from "../../../lib/platform/errors";
 import { orderBody } from "../../helpers/fixtures";
 
 describe("intake validation: decimal places of weights", () => {

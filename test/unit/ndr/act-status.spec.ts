@@ -9,8 +9,8 @@
  */
 import assert from "node:assert/strict";
 import { adapterFor } from "../../../lib/couriers";
-import { getSequelize, select } from "../../../lib/db";
 import { pollDelay } from "../../../lib/ndr/act-status";
+import { getSequelize, select } from "../../../lib/platform/db";
 import { addScan } from "../../../lib/simulator/api";
 import { bookRequestFor, address as fixtureAddress, freshId } from "../../helpers/fixtures";
 import { eventually } from "../../helpers/poll";

@@ -7,9 +7,9 @@
  * no_open_ndr, a RE-ATTEMPT at the sandbox courier, the courier's refusal).
  */
 import assert from "node:assert/strict";
-import { ROLES, type Role } from "../../../lib/auth";
 import { type ActionName, NDR_TABS, type ParamsOf } from "../../../lib/contracts";
-import { getSequelize, select } from "../../../lib/db";
+import { ROLES, type Role } from "../../../lib/platform/auth";
+import { getSequelize, select } from "../../../lib/platform/db";
 import { newSender, rejects } from "../../helpers/broker";
 import {
 	addOrder,

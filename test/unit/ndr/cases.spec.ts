@@ -8,9 +8,9 @@
  * merchant's behalf; after the 3rd failed attempt the shipment goes RTO.
  */
 import assert from "node:assert/strict";
-import { getSequelize, select } from "../../../lib/db";
 import { NDR_MIGRATIONS } from "../../../lib/ndr/migrations";
 import { ndrReasonOf } from "../../../lib/ndr/reasons";
+import { getSequelize, select } from "../../../lib/platform/db";
 import { newSender } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { freshId } from "../../helpers/fixtures";

@@ -5,8 +5,8 @@
  * Pure: no broker, no database.
  */
 import assert from "node:assert/strict";
-import { errorBodyOf } from "../../../lib/errors";
 import { INVALID_NDR_ACT_MESSAGE, isCalendarDate, parseNdrActBody } from "../../../lib/ndr/act-input";
+import { errorBodyOf } from "../../../lib/platform/errors";
 
 /** The status and body `fn` throws (fails when it does not throw a contract error). */
 function failure(fn: () => unknown): { status: number; body: Record<string, unknown> } {

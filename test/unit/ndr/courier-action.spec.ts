@@ -13,8 +13,6 @@ import { type Context, ServiceBroker } from "moleculer";
 import type { CourierInfo } from "../../../lib/contracts";
 import type { NdrActInput } from "../../../lib/contracts/ndr";
 import { adapterFor, type BookRequest } from "../../../lib/couriers";
-import { getSequelize, select } from "../../../lib/db";
-import { errorBodyOf } from "../../../lib/errors";
 import {
 	addDays,
 	checkDeferWindow,
@@ -22,8 +20,10 @@ import {
 	ndrRetryPolicy,
 	sendNdrAction,
 } from "../../../lib/ndr/courier-action";
+import { getSequelize, select } from "../../../lib/platform/db";
+import { errorBodyOf } from "../../../lib/platform/errors";
+import { loadServiceSchema } from "../../../lib/platform/system";
 import { addScan } from "../../../lib/simulator/api";
-import { loadServiceSchema } from "../../../lib/system";
 import { testBrokerOptions } from "../../helpers/broker";
 import { bookRequestFor, address as fixtureAddress, courier as fixtureCourier } from "../../helpers/fixtures";
 import { freePort } from "../../helpers/net";
@@ -100,7 +100,7 @@ describe("ndr: actions sent to the courier", function () {
 			attempts: 5,
 			backoffMs: 0,
 		});
-		// a value outside what is allowed refuses (lib/config.ts), never a silent default
+		// a value outside what is allowed refuses (lib/platform/config.ts), never a silent default
 		for (const bad of ["0", "2.5", "x"])
 			assert.throws(
 				() => ndrRetryPolicy({ NDR_ACTION_ATTEMPTS: bad }),

@@ -7,8 +7,6 @@
  * contract's shapes (test/helpers/fixtures.ts).
  */
 import { ServiceBroker } from "moleculer";
-import type { Role } from "../../../lib/auth";
-import { publishToChannel } from "../../../lib/channels";
 import {
 	type ActionName,
 	type Address,
@@ -18,8 +16,10 @@ import {
 	type ShipmentStatusChanged,
 	type Warehouse,
 } from "../../../lib/contracts";
-import { getSequelize, select } from "../../../lib/db";
-import { loadServiceSchema } from "../../../lib/system";
+import type { Role } from "../../../lib/platform/auth";
+import { publishToChannel } from "../../../lib/platform/channels";
+import { getSequelize, select } from "../../../lib/platform/db";
+import { loadServiceSchema } from "../../../lib/platform/system";
 import { callAsOn, testBrokerOptions } from "../../helpers/broker";
 import { fakeService } from "../../helpers/call";
 import { useEnv } from "../../helpers/env";

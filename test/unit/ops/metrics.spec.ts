@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics (issue 13; lib/metrics.ts): `GET /metrics` on
+ * Prometheus metrics (issue 13; lib/platform/metrics.ts): `GET /metrics` on
  * `METRICS_PORT` answers Prometheus text with Moleculer's request metrics
  * after a call, and each of our metrics after its event: a booking settles
  * (bookings counter, courier call histogram, job outcome), a queue gets a job
@@ -9,12 +9,12 @@
  */
 import assert from "node:assert/strict";
 import { BOOKING_QUEUE } from "../../../lib/booking/settings";
-import { loadConfig } from "../../../lib/config";
 import { signedPushHeaders } from "../../../lib/couriers/sandbox";
 import { sandboxWebhookSecret } from "../../../lib/couriers/sandbox/settings";
 import { SCAN_KINDS } from "../../../lib/couriers/sandbox/wire";
-import { DEFAULT_METRICS_PORT, metricsPort } from "../../../lib/metrics";
-import { getQueue } from "../../../lib/queue";
+import { loadConfig } from "../../../lib/platform/config";
+import { DEFAULT_METRICS_PORT, metricsPort } from "../../../lib/platform/metrics";
+import { getQueue } from "../../../lib/platform/queue";
 import brokerOptions from "../../../moleculer.config";
 import { newSender } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";

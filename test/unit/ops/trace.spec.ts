@@ -1,5 +1,5 @@
 /**
- * Trace ids across services (issue 13; lib/logging.ts): two brokers on the
+ * Trace ids across services (issue 13; lib/platform/logging.ts): two brokers on the
  * real NATS; a log line written by a service called over NATS carries the
  * caller's request id (the gateway's X-Request-ID, Moleculer's
  * `ctx.requestID`), its own `call_id`, and the caller's call id as
@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { type Context, ServiceBroker } from "moleculer";
-import { jsonFormatter } from "../../../lib/logging";
+import { jsonFormatter } from "../../../lib/platform/logging";
 import { testBrokerOptions } from "../../helpers/broker";
 import { freePort } from "../../helpers/net";
 

@@ -2,8 +2,8 @@
  * The in-memory catalog and pincode-fact cache: lane performance after a reload, no query on the hot path, 503 rate_unavailable when the database or the pincode service fails.
  */
 import { strict as assert } from "node:assert";
-import { getSequelize, select } from "../../../lib/db";
-import { loadServiceSchema } from "../../../lib/system";
+import { getSequelize, select } from "../../../lib/platform/db";
+import { loadServiceSchema } from "../../../lib/platform/system";
 import { as, rejects, startBroker } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { byId, seeded, useRates } from "./setup";

@@ -7,7 +7,7 @@
  */
 import { strict as assert } from "node:assert";
 import type { ResultOf } from "../../../lib/contracts";
-import { exec, getSequelize, select } from "../../../lib/db";
+import { exec, getSequelize, select } from "../../../lib/platform/db";
 import { rejects } from "../../helpers/broker";
 import { callAs, callRaw } from "../../helpers/call";
 import { useRates } from "./setup";

@@ -6,7 +6,7 @@
  */
 import { strict as assert } from "node:assert";
 import type { LaneOutcomeParams } from "../../../lib/contracts";
-import { exec, getSequelize, select } from "../../../lib/db";
+import { exec, getSequelize, select } from "../../../lib/platform/db";
 import { MIN_LANE_SHIPMENTS } from "../../../lib/rates/catalog";
 import { rejects } from "../../helpers/broker";
 import { callAs, callRaw } from "../../helpers/call";

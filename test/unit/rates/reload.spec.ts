@@ -1,9 +1,9 @@
 /**
- * Reloads: lib/reloader.ts semantics, and `rates.reload` / `pincode.reload` reaching every node over NATS.
+ * Reloads: lib/platform/reloader.ts semantics, and `rates.reload` / `pincode.reload` reaching every node over NATS.
  */
 import { strict as assert } from "node:assert";
-import { getSequelize } from "../../../lib/db";
-import { Reloader } from "../../../lib/reloader";
+import { getSequelize } from "../../../lib/platform/db";
+import { Reloader } from "../../../lib/platform/reloader";
 import { as, startBroker } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { eventually } from "../../helpers/poll";

@@ -3,7 +3,7 @@
  * SANDBOX=1.
  */
 import { strict as assert } from "node:assert";
-import { getSequelize, select } from "../../../lib/db";
+import { getSequelize, select } from "../../../lib/platform/db";
 import { SANDBOX_COURIERS, seedSandbox } from "../../../lib/rates/seed";
 import { startBroker } from "../../helpers/broker";
 import { seeded, useRates } from "./setup";

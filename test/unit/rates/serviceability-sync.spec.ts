@@ -19,8 +19,8 @@ import {
 	type PincodeServiceability,
 	registerAdapter,
 } from "../../../lib/couriers";
-import { exec, getSequelize, select } from "../../../lib/db";
-import { getQueue } from "../../../lib/queue";
+import { exec, getSequelize, select } from "../../../lib/platform/db";
+import { getQueue } from "../../../lib/platform/queue";
 import { SANDBOX_DELHIVERY } from "../../../lib/rates/seed";
 import { SYNC_QUEUE, syncedRefusal, syncIntervalMs } from "../../../lib/rates/serviceability";
 import { callAs, callRaw } from "../../helpers/call";

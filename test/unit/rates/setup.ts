@@ -8,7 +8,7 @@
 import { strict as assert } from "node:assert";
 import type { ServiceBroker } from "moleculer";
 import type { Quote, QuoteResult } from "../../../lib/contracts";
-import { getSequelize, select } from "../../../lib/db";
+import { getSequelize, select } from "../../../lib/platform/db";
 import { as, newSender, startBroker } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 

@@ -1,6 +1,6 @@
 /** `warehouses` service — access (§5): read-only roles, the warehouses.write capability, 401. Broker and fakes: ./setup.ts. */
 import { strict as assert } from "node:assert";
-import { type Role, userFor } from "../../../lib/auth";
+import { type Role, userFor } from "../../../lib/platform/auth";
 import { as, newSender, rejects } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { useWarehouses, valid } from "./setup";

@@ -1,6 +1,6 @@
 /** `warehouses` service — create validation: every §2.9 field rule and its `details` message (§7, §8). Broker and fakes: ./setup.ts. */
 import { strict as assert } from "node:assert";
-import { getSequelize, select } from "../../../lib/db";
+import { getSequelize, select } from "../../../lib/platform/db";
 import { newSender, rejects } from "../../helpers/broker";
 import { expectInvalid, fake, RETURN_BLOCK, useWarehouses, valid } from "./setup";
 

@@ -1,6 +1,6 @@
 /** `warehouses` service — courier registration with the sandbox simulator: jobs, refusals, the sweeper. Broker and fakes: ./setup.ts. */
 import { strict as assert } from "node:assert";
-import { getSequelize, select } from "../../../lib/db";
+import { getSequelize, select } from "../../../lib/platform/db";
 import { newSender } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { eventually } from "../../helpers/poll";

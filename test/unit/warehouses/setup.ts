@@ -9,10 +9,10 @@
  */
 import { strict as assert } from "node:assert";
 import { type Context, ServiceBroker } from "moleculer";
-import type { Role } from "../../../lib/auth";
 import type { CourierInfo, ParamsOf, PincodeInfo, ResultOf, WarehouseUsage } from "../../../lib/contracts";
-import { getSequelize, select } from "../../../lib/db";
-import { loadServiceSchema } from "../../../lib/system";
+import type { Role } from "../../../lib/platform/auth";
+import { getSequelize, select } from "../../../lib/platform/db";
+import { loadServiceSchema } from "../../../lib/platform/system";
 import { as, rejects, testBrokerOptions } from "../../helpers/broker";
 import { callAs, fakeService } from "../../helpers/call";
 import { address, COURIERS, warehouseBody } from "../../helpers/fixtures";

@@ -1,6 +1,6 @@
 /** `warehouses` service — PATCH /v1/warehouses/:id: partial updates, return leg, versions, warehouses.changed. Broker and fakes: ./setup.ts. */
 import { strict as assert } from "node:assert";
-import { getSequelize } from "../../../lib/db";
+import { getSequelize } from "../../../lib/platform/db";
 import { WAREHOUSES_MIGRATIONS } from "../../../lib/warehouses/migrations";
 import { newSender, rejects } from "../../helpers/broker";
 import { eventually } from "../../helpers/poll";

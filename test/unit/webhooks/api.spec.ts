@@ -10,8 +10,8 @@
  * as plain loopback is).
  */
 import assert from "node:assert/strict";
-import type { Role } from "../../../lib/auth";
 import type { ActionName, ParamsOf } from "../../../lib/contracts";
+import type { Role } from "../../../lib/platform/auth";
 import { newSender, rejects } from "../../helpers/broker";
 import { eventually } from "../../helpers/poll";
 import { bodyOf, callAs, Receiver, useWebhooksBroker } from "./setup";

@@ -16,7 +16,7 @@
 import assert from "node:assert/strict";
 import { Webhook } from "standardwebhooks";
 import type { MerchantEvent } from "../../../lib/contracts";
-import { exec, getSequelize, select } from "../../../lib/db";
+import { exec, getSequelize, select } from "../../../lib/platform/db";
 import { sealSecret } from "../../../lib/webhooks/secrets";
 import { newSender } from "../../helpers/broker";
 import { eventually } from "../../helpers/poll";

@@ -1,5 +1,5 @@
 /**
- * Event outbox relay (lib/webhooks/publish.ts, issue 11 / issue 10's bulk
+ * Event outbox relay (lib/platform/merchant-events-outbox.ts, issue 11 / issue 10's bulk
  * benchmark): due rows leave as one `merchant.events` message per round of at
  * most 200, oldest first, and are marked delivered; a round that cannot be
  * published stays in the outbox with a backoff and its error, and goes out
@@ -9,12 +9,12 @@
 import assert from "node:assert/strict";
 import { type AddressInfo, connect, createServer, type Socket } from "node:net";
 import { ServiceBroker } from "moleculer";
-import { channelSubscriptions } from "../../../lib/channels";
-import { loadConfig } from "../../../lib/config";
 import { MERCHANT_EVENTS_CHANNEL, type MerchantEvent, type MerchantEventBatch } from "../../../lib/contracts";
-import { exec, getSequelize, migrate, select } from "../../../lib/db";
 import { NDR_MIGRATIONS } from "../../../lib/ndr/migrations";
-import { batchMsgId, EventOutboxRelay } from "../../../lib/webhooks/publish";
+import { channelSubscriptions } from "../../../lib/platform/channels";
+import { loadConfig } from "../../../lib/platform/config";
+import { exec, getSequelize, migrate, select } from "../../../lib/platform/db";
+import { batchMsgId, EventOutboxRelay } from "../../../lib/platform/merchant-events-outbox";
 import brokerOptions from "../../../moleculer.config";
 import { testBrokerOptions } from "../../helpers/broker";
 import { eventually } from "../../helpers/poll";

@@ -9,8 +9,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ServiceBroker } from "moleculer";
-import type { Role } from "../../../lib/auth";
-import { publishToChannel } from "../../../lib/channels";
 import {
 	type ActionName,
 	MERCHANT_EVENTS_CHANNEL,
@@ -20,9 +18,11 @@ import {
 	SHIPMENT_STATUS_CHANNEL,
 	type ShipmentStatusChanged,
 } from "../../../lib/contracts";
-import { getSequelize, select } from "../../../lib/db";
-import { getQueue } from "../../../lib/queue";
-import { loadServiceSchema } from "../../../lib/system";
+import type { Role } from "../../../lib/platform/auth";
+import { publishToChannel } from "../../../lib/platform/channels";
+import { getSequelize, select } from "../../../lib/platform/db";
+import { getQueue } from "../../../lib/platform/queue";
+import { loadServiceSchema } from "../../../lib/platform/system";
 import { jobIdOf, WEBHOOK_QUEUE } from "../../../lib/webhooks/worker";
 import { callAsOn, testBrokerOptions } from "../../helpers/broker";
 import { fakeService } from "../../helpers/call";

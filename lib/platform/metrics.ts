@@ -59,7 +59,7 @@ export function metricsPort(env: NodeJS.ProcessEnv = process.env): number | null
 
 /**
  * Interval (ms) of the sampled gauges: `METRICS_SAMPLE_MS`, default {@link DEFAULT_SAMPLE_MS}, at least 50.
- * @throws Error naming the variable when the value is not allowed (lib/config.ts)
+ * @throws Error naming the variable when the value is not allowed (lib/platform/config.ts)
  */
 export function sampleEveryMs(env: NodeJS.ProcessEnv = process.env): number {
 	return setting("METRICS_SAMPLE_MS", env);

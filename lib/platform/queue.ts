@@ -21,7 +21,7 @@ import { loadConfig } from "./config";
 export interface AnyQueue {
 	add(name: string, data: unknown, opts?: JobsOptions): Promise<Job>;
 	getJob(id: string): Promise<Job | undefined>;
-	/** Jobs per state, e.g. `getJobCounts("waiting", "active")` → `{waiting: 3, active: 1}` (queue-depth metrics, lib/metrics.ts). */
+	/** Jobs per state, e.g. `getJobCounts("waiting", "active")` → `{waiting: 3, active: 1}` (queue-depth metrics, lib/platform/metrics.ts). */
 	getJobCounts(...types: string[]): Promise<Record<string, number>>;
 	close(): Promise<void>;
 }

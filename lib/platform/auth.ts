@@ -3,7 +3,7 @@
  *
  * The account (`app_metadata.sender_id`) and role come from the verified token
  * only. Verification: jose, RS256 only, `exp`, `sub`, `iss` and `aud` required
- * (`AUTH_ISSUER` / `AUTH_AUDIENCE`: lib/config.ts refuses to start a gateway
+ * (`AUTH_ISSUER` / `AUTH_AUDIENCE`: lib/platform/config.ts refuses to start a gateway
  * without them), 30 s clock tolerance, keys from `AUTH_JWKS_URL`. Claims are
  * read strictly, never coerced (see {@link claimsUser}).
  */
@@ -107,7 +107,7 @@ export interface VerifierOptions {
 	jwksUrl: string;
 	/**
 	 * Required `iss` (`AUTH_ISSUER`). Optional here only for unit tests of the
-	 * verifier itself: every gateway gets one (lib/config.ts `loadConfig`
+	 * verifier itself: every gateway gets one (lib/platform/config.ts `loadConfig`
 	 * refuses a configuration with `AUTH_JWKS_URL` but no issuer or audience).
 	 */
 	issuer?: string;
@@ -228,7 +228,7 @@ export interface ActionAccess {
 
 declare module "moleculer" {
 	interface ActionSchema {
-		/** Access rule (lib/auth.ts). */
+		/** Access rule (lib/platform/auth.ts). */
 		access?: ActionAccess;
 		/** Per-action call timeout (ms). */
 		timeout?: number;

@@ -12,8 +12,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync, w
 import { createServer, type Server } from "node:http";
 import { dirname, join, resolve } from "node:path";
 import { ServiceBroker, type ServiceSchema } from "moleculer";
-import { workersReady } from "../mixins/worker.mixin";
-import brokerOptions, { transporterLinkUp } from "../moleculer.config";
+import { workersReady } from "../../mixins/worker.mixin";
+import brokerOptions, { transporterLinkUp } from "../../moleculer.config";
 import { checkEnvironment, loadConfig, type ServiceName, setting } from "./config";
 import { closeAllPools } from "./db";
 import { DEV_IDP_AUDIENCE, DEV_IDP_ISSUER } from "./devidp";
@@ -38,7 +38,7 @@ export function dataDir(): string {
  * and the `iss` / `aud` its tokens carry as `AUTH_ISSUER` / `AUTH_AUDIENCE`
  * (unless set: services/devauth.service.ts issues with the configured values,
  * so the two always agree). With `AUTH_JWKS_URL` set nothing changes (and
- * lib/config.ts then requires `AUTH_ISSUER` and `AUTH_AUDIENCE`).
+ * lib/platform/config.ts then requires `AUTH_ISSUER` and `AUTH_AUDIENCE`).
  * @returns true when the development identity provider is to run
  */
 export function zeroSetupAuth(env: NodeJS.ProcessEnv): boolean {
@@ -54,7 +54,7 @@ export function zeroSetupAuth(env: NodeJS.ProcessEnv): boolean {
 export function loadServiceSchema(name: ServiceName): ServiceSchema {
 	// A dynamic require (the name is chosen at run time); every service module
 	// default-exports its schema (`defineService(...)`).
-	const mod: { default?: ServiceSchema } = require(`../services/${name}.service`);
+	const mod: { default?: ServiceSchema } = require(`../../services/${name}.service`);
 	if (!mod.default) throw new Error(`services/${name}.service has no default export`);
 	return mod.default;
 }
@@ -158,7 +158,7 @@ async function startEmbeddedPostgres(dir: string): Promise<{ url: string; stop: 
  */
 export async function startSystem(): Promise<RunningSystem> {
 	const env = process.env;
-	// every declared variable checked before anything starts (a wrong value names itself; lib/config.ts)
+	// every declared variable checked before anything starts (a wrong value names itself; lib/platform/config.ts)
 	checkEnvironment(env);
 	let stopPg: (() => Promise<void>) | undefined;
 	const dir = dataDir();

@@ -14,7 +14,7 @@
  *   one as `"\ud800"`), which is not Unicode text: PostgreSQL refuses it in
  *   `jsonb`, and UTF-8 encoding silently turns it into U+FFFD elsewhere.
  *
- * Fields keep their own, stricter rules (e.g. lib/fields.ts `CONTROL_CHARS`
+ * Fields keep their own, stricter rules (e.g. lib/shared/fields.ts `CONTROL_CHARS`
  * refuses TAB/LF/CR too in names and addresses); this rule only guarantees that
  * no string past the gateway can make a database or a log line fail.
  *

@@ -13,8 +13,8 @@ import { createServer, type Server } from "node:http";
 import { dirname } from "node:path";
 import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from "jose";
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import type { TokenResponse } from "../contracts/platform";
 import type { Role } from "./auth";
-import type { TokenResponse } from "./contracts/platform";
 import { type ApiError, fail } from "./errors";
 
 /** `iss` of the development identity provider's tokens (the zero-setup start's `AUTH_ISSUER`). */

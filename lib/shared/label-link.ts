@@ -5,7 +5,7 @@
  * - `hmac` is HMAC-SHA256 of the AWB text, base64url without padding (43
  *   characters), under a purpose key derived from a secret:
  *   `HMAC-SHA256(secret, "msa-label-link-v1")`, so the link key is never the
- *   raw secret and never the page-cursor key (lib/cursor.ts derives its own
+ *   raw secret and never the page-cursor key (lib/platform/cursor.ts derives its own
  *   from the same secret). Derived keys are cached as `KeyObject`s.
  * - Key rotation (docs/decisions/0035-signed-label-links.md):
  * `LABEL_LINK_SECRET`
@@ -22,16 +22,16 @@
  *   working when its AWB is no longer the order's live booking (cancelled),
  *   or when the secret that signed it is retired.
  *
- * Pure functions over the environment (lib/config.ts `setting`), read at each
+ * Pure functions over the environment (lib/platform/config.ts `setting`), read at each
  * use (cheap: the parsed keys are cached by the values), shared by every service that signs or
- * verifies (this module imports only lib/config.ts): booking signs in its
+ * verifies (this module imports only lib/platform/config.ts): booking signs in its
  * request path (book/sync's `label_url`), intake signs the `label_url` of its
  * order answers (status, detail, list rows; one HMAC per row), documents
  * verifies. None of them calls another service to sign
  * (docs/decisions/0080-label-url-on-every-order.md).
  */
 import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto";
-import { setting } from "./config";
+import { setting } from "../platform/config";
 
 /** Printable AWB: 4 to 40 letters, digits or hyphens (DOMAIN "AWB": validate only length and character set). */
 export const AWB_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{3,39}$/;
@@ -75,7 +75,7 @@ function derive(secret: string): KeyObject {
 /**
  * The link keys of the current environment.
  * @throws Error when `LABEL_LINK_SECRET` is not set (a deployment error: the
- *   processes that sign or verify refuse to start without it, lib/system.ts)
+ *   processes that sign or verify refuse to start without it, lib/platform/system.ts)
  */
 function linkKeys(): LinkKeys {
 	const current = setting("LABEL_LINK_SECRET") ?? "";
@@ -134,7 +134,7 @@ export function verifyLabelToken(token: unknown): string | null {
 
 /**
  * The base every `label_url` is built on: `PUBLIC_BASE_URL`
- * (checked, without trailing slashes; lib/config.ts), or "" (a path relative
+ * (checked, without trailing slashes; lib/platform/config.ts), or "" (a path relative
  * to the API's own base).
  */
 function publicBase(): string {

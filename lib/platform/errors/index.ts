@@ -46,7 +46,7 @@ export class ApiError extends Errors.MoleculerError {
 }
 
 /**
- * The answer of catalogued error `code` (lib/errors/catalogue.ts): its status,
+ * The answer of catalogued error `code` (lib/platform/errors/catalogue.ts): its status,
  * and its body in the code's shape: `{error, message, ...extra}` (§2.11),
  * `{error, ...extra}` (§5.6 401), `{code, message, ...extra}` (§7 documents
  * 409) or `{message}` (§7 documents 400/404). `args` are the message

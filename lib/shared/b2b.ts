@@ -4,8 +4,8 @@
  * request and by the booking worker on stored orders (which internal callers
  * may have created by other channels).
  */
-import type { OrderRecord } from "./contracts";
-import { type ApiError, fail } from "./errors";
+import type { OrderRecord } from "../contracts";
+import { type ApiError, fail } from "../platform/errors";
 import { isPlainObject, parseBool, parseDecimal } from "./fields";
 
 const B2B_ARRAYS = ["boxes", "packages", "box_details", "package_details", "shipments", "mps", "child_awbs"];
@@ -28,7 +28,7 @@ const B2B_FLAGS = ["is_b2b", "b2b", "is_mps", "multi_box", "multi_piece"];
  * Refuses B2B / multi-box consignments (spec §1: not supported), looking at the
  * top level, `order` and `product`: any of {@link B2B_ARRAYS} present (e.g.
  * `boxes`, `packages`), a flag such as `is_b2b` set to true (`true`, `1`,
- * `"1"`, `"true"`, as lib/fields.ts `parseBool` reads it), a box/package count
+ * `"1"`, `"true"`, as lib/shared/fields.ts `parseBool` reads it), a box/package count
  * above 1 (e.g. `no_of_boxes: 2`), or `channel`/`order_type`/`shipment_mode`
  * naming `B2B`.
  *

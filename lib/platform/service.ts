@@ -43,7 +43,7 @@ import type {
 	ServiceSchema,
 	ServiceSettingSchema,
 } from "moleculer";
-import type { CallMeta, ChannelSubscriptions, EventName, PayloadOf, ServiceActions } from "./contracts";
+import type { CallMeta, ChannelSubscriptions, EventName, PayloadOf, ServiceActions } from "../contracts";
 
 /**
  * A mixin that adds members `V` to the services using it (e.g. DbMixin adds

@@ -6,7 +6,7 @@
  * given. A warehouse's own return leg (`return_to`) is built by the
  * warehouses service (lib/warehouses/rows.ts, spec §2.9).
  */
-import type { Warehouse, WarehouseLeg } from "./contracts";
+import type { Warehouse, WarehouseLeg } from "../contracts";
 
 /**
  * Where an undelivered or returned parcel of an order goes: the RTO

@@ -14,7 +14,7 @@
  *   is read at import time except where a module did so already
  *   (`INTAKE_BULK_BATCH`, `INTAKE_BULK_READER_NICE`).
  * - {@link checkEnvironment} validates every declared variable at once: the
- *   process start runs it first (lib/system.ts), so a wrong value stops the
+ *   process start runs it first (lib/platform/system.ts), so a wrong value stops the
  *   process before anything starts, whichever service would have read it.
  * - {@link loadConfig} is the typed view the start path and most services use.
  *
@@ -26,7 +26,7 @@
  *
  * `bin/start.ts` fills the zero-setup defaults (embedded PostgreSQL,
  * development identity provider, link secret, sandbox) into `process.env`
- * before any service starts (lib/system.ts), so every service sees one
+ * before any service starts (lib/platform/system.ts), so every service sees one
  * uniform configuration whether it runs alone in a pod or with all the others.
  */
 
@@ -47,7 +47,7 @@ export const ALL_SERVICES = [
 
 export type ServiceName = (typeof ALL_SERVICES)[number];
 
-/** Who reads a variable: a service, or `start` (every process: bin/start.ts, lib/system.ts, moleculer.config.ts). */
+/** Who reads a variable: a service, or `start` (every process: bin/start.ts, lib/platform/system.ts, moleculer.config.ts). */
 export type Reader = ServiceName | "start";
 
 /** Marks a raw value that is not allowed (see {@link SettingSpec.parse}). */
@@ -234,7 +234,7 @@ function custom<T>(
 
 /** The services that call courier adapters (lib/couriers: rates, registrations, bookings, labels, NDR acts). */
 const COURIER_CALLERS: readonly Reader[] = ["rates", "warehouses", "booking", "documents", "ndr"];
-/** The services owning an outbox (lib/outbox.ts). */
+/** The services owning an outbox (lib/platform/outbox.ts). */
 const OUTBOX_OWNERS: readonly Reader[] = ["booking", "documents", "intake", "ndr"];
 /** Moleculer's log levels. */
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"] as const;
@@ -354,7 +354,7 @@ export const SETTINGS = {
 
 	// --- zero-setup start ---------------------------------------------------------------------------
 	MSA_ZERO_SETUP: switch01({
-		doc: "set to 1 by the zero-setup start (lib/system.ts); not for operators",
+		doc: "set to 1 by the zero-setup start (lib/platform/system.ts); not for operators",
 		readBy: ["start"],
 	}),
 	MSA_DEV_IDP: switch01({
@@ -834,7 +834,7 @@ export function setting<N extends SettingName>(
 
 /**
  * Validates every declared variable of `env` at once (the process start,
- * lib/system.ts, runs it before anything else).
+ * lib/platform/system.ts, runs it before anything else).
  * @throws Error listing every variable whose value is not allowed, one per line
  */
 export function checkEnvironment(env: NodeJS.ProcessEnv = process.env): void {
@@ -868,7 +868,7 @@ export interface RuntimeConfig {
 	authIssuer?: string;
 	/** Required `aud` of bearer tokens (`AUTH_AUDIENCE`); always set when `authJwksUrl` is and the gateway runs. */
 	authAudience?: string;
-	/** HMAC key of signed label links (signs and verifies; lib/label-link.ts). */
+	/** HMAC key of signed label links (signs and verifies; lib/shared/label-link.ts). */
 	labelLinkSecret?: string;
 	/** Older link secrets still accepted when verifying (`LABEL_LINK_PREVIOUS_SECRETS`, comma list); never sign. */
 	labelLinkPreviousSecrets: string[];
@@ -944,7 +944,7 @@ export function parsePublicBaseUrl(v: string | undefined): string | undefined {
  * without `AUTH_ISSUER` or `AUTH_AUDIENCE` (docs/ARCHITECTURE.md §2, issue
  * 12): tokens of any issuer or audience sharing the key set would otherwise be
  * accepted. The zero-setup start sets both to its development identity
- * provider's own values before reading the configuration (lib/system.ts).
+ * provider's own values before reading the configuration (lib/platform/system.ts).
  * @throws Error naming the missing variables
  */
 export function checkAuthConfig(

@@ -5,7 +5,7 @@
  * transaction as the state change (by a trigger of that service's migrations:
  * an order row inserted, a seq-2 booking `order_update` outbox row, an NDR
  * case opened or closed), and runs an {@link EventOutboxRelay} that publishes
- * the rows to the durable channel `merchant.events` (lib/channels.ts;
+ * the rows to the durable channel `merchant.events` (lib/platform/channels.ts;
  * acknowledged by JetStream / Redis) and marks them delivered. The rows of one
  * relay round (≤ 200, oldest first) travel as ONE message
  * {@link MerchantEventBatch} (`msgId` derived from the row ids, so JetStream
@@ -18,17 +18,17 @@
  * (1000) as a fallback; a round's rows are locked `FOR UPDATE SKIP LOCKED` in
  * the transaction that publishes and marks them, so several pods of a service
  * share the work; a failed publish is retried with capped exponential backoff
- * (lib/outbox.ts `outboxRetryDelayMs`).
+ * (lib/platform/outbox.ts `outboxRetryDelayMs`).
  */
 import { createHash } from "node:crypto";
 import type { ServiceBroker } from "moleculer";
 import { Client } from "pg";
 import type { Sequelize } from "sequelize";
-import { publishToChannel } from "../channels";
-import { loadConfig, setting } from "../config";
 import { MERCHANT_EVENTS_CHANNEL, type MerchantEvent, type MerchantEventBatch } from "../contracts";
-import { exec, select } from "../db";
-import { outboxRetryDelayMs } from "../outbox";
+import { publishToChannel } from "./channels";
+import { loadConfig, setting } from "./config";
+import { exec, select } from "./db";
+import { outboxRetryDelayMs } from "./outbox";
 
 /** Schemas that keep an event outbox. */
 export type EventOutboxSchema = "intake" | "booking" | "ndr";

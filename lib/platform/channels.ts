@@ -25,8 +25,8 @@
  */
 import { Adapters, Middleware as ChannelsMiddleware } from "@moleculer/channels";
 import type { Middleware, ServiceBroker } from "moleculer";
+import type { ChannelName, ChannelPayloads, ChannelSubscriptions } from "../contracts";
 import { type RuntimeConfig, setting } from "./config";
-import type { ChannelName, ChannelPayloads, ChannelSubscriptions } from "./contracts";
 
 /** How long a JetStream channel keeps a message (subscribers down longer miss it): 7 days. */
 export const CHANNEL_MAX_AGE_MS = 7 * 24 * 3600 * 1000;

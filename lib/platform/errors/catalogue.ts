@@ -7,7 +7,7 @@
  * The key is the code exactly as it stands on the wire: the §2.11 `error`
  * (snake_case codes, and the spec's §7 codes that are whole sentences such as
  * `order not found`), the §5.6 auth bodies' `error`, or the documents 409
- * `code`. The `body` of an entry says which shape {@link fail} (lib/errors)
+ * `code`. The `body` of an entry says which shape {@link fail} (lib/platform/errors)
  * builds:
  * - `envelope` (default): `{error: <code>, message, ...extra}` (spec §2.11)
  * - `extra_first`: `{error: <code>, ...extra, message}` (the §5 403 `forbidden`
@@ -64,7 +64,7 @@ function validationText(details: string | readonly string[]): string {
 	return details.length === 1 ? details[0] : "Validation failed";
 }
 
-/** The `code` values of the 401 `Invalid or expired token` body (spec §5.6; lib/auth.ts). */
+/** The `code` values of the 401 `Invalid or expired token` body (spec §5.6; lib/platform/auth.ts). */
 export const TOKEN_FAILURES = {
 	token_expired: "the token's `exp` has passed",
 	token_invalid:
