@@ -74,9 +74,11 @@ export type MixinVars<Mx extends readonly Mixin[]> = [Mx[number]] extends [never
 /** `this` inside a service defined with {@link defineService}. */
 export type ServiceThis<S, M, V> = Service<S> & V & M;
 
-/** Any method of a service. */
-// biome-ignore lint/suspicious/noExplicitAny: method parameters are each method's own; `never[]` would reject every call site
-type AnyMethod = (...args: any[]) => unknown;
+/**
+ * Any method of a service: the bound of the methods map `M`. `never[]` parameters accept every method (a
+ * parameter list is contravariant); calls are typed by `M`'s own members, inferred from the schema.
+ */
+type AnyMethod = (...args: never[]) => unknown;
 
 /** One action implementing contract entry `C`. */
 export type ActionDef<C> = C extends { params: infer P; result: infer R }

@@ -577,7 +577,7 @@ export const CATALOGUE = {
 	"from_pin, to_pin and physical_weight are required": {
 		status: 400,
 		message: "from_pin, to_pin and physical_weight are required",
-		description: "serviceable: any of the three missing",
+		description: "serviceable: one of the three missing",
 		spec: "§7 (serviceable)",
 	},
 	rate_unavailable: {
