@@ -22,7 +22,7 @@ import { type Caller, call, type NdrActCheck } from "../contracts";
 import { adapterFor, type CourierAdapter, CourierRefused } from "../couriers";
 import { getQueue } from "../platform/queue";
 import { messageOf, type NdrDeps } from "./deps";
-import { actionForCheck, markActionChecked, settleAction } from "./store";
+import { type ActionRecord, actionForCheck, markActionChecked, recordAction, settleAction } from "./store";
 
 /** BullMQ queue of the polls (without prefix). */
 export const ACT_STATUS_QUEUE = "ndr-act-status";
@@ -70,6 +70,30 @@ export async function scheduleFirstCheck(deps: NdrDeps, action_id: number, polls
 	} catch (err) {
 		deps.logger.warn(`ndr action ${action_id}: outcome poll not scheduled: ${messageOf(err)}`);
 	}
+}
+
+/**
+ * Records an action the courier took (`status` `sent`, its `request_id`; the
+ * case moves to `action_requested`: ./store.ts `recordAction`) and schedules
+ * its first outcome poll ({@link scheduleFirstCheck}). Used by the merchant's
+ * act (./requests.ts) and the deadline policy (./policy.ts). Returns the action id.
+ * @throws when the database fails (a queue failure only logs)
+ */
+export async function recordSentAction(
+	deps: NdrDeps,
+	base: Omit<ActionRecord, "status" | "request_id" | "error_code" | "error_message">,
+	request_id: string,
+	polls: boolean,
+): Promise<number> {
+	const action_id = await recordAction(deps.db, {
+		...base,
+		status: "sent",
+		request_id,
+		error_code: null,
+		error_message: null,
+	});
+	await scheduleFirstCheck(deps, action_id, polls);
+	return action_id;
 }
 
 /**

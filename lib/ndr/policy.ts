@@ -23,7 +23,7 @@
  *    to a crash) to the notifier again.
  */
 import { type Caller, call, type NdrTickResult } from "../contracts";
-import { scheduleFirstCheck } from "./act-status";
+import { recordSentAction } from "./act-status";
 import { deliverNotification } from "./cases";
 import { sendNdrAction } from "./courier-action";
 import { messageOf, type NdrDeps } from "./deps";
@@ -79,14 +79,7 @@ async function autoReattempt(deps: NdrDeps, via: Caller, c: CaseRow, now: Date):
 			},
 			{ now, callOptions: deps.callOptions() },
 		);
-		const action_id = await recordAction(deps.db, {
-			...base,
-			status: "sent",
-			request_id,
-			error_code: null,
-			error_message: null,
-		});
-		await scheduleFirstCheck(deps, action_id, polls);
+		await recordSentAction(deps, base, request_id, polls);
 		return true;
 	} catch (err) {
 		const e = err as { type?: unknown };

@@ -17,7 +17,7 @@ import {
 } from "../contracts";
 import type { AuthUser } from "../platform/auth";
 import { errorBodyOf, fail, validationFailed } from "../platform/errors";
-import { scheduleFirstCheck } from "./act-status";
+import { recordSentAction } from "./act-status";
 import { sendNdrAction } from "./courier-action";
 import type { NdrDeps } from "./deps";
 import { commentOf, countsOf, type NdrListQuery, ndrOrderNotFound, nextCursorOf, rowOf } from "./list";
@@ -161,14 +161,7 @@ export async function requestAct(
 		}
 		throw err;
 	}
-	const action_id = await recordAction(deps.db, {
-		...base,
-		status: "sent",
-		request_id,
-		error_code: null,
-		error_message: null,
-	});
-	await scheduleFirstCheck(deps, action_id, polls);
+	await recordSentAction(deps, base, request_id, polls);
 	return {
 		status: "requested",
 		awb: c.awb_number,
