@@ -32,6 +32,9 @@ export interface IntakeDeps extends IntakeWriters {
 	warehouseCache: WarehouseCache;
 }
 
+/** What a module that only reads and writes the `intake` schema needs of {@link IntakeDeps}. */
+export type IntakeDbDeps = Pick<IntakeDeps, "db">;
+
 /** The {@link IntakeWriters} over `db` (made in the service's `started`: they need the db). */
 export function intakeWriters(db: Sequelize): IntakeWriters {
 	return {

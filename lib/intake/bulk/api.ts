@@ -28,6 +28,7 @@ import { type CursorPosition, decodeCursor, encodeCursor } from "../../platform/
 import { type apiError, type ErrorCode, errorBodyOf, fail, failWith } from "../../platform/errors";
 import { textProblem } from "../../platform/text-rule";
 import { parsePositiveInt } from "../../shared/fields";
+import type { IntakeDbDeps } from "../deps";
 import { columnOfField, TEMPLATE_EXAMPLE, TEMPLATE_COLUMNS as TEMPLATE_HEADERS } from "./columns";
 import {
 	type BulkJobRow,
@@ -473,7 +474,7 @@ export async function uploadBulk(u: UploadInput): Promise<BulkUploadResult> {
 export const CREATED_IDS_MAX = 1000;
 
 /** `GET /v1/intake/jobs/{id}`: the job object with one page of its rows. @throws 404 not found */
-export async function jobObject(db: Sequelize, sender: number, params: HttpParams): Promise<BulkJob> {
+export async function jobObject({ db }: IntakeDbDeps, sender: number, params: HttpParams): Promise<BulkJob> {
 	const q = parseJobRowsQuery(params, sender);
 	const job = await bulkJob(db, sender, q.job_id);
 	if (!job) throw jobNotFound();
@@ -497,7 +498,7 @@ export async function jobObject(db: Sequelize, sender: number, params: HttpParam
 
 /** `GET /v1/intake/jobs`: the caller's jobs, newest first. */
 export async function jobsList(
-	db: Sequelize,
+	{ db }: IntakeDbDeps,
 	sender: number,
 	params: HttpParams,
 ): Promise<CursorPage<BulkJobSummary>> {
@@ -509,7 +510,7 @@ export async function jobsList(
 
 /** `GET /v1/intake/jobs/{id}/review`: the rows still waiting for a decision, with their cells. */
 export async function reviewList(
-	db: Sequelize,
+	{ db }: IntakeDbDeps,
 	sender: number,
 	params: HttpParams,
 ): Promise<CursorPage<BulkReviewRow>> {

@@ -24,9 +24,9 @@
  */
 import { Readable } from "node:stream";
 import { stringify } from "csv-stringify/sync";
-import type { Sequelize } from "sequelize";
 import type { BulkRowOutcome, HttpParams } from "../../contracts";
 import { failWith } from "../../platform/errors";
+import type { IntakeDbDeps } from "../deps";
 import { jobNotFound, parseJobId } from "./api";
 import { neutralise, REPORT_COLUMNS, TEMPLATE_COLUMNS } from "./columns";
 import { type BulkRowDb, bulkJob, bulkRowsOfOutcomes } from "./jobs-store";
@@ -84,7 +84,11 @@ export interface RowsExport {
  * the header and the job's rows of those outcomes in row order. A job still
  * processing exports the rows recorded so far.
  */
-export async function rowsExport(db: Sequelize, sender: number, params: HttpParams): Promise<RowsExport> {
+export async function rowsExport(
+	{ db }: IntakeDbDeps,
+	sender: number,
+	params: HttpParams,
+): Promise<RowsExport> {
 	const job_id = parseJobId(params.id);
 	const outcomes = parseExportOutcomes(params.outcome);
 	const job = await bulkJob(db, sender, job_id);

@@ -9,19 +9,14 @@ import type { Readable } from "node:stream";
 import type { Context } from "moleculer";
 import {
 	type BulkDecisionResult,
-	type BulkJob,
-	type BulkJobSummary,
-	type BulkReviewRow,
 	type BulkUploadResult,
 	type CallMeta,
-	type CursorPage,
 	call,
 	type HttpParams,
 } from "../../contracts";
 import type { IntakeDeps } from "../deps";
 import { assertOwnWarehouses } from "../orders";
-import { decideReview, jobObject, jobsList, reviewList, uploadBulk } from "./api";
-import { type RowsExport, rowsExport } from "./export";
+import { decideReview, uploadBulk } from "./api";
 import { insertBulkJob } from "./jobs-store";
 import { type BulkRunResult, enqueueBulkJob, processBulkJob, requeueUnfinished } from "./process";
 import { createFromRow } from "./rows";
@@ -90,33 +85,10 @@ export async function uploadFile(
 	return res;
 }
 
-/** `GET /v1/intake/jobs` (./api.ts `jobsList`). */
-export function listJobs(
-	deps: IntakeDeps,
-	sender: number,
-	params: HttpParams,
-): Promise<CursorPage<BulkJobSummary>> {
-	return jobsList(deps.db, sender, params);
-}
-
-/** `GET /v1/intake/jobs/{id}` (./api.ts `jobObject`). */
-export function jobOf(deps: IntakeDeps, sender: number, params: HttpParams): Promise<BulkJob> {
-	return jobObject(deps.db, sender, params);
-}
-
-/** `GET /v1/intake/jobs/{id}/review` (./api.ts `reviewList`). */
-export function reviewRows(
-	deps: IntakeDeps,
-	sender: number,
-	params: HttpParams,
-): Promise<CursorPage<BulkReviewRow>> {
-	return reviewList(deps.db, sender, params);
-}
-
-/** `GET /v1/intake/jobs/{id}/rows.csv` (./export.ts `rowsExport`): the file name and the streamed CSV. */
-export function exportRows(deps: IntakeDeps, sender: number, params: HttpParams): Promise<RowsExport> {
-	return rowsExport(deps.db, sender, params);
-}
+// `GET /v1/intake/jobs`, `/jobs/{id}`, `/jobs/{id}/review` and `/jobs/{id}/rows.csv` take the deps as they are:
+// ./api.ts `jobsList`, `jobObject`, `reviewList` and ./export.ts `rowsExport`
+export { jobObject as jobOf, jobsList as listJobs, reviewList as reviewRows } from "./api";
+export { rowsExport as exportRows } from "./export";
 
 /**
  * `POST /v1/intake/jobs/{id}/review/{row}/{decision}` (./api.ts
