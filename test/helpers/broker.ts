@@ -72,6 +72,25 @@ export async function startWithGateway(
 	return { broker, base: `http://127.0.0.1:${gw.server.address().port}` };
 }
 
+/**
+ * Registers mocha hooks that start {@link startWithGateway}`(services)` before
+ * the suite and stop it after; the broker and the gateway's base URL are read
+ * from the returned object once the suite runs.
+ */
+export function useGatewayWith(services: (ServiceName | ServiceSchema)[]): {
+	broker: ServiceBroker;
+	base: string;
+} {
+	const started = {} as { broker: ServiceBroker; base: string };
+	before(async () => {
+		Object.assign(started, await startWithGateway(services));
+	});
+	after(async () => {
+		await started.broker?.stop();
+	});
+	return started;
+}
+
 /** `meta` for a call made as merchant `sender_id` with `role`. */
 export function as(sender_id: number, role: Role = "merchant"): { meta: { user: AuthUser } } {
 	return { meta: { user: userFor(sender_id, role) } };

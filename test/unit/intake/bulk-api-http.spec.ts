@@ -10,7 +10,6 @@ import assert from "node:assert/strict";
 import { parse as parseCsv } from "csv-parse/sync";
 import ExcelJS from "exceljs";
 import JSZip from "jszip";
-import type { ServiceBroker } from "moleculer";
 import {
 	cellsOf,
 	mapHeader,
@@ -22,11 +21,10 @@ import { insertBulkJob } from "../../../lib/intake/bulk/jobs-store";
 import type { Role } from "../../../lib/platform/auth";
 import { getSequelize, select } from "../../../lib/platform/db";
 import { getQueue } from "../../../lib/platform/queue";
-import { startWithGateway } from "../../helpers/broker";
-import { fakeService } from "../../helpers/call";
+import { useGatewayWith } from "../../helpers/broker";
 import { useDevIdp } from "../../helpers/devidp";
-import { warehouse } from "../../helpers/fixtures";
 import { type Answer, http } from "../gateway/setup";
+import { ownsOnly } from "./setup";
 
 const OWNED = 7001;
 const MB25 = 25 * 1024 * 1024;
@@ -34,22 +32,9 @@ const XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.s
 
 describe("intake bulk upload API over HTTP (issue 10)", function () {
 	this.timeout(60_000);
-	let broker: ServiceBroker;
-	let base: string;
 	const idp = useDevIdp();
 	let next = 910_000 + Math.floor(Math.random() * 80_000);
-
-	before(async () => {
-		({ broker, base } = await startWithGateway([
-			"intake",
-			fakeService("warehouses", {
-				resolve: (ctx) => (ctx.params.id === OWNED ? warehouse(ctx.params.sender_id, { id: OWNED }) : null),
-			}),
-		]));
-	});
-	after(async () => {
-		await broker?.stop();
-	});
+	const gw = useGatewayWith(["intake", ownsOnly(OWNED)]);
 
 	const account = async (role?: Role) => {
 		const s = next++;
@@ -65,7 +50,7 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 		const form = new FormData();
 		for (const [k, v] of Object.entries(fields)) form.append(k, v);
 		if (file) form.append("import_file", new Blob([file.bytes], { type: file.type ?? "" }), file.name);
-		const r = await fetch(`${base}/v1/intake/bulk`, {
+		const r = await fetch(`${gw.base}/v1/intake/bulk`, {
 			method: "POST",
 			headers: { authorization: `Bearer ${token}` },
 			body: form,
@@ -120,7 +105,7 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 		assert.ok(row.bytes.equals(bytes));
 		// the job was added under its id (it may already have been processed)
 		const q = await getQueue("intake-bulk").getJob(`bulk-${job_id}`);
-		const j = await http(base, "GET", `/v1/intake/jobs/${job_id}`, { token });
+		const j = await http(gw.base, "GET", `/v1/intake/jobs/${job_id}`, { token });
 		assert.equal(j.status, 200);
 		const job = j.body as { job_id: number; status: string; file_name: string; format: string };
 		assert.equal(job.job_id, job_id);
@@ -130,7 +115,7 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 
 	it("XLSX (the template itself): 202 and format xlsx", async () => {
 		const { s, token } = await account();
-		const t = await http(base, "GET", "/v1/intake/bulk/template.xlsx", { token });
+		const t = await http(gw.base, "GET", "/v1/intake/bulk/template.xlsx", { token });
 		const r = await upload(token, {
 			bytes: t.bytes,
 			name: "orders.xlsx",
@@ -204,7 +189,7 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 			type: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 		});
 		assert.equal((mismatch.body as { error: string }).error, "file_type_mismatch");
-		const notMultipart = await http(base, "POST", "/v1/intake/bulk", { token, body: { a: 1 } });
+		const notMultipart = await http(gw.base, "POST", "/v1/intake/bulk", { token, body: { a: 1 } });
 		assert.equal(notMultipart.status, 400, notMultipart.text);
 		assert.equal((notMultipart.body as { error: string }).error, "invalid_multipart");
 		assert.equal(await jobCount(s), 0);
@@ -257,7 +242,7 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 		assert.equal((d.body as { error: string }).error, "file_content_mismatch", d.text);
 		assert.equal(await jobCount(s), 0);
 		// the connection and the service still answer
-		assert.equal((await http(base, "GET", "/v1/intake/jobs", { token })).status, 200);
+		assert.equal((await http(gw.base, "GET", "/v1/intake/jobs", { token })).status, 200);
 	});
 
 	it("a 25 MB file is accepted; 25 MB + 1 byte is 413 file_too_large, nothing stored, the connection usable", async () => {
@@ -276,7 +261,7 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 		assert.equal((over.body as { error: string }).error, "file_too_large");
 		assert.equal(await jobCount(s), 1);
 		// the server still answers (keep-alive connection reused by fetch)
-		const after = await http(base, "GET", "/v1/intake/jobs", { token });
+		const after = await http(gw.base, "GET", "/v1/intake/jobs", { token });
 		assert.equal(after.status, 200);
 	});
 
@@ -285,14 +270,14 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 		const b = await account();
 		const r = await upload(a.token, { bytes: csv([exampleRow("Z1")]), name: "a.csv", type: "text/csv" });
 		const id = (r.body as { job_id: number }).job_id;
-		const other = await http(base, "GET", `/v1/intake/jobs/${id}`, { token: b.token });
+		const other = await http(gw.base, "GET", `/v1/intake/jobs/${id}`, { token: b.token });
 		assert.equal(other.status, 404);
 		assert.equal((other.body as { error: string }).error, "not found");
-		const never = await http(base, "GET", "/v1/intake/jobs/999999999", { token: a.token });
+		const never = await http(gw.base, "GET", "/v1/intake/jobs/999999999", { token: a.token });
 		assert.equal(never.status, 404);
-		const junk = await http(base, "GET", "/v1/intake/jobs/abc", { token: a.token });
+		const junk = await http(gw.base, "GET", "/v1/intake/jobs/abc", { token: a.token });
 		assert.equal(junk.status, 404);
-		const review = await http(base, "GET", `/v1/intake/jobs/${id}/review`, { token: b.token });
+		const review = await http(gw.base, "GET", `/v1/intake/jobs/${id}/review`, { token: b.token });
 		assert.equal(review.status, 404);
 	});
 
@@ -311,7 +296,7 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 		let cursor: string | null = null;
 		do {
 			const qs: string = cursor ? `?limit=2&cursor=${encodeURIComponent(cursor)}` : "?limit=2";
-			const p = await http(base, "GET", `/v1/intake/jobs${qs}`, { token: a.token });
+			const p = await http(gw.base, "GET", `/v1/intake/jobs${qs}`, { token: a.token });
 			assert.equal(p.status, 200, p.text);
 			const page = p.body as { data: Array<{ job_id: number }>; pagination: { nextCursor: string | null } };
 			assert.ok(page.data.length <= 2);
@@ -319,12 +304,12 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 			cursor = page.pagination.nextCursor;
 		} while (cursor);
 		assert.deepEqual(seen, [...ids].reverse());
-		const first = (await http(base, "GET", "/v1/intake/jobs?limit=1", { token: a.token })).body as {
+		const first = (await http(gw.base, "GET", "/v1/intake/jobs?limit=1", { token: a.token })).body as {
 			pagination: { nextCursor: string };
 		};
 		const b = await account();
 		const foreign = await http(
-			base,
+			gw.base,
 			"GET",
 			`/v1/intake/jobs?cursor=${encodeURIComponent(first.pagination.nextCursor)}`,
 			{
@@ -332,18 +317,18 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 			},
 		);
 		assert.equal(foreign.status, 400);
-		assert.equal((await http(base, "GET", "/v1/intake/jobs?limit=0", { token: a.token })).status, 400);
+		assert.equal((await http(gw.base, "GET", "/v1/intake/jobs?limit=0", { token: a.token })).status, 400);
 	});
 
 	it("templates: CSV and XLSX parse back to the canonical header and the example row", async () => {
 		const { token } = await account("merchant_staff");
-		const c = await http(base, "GET", "/v1/intake/bulk/template.csv", { token });
+		const c = await http(gw.base, "GET", "/v1/intake/bulk/template.csv", { token });
 		assert.equal(c.status, 200);
 		assert.match(c.headers.get("content-type") ?? "", /^text\/csv/);
 		const lines = c.text.trimEnd().split("\r\n");
 		assert.deepEqual(lines[0].split(","), [...TEMPLATE_COLUMNS]);
 		assert.equal(lines.length, 2);
-		const x = await http(base, "GET", "/v1/intake/bulk/template.xlsx", { token });
+		const x = await http(gw.base, "GET", "/v1/intake/bulk/template.xlsx", { token });
 		assert.equal(x.status, 200);
 		const wb = new ExcelJS.Workbook();
 		await wb.xlsx.load(x.bytes as unknown as ArrayBuffer);
@@ -355,7 +340,7 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 			cells(2),
 			TEMPLATE_COLUMNS.map((k) => TEMPLATE_EXAMPLE[k]),
 		);
-		assert.equal((await http(base, "GET", "/v1/intake/bulk/template.json", { token })).status, 404);
+		assert.equal((await http(gw.base, "GET", "/v1/intake/bulk/template.json", { token })).status, 404);
 	});
 
 	/** A job of sender `s` stored but never enqueued, with no rows yet (a test writes them as the worker would). */
@@ -396,7 +381,7 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 				($1, 3, 'review', 'pincode_mismatch: test', $4::jsonb)`,
 			[job_id, data(`R1-${s}`), data(`R2-${s}`), bad],
 		);
-		const list = await http(base, "GET", `/v1/intake/jobs/${job_id}/review?limit=2`, { token });
+		const list = await http(gw.base, "GET", `/v1/intake/jobs/${job_id}/review?limit=2`, { token });
 		assert.equal(list.status, 200, list.text);
 		const page = list.body as {
 			data: Array<{ row_no: number; data: Record<string, string> }>;
@@ -408,7 +393,7 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 		);
 		assert.equal(page.data[0].data.customer_order_no, `R1-${s}`);
 		const p2 = await http(
-			base,
+			gw.base,
 			"GET",
 			`/v1/intake/jobs/${job_id}/review?limit=2&cursor=${encodeURIComponent(page.pagination.nextCursor)}`,
 			{ token },
@@ -420,15 +405,15 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 
 		const ro = await account("merchant_staff");
 		assert.equal(
-			(await http(base, "POST", `/v1/intake/jobs/${job_id}/review/1/approve`, { token: ro.token })).status,
+			(await http(gw.base, "POST", `/v1/intake/jobs/${job_id}/review/1/approve`, { token: ro.token })).status,
 			403,
 		);
 
-		const rej = await http(base, "POST", `/v1/intake/jobs/${job_id}/review/2/reject`, { token });
+		const rej = await http(gw.base, "POST", `/v1/intake/jobs/${job_id}/review/2/reject`, { token });
 		assert.equal(rej.status, 200, rej.text);
 		assert.equal((rej.body as { in_review: number }).in_review, 2);
 
-		const ok = await http(base, "POST", `/v1/intake/jobs/${job_id}/review/1/approve`, { token });
+		const ok = await http(gw.base, "POST", `/v1/intake/jobs/${job_id}/review/1/approve`, { token });
 		assert.equal(ok.status, 200, ok.text);
 		const dec = (ok.body as { decided: Array<{ outcome: string; order_id: number }> }).decided[0];
 		assert.equal(dec.outcome, "approved");
@@ -440,20 +425,20 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 		assert.equal(order.customer_order_no, `R1-${s}`);
 		assert.equal(Number(order.sender_id), s);
 
-		const again = await http(base, "POST", `/v1/intake/jobs/${job_id}/review/1/approve`, { token });
+		const again = await http(gw.base, "POST", `/v1/intake/jobs/${job_id}/review/1/approve`, { token });
 		assert.equal(again.status, 409);
 		assert.equal((again.body as { error: string }).error, "not_in_review");
 		assert.equal(
-			(await http(base, "POST", `/v1/intake/jobs/${job_id}/review/99/approve`, { token })).status,
+			(await http(gw.base, "POST", `/v1/intake/jobs/${job_id}/review/99/approve`, { token })).status,
 			404,
 		);
 		assert.equal(
-			(await http(base, "POST", `/v1/intake/jobs/${job_id}/review/1/maybe`, { token })).status,
+			(await http(gw.base, "POST", `/v1/intake/jobs/${job_id}/review/1/maybe`, { token })).status,
 			400,
 		);
 
 		// the invalid row: approving it all at once reports it failed with its errors
-		const all = await http(base, "POST", `/v1/intake/jobs/${job_id}/review/all/approve`, { token });
+		const all = await http(gw.base, "POST", `/v1/intake/jobs/${job_id}/review/all/approve`, { token });
 		assert.equal(all.status, 200, all.text);
 		const res = all.body as {
 			decided: Array<{ row_no: number; outcome: string; errors?: Array<{ column: string }> }>;
@@ -464,7 +449,7 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 		assert.equal(res.decided[0].outcome, "failed");
 		assert.equal(res.decided[0].errors?.[0]?.column, "receiver_pincode");
 
-		const job = (await http(base, "GET", `/v1/intake/jobs/${job_id}`, { token })).body as {
+		const job = (await http(gw.base, "GET", `/v1/intake/jobs/${job_id}`, { token })).body as {
 			counts: { created: number; failed: number; in_review: number; rejected: number };
 			created_order_ids: number[];
 			rows: { data: Array<{ row_no: number; outcome: string }> };
@@ -526,7 +511,7 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 			],
 		);
 
-		const r = await http(base, "GET", `/v1/intake/jobs/${job_id}/rows.csv`, { token });
+		const r = await http(gw.base, "GET", `/v1/intake/jobs/${job_id}/rows.csv`, { token });
 		assert.equal(r.status, 200, r.text);
 		assert.equal(r.headers.get("content-type"), "text/csv; charset=utf-8");
 		assert.equal(r.headers.get("content-disposition"), `attachment; filename="bulk-${job_id}-rows.csv"`);
@@ -573,9 +558,14 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 			JSON.parse(cells(`F2-${s}`, { ...smuggled, receiver_pincode: "12" })),
 		);
 
-		const rejected = await http(base, "GET", `/v1/intake/jobs/${job_id}/rows.csv?outcome=rejected,failed`, {
-			token,
-		});
+		const rejected = await http(
+			gw.base,
+			"GET",
+			`/v1/intake/jobs/${job_id}/rows.csv?outcome=rejected,failed`,
+			{
+				token,
+			},
+		);
 		assert.equal(rejected.status, 200, rejected.text);
 		assert.deepEqual(
 			(parseCsv(rejected.bytes, { bom: true }) as string[][]).slice(1).map((x) => x[TEMPLATE_COLUMNS.length]),
@@ -583,7 +573,7 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 		);
 		for (const bad of ["created", "failed,nope", ",", "review;failed"]) {
 			const b = await http(
-				base,
+				gw.base,
 				"GET",
 				`/v1/intake/jobs/${job_id}/rows.csv?outcome=${encodeURIComponent(bad)}`,
 				{
@@ -599,10 +589,10 @@ describe("intake bulk upload API over HTTP (issue 10)", function () {
 			"/v1/intake/jobs/x/rows.csv",
 			"/v1/intake/jobs/999999999/rows.csv",
 		]) {
-			const nf = await http(base, "GET", path, { token: other.token });
+			const nf = await http(gw.base, "GET", path, { token: other.token });
 			assert.equal(nf.status, 404, `${path}: ${nf.text}`);
 			assert.deepEqual(nf.body, { error: "not found", message: "not found" });
 		}
-		assert.equal((await http(base, "GET", `/v1/intake/jobs/${job_id}/rows.csv`)).status, 401);
+		assert.equal((await http(gw.base, "GET", `/v1/intake/jobs/${job_id}/rows.csv`)).status, 401);
 	});
 });

@@ -9,7 +9,6 @@
  * fake owning only warehouse `OWNED`.
  */
 import assert from "node:assert/strict";
-import type { ServiceBroker } from "moleculer";
 import {
 	capRowErrors,
 	capText,
@@ -21,12 +20,11 @@ import { HeaderError, mapHeader, TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from "../.
 import { insertBulkJob } from "../../../lib/intake/bulk/jobs-store";
 import { finishJob, insertOutcomes } from "../../../lib/intake/bulk/store";
 import { getSequelize, select } from "../../../lib/platform/db";
-import { startWithGateway } from "../../helpers/broker";
-import { fakeService } from "../../helpers/call";
+import { useGatewayWith } from "../../helpers/broker";
 import { useDevIdp } from "../../helpers/devidp";
-import { warehouse } from "../../helpers/fixtures";
 import { eventually } from "../../helpers/poll";
 import { http } from "../gateway/setup";
+import { ownsOnly } from "./setup";
 
 const OWNED = 7001;
 const UNKNOWN = 20_000;
@@ -92,21 +90,8 @@ describe("bulk error text is bounded (issue 31)", () => {
 
 	describe("through the gateway (intake migrated: the store's last guard too)", function () {
 		this.timeout(60_000);
-		let broker: ServiceBroker;
-		let base: string;
 		const idp = useDevIdp();
-
-		before(async () => {
-			({ broker, base } = await startWithGateway([
-				"intake",
-				fakeService("warehouses", {
-					resolve: (ctx) => (ctx.params.id === OWNED ? warehouse(ctx.params.sender_id, { id: OWNED }) : null),
-				}),
-			]));
-		});
-		after(async () => {
-			await broker?.stop();
-		});
+		const gw = useGatewayWith(["intake", ownsOnly(OWNED)]);
 
 		it("a CSV header with 20,000 unknown columns: the job fails with a bounded error naming how many were left out; job and list answers stay small", async () => {
 			const sender = 990_000 + Math.floor(Math.random() * 9_000);
@@ -119,7 +104,7 @@ describe("bulk error text is bounded (issue 31)", () => {
 			const form = new FormData();
 			form.append("sender_address_id", String(OWNED));
 			form.append("import_file", new Blob([bytes], { type: "text/csv" }), "wide.csv");
-			const up = await fetch(`${base}/v1/intake/bulk`, {
+			const up = await fetch(`${gw.base}/v1/intake/bulk`, {
 				method: "POST",
 				headers: { authorization: `Bearer ${token}` },
 				body: form,
@@ -127,7 +112,7 @@ describe("bulk error text is bounded (issue 31)", () => {
 			const upText = await up.text();
 			assert.equal(up.status, 202, upText);
 			const { job_id } = JSON.parse(upText) as { job_id: number };
-			const job = await eventually(() => http(base, "GET", `/v1/intake/jobs/${job_id}`, { token }), {
+			const job = await eventually(() => http(gw.base, "GET", `/v1/intake/jobs/${job_id}`, { token }), {
 				ok: (a) => a.body?.status === "failed",
 				what: "the job failed",
 			});
@@ -136,7 +121,7 @@ describe("bulk error text is bounded (issue 31)", () => {
 			assert.match(error, /^invalid header row: unknown column\(s\): "extra_0", "extra_1", /);
 			assert.match(error, /"extra_9" … and 19,990 more$/);
 			assert.ok(job.bytes.length < 2_000, `the job answers ${job.bytes.length} bytes`);
-			const list = await http(base, "GET", "/v1/intake/jobs", { token });
+			const list = await http(gw.base, "GET", "/v1/intake/jobs", { token });
 			assert.equal(list.status, 200, list.text);
 			assert.equal(list.body.data[0].job_id, job_id);
 			assert.ok(list.bytes.length < 2_000, `the job list answers ${list.bytes.length} bytes`);

@@ -22,6 +22,13 @@ export const resolveGates = new Map<number, Promise<void>>();
 /** How many times the fake was asked for warehouse `id`. */
 export const resolveCount = (id: number) => resolveCalls.filter((c) => c.id === id).length;
 
+/** A fake `warehouses` service for which every account owns warehouse `id` and no other. */
+export function ownsOnly(id: number) {
+	return fakeService("warehouses", {
+		resolve: (ctx) => (ctx.params.id === id ? warehouse(ctx.params.sender_id, { id }) : null),
+	});
+}
+
 /** Registers a fresh active warehouse of `sender` in the fake and returns its id. */
 export function warehouseOf(sender: number): number {
 	const id = freshId();
