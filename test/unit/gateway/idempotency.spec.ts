@@ -404,6 +404,25 @@ describe("gateway: Idempotency-Key on POST (issue 25)", function () {
 		assert.equal((await takeover).status, 201);
 	});
 
+	it("an answer larger than IDEMPOTENCY_MAX_BODY_BYTES is not stored: the key is released and a retry runs again", async () => {
+		const g = await gateway({ IDEMPOTENCY_MAX_BODY_BYTES: String(PDF.length - 1) });
+		const sender = newSender();
+		const token = await idp.tokenFor(sender, "merchant_ops");
+		const headers = { "idempotency-key": newKey() };
+		const body = { order_ids: [7] };
+		const n = calls["documents.manifest"] ?? 0;
+		const first = await http(g.base, "POST", "/v1/documents/manifest", { token, body, headers });
+		assert.equal(first.status, 200, first.text);
+		assert.deepEqual(first.bytes, PDF, "the client still gets the whole answer");
+		await eventually(async () => (await row(sender, headers["idempotency-key"])) === undefined, {
+			what: "the key released",
+		});
+		const again = await http(g.base, "POST", "/v1/documents/manifest", { token, body, headers });
+		assert.equal(again.status, 200);
+		assert.equal(again.headers.get("idempotent-replayed"), null, "not stored: ran again");
+		assert.equal(calls["documents.manifest"], n + 2);
+	});
+
 	it("keys live in PostgreSQL: a restarted gateway (services on another node over NATS) replays them", async () => {
 		// the services on their own broker over NATS, the gateway on another
 		const services = new ServiceBroker(testBrokerOptions(true, { nodeID: "idem-services", middlewares: [] }));
