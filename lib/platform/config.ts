@@ -258,7 +258,11 @@ function commaList(raw: string | undefined): string[] {
  */
 export const SETTINGS = {
 	// --- process, transport, database -------------------------------------------------------------
-	PORT: port({ dflt: 3000, doc: "gateway HTTP port (0: a free port the system picks)", readBy: ["gateway", "start"] }),
+	PORT: port({
+		dflt: 3000,
+		doc: "gateway HTTP port (0: a free port the system picks)",
+		readBy: ["gateway", "start"],
+	}),
 	HOST: text({
 		doc: "listen address of the gateway, the simulator and the metrics endpoint (default: gateway 0.0.0.0, simulator 127.0.0.1, metrics every interface; the zero-setup start sets 127.0.0.1)",
 		readBy: ["gateway", "simulator", "start"],
