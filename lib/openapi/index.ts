@@ -51,7 +51,8 @@ import {
 	IDEMPOTENCY_KEY_PARAM,
 	ref,
 	responseRef,
-} from "./components";
+} from "../platform/openapi/components";
+import type { AreaPaths, Operation } from "../platform/openapi/types";
 import * as docsArea from "./paths/docs";
 import * as documentsArea from "./paths/documents";
 import * as intakeArea from "./paths/intake";
@@ -59,7 +60,6 @@ import * as ndrArea from "./paths/ndr";
 import * as shippingArea from "./paths/shipping";
 import * as warehousesArea from "./paths/warehouses";
 import * as webhooksArea from "./paths/webhooks";
-import type { AreaPaths, Operation } from "./types";
 
 /** One area file of the document. */
 export interface Area {

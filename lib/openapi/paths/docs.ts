@@ -6,8 +6,8 @@
  * provider (DEV_IDP_ALIASES, zero-setup only) is not part of the merchant
  * API and is not described (docs/decisions/0043-openapi-document.md).
  */
-import { errors, json, pathParam } from "../components";
-import type { AreaPaths, JsonSchema } from "../types";
+import { errors, json, pathParam } from "../../platform/openapi/components";
+import type { AreaPaths, JsonSchema } from "../../platform/openapi/types";
 
 /** Files of the reference page, served under /docs/ (lib/openapi/serve.ts `DOCS_FILES`). */
 export const DOCS_FILE_NAMES = [

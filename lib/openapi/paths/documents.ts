@@ -15,10 +15,10 @@
  * `verifyLabelToken`) and described by hand here.
  */
 import { MAX_BULK_LABELS } from "../../documents/bulk";
+import { errors, ID_PATH_SCHEMA, json, pathParam, ref } from "../../platform/openapi/components";
+import { BEARER, bearerResponses, idInput } from "../../platform/openapi/helpers";
+import type { AreaPaths, JsonSchema, Operation, Response } from "../../platform/openapi/types";
 import { LINK_TAG_LENGTH } from "../../shared/label-link";
-import { errors, ID_PATH_SCHEMA, json, pathParam, ref } from "../components";
-import type { AreaPaths, JsonSchema, Operation, Response } from "../types";
-import { BEARER, bearerResponses, idInput } from "./shipping";
 
 /** A binary body of media type `type`. */
 const binary = (type: string): JsonSchema => ({ type: "string", contentMediaType: type });

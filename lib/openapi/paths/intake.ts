@@ -52,10 +52,17 @@ import {
 	MAX_WEIGHT_KG,
 	reverseSchema,
 } from "../../intake/validation";
+import {
+	authErrors,
+	errors,
+	ID_PATH_SCHEMA,
+	json,
+	pathParam,
+	queryParam,
+} from "../../platform/openapi/components";
+import { fromValidator } from "../../platform/openapi/schema";
+import type { AreaPaths, JsonSchema, Operation, Parameter, Response } from "../../platform/openapi/types";
 import { BUCKETS, SHIPMENT_STATUSES } from "../../shared/shipment-status";
-import { authErrors, errors, ID_PATH_SCHEMA, json, pathParam, queryParam } from "../components";
-import { fromValidator } from "../schema";
-import type { AreaPaths, JsonSchema, Operation, Parameter, Response } from "../types";
 
 // ---------------------------------------------------------------------------
 // small schema builders

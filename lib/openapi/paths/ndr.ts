@@ -14,8 +14,7 @@ import { INVALID_NDR_ACT_MESSAGE } from "../../ndr/act-input";
 import { COMMENT_MAX, NDR_DEFAULT_LIMIT, NDR_MAX_LIMIT } from "../../ndr/list";
 import { NDR_REASONS } from "../../ndr/reasons";
 import { CURSOR_UNRECOGNISED } from "../../platform/cursor";
-import { ID_PATH_SCHEMA, json, pathParam, queryParam } from "../components";
-import type { AreaPaths, JsonSchema, Operation } from "../types";
+import { ID_PATH_SCHEMA, json, pathParam, queryParam } from "../../platform/openapi/components";
 import {
 	BEARER,
 	bearerResponses,
@@ -27,7 +26,8 @@ import {
 	rupees,
 	str,
 	utc,
-} from "./shipping";
+} from "../../platform/openapi/helpers";
+import type { AreaPaths, JsonSchema, Operation } from "../../platform/openapi/types";
 
 /** A free-text address part as lib/ndr/act-input.ts checks it (trimmed, no control characters). */
 const text = (description: string, min: number, max: number): JsonSchema => ({

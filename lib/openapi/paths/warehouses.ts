@@ -11,6 +11,18 @@
  */
 import type { ValidationSchema } from "fastest-validator";
 import { WAREHOUSE_TYPES } from "../../contracts";
+import { ID_PATH_SCHEMA, json, pathParam, queryParam } from "../../platform/openapi/components";
+import {
+	BEARER,
+	bearerResponses,
+	errorWith,
+	int,
+	nullableStr,
+	str,
+	utc,
+} from "../../platform/openapi/helpers";
+import { fromValidator } from "../../platform/openapi/schema";
+import type { AreaPaths, JsonSchema, Operation } from "../../platform/openapi/types";
 import { WAREHOUSE_COLUMNS } from "../../warehouses/rows";
 import {
 	FORWARD_OPTIONAL,
@@ -19,10 +31,6 @@ import {
 	RETURN_REQUIRED,
 	ruleFor,
 } from "../../warehouses/validation";
-import { ID_PATH_SCHEMA, json, pathParam, queryParam } from "../components";
-import { fromValidator } from "../schema";
-import type { AreaPaths, JsonSchema, Operation } from "../types";
-import { BEARER, bearerResponses, errorWith, int, nullableStr, str, utc } from "./shipping";
 
 /** Field name without the `return_` prefix (validation.ts `baseOf`). */
 const baseOf = (field: string) => (field.startsWith("return_") ? field.slice("return_".length) : field);

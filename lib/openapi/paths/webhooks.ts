@@ -13,11 +13,26 @@
 import type { OpenAPIV3_1 } from "openapi-types";
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_TYPE } from "../../contracts/webhooks";
 import { CURSOR_UNRECOGNISED } from "../../platform/cursor";
+import {
+	documented,
+	documentedErrors,
+	ID_PATH_SCHEMA,
+	json,
+	pathParam,
+	queryParam,
+} from "../../platform/openapi/components";
+import {
+	BEARER,
+	bearerResponses,
+	int,
+	nullableStr,
+	PAGINATION,
+	str,
+	utc,
+} from "../../platform/openapi/helpers";
+import type { AreaPaths, JsonSchema, Operation } from "../../platform/openapi/types";
 import { MAX_DESCRIPTION } from "../../webhooks/api";
 import { MAX_URL_LENGTH } from "../../webhooks/ssrf";
-import { documented, documentedErrors, ID_PATH_SCHEMA, json, pathParam, queryParam } from "../components";
-import type { AreaPaths, JsonSchema, Operation } from "../types";
-import { BEARER, bearerResponses, int, nullableStr, PAGINATION, str, utc } from "./shipping";
 
 const TAG = "webhooks";
 

@@ -1,5 +1,5 @@
 /**
- * fastest-validator → JSON Schema 2020-12 (lib/openapi/schema.ts, issue 11):
+ * fastest-validator → JSON Schema 2020-12 (lib/platform/openapi/schema.ts, issue 11):
  * the mapping of each rule, and agreement: for schemas without custom checks
  * or conversions, ajv on the converted schema accepts exactly what
  * fastest-validator accepts.
@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import Validator, { type ValidationRule, type ValidationSchema } from "fastest-validator";
-import { fromValidator, parseShorthand } from "../../../lib/openapi/schema";
+import { fromValidator, parseShorthand } from "../../../lib/platform/openapi/schema";
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);

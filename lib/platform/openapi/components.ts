@@ -5,7 +5,7 @@
  * responses look alike.
  */
 import type { OpenAPIV3_1 } from "openapi-types";
-import { CATALOGUE, type ErrorCode } from "../platform/errors/catalogue";
+import { CATALOGUE, type ErrorCode } from "../errors/catalogue";
 import type { JsonSchema, Parameter, Response } from "./types";
 
 /** `$ref` to a schema of {@link components}. */
