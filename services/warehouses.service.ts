@@ -36,6 +36,7 @@
  * (default 60 s) — the job was lost with Redis or its retries ran out — and,
  * every tenth sweep, warehouses missing a row for a courier that became active.
  */
+import { WAREHOUSES_ROUTES } from "../lib/contracts/http/warehouses";
 import { senderOf } from "../lib/platform/auth";
 import { setting } from "../lib/platform/config";
 import { defineService } from "../lib/platform/service";
@@ -103,7 +104,7 @@ export default defineService<WarehousesVars>()({
 		 * Errors: 401 without a user.
 		 */
 		list: {
-			access: { auth: true },
+			access: WAREHOUSES_ROUTES["warehouses.list"].access,
 			async handler(ctx) {
 				const sender = senderOf(ctx);
 				return {
@@ -128,7 +129,7 @@ export default defineService<WarehousesVars>()({
 		 * 403 read-only role / missing `warehouses.write`.
 		 */
 		create: {
-			access: { writes: true, capability: "warehouses.write" },
+			access: WAREHOUSES_ROUTES["warehouses.create"].access,
 			async handler(ctx) {
 				const sender = senderOf(ctx);
 				const created = await createWarehouse(this.deps(), ctx, sender, parseCreate(ctx.params));
@@ -156,7 +157,7 @@ export default defineService<WarehousesVars>()({
 		 * exists`, `body: no updatable field`); 403 read-only / capability.
 		 */
 		update: {
-			access: { writes: true, capability: "warehouses.write" },
+			access: WAREHOUSES_ROUTES["warehouses.update"].access,
 			async handler(ctx) {
 				const sender = senderOf(ctx);
 				const id = warehouseIdOf(ctx.params?.id);
@@ -192,7 +193,7 @@ export default defineService<WarehousesVars>()({
 		 * commit — at the cost of the resolve cache on the create hot path.
 		 */
 		remove: {
-			access: { writes: true, capability: "warehouses.write" },
+			access: WAREHOUSES_ROUTES["warehouses.remove"].access,
 			async handler(ctx) {
 				const sender = senderOf(ctx);
 				const id = warehouseIdOf(ctx.params?.id);

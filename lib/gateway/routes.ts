@@ -9,9 +9,52 @@
  * contract (lib/contracts): an alias to a renamed or missing action fails the type check.
  */
 import type { ActionName } from "../contracts";
+import { ROUTES, type Routes } from "../contracts/http";
+import type { RouteKind } from "../platform/openapi/route";
+
+/** The table a definition goes to (`kind`, default `api`). */
+type KindOf<D> = D extends { kind: infer K } ? K : "api";
+
+/** The alias table of one kind derived from the route definitions: route key → action. */
+export type AliasTable<K extends RouteKind> = {
+	readonly [A in keyof Routes as KindOf<Routes[A]> extends K ? Routes[A]["route"] : never]: A;
+};
+
+/** Number of path parameters of an alias key. */
+function paramCount(key: string): number {
+	return (key.match(/:/g) ?? []).length;
+}
+
+/**
+ * `table` with literal paths before parameters: entries sorted by their number
+ * of path parameters, stable otherwise (moleculer-web takes the first alias that
+ * matches, so `GET /v1/orders/unshipped` must come before `GET /v1/orders/:id`;
+ * test/unit/gateway/routes.spec.ts checks no alias is shadowed by an earlier one).
+ */
+export function bySpecificity<T extends Record<string, string>>(table: T): T {
+	const entries = Object.entries(table);
+	const sorted = entries
+		.map((e, i) => ({ e, i }))
+		.sort((a, b) => paramCount(a.e[0]) - paramCount(b.e[0]) || a.i - b.i)
+		.map(({ e }) => e);
+	return Object.fromEntries(sorted) as T;
+}
+
+/** The alias table of `kind` built from {@link ROUTES}, literal paths first. */
+export function aliasesOf<K extends RouteKind>(kind: K): AliasTable<K> {
+	const table: Record<string, string> = {};
+	for (const [action, def] of Object.entries(ROUTES) as [string, { route: string; kind?: RouteKind }][])
+		if ((def.kind ?? "api") === kind) table[def.route] = action;
+	return bySpecificity(table) as AliasTable<K>;
+}
+
+/** `legacy` without the entries whose action now has a definition (transition; they go with their area file). */
+function withoutDefined<T extends Record<string, string>>(legacy: T): T {
+	return Object.fromEntries(Object.entries(legacy).filter(([, a]) => !(a in ROUTES))) as T;
+}
 
 /** Bearer-authenticated public API (§4, §5). */
-export const API_ALIASES = {
+const LEGACY_API_ALIASES = {
 	"GET /v1/pincode/:pincode": "pincode.lookup",
 	"GET /v1/shipping/serviceable": "rates.serviceable",
 	"POST /v1/intake/order": "intake.createOrder",
@@ -75,6 +118,11 @@ export const API_ALIASES = {
 	"GET /v1/documents/manifest/:manifestNo": "documents.manifestCopy",
 } as const satisfies Record<string, ActionName>;
 
+export const API_ALIASES = bySpecificity({
+	...withoutDefined(LEGACY_API_ALIASES),
+	...aliasesOf("api"),
+}) satisfies Record<string, ActionName>;
+
 /**
  * Bulk order upload (issue 10, issue 25): multipart, bearer-authenticated;
  * served by the gateway's `upload` route (a `stream` alias, no body parser:
@@ -82,9 +130,14 @@ export const API_ALIASES = {
  * parts in any order, the file cut at 25 MB → 413 `file_too_large`;
  * lib/gateway/upload.ts, lib/intake/bulk/multipart.ts).
  */
-export const BULK_UPLOAD_ALIASES = {
+const LEGACY_BULK_UPLOAD_ALIASES = {
 	"POST /v1/intake/bulk": "intake.bulkUpload",
 } as const satisfies Record<string, ActionName>;
+
+export const BULK_UPLOAD_ALIASES = bySpecificity({
+	...withoutDefined(LEGACY_BULK_UPLOAD_ALIASES),
+	...aliasesOf("upload"),
+}) satisfies Record<string, ActionName>;
 
 /** Path of the bulk upload (the gateway's `upload` route). */
 export const BULK_UPLOAD_PATH = "/v1/intake/bulk";
@@ -95,9 +148,14 @@ export const BULK_UPLOAD_PATH = "/v1/intake/bulk";
  * booking. Served by the gateway's `webhooks` route (raw body parser; params
  * `{courier, body: base64, headers}`, see services/gateway.service.ts).
  */
-export const WEBHOOK_ALIASES = {
+const LEGACY_WEBHOOK_ALIASES = {
 	"POST /v1/tracking/webhooks/:courier": "booking.courierPush",
 } as const satisfies Record<string, ActionName>;
+
+export const WEBHOOK_ALIASES = bySpecificity({
+	...withoutDefined(LEGACY_WEBHOOK_ALIASES),
+	...aliasesOf("courier_push"),
+}) satisfies Record<string, ActionName>;
 
 /**
  * Signed label links (spec §4.4, §5 rule 7): no bearer token, the token in the
@@ -107,17 +165,27 @@ export const WEBHOOK_ALIASES = {
  * (`/v1/documents/label/t/`) is answered by the link action (404), not by the
  * bearer label route.
  */
-export const LINK_ALIASES = {
+const LEGACY_LINK_ALIASES = {
 	"GET /v1/documents/label/t{/:token}": "documents.labelLink",
 } as const satisfies Record<string, ActionName>;
 
+export const LINK_ALIASES = bySpecificity({
+	...withoutDefined(LEGACY_LINK_ALIASES),
+	...aliasesOf("link"),
+}) satisfies Record<string, ActionName>;
+
 /** Unauthenticated probes, always answered by the local gateway node. */
-export const PROBE_ALIASES = {
+const LEGACY_PROBE_ALIASES = {
 	/** Liveness: 200 `{status:"ok"}`. */
 	"GET /health": "gateway.health",
 	/** Readiness: 200 `{status:"ready", services}` or 503 `{error:"not_ready", message, missing}`. */
 	"GET /ready": "gateway.ready",
 } as const satisfies Record<string, ActionName>;
+
+export const PROBE_ALIASES = bySpecificity({
+	...withoutDefined(LEGACY_PROBE_ALIASES),
+	...aliasesOf("probe"),
+}) satisfies Record<string, ActionName>;
 
 /**
  * The API reference (issue 11; lib/openapi): the OpenAPI 3.1 document and the
@@ -125,7 +193,7 @@ export const PROBE_ALIASES = {
  * aliases of its `docs` route, no action, no bearer token, no body). Values
  * name the handler in lib/openapi/serve.ts (`DOCS_HANDLERS`).
  */
-export const DOCS_ALIASES = {
+const LEGACY_DOCS_ALIASES = {
 	/** The OpenAPI 3.1 document (JSON, cacheable, ETag). */
 	"GET /v1/openapi.json": "openapi.document",
 	/** The API reference page (Swagger UI, served offline from the npm package). */
@@ -134,15 +202,25 @@ export const DOCS_ALIASES = {
 	"GET /docs/:file": "openapi.asset",
 } as const;
 
+export const DOCS_ALIASES = bySpecificity({
+	...withoutDefined(LEGACY_DOCS_ALIASES),
+	...aliasesOf("docs"),
+}) satisfies Record<string, string>;
+
 /**
  * Development identity provider (zero-setup start only, env `MSA_DEV_IDP=1`;
  * docs/ARCHITECTURE.md §3, spec §5.5). No bearer token.
  */
-export const DEV_IDP_ALIASES = {
+const LEGACY_DEV_IDP_ALIASES = {
 	/** `?grant_type=password`, JSON or form body `{email|username, password}`. */
 	"POST /auth/v1/token": "devauth.token",
 	"GET /auth/v1/.well-known/jwks.json": "devauth.jwks",
 } as const satisfies Record<string, ActionName>;
+
+export const DEV_IDP_ALIASES = bySpecificity({
+	...withoutDefined(LEGACY_DEV_IDP_ALIASES),
+	...aliasesOf("dev_idp"),
+}) satisfies Record<string, ActionName>;
 
 /** Path prefix whose gateway-made 400/404 answers use the §7 documents shape `{message}`. */
 export const DOCUMENTS_PREFIX = "/v1/documents/";

@@ -33,6 +33,7 @@
  *   `RateLimit-Policy` and `RateLimit` headers on its answers.
  */
 import type { OpenAPIV3_1 } from "openapi-types";
+import { ROUTES } from "../contracts/http";
 import {
 	API_ALIASES,
 	BULK_UPLOAD_ALIASES,
@@ -52,13 +53,14 @@ import {
 	ref,
 	responseRef,
 } from "../platform/openapi/components";
+import type { RouteDefinition } from "../platform/openapi/route";
 import type { AreaPaths, Operation } from "../platform/openapi/types";
+import { operationOf } from "./operation";
 import * as docsArea from "./paths/docs";
 import * as documentsArea from "./paths/documents";
 import * as intakeArea from "./paths/intake";
 import * as ndrArea from "./paths/ndr";
 import * as shippingArea from "./paths/shipping";
-import * as warehousesArea from "./paths/warehouses";
 import * as webhooksArea from "./paths/webhooks";
 
 /** One area file of the document. */
@@ -94,11 +96,7 @@ export const AREAS: readonly Area[] = [
 			"Labels, signed label links and handover manifests (spec §4.4; the §7 `/v1/documents/*` error exceptions).",
 		paths: documentsArea.paths,
 	},
-	{
-		tag: "warehouses",
-		description: "Pickup and return warehouses (spec §2.9, §4.5).",
-		paths: warehousesArea.paths,
-	},
+	{ tag: "warehouses", description: "Pickup and return warehouses (spec §2.9, §4.5).", paths: {} },
 	{
 		tag: "ndr",
 		description: "Failed deliveries and the merchant's actions on them (spec §2.10, §4.6).",
@@ -292,17 +290,23 @@ function withGatewayResponses(op: Operation, key: string, path: string): Operati
 export function createDocument(areas: readonly Area[] = AREAS): OpenAPIV3_1.Document {
 	const paths: Record<string, Partial<Record<Method, Operation>>> = {};
 	const seen = new Map<string, string>();
-	for (const area of areas) {
-		for (const [key, op] of Object.entries(area.paths)) {
-			const { method, path } = parseAliasKey(key);
-			const id = `${method} ${path}`;
-			if (seen.has(id)) throw new Error(`${key} is described twice (areas ${seen.get(id)} and ${area.tag})`);
-			seen.set(id, area.tag);
-			const item = paths[path] ?? {};
-			const tagged: Operation = op.tags?.length ? op : { ...op, tags: [area.tag] };
-			item[method] = withGatewayResponses(tagged, key, path);
-			paths[path] = item;
-		}
+	const defined = new Set((Object.values(ROUTES) as RouteDefinition[]).map((d) => d.route));
+	const operations: [string, string, Operation][] = [];
+	for (const [action, def] of Object.entries(ROUTES) as [string, RouteDefinition][])
+		if (def.documented !== false) operations.push([def.tag, def.route, operationOf(action, def)]);
+	for (const area of areas)
+		for (const [key, op] of Object.entries(area.paths))
+			if (!defined.has(key)) operations.push([area.tag, key, op]);
+	for (const [tag, key, op] of operations) {
+		const area = { tag };
+		const { method, path } = parseAliasKey(key);
+		const id = `${method} ${path}`;
+		if (seen.has(id)) throw new Error(`${key} is described twice (areas ${seen.get(id)} and ${area.tag})`);
+		seen.set(id, area.tag);
+		const item = paths[path] ?? {};
+		const tagged: Operation = op.tags?.length ? op : { ...op, tags: [area.tag] };
+		item[method] = withGatewayResponses(tagged, key, path);
+		paths[path] = item;
 	}
 	// openapi-types types a 3.1 path item as an intersection with the 3.0 one, which a 3.1
 	// operation (3.1 schemas) does not satisfy; the shapes are the 3.1 ones

@@ -7,64 +7,24 @@
  *   `warehouses.get`): a pickup leg and a return leg with the return rule
  *   applied ({@link warehouseOf}).
  */
-import type { CourierInfo, Warehouse, WarehouseLeg, WarehouseType } from "../contracts";
+import {
+	type CourierInfo,
+	type CourierRegistrationView,
+	type RegistrationState,
+	WAREHOUSE_COLUMNS,
+	type Warehouse,
+	type WarehouseFields,
+	type WarehouseLeg,
+	type WarehouseView,
+} from "../contracts";
 
-/**
- * The courier-facing fields of a warehouse as the spec names them (§2.9): the
- * forward address and contact, the return leg (`return_*`, always filled once
- * validated; nullable in older rows), GSTIN and type. The one declaration of
- * the flat shape: validation, storage and the HTTP row all use it.
- */
-export interface WarehouseFields {
-	warehouse_name: string;
-	contact_person_name: string;
-	/** 10 digits */
-	contact_no: string;
-	contact_email: string | null;
-	address_line_1: string;
-	address_line_2: string | null;
-	city: string;
-	state: string;
-	/** 6 digits */
-	pincode: string;
-	gstin: string | null;
-	warehouse_type: WarehouseType;
-	is_return_same: boolean;
-	return_warehouse_name: string | null;
-	return_contact_person_name: string;
-	return_contact_no: string;
-	return_contact_email: string | null;
-	return_address_line_1: string;
-	return_address_line_2: string | null;
-	return_city: string;
-	return_state: string;
-	return_pincode: string;
-}
-
-/** Every warehouse field, in the bind order create / update write them after `sender_id`. */
-export const WAREHOUSE_COLUMNS: ReadonlyArray<keyof WarehouseFields> = [
-	"warehouse_name",
-	"contact_person_name",
-	"contact_no",
-	"contact_email",
-	"address_line_1",
-	"address_line_2",
-	"city",
-	"state",
-	"pincode",
-	"gstin",
-	"warehouse_type",
-	"is_return_same",
-	"return_warehouse_name",
-	"return_contact_person_name",
-	"return_contact_no",
-	"return_contact_email",
-	"return_address_line_1",
-	"return_address_line_2",
-	"return_city",
-	"return_state",
-	"return_pincode",
-];
+export {
+	type CourierRegistrationView,
+	type RegistrationState,
+	WAREHOUSE_COLUMNS,
+	type WarehouseFields,
+	type WarehouseView,
+};
 
 /** Fields whose change bumps `version` (what a courier sees of the pickup location). */
 export const COURIER_FIELDS: ReadonlyArray<keyof WarehouseFields> = WAREHOUSE_COLUMNS.filter(
@@ -95,40 +55,6 @@ export interface StoredRegistration {
 	courier_location_id: string | null;
 	reason: string | null;
 	updated_at: Date | string;
-}
-
-/** Per-courier registration detail of a list row. */
-export interface CourierRegistrationView {
-	logistic_id: number;
-	logistic_name?: string;
-	/** `pending` until the courier answered for the warehouse's current version. */
-	status: "pending" | "registered" | "refused";
-	/** The courier's words when refused (or the last transient error while pending); else null. */
-	reason: string | null;
-}
-
-/** Courier registration state of one warehouse ({@link registrationView}). */
-export interface RegistrationState {
-	/** registered with every courier of the reference list for the current version */
-	courier_registered: boolean;
-	courier_registrations: CourierRegistrationView[];
-}
-
-/**
- * The §2.9 row of `GET /v1/warehouses` and `PATCH /v1/warehouses/:id`.
- * `shipped_30d` is null when the order service cannot be reached (never
- * invented). Timestamps ISO-8601 UTC.
- */
-export interface WarehouseView extends WarehouseFields, RegistrationState {
-	id: number;
-	active: boolean;
-	retired: boolean;
-	is_default: boolean;
-	warehouse_code: string;
-	/** orders shipped from it in the last 30 days, or null when unknown */
-	shipped_30d: number | null;
-	created_at: string;
-	updated_at: string;
 }
 
 /** The warehouse fields of a stored row (for patch merging and diffing). */

@@ -32,17 +32,16 @@
  * converted implicitly, a JSON number for `contact_no` / `pincode` is read as
  * its decimal digits here).
  */
-import type { ValidationError, ValidationRuleObject, ValidationSchema } from "fastest-validator";
-import { WAREHOUSE_TYPES } from "../contracts";
-import { compile, describe } from "../platform/validate";
+import type { ValidationError, ValidationSchema } from "fastest-validator";
 import {
-	hasControlChars,
-	isPlainObject,
-	PHONE_10_DIGITS,
-	PINCODE_FORMAT,
-	parseBool,
-	scalarOrMarker,
-} from "../shared/fields";
+	FORWARD_OPTIONAL,
+	FORWARD_REQUIRED,
+	RETURN_OPTIONAL,
+	RETURN_REQUIRED,
+	ruleFor,
+} from "../contracts/http/warehouses";
+import { compile, describe } from "../platform/validate";
+import { isPlainObject, PINCODE_FORMAT, parseBool, scalarOrMarker } from "../shared/fields";
 import type { WarehouseFields } from "./rows";
 
 /** Result of validating a create or patch body. */
@@ -72,26 +71,6 @@ const MIRROR: ReadonlyArray<[keyof WarehouseFields, keyof WarehouseFields]> = [
 	["pincode", "return_pincode"],
 ];
 
-export const FORWARD_REQUIRED = [
-	"warehouse_name",
-	"contact_person_name",
-	"contact_no",
-	"address_line_1",
-	"city",
-	"state",
-	"pincode",
-] as const;
-export const FORWARD_OPTIONAL = ["contact_email", "address_line_2", "gstin"] as const;
-export const RETURN_REQUIRED = [
-	"return_warehouse_name",
-	"return_contact_person_name",
-	"return_contact_no",
-	"return_address_line_1",
-	"return_city",
-	"return_state",
-	"return_pincode",
-] as const;
-export const RETURN_OPTIONAL = ["return_contact_email", "return_address_line_2"] as const;
 const RETURN_FIELDS = [...RETURN_REQUIRED, ...RETURN_OPTIONAL] as const;
 const FORWARD_FIELDS = [...FORWARD_REQUIRED, ...FORWARD_OPTIONAL, "warehouse_type"] as const;
 
@@ -100,98 +79,6 @@ const INPUT_KEYS: readonly string[] = [...FORWARD_FIELDS, "is_return_same", ...R
 
 /** Optional fields: null, "" or whitespace mean "none". */
 const NULLABLE = new Set<string>([...FORWARD_OPTIONAL, ...RETURN_OPTIONAL]);
-
-const BASE_MESSAGES = {
-	required: "is required",
-	string: "must be a string",
-	stringEmpty: "is required",
-	stringMin: "must be at least {expected} characters",
-	stringMax: "must be at most {expected} characters",
-	email: "must be a valid email address",
-	emailEmpty: "is required",
-	emailMax: "must be at most {expected} characters",
-	enumValue: `must be one of ${WAREHOUSE_TYPES.join(", ")}`,
-	controlChars: "must not contain control characters",
-};
-
-/** fastest-validator `custom` check of text fields: no control characters (after the rule's trim). */
-function noControlChars(value: unknown, errors: Array<{ type: string }>): unknown {
-	if (typeof value === "string" && hasControlChars(value)) errors.push({ type: "controlChars" });
-	return value;
-}
-
-const GSTIN = /^[0-9]{2}[A-Z]{5}[0-9]{4}[A-Z][1-9A-Z]Z[0-9A-Z]$/;
-
-/** fastest-validator rule of one base field (without the `return_` prefix). */
-export function ruleFor(base: string, optional: boolean): ValidationRuleObject {
-	const text = (min: number, max: number): ValidationRuleObject => ({
-		type: "string",
-		trim: true,
-		empty: false,
-		min,
-		max,
-		optional,
-		nullable: optional,
-		custom: noControlChars,
-		messages: BASE_MESSAGES,
-	});
-	switch (base) {
-		case "warehouse_name":
-			return text(3, 191);
-		case "contact_person_name":
-			return text(3, 100);
-		case "address_line_1":
-			return text(10, 255);
-		case "address_line_2":
-			return text(1, 255);
-		case "city":
-		case "state":
-			return text(1, 100);
-		case "contact_no":
-			return {
-				type: "string",
-				trim: true,
-				empty: false,
-				pattern: PHONE_10_DIGITS,
-				optional,
-				messages: { ...BASE_MESSAGES, stringPattern: "must be 10 digits" },
-			};
-		case "pincode":
-			return {
-				type: "string",
-				trim: true,
-				empty: false,
-				pattern: PINCODE_FORMAT,
-				optional,
-				messages: { ...BASE_MESSAGES, stringPattern: "must be 6 digits" },
-			};
-		case "contact_email":
-			return {
-				type: "email",
-				max: 191,
-				optional,
-				nullable: optional,
-				custom: noControlChars,
-				messages: BASE_MESSAGES,
-			};
-		case "gstin":
-			return {
-				type: "string",
-				trim: true,
-				pattern: GSTIN,
-				optional,
-				nullable: optional,
-				messages: {
-					...BASE_MESSAGES,
-					stringPattern: "must be a valid GSTIN (15 characters, e.g. 27AAPFU0939F1ZV)",
-				},
-			};
-		case "warehouse_type":
-			return { type: "enum", values: [...WAREHOUSE_TYPES], optional, messages: BASE_MESSAGES };
-		default:
-			throw new Error(`no rule for ${base}`);
-	}
-}
 
 const baseOf = (field: string) => (field.startsWith("return_") ? field.slice("return_".length) : field);
 const OPTIONAL_ALWAYS = new Set<string>([...NULLABLE, "warehouse_type"]);

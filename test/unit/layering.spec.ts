@@ -62,17 +62,12 @@ const EXCEPTIONS: Record<string, string> = {
 		"OpenAPI reuses the validator schemas (until route definitions)",
 	"openapi/paths/shipping.ts -> rates/params":
 		"OpenAPI reuses the validator schemas (until route definitions)",
-	"openapi/paths/warehouses.ts -> warehouses/rows":
-		"OpenAPI reuses the validator schemas (until route definitions)",
-	"openapi/paths/warehouses.ts -> warehouses/validation":
-		"OpenAPI reuses the validator schemas (until route definitions)",
 	"openapi/paths/webhooks.ts -> webhooks/api":
 		"OpenAPI reuses the validator schemas (until route definitions)",
 	"openapi/paths/webhooks.ts -> webhooks/ssrf":
 		"OpenAPI reuses the validator schemas (until route definitions)",
 	// The warehouses contract's result types are the store's row shapes; they move into lib/contracts when the
 	// warehouses rows stop being shared with its store.
-	"contracts/warehouses.ts -> warehouses/rows": "the contract's result types are warehouses' row shapes",
 };
 
 /** Every .ts file under `dir`, recursively. */

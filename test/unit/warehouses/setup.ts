@@ -228,9 +228,11 @@ export function useWarehouses(): WarehousesHarness {
 		broker: () => broker,
 		create: (sender, body, role = "merchant") => callAs(broker, "warehouses.create", body, as(sender, role)),
 		list: (sender, params = {}) => callAs(broker, "warehouses.list", params, as(sender)),
+		// the path id is a string on the wire; the specs also send other values on purpose
 		update: (sender, id, body, role = "merchant") =>
-			callAs(broker, "warehouses.update", { ...body, id }, as(sender, role)),
-		remove: (sender, id, role = "merchant") => callAs(broker, "warehouses.remove", { id }, as(sender, role)),
+			callAs(broker, "warehouses.update", { ...body, id: id as string }, as(sender, role)),
+		remove: (sender, id, role = "merchant") =>
+			callAs(broker, "warehouses.remove", { id: id as string }, as(sender, role)),
 		rowOf: async (id) =>
 			(await select<any>(db(), "SELECT * FROM warehouses.warehouses WHERE id = $1", [id]))[0],
 		defaultsOf: async (sender) =>

@@ -1,36 +1,151 @@
 /**
- * OpenAPI 3.1 descriptions (issue 11) of the warehouse routes (spec §2.9, §3
- * last paragraph, §4.5, §7, §8; docs/decisions/0006-warehouses.md): list,
- * create, update, soft delete.
+ * The HTTP routes of the `warehouses` service (spec §2.9, §3 last paragraph,
+ * §4.5, §7, §8; docs/decisions/0006-warehouses.md): list, create, update,
+ * soft delete. One definition each (issue 26; lib/platform/openapi/route.ts,
+ * docs/ARCHITECTURE.md §7).
  *
- * Body schemas are converted (`fromValidator`) from the very rules
- * lib/warehouses/validation.ts compiles (`ruleFor` per field, the field lists
- * `FORWARD_REQUIRED` …); the two booleans `is_return_same` / `is_default`
- * and the return-leg rule (required unless `is_return_same`) are checked by
- * hand there and described by hand here.
+ * The input rules live here, as part of the contract: the field lists and
+ * the fastest-validator rule of each field ({@link ruleFor}), which
+ * lib/warehouses/validation.ts compiles and the body schemas below convert
+ * (`fromValidator`); the two booleans `is_return_same` / `is_default` and
+ * the return-leg rule (required unless `is_return_same`) are checked by hand
+ * there and described by hand here.
  */
-import type { ValidationSchema } from "fastest-validator";
-import { WAREHOUSE_TYPES } from "../../contracts";
-import { ID_PATH_SCHEMA, json, pathParam, queryParam } from "../../platform/openapi/components";
-import {
-	BEARER,
-	bearerResponses,
-	errorWith,
-	int,
-	nullableStr,
-	str,
-	utc,
-} from "../../platform/openapi/helpers";
+import type { ValidationRuleObject, ValidationSchema } from "fastest-validator";
+import { ID_PATH_SCHEMA, json, queryParam } from "../../platform/openapi/components";
+import { int, nullableStr, str, utc } from "../../platform/openapi/helpers";
+import { defineRoutes } from "../../platform/openapi/route";
 import { fromValidator } from "../../platform/openapi/schema";
-import type { AreaPaths, JsonSchema, Operation } from "../../platform/openapi/types";
-import { WAREHOUSE_COLUMNS } from "../../warehouses/rows";
-import {
-	FORWARD_OPTIONAL,
-	FORWARD_REQUIRED,
-	RETURN_OPTIONAL,
-	RETURN_REQUIRED,
-	ruleFor,
-} from "../../warehouses/validation";
+import type { JsonSchema } from "../../platform/openapi/types";
+import { hasControlChars, PHONE_10_DIGITS, PINCODE_FORMAT } from "../../shared/fields";
+import { WAREHOUSE_TYPES } from "../common";
+import { WAREHOUSE_COLUMNS } from "../warehouses";
+
+// ---------------------------------------------------------------------------
+// Input rules (compiled by lib/warehouses/validation.ts)
+// ---------------------------------------------------------------------------
+
+/** Forward fields a create requires (spec §2.9). */
+export const FORWARD_REQUIRED = [
+	"warehouse_name",
+	"contact_person_name",
+	"contact_no",
+	"address_line_1",
+	"city",
+	"state",
+	"pincode",
+] as const;
+/** Forward fields that may be absent, null or empty. */
+export const FORWARD_OPTIONAL = ["contact_email", "address_line_2", "gstin"] as const;
+/** Return-leg fields required unless `is_return_same` (spec §2.9). */
+export const RETURN_REQUIRED = [
+	"return_warehouse_name",
+	"return_contact_person_name",
+	"return_contact_no",
+	"return_address_line_1",
+	"return_city",
+	"return_state",
+	"return_pincode",
+] as const;
+/** Return-leg fields that may be absent. */
+export const RETURN_OPTIONAL = ["return_contact_email", "return_address_line_2"] as const;
+
+/** The `details` messages of the field rules (spec §7 `validation_failed`). */
+const BASE_MESSAGES = {
+	required: "is required",
+	string: "must be a string",
+	stringEmpty: "is required",
+	stringMin: "must be at least {expected} characters",
+	stringMax: "must be at most {expected} characters",
+	email: "must be a valid email address",
+	emailEmpty: "is required",
+	emailMax: "must be at most {expected} characters",
+	enumValue: `must be one of ${WAREHOUSE_TYPES.join(", ")}`,
+	controlChars: "must not contain control characters",
+};
+
+/** fastest-validator `custom` check of text fields: no control characters (after the rule's trim). */
+function noControlChars(value: unknown, errors: Array<{ type: string }>): unknown {
+	if (typeof value === "string" && hasControlChars(value)) errors.push({ type: "controlChars" });
+	return value;
+}
+
+const GSTIN = /^[0-9]{2}[A-Z]{5}[0-9]{4}[A-Z][1-9A-Z]Z[0-9A-Z]$/;
+
+/** fastest-validator rule of one base field (without the `return_` prefix). */
+export function ruleFor(base: string, optional: boolean): ValidationRuleObject {
+	const text = (min: number, max: number): ValidationRuleObject => ({
+		type: "string",
+		trim: true,
+		empty: false,
+		min,
+		max,
+		optional,
+		nullable: optional,
+		custom: noControlChars,
+		messages: BASE_MESSAGES,
+	});
+	switch (base) {
+		case "warehouse_name":
+			return text(3, 191);
+		case "contact_person_name":
+			return text(3, 100);
+		case "address_line_1":
+			return text(10, 255);
+		case "address_line_2":
+			return text(1, 255);
+		case "city":
+		case "state":
+			return text(1, 100);
+		case "contact_no":
+			return {
+				type: "string",
+				trim: true,
+				empty: false,
+				pattern: PHONE_10_DIGITS,
+				optional,
+				messages: { ...BASE_MESSAGES, stringPattern: "must be 10 digits" },
+			};
+		case "pincode":
+			return {
+				type: "string",
+				trim: true,
+				empty: false,
+				pattern: PINCODE_FORMAT,
+				optional,
+				messages: { ...BASE_MESSAGES, stringPattern: "must be 6 digits" },
+			};
+		case "contact_email":
+			return {
+				type: "email",
+				max: 191,
+				optional,
+				nullable: optional,
+				custom: noControlChars,
+				messages: BASE_MESSAGES,
+			};
+		case "gstin":
+			return {
+				type: "string",
+				trim: true,
+				pattern: GSTIN,
+				optional,
+				nullable: optional,
+				messages: {
+					...BASE_MESSAGES,
+					stringPattern: "must be a valid GSTIN (15 characters, e.g. 27AAPFU0939F1ZV)",
+				},
+			};
+		case "warehouse_type":
+			return { type: "enum", values: [...WAREHOUSE_TYPES], optional, messages: BASE_MESSAGES };
+		default:
+			throw new Error(`no rule for ${base}`);
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Documented shapes
+// ---------------------------------------------------------------------------
 
 /** Field name without the `return_` prefix (validation.ts `baseOf`). */
 const baseOf = (field: string) => (field.startsWith("return_") ? field.slice("return_".length) : field);
@@ -226,28 +341,46 @@ const WAREHOUSE_ROW: JsonSchema = {
 	},
 };
 
-const ID_PARAM = pathParam(
-	"id",
-	"the warehouse id; anything but a positive integer answers 404 `not_found` (as a missing one)",
-	ID_PATH_SCHEMA,
-);
+/** The warehouse id in the path. */
+const ID_PATH = {
+	id: {
+		description:
+			"the warehouse id; anything but a positive integer answers 404 `not_found` (as a missing one)",
+		schema: ID_PATH_SCHEMA,
+	},
+};
 
-const list: Operation = {
-	operationId: "warehouses_list",
-	summary: "List the account's warehouses",
-	description:
-		"Spec §4.5, §2.9: the caller's warehouses, the default first, then the newest first, with courier registration state and 30-day volume. Any authenticated role.",
-	tags: ["warehouses"],
-	security: BEARER,
-	parameters: [
-		queryParam(
-			"include",
-			"comma-separated options: `inactive` also lists retired (soft-deleted) rows; other values are ignored",
-			{ type: "string" },
-		),
-	],
-	responses: bearerResponses(
-		{
+/** Who may change warehouses (spec §5 rules 1–2). */
+const WRITE = { writes: true, capability: "warehouses.write" } as const;
+
+/** The 400 of a create or a change: every failing field at once. */
+const VALIDATION = {
+	code: "validation_failed",
+	when: "with `details`, one `field: reason` per failing field (spec §7; return-leg messages prefixed `return_`; `warehouse_name: already exists` for a duplicate name; `pincode: not a known Indian pincode`).",
+} as const;
+
+// ---------------------------------------------------------------------------
+// Routes
+// ---------------------------------------------------------------------------
+
+/** The warehouse routes, keyed by the action that answers each. */
+export const WAREHOUSES_ROUTES = defineRoutes({
+	"warehouses.list": {
+		route: "GET /v1/warehouses",
+		access: { auth: true },
+		tag: "warehouses",
+		operationId: "warehouses_list",
+		summary: "List the account's warehouses",
+		description:
+			"Spec §4.5, §2.9: the caller's warehouses, the default first, then the newest first, with courier registration state and 30-day volume. Any authenticated role.",
+		queryParams: [
+			queryParam(
+				"include",
+				"comma-separated options: `inactive` also lists retired (soft-deleted) rows; other values are ignored",
+				{ type: "string" },
+			),
+		],
+		responses: {
 			"200": json("The warehouses.", {
 				type: "object",
 				additionalProperties: false,
@@ -255,23 +388,17 @@ const list: Operation = {
 				properties: { data: { type: "array", items: WAREHOUSE_ROW } },
 			}),
 		},
-		{},
-	),
-};
-
-const VALIDATION_400 =
-	"`validation_failed` with `details`, one `field: reason` per failing field (spec §7; return-leg messages prefixed `return_`; `warehouse_name: already exists` for a duplicate name; `pincode: not a known Indian pincode`).";
-
-const create: Operation = {
-	operationId: "warehouses_create",
-	summary: "Create a warehouse",
-	description:
-		"Spec §4.5, §2.9: adds a pickup warehouse and registers it with every active courier. The account's first warehouse, or one sent with `is_default: true`, becomes the default. Orders that arrived before any warehouse existed are adopted (`orders_repaired`). Capability `warehouses.write`; read-only roles are refused.",
-	tags: ["warehouses"],
-	security: BEARER,
-	requestBody: { required: true, content: { "application/json": { schema: CREATE_BODY } } },
-	responses: bearerResponses(
-		{
+	},
+	"warehouses.create": {
+		route: "POST /v1/warehouses",
+		access: WRITE,
+		tag: "warehouses",
+		operationId: "warehouses_create",
+		summary: "Create a warehouse",
+		description:
+			"Spec §4.5, §2.9: adds a pickup warehouse and registers it with every active courier. The account's first warehouse, or one sent with `is_default: true`, becomes the default. Orders that arrived before any warehouse existed are adopted (`orders_repaired`). Capability `warehouses.write`; read-only roles are refused.",
+		bodySchema: CREATE_BODY,
+		responses: {
 			"201": json("Created (committed before the answer).", {
 				type: "object",
 				additionalProperties: false,
@@ -292,22 +419,19 @@ const create: Operation = {
 				},
 			}),
 		},
-		{ 400: VALIDATION_400 },
-		{ body: true, writes: true, capability: "warehouses.write" },
-	),
-};
-
-const update: Operation = {
-	operationId: "warehouses_update",
-	summary: "Change a warehouse",
-	description:
-		'Spec §4.5 ("payload and response: not shown"; docs/decisions/0006-warehouses.md): changes any subset of the fields. `is_default: true` makes it the default; `false` on the default hands it to the oldest other active warehouse. A change a courier sees re-registers the address with every courier. Capability `warehouses.write`; read-only roles are refused.',
-	tags: ["warehouses"],
-	security: BEARER,
-	parameters: [ID_PARAM],
-	requestBody: { required: true, content: { "application/json": { schema: PATCH_BODY } } },
-	responses: bearerResponses(
-		{
+		errors: [VALIDATION],
+	},
+	"warehouses.update": {
+		route: "PATCH /v1/warehouses/:id",
+		access: WRITE,
+		tag: "warehouses",
+		operationId: "warehouses_update",
+		summary: "Change a warehouse",
+		description:
+			'Spec §4.5 ("payload and response: not shown"; docs/decisions/0006-warehouses.md): changes any subset of the fields. `is_default: true` makes it the default; `false` on the default hands it to the oldest other active warehouse. A change a courier sees re-registers the address with every courier. Capability `warehouses.write`; read-only roles are refused.',
+		path: ID_PATH,
+		bodySchema: PATCH_BODY,
+		responses: {
 			"200": json("The changed row, as listed.", {
 				type: "object",
 				additionalProperties: false,
@@ -315,24 +439,24 @@ const update: Operation = {
 				properties: { data: WAREHOUSE_ROW },
 			}),
 		},
-		{
-			400: `${VALIDATION_400} \`body: no updatable field\` for a body naming none.`,
-			404: "`not_found`: not a positive integer id, missing, another account's or retired (spec §1 rule 4).",
-		},
-		{ body: true, writes: true, capability: "warehouses.write", pathParams: true },
-	),
-};
-
-const remove: Operation = {
-	operationId: "warehouses_remove",
-	summary: "Delete (retire) a warehouse",
-	description:
-		"Spec §4.5, §3: soft delete (`active` false, `retired` true) when no open order ships from it; a deleted default hands the default to the oldest remaining active warehouse. Listing with `include=inactive` still shows it. Capability `warehouses.write`; read-only roles are refused.",
-	tags: ["warehouses"],
-	security: BEARER,
-	parameters: [ID_PARAM],
-	responses: bearerResponses(
-		{
+		errors: [
+			{ ...VALIDATION, when: `${VALIDATION.when} \`body: no updatable field\` for a body naming none.` },
+			{
+				code: "not_found",
+				when: "not a positive integer id, missing, another account's or retired (spec §1 rule 4).",
+			},
+		],
+	},
+	"warehouses.remove": {
+		route: "DELETE /v1/warehouses/:id",
+		access: WRITE,
+		tag: "warehouses",
+		operationId: "warehouses_remove",
+		summary: "Delete (retire) a warehouse",
+		description:
+			"Spec §4.5, §3: soft delete (`active` false, `retired` true) when no open order ships from it; a deleted default hands the default to the oldest remaining active warehouse. Listing with `include=inactive` still shows it. Capability `warehouses.write`; read-only roles are refused.",
+		path: ID_PATH,
+		responses: {
 			"200": json("Retired.", {
 				type: "object",
 				additionalProperties: false,
@@ -347,29 +471,30 @@ const remove: Operation = {
 				},
 			}),
 		},
-		{
-			404: "`not_found` (spec §7): not a positive integer id, missing, another account's or already deleted.",
-			409: errorWith("`warehouse_in_use` (spec §7, §8): open orders still ship from it; nothing changed.", {
-				count: int("open orders shipping from it", { minimum: 1 }),
-				unshipped: int("of which not shipped yet", { minimum: 0 }),
-				awaiting_pickup: int("of which booked and awaiting pickup", { minimum: 0 }),
-				order_ids: {
-					type: "array",
-					maxItems: 20,
-					items: { type: "integer" },
-					description: "up to 20 of them",
+		errors: [
+			{
+				code: "not_found",
+				when: "not a positive integer id, missing, another account's or already deleted (spec §7).",
+			},
+			{
+				code: "warehouse_in_use",
+				when: "open orders still ship from it; nothing changed (spec §7, §8).",
+				extra: {
+					count: int("open orders shipping from it", { minimum: 1 }),
+					unshipped: int("of which not shipped yet", { minimum: 0 }),
+					awaiting_pickup: int("of which booked and awaiting pickup", { minimum: 0 }),
+					order_ids: {
+						type: "array",
+						maxItems: 20,
+						items: { type: "integer" },
+						description: "up to 20 of them",
+					},
 				},
-			}),
-			503: "`service_unavailable`: the order service cannot be asked about open orders; nothing deleted, retry.",
-		},
-		{ writes: true, capability: "warehouses.write", pathParams: true },
-	),
-};
-
-/** Operations of the warehouses area, keyed by gateway alias (lib/gateway/routes.ts). */
-export const paths: AreaPaths = {
-	"GET /v1/warehouses": list,
-	"POST /v1/warehouses": create,
-	"PATCH /v1/warehouses/:id": update,
-	"DELETE /v1/warehouses/:id": remove,
-};
+			},
+			{
+				code: "service_unavailable",
+				when: "the order service cannot be asked about open orders; nothing deleted, retry.",
+			},
+		],
+	},
+});

@@ -1,0 +1,7 @@
+/**
+ * The HTTP routes of the `pincode` service, one definition each (issue 26;
+ * lib/platform/openapi/route.ts, docs/ARCHITECTURE.md §7).
+ */
+import { defineRoutes } from "../../platform/openapi/route";
+
+export const PINCODE_ROUTES = defineRoutes({});
