@@ -1,6 +1,6 @@
 /**
  * The HTTP routes of the `rates` service, one definition each (issue 26;
- * lib/platform/openapi/route.ts, docs/ARCHITECTURE.md §7).
+ * lib/platform/openapi/route.ts, docs/ARCHITECTURE.md §9).
  */
 import { defineRoutes } from "../../platform/openapi/route";
 

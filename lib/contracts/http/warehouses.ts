@@ -2,7 +2,7 @@
  * The HTTP routes of the `warehouses` service (spec §2.9, §3 last paragraph,
  * §4.5, §7, §8; docs/decisions/0006-warehouses.md): list, create, update,
  * soft delete. One definition each (issue 26; lib/platform/openapi/route.ts,
- * docs/ARCHITECTURE.md §7).
+ * docs/ARCHITECTURE.md §9).
  *
  * The input rules live here, as part of the contract: the field lists and
  * the fastest-validator rule of each field ({@link ruleFor}), which

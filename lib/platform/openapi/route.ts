@@ -1,6 +1,6 @@
 /**
  * One definition per HTTP route (issue 26; docs/decisions/0093-route-definitions.md;
- * docs/ARCHITECTURE.md §7 "Adding a route"). A service's routes are defined
+ * docs/ARCHITECTURE.md §9). A service's routes are defined
  * once, in lib/contracts/http/<service>.ts, as a {@link RouteDefinition} keyed
  * by the action that answers them; from that one object come:
  * - the gateway alias (lib/gateway/routes.ts builds every alias table from the
