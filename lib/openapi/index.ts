@@ -56,7 +56,6 @@ import {
 import type { RouteDefinition } from "../platform/openapi/route";
 import type { AreaPaths, Operation } from "../platform/openapi/types";
 import { operationOf } from "./operation";
-import * as docsArea from "./paths/docs";
 import * as documentsArea from "./paths/documents";
 import * as intakeArea from "./paths/intake";
 import * as ndrArea from "./paths/ndr";
@@ -110,7 +109,7 @@ export const AREAS: readonly Area[] = [
 	{
 		tag: "reference",
 		description: "This document, the API reference page and the liveness/readiness probes.",
-		paths: docsArea.paths,
+		paths: {},
 	},
 ];
 

@@ -21,10 +21,10 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { dirname, join } from "node:path";
+import type { DOCS_FILE_NAMES } from "../contracts/http/gateway";
 import { gatewayFail } from "../gateway/errors";
 import type { DOCS_ALIASES } from "../gateway/routes";
 import { buildDocument } from "./index";
-import type { DOCS_FILE_NAMES } from "./paths/docs";
 
 /** The page's Content-Security-Policy (see the module comment). */
 export const DOCS_CSP = [
