@@ -113,96 +113,88 @@ const live = new Set<MetricRegistry>();
 /** Histogram buckets (seconds) of courier calls: 10 ms … 30 s. */
 const COURIER_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
+/** Every metric of ours: name, type, labels, unit and help text as Moleculer's registry takes them. */
+const DEFINITIONS: readonly (
+	| MetricRegistry.GaugeMetricOptions
+	| MetricRegistry.CounterMetricOptions
+	| MetricRegistry.HistogramMetricOptions
+)[] = [
+	{
+		name: M.queueJobs,
+		type: "gauge",
+		labelNames: ["queue", "state"],
+		description: "BullMQ jobs per queue and state (sampled)",
+	},
+	{
+		name: M.queueJobsTotal,
+		type: "counter",
+		labelNames: ["queue", "outcome"],
+		description: "BullMQ job attempts ended, per queue and outcome",
+	},
+	{
+		name: M.bookingsTotal,
+		type: "counter",
+		labelNames: ["courier", "outcome"],
+		description: "Booking attempts settled, per courier and outcome",
+	},
+	{
+		name: M.courierCallSeconds,
+		type: "histogram",
+		labelNames: ["courier", "operation", "outcome"],
+		buckets: COURIER_BUCKETS,
+		quantiles: true,
+		unit: "seconds",
+		description: "Courier API call latency, per courier, operation and outcome",
+	},
+	{
+		name: M.outboxOldestAgeSeconds,
+		type: "gauge",
+		labelNames: ["outbox"],
+		unit: "seconds",
+		description: "Age of the oldest undelivered outbox row (0 when none; sampled)",
+	},
+	{
+		name: M.outboxPending,
+		type: "gauge",
+		labelNames: ["outbox"],
+		description: "Undelivered outbox rows (sampled)",
+	},
+	{
+		name: M.scansTotal,
+		type: "counter",
+		labelNames: ["source"],
+		description: "Tracking scans ingested, per source",
+	},
+	{
+		name: M.serviceabilityPincodes,
+		type: "gauge",
+		labelNames: ["courier"],
+		description: "Pincodes stored by the courier's last successful serviceability sync",
+	},
+	{
+		name: M.serviceabilitySyncedSeconds,
+		type: "gauge",
+		labelNames: ["courier"],
+		unit: "seconds",
+		description: "Unix time of the courier's last successful serviceability sync",
+	},
+	{
+		name: M.serviceabilitySyncFailures,
+		type: "counter",
+		labelNames: ["courier"],
+		description: "Failed courier serviceability syncs",
+	},
+];
+
 /** Registers our metrics on `reg` (idempotent). */
 function registerAll(reg: MetricRegistry): void {
-	const once = (name: string, add: () => unknown) => {
-		if (!reg.hasMetric(name)) add();
-	};
-	once(M.queueJobs, () =>
-		reg.register({
-			name: M.queueJobs,
-			type: "gauge",
-			labelNames: ["queue", "state"],
-			description: "BullMQ jobs per queue and state (sampled)",
-		}),
-	);
-	once(M.queueJobsTotal, () =>
-		reg.register({
-			name: M.queueJobsTotal,
-			type: "counter",
-			labelNames: ["queue", "outcome"],
-			description: "BullMQ job attempts ended, per queue and outcome",
-		}),
-	);
-	once(M.bookingsTotal, () =>
-		reg.register({
-			name: M.bookingsTotal,
-			type: "counter",
-			labelNames: ["courier", "outcome"],
-			description: "Booking attempts settled, per courier and outcome",
-		}),
-	);
-	once(M.courierCallSeconds, () =>
-		reg.register({
-			name: M.courierCallSeconds,
-			type: "histogram",
-			labelNames: ["courier", "operation", "outcome"],
-			buckets: COURIER_BUCKETS,
-			quantiles: true,
-			unit: "seconds",
-			description: "Courier API call latency, per courier, operation and outcome",
-		}),
-	);
-	once(M.outboxOldestAgeSeconds, () =>
-		reg.register({
-			name: M.outboxOldestAgeSeconds,
-			type: "gauge",
-			labelNames: ["outbox"],
-			unit: "seconds",
-			description: "Age of the oldest undelivered outbox row (0 when none; sampled)",
-		}),
-	);
-	once(M.outboxPending, () =>
-		reg.register({
-			name: M.outboxPending,
-			type: "gauge",
-			labelNames: ["outbox"],
-			description: "Undelivered outbox rows (sampled)",
-		}),
-	);
-	once(M.scansTotal, () =>
-		reg.register({
-			name: M.scansTotal,
-			type: "counter",
-			labelNames: ["source"],
-			description: "Tracking scans ingested, per source",
-		}),
-	);
-	once(M.serviceabilityPincodes, () =>
-		reg.register({
-			name: M.serviceabilityPincodes,
-			type: "gauge",
-			labelNames: ["courier"],
-			description: "Pincodes stored by the courier's last successful serviceability sync",
-		}),
-	);
-	once(M.serviceabilitySyncedSeconds, () =>
-		reg.register({
-			name: M.serviceabilitySyncedSeconds,
-			type: "gauge",
-			labelNames: ["courier"],
-			unit: "seconds",
-			description: "Unix time of the courier's last successful serviceability sync",
-		}),
-	);
-	once(M.serviceabilitySyncFailures, () =>
-		reg.register({
-			name: M.serviceabilitySyncFailures,
-			type: "counter",
-			labelNames: ["courier"],
-			description: "Failed courier serviceability syncs",
-		}),
-	);
+	for (const def of DEFINITIONS) {
+		if (reg.hasMetric(def.name)) continue;
+		// one call per overload of `register` (it takes no union)
+		if (def.type === "histogram") reg.register(def);
+		else if (def.type === "counter") reg.register(def);
+		else reg.register(def);
+	}
 }
 
 /**
