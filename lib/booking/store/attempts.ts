@@ -230,6 +230,25 @@ export async function enqueueNow(db: Sequelize, attempt_id: number): Promise<num
 }
 
 /**
+ * The first nine bind values of a new attempt row, in the column order both
+ * inserts use: order_id, sender_id, logistic_id, courier_name, mode, charges
+ * (JSON or null), direction, via, chain (JSON, `[]` when absent).
+ */
+function attemptValues(a: NewAttempt): unknown[] {
+	return [
+		a.order_id,
+		a.sender_id,
+		a.logistic_id,
+		a.courier_name,
+		a.mode,
+		a.charges ? JSON.stringify(a.charges) : null,
+		a.direction,
+		a.via,
+		JSON.stringify(a.chain ?? []),
+	];
+}
+
+/**
  * Inside transaction `t`: the credit check of the quoted total (ledger.ts
  * `assertCredit`, throws 409 `credit_limit_exceeded`), then the queued attempt
  * and its outbox rows (the seq-1 `order_update` "booking_in_progress", then
@@ -248,19 +267,7 @@ async function insertAttempt(
 		 VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'queued', $7, $8, $9::jsonb, $10, $11)
 		 ON CONFLICT (order_id) WHERE state IN ('queued', 'claimed', 'booked') DO NOTHING
 		 RETURNING *`,
-		[
-			a.order_id,
-			a.sender_id,
-			a.logistic_id,
-			a.courier_name,
-			a.mode,
-			a.charges ? JSON.stringify(a.charges) : null,
-			a.direction,
-			a.via,
-			JSON.stringify(a.chain ?? []),
-			a.from_pin ?? null,
-			a.to_pin ?? null,
-		],
+		[...attemptValues(a), a.from_pin ?? null, a.to_pin ?? null],
 		t,
 	);
 	if (!rows[0]) return { conflict: await liveAttempt(db, a.order_id, t) };
@@ -352,15 +359,7 @@ async function insertAttemptUnlimited(
 		 SELECT a.*, l.x_limited, (SELECT array_agg(o.id ORDER BY o.id) FROM o) AS x_outbox
 		 FROM (SELECT EXISTS (SELECT 1 FROM lim) AS x_limited) l LEFT JOIN a ON true`,
 		[
-			a.order_id,
-			a.sender_id,
-			a.logistic_id,
-			a.courier_name,
-			a.mode,
-			a.charges ? JSON.stringify(a.charges) : null,
-			a.direction,
-			a.via,
-			JSON.stringify(a.chain ?? []),
+			...attemptValues(a),
 			rows.map((r) => r.kind),
 			rows.map((r) => JSON.stringify(r.payload)),
 			rows.map((r) => r.delayMs),
