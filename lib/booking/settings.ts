@@ -17,7 +17,7 @@
  * | `BOOKING_TRACK_MS` | tracking poller period (lib/booking/tracking.ts): each tick leases the due open shipments and asks their couriers | 30000 |
  * | `BOOKING_TRACK_INTERVAL_MS` | how often one open shipment is asked again (a shipment is due this long after it was last leased) | 900000 |
  */
-import { setting } from "../platform/config";
+import { settingsOf } from "../platform/config";
 
 /** BullMQ backoff jitter: each retry delay is drawn from [delay · (1 − 0.5), delay]. */
 export const BACKOFF_JITTER = 0.5;
@@ -42,20 +42,23 @@ export interface BookingTimings {
  * @throws Error naming the variable when a value is not allowed
  */
 export function bookingTimings(env: NodeJS.ProcessEnv = process.env): BookingTimings {
-	return {
-		jobAttempts: setting("BOOKING_JOB_ATTEMPTS", env),
-		backoffMs: setting("BOOKING_BACKOFF_MS", env),
-		relayMs: setting("BOOKING_RELAY_MS", env),
-		relayBackoffMs: setting("BOOKING_RELAY_BACKOFF_MS", env),
-		sweepMs: setting("BOOKING_SWEEP_MS", env),
-		sweepAfterMs: setting("BOOKING_SWEEP_AFTER_MS", env),
-		claimStaleMs: setting("BOOKING_CLAIM_STALE_MS", env),
-		callTimeoutMs: setting("BOOKING_CALL_TIMEOUT_MS", env),
-		syncBudgetMs: setting("BOOKING_SYNC_BUDGET_MS", env),
-		unsettledMs: setting("BOOKING_UNSETTLED_MS", env),
-		trackMs: setting("BOOKING_TRACK_MS", env),
-		trackIntervalMs: setting("BOOKING_TRACK_INTERVAL_MS", env),
-	};
+	return settingsOf(
+		{
+			jobAttempts: "BOOKING_JOB_ATTEMPTS",
+			backoffMs: "BOOKING_BACKOFF_MS",
+			relayMs: "BOOKING_RELAY_MS",
+			relayBackoffMs: "BOOKING_RELAY_BACKOFF_MS",
+			sweepMs: "BOOKING_SWEEP_MS",
+			sweepAfterMs: "BOOKING_SWEEP_AFTER_MS",
+			claimStaleMs: "BOOKING_CLAIM_STALE_MS",
+			callTimeoutMs: "BOOKING_CALL_TIMEOUT_MS",
+			syncBudgetMs: "BOOKING_SYNC_BUDGET_MS",
+			unsettledMs: "BOOKING_UNSETTLED_MS",
+			trackMs: "BOOKING_TRACK_MS",
+			trackIntervalMs: "BOOKING_TRACK_INTERVAL_MS",
+		},
+		env,
+	);
 }
 
 /** BullMQ queue of booking jobs. */

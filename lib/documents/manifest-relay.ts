@@ -15,7 +15,7 @@
  */
 
 import { call } from "../contracts";
-import { setting } from "../platform/config";
+import { settingsOf } from "../platform/config";
 import type { DocumentsDeps } from "./deps";
 import {
 	type DocumentsOutboxRow,
@@ -36,11 +36,14 @@ export interface DocumentsRelayTimings {
  * @throws Error naming the variable when a value is not allowed
  */
 export function documentsRelayTimings(env: NodeJS.ProcessEnv = process.env): DocumentsRelayTimings {
-	return {
-		relayMs: setting("DOCUMENTS_RELAY_MS", env),
-		relayBackoffMs: setting("DOCUMENTS_RELAY_BACKOFF_MS", env),
-		callTimeoutMs: setting("DOCUMENTS_CALL_TIMEOUT_MS", env),
-	};
+	return settingsOf(
+		{
+			relayMs: "DOCUMENTS_RELAY_MS",
+			relayBackoffMs: "DOCUMENTS_RELAY_BACKOFF_MS",
+			callTimeoutMs: "DOCUMENTS_CALL_TIMEOUT_MS",
+		},
+		env,
+	);
 }
 
 /** What the relay needs from the documents service: its {@link DocumentsDeps} pieces, timings, the stop flag. */

@@ -12,7 +12,7 @@
  * | `NDR_CALL_TIMEOUT_MS` | timeout of calls to other services | 5000 |
  * | `NDR_ACT_POLL_MS` | first poll of a sent act's outcome at a courier that decides later (Delhivery), then doubled per poll (at most 1 h apart, for 24 h) | 60000 |
  */
-import { setting } from "../platform/config";
+import { settingsOf } from "../platform/config";
 
 /** The ndr service's timings and limits. */
 export interface NdrSettings {
@@ -35,12 +35,17 @@ export interface NdrSettings {
  */
 export function ndrSettings(env: NodeJS.ProcessEnv = process.env): NdrSettings {
 	return {
-		deadlineMs: setting("NDR_ACTION_DEADLINE_MS", env),
-		policyMs: setting("NDR_POLICY_MS", env),
-		policyRetryMs: setting("NDR_POLICY_RETRY_MS", env),
-		maxAttempts: setting("NDR_MAX_ATTEMPTS", env),
-		callTimeoutMs: setting("NDR_CALL_TIMEOUT_MS", env),
-		actPollMs: setting("NDR_ACT_POLL_MS", env),
+		...settingsOf(
+			{
+				deadlineMs: "NDR_ACTION_DEADLINE_MS",
+				policyMs: "NDR_POLICY_MS",
+				policyRetryMs: "NDR_POLICY_RETRY_MS",
+				maxAttempts: "NDR_MAX_ATTEMPTS",
+				callTimeoutMs: "NDR_CALL_TIMEOUT_MS",
+				actPollMs: "NDR_ACT_POLL_MS",
+			},
+			env,
+		),
 		batch: 50,
 		leaseMs: 120_000,
 	};

@@ -837,6 +837,20 @@ export function setting<N extends SettingName>(
 }
 
 /**
+ * Several settings at once, as an object: `settingsOf({relayMs: "DOCUMENTS_RELAY_MS"}, env)`
+ * = `{relayMs: setting("DOCUMENTS_RELAY_MS", env)}`, each value typed as {@link SETTINGS} declares it.
+ * @throws Error naming the first variable whose value is not allowed (as {@link setting})
+ */
+export function settingsOf<const M extends Record<string, SettingName>>(
+	names: M,
+	env: NodeJS.ProcessEnv = process.env,
+): { -readonly [K in keyof M]: SettingValue<M[K]> } {
+	const out: Record<string, unknown> = {};
+	for (const [key, name] of Object.entries(names)) out[key] = setting(name, env);
+	return out as { -readonly [K in keyof M]: SettingValue<M[K]> };
+}
+
+/**
  * Validates every declared variable of `env` at once (the process start,
  * lib/platform/system.ts, runs it before anything else).
  * @throws Error listing every variable whose value is not allowed, one per line
