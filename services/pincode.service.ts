@@ -18,6 +18,7 @@
  * they read before; a remote rates instance drops its cache at once.
  */
 import { broadcast, broadcastLocal, type PincodeInfo } from "../lib/contracts";
+import { PINCODE_ROUTES } from "../lib/contracts/http/pincode";
 import {
 	type DirectoryEntry,
 	infoOf,
@@ -79,7 +80,7 @@ export default defineService<PincodeVars>()({
 		 * Shared reference data: any authenticated merchant.
 		 */
 		lookup: {
-			access: { auth: true },
+			access: PINCODE_ROUTES["pincode.lookup"].access,
 			async handler(ctx) {
 				const pin = stripWhitespace(ctx.params?.pincode);
 				if (!isPincode(pin)) throw fail("pincode must be 6 digits");

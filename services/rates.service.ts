@@ -39,6 +39,7 @@
  * serviceability.ts and seed.ts. The service shape every service follows:
  * docs/ARCHITECTURE.md §1, docs/decisions/0091-service-shape.md.
  */
+import { RATES_ROUTES } from "../lib/contracts/http/rates";
 import { loadConfig } from "../lib/platform/config";
 import { defineService } from "../lib/platform/service";
 import { createRatesDeps, type RatesDeps, type RatesSettings } from "../lib/rates/deps";
@@ -116,7 +117,7 @@ export default defineService<RatesVars>()({
 		 * database cannot be reached.
 		 */
 		serviceable: {
-			access: { auth: true },
+			access: RATES_ROUTES["rates.serviceable"].access,
 			async handler(ctx) {
 				return serviceableQuote(this.deps(), ctx, parseServiceableQuery(ctx.params));
 			},

@@ -2,7 +2,11 @@
  * Contract of the `pincode` service (spec §4.7; docs/ARCHITECTURE.md §1): the
  * India Post directory with zone facts, held in memory.
  */
-import type { HttpParams } from "./common";
+import type { RouteParams } from "../platform/openapi/route";
+import type { PINCODE_ROUTES } from "./http/pincode";
+
+/** The pincode route definitions (lib/contracts/http/pincode.ts). */
+type Routes = typeof PINCODE_ROUTES;
 
 /** Pincode directory answer (§4.7 plus zone facts). */
 export interface PincodeInfo {
@@ -23,7 +27,7 @@ export type PincodeLookup = Pick<PincodeInfo, "found" | "pincode" | "city" | "st
 
 export interface PincodeActions {
 	/** GET /v1/pincode/:pincode (§4.7): `{pincode}` (path string) → {@link PincodeLookup}; 400 `pincode must be 6 digits`, 502 `lookup_failed`. */
-	"pincode.lookup": { params: HttpParams; result: PincodeLookup };
+	"pincode.lookup": { params: RouteParams<Routes["pincode.lookup"]>; result: PincodeLookup };
 	/** Internal: one pincode (whitespace stripped; malformed or unknown → `found:false`); 502 `lookup_failed`. */
 	"pincode.info": { params: { pincode: string }; result: PincodeInfo };
 	/** Internal: at most 1000 pincodes → info keyed by each pincode exactly as given; 502 `lookup_failed`. */

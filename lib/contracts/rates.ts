@@ -2,7 +2,12 @@
  * Contract of the `rates` service (spec §2.7, §4.2 serviceable; DOMAIN.md
  * zones and slabs): couriers, rate cards, COD/RTO rules, lane prices.
  */
-import type { HttpParams, PaymentMode, ShipmentDirection } from "./common";
+import type { RouteParams } from "../platform/openapi/route";
+import type { PaymentMode, ShipmentDirection } from "./common";
+import type { RATES_ROUTES } from "./http/rates";
+
+/** The rates route definitions (lib/contracts/http/rates.ts). */
+type Routes = typeof RATES_ROUTES;
 
 /** `rates.quote` input: a lane to price. */
 export interface QuoteParams {
@@ -121,7 +126,7 @@ export interface ServiceabilitySyncOutcome {
 
 export interface RatesActions {
 	/** GET /v1/shipping/serviceable (§4.2, §2.7): query strings → {@link QuoteResult}; 400, 422 `lane_not_priced`, 503 `rate_unavailable`. */
-	"rates.serviceable": { params: HttpParams; result: QuoteResult };
+	"rates.serviceable": { params: RouteParams<Routes["rates.serviceable"]>; result: QuoteResult };
 	/** Internal: prices a lane (never throws `lane_not_priced`: `data: []` with reasons); 400 on malformed input, 503 `rate_unavailable`. */
 	"rates.quote": { params: QuoteParams; result: QuoteResult };
 	/** Internal: active couriers by default priority; `direction` filters forward / reverse couriers, absent → all. */

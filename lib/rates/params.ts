@@ -7,70 +7,26 @@
  * - `rates.quote` (lib/contracts/rates.ts {@link QuoteParams}): the internal
  *   names (`payment_mode`, `cod_amount`, `direction`, `logistic_id`).
  */
-import type { ValidationSchema } from "fastest-validator";
+import { type HttpParams, type PaymentMode, paymentModeOf, type QuoteParams } from "../contracts";
 import {
-	type HttpParams,
-	type PaymentMode,
-	paymentModeOf,
-	type QuoteParams,
-	type ShipmentDirection,
-} from "../contracts";
-import { type ErrorCode, fail } from "../platform/errors";
+	DIRECTION,
+	LANE_RULES,
+	MAX_COLLECTABLE_RUPEES,
+	MAX_WEIGHT_KG,
+	RATES_ROUTES,
+	REQUIRED_MESSAGE,
+	RUPEES,
+} from "../contracts/http/rates";
+import { fail } from "../platform/errors";
 import { assertValid, compile } from "../platform/validate";
 import { scalarOrMarker } from "../shared/fields";
 import type { LaneQuery } from "./quote";
 
-/** Text of the §7 error for a missing from_pin, to_pin or physical_weight. */
-export const REQUIRED_MESSAGE = "from_pin, to_pin and physical_weight are required" satisfies ErrorCode;
+/** The input rules live in the contract (lib/contracts/http/rates.ts); re-exported for the modules that read them here. */
+export { DIRECTION, LANE_RULES, MAX_COLLECTABLE_RUPEES, MAX_WEIGHT_KG, REQUIRED_MESSAGE, RUPEES };
 
-/** Upper bounds that keep integer gram / paise arithmetic exact (not in the spec; documented in the README). */
-export const MAX_WEIGHT_KG = 100_000;
-export const MAX_COLLECTABLE_RUPEES = 1_000_000_000;
-
-const PIN = {
-	type: "string",
-	pattern: /^[0-9]{6}$/,
-	messages: { stringPattern: "The '{field}' field must be 6 digits" },
-} as const;
-
-/** Rules shared by both inputs: the two pincodes and the two weights (kg). */
-export const LANE_RULES: ValidationSchema = {
-	$$strict: "remove",
-	from_pin: PIN,
-	to_pin: PIN,
-	physical_weight: { type: "number", positive: true, finite: true, max: MAX_WEIGHT_KG },
-	volumetric_weight: {
-		type: "number",
-		min: 0,
-		finite: true,
-		max: MAX_WEIGHT_KG,
-		optional: true,
-	},
-};
-
-/** An amount in rupees (the COD amount), optional. */
-export const RUPEES = {
-	type: "number",
-	min: 0,
-	finite: true,
-	max: MAX_COLLECTABLE_RUPEES,
-	optional: true,
-} as const;
-
-/** "forward" | "reverse", optional. */
-export const DIRECTION = {
-	type: "enum",
-	values: ["forward", "reverse"] satisfies ShipmentDirection[],
-	optional: true,
-	messages: { enumValue: "The '{field}' field must be forward or reverse" },
-} as const;
-
-const checkServiceable = compile({
-	...LANE_RULES,
-	collectable_amount: RUPEES,
-	order_type: { type: "any", optional: true },
-	operation: DIRECTION,
-});
+/** The query validator of `GET /v1/shipping/serviceable`: its route definition's schema. */
+const checkServiceable = compile(RATES_ROUTES["rates.serviceable"].query);
 
 const checkQuote = compile({
 	...LANE_RULES,
