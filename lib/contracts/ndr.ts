@@ -6,7 +6,12 @@
  * notifications. Money in rupees, times ISO-8601 UTC.
  */
 import { messageOf } from "../platform/errors/catalogue";
-import type { Address, HttpParams, PaymentMode } from "./common";
+import type { RouteParams } from "../platform/openapi/route";
+import type { Address, PaymentMode } from "./common";
+import type { NDR_ROUTES } from "./http/ndr";
+
+/** The NDR route definitions (lib/contracts/http/ndr.ts). */
+type Routes = typeof NDR_ROUTES;
 
 /** The accepted `tab` values of `GET /v1/ndr`, in display order. */
 export const NDR_TABS = ["action_required", "action_requested", "delivered", "rto"] as const;
@@ -221,13 +226,13 @@ export interface NdrActCheck {
 
 export interface NdrActions {
 	/** GET /v1/ndr (§4.6, §2.10, §2.12): the caller's cases of one tab, newest first. */
-	"ndr.list": { params: HttpParams; result: NdrPage };
+	"ndr.list": { params: RouteParams<Routes["ndr.list"]>; result: NdrPage };
 	/** GET /v1/ndr/counts (§4.6): one number per tab. */
-	"ndr.counts": { params: HttpParams; result: NdrCounts };
+	"ndr.counts": { params: RouteParams<Routes["ndr.counts"]>; result: NdrCounts };
 	/** POST /v1/ndr/{id}/comment (§4.6, §7): 201 the created comment. */
-	"ndr.comment": { params: HttpParams; result: NdrComment };
+	"ndr.comment": { params: RouteParams<Routes["ndr.comment"]>; result: NdrComment };
 	/** POST /v1/shipping/ndr (§4.2, §7): the action sent to the courier. */
-	"ndr.act": { params: HttpParams; result: NdrActAnswer };
+	"ndr.act": { params: RouteParams<Routes["ndr.act"]>; result: NdrActAnswer };
 	/**
 	 * Ops / tests: one policy pass now, as of `now` (ISO-8601; default the
 	 * clock): automatic re-attempts after the deadline, RTO after the last
