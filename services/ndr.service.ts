@@ -28,6 +28,7 @@
  */
 
 import { type CallOptions, SHIPMENT_STATUS_CHANNEL } from "../lib/contracts";
+import { NDR_ROUTES } from "../lib/contracts/http/ndr";
 import { parseNdrActBody } from "../lib/ndr/act-input";
 import { ACT_STATUS_QUEUE, checkActStatus } from "../lib/ndr/act-status";
 import { applyStatusEvent } from "../lib/ndr/cases";
@@ -105,7 +106,7 @@ export default defineService<NdrVars>()({
 		 * `validation_failed` (limit, awb_number), `cursor: unrecognised shape`.
 		 */
 		list: {
-			access: { auth: true },
+			access: NDR_ROUTES["ndr.list"].access,
 			async handler(ctx) {
 				const sender = senderOf(ctx);
 				return listPage(this.deps(), sender, parseNdrListQuery(ctx.params, sender));
@@ -118,7 +119,7 @@ export default defineService<NdrVars>()({
 		 * lists for that tab (no filters). Access: any authenticated role.
 		 */
 		counts: {
-			access: { auth: true },
+			access: NDR_ROUTES["ndr.counts"].access,
 			async handler(ctx) {
 				return countsFor(this.deps(), senderOf(ctx));
 			},
@@ -140,7 +141,7 @@ export default defineService<NdrVars>()({
 		 * account's are the same answer).
 		 */
 		comment: {
-			access: { capability: "ndr.act", writes: true },
+			access: NDR_ROUTES["ndr.comment"].access,
 			async handler(ctx) {
 				const sender = senderOf(ctx);
 				const order_id = parseNdrOrderId(ctx.params.id);
@@ -175,7 +176,7 @@ export default defineService<NdrVars>()({
 		act: {
 			// the courier's NDR call (5 s courier timeout, retried once; issue 12)
 			timeout: 20_000,
-			access: { writes: true },
+			access: NDR_ROUTES["ndr.act"].access,
 			async handler(ctx) {
 				const sender = senderOf(ctx);
 				const input = parseNdrActBody(ctx.params);

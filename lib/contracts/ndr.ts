@@ -5,13 +5,45 @@
  * counts and comments, courier NDR actions, the deadline policy and buyer
  * notifications. Money in rupees, times ISO-8601 UTC.
  */
-import type { Address, HttpParams, PaymentMode } from "./common";
+import { messageOf } from "../platform/errors/catalogue";
+import type { RouteParams } from "../platform/openapi/route";
+import type { Address, PaymentMode } from "./common";
+import type { NDR_ROUTES } from "./http/ndr";
+
+/** The NDR route definitions (lib/contracts/http/ndr.ts). */
+type Routes = typeof NDR_ROUTES;
 
 /** The accepted `tab` values of `GET /v1/ndr`, in display order. */
 export const NDR_TABS = ["action_required", "action_requested", "delivered", "rto"] as const;
 
 /** One tab of the NDR list. */
 export type NdrTab = (typeof NDR_TABS)[number];
+
+/** Page size of `GET /v1/ndr` when `limit` is absent (§8 "not shown": as the orders list). */
+export const NDR_DEFAULT_LIMIT = 50;
+/** Largest `limit` of `GET /v1/ndr` (§4.8, §8). */
+export const NDR_MAX_LIMIT = 1000;
+/** Longest NDR comment (§8), in characters (Unicode code points) after trimming. */
+export const COMMENT_MAX = 255;
+
+/**
+ * The closed list of NDR reasons (issue 9; DOMAIN.md "Tracking and NDR"):
+ * the `reason` of a case, mapped from the courier's words by
+ * lib/ndr/reasons.ts `ndrReasonOf`.
+ */
+export const NDR_REASONS = [
+	"consignee_unavailable",
+	"address_issue",
+	"refused",
+	"cod_not_ready",
+	"future_delivery",
+	"premises_closed",
+	"out_of_delivery_area",
+	"other",
+] as const;
+
+/** One NDR reason code. */
+export type NdrReason = (typeof NDR_REASONS)[number];
 
 /** The buyer notification of a case (lib/ndr/notifier.ts), as a list row shows it. */
 export interface NdrNotificationView {
@@ -69,7 +101,7 @@ export interface NdrRow {
 	forward_id: string;
 	/** the tab the case is in */
 	tab: NdrTab;
-	/** closed list (lib/ndr/reasons.ts) of the latest failed attempt */
+	/** closed list ({@link NDR_REASONS}; lib/ndr/reasons.ts maps the courier's words) of the latest failed attempt */
 	reason: string;
 	/** the courier's words of the latest failed attempt */
 	courier_reason: string;
@@ -128,6 +160,9 @@ export type NdrAct = "RE-ATTEMPT" | "DEFER_DLV" | "EDIT_DETAILS";
 
 /** Every {@link NdrAct}, in the order the spec lists them (the first is the default). */
 export const NDR_ACTS: readonly NdrAct[] = ["RE-ATTEMPT", "DEFER_DLV", "EDIT_DETAILS"];
+
+/** Message of 400 `invalid_ndr_act` (§7: "not one of the three values"): `ndr_act must be one of …`. */
+export const INVALID_NDR_ACT_MESSAGE = messageOf("invalid_ndr_act", NDR_ACTS);
 
 /**
  * New delivery address of an `EDIT_DETAILS` act (trimmed; optional parts
@@ -191,13 +226,13 @@ export interface NdrActCheck {
 
 export interface NdrActions {
 	/** GET /v1/ndr (§4.6, §2.10, §2.12): the caller's cases of one tab, newest first. */
-	"ndr.list": { params: HttpParams; result: NdrPage };
+	"ndr.list": { params: RouteParams<Routes["ndr.list"]>; result: NdrPage };
 	/** GET /v1/ndr/counts (§4.6): one number per tab. */
-	"ndr.counts": { params: HttpParams; result: NdrCounts };
+	"ndr.counts": { params: RouteParams<Routes["ndr.counts"]>; result: NdrCounts };
 	/** POST /v1/ndr/{id}/comment (§4.6, §7): 201 the created comment. */
-	"ndr.comment": { params: HttpParams; result: NdrComment };
+	"ndr.comment": { params: RouteParams<Routes["ndr.comment"]>; result: NdrComment };
 	/** POST /v1/shipping/ndr (§4.2, §7): the action sent to the courier. */
-	"ndr.act": { params: HttpParams; result: NdrActAnswer };
+	"ndr.act": { params: RouteParams<Routes["ndr.act"]>; result: NdrActAnswer };
 	/**
 	 * Ops / tests: one policy pass now, as of `now` (ISO-8601; default the
 	 * clock): automatic re-attempts after the deadline, RTO after the last

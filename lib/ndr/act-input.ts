@@ -24,7 +24,7 @@
  * failing field, `field: reason` (e.g. `deferred_date: is required with DEFER_DLV`).
  */
 import { NDR_ACTS, type NdrAct, type NdrActInput, type NdrAddress } from "../contracts/ndr";
-import { fail, messageOf, validationFailed } from "../platform/errors";
+import { fail, validationFailed } from "../platform/errors";
 import {
 	codeString,
 	INDIAN_PINCODE,
@@ -34,13 +34,10 @@ import {
 } from "../shared/fields";
 
 export type { NdrAct, NdrActInput, NdrAddress } from "../contracts/ndr";
-export { NDR_ACTS } from "../contracts/ndr";
+export { INVALID_NDR_ACT_MESSAGE, NDR_ACTS } from "../contracts/ndr";
 
 /** The act a body without `ndr_act` asks for (§4.2). */
 export const DEFAULT_NDR_ACT: NdrAct = "RE-ATTEMPT";
-
-/** Message of 400 `invalid_ndr_act` (§7: "not one of the three values"). */
-export const INVALID_NDR_ACT_MESSAGE = messageOf("invalid_ndr_act", NDR_ACTS);
 
 const YMD = /^(\d{4})-(\d{2})-(\d{2})$/;
 const CONTROL = /\p{Cc}/u;

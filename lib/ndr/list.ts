@@ -6,7 +6,10 @@
  */
 import { createHash } from "node:crypto";
 import {
+	COMMENT_MAX,
 	type HttpParams,
+	NDR_DEFAULT_LIMIT,
+	NDR_MAX_LIMIT,
 	NDR_TABS,
 	type NdrActionView,
 	type NdrComment,
@@ -21,12 +24,8 @@ import { parsePositiveInt } from "../shared/fields";
 import { toRupees } from "../shared/money";
 import type { CommentRow, ListRowDb } from "./store";
 
-/** Page size when `limit` is absent (§8 "not shown": as the orders list). */
-export const NDR_DEFAULT_LIMIT = 50;
-/** Largest `limit` (§4.8, §8). */
-export const NDR_MAX_LIMIT = 1000;
-/** Longest comment (§8), in characters (Unicode code points) after trimming. */
-export const COMMENT_MAX = 255;
+export { COMMENT_MAX, NDR_DEFAULT_LIMIT, NDR_MAX_LIMIT } from "../contracts";
+
 /** Longest `awb_number` filter. */
 const AWB_MAX = 64;
 const AWB = /^[A-Za-z0-9-]+$/;

@@ -3,20 +3,9 @@
  * a failed delivery mapped onto one closed list, the words kept beside it.
  */
 
-/** The closed list of NDR reasons. */
-export const NDR_REASONS = [
-	"consignee_unavailable",
-	"address_issue",
-	"refused",
-	"cod_not_ready",
-	"future_delivery",
-	"premises_closed",
-	"out_of_delivery_area",
-	"other",
-] as const;
+import type { NdrReason } from "../contracts/ndr";
 
-/** One NDR reason code. */
-export type NdrReason = (typeof NDR_REASONS)[number];
+export { NDR_REASONS, type NdrReason } from "../contracts/ndr";
 
 /** First matching rule wins (order matters: "refused" before "not available", "closed" before "address"). */
 const RULES: [RegExp, NdrReason][] = [
