@@ -152,7 +152,11 @@ type Shorthand<R extends string> = R extends `${infer T}|${string}`
 					? boolean
 					: unknown;
 
-/** The value type a fastest-validator rule lets through (after conversion). */
+/**
+ * The value type a caller may pass for a fastest-validator rule: what the
+ * rule lets through, and for a `convert: true` number or boolean also the
+ * strings it converts (a query value arrives as a string).
+ */
 export type InferRule<R> = R extends string
 	? Shorthand<R>
 	: R extends readonly (infer E)[]
@@ -160,9 +164,13 @@ export type InferRule<R> = R extends string
 		: R extends { type: "string" | "email" | "url" | "uuid" | "objectID" | "luhn" | "mac" }
 			? string
 			: R extends { type: "number" }
-				? number
+				? R extends { convert: true }
+					? number | string
+					: number
 				: R extends { type: "boolean" }
-					? boolean
+					? R extends { convert: true }
+						? boolean | string | number
+						: boolean
 					: R extends { type: "date" }
 						? Date
 						: R extends { type: "enum"; values: readonly (infer V)[] }
