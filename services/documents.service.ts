@@ -27,6 +27,7 @@
  */
 import type { Context } from "moleculer";
 import type { CallMeta } from "../lib/contracts";
+import { DOCUMENTS_ROUTES } from "../lib/contracts/http/documents";
 import { parseOrderIds } from "../lib/documents/bulk";
 import { captureCourierLabel } from "../lib/documents/capture";
 import type { DocumentsDeps } from "../lib/documents/deps";
@@ -101,7 +102,7 @@ export default defineService<DocumentsVars>()({
 		label: {
 			// up to 200 pages, or a courier-issued label fetched at the courier (issue 12)
 			timeout: 15_000,
-			access: { auth: true },
+			access: DOCUMENTS_ROUTES["documents.label"].access,
 			async handler(ctx): Promise<Buffer> {
 				const order_id = parseLabelOrderId(ctx.params?.orderId);
 				return answer(ctx, await bearerLabel(this.deps(), ctx, senderOf(ctx), order_id));
@@ -134,7 +135,7 @@ export default defineService<DocumentsVars>()({
 		labels: {
 			// up to 200 pages, or a courier-issued label fetched at the courier (issue 12)
 			timeout: 15_000,
-			access: { auth: true },
+			access: DOCUMENTS_ROUTES["documents.labels"].access,
 			async handler(ctx): Promise<Buffer> {
 				const order_ids = parseOrderIds(ctx.params);
 				return answer(ctx, await bulkLabels(this.deps(), ctx, senderOf(ctx), order_ids));
@@ -200,7 +201,7 @@ export default defineService<DocumentsVars>()({
 		manifest: {
 			// up to 200 pages, or a courier-issued label fetched at the courier (issue 12)
 			timeout: 15_000,
-			access: { auth: true, writes: true },
+			access: DOCUMENTS_ROUTES["documents.manifest"].access,
 			async handler(ctx): Promise<Buffer> {
 				const order_ids = parseManifestOrderIds(ctx.params);
 				return answer(ctx, await newManifest(this.deps(), ctx, senderOf(ctx), order_ids));
@@ -218,7 +219,7 @@ export default defineService<DocumentsVars>()({
 		manifestCopy: {
 			// up to 200 pages, or a courier-issued label fetched at the courier (issue 12)
 			timeout: 15_000,
-			access: { auth: true },
+			access: DOCUMENTS_ROUTES["documents.manifestCopy"].access,
 			async handler(ctx): Promise<Buffer> {
 				return answer(ctx, await manifestCopy(this.deps(), senderOf(ctx), ctx.params?.manifestNo));
 			},

@@ -2,7 +2,18 @@
  * Contract of the `documents` service (spec §4.4, §7 documents exceptions):
  * labels and their download record.
  */
-import type { HttpParams } from "./common";
+import type { RouteParams } from "../platform/openapi/route";
+import type { DOCUMENTS_ROUTES } from "./http/documents";
+
+/** The documents route definitions (lib/contracts/http/documents.ts). */
+type Routes = typeof DOCUMENTS_ROUTES;
+
+/**
+ * Most orders in one bulk label or manifest request (spec §4.4, §7): more
+ * `order_ids` elements (counted before duplicates are dropped) answer 400
+ * `max 200 orders per request`. Enforced by lib/documents/bulk.ts `parseOrderIds`.
+ */
+export const MAX_BULK_LABELS = 200;
 
 /** Where a label's bytes come from. */
 export type LabelSourceKind = "generated" | "courier";
@@ -46,18 +57,18 @@ export interface CourierLabelCaptured {
 
 export interface DocumentsActions {
 	/** GET /v1/documents/label/:orderId (§4.4): the PDF (or the courier's own file) as bytes. */
-	"documents.label": { params: HttpParams; result: Buffer };
+	"documents.label": { params: RouteParams<Routes["documents.label"]>; result: Buffer };
 	/** POST /v1/documents/label (§4.4): `order_ids` (1–200) → ONE PDF, one page per order in the requested order. */
-	"documents.labels": { params: HttpParams; result: Buffer };
+	"documents.labels": { params: RouteParams<Routes["documents.labels"]>; result: Buffer };
 	/** GET /v1/documents/label/t/:token (§4.4, §5 rule 7; no bearer token): the same label bytes as an attachment. */
-	"documents.labelLink": { params: HttpParams; result: Buffer };
+	"documents.labelLink": { params: RouteParams<Routes["documents.labelLink"]>; result: Buffer };
 	/**
 	 * POST /v1/documents/manifest (§4.4, §3): the handover manifest PDF of `order_ids` (one section and
 	 * manifest number per courier and pickup warehouse); meta headers `x-manifest-no`, `x-manifest-count`.
 	 */
-	"documents.manifest": { params: HttpParams; result: Buffer };
+	"documents.manifest": { params: RouteParams<Routes["documents.manifest"]>; result: Buffer };
 	/** GET /v1/documents/manifest/:manifestNo (ours): a stored manifest printed again, as first answered. */
-	"documents.manifestCopy": { params: HttpParams; result: Buffer };
+	"documents.manifestCopy": { params: RouteParams<Routes["documents.manifestCopy"]>; result: Buffer };
 	/** Ops / tests: delivers the due documents outbox rows (booking.markManifested) now. */
 	"documents.relayOutbox": { params: Record<string, never>; result: { delivered: number; failed: number } };
 	/** Internal: the label row of an order (its most recent AWB), or null. */

@@ -31,7 +31,14 @@
 import pMap from "p-map";
 import { PDFDocument } from "pdf-lib";
 import type { Sequelize } from "sequelize";
-import { type Caller, type CallOptions, call, type HttpParams, type Warehouse } from "../contracts";
+import {
+	type Caller,
+	type CallOptions,
+	call,
+	type HttpParams,
+	MAX_BULK_LABELS,
+	type Warehouse,
+} from "../contracts";
 import { errorBodyOf, fail, failWith } from "../platform/errors";
 import { parsePositiveInt } from "../shared/fields";
 import { buildLabelData } from "./data";
@@ -39,8 +46,8 @@ import { createLabelDocument, drawLabelPage, LABEL_SIZE, type LabelData } from "
 import { loadBookedOrder, withRetryAfter } from "./source";
 import { type CourierLabelFile, courierLabelsOf, stampDownload } from "./store";
 
-/** Most orders in one bulk label request (spec §4.4, §7). */
-export const MAX_BULK_LABELS = 200;
+/** Most orders in one bulk label request (spec §4.4, §7; declared in lib/contracts/documents.ts). */
+export { MAX_BULK_LABELS };
 
 /** Collaborator calls (intake + booking per order) and stamps in flight at once for one request. */
 const LOAD_CONCURRENCY = 32;
