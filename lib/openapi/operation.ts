@@ -44,7 +44,9 @@ export function errorResponses(errors: readonly RouteError[], documents: boolean
 		const entry = CATALOGUE[code];
 		const when = typeof e === "string" ? undefined : e.when;
 		const slot = byStatus.get(entry.status) ?? { texts: [], extra: {}, conflict: false };
-		slot.texts.push(documented(code, when));
+		// a documents_message entry's key is ours and never on the wire: its text alone
+		const internalKey = (entry as { body?: string }).body === "documents_message";
+		slot.texts.push(internalKey ? (when ?? entry.description) : documented(code, when));
 		if (typeof e !== "string" && e.extra) Object.assign(slot.extra, e.extra);
 		if ((entry as { body?: string }).body === "documents_conflict") slot.conflict = true;
 		byStatus.set(entry.status, slot);
