@@ -13,10 +13,11 @@ import type { Sequelize } from "sequelize";
 import { call, SHIPMENT_STATUS_CHANNEL } from "../contracts";
 import { publishToChannel } from "../platform/channels";
 import { coalesce } from "../platform/coalesce";
+import { deliverRows } from "../platform/outbox";
 import { getQueue } from "../platform/queue";
 import { type BookingDeps, message, type OutboxBatch } from "./deps";
 import { BACKOFF_JITTER, BOOKING_QUEUE, type BookingTimings, jobIdOf } from "./settings";
-import { leaseOutbox, type OutboxRow, outboxDelivered, outboxRetryLater, sweepCandidates } from "./store";
+import { leaseOutbox, type OutboxRow, outboxDelivered, sweepCandidates } from "./store";
 import { resolveUnsettled } from "./worker";
 
 /** Outbox rows leased (and delivered concurrently) per relay round. */
@@ -58,7 +59,7 @@ export async function relay(
 		if (!ids.length) return { delivered: 0, failed: 0 };
 		const mine = new Set(ids);
 		const rows = (await deps.outbox.lease(ids)).filter((r) => mine.has(r.id));
-		const { acked, failed } = await deliverRows(deps, rows);
+		const { acked, failed } = await deliverBookingRows(deps, rows);
 		await deps.outbox.delivered(acked);
 		return { delivered: acked.length, failed };
 	}
@@ -67,7 +68,7 @@ export async function relay(
 	let failed = 0;
 	for (;;) {
 		const rows = await leaseOutbox(deps.db, RELAY_BATCH, leaseMs);
-		const round = await deliverRows(deps, rows);
+		const round = await deliverBookingRows(deps, rows);
 		failed += round.failed;
 		// the round's acknowledged rows in one UPDATE (a relay dying before it only redelivers them)
 		await outboxDelivered(deps.db, round.acked);
@@ -96,30 +97,18 @@ export function outboxBatch(db: Sequelize, t: BookingTimings): OutboxBatch {
 }
 
 /**
- * Delivers leased `rows` concurrently; a failed row is logged and its
- * redelivery scheduled with backoff. Answers the acknowledged ids and how many failed.
+ * Delivers leased `rows` concurrently (lib/platform/outbox.ts `deliverRows`):
+ * a failed row is logged and its redelivery scheduled with backoff. Answers
+ * the acknowledged ids and how many failed.
  */
-async function deliverRows(
+function deliverBookingRows(
 	deps: BookingDeps,
 	rows: OutboxRow[],
 ): Promise<{ acked: number[]; failed: number }> {
-	const acked: number[] = [];
-	let failed = 0;
-	await Promise.all(
-		rows.map(async (row) => {
-			try {
-				await deliver(deps, row);
-				acked.push(row.id);
-			} catch (err) {
-				failed++;
-				deps.logger.warn(
-					`booking outbox ${row.id} (${row.kind}) not delivered (try ${row.tries}): ${message(err)}`,
-				);
-				await outboxRetryLater(deps.db, row, message(err), deps.timings.relayBackoffMs);
-			}
-		}),
-	);
-	return { acked, failed };
+	return deliverRows(deps.db, "booking", rows, (row) => deliver(deps, row), {
+		backoffMs: deps.timings.relayBackoffMs,
+		logger: deps.logger,
+	});
 }
 
 /**

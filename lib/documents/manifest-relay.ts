@@ -16,13 +16,9 @@
 
 import { call } from "../contracts";
 import { settingsOf } from "../platform/config";
+import { deliverRows } from "../platform/outbox";
 import type { DocumentsDeps } from "./deps";
-import {
-	type DocumentsOutboxRow,
-	documentsOutboxDelivered,
-	documentsOutboxRetryLater,
-	leaseDocumentsOutbox,
-} from "./manifest-store";
+import { type DocumentsOutboxRow, documentsOutboxDelivered, leaseDocumentsOutbox } from "./manifest-store";
 
 /** Relay timings (ms). */
 export interface DocumentsRelayTimings {
@@ -76,22 +72,12 @@ export async function relayDocumentsOutbox(
 	let failed = 0;
 	for (;;) {
 		const rows = await leaseDocumentsOutbox(deps.db, RELAY_BATCH, documentsLeaseMs(deps.timings), ids);
-		const acked: number[] = [];
-		await Promise.all(
-			rows.map(async (row) => {
-				try {
-					await deliver(deps, row);
-					acked.push(row.id);
-				} catch (err) {
-					failed++;
-					const msg = err instanceof Error ? err.message : String(err);
-					deps.logger.warn(
-						`documents outbox ${row.id} (${row.kind}) not delivered (try ${row.tries}): ${msg}`,
-					);
-					await documentsOutboxRetryLater(deps.db, row, msg, deps.timings.relayBackoffMs);
-				}
-			}),
-		);
+		const round = await deliverRows(deps.db, "documents", rows, (row) => deliver(deps, row), {
+			backoffMs: deps.timings.relayBackoffMs,
+			logger: deps.logger,
+		});
+		failed += round.failed;
+		const acked = round.acked;
 		await documentsOutboxDelivered(deps.db, acked);
 		delivered += acked.length;
 		if (ids || rows.length < RELAY_BATCH || deps.stopping()) break;

@@ -24,7 +24,7 @@
 
 import type { Sequelize, Transaction } from "sequelize";
 import { exec, select } from "../platform/db";
-import { markOutboxDelivered, retryOutboxLater } from "../platform/outbox";
+import { markOutboxDelivered } from "../platform/outbox";
 
 /** One parcel as stored and printed (money in paise, weight in kg). */
 export interface ManifestParcelRow {
@@ -327,14 +327,4 @@ export async function leaseDocumentsOutbox(
 /** Marks acknowledged outbox rows delivered (one UPDATE; lib/platform/outbox.ts). */
 export async function documentsOutboxDelivered(db: Sequelize, ids: number[]): Promise<void> {
 	await markOutboxDelivered(db, "documents", ids);
-}
-
-/** Schedules the redelivery of a failed row: `baseMs` · 2^(tries−1), at most 60 s; keeps the error (lib/platform/outbox.ts). */
-export async function documentsOutboxRetryLater(
-	db: Sequelize,
-	row: Pick<DocumentsOutboxRow, "id" | "tries">,
-	error: string,
-	baseMs: number,
-): Promise<void> {
-	await retryOutboxLater(db, "documents", row, error, baseMs);
 }

@@ -52,6 +52,46 @@ export async function retryOutboxLater(
 	);
 }
 
+/** A leased outbox row, as the relays read it. */
+export interface LeasedOutboxRow {
+	id: number;
+	kind: string;
+	tries: number;
+}
+
+/**
+ * Delivers leased `rows` of `<schema>.outbox` concurrently with `deliver`
+ * (resolves only when the receiver acknowledged); a failed row is logged as
+ * `<schema> outbox <id> (<kind>) not delivered (try <n>): <error>` and its
+ * redelivery scheduled ({@link retryOutboxLater} after `backoffMs` · 2^(tries−1)).
+ * Answers the acknowledged ids (for {@link markOutboxDelivered} or a
+ * coalesced mark) and how many failed.
+ */
+export async function deliverRows<R extends LeasedOutboxRow>(
+	db: Sequelize,
+	schema: OutboxSchema,
+	rows: R[],
+	deliver: (row: R) => Promise<void>,
+	opts: { backoffMs: number; logger: { warn(msg: string): void } },
+): Promise<{ acked: number[]; failed: number }> {
+	const acked: number[] = [];
+	let failed = 0;
+	await Promise.all(
+		rows.map(async (row) => {
+			try {
+				await deliver(row);
+				acked.push(row.id);
+			} catch (err) {
+				failed++;
+				const msg = err instanceof Error ? err.message : String(err);
+				opts.logger.warn(`${schema} outbox ${row.id} (${row.kind}) not delivered (try ${row.tries}): ${msg}`);
+				await retryOutboxLater(db, schema, row, msg, opts.backoffMs);
+			}
+		}),
+	);
+	return { acked, failed };
+}
+
 /**
  * A migration of the owning service replacing, for each `[table, oldIndex]`,
  * the outbox's `(next_attempt_at, id) WHERE delivered_at IS NULL` index
