@@ -28,6 +28,7 @@
  */
 
 import { MERCHANT_EVENTS_CHANNEL, SHIPMENT_STATUS_CHANNEL } from "../lib/contracts";
+import { WEBHOOKS_ROUTES } from "../lib/contracts/http/webhooks";
 import { senderOf } from "../lib/platform/auth";
 import { cursorSecretConfigured } from "../lib/platform/cursor";
 import type { AnyWorker } from "../lib/platform/queue";
@@ -67,11 +68,6 @@ interface WebhooksVars {
 	whStopping: boolean;
 }
 
-/** Access of the write routes: capability `orders.write`, read-only roles refused first. */
-const WRITE = { capability: "orders.write", writes: true } as const;
-/** Access of the read routes: every authenticated role. */
-const READ = { auth: true } as const;
-
 export default defineService<WebhooksVars>()({
 	name: "webhooks",
 	mixins: [DbMixin("webhooks", WEBHOOK_MIGRATIONS)],
@@ -103,7 +99,7 @@ export default defineService<WebhooksVars>()({
 		 * metadata address or a name resolving to one, a name that does not resolve).
 		 */
 		create: {
-			access: WRITE,
+			access: WEBHOOKS_ROUTES["webhooks.create"].access,
 			async handler(ctx) {
 				const sender = senderOf(ctx);
 				const created = await createWebhook(this.deps(), sender, parseCreate(ctx.params));
@@ -114,7 +110,7 @@ export default defineService<WebhooksVars>()({
 
 		/** GET /v1/webhooks: 200 `{data: [WebhookView…]}`, the caller's endpoints oldest first (never a secret). Access: every role. */
 		list: {
-			access: READ,
+			access: WEBHOOKS_ROUTES["webhooks.list"].access,
 			async handler(ctx) {
 				return listWebhooks(this.deps(), senderOf(ctx));
 			},
@@ -122,7 +118,7 @@ export default defineService<WebhooksVars>()({
 
 		/** GET /v1/webhooks/{id}: 200 {@link WebhookView}. Errors: 404 `webhook_not_found`. Access: every role. */
 		get: {
-			access: READ,
+			access: WEBHOOKS_ROUTES["webhooks.get"].access,
 			async handler(ctx) {
 				const sender = senderOf(ctx);
 				return getWebhook(this.deps(), sender, parseId(ctx.params.id, webhookNotFound));
@@ -136,7 +132,7 @@ export default defineService<WebhooksVars>()({
 		 * Errors: 400 `validation_failed`; 404 `webhook_not_found`; 422 `url_not_allowed`.
 		 */
 		update: {
-			access: WRITE,
+			access: WEBHOOKS_ROUTES["webhooks.update"].access,
 			async handler(ctx) {
 				const sender = senderOf(ctx);
 				const id = parseId(ctx.params.id, webhookNotFound);
@@ -149,7 +145,7 @@ export default defineService<WebhooksVars>()({
 		 * deliveries are dropped. Access: `orders.write`. Errors: 404 `webhook_not_found`.
 		 */
 		remove: {
-			access: WRITE,
+			access: WEBHOOKS_ROUTES["webhooks.remove"].access,
 			async handler(ctx) {
 				const id = parseId(ctx.params.id, webhookNotFound);
 				await removeWebhook(this.deps(), senderOf(ctx), id);
@@ -164,7 +160,7 @@ export default defineService<WebhooksVars>()({
 		 * Access: `orders.write`. Errors: 404 `webhook_not_found`.
 		 */
 		rotateSecret: {
-			access: WRITE,
+			access: WEBHOOKS_ROUTES["webhooks.rotateSecret"].access,
 			async handler(ctx) {
 				const sender = senderOf(ctx);
 				return rotateWebhookSecret(this.deps(), sender, parseId(ctx.params.id, webhookNotFound));
@@ -180,7 +176,7 @@ export default defineService<WebhooksVars>()({
 		 * unrecognised shape`; 404 `webhook_not_found`.
 		 */
 		deliveries: {
-			access: READ,
+			access: WEBHOOKS_ROUTES["webhooks.deliveries"].access,
 			async handler(ctx) {
 				const sender = senderOf(ctx);
 				const id = parseId(ctx.params.id, webhookNotFound);
@@ -196,7 +192,7 @@ export default defineService<WebhooksVars>()({
 		 * `webhook_disabled` (re-enable the endpoint first).
 		 */
 		redeliver: {
-			access: WRITE,
+			access: WEBHOOKS_ROUTES["webhooks.redeliver"].access,
 			async handler(ctx) {
 				const sender = senderOf(ctx);
 				const id = parseId(ctx.params.id, webhookNotFound);
@@ -213,7 +209,7 @@ export default defineService<WebhooksVars>()({
 		 * Errors: 404 `webhook_not_found`; 409 `webhook_disabled`.
 		 */
 		test: {
-			access: WRITE,
+			access: WEBHOOKS_ROUTES["webhooks.test"].access,
 			async handler(ctx) {
 				const sender = senderOf(ctx);
 				const d = await sendTestEvent(this.deps(), sender, parseId(ctx.params.id, webhookNotFound));

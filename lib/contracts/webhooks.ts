@@ -6,7 +6,11 @@
  * booking's `shipment.status_changed`: ./channels.ts). Times ISO-8601 UTC,
  * latencies ms.
  */
-import type { HttpParams } from "./common";
+import type { RouteParams } from "../platform/openapi/route";
+import type { WEBHOOKS_ROUTES } from "./http/webhooks";
+
+/** The webhook route definitions (lib/contracts/http/webhooks.ts). */
+type Routes = typeof WEBHOOKS_ROUTES;
 
 /** Event types a merchant can subscribe to (Standard Webhooks `type`). */
 export const WEBHOOK_EVENT_TYPES = [
@@ -23,6 +27,12 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** The type of the event `POST /v1/webhooks/{id}/test` sends (to that endpoint only; not subscribable). */
 export const WEBHOOK_TEST_TYPE = "webhook.test";
+
+/** Longest endpoint `description` (characters, after trimming; lib/webhooks/api.ts `parseCreate` / `parsePatch`). */
+export const WEBHOOK_MAX_DESCRIPTION = 255;
+
+/** Longest receiver `url` accepted (characters; lib/webhooks/ssrf.ts, 422 `url_not_allowed` beyond). */
+export const WEBHOOK_MAX_URL_LENGTH = 2048;
 
 /**
  * A merchant event as the publishers' outboxes write it (intake: order.created;
@@ -108,23 +118,29 @@ export interface WebhookSweepResult {
 /** Actions of the webhooks service. */
 export interface WebhooksActions {
 	/** POST /v1/webhooks: 201 {@link WebhookWithSecret}. */
-	"webhooks.create": { params: HttpParams; result: WebhookWithSecret };
+	"webhooks.create": { params: RouteParams<Routes["webhooks.create"]>; result: WebhookWithSecret };
 	/** GET /v1/webhooks: the caller's endpoints, oldest first. */
-	"webhooks.list": { params: HttpParams; result: { data: WebhookView[] } };
+	"webhooks.list": { params: RouteParams<Routes["webhooks.list"]>; result: { data: WebhookView[] } };
 	/** GET /v1/webhooks/{id}. */
-	"webhooks.get": { params: HttpParams; result: WebhookView };
+	"webhooks.get": { params: RouteParams<Routes["webhooks.get"]>; result: WebhookView };
 	/** PATCH /v1/webhooks/{id}: url, events, description, enabled. */
-	"webhooks.update": { params: HttpParams; result: WebhookView };
+	"webhooks.update": { params: RouteParams<Routes["webhooks.update"]>; result: WebhookView };
 	/** DELETE /v1/webhooks/{id}: `{id, deleted: true}`. */
-	"webhooks.remove": { params: HttpParams; result: { id: number; deleted: true } };
+	"webhooks.remove": {
+		params: RouteParams<Routes["webhooks.remove"]>;
+		result: { id: number; deleted: true };
+	};
 	/** POST /v1/webhooks/{id}/rotate-secret: the new secret; the old one still signs for 24 h. */
-	"webhooks.rotateSecret": { params: HttpParams; result: WebhookWithSecret };
+	"webhooks.rotateSecret": {
+		params: RouteParams<Routes["webhooks.rotateSecret"]>;
+		result: WebhookWithSecret;
+	};
 	/** GET /v1/webhooks/{id}/deliveries: cursor-paged, newest first. */
-	"webhooks.deliveries": { params: HttpParams; result: WebhookDeliveryPage };
+	"webhooks.deliveries": { params: RouteParams<Routes["webhooks.deliveries"]>; result: WebhookDeliveryPage };
 	/** POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver: 202 the delivery, pending again. */
-	"webhooks.redeliver": { params: HttpParams; result: WebhookDeliveryView };
+	"webhooks.redeliver": { params: RouteParams<Routes["webhooks.redeliver"]>; result: WebhookDeliveryView };
 	/** POST /v1/webhooks/{id}/test: 202 the delivery of a `webhook.test` event. */
-	"webhooks.test": { params: HttpParams; result: WebhookDeliveryView };
+	"webhooks.test": { params: RouteParams<Routes["webhooks.test"]>; result: WebhookDeliveryView };
 	/** Ops / tests: re-adds the jobs of pending deliveries whose job is missing (also on a timer). */
 	"webhooks.sweep": { params: Record<string, never>; result: WebhookSweepResult };
 }

@@ -11,6 +11,7 @@
  */
 import {
 	WEBHOOK_EVENT_TYPES,
+	WEBHOOK_MAX_DESCRIPTION,
 	type WebhookDeliveryView,
 	type WebhookEventType,
 	type WebhookView,
@@ -20,8 +21,8 @@ import { type ApiError, fail, validationFailed } from "../platform/errors";
 import { isPlainObject, parsePositiveInt } from "../shared/fields";
 import type { DeliveryRow, EndpointPatch, EndpointRow } from "./store";
 
-/** Longest description (characters). */
-export const MAX_DESCRIPTION = 255;
+/** Longest description (characters): the contract's `WEBHOOK_MAX_DESCRIPTION` (lib/contracts/webhooks.ts). */
+export const MAX_DESCRIPTION = WEBHOOK_MAX_DESCRIPTION;
 
 /** 404 `webhook_not_found`. */
 export function webhookNotFound(): ApiError {

@@ -21,11 +21,12 @@
 import { promises as dns, lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
+import { WEBHOOK_MAX_URL_LENGTH } from "../contracts";
 import { type ApiError, fail, validationFailed } from "../platform/errors";
 import { embeddedIPv4 } from "./embedded-ipv4";
 
-/** Longest URL accepted (characters). */
-export const MAX_URL_LENGTH = 2048;
+/** Longest URL accepted (characters): the contract's `WEBHOOK_MAX_URL_LENGTH` (lib/contracts/webhooks.ts). */
+export const MAX_URL_LENGTH = WEBHOOK_MAX_URL_LENGTH;
 
 /** Whether an IPv4 address may be reached: public unicast, or loopback in the sandbox. */
 function ipv4Allowed(ip: ipaddr.IPv4, sandbox: boolean): boolean {
