@@ -34,6 +34,7 @@
  */
 import type { OpenAPIV3_1 } from "openapi-types";
 import { ROUTES } from "../contracts/http";
+import { WEBHOOK_EVENT_DOCS } from "../contracts/http/webhooks";
 import {
 	API_ALIASES,
 	BULK_UPLOAD_ALIASES,
@@ -311,7 +312,7 @@ export function createDocument(areas: readonly Area[] = AREAS): OpenAPIV3_1.Docu
 	// operation (3.1 schemas) does not satisfy; the shapes are the 3.1 ones
 	const sorted: Record<string, Partial<Record<Method, Operation>>> = {};
 	for (const p of Object.keys(paths).sort()) sorted[p] = paths[p];
-	const webhooks = webhooksArea.webhookEvents;
+	const webhooks = WEBHOOK_EVENT_DOCS;
 	return {
 		openapi: "3.1.0",
 		jsonSchemaDialect: "https://spec.openapis.org/oas/3.1/dialect/base",

@@ -69,10 +69,14 @@ export function errorResponses(errors: readonly RouteError[], documents: boolean
 	return out;
 }
 
-/** Whether the gateway reads a JSON body on this route. */
+/**
+ * Whether the route takes a JSON body (its definition documents one): then its
+ * own 400 also names the gateway's `invalid_json` / `invalid_body`. A bearer
+ * POST without a documented body still gets the gateway's 400, 413 and 415 from
+ * the document builder (the gateway parses whatever body is sent).
+ */
 function takesJsonBody(def: RouteDefinition): boolean {
-	const method = def.route.slice(0, def.route.indexOf(" "));
-	return (def.kind ?? "api") === "api" && (method === "POST" || method === "PATCH" || method === "PUT");
+	return (def.kind ?? "api") === "api" && (def.body !== undefined || def.bodySchema !== undefined);
 }
 
 /** The request body of a definition, if any. */

@@ -16,7 +16,7 @@
  * Webhooks envelope `{type, timestamp, data}` and the three signature headers).
  */
 import type { OpenAPIV3_1 } from "openapi-types";
-import { ID_PATH_SCHEMA, json, queryParam, ref } from "../../platform/openapi/components";
+import { ID_PATH_SCHEMA, json, queryParam } from "../../platform/openapi/components";
 import { int, nullableStr, PAGINATION, str, utc } from "../../platform/openapi/helpers";
 import { defineRoutes } from "../../platform/openapi/route";
 import type { JsonSchema, Operation } from "../../platform/openapi/types";
@@ -160,19 +160,6 @@ const ID_PATH = {
 	},
 };
 
-/**
- * The 400 of the POST routes that take no body. operationOf counts every
- * bearer POST as a JSON-body route (the gateway does parse a body sent to
- * them: lib/gateway/route-options.ts `readsBody`), so without an own 400 the
- * document would put the gateway's `InvalidBody` reference there (no
- * `RateLimit` / `Idempotent-Replayed` headers) instead of the route's own
- * answer; the gateway's `invalid_json` / `invalid_body` and `bad_request`
- * texts are appended to this one.
- */
-const NO_BODY_400 = {
-	"400": json("No body is needed (one sent is still parsed as JSON).", ref("Error")),
-};
-
 /** Who may change endpoints: capability `orders.write`, read-only roles refused first (spec §5 rules 1–2). */
 const WRITE = { capability: "orders.write", writes: true } as const;
 /** Who may read them: every authenticated role. */
@@ -292,7 +279,7 @@ export const WEBHOOKS_ROUTES = defineRoutes({
 		description:
 			"Issue 11: a new `whsec_` secret, shown only in this answer. For 24 hours (`WEBHOOK_PREVIOUS_SECRET_H`) every delivery carries a signature by each secret (space-separated in `webhook-signature`), so a receiver still holding the old one verifies while it switches. Capability `orders.write`.",
 		path: ID_PATH,
-		responses: { "200": json("The endpoint with its new secret.", WITH_SECRET), ...NO_BODY_400 },
+		responses: { "200": json("The endpoint with its new secret.", WITH_SECRET) },
 		errors: ["webhook_not_found"],
 	},
 	"webhooks.deliveries": {
@@ -345,7 +332,7 @@ export const WEBHOOKS_ROUTES = defineRoutes({
 			...ID_PATH,
 			delivery_id: { description: "the delivery id (anything else is 404 `delivery_not_found`)" },
 		},
-		responses: { "202": json("The delivery, pending.", DELIVERY), ...NO_BODY_400 },
+		responses: { "202": json("The delivery, pending.", DELIVERY) },
 		errors: [
 			// first: the catalogue's `webhook_not_found` text ends with a full stop
 			{ code: "delivery_not_found", when: "no such delivery of that endpoint" },
@@ -362,7 +349,7 @@ export const WEBHOOKS_ROUTES = defineRoutes({
 		description:
 			"Issue 11: a `webhook.test` event (data `{endpoint_id, message}`) to this endpoint only, signed and retried like any other. Capability `orders.write`.",
 		path: ID_PATH,
-		responses: { "202": json("The test delivery, pending.", DELIVERY), ...NO_BODY_400 },
+		responses: { "202": json("The test delivery, pending.", DELIVERY) },
 		errors: ["webhook_not_found", "webhook_disabled"],
 	},
 });
