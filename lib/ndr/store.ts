@@ -12,7 +12,7 @@
 import type { Sequelize, Transaction } from "sequelize";
 import type { NdrTab, ShipmentStatusChanged } from "../contracts";
 import { exec, numbersIn, type StoredRow, select } from "../platform/db";
-import type { NotificationOutcomeStatus } from "./notifier";
+import type { NotificationOutcome, NotificationOutcomeStatus } from "./notifier";
 import type { NdrReason } from "./reasons";
 
 /** Statuses of an open case (the merchant can still act). */
@@ -69,16 +69,19 @@ function caseOf(r: StoredCase): CaseRow {
 }
 
 /** What the list rows need of the order and shipment, read from intake and booking when a case opens. */
-export interface CaseOpening {
-	attempt_id: number;
-	courier_name: string;
-	customer_order_no: string;
-	payment_mode: "prepaid" | "cod";
-	order_value_paise: number;
-	cod_amount_paise: number | null;
-	consignee_name: string | null;
-	consignee_city: string | null;
-	consignee_pincode: string | null;
+export interface CaseOpening
+	extends Pick<
+		CaseRow,
+		| "attempt_id"
+		| "courier_name"
+		| "customer_order_no"
+		| "payment_mode"
+		| "order_value_paise"
+		| "cod_amount_paise"
+		| "consignee_name"
+		| "consignee_city"
+		| "consignee_pincode"
+	> {
 	/** the buyer's phone for the notification (10 digits) or null */
 	buyer_phone: string | null;
 }
@@ -589,15 +592,7 @@ export async function notificationById(db: Sequelize, id: number): Promise<Notif
 export async function settleNotification(
 	db: Sequelize,
 	id: number,
-	o: {
-		status: NotificationOutcomeStatus;
-		provider: string;
-		provider_ref: string | null;
-		sent_at: string | null;
-		delivered_at: string | null;
-		failed_at: string | null;
-		error: string | null;
-	},
+	o: NotificationOutcome,
 ): Promise<boolean> {
 	const r = await exec(
 		db,
