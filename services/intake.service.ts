@@ -29,6 +29,7 @@ import { BULK_QUEUE, templateCsv, templateXlsx, XLSX_MIME } from "../lib/intake/
 import {
 	decideRows,
 	exportRows,
+	INTAKE_BULK_ROUTES,
 	jobOf,
 	listJobs,
 	processJob,
@@ -551,7 +552,7 @@ export default defineService<IntakeVars>()({
 		bulkUpload: {
 			// streams a file of up to 25 MB from the gateway (issue 12)
 			timeout: 60_000,
-			access: { writes: true, capability: "orders.write" },
+			access: INTAKE_BULK_ROUTES["intake.bulkUpload"].access,
 			async handler(ctx) {
 				const stream = (ctx.stream as Readable | null) ?? null;
 				const res = await uploadFile(this.deps(), ctx, senderOf(ctx), ctx.params, stream);
@@ -567,7 +568,7 @@ export default defineService<IntakeVars>()({
 		 * BulkJobSummary). 400 `cursor: unrecognised shape`. Any authenticated role.
 		 */
 		bulkJobs: {
-			access: { auth: true },
+			access: INTAKE_BULK_ROUTES["intake.bulkJobs"].access,
 			async handler(ctx) {
 				return listJobs(this.deps(), senderOf(ctx), ctx.params ?? {});
 			},
@@ -582,7 +583,7 @@ export default defineService<IntakeVars>()({
 		 * Any authenticated role.
 		 */
 		bulkJob: {
-			access: { auth: true },
+			access: INTAKE_BULK_ROUTES["intake.bulkJob"].access,
 			async handler(ctx) {
 				return jobOf(this.deps(), senderOf(ctx), ctx.params ?? {});
 			},
@@ -595,7 +596,7 @@ export default defineService<IntakeVars>()({
 		 * 404 `not found` for another extension.
 		 */
 		bulkTemplate: {
-			access: { auth: true },
+			access: INTAKE_BULK_ROUTES["intake.bulkTemplate"].access,
 			async handler(ctx) {
 				const format = ctx.params?.format;
 				if (format !== "csv" && format !== "xlsx") throw fail("not found");
@@ -614,7 +615,7 @@ export default defineService<IntakeVars>()({
 		 * 404 `not found`. Capability `orders.write`.
 		 */
 		bulkReview: {
-			access: { auth: true, capability: "orders.write" },
+			access: INTAKE_BULK_ROUTES["intake.bulkReview"].access,
 			async handler(ctx) {
 				return reviewRows(this.deps(), senderOf(ctx), ctx.params ?? {});
 			},
@@ -631,7 +632,7 @@ export default defineService<IntakeVars>()({
 		 * authenticated role (as the job itself and the orders list).
 		 */
 		bulkRowsCsv: {
-			access: { auth: true },
+			access: INTAKE_BULK_ROUTES["intake.bulkRowsCsv"].access,
 			async handler(ctx) {
 				const out = await exportRows(this.deps(), senderOf(ctx), ctx.params ?? {});
 				ctx.meta.$responseType = "text/csv; charset=utf-8";
@@ -655,7 +656,7 @@ export default defineService<IntakeVars>()({
 		 * (decision). Read-only roles 403; capability `orders.write`.
 		 */
 		bulkReviewDecide: {
-			access: { writes: true, capability: "orders.write" },
+			access: INTAKE_BULK_ROUTES["intake.bulkReviewDecide"].access,
 			async handler(ctx) {
 				return decideRows(this.deps(), ctx, senderOf(ctx), ctx.params ?? {});
 			},

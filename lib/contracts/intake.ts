@@ -266,17 +266,35 @@ export interface IntakeActions {
 	/** POST /v1/intake/bulk (§2.3, §4.1): the raw multipart body arrives as `ctx.stream`. 202. */
 	"intake.bulkUpload": { params: BulkUploadParams; result: BulkUploadResult };
 	/** GET /v1/intake/jobs (§4.1): the caller's bulk jobs, newest first, cursor-paged. */
-	"intake.bulkJobs": { params: HttpParams; result: CursorPage<BulkJobSummary> };
+	"intake.bulkJobs": {
+		params: import("./http/intake-bulk").IntakeBulkParams<"intake.bulkJobs">;
+		result: CursorPage<BulkJobSummary>;
+	};
 	/** GET /v1/intake/jobs/{id} (§4.1): the job object with a cursor-paged page of its per-row outcomes. */
-	"intake.bulkJob": { params: HttpParams; result: BulkJob };
+	"intake.bulkJob": {
+		params: import("./http/intake-bulk").IntakeBulkParams<"intake.bulkJob">;
+		result: BulkJob;
+	};
 	/** GET /v1/intake/bulk/template.csv | template.xlsx: the upload template (binary answer). */
-	"intake.bulkTemplate": { params: HttpParams; result: Buffer };
+	"intake.bulkTemplate": {
+		params: import("./http/intake-bulk").IntakeBulkParams<"intake.bulkTemplate">;
+		result: Buffer;
+	};
 	/** GET /v1/intake/jobs/{id}/review: the job's rows waiting for a decision, cursor-paged. */
-	"intake.bulkReview": { params: HttpParams; result: CursorPage<BulkReviewRow> };
+	"intake.bulkReview": {
+		params: import("./http/intake-bulk").IntakeBulkParams<"intake.bulkReview">;
+		result: CursorPage<BulkReviewRow>;
+	};
 	/** a CSV byte stream (lib/intake/bulk/export.ts) */
-	"intake.bulkRowsCsv": { params: HttpParams; result: Readable };
+	"intake.bulkRowsCsv": {
+		params: import("./http/intake-bulk").IntakeBulkParams<"intake.bulkRowsCsv">;
+		result: Readable;
+	};
 	/** POST /v1/intake/jobs/{id}/review/{row|all}/{approve|reject}: decides review rows. */
-	"intake.bulkReviewDecide": { params: HttpParams; result: BulkDecisionResult };
+	"intake.bulkReviewDecide": {
+		params: import("./http/intake-bulk").IntakeBulkParams<"intake.bulkReviewDecide">;
+		result: BulkDecisionResult;
+	};
 }
 
 /** Format of an uploaded bulk file. */

@@ -24,6 +24,14 @@ import type {
 	CursorPage,
 	HttpParams,
 } from "../../contracts";
+import {
+	APPROVE_ALL_MAX,
+	BULK_DEFAULT_LIMIT,
+	BULK_MAX_LIMIT,
+	BULK_ROW_OUTCOMES,
+	CREATED_IDS_MAX,
+	XLSX_MIME,
+} from "../../contracts/http/intake-bulk-input";
 import { type CursorPosition, decodeCursor, encodeCursor } from "../../platform/cursor";
 import { type apiError, type ErrorCode, errorBodyOf, fail, failWith } from "../../platform/errors";
 import { textProblem } from "../../platform/text-rule";
@@ -52,8 +60,8 @@ export { BULK_MAX_BYTES, fileTooLarge } from "./multipart";
 /** The exact 400 of a missing `sender_address_id` (issue 10). */
 export const SENDER_ADDRESS_REQUIRED = "sender_address_id (pickup warehouse) required" satisfies ErrorCode;
 
-/** XLSX MIME type. */
-export const XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+/** XLSX MIME type (lib/contracts/http/intake-bulk-input.ts). */
+export { XLSX_MIME };
 
 /** Content types that say nothing about the format (the file name decides). */
 const NEUTRAL_TYPES = new Set(["", "application/octet-stream", "binary/octet-stream", "application/zip"]);
@@ -208,9 +216,8 @@ export function parseJobId(v: unknown): number {
 	return id;
 }
 
-/** Default and largest page sizes of the jobs list, a job's rows and its review queue. */
-export const BULK_DEFAULT_LIMIT = 50;
-export const BULK_MAX_LIMIT = 500;
+/** Default and largest page sizes of the jobs list, a job's rows and its review queue (lib/contracts/http/intake-bulk-input.ts). */
+export { BULK_DEFAULT_LIMIT, BULK_MAX_LIMIT };
 
 /** `limit` of a bulk list: 1–{@link BULK_MAX_LIMIT}, default {@link BULK_DEFAULT_LIMIT}. @throws 400 validation_failed */
 export function parseLimit(v: unknown): number {
@@ -223,15 +230,8 @@ export function parseLimit(v: unknown): number {
 	return n;
 }
 
-/** Outcomes a row filter may name (`GET /v1/intake/jobs/{id}?outcome=`). */
-const OUTCOMES: readonly BulkRowOutcome[] = [
-	"created",
-	"deduped",
-	"failed",
-	"review",
-	"approved",
-	"rejected",
-];
+/** Outcomes a row filter may name (`GET /v1/intake/jobs/{id}?outcome=`): every outcome. */
+const OUTCOMES: readonly BulkRowOutcome[] = BULK_ROW_OUTCOMES;
 
 /** `outcome` filter of a job's rows (absent: all). @throws 400 validation_failed */
 export function parseOutcome(v: unknown): BulkRowOutcome | null {
@@ -470,8 +470,8 @@ export async function uploadBulk(u: UploadInput): Promise<BulkUploadResult> {
 	return { job_id, status: "queued" };
 }
 
-/** How many created order ids the job object carries. */
-export const CREATED_IDS_MAX = 1000;
+/** How many created order ids the job object carries (lib/contracts/http/intake-bulk-input.ts). */
+export { CREATED_IDS_MAX };
 
 /** `GET /v1/intake/jobs/{id}`: the job object with one page of its rows. @throws 404 not found */
 export async function jobObject({ db }: IntakeDbDeps, sender: number, params: HttpParams): Promise<BulkJob> {
@@ -538,8 +538,8 @@ export type CreateFromReviewRow = (
 	row_no: number,
 ) => Promise<{ order_id: number; deduped: boolean }>;
 
-/** How many rows one "approve all" call decides at most (the rest: call again; `in_review` says how many remain). */
-export const APPROVE_ALL_MAX = 1000;
+/** How many rows one "approve all" call decides at most (lib/contracts/http/intake-bulk-input.ts). */
+export { APPROVE_ALL_MAX };
 
 /** The row errors of a create that failed validation (ApiError `validation_failed` details, or its message). */
 function errorsOf(err: unknown): BulkRowError[] | null {

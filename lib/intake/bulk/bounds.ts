@@ -6,13 +6,13 @@
  * {@link MAX_JOB_ERROR_CHARS} characters as a last guard where it is stored
  * (./store.ts `finishJob`), and so is every row error's message (at most
  * {@link MAX_ROW_ERROR_CHARS}: ./store.ts `insertOutcomes`, ./jobs-store.ts
- * `decideRow`). Pure functions.
+ * `decideRow`). Pure functions. The two answered bounds are part of the
+ * contract (lib/contracts/http/intake-bulk-input.ts).
  */
+import { MAX_JOB_ERROR_CHARS, MAX_ROW_ERROR_CHARS } from "../../contracts/http/intake-bulk-input";
 
-/** Most characters of a job's stored `error`. */
-export const MAX_JOB_ERROR_CHARS = 1_000;
-/** Most characters of one row error's stored `message`. */
-export const MAX_ROW_ERROR_CHARS = 500;
+/** Most characters of a job's stored `error`, and of one row error's stored `message` (the contract's). */
+export { MAX_JOB_ERROR_CHARS, MAX_ROW_ERROR_CHARS };
 /** Most column names one list of a header error names. */
 export const MAX_LISTED_NAMES = 10;
 /** Most characters of one column name in a header error. */

@@ -49,50 +49,26 @@
  * the job before any row is processed, naming them ({@link mapHeader}).
  */
 
+import {
+	type BulkColumn,
+	REPORT_COLUMNS,
+	REQUIRED_COLUMNS,
+	TEMPLATE_COLUMNS,
+} from "../../contracts/http/intake-bulk-input";
 import { capText, listSome, MAX_NAME_CHARS } from "./bounds";
 
-/** The canonical columns in template order. */
-export const TEMPLATE_COLUMNS = [
-	"customer_order_no",
-	"channel",
-	"receiver_name",
-	"receiver_address_1",
-	"receiver_address_2",
-	"receiver_landmark",
-	"receiver_city",
-	"receiver_state",
-	"receiver_pincode",
-	"receiver_mobile_no",
-	"product_name",
-	"product_sku",
-	"physical_weight",
-	"declared_order_total",
-	"cod_amount",
-	"length",
-	"width",
-	"height",
-	"order_type",
-	"order_date",
-] as const;
+/**
+ * The canonical columns in template order, the columns a file must have, and
+ * the report columns of an export: part of the contract
+ * (lib/contracts/http/intake-bulk-input.ts).
+ */
+export { REPORT_COLUMNS, REQUIRED_COLUMNS, TEMPLATE_COLUMNS };
 
 /** A canonical column name. */
-export type Column = (typeof TEMPLATE_COLUMNS)[number];
+export type Column = BulkColumn;
 
 /** A row's cells by canonical column (absent: empty cell or column not in the file). */
 export type RowCells = Partial<Record<Column, string>>;
-
-/** Columns a file must have. */
-export const REQUIRED_COLUMNS: readonly Column[] = [
-	"customer_order_no",
-	"receiver_name",
-	"receiver_address_1",
-	"receiver_pincode",
-	"receiver_mobile_no",
-	"product_name",
-	"physical_weight",
-	"declared_order_total",
-	"order_type",
-];
 
 /** Each column's §2.1 create-body path (`block.field`, or top level). */
 export const COLUMN_FIELDS: Readonly<Record<Column, string>> = {
@@ -264,13 +240,6 @@ export class HeaderError extends Error {
 	}
 }
 
-/**
- * The columns a job's rows export adds after the canonical ones
- * (`GET /v1/intake/jobs/{id}/rows.csv`, ./export.ts): the row's number in the
- * uploaded file, its outcome, its errors and its review reason. An upload
- * may carry them (a corrected export uploaded again): they are ignored.
- */
-export const REPORT_COLUMNS = ["row_no", "outcome", "errors", "review_reason"] as const;
 const REPORT_KEYS = new Set<string>(REPORT_COLUMNS.map(headerKey));
 
 /**

@@ -25,16 +25,15 @@
 import { Readable } from "node:stream";
 import { stringify } from "csv-stringify/sync";
 import type { BulkRowOutcome, HttpParams } from "../../contracts";
+import { EXPORT_DEFAULT_OUTCOMES, EXPORT_OUTCOMES } from "../../contracts/http/intake-bulk-input";
 import { failWith } from "../../platform/errors";
 import type { IntakeDbDeps } from "../deps";
 import { jobNotFound, parseJobId } from "./api";
 import { neutralise, REPORT_COLUMNS, TEMPLATE_COLUMNS } from "./columns";
 import { type BulkRowDb, bulkJob, bulkRowsOfOutcomes } from "./jobs-store";
 
-/** Outcomes an export may name: those whose rows keep their cells (created and deduped rows do not). */
-export const EXPORT_OUTCOMES: readonly BulkRowOutcome[] = ["failed", "review", "rejected"];
-/** Outcomes exported when `outcome` is absent: the rows that need the merchant. */
-export const EXPORT_DEFAULT_OUTCOMES: readonly BulkRowOutcome[] = ["failed", "review"];
+/** Outcomes an export may name, and those exported when `outcome` is absent (lib/contracts/http/intake-bulk-input.ts). */
+export { EXPORT_DEFAULT_OUTCOMES, EXPORT_OUTCOMES };
 /** Rows read per query while streaming. */
 export const EXPORT_PAGE = 1000;
 

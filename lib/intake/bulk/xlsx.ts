@@ -35,30 +35,11 @@
 import type { Readable } from "node:stream";
 import ExcelJS from "exceljs";
 import yauzl from "yauzl";
+import { XLSX_LIMITS, type XlsxLimits } from "../../contracts/http/intake-bulk-input";
 import { bufferStream, type SourceRow } from "./csv";
 
-/** Bounds of an XLSX container (see {@link inspectXlsx}, {@link verifyXlsx}). */
-export interface XlsxLimits {
-	/** entries in the central directory */
-	maxEntries: number;
-	/** bytes, whole archive uncompressed */
-	maxTotalUncompressed: number;
-	/** bytes, any one entry uncompressed */
-	maxEntryUncompressed: number;
-	/** uncompressed / compressed of one entry (checked for entries above 1 MB uncompressed) */
-	maxRatio: number;
-	/** bytes, `xl/sharedStrings.xml` uncompressed */
-	maxSharedStrings: number;
-}
-
-/** The bounds applied to uploads (issue 10). */
-export const XLSX_LIMITS: Readonly<XlsxLimits> = {
-	maxEntries: 1000,
-	maxTotalUncompressed: 1024 * 1024 * 1024,
-	maxEntryUncompressed: 512 * 1024 * 1024,
-	maxRatio: 200,
-	maxSharedStrings: 64 * 1024 * 1024,
-};
+/** The bounds applied to uploads (issue 10) and their shape, part of the contract (lib/contracts/http/intake-bulk-input.ts). */
+export { XLSX_LIMITS, type XlsxLimits };
 
 /** Entries at most this big (bytes uncompressed) are not held to `maxRatio`. */
 const RATIO_FLOOR = 1024 * 1024;
