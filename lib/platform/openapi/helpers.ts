@@ -30,7 +30,9 @@ export interface RouteTraits {
 
 /** `r`'s description with `text` appended (or `text` alone). */
 function also(r: Response | undefined, text: string): string {
-	return r ? `${r.description} ${text}` : text;
+	if (!r) return text;
+	const own = r.description.trimEnd();
+	return `${/[.!?)`]$/.test(own) ? own : `${own}.`} ${text}`;
 }
 
 /** A §2.11 error response, or a `{message}` one (documents' 400/404). */
