@@ -3,8 +3,42 @@
  * attempts (async and sync), cancellation, per-account courier rankings, the
  * wallet ledger, the outbox and the booking worker.
  */
+import type { ErrorCode } from "../platform/errors/catalogue";
 import type { ShipmentStatus } from "../shared/shipment-status";
 import type { BookingState, HttpParams, ShipmentDirection } from "./common";
+import type { SimulatorEvent } from "./platform";
+
+// ---------------------------------------------------------------------------
+// Input bounds of the routes (checked by hand in lib/booking, documented in
+// lib/contracts/http/booking.ts)
+// ---------------------------------------------------------------------------
+
+/** §7 code (and message) of a `shipment_type` outside 0, 1, 2 on `GET /v1/shipping/couriers` (lib/booking/couriers.ts `couriersQuery`). */
+export const SHIPMENT_TYPE_MSG = "shipment_type must be 0 (forward), 1 or 2 (reverse)" satisfies ErrorCode;
+
+/** Most couriers one `PATCH /v1/shipping/couriers/priority` may list (a rate card has a handful). */
+export const MAX_RANKING = 100;
+
+/** The events `POST /v1/sandbox/orders/{order_id}/events` accepts (issue 7), in lifecycle order. */
+export const SANDBOX_EVENTS: readonly SimulatorEvent[] = [
+	"picked_up",
+	"in_transit",
+	"out_for_delivery",
+	"delivered",
+	"undelivered",
+	"rto_initiated",
+	"rto_delivered",
+];
+
+/** Default `scan_limit` of `GET /v1/orders/{id}/tracking` (scans). */
+export const SCAN_LIMIT_DEFAULT = 100;
+/** Largest `scan_limit` of `GET /v1/orders/{id}/tracking` (scans). */
+export const SCAN_LIMIT_MAX = 500;
+
+/** Page size of `GET /v1/wallet` when `limit` is absent (movements). */
+export const WALLET_DEFAULT_LIMIT = 20;
+/** Largest `limit` of `GET /v1/wallet` (§4.8, §8: list endpoints take 1 to 1000). */
+export const WALLET_MAX_LIMIT = 1000;
 
 /** A live shipment (booking attempt that holds an AWB). Money in rupees. */
 export interface ShipmentRecord {
@@ -138,7 +172,10 @@ export interface BookingActions {
 	/** POST /v1/shipping/book (§4.2, §3, §7): 202 {@link BookAnswer}. */
 	"booking.book": { params: HttpParams; result: BookAnswer };
 	/** POST /v1/shipping/book/sync (§4.2, §3, §7): 200 {@link BookSyncAnswer}, or 202 {@link BookAnswer} when the courier call is handed to the worker. */
-	"booking.bookSync": { params: HttpParams; result: BookSyncAnswer | BookAnswer };
+	"booking.bookSync": {
+		params: HttpParams;
+		result: BookSyncAnswer | BookAnswer;
+	};
 	/** POST /v1/shipping/cancel (§4.2, §3, §7): 200 {@link CancelAnswer}. */
 	"booking.cancel": { params: HttpParams; result: CancelAnswer };
 	/** GET /v1/shipping/couriers (§4.2, §2.8). */
