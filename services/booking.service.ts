@@ -92,6 +92,7 @@ import type {
 	SandboxEventAnswer,
 	TrackingAnswer,
 } from "../lib/contracts/booking";
+import { BOOKING_ROUTES } from "../lib/contracts/http/booking";
 import { requireSandboxWebhookSecret } from "../lib/couriers/sandbox/settings";
 import { senderOf } from "../lib/platform/auth";
 import { loadConfig, setting } from "../lib/platform/config";
@@ -231,7 +232,7 @@ export default defineService<BookingVars>()({
 		 * - 503 `rate_unavailable` (rates unreachable), `service_unavailable` (intake/warehouses)
 		 */
 		book: {
-			access: { writes: true },
+			access: BOOKING_ROUTES["booking.book"].access,
 			async handler(ctx): Promise<BookAnswer> {
 				const sender = senderOf(ctx);
 				const input = parseBookInput(ctx.params);
@@ -300,7 +301,7 @@ export default defineService<BookingVars>()({
 		bookSync: {
 			// the sync budget (BOOKING_SYNC_BUDGET_MS, 25 s) plus margin: not the 4 s default (issue 12)
 			timeout: 30_000,
-			access: { writes: true },
+			access: BOOKING_ROUTES["booking.bookSync"].access,
 			async handler(ctx): Promise<BookSyncAnswer | BookAnswer> {
 				const started = Date.now();
 				const sender = senderOf(ctx);
@@ -349,7 +350,7 @@ export default defineService<BookingVars>()({
 		cancel: {
 			// courier cancel + look-up after an ambiguous failure (5 s courier timeout each; issue 12)
 			timeout: 20_000,
-			access: { writes: true },
+			access: BOOKING_ROUTES["booking.cancel"].access,
 			async handler(ctx): Promise<CancelAnswer> {
 				const sender = senderOf(ctx);
 				const input = parseCancelInput(ctx.params);
@@ -429,7 +430,7 @@ export default defineService<BookingVars>()({
 		 * 503 `rate_unavailable` (rates or the pincode directory unreachable).
 		 */
 		couriers: {
-			access: { auth: true },
+			access: BOOKING_ROUTES["booking.couriers"].access,
 			async handler(ctx): Promise<CouriersAnswer> {
 				const sender = senderOf(ctx);
 				const scope = couriersQuery(ctx.params);
@@ -456,7 +457,7 @@ export default defineService<BookingVars>()({
 		 * out) or `{priorities}` (not a permutation of 1..n); 503 `rate_unavailable`.
 		 */
 		setPriority: {
-			access: { writes: true, capability: "courier.rank" },
+			access: BOOKING_ROUTES["booking.setPriority"].access,
 			async handler(ctx): Promise<CouriersAnswer> {
 				const sender = senderOf(ctx);
 				const input = parsePriorityBody(ctx.params);
@@ -482,7 +483,7 @@ export default defineService<BookingVars>()({
 		 * 400 `cursor: unrecognised shape` (not a cursor this route issued to this account).
 		 */
 		wallet: {
-			access: { auth: true },
+			access: BOOKING_ROUTES["booking.wallet"].access,
 			async handler(ctx): Promise<WalletAnswer> {
 				const sender = senderOf(ctx);
 				return walletOf(this.db, sender, parseWalletQuery(ctx.params, sender));
@@ -616,7 +617,7 @@ export default defineService<BookingVars>()({
 		 * `service_unavailable`. See lib/booking/tracking.ts `sandboxEvent`.
 		 */
 		sandboxEvent: {
-			access: { writes: true },
+			access: BOOKING_ROUTES["booking.sandboxEvent"].access,
 			async handler(ctx): Promise<SandboxEventAnswer> {
 				if (!loadConfig().sandbox) throw fail("not_found");
 				const sender = senderOf(ctx);
@@ -636,7 +637,7 @@ export default defineService<BookingVars>()({
 		 * See lib/booking/tracking.ts `trackingOf`.
 		 */
 		tracking: {
-			access: { auth: true },
+			access: BOOKING_ROUTES["booking.tracking"].access,
 			async handler(ctx): Promise<TrackingAnswer> {
 				const sender = senderOf(ctx);
 				return trackingOf(this.deps(), ctx, sender, parseTrackingQuery(ctx.params));

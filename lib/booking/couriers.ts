@@ -15,18 +15,17 @@ import {
 	type CouriersAnswer,
 	call,
 	directionOf,
+	MAX_RANKING,
+	SHIPMENT_TYPE_MSG,
 	type ShipmentDirection,
 } from "../contracts";
-import { type ErrorCode, fail, failWith, validationFailed } from "../platform/errors";
+import { fail, failWith, validationFailed } from "../platform/errors";
 import { isPlainObject, parsePositiveInt } from "../shared/fields";
 import { accountRanking } from "./ranking";
 import { bookedLast30Days, type RankingRow, replaceRanking } from "./store/rankings";
 
-/** §7 code (and message) of a `shipment_type` outside 0, 1, 2 on `GET /v1/shipping/couriers`. */
-export const SHIPMENT_TYPE_MSG = "shipment_type must be 0 (forward), 1 or 2 (reverse)" satisfies ErrorCode;
-
-/** Most couriers one PATCH may list (a rate card has a handful). */
-export const MAX_RANKING = 100;
+/** The bounds of these routes live in the contract (lib/contracts/booking.ts); re-exported for the legacy OpenAPI area file. */
+export { MAX_RANKING, SHIPMENT_TYPE_MSG };
 
 /** A `shipment_type` as the spec numbers it. */
 export type ShipmentType = 0 | 1 | 2;

@@ -20,13 +20,16 @@
 
 import type { ServiceBroker } from "moleculer";
 import { broadcast, type Caller, type CourierInfo, call } from "../contracts";
-import type {
-	MarkManifestedParams,
-	PollResult,
-	PushAnswer,
-	SandboxEventAnswer,
-	TrackingAnswer,
-	TrackingScanView,
+import {
+	type MarkManifestedParams,
+	type PollResult,
+	type PushAnswer,
+	SANDBOX_EVENTS,
+	type SandboxEventAnswer,
+	SCAN_LIMIT_DEFAULT,
+	SCAN_LIMIT_MAX,
+	type TrackingAnswer,
+	type TrackingScanView,
 } from "../contracts/booking";
 import type { SimulatorEvent } from "../contracts/platform";
 import {
@@ -70,20 +73,8 @@ export const POLL_LEASE = 500;
 /** trackMany calls in flight at once during a poll round. */
 export const POLL_CONCURRENCY = 4;
 
-/** The events `POST /v1/sandbox/orders/{order_id}/events` accepts (issue 7), in lifecycle order. */
-export const SANDBOX_EVENTS: readonly SimulatorEvent[] = [
-	"picked_up",
-	"in_transit",
-	"out_for_delivery",
-	"delivered",
-	"undelivered",
-	"rto_initiated",
-	"rto_delivered",
-];
-
-/** Default and maximum `scan_limit` of `GET /v1/orders/{id}/tracking`. */
-export const SCAN_LIMIT_DEFAULT = 100;
-export const SCAN_LIMIT_MAX = 500;
+/** The sandbox events and `scan_limit` bounds live in the contract (lib/contracts/booking.ts); re-exported for the legacy OpenAPI area file. */
+export { SANDBOX_EVENTS, SCAN_LIMIT_DEFAULT, SCAN_LIMIT_MAX };
 
 /** 404 `order not found` (§7: order detail, tracking…): no such order on the caller's account. */
 export function orderNotFound(): ApiError {

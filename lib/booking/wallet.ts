@@ -4,7 +4,14 @@
  * newest first, cursor-paged. SQL in ./store/ledger.ts, cursors in ../cursor.ts.
  */
 import { type Sequelize, Transaction } from "sequelize";
-import type { CreditLimit, HttpParams, WalletAnswer, WalletMovement } from "../contracts";
+import {
+	type CreditLimit,
+	type HttpParams,
+	WALLET_DEFAULT_LIMIT,
+	WALLET_MAX_LIMIT,
+	type WalletAnswer,
+	type WalletMovement,
+} from "../contracts";
 import { type CursorPosition, decodeCursor, encodeCursor } from "../platform/cursor";
 import { validationFailed } from "../platform/errors";
 import { parsePositiveInt } from "../shared/fields";
@@ -17,10 +24,8 @@ import {
 	setCreditLimitPaise,
 } from "./store/ledger";
 
-/** Page size of `GET /v1/wallet` when `limit` is absent. */
-export const WALLET_DEFAULT_LIMIT = 20;
-/** Largest `limit` (§4.8, §8: list endpoints take 1 to 1000). */
-export const WALLET_MAX_LIMIT = 1000;
+/** The `limit` bounds live in the contract (lib/contracts/booking.ts); re-exported for the legacy OpenAPI area file. */
+export { WALLET_DEFAULT_LIMIT, WALLET_MAX_LIMIT };
 
 /** Cursor kind of the wallet's movements. */
 const KIND = "wallet";

@@ -3,8 +3,47 @@
  * attempts (async and sync), cancellation, per-account courier rankings, the
  * wallet ledger, the outbox and the booking worker.
  */
+import type { ErrorCode } from "../platform/errors/catalogue";
+import type { RouteParams } from "../platform/openapi/route";
 import type { ShipmentStatus } from "../shared/shipment-status";
-import type { BookingState, HttpParams, ShipmentDirection } from "./common";
+import type { BookingState, ShipmentDirection } from "./common";
+import type { BOOKING_ROUTES } from "./http/booking";
+import type { SimulatorEvent } from "./platform";
+
+/** The booking route definitions (lib/contracts/http/booking.ts). */
+type Routes = typeof BOOKING_ROUTES;
+
+// ---------------------------------------------------------------------------
+// Input bounds of the routes (checked by hand in lib/booking, documented in
+// lib/contracts/http/booking.ts)
+// ---------------------------------------------------------------------------
+
+/** §7 code (and message) of a `shipment_type` outside 0, 1, 2 on `GET /v1/shipping/couriers` (lib/booking/couriers.ts `couriersQuery`). */
+export const SHIPMENT_TYPE_MSG = "shipment_type must be 0 (forward), 1 or 2 (reverse)" satisfies ErrorCode;
+
+/** Most couriers one `PATCH /v1/shipping/couriers/priority` may list (a rate card has a handful). */
+export const MAX_RANKING = 100;
+
+/** The events `POST /v1/sandbox/orders/{order_id}/events` accepts (issue 7), in lifecycle order. */
+export const SANDBOX_EVENTS: readonly SimulatorEvent[] = [
+	"picked_up",
+	"in_transit",
+	"out_for_delivery",
+	"delivered",
+	"undelivered",
+	"rto_initiated",
+	"rto_delivered",
+];
+
+/** Default `scan_limit` of `GET /v1/orders/{id}/tracking` (scans). */
+export const SCAN_LIMIT_DEFAULT = 100;
+/** Largest `scan_limit` of `GET /v1/orders/{id}/tracking` (scans). */
+export const SCAN_LIMIT_MAX = 500;
+
+/** Page size of `GET /v1/wallet` when `limit` is absent (movements). */
+export const WALLET_DEFAULT_LIMIT = 20;
+/** Largest `limit` of `GET /v1/wallet` (§4.8, §8: list endpoints take 1 to 1000). */
+export const WALLET_MAX_LIMIT = 1000;
 
 /** A live shipment (booking attempt that holds an AWB). Money in rupees. */
 export interface ShipmentRecord {
@@ -136,17 +175,20 @@ export interface OrderBookingState {
 
 export interface BookingActions {
 	/** POST /v1/shipping/book (§4.2, §3, §7): 202 {@link BookAnswer}. */
-	"booking.book": { params: HttpParams; result: BookAnswer };
+	"booking.book": { params: RouteParams<Routes["booking.book"]>; result: BookAnswer };
 	/** POST /v1/shipping/book/sync (§4.2, §3, §7): 200 {@link BookSyncAnswer}, or 202 {@link BookAnswer} when the courier call is handed to the worker. */
-	"booking.bookSync": { params: HttpParams; result: BookSyncAnswer | BookAnswer };
+	"booking.bookSync": {
+		params: RouteParams<Routes["booking.bookSync"]>;
+		result: BookSyncAnswer | BookAnswer;
+	};
 	/** POST /v1/shipping/cancel (§4.2, §3, §7): 200 {@link CancelAnswer}. */
-	"booking.cancel": { params: HttpParams; result: CancelAnswer };
+	"booking.cancel": { params: RouteParams<Routes["booking.cancel"]>; result: CancelAnswer };
 	/** GET /v1/shipping/couriers (§4.2, §2.8). */
-	"booking.couriers": { params: HttpParams; result: CouriersAnswer };
+	"booking.couriers": { params: RouteParams<Routes["booking.couriers"]>; result: CouriersAnswer };
 	/** PATCH /v1/shipping/couriers/priority (§4.2, §2.8): the re-read ranking. */
-	"booking.setPriority": { params: HttpParams; result: CouriersAnswer };
+	"booking.setPriority": { params: RouteParams<Routes["booking.setPriority"]>; result: CouriersAnswer };
 	/** GET /v1/wallet (ours): balance and movements. */
-	"booking.wallet": { params: HttpParams; result: WalletAnswer };
+	"booking.wallet": { params: RouteParams<Routes["booking.wallet"]>; result: WalletAnswer };
 	/** Ops: sets (rupees ≥ 0) or removes (null) an account's credit limit; answers what is now set. */
 	"booking.setCreditLimit": { params: CreditLimit; result: CreditLimit };
 	/** Internal: the order's latest booking attempt as booking knows it, or null (none, or not that sender's). */
@@ -198,9 +240,9 @@ export interface BookingActions {
 	 */
 	"booking.markManifested": { params: MarkManifestedParams; result: { moved: number } };
 	/** POST /v1/sandbox/orders/{order_id}/events (docs/ARCHITECTURE.md §4; only with SANDBOX=1): 200 {@link SandboxEventAnswer}. */
-	"booking.sandboxEvent": { params: HttpParams; result: SandboxEventAnswer };
+	"booking.sandboxEvent": { params: RouteParams<Routes["booking.sandboxEvent"]>; result: SandboxEventAnswer };
 	/** GET /v1/orders/{id}/tracking (§2.6, §4.3): 200 {@link TrackingAnswer}. */
-	"booking.tracking": { params: HttpParams; result: TrackingAnswer };
+	"booking.tracking": { params: RouteParams<Routes["booking.tracking"]>; result: TrackingAnswer };
 }
 
 /** Params of `booking.markManifested`. */

@@ -6,9 +6,9 @@
  * the merchant's first-ranked courier.
  */
 import { strict as assert } from "node:assert";
-import { SHIPMENT_TYPE_MSG } from "../../lib/booking/couriers";
 import { rankCouriers } from "../../lib/booking/ranking";
 import type { CourierInfo, ResultOf } from "../../lib/contracts";
+import { SHIPMENT_TYPE_MSG } from "../../lib/contracts";
 import { getSequelize, select } from "../../lib/platform/db";
 import type { DevIdp } from "../../lib/platform/devidp";
 import { as, newSender } from "../helpers/broker";

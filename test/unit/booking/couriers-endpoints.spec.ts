@@ -5,7 +5,7 @@
  * and coverage (./setup.ts).
  */
 import { strict as assert } from "node:assert";
-import { SHIPMENT_TYPE_MSG } from "../../../lib/booking/couriers";
+import { SHIPMENT_TYPE_MSG } from "../../../lib/contracts";
 import { exec, getSequelize, select } from "../../../lib/platform/db";
 import { as, newSender, rejects } from "../../helpers/broker";
 import { callAs, callRaw } from "../../helpers/call";

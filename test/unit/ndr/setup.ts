@@ -151,7 +151,7 @@ export async function bookedOrder(sender: number, consignee: Partial<Address> = 
 export async function scan(sender: number, order_id: number, event: string, reason?: string) {
 	const { res } = await callAs(
 		"booking.sandboxEvent",
-		{ order_id, event, ...(reason ? { reason } : {}) },
+		{ order_id: String(order_id), event, ...(reason ? { reason } : {}) },
 		sender,
 	);
 	return res;

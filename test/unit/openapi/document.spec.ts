@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import type { OpenAPIV3_1 } from "openapi-types";
+import { ROUTES } from "../../../lib/contracts/http";
 import { LINK_ALIASES, PROBE_ALIASES, WEBHOOK_ALIASES } from "../../../lib/gateway/routes";
 import {
 	AREAS,
@@ -17,6 +18,7 @@ import {
 	parseAliasKey,
 	toOpenApiPath,
 } from "../../../lib/openapi/index";
+import { operationOf } from "../../../lib/openapi/operation";
 import { DOCS_CSP } from "../../../lib/openapi/serve";
 import { useGateway } from "../gateway/setup";
 
@@ -175,15 +177,10 @@ describe("openapi: the document", () => {
 				]),
 			/described twice/,
 		);
-		const own = { description: "our own 503" };
-		const d = createDocument([
-			{
-				tag: "a",
-				description: "",
-				paths: { "POST /v1/shipping/book": { responses: { "200": { description: "ok" }, "503": own } } },
-			},
-		]);
-		const built = d.paths?.["/v1/shipping/book"]?.post;
+		// a defined route (POST /v1/shipping/book documents its own 503 `rate_unavailable`)
+		const own = operationOf("booking.book", ROUTES["booking.book"]).responses?.["503"];
+		assert.ok(own && !("$ref" in own));
+		const built = createDocument([]).paths?.["/v1/shipping/book"]?.post;
 		// its own 503, with the headers every answer of a limited, idempotent POST carries (issue 25)
 		assert.deepEqual(built?.responses?.["503"], {
 			...own,
@@ -194,8 +191,8 @@ describe("openapi: the document", () => {
 			},
 		});
 		assert.deepEqual(built?.responses?.["413"], { $ref: "#/components/responses/PayloadTooLarge" });
-		assert.deepEqual(built?.tags, ["a"]);
-		assert.equal(built?.operationId, "booking.book");
+		assert.deepEqual(built?.tags, ["shipping"]);
+		assert.equal(built?.operationId, "booking_book");
 	});
 
 	it("every bearer POST takes Idempotency-Key and documents 409 / 422; every limited route the RateLimit headers (issue 25)", () => {
