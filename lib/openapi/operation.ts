@@ -55,7 +55,8 @@ export function errorResponses(errors: readonly RouteError[], documents: boolean
 	}
 	const out: Record<string, Response> = {};
 	for (const [status, { texts, extra, conflict }] of byStatus) {
-		const text = texts.join("; ");
+		// "a.; b." reads badly: a text ends its sentence only where the list ends
+		const text = texts.map((t, i) => (i < texts.length - 1 ? t.replace(/\.$/, "") : t)).join("; ");
 		const base = conflict
 			? ref("DocumentsConflict")
 			: documents && (status === 400 || status === 404)
