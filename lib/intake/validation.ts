@@ -72,13 +72,8 @@
  */
 import type { ValidationError } from "fastest-validator";
 import { type PaymentMode, paymentModeOf, type ReceiverFields, type ShipmentDirection } from "../contracts";
-import {
-	forwardSchema,
-	productProps,
-	receiverProps,
-	returnAddressProps,
-	reverseSchema,
-} from "../contracts/http/intake-input";
+import { INTAKE_ROUTES } from "../contracts/http/intake";
+import { productProps, receiverProps, returnAddressProps } from "../contracts/http/intake-input";
 import { validationFailed } from "../platform/errors";
 import { compile, describe } from "../platform/validate";
 import { isPlainObject, scalarOrMarker } from "../shared/fields";
@@ -175,8 +170,9 @@ interface CheckedBody {
 	};
 }
 
-const checkForward = compile(forwardSchema);
-const checkReverse = compile(reverseSchema);
+/** The create bodies' validators, compiled from the route definitions (lib/contracts/http/intake.ts). */
+const checkForward = compile(INTAKE_ROUTES["intake.createOrder"].body);
+const checkReverse = compile(INTAKE_ROUTES["intake.createReverse"].body);
 
 /** Sub-blocks of each block (the only non-scalar values the rules read): top level → receiver / product / order → return_address. */
 const SUB_BLOCKS: Record<string, readonly string[]> = {
