@@ -25,6 +25,7 @@
  */
 import type { Readable } from "node:stream";
 import type { FailureCode } from "../lib/contracts";
+import { INTAKE_ROUTES } from "../lib/contracts/http/intake";
 import { BULK_QUEUE, templateCsv, templateXlsx, XLSX_MIME } from "../lib/intake/bulk/api";
 import {
 	decideRows,
@@ -179,7 +180,7 @@ export default defineService<IntakeVars>()({
 		 * Read-only roles: 403 `Read-only role`; roles without `orders.write`: 403 `forbidden`.
 		 */
 		createOrder: {
-			access: { writes: true, capability: "orders.write" },
+			access: INTAKE_ROUTES["intake.createOrder"].access,
 			async handler(ctx) {
 				const r = await createOrderFrom(this.deps(), ctx, senderOf(ctx), ctx.params, "forward");
 				ctx.meta.$statusCode = r.created ? 201 : 200;
@@ -212,7 +213,7 @@ export default defineService<IntakeVars>()({
 		 * `GET /v1/orders/status?order_no=` and the lists know the return by.
 		 */
 		createReverse: {
-			access: { writes: true, capability: "orders.write" },
+			access: INTAKE_ROUTES["intake.createReverse"].access,
 			async handler(ctx) {
 				const r = await createOrderFrom(this.deps(), ctx, senderOf(ctx), ctx.params, "reverse");
 				ctx.meta.$statusCode = r.created ? 201 : 200;
@@ -242,7 +243,7 @@ export default defineService<IntakeVars>()({
 		 * (another merchant's reference included; never means "not yet booked").
 		 */
 		status: {
-			access: { auth: true },
+			access: INTAKE_ROUTES["intake.status"].access,
 			async handler(ctx) {
 				return orderStatus(this.deps(), ctx, senderOf(ctx), ctx.params?.order_no);
 			},
@@ -370,7 +371,7 @@ export default defineService<IntakeVars>()({
 		 * another list's, or issued for other filters). Any authenticated role.
 		 */
 		listOrders: {
-			access: { auth: true },
+			access: INTAKE_ROUTES["intake.listOrders"].access,
 			async handler(ctx) {
 				const sender = senderOf(ctx);
 				return listOrders(this.deps(), sender, parseOrderListQuery(ctx.params ?? {}, sender));
@@ -395,7 +396,7 @@ export default defineService<IntakeVars>()({
 		 * Any authenticated role.
 		 */
 		orderDetail: {
-			access: { auth: true },
+			access: INTAKE_ROUTES["intake.orderDetail"].access,
 			async handler(ctx) {
 				return orderDetailOf(this.deps(), ctx, senderOf(ctx), parseOrderId(ctx.params?.id));
 			},
@@ -424,7 +425,7 @@ export default defineService<IntakeVars>()({
 		 * shape` (garbage, tampered, another account's or other filters' cursor).
 		 */
 		listUnshipped: {
-			access: { auth: true },
+			access: INTAKE_ROUTES["intake.listUnshipped"].access,
 			async handler(ctx) {
 				const sender = senderOf(ctx);
 				return listUnshipped(this.deps(), sender, parseUnshippedQuery(ctx.params ?? {}, sender));
@@ -439,7 +440,7 @@ export default defineService<IntakeVars>()({
 		 * directions; 0 when none).
 		 */
 		unshippedErrorTypes: {
-			access: { auth: true },
+			access: INTAKE_ROUTES["intake.unshippedErrorTypes"].access,
 			async handler(ctx) {
 				return unshippedErrorTypes(this.deps(), senderOf(ctx));
 			},
@@ -456,7 +457,7 @@ export default defineService<IntakeVars>()({
 		 * 400 `shipment_type: must be 0 (forward) or 1 (reverse)` (body `field`).
 		 */
 		unshippedCounts: {
-			access: { auth: true },
+			access: INTAKE_ROUTES["intake.unshippedCounts"].access,
 			async handler(ctx) {
 				return unshippedCounts(this.deps(), senderOf(ctx), parseCountsDirection(ctx.params ?? {}));
 			},
@@ -471,7 +472,7 @@ export default defineService<IntakeVars>()({
 		 * city, state, pincode, mobile_no`, each validated and normalised as on
 		 * create; `sender_id` ignored. Editable: the caller's order, not hidden,
 		 * not cancelled, state not_shipped or failed, created less than
-		 * `EDIT_WINDOW_DAYS` (30; lib/intake/unshipped.ts) days ago. Booking's own state is read through
+		 * `EDIT_WINDOW_DAYS` (30; lib/contracts/http/intake-input.ts) days ago. Booking's own state is read through
 		 * first (`booking.orderState`, short timeout; skipped when booking cannot
 		 * be asked): an attempt queued or booked there, not yet reported to
 		 * intake, also refuses the edit. The write is one conditional UPDATE.
@@ -486,7 +487,7 @@ export default defineService<IntakeVars>()({
 		 * `Read-only role`; roles without `orders.write`: 403 `forbidden`.
 		 */
 		editUnshipped: {
-			access: { writes: true, capability: "orders.write" },
+			access: INTAKE_ROUTES["intake.editUnshipped"].access,
 			async handler(ctx) {
 				const sender = senderOf(ctx);
 				const params = ctx.params ?? {};
@@ -511,7 +512,7 @@ export default defineService<IntakeVars>()({
 		 * without `orders.write`: 403 `forbidden`.
 		 */
 		hideOrder: {
-			access: { writes: true, capability: "orders.write" },
+			access: INTAKE_ROUTES["intake.hideOrder"].access,
 			async handler(ctx) {
 				return hideOrderOf(this.deps(), ctx, senderOf(ctx), parseOrderId(ctx.params?.id));
 			},

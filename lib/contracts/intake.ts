@@ -4,7 +4,12 @@
  * report to it.
  */
 import type { Readable } from "node:stream";
+import type { RouteParams } from "../platform/openapi/route";
 import type { Address, BookingState, HttpParams, PaymentMode, ShipmentDirection } from "./common";
+import type { INTAKE_ROUTES } from "./http/intake";
+
+/** The intake route definitions answered one by one (lib/contracts/http/intake.ts). */
+type IntakeRoutes = typeof INTAKE_ROUTES;
 
 /** The parcel of an order. kg, cm, rupees. */
 export interface OrderProduct {
@@ -226,11 +231,17 @@ type SenderWarehouse = { sender_id: number; warehouse_id: number };
 
 export interface IntakeActions {
 	/** POST /v1/intake/order (§2.1, §4.1). */
-	"intake.createOrder": { params: HttpParams; result: CreateOrderResult };
+	"intake.createOrder": {
+		params: RouteParams<IntakeRoutes["intake.createOrder"]>;
+		result: CreateOrderResult;
+	};
 	/** POST /v1/intake/reverse (§2.2, §4.1). */
-	"intake.createReverse": { params: HttpParams; result: CreateReverseResult };
+	"intake.createReverse": {
+		params: RouteParams<IntakeRoutes["intake.createReverse"]>;
+		result: CreateReverseResult;
+	};
 	/** GET /v1/orders/status (§2.4, §4.3). */
-	"intake.status": { params: HttpParams; result: StatusRecord };
+	"intake.status": { params: RouteParams<IntakeRoutes["intake.status"]>; result: StatusRecord };
 	/** Internal: the sender's order, or null (missing and not theirs are the same). */
 	"intake.getOrder": { params: SenderOrder; result: OrderRecord | null };
 	/** Internal, from booking's outbox: idempotent and ordered by (attempt_id, seq). */
@@ -248,20 +259,35 @@ export interface IntakeActions {
 	};
 	// orders read side
 	/** GET /v1/orders (§2.5, §2.12, §4.3, §4.8): the caller's orders, newest first, cursor-paged. */
-	"intake.listOrders": { params: HttpParams; result: CursorPage<OrderListRow> };
+	"intake.listOrders": {
+		params: RouteParams<IntakeRoutes["intake.listOrders"]>;
+		result: CursorPage<OrderListRow>;
+	};
 	/** GET /v1/orders/{id} (§2.5, §4.3): the caller's order with its shipment. */
-	"intake.orderDetail": { params: HttpParams; result: OrderDetail };
+	"intake.orderDetail": { params: RouteParams<IntakeRoutes["intake.orderDetail"]>; result: OrderDetail };
 	// unshipped queue
 	/** GET /v1/orders/unshipped (§2.5, §2.12, §4.3, §4.8): the caller's stuck orders, newest first. */
-	"intake.listUnshipped": { params: HttpParams; result: UnshippedPage };
+	"intake.listUnshipped": {
+		params: RouteParams<IntakeRoutes["intake.listUnshipped"]>;
+		result: UnshippedPage;
+	};
 	/** GET /v1/orders/unshipped/error-types (§4.3; shape ours): the `error_type` values with the caller's counts. */
-	"intake.unshippedErrorTypes": { params: HttpParams; result: { data: UnshippedErrorTypeEntry[] } };
+	"intake.unshippedErrorTypes": {
+		params: RouteParams<IntakeRoutes["intake.unshippedErrorTypes"]>;
+		result: { data: UnshippedErrorTypeEntry[] };
+	};
 	/** GET /v1/orders/unshipped/counts (§4.3): forward or reverse counts of the queue. */
-	"intake.unshippedCounts": { params: HttpParams; result: UnshippedCounts };
+	"intake.unshippedCounts": {
+		params: RouteParams<IntakeRoutes["intake.unshippedCounts"]>;
+		result: UnshippedCounts;
+	};
 	/** PATCH /v1/orders/unshipped/{id} (§3, §4.3): buyer-detail edit of an unbooked order. */
-	"intake.editUnshipped": { params: HttpParams; result: UnshippedEditResult };
+	"intake.editUnshipped": {
+		params: RouteParams<IntakeRoutes["intake.editUnshipped"]>;
+		result: UnshippedEditResult;
+	};
 	/** POST /v1/orders/{id}/hide (§3, §4.3): hides the order from every list and count. */
-	"intake.hideOrder": { params: HttpParams; result: HideOrderResult };
+	"intake.hideOrder": { params: RouteParams<IntakeRoutes["intake.hideOrder"]>; result: HideOrderResult };
 	// bulk upload (issue 10; docs/decisions/0039-bulk-upload-api.md)
 	/** POST /v1/intake/bulk (§2.3, §4.1): the raw multipart body arrives as `ctx.stream`. 202. */
 	"intake.bulkUpload": { params: BulkUploadParams; result: BulkUploadResult };

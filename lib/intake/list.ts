@@ -16,6 +16,13 @@ import type {
 	OrderListRow,
 	ShipmentRecord,
 } from "../contracts";
+import {
+	AWB_MAX_LENGTH,
+	CITY_MAX_LENGTH,
+	MAX_ORDER_NO_LENGTH,
+	ORDERS_DEFAULT_LIMIT,
+	ORDERS_MAX_LIMIT,
+} from "../contracts/http/intake-input";
 import { setting } from "../platform/config";
 import { type CursorPosition, decodeCursor, encodeCursor } from "../platform/cursor";
 import { type ApiError, fail, failWith } from "../platform/errors";
@@ -29,16 +36,9 @@ import {
 	orderStatusIdOf,
 	statusNameOf,
 } from "../shared/shipment-status";
-import { MAX_ORDER_NO_LENGTH } from "./validation";
 
-/** Page size of `GET /v1/orders` when `limit` is absent (§8 "not shown": decided here). */
-export const ORDERS_DEFAULT_LIMIT = 50;
-/** Largest `limit` (§4.8, §8). */
-export const ORDERS_MAX_LIMIT = 1000;
-/** Longest `city` filter (§8). */
-export const CITY_MAX_LENGTH = 100;
-/** Longest `awb_number` filter (AWBs are alphanumeric, hyphens allowed). */
-export const AWB_MAX_LENGTH = 64;
+// The list's bounds are part of the contract (lib/contracts/http/intake-input.ts, documented from there).
+export { AWB_MAX_LENGTH, CITY_MAX_LENGTH, ORDERS_DEFAULT_LIMIT, ORDERS_MAX_LIMIT };
 /** Tracking page when `TRACKING_URL_TEMPLATE` is unset (example.com is reserved: nothing leaks to a real site). */
 export const DEFAULT_TRACKING_URL_TEMPLATE = setting("TRACKING_URL_TEMPLATE", {});
 

@@ -34,17 +34,23 @@ import type {
 	UnshippedErrorType,
 	UnshippedErrorTypeEntry,
 } from "../contracts";
+import {
+	EDIT_WINDOW_DAYS,
+	EDITABLE_FIELDS,
+	ERROR_TYPE_NAMES,
+	UNSHIPPED_DEFAULT_LIMIT,
+	UNSHIPPED_MAX_LIMIT,
+	UNSHIPPED_ORDER_NO_MAX,
+} from "../contracts/http/intake-input";
 import { type CursorPosition, decodeCursor, encodeCursor } from "../platform/cursor";
 import { type ApiError, errorBodyOf, fail, failWith } from "../platform/errors";
 import { toPaise } from "../shared/money";
 import { parseOrderInput } from "./validation";
 
-/** Page size of `GET /v1/orders/unshipped` when `limit` is absent (the orders list's default). */
-export const UNSHIPPED_DEFAULT_LIMIT = 50;
-/** Largest `limit` (§4.8, §8). */
-export const UNSHIPPED_MAX_LIMIT = 1000;
-/** Days after creation during which an unbooked order's buyer details may be edited (§3 "editable window"). */
-export const EDIT_WINDOW_DAYS = 30;
+// The queue's bounds and closed lists are part of the contract (lib/contracts/http/intake-input.ts,
+// documented from there).
+export { EDIT_WINDOW_DAYS, EDITABLE_FIELDS, ERROR_TYPE_NAMES, UNSHIPPED_DEFAULT_LIMIT, UNSHIPPED_MAX_LIMIT };
+
 /** Cursor kind of the unshipped list (lib/platform/cursor.ts). */
 const KIND = "unshipped";
 
@@ -55,7 +61,7 @@ interface ErrorTypeWords {
 	reason: string;
 }
 
-/** The closed `error_type` list, in the order `error-types` answers it. */
+/** The words of each `error_type` of the closed list ({@link ERROR_TYPE_NAMES} gives the order `error-types` answers). */
 export const ERROR_TYPES: Readonly<Record<UnshippedErrorType, ErrorTypeWords>> = {
 	pickup_address_missing: {
 		label: "Pickup address missing",
@@ -102,9 +108,6 @@ export const ERROR_TYPES: Readonly<Record<UnshippedErrorType, ErrorTypeWords>> =
 		reason: "The booking failed.",
 	},
 };
-
-/** Every `error_type`, in {@link ERROR_TYPES} order. */
-export const ERROR_TYPE_NAMES = Object.keys(ERROR_TYPES) as UnshippedErrorType[];
 
 /**
  * The `error_type`s of a failed order: its `failure_code` (lib/contracts/intake.ts
@@ -215,8 +218,6 @@ function one(params: HttpParams, key: string, reason: string, code?: FilterCode)
 
 const ID = /^[1-9]\d*$/;
 const RUPEES = /^\d{1,9}(\.\d{1,2})?$/;
-/** Longest `customer_order_no` filter (the stored reference is at most 50 + `-R`). */
-const MAX_ORDER_NO_FILTER = 100;
 
 /** Parses a rupee filter (`^\d{1,9}(\.\d{1,2})?$`) to paise; 400 `<key>: must be a rupee amount`. */
 function rupeeFilter(params: HttpParams, key: "amount_min" | "amount_max"): number | null {
@@ -275,9 +276,9 @@ export function parseUnshippedQuery(params: HttpParams, sender_id: number): Unsh
 	const et = one(params, "error_type", typeMsg);
 	if (et !== undefined && !isErrorType(et)) throw badFilter("error_type", typeMsg);
 
-	const refMsg = `must be at most ${MAX_ORDER_NO_FILTER} characters`;
+	const refMsg = `must be at most ${UNSHIPPED_ORDER_NO_MAX} characters`;
 	const ref = one(params, "customer_order_no", refMsg);
-	if (ref !== undefined && ref.length > MAX_ORDER_NO_FILTER) throw badFilter("customer_order_no", refMsg);
+	if (ref !== undefined && ref.length > UNSHIPPED_ORDER_NO_MAX) throw badFilter("customer_order_no", refMsg);
 
 	const idMsg = "must be a positive integer";
 	const pickup = one(params, "pickup_address_id", idMsg);
@@ -337,18 +338,6 @@ export function parseCountsDirection(params: HttpParams): ShipmentDirection {
 // ---------------------------------------------------------------------------
 // PATCH /v1/orders/unshipped/{id}: body
 // ---------------------------------------------------------------------------
-
-/** The writable fields of the edit: the §2.1 `receiver` names, in this order (the `changed` order). */
-export const EDITABLE_FIELDS = [
-	"name",
-	"address_1",
-	"address_2",
-	"landmark",
-	"city",
-	"state",
-	"pincode",
-	"mobile_no",
-] as const satisfies readonly (keyof ReceiverFields)[];
 
 /** A validated edit: the fields sent, normalised as on create (optional ones may be null: cleared). */
 export type ReceiverPatch = Partial<ReceiverFields>;

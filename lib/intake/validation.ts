@@ -2,7 +2,10 @@
  * Input rules of the order create endpoints (spec §2.1 forward, §2.2 reverse).
  *
  * The spec leaves types and bounds "not shown"; these are the rules of this
- * implementation (documented in the README and on `intake.createOrder`):
+ * implementation (documented in the README and on `intake.createOrder`). The
+ * fastest-validator schemas are part of the contract
+ * (lib/contracts/http/intake-input.ts, the route definitions' `body`); this
+ * module compiles them and adds the cross-field rules:
  *
  * Top level
  * - `customer_order_no` (required): 1–50 characters of `A-Z a-z 0-9 _ - / # .`,
@@ -67,30 +70,25 @@
  * but internal NATS callers bypass it). Text fields refuse every control
  * character (lib/shared/fields.ts `CONTROL_CHARS`).
  */
-import type { ValidationError, ValidationSchema } from "fastest-validator";
+import type { ValidationError } from "fastest-validator";
 import { type PaymentMode, paymentModeOf, type ReceiverFields, type ShipmentDirection } from "../contracts";
+import { INTAKE_ROUTES } from "../contracts/http/intake";
+import { productProps, receiverProps, returnAddressProps } from "../contracts/http/intake-input";
 import { validationFailed } from "../platform/errors";
 import { compile, describe } from "../platform/validate";
-import {
-	CONTROL_CHARS,
-	codeString,
-	INDIAN_PINCODE,
-	isPlainObject,
-	normaliseMobile,
-	parseDecimal,
-	parsePositiveInt,
-	scalarOrMarker,
-} from "../shared/fields";
+import { isPlainObject, scalarOrMarker } from "../shared/fields";
 import { toPaise } from "../shared/money";
 
-/** Upper bound of a B2C parcel's dead weight (kg). */
-export const MAX_WEIGHT_KG = 50;
-/** Upper bound of any one dimension (cm). */
-export const MAX_DIMENSION_CM = 300;
-/** Upper bound of declared value and COD amount (rupees). */
-export const MAX_AMOUNT_RUPEES = 1_000_000;
-/** Length bound of `customer_order_no` as sent (the stored return reference adds `-R`). */
-export const MAX_ORDER_NO_LENGTH = 50;
+// The rules themselves are part of the contract (lib/contracts/http/intake-input.ts); the bounds and
+// schemas are re-exported for the modules that read them here.
+export {
+	forwardSchema,
+	MAX_AMOUNT_RUPEES,
+	MAX_DIMENSION_CM,
+	MAX_ORDER_NO_LENGTH,
+	MAX_WEIGHT_KG,
+	reverseSchema,
+} from "../contracts/http/intake-input";
 
 /** Buyer block, normalised (absent optional parts null; mobile as bare 10 digits): the contract's receiver block. */
 export type ReceiverInput = ReceiverFields;
@@ -142,273 +140,6 @@ export interface OrderInput {
 	warehouse_refs: Array<{ field: string; id: number }>;
 }
 
-type Errs = Array<Partial<ValidationError> & { type: string; message: string }>;
-type Checker = (value: unknown, errors: Errs) => unknown;
-
-/** The message of a required field or block that is absent. */
-const REQUIRED = { required: "is required" };
-
-/** A custom leaf rule: `check` parses and normalises, pushing `{type, message}` on failure. */
-function rule(check: Checker, optional = false): Record<string, unknown> {
-	return { type: "custom", optional, check, messages: REQUIRED };
-}
-
-function fail(errors: Errs, message: string, value: unknown = undefined): unknown {
-	errors.push({ type: "invalid", message });
-	return value;
-}
-
-const CONTROL = CONTROL_CHARS;
-
-/**
- * Free text: trimmed, `min`–`max` characters, no control characters.
- * Optional text treats "" (after trim) as absent (null).
- */
-function text(min: number, max: number, optional = false): Record<string, unknown> {
-	return rule((value, errors) => {
-		if (typeof value !== "string") return fail(errors, "must be a string", value);
-		const s = value.trim();
-		if (optional && s === "") return null;
-		if (s.length < min || s.length > max)
-			return fail(
-				errors,
-				optional && min <= 1
-					? `must be at most ${max} characters`
-					: `must be ${Math.max(min, 1)} to ${max} characters`,
-				s,
-			);
-		if (CONTROL.test(s)) return fail(errors, "must not contain control characters", s);
-		return s;
-	}, optional);
-}
-
-const ORDER_NO = /^[A-Za-z0-9_\-/#.]+$/;
-
-/** `customer_order_no`: 1–50 of [A-Za-z0-9_-/#.]; a JSON integer (≥ 0) becomes its string. */
-const orderNo = rule((value, errors) => {
-	const s = typeof value === "number" && value < 0 ? undefined : codeString(value);
-	if (s === undefined) return fail(errors, "must be a string", value);
-	if (s.length < 1 || s.length > MAX_ORDER_NO_LENGTH)
-		return fail(errors, `must be 1 to ${MAX_ORDER_NO_LENGTH} characters`, s);
-	if (!ORDER_NO.test(s)) return fail(errors, "may contain only letters, digits and _ - / # .", s);
-	return s;
-});
-
-/** Pincode: 6 digits, first 1–9; JSON integers accepted; returns the string. */
-function pincode(optional = false): Record<string, unknown> {
-	return rule((value, errors) => {
-		const s = codeString(value);
-		if (s === undefined) return fail(errors, "must be 6 digits", value);
-		if (optional && s === "") return null;
-		if (!INDIAN_PINCODE.test(s)) return fail(errors, "must be 6 digits (first digit 1-9)", s);
-		return s;
-	}, optional);
-}
-
-/** Indian mobile: separators ignored, +91/91/0 prefix accepted; returns 10 digits. */
-function mobile(optional = false): Record<string, unknown> {
-	return rule((value, errors) => {
-		const s = codeString(value);
-		if (s === undefined) return fail(errors, "must be a 10-digit Indian mobile number", value);
-		if (optional && s === "") return null;
-		return normaliseMobile(s) ?? fail(errors, "must be a 10-digit Indian mobile number starting with 6-9", s);
-	}, optional);
-}
-
-/** Number of decimals needed to write `n` (up to 6). */
-function decimals(n: number): number {
-	for (let d = 0; d <= 6; d++) {
-		const scaled = n * 10 ** d;
-		const r = Math.round(scaled);
-		// close to a whole number AND that number scaled back is n: a tiny value (5e-324) rounds to 0, which is
-		// not n, so it never passes as "0 decimals" (it was stored as 0 g and answered 500)
-		if (
-			Math.abs(scaled - r) < 1e-6 * Math.max(1, Math.abs(scaled) / 1e6) &&
-			Math.abs(r / 10 ** d - n) <= Math.abs(n) * 1e-9
-		)
-			return d;
-	}
-	return 7;
-}
-
-interface DecimalOpts {
-	/** exclusive lower bound */
-	gt?: number;
-	/** inclusive lower bound */
-	min?: number;
-	max: number;
-	places: number;
-	unit: string;
-	optional?: boolean;
-}
-
-/** Bounded decimal (kg, cm, rupees) with at most `places` decimals. */
-function decimal(o: DecimalOpts): Record<string, unknown> {
-	return rule((value, errors) => {
-		if (o.optional && typeof value === "string" && value.trim() === "") return null;
-		const n = parseDecimal(value);
-		if (n === null) return fail(errors, `must be a number (${o.unit})`, value);
-		if (o.gt !== undefined && !(n > o.gt)) return fail(errors, `must be greater than ${o.gt} ${o.unit}`, n);
-		if (o.min !== undefined && n < o.min) return fail(errors, `must be at least ${o.min} ${o.unit}`, n);
-		if (n > o.max) return fail(errors, `must be at most ${o.max} ${o.unit}`, n);
-		if (decimals(n) > o.places) return fail(errors, `must have at most ${o.places} decimal places`, n);
-		return n;
-	}, o.optional ?? false);
-}
-
-/** Positive integer id (JSON integer or digit string). */
-function id(optional = false): Record<string, unknown> {
-	return rule((value, errors) => {
-		if (optional && typeof value === "string" && value.trim() === "") return null;
-		return parsePositiveInt(value) ?? fail(errors, "must be a positive integer", value);
-	}, optional);
-}
-
-/** `order_type`: 0 (prepaid) or 1 (COD). */
-function orderType(optional = false): Record<string, unknown> {
-	return rule((value, errors) => {
-		if (value === 0 || value === "0") return 0;
-		if (value === 1 || value === "1") return 1;
-		return fail(errors, "must be 0 (prepaid) or 1 (COD)", value);
-	}, optional);
-}
-
-const YMD = /^(\d{4})-(\d{2})-(\d{2})$/;
-const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
-const EARLIEST_ORDER_DATE = Date.UTC(2000, 0, 1);
-
-/** True when y-m-d is a real calendar day. */
-function realDay(y: number, m: number, d: number): boolean {
-	const t = new Date(Date.UTC(y, m - 1, d));
-	return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
-}
-
-/** `order_date`: YYYY-MM-DD (IST day) or ISO-8601 (no offset = IST). Returns a Date. */
-const orderDate = rule((value, errors) => {
-	const msg = "must be a date (YYYY-MM-DD) or an ISO-8601 timestamp";
-	if (typeof value !== "string") return fail(errors, msg, value);
-	const s = value.trim();
-	if (s === "") return null;
-	let t: number;
-	const ymd = YMD.exec(s);
-	const iso = ymd ? null : ISO.exec(s);
-	if (ymd) {
-		if (!realDay(+ymd[1], +ymd[2], +ymd[3])) return fail(errors, msg, s);
-		t = Date.parse(`${s}T00:00:00+05:30`);
-	} else if (iso) {
-		if (!realDay(+iso[1], +iso[2], +iso[3]) || +iso[4] > 23 || +iso[5] > 59 || +(iso[6] ?? 0) > 59)
-			return fail(errors, msg, s);
-		t = Date.parse(iso[7] ? s.replace(" ", "T") : `${s.replace(" ", "T")}+05:30`);
-	} else return fail(errors, msg, s);
-	if (!Number.isFinite(t)) return fail(errors, msg, s);
-	if (t < EARLIEST_ORDER_DATE) return fail(errors, "must not be before 2000-01-01", s);
-	if (t > Date.now() + 86_400_000) return fail(errors, "must not be in the future", s);
-	return new Date(t);
-}, true);
-
-const AWB = /^[A-Za-z0-9-]{1,50}$/;
-
-const oldAwb = rule((value, errors) => {
-	const s = codeString(value);
-	if (s === undefined) return fail(errors, "must be a string", value);
-	if (s.length < 1 || s.length > 50) return fail(errors, "must be 1 to 50 characters", s);
-	if (!AWB.test(s)) return fail(errors, "may contain only letters, digits and -", s);
-	return s;
-});
-
-const forwardSource = rule((value, errors) => {
-	if (value === "tekipost" || value === "external") return value;
-	return fail(errors, "must be tekipost or external", value);
-});
-
-function obj(
-	props: ValidationSchema,
-	optional = false,
-	objectMessage = "must be an object",
-): Record<string, unknown> {
-	return {
-		type: "object",
-		strict: "remove",
-		optional,
-		props,
-		messages: { ...REQUIRED, object: objectMessage },
-	};
-}
-
-const receiverProps: ValidationSchema = {
-	name: text(1, 100),
-	address_1: text(3, 255),
-	address_2: text(0, 255, true),
-	landmark: text(0, 255, true),
-	city: text(0, 100, true),
-	state: text(0, 100, true),
-	pincode: pincode(),
-	mobile_no: mobile(),
-};
-
-const returnAddressProps: ValidationSchema = {
-	name: text(0, 100, true),
-	address_1: text(0, 255, true),
-	address_2: text(0, 255, true),
-	landmark: text(0, 255, true),
-	city: text(0, 100, true),
-	state: text(0, 100, true),
-	pincode: pincode(true),
-	mobile_no: mobile(true),
-};
-
-const productProps: ValidationSchema = {
-	product_name: text(1, 255),
-	product_sku: text(0, 100, true),
-	physical_weight: decimal({ gt: 0, max: MAX_WEIGHT_KG, places: 3, unit: "kg" }),
-	declared_order_total: decimal({ min: 0, max: MAX_AMOUNT_RUPEES, places: 2, unit: "rupees" }),
-	cod_amount: decimal({ min: 0, max: MAX_AMOUNT_RUPEES, places: 2, unit: "rupees", optional: true }),
-	length: decimal({ gt: 0, max: MAX_DIMENSION_CM, places: 2, unit: "cm", optional: true }),
-	width: decimal({ gt: 0, max: MAX_DIMENSION_CM, places: 2, unit: "cm", optional: true }),
-	height: decimal({ gt: 0, max: MAX_DIMENSION_CM, places: 2, unit: "cm", optional: true }),
-};
-
-const productRule = obj(
-	productProps,
-	false,
-	"must be an object (one product per order; multi-SKU lists are not supported)",
-);
-
-/** The fields forward and reverse bodies share (§2.1, §2.2). */
-const commonFields: ValidationSchema = {
-	$$strict: "remove",
-	customer_order_no: orderNo,
-	channel: text(0, 50, true),
-	receiver: obj(receiverProps),
-	product: productRule,
-};
-
-export const forwardSchema: ValidationSchema = {
-	...commonFields,
-	order: obj({
-		pickup_address_id: id(),
-		rto_address_id: id(true),
-		order_type: orderType(),
-		order_date: orderDate,
-		order_from_source: text(0, 50, true),
-	}),
-};
-
-export const reverseSchema: ValidationSchema = {
-	...commonFields,
-	order: obj({
-		pickup_address_id: id(true),
-		reverse_pickup_address_id: id(true),
-		rto_address_id: id(true),
-		order_type: orderType(true),
-		order_date: orderDate,
-		order_from_source: text(0, 50, true),
-		forward_source: forwardSource,
-		old_fwd_awb_no: oldAwb,
-		return_address: obj(returnAddressProps, true),
-	}),
-};
-
 /** A create body after the schema ran: each field that passed holds its normalised value (kg, rupees, cm). */
 interface CheckedBody {
 	customer_order_no: string;
@@ -439,8 +170,9 @@ interface CheckedBody {
 	};
 }
 
-const checkForward = compile(forwardSchema);
-const checkReverse = compile(reverseSchema);
+/** The create bodies' validators, compiled from the route definitions (lib/contracts/http/intake.ts). */
+const checkForward = compile(INTAKE_ROUTES["intake.createOrder"].body);
+const checkReverse = compile(INTAKE_ROUTES["intake.createReverse"].body);
 
 /** Sub-blocks of each block (the only non-scalar values the rules read): top level → receiver / product / order → return_address. */
 const SUB_BLOCKS: Record<string, readonly string[]> = {
