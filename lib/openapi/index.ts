@@ -1,16 +1,15 @@
 /**
  * The OpenAPI 3.1 document of the merchant shipping API (issue 11), built
- * from the area files lib/openapi/paths/<area>.ts (each exports `paths`, an
- * {@link AreaPaths} keyed by gateway alias key) and served by the gateway at
- * `GET /v1/openapi.json` (lib/openapi/serve.ts).
+ * from the route definitions (lib/contracts/http/<service>.ts, one per route;
+ * lib/openapi/operation.ts turns each into its operation;
+ * docs/decisions/0093-route-definitions.md) and served by the gateway at
+ * `GET /v1/openapi.json` (lib/openapi/serve.ts). Operations are grouped by
+ * the tags of {@link TAGS}, in that order; a definition whose tag is not
+ * listed there fails the build. test/unit/openapi/coverage.spec.ts fails
+ * when a served route is not in the document.
  *
- * Adding an area: create lib/openapi/paths/<area>.ts exporting
- * `paths: AreaPaths`, import it below and add one entry to {@link AREAS}
- * (its tag name and description). test/unit/openapi/coverage.spec.ts fails
- * until every gateway route is described by exactly one area.
- *
- * What the builder adds on top of the area files (so they stay about their
- * own answers):
+ * What the builder adds on top of the operations (so the definitions stay
+ * about their own answers):
  * - alias paths → OpenAPI paths (`:id` → `{id}`, `template.:format` →
  *   `template.{format}`, `t{/:token}` → `t/{token}`);
  * - `security: []` on every route of an unauthenticated table (courier
@@ -55,62 +54,41 @@ import {
 	responseRef,
 } from "../platform/openapi/components";
 import type { RouteDefinition } from "../platform/openapi/route";
-import type { AreaPaths, Operation } from "../platform/openapi/types";
+import type { Operation } from "../platform/openapi/types";
 import { operationOf } from "./operation";
-import * as documentsArea from "./paths/documents";
-import * as intakeArea from "./paths/intake";
-import * as ndrArea from "./paths/ndr";
-import * as shippingArea from "./paths/shipping";
-import * as webhooksArea from "./paths/webhooks";
-
-/** One area file of the document. */
-export interface Area {
-	/** tag of its operations (Swagger UI groups by it) */
-	tag: string;
-	/** the tag's description (spec sections) */
+/** A tag of the document: an area of the API (Swagger UI groups operations by it). */
+export interface Tag {
+	name: string;
+	/** what the area covers (spec sections) */
 	description: string;
-	/** its operations, keyed by gateway alias key */
-	paths: AreaPaths;
 }
 
-/**
- * Every area file, in the order the reference lists them. An area file
- * that does not exist yet is added by its owner (see the module comment).
- */
-export const AREAS: readonly Area[] = [
+/** Every tag, in the order the reference lists them. */
+export const TAGS: readonly Tag[] = [
 	{
-		tag: "intake",
+		name: "intake",
 		description:
 			"Creating orders one by one and in bulk, the orders read side and the unshipped queue (spec §2.1–§2.5, §4.1, §4.3).",
-		paths: intakeArea.paths,
 	},
 	{
-		tag: "shipping",
+		name: "shipping",
 		description:
 			"Pincodes, serviceability and rates, booking and cancelling, courier rankings, the wallet, tracking (spec §2.4, §2.6–§2.8, §4.2, §4.3, §4.7).",
-		paths: shippingArea.paths,
 	},
 	{
-		tag: "documents",
+		name: "documents",
 		description:
 			"Labels, signed label links and handover manifests (spec §4.4; the §7 `/v1/documents/*` error exceptions).",
-		paths: documentsArea.paths,
 	},
-	{ tag: "warehouses", description: "Pickup and return warehouses (spec §2.9, §4.5).", paths: {} },
+	{ name: "warehouses", description: "Pickup and return warehouses (spec §2.9, §4.5)." },
+	{ name: "ndr", description: "Failed deliveries and the merchant's actions on them (spec §2.10, §4.6)." },
 	{
-		tag: "ndr",
-		description: "Failed deliveries and the merchant's actions on them (spec §2.10, §4.6).",
-		paths: ndrArea.paths,
-	},
-	{
-		tag: "webhooks",
+		name: "webhooks",
 		description: "Merchant webhook endpoints and their deliveries (Standard Webhooks; issue 11).",
-		paths: webhooksArea.paths,
 	},
 	{
-		tag: "reference",
+		name: "reference",
 		description: "This document, the API reference page and the liveness/readiness probes.",
-		paths: {},
 	},
 ];
 
@@ -284,28 +262,24 @@ function withGatewayResponses(op: Operation, key: string, path: string): Operati
 }
 
 /**
- * Builds the document from {@link AREAS} (uncached: use {@link buildDocument}).
- * @throws Error when two areas describe the same method and path, or an alias key is malformed.
+ * Builds the document from `routes` (default every definition; uncached: use {@link buildDocument}).
+ * @throws Error when two routes have the same method and path, a tag is not in {@link TAGS}, or a route key is malformed.
  */
-export function createDocument(areas: readonly Area[] = AREAS): OpenAPIV3_1.Document {
+export function createDocument(
+	routes: Readonly<Record<string, RouteDefinition>> = ROUTES,
+	tags: readonly Tag[] = TAGS,
+): OpenAPIV3_1.Document {
 	const paths: Record<string, Partial<Record<Method, Operation>>> = {};
 	const seen = new Map<string, string>();
-	const defined = new Set((Object.values(ROUTES) as RouteDefinition[]).map((d) => d.route));
-	const operations: [string, string, Operation][] = [];
-	for (const [action, def] of Object.entries(ROUTES) as [string, RouteDefinition][])
-		if (def.documented !== false) operations.push([def.tag, def.route, operationOf(action, def)]);
-	for (const area of areas)
-		for (const [key, op] of Object.entries(area.paths))
-			if (!defined.has(key)) operations.push([area.tag, key, op]);
-	for (const [tag, key, op] of operations) {
-		const area = { tag };
-		const { method, path } = parseAliasKey(key);
+	for (const [action, def] of Object.entries(routes)) {
+		if (def.documented === false) continue;
+		if (!tags.some((t) => t.name === def.tag)) throw new Error(`${def.route}: tag ${def.tag} is not in TAGS`);
+		const { method, path } = parseAliasKey(def.route);
 		const id = `${method} ${path}`;
-		if (seen.has(id)) throw new Error(`${key} is described twice (areas ${seen.get(id)} and ${area.tag})`);
-		seen.set(id, area.tag);
+		if (seen.has(id)) throw new Error(`${def.route} is defined twice (${seen.get(id)} and ${action})`);
+		seen.set(id, action);
 		const item = paths[path] ?? {};
-		const tagged: Operation = op.tags?.length ? op : { ...op, tags: [area.tag] };
-		item[method] = withGatewayResponses(tagged, key, path);
+		item[method] = withGatewayResponses(operationOf(action, def), def.route, path);
 		paths[path] = item;
 	}
 	// openapi-types types a 3.1 path item as an intersection with the 3.0 one, which a 3.1
@@ -343,7 +317,7 @@ export function createDocument(areas: readonly Area[] = AREAS): OpenAPIV3_1.Docu
 		},
 		servers: [{ url: "/", description: "this deployment" }],
 		security: [{ bearer: [] }],
-		tags: areas.map((a) => ({ name: a.tag, description: a.description })),
+		tags: tags.map((t) => ({ name: t.name, description: t.description })),
 		paths: sorted as OpenAPIV3_1.PathsObject,
 		webhooks,
 		components: { ...components, responses: { ...components.responses, ...GATEWAY_RESPONSES } },

@@ -1,13 +1,12 @@
 /**
  * Every gateway route is described, and every description is a route (issue
- * 11): the alias keys of the route tables (lib/gateway/routes.ts) equal the
- * keys of the area files (lib/openapi/paths/*.ts, listed in `AREAS`). The
- * development identity provider (DEV_IDP_ALIASES) is not part of the merchant
- * API and is excluded (docs/decisions/0043-openapi-document.md).
+ * 11, issue 26): the alias keys of the route tables (lib/gateway/routes.ts)
+ * equal the routes of the documented definitions (lib/contracts/http/, one
+ * per route; docs/decisions/0093-route-definitions.md), and each is in the
+ * built document. The development identity provider (DEV_IDP_ALIASES) is not
+ * part of the merchant API and is excluded (docs/decisions/0043-openapi-document.md).
  */
 import assert from "node:assert/strict";
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
 import { ROUTES as DEFINITIONS } from "../../../lib/contracts/http";
 import {
 	API_ALIASES,
@@ -18,15 +17,14 @@ import {
 	PROBE_ALIASES,
 	WEBHOOK_ALIASES,
 } from "../../../lib/gateway/routes";
-import { AREAS, buildDocument, parseAliasKey } from "../../../lib/openapi/index";
+import { buildDocument, parseAliasKey } from "../../../lib/openapi/index";
 import type { RouteDefinition } from "../../../lib/platform/openapi/route";
 
-/** Routes described: the documented definitions, then the area files' keys that have none. */
+/** Routes described: those of the documented definitions. */
 function describedKeys(): string[] {
-	const defs = (Object.values(DEFINITIONS) as RouteDefinition[])
+	return (Object.values(DEFINITIONS) as RouteDefinition[])
 		.filter((d) => d.documented !== false)
 		.map((d) => d.route);
-	return [...defs, ...AREAS.flatMap((a) => Object.keys(a.paths)).filter((k) => !defs.includes(k))];
 }
 
 /** The routes that must be described. */
@@ -57,13 +55,13 @@ describe("openapi: every route is described, every description is a route", () =
 		});
 	});
 
-	it("the alias keys of the route tables equal the keys of the area files", () => {
+	it("the alias keys of the route tables equal the routes of the documented definitions", () => {
 		const described = describedKeys();
 		const { missing, extra } = coverage(ROUTES, described);
 		assert.deepEqual(
 			{ missing, extra },
 			{ missing: [], extra: [] },
-			`routes without a description (add them to their area file): ${missing.join(", ") || "none"}; descriptions without a route: ${extra.join(", ") || "none"}`,
+			`routes without a description (give them a definition in lib/contracts/http/): ${missing.join(", ") || "none"}; descriptions without a route: ${extra.join(", ") || "none"}`,
 		);
 	});
 
@@ -74,20 +72,6 @@ describe("openapi: every route is described, every description is a route", () =
 			[],
 		);
 		for (const k of Object.keys(DEV_IDP_ALIASES)) assert.ok(!described.includes(k), k);
-	});
-
-	it("every area file in lib/openapi/paths is listed in AREAS", () => {
-		const dir = join(__dirname, "../../../lib/openapi/paths");
-		const files = readdirSync(dir).filter((f) => f.endsWith(".ts"));
-		// each area's paths object is one of AREAS' (compare by identity through the module)
-		const listed = new Set(AREAS.map((a) => a.paths));
-		for (const f of files) {
-			const mod: { paths?: unknown } = require(join(dir, f));
-			assert.ok(
-				mod.paths && listed.has(mod.paths as never),
-				`lib/openapi/paths/${f} is not in AREAS (lib/openapi/index.ts)`,
-			);
-		}
 	});
 
 	it("every route is in the built document under its OpenAPI path and method", () => {

@@ -12,10 +12,10 @@ import type { OpenAPIV3_1 } from "openapi-types";
 import { ROUTES } from "../../../lib/contracts/http";
 import { LINK_ALIASES, PROBE_ALIASES, WEBHOOK_ALIASES } from "../../../lib/gateway/routes";
 import {
-	AREAS,
 	buildDocument,
 	createDocument,
 	parseAliasKey,
+	TAGS,
 	toOpenApiPath,
 } from "../../../lib/openapi/index";
 import { operationOf } from "../../../lib/openapi/operation";
@@ -169,18 +169,22 @@ describe("openapi: the document", () => {
 
 	it("refuses an operation described twice, and keeps the gateway answers an operation documents itself", () => {
 		const op = { responses: { "200": { description: "ok" } } };
+		const def = {
+			route: "GET /v1/x/:id",
+			tag: "a",
+			description: "x",
+			path: { id: { description: "id" } },
+			...op,
+		};
 		assert.throws(
-			() =>
-				createDocument([
-					{ tag: "a", description: "", paths: { "GET /v1/x/:id": op } },
-					{ tag: "b", description: "", paths: { "GET /v1/x/:id": op } },
-				]),
-			/described twice/,
+			() => createDocument({ "x.one": def, "x.two": def }, [{ name: "a", description: "" }]),
+			/defined twice/,
 		);
+		assert.throws(() => createDocument({ "x.one": def }, [{ name: "b", description: "" }]), /not in TAGS/);
 		// a defined route (POST /v1/shipping/book documents its own 503 `rate_unavailable`)
 		const own = operationOf("booking.book", ROUTES["booking.book"]).responses?.["503"];
 		assert.ok(own && !("$ref" in own));
-		const built = createDocument([]).paths?.["/v1/shipping/book"]?.post;
+		const built = createDocument().paths?.["/v1/shipping/book"]?.post;
 		// its own 503, with the headers every answer of a limited, idempotent POST carries (issue 25)
 		assert.deepEqual(built?.responses?.["503"], {
 			...own,
@@ -234,8 +238,8 @@ describe("openapi: the document", () => {
 		assert.equal(doc.components.parameters.IdempotencyKey.in, "header");
 	});
 
-	it("AREAS tags are unique", () => {
-		const tags = AREAS.map((a) => a.tag);
+	it("TAGS names are unique", () => {
+		const tags = TAGS.map((t) => t.name);
 		assert.equal(new Set(tags).size, tags.length);
 	});
 
