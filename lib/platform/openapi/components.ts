@@ -1,8 +1,8 @@
 /**
  * Shared parts of the OpenAPI 3.1 document (issue 11): the §2.11 error
  * envelope, the §7 `/v1/documents/*` exceptions, the bearer security scheme,
- * and small builders every area file (lib/openapi/paths/*.ts) uses so that
- * responses look alike.
+ * and small builders every route definition (lib/contracts/http/*.ts) uses
+ * so that responses look alike.
  */
 import type { OpenAPIV3_1 } from "openapi-types";
 import { CATALOGUE, type ErrorCode } from "../errors/catalogue";

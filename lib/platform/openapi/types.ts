@@ -1,11 +1,7 @@
 /**
- * Types of the OpenAPI 3.1 document (issue 11). Each area of the API
- * describes its operations in lib/openapi/paths/<area>.ts as an
- * {@link AreaPaths}: keyed by the gateway's alias key exactly as written in
- * lib/gateway/routes.ts (`"GET /v1/orders/:id"`), so a test can prove that
- * every route has a description and every description a route. The document
- * builder (lib/openapi/index.ts) turns alias paths into OpenAPI paths
- * (`:id` → `{id}`).
+ * Types of the OpenAPI 3.1 document (issue 11) as the route definitions
+ * (lib/platform/openapi/route.ts) and the document builder (lib/openapi/)
+ * use them: the 3.1 shapes of openapi-types.
  */
 import type { OpenAPIV3_1 } from "openapi-types";
 
@@ -17,5 +13,3 @@ export type JsonSchema = OpenAPIV3_1.SchemaObject;
 export type Response = OpenAPIV3_1.ResponseObject;
 /** A parameter object. */
 export type Parameter = OpenAPIV3_1.ParameterObject;
-/** Operations of one area, keyed by the gateway alias key (`"<METHOD> <alias path>"`). */
-export type AreaPaths = Record<string, Operation>;
