@@ -7,9 +7,10 @@ import type { Readable } from "node:stream";
 import type { RouteParams } from "../platform/openapi/route";
 import type { Address, BookingState, HttpParams, PaymentMode, ShipmentDirection } from "./common";
 import type { INTAKE_ROUTES } from "./http/intake";
+import type { INTAKE_BULK_ROUTES } from "./http/intake-bulk";
 
-/** The intake route definitions answered one by one (lib/contracts/http/intake.ts). */
-type IntakeRoutes = typeof INTAKE_ROUTES;
+/** The intake route definitions (lib/contracts/http/intake.ts, intake-bulk.ts). */
+type IntakeRoutes = typeof INTAKE_ROUTES & typeof INTAKE_BULK_ROUTES;
 
 /** The parcel of an order. kg, cm, rupees. */
 export interface OrderProduct {
@@ -293,32 +294,32 @@ export interface IntakeActions {
 	"intake.bulkUpload": { params: BulkUploadParams; result: BulkUploadResult };
 	/** GET /v1/intake/jobs (§4.1): the caller's bulk jobs, newest first, cursor-paged. */
 	"intake.bulkJobs": {
-		params: import("./http/intake-bulk").IntakeBulkParams<"intake.bulkJobs">;
+		params: RouteParams<IntakeRoutes["intake.bulkJobs"]>;
 		result: CursorPage<BulkJobSummary>;
 	};
 	/** GET /v1/intake/jobs/{id} (§4.1): the job object with a cursor-paged page of its per-row outcomes. */
 	"intake.bulkJob": {
-		params: import("./http/intake-bulk").IntakeBulkParams<"intake.bulkJob">;
+		params: RouteParams<IntakeRoutes["intake.bulkJob"]>;
 		result: BulkJob;
 	};
 	/** GET /v1/intake/bulk/template.csv | template.xlsx: the upload template (binary answer). */
 	"intake.bulkTemplate": {
-		params: import("./http/intake-bulk").IntakeBulkParams<"intake.bulkTemplate">;
+		params: RouteParams<IntakeRoutes["intake.bulkTemplate"]>;
 		result: Buffer;
 	};
 	/** GET /v1/intake/jobs/{id}/review: the job's rows waiting for a decision, cursor-paged. */
 	"intake.bulkReview": {
-		params: import("./http/intake-bulk").IntakeBulkParams<"intake.bulkReview">;
+		params: RouteParams<IntakeRoutes["intake.bulkReview"]>;
 		result: CursorPage<BulkReviewRow>;
 	};
 	/** a CSV byte stream (lib/intake/bulk/export.ts) */
 	"intake.bulkRowsCsv": {
-		params: import("./http/intake-bulk").IntakeBulkParams<"intake.bulkRowsCsv">;
+		params: RouteParams<IntakeRoutes["intake.bulkRowsCsv"]>;
 		result: Readable;
 	};
 	/** POST /v1/intake/jobs/{id}/review/{row|all}/{approve|reject}: decides review rows. */
 	"intake.bulkReviewDecide": {
-		params: import("./http/intake-bulk").IntakeBulkParams<"intake.bulkReviewDecide">;
+		params: RouteParams<IntakeRoutes["intake.bulkReviewDecide"]>;
 		result: BulkDecisionResult;
 	};
 }

@@ -17,7 +17,7 @@
  */
 import { authErrors, ID_PATH_SCHEMA, json, queryParam } from "../../platform/openapi/components";
 import { int, str } from "../../platform/openapi/helpers";
-import { defineRoutes, type RouteParams } from "../../platform/openapi/route";
+import { defineRoutes } from "../../platform/openapi/route";
 import type { JsonSchema, Parameter, Response } from "../../platform/openapi/types";
 import {
 	APPROVE_ALL_MAX,
@@ -506,13 +506,3 @@ export const INTAKE_BULK_ROUTES = defineRoutes({
 		],
 	},
 });
-
-/** The bulk route definitions, for the action types of lib/contracts/intake.ts. */
-type BulkRoutes = typeof INTAKE_BULK_ROUTES;
-
-/**
- * The `params` of a bulk route's action ({@link RouteParams}: the path
- * parameters as strings; every query key is read by hand, so unknown),
- * e.g. `IntakeBulkParams<"intake.bulkJob">` = `{readonly id: string} & Record<string, unknown>`.
- */
-export type IntakeBulkParams<A extends keyof BulkRoutes> = RouteParams<BulkRoutes[A]>;
