@@ -85,6 +85,14 @@ export function ruleFor(base: string, optional: boolean): ValidationRuleObject {
 		custom: noControlChars,
 		messages: BASE_MESSAGES,
 	});
+	const digits = (pattern: RegExp, message: string): ValidationRuleObject => ({
+		type: "string",
+		trim: true,
+		empty: false,
+		pattern,
+		optional,
+		messages: { ...BASE_MESSAGES, stringPattern: message },
+	});
 	switch (base) {
 		case "warehouse_name":
 			return text(3, 191);
@@ -98,23 +106,9 @@ export function ruleFor(base: string, optional: boolean): ValidationRuleObject {
 		case "state":
 			return text(1, 100);
 		case "contact_no":
-			return {
-				type: "string",
-				trim: true,
-				empty: false,
-				pattern: PHONE_10_DIGITS,
-				optional,
-				messages: { ...BASE_MESSAGES, stringPattern: "must be 10 digits" },
-			};
+			return digits(PHONE_10_DIGITS, "must be 10 digits");
 		case "pincode":
-			return {
-				type: "string",
-				trim: true,
-				empty: false,
-				pattern: PINCODE_FORMAT,
-				optional,
-				messages: { ...BASE_MESSAGES, stringPattern: "must be 6 digits" },
-			};
+			return digits(PINCODE_FORMAT, "must be 6 digits");
 		case "contact_email":
 			return {
 				type: "email",
