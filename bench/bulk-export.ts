@@ -19,7 +19,8 @@
  * Creates and drops its own database and Redis prefix (bench/lib.ts).
  */
 import { parse } from "csv-parse";
-import { TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from "../lib/intake/bulk/columns";
+import { TEMPLATE_COLUMNS } from "../lib/contracts/http/intake-bulk-input";
+import { TEMPLATE_EXAMPLE } from "../lib/intake/bulk/columns";
 import { peakRssMb, resetPeakRss, startSystem } from "./lib";
 
 const ROWS = Number(process.env.BENCH_ROWS || 85_000);

@@ -26,11 +26,12 @@
 import type { Readable } from "node:stream";
 import type { FailureCode } from "../lib/contracts";
 import { INTAKE_ROUTES } from "../lib/contracts/http/intake";
-import { BULK_QUEUE, templateCsv, templateXlsx, XLSX_MIME } from "../lib/intake/bulk/api";
+import { INTAKE_BULK_ROUTES } from "../lib/contracts/http/intake-bulk";
+import { XLSX_MIME } from "../lib/contracts/http/intake-bulk-input";
+import { BULK_QUEUE, templateCsv, templateXlsx } from "../lib/intake/bulk/api";
 import {
 	decideRows,
 	exportRows,
-	INTAKE_BULK_ROUTES,
 	jobOf,
 	listJobs,
 	processJob,

@@ -24,9 +24,6 @@ import { isPlainObject, parsePositiveInt } from "../shared/fields";
 import { accountRanking } from "./ranking";
 import { bookedLast30Days, type RankingRow, replaceRanking } from "./store/rankings";
 
-/** The bounds of these routes live in the contract (lib/contracts/booking.ts); re-exported for the legacy OpenAPI area file. */
-export { MAX_RANKING, SHIPMENT_TYPE_MSG };
-
 /** A `shipment_type` as the spec numbers it. */
 export type ShipmentType = 0 | 1 | 2;
 

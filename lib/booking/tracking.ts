@@ -73,9 +73,6 @@ export const POLL_LEASE = 500;
 /** trackMany calls in flight at once during a poll round. */
 export const POLL_CONCURRENCY = 4;
 
-/** The sandbox events and `scan_limit` bounds live in the contract (lib/contracts/booking.ts); re-exported for the legacy OpenAPI area file. */
-export { SANDBOX_EVENTS, SCAN_LIMIT_DEFAULT, SCAN_LIMIT_MAX };
-
 /** 404 `order not found` (§7: order detail, tracking…): no such order on the caller's account. */
 export function orderNotFound(): ApiError {
 	return fail("order not found");

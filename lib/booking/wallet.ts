@@ -24,9 +24,6 @@ import {
 	setCreditLimitPaise,
 } from "./store/ledger";
 
-/** The `limit` bounds live in the contract (lib/contracts/booking.ts); re-exported for the legacy OpenAPI area file. */
-export { WALLET_DEFAULT_LIMIT, WALLET_MAX_LIMIT };
-
 /** Cursor kind of the wallet's movements. */
 const KIND = "wallet";
 

@@ -46,9 +46,6 @@ import { createLabelDocument, drawLabelPage, LABEL_SIZE, type LabelData } from "
 import { loadBookedOrder, withRetryAfter } from "./source";
 import { type CourierLabelFile, courierLabelsOf, stampDownload } from "./store";
 
-/** Most orders in one bulk label request (spec §4.4, §7; declared in lib/contracts/documents.ts). */
-export { MAX_BULK_LABELS };
-
 /** Collaborator calls (intake + booking per order) and stamps in flight at once for one request. */
 const LOAD_CONCURRENCY = 32;
 

@@ -37,8 +37,6 @@ import {
 	statusNameOf,
 } from "../shared/shipment-status";
 
-// The list's bounds are part of the contract (lib/contracts/http/intake-input.ts, documented from there).
-export { AWB_MAX_LENGTH, CITY_MAX_LENGTH, ORDERS_DEFAULT_LIMIT, ORDERS_MAX_LIMIT };
 /** Tracking page when `TRACKING_URL_TEMPLATE` is unset (example.com is reserved: nothing leaks to a real site). */
 export const DEFAULT_TRACKING_URL_TEMPLATE = setting("TRACKING_URL_TEMPLATE", {});
 

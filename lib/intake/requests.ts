@@ -21,12 +21,12 @@ import {
 	type UnshippedErrorTypeEntry,
 	type UnshippedPage,
 } from "../contracts";
+import { EDIT_WINDOW_DAYS } from "../contracts/http/intake-input";
 import type { IntakeDeps } from "./deps";
 import { listPage, type OrderListQuery, orderDetail, orderNotFound } from "./list";
 import { orderRow } from "./list-store";
 import { BOOKING_STATE_TIMEOUT_MS } from "./read-through";
 import {
-	EDIT_WINDOW_DAYS,
 	errorTypeEntries,
 	nextUnshippedCursor,
 	notEditable,

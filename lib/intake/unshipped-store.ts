@@ -17,11 +17,11 @@ import type {
 	UnshippedErrorType,
 	UnshippedRow,
 } from "../contracts";
+import { EDITABLE_FIELDS } from "../contracts/http/intake-input";
 import { exec, select } from "../platform/db";
 import { toRupees } from "../shared/money";
 import {
 	confirmationOf,
-	EDITABLE_FIELDS,
 	FAILED_TYPES,
 	type NotEditableReason,
 	type ReceiverPatch,

@@ -47,10 +47,6 @@ import { type ApiError, errorBodyOf, fail, failWith } from "../platform/errors";
 import { toPaise } from "../shared/money";
 import { parseOrderInput } from "./validation";
 
-// The queue's bounds and closed lists are part of the contract (lib/contracts/http/intake-input.ts,
-// documented from there).
-export { EDIT_WINDOW_DAYS, EDITABLE_FIELDS, ERROR_TYPE_NAMES, UNSHIPPED_DEFAULT_LIMIT, UNSHIPPED_MAX_LIMIT };
-
 /** Cursor kind of the unshipped list (lib/platform/cursor.ts). */
 const KIND = "unshipped";
 

@@ -79,17 +79,6 @@ import { compile, describe } from "../platform/validate";
 import { isPlainObject, scalarOrMarker } from "../shared/fields";
 import { toPaise } from "../shared/money";
 
-// The rules themselves are part of the contract (lib/contracts/http/intake-input.ts); the bounds and
-// schemas are re-exported for the modules that read them here.
-export {
-	forwardSchema,
-	MAX_AMOUNT_RUPEES,
-	MAX_DIMENSION_CM,
-	MAX_ORDER_NO_LENGTH,
-	MAX_WEIGHT_KG,
-	reverseSchema,
-} from "../contracts/http/intake-input";
-
 /** Buyer block, normalised (absent optional parts null; mobile as bare 10 digits): the contract's receiver block. */
 export type ReceiverInput = ReceiverFields;
 

@@ -33,9 +33,6 @@ import {
 	parsePositiveInt,
 } from "../shared/fields";
 
-export type { NdrAct, NdrActInput, NdrAddress } from "../contracts/ndr";
-export { INVALID_NDR_ACT_MESSAGE, NDR_ACTS } from "../contracts/ndr";
-
 /** The act a body without `ndr_act` asks for (§4.2). */
 export const DEFAULT_NDR_ACT: NdrAct = "RE-ATTEMPT";
 

@@ -24,8 +24,6 @@ import { parsePositiveInt } from "../shared/fields";
 import { toRupees } from "../shared/money";
 import type { CommentRow, ListRowDb } from "./store";
 
-export { COMMENT_MAX, NDR_DEFAULT_LIMIT, NDR_MAX_LIMIT } from "../contracts";
-
 /** Longest `awb_number` filter. */
 const AWB_MAX = 64;
 const AWB = /^[A-Za-z0-9-]+$/;

@@ -5,8 +5,6 @@
 
 import type { NdrReason } from "../contracts/ndr";
 
-export { NDR_REASONS, type NdrReason } from "../contracts/ndr";
-
 /** First matching rule wins (order matters: "refused" before "not available", "closed" before "address"). */
 const RULES: [RegExp, NdrReason][] = [
 	[

@@ -10,10 +10,9 @@
  * changes nothing; closing only touches a case still open.
  */
 import type { Sequelize, Transaction } from "sequelize";
-import type { NdrTab, ShipmentStatusChanged } from "../contracts";
+import type { NdrReason, NdrTab, ShipmentStatusChanged } from "../contracts";
 import { exec, numbersIn, type StoredRow, select } from "../platform/db";
 import type { NotificationOutcome, NotificationOutcomeStatus } from "./notifier";
-import type { NdrReason } from "./reasons";
 
 /** Statuses of an open case (the merchant can still act). */
 export const OPEN_STATUSES = ["action_required", "action_requested"] as const;

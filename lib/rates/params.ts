@@ -8,22 +8,11 @@
  *   names (`payment_mode`, `cod_amount`, `direction`, `logistic_id`).
  */
 import { type HttpParams, type PaymentMode, paymentModeOf, type QuoteParams } from "../contracts";
-import {
-	DIRECTION,
-	LANE_RULES,
-	MAX_COLLECTABLE_RUPEES,
-	MAX_WEIGHT_KG,
-	RATES_ROUTES,
-	REQUIRED_MESSAGE,
-	RUPEES,
-} from "../contracts/http/rates";
+import { DIRECTION, LANE_RULES, RATES_ROUTES, REQUIRED_MESSAGE, RUPEES } from "../contracts/http/rates";
 import { fail } from "../platform/errors";
 import { assertValid, compile } from "../platform/validate";
 import { scalarOrMarker } from "../shared/fields";
 import type { LaneQuery } from "./quote";
-
-/** The input rules live in the contract (lib/contracts/http/rates.ts); re-exported for the modules that read them here. */
-export { DIRECTION, LANE_RULES, MAX_COLLECTABLE_RUPEES, MAX_WEIGHT_KG, REQUIRED_MESSAGE, RUPEES };
 
 /** The query validator of `GET /v1/shipping/serviceable`: its route definition's schema. */
 const checkServiceable = compile(RATES_ROUTES["rates.serviceable"].query);

@@ -8,7 +8,7 @@
  * row shapes in ./rows.ts.
  */
 import type { Context } from "moleculer";
-import type { CallMeta, CourierInfo, Warehouse } from "../contracts";
+import type { CallMeta, CourierInfo, Warehouse, WarehouseView } from "../contracts";
 import { type ApiError, fail, validationFailed } from "../platform/errors";
 import { parsePositiveInt } from "../shared/fields";
 import type { WarehousesDeps } from "./deps";
@@ -28,7 +28,6 @@ import {
 	type StoredRegistration,
 	type StoredWarehouse,
 	toView,
-	type WarehouseView,
 	warehouseOf,
 } from "./rows";
 import {

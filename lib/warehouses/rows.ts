@@ -18,14 +18,6 @@ import {
 	type WarehouseView,
 } from "../contracts";
 
-export {
-	type CourierRegistrationView,
-	type RegistrationState,
-	WAREHOUSE_COLUMNS,
-	type WarehouseFields,
-	type WarehouseView,
-};
-
 /** Fields whose change bumps `version` (what a courier sees of the pickup location). */
 export const COURIER_FIELDS: ReadonlyArray<keyof WarehouseFields> = WAREHOUSE_COLUMNS.filter(
 	(c) => c !== "warehouse_type" && c !== "is_return_same",

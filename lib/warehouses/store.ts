@@ -6,14 +6,10 @@
  * lock, see {@link lockAccount}).
  */
 import type { Sequelize, Transaction } from "sequelize";
+import { WAREHOUSE_COLUMNS, type WarehouseFields } from "../contracts";
 import { exec, select } from "../platform/db";
 import { NAME_UNIQUE_INDEX } from "./migrations";
-import {
-	type StoredRegistration,
-	type StoredWarehouse,
-	WAREHOUSE_COLUMNS,
-	type WarehouseFields,
-} from "./rows";
+import type { StoredRegistration, StoredWarehouse } from "./rows";
 
 /** Placeholder courier id of a registration row written while the courier list was unavailable. */
 export const PLACEHOLDER_LOGISTIC_ID = 0;

@@ -33,6 +33,7 @@
  * its decimal digits here).
  */
 import type { ValidationError, ValidationSchema } from "fastest-validator";
+import type { WarehouseFields } from "../contracts";
 import {
 	FORWARD_OPTIONAL,
 	FORWARD_REQUIRED,
@@ -42,7 +43,6 @@ import {
 } from "../contracts/http/warehouses";
 import { compile, describe } from "../platform/validate";
 import { isPlainObject, PINCODE_FORMAT, parseBool, scalarOrMarker } from "../shared/fields";
-import type { WarehouseFields } from "./rows";
 
 /** Result of validating a create or patch body. */
 export interface ParsedWarehouse {

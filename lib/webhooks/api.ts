@@ -21,9 +21,6 @@ import { type ApiError, fail, validationFailed } from "../platform/errors";
 import { isPlainObject, parsePositiveInt } from "../shared/fields";
 import type { DeliveryRow, EndpointPatch, EndpointRow } from "./store";
 
-/** Longest description (characters): the contract's `WEBHOOK_MAX_DESCRIPTION` (lib/contracts/webhooks.ts). */
-export const MAX_DESCRIPTION = WEBHOOK_MAX_DESCRIPTION;
-
 /** 404 `webhook_not_found`. */
 export function webhookNotFound(): ApiError {
 	return fail("webhook_not_found");
@@ -59,7 +56,7 @@ function eventsOf(v: unknown, details: string[]): WebhookEventType[] | undefined
 	return out;
 }
 
-/** Checks `description`: a string of at most {@link MAX_DESCRIPTION} characters (trimmed; "" is null) or null. */
+/** Checks `description`: a string of at most {@link WEBHOOK_MAX_DESCRIPTION} characters (trimmed; "" is null) or null. */
 function descriptionOf(v: unknown, details: string[]): string | null {
 	if (v === null || v === undefined) return null;
 	if (typeof v !== "string") {
@@ -67,7 +64,8 @@ function descriptionOf(v: unknown, details: string[]): string | null {
 		return null;
 	}
 	const t = v.trim();
-	if (t.length > MAX_DESCRIPTION) details.push(`description: at most ${MAX_DESCRIPTION} characters`);
+	if (t.length > WEBHOOK_MAX_DESCRIPTION)
+		details.push(`description: at most ${WEBHOOK_MAX_DESCRIPTION} characters`);
 	return t || null;
 }
 

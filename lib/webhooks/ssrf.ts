@@ -25,9 +25,6 @@ import { WEBHOOK_MAX_URL_LENGTH } from "../contracts";
 import { type ApiError, fail, validationFailed } from "../platform/errors";
 import { embeddedIPv4 } from "./embedded-ipv4";
 
-/** Longest URL accepted (characters): the contract's `WEBHOOK_MAX_URL_LENGTH` (lib/contracts/webhooks.ts). */
-export const MAX_URL_LENGTH = WEBHOOK_MAX_URL_LENGTH;
-
 /** Whether an IPv4 address may be reached: public unicast, or loopback in the sandbox. */
 function ipv4Allowed(ip: ipaddr.IPv4, sandbox: boolean): boolean {
 	const range = ip.range();
@@ -75,7 +72,7 @@ export function urlNotAllowed(why: string): ApiError {
 /**
  * Parses and checks a receiver URL's shape: absolute, `https` (or `http` in
  * the sandbox), a host, no user name or password, at most
- * {@link MAX_URL_LENGTH} characters; a literal IP host is checked with
+ * {@link WEBHOOK_MAX_URL_LENGTH} characters; a literal IP host is checked with
  * {@link addressRefusal}. Resolution is {@link assertResolvable}'s.
  * @throws ApiError 400 `validation_failed` (not a URL), 422 `url_not_allowed`
  */
@@ -86,7 +83,8 @@ export function checkUrlShape(raw: string, sandbox: boolean): URL {
 	} catch {
 		throw validationFailed(["url: must be an absolute URL"]);
 	}
-	if (raw.length > MAX_URL_LENGTH) throw urlNotAllowed(`longer than ${MAX_URL_LENGTH} characters`);
+	if (raw.length > WEBHOOK_MAX_URL_LENGTH)
+		throw urlNotAllowed(`longer than ${WEBHOOK_MAX_URL_LENGTH} characters`);
 	if (u.protocol !== "https:" && !(sandbox && u.protocol === "http:"))
 		throw urlNotAllowed(sandbox ? "only http and https URLs" : "only https URLs (http only in the sandbox)");
 	if (u.username || u.password) throw urlNotAllowed("credentials in the URL");

@@ -4,8 +4,8 @@
  * bodies (spec field names) for requests. Real Indian addresses and pincodes.
  */
 import type { Address, CourierInfo, OrderRecord, Warehouse, WarehouseLeg } from "../../lib/contracts";
+import { TEMPLATE_COLUMNS } from "../../lib/contracts/http/intake-bulk-input";
 import type { BookRequest } from "../../lib/couriers";
-import { TEMPLATE_COLUMNS } from "../../lib/intake/bulk/columns";
 
 let nextId = 500_000 + Math.floor(Math.random() * 100_000) * 10;
 /** A fresh positive id (orders, warehouses) unlikely to collide across runs. */

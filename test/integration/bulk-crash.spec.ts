@@ -14,7 +14,8 @@
 import { strict as assert } from "node:assert";
 import type { Server } from "node:http";
 import { Client } from "pg";
-import { TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from "../../lib/intake/bulk/columns";
+import { TEMPLATE_COLUMNS } from "../../lib/contracts/http/intake-bulk-input";
+import { TEMPLATE_EXAMPLE } from "../../lib/intake/bulk/columns";
 import { newSender } from "../helpers/broker";
 import { freshRef } from "../helpers/fixtures";
 import { eventually } from "../helpers/poll";

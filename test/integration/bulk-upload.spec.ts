@@ -10,7 +10,7 @@
 import { strict as assert } from "node:assert";
 import { parse as parseCsv } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
-import { TEMPLATE_COLUMNS } from "../../lib/intake/bulk/columns";
+import { TEMPLATE_COLUMNS } from "../../lib/contracts/http/intake-bulk-input";
 import { getSequelize, select } from "../../lib/platform/db";
 import { useCluster } from "../helpers/cluster";
 import { bulkCsv, freshRef } from "../helpers/fixtures";

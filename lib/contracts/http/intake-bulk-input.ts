@@ -5,9 +5,7 @@
  * column lists, the page sizes, the row outcomes a query may name and the
  * bounds of the stored error texts. The routes' documentation reads them
  * (lib/contracts/http/intake-bulk.ts), and lib/intake/bulk/ enforces them
- * (imported from here, re-exported by the modules that enforced them first:
- * ./multipart.ts, ./xlsx.ts, ./columns.ts, ./bounds.ts, ./export.ts, ./api.ts).
- * Constants only.
+ * (imported from here). Constants only.
  */
 import type { BulkRowOutcome } from "../intake";
 

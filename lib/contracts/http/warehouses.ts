@@ -252,7 +252,7 @@ const PATCH_BODY = bodySchema(
 	{ minProperties: 1 },
 );
 
-/** The §2.9 row of `GET /v1/warehouses` and `PATCH /v1/warehouses/{id}` (lib/warehouses/rows.ts `WarehouseView`). */
+/** The §2.9 row of `GET /v1/warehouses` and `PATCH /v1/warehouses/{id}` (lib/contracts/warehouses.ts `WarehouseView`). */
 const WAREHOUSE_ROW: JsonSchema = {
 	type: "object",
 	additionalProperties: false,

@@ -30,6 +30,8 @@ import {
 	BULK_MAX_LIMIT,
 	BULK_ROW_OUTCOMES,
 	CREATED_IDS_MAX,
+	TEMPLATE_COLUMNS as TEMPLATE_HEADERS,
+	XLSX_LIMITS,
 	XLSX_MIME,
 } from "../../contracts/http/intake-bulk-input";
 import { type CursorPosition, decodeCursor, encodeCursor } from "../../platform/cursor";
@@ -37,7 +39,7 @@ import { type apiError, type ErrorCode, errorBodyOf, fail, failWith } from "../.
 import { textProblem } from "../../platform/text-rule";
 import { parsePositiveInt } from "../../shared/fields";
 import type { IntakeDbDeps } from "../deps";
-import { columnOfField, TEMPLATE_EXAMPLE, TEMPLATE_COLUMNS as TEMPLATE_HEADERS } from "./columns";
+import { columnOfField, TEMPLATE_EXAMPLE } from "./columns";
 import {
 	type BulkJobRow,
 	type BulkRowDb,
@@ -52,16 +54,13 @@ import {
 	rejectAllInReview,
 } from "./jobs-store";
 import { readUploadForm, type UploadForm } from "./multipart";
-import { BulkFileError, inspectXlsx, looksLikeZip, XLSX_LIMITS } from "./xlsx";
+import { BulkFileError, inspectXlsx, looksLikeZip } from "./xlsx";
 
-/** The 25 MB limit and its 413, enforced while the body streams (./multipart.ts). */
-export { BULK_MAX_BYTES, fileTooLarge } from "./multipart";
+/** The 413 of a file over the 25 MB limit, enforced while the body streams (./multipart.ts). */
+export { fileTooLarge } from "./multipart";
 
 /** The exact 400 of a missing `sender_address_id` (issue 10). */
 export const SENDER_ADDRESS_REQUIRED = "sender_address_id (pickup warehouse) required" satisfies ErrorCode;
-
-/** XLSX MIME type (lib/contracts/http/intake-bulk-input.ts). */
-export { XLSX_MIME };
 
 /** Content types that say nothing about the format (the file name decides). */
 const NEUTRAL_TYPES = new Set(["", "application/octet-stream", "binary/octet-stream", "application/zip"]);
@@ -215,9 +214,6 @@ export function parseJobId(v: unknown): number {
 	if (id === null) throw jobNotFound();
 	return id;
 }
-
-/** Default and largest page sizes of the jobs list, a job's rows and its review queue (lib/contracts/http/intake-bulk-input.ts). */
-export { BULK_DEFAULT_LIMIT, BULK_MAX_LIMIT };
 
 /** `limit` of a bulk list: 1–{@link BULK_MAX_LIMIT}, default {@link BULK_DEFAULT_LIMIT}. @throws 400 validation_failed */
 export function parseLimit(v: unknown): number {
@@ -470,9 +466,6 @@ export async function uploadBulk(u: UploadInput): Promise<BulkUploadResult> {
 	return { job_id, status: "queued" };
 }
 
-/** How many created order ids the job object carries (lib/contracts/http/intake-bulk-input.ts). */
-export { CREATED_IDS_MAX };
-
 /** `GET /v1/intake/jobs/{id}`: the job object with one page of its rows. @throws 404 not found */
 export async function jobObject({ db }: IntakeDbDeps, sender: number, params: HttpParams): Promise<BulkJob> {
 	const q = parseJobRowsQuery(params, sender);
@@ -537,9 +530,6 @@ export type CreateFromReviewRow = (
 	job: BulkJobRow,
 	row_no: number,
 ) => Promise<{ order_id: number; deduped: boolean }>;
-
-/** How many rows one "approve all" call decides at most (lib/contracts/http/intake-bulk-input.ts). */
-export { APPROVE_ALL_MAX };
 
 /** The row errors of a create that failed validation (ApiError `validation_failed` details, or its message). */
 function errorsOf(err: unknown): BulkRowError[] | null {

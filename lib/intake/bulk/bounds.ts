@@ -3,16 +3,14 @@
  * docs/decisions/0077-bounded-bulk-errors.md): a file error lists at most
  * {@link MAX_LISTED_NAMES} column names, each cut to {@link MAX_NAME_CHARS}
  * characters, and says how many it left out; the job's `error` is cut to
- * {@link MAX_JOB_ERROR_CHARS} characters as a last guard where it is stored
+ * `MAX_JOB_ERROR_CHARS` characters as a last guard where it is stored
  * (./store.ts `finishJob`), and so is every row error's message (at most
  * {@link MAX_ROW_ERROR_CHARS}: ./store.ts `insertOutcomes`, ./jobs-store.ts
  * `decideRow`). Pure functions. The two answered bounds are part of the
  * contract (lib/contracts/http/intake-bulk-input.ts).
  */
-import { MAX_JOB_ERROR_CHARS, MAX_ROW_ERROR_CHARS } from "../../contracts/http/intake-bulk-input";
+import { MAX_ROW_ERROR_CHARS } from "../../contracts/http/intake-bulk-input";
 
-/** Most characters of a job's stored `error`, and of one row error's stored `message` (the contract's). */
-export { MAX_JOB_ERROR_CHARS, MAX_ROW_ERROR_CHARS };
 /** Most column names one list of a header error names. */
 export const MAX_LISTED_NAMES = 10;
 /** Most characters of one column name in a header error. */

@@ -57,21 +57,11 @@ import {
 } from "../../contracts/http/intake-bulk-input";
 import { capText, listSome, MAX_NAME_CHARS } from "./bounds";
 
-/**
- * The canonical columns in template order, the columns a file must have, and
- * the report columns of an export: part of the contract
- * (lib/contracts/http/intake-bulk-input.ts).
- */
-export { REPORT_COLUMNS, REQUIRED_COLUMNS, TEMPLATE_COLUMNS };
-
-/** A canonical column name. */
-export type Column = BulkColumn;
-
 /** A row's cells by canonical column (absent: empty cell or column not in the file). */
-export type RowCells = Partial<Record<Column, string>>;
+export type RowCells = Partial<Record<BulkColumn, string>>;
 
 /** Each column's §2.1 create-body path (`block.field`, or top level). */
-export const COLUMN_FIELDS: Readonly<Record<Column, string>> = {
+export const COLUMN_FIELDS: Readonly<Record<BulkColumn, string>> = {
 	customer_order_no: "customer_order_no",
 	channel: "channel",
 	receiver_name: "receiver.name",
@@ -95,13 +85,13 @@ export const COLUMN_FIELDS: Readonly<Record<Column, string>> = {
 };
 
 /** The column of a §2.1 field path (`receiver.pincode` → `receiver_pincode`); null when no column maps to it. */
-export function columnOfField(field: string): Column | null {
+export function columnOfField(field: string): BulkColumn | null {
 	for (const c of TEMPLATE_COLUMNS) if (COLUMN_FIELDS[c] === field) return c;
 	return null;
 }
 
 /** The template's example row (a valid COD order), in {@link TEMPLATE_COLUMNS} order. */
-export const TEMPLATE_EXAMPLE: Readonly<Record<Column, string>> = {
+export const TEMPLATE_EXAMPLE: Readonly<Record<BulkColumn, string>> = {
 	customer_order_no: "ORD-1001",
 	channel: "shopify",
 	receiver_name: "Asha Verma",
@@ -136,8 +126,8 @@ export function headerKey(h: string): string {
 }
 
 /** Store-export header names (normalised by {@link headerKey} at load) → canonical column. */
-const ALIASES: Readonly<Record<string, Column>> = (() => {
-	const src: Array<[Column, string[]]> = [
+const ALIASES: Readonly<Record<string, BulkColumn>> = (() => {
+	const src: Array<[BulkColumn, string[]]> = [
 		[
 			"customer_order_no",
 			["order id", "order number", "order no", "order #", "order", "reference", "order reference"],
@@ -205,7 +195,7 @@ const ALIASES: Readonly<Record<string, Column>> = (() => {
 		["order_type", ["payment mode", "payment type", "payment method", "payment"]],
 		["order_date", ["date", "created at", "order created at"]],
 	];
-	const out: Record<string, Column> = {};
+	const out: Record<string, BulkColumn> = {};
 	for (const c of TEMPLATE_COLUMNS) out[headerKey(c)] = c;
 	for (const [c, names] of src) for (const n of names) out[headerKey(n)] = c;
 	return out;
@@ -214,7 +204,7 @@ const ALIASES: Readonly<Record<string, Column>> = (() => {
 /** A header row mapped to canonical columns. */
 export interface HeaderMap {
 	/** index in the row → column (null: an empty trailing header cell, ignored) */
-	columns: Array<Column | null>;
+	columns: Array<BulkColumn | null>;
 }
 
 /**
@@ -228,7 +218,7 @@ export interface HeaderMap {
 export class HeaderError extends Error {
 	constructor(
 		readonly unknown: string[],
-		readonly missing: Column[],
+		readonly missing: BulkColumn[],
 		readonly duplicate: string[],
 	) {
 		const parts: string[] = [];
@@ -250,10 +240,10 @@ const REPORT_KEYS = new Set<string>(REPORT_COLUMNS.map(headerKey));
  * columns (names cut to 40 characters, lists bounded: see {@link HeaderError})
  */
 export function mapHeader(cells: readonly string[]): HeaderMap {
-	const columns: Array<Column | null> = [];
+	const columns: Array<BulkColumn | null> = [];
 	const unknown: string[] = [];
 	const duplicate: string[] = [];
-	const seen = new Set<Column>();
+	const seen = new Set<BulkColumn>();
 	for (const raw of cells) {
 		const h = String(raw ?? "");
 		if (headerKey(h) === "" || REPORT_KEYS.has(headerKey(h))) {

@@ -25,15 +25,18 @@
 import { Readable } from "node:stream";
 import { stringify } from "csv-stringify/sync";
 import type { BulkRowOutcome, HttpParams } from "../../contracts";
-import { EXPORT_DEFAULT_OUTCOMES, EXPORT_OUTCOMES } from "../../contracts/http/intake-bulk-input";
+import {
+	EXPORT_DEFAULT_OUTCOMES,
+	EXPORT_OUTCOMES,
+	REPORT_COLUMNS,
+	TEMPLATE_COLUMNS,
+} from "../../contracts/http/intake-bulk-input";
 import { failWith } from "../../platform/errors";
 import type { IntakeDbDeps } from "../deps";
 import { jobNotFound, parseJobId } from "./api";
-import { neutralise, REPORT_COLUMNS, TEMPLATE_COLUMNS } from "./columns";
+import { neutralise } from "./columns";
 import { type BulkRowDb, bulkJob, bulkRowsOfOutcomes } from "./jobs-store";
 
-/** Outcomes an export may name, and those exported when `outcome` is absent (lib/contracts/http/intake-bulk-input.ts). */
-export { EXPORT_DEFAULT_OUTCOMES, EXPORT_OUTCOMES };
 /** Rows read per query while streaming. */
 export const EXPORT_PAGE = 1000;
 

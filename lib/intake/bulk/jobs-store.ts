@@ -249,7 +249,7 @@ export interface RowDecision {
 
 /**
  * Records the decision on a row still in review (error messages cut to
- * ./bounds.ts `MAX_ROW_ERROR_CHARS`), and moves the job's counts
+ * `MAX_ROW_ERROR_CHARS`, lib/contracts/http/intake-bulk-input.ts), and moves the job's counts
  * (in_review −1; approved: created or deduped +1; failed: failed +1), in one
  * transaction. Conditional on the row still being in review: false when
  * another decision got there first (nothing changed).

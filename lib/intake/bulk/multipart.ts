@@ -19,9 +19,6 @@ import { Busboy, type BusboyFileStream } from "@fastify/busboy";
 import { BULK_MAX_BYTES } from "../../contracts/http/intake-bulk-input";
 import { type ApiError, fail, failWith } from "../../platform/errors";
 
-/** Largest accepted file: 25 MB (26,214,400 bytes; issue 10; its contract, lib/contracts/http/intake-bulk-input.ts). Enforced while streaming. */
-export { BULK_MAX_BYTES };
-
 /** 413 `file_too_large`: the upload passed {@link BULK_MAX_BYTES}; nothing is stored. */
 export function fileTooLarge(): ApiError {
 	return failWith("file_too_large", { limit_bytes: BULK_MAX_BYTES });

@@ -22,10 +22,11 @@
  */
 import type { Sequelize, Transaction } from "sequelize";
 import type { PincodeInfo } from "../../contracts";
+import { MAX_JOB_ERROR_CHARS } from "../../contracts/http/intake-bulk-input";
 import { setting } from "../../platform/config";
 import { getQueue } from "../../platform/queue";
 import type { OrderInput } from "../validation";
-import { capText, MAX_JOB_ERROR_CHARS } from "./bounds";
+import { capText } from "./bounds";
 import { cellsOf, HeaderError, type HeaderMap, mapHeader, type RowCells } from "./columns";
 import { countCsvRecords, type SourceRow } from "./csv";
 import { readRowsInThread } from "./reader-thread";
@@ -181,7 +182,10 @@ export async function processBulkJob(deps: BulkDeps, job_id: number): Promise<Bu
 	return { status: "completed" };
 }
 
-/** Ends the job failed with a file error (cut to ./bounds.ts `MAX_JOB_ERROR_CHARS`, as stored and logged). */
+/**
+ * Ends the job failed with a file error (cut to `MAX_JOB_ERROR_CHARS`,
+ * lib/contracts/http/intake-bulk-input.ts, as stored and logged).
+ */
 async function fail(deps: BulkDeps, job_id: number, whole: string): Promise<BulkRunResult> {
 	const error = capText(whole, MAX_JOB_ERROR_CHARS);
 	await finishJob(deps.db, job_id, "failed", error, null);

@@ -85,9 +85,6 @@ export async function uploadFile(
 	return res;
 }
 
-/** The bulk routes' definitions (lib/contracts/http/intake-bulk.ts): the service's actions take their access rules from them. */
-export { INTAKE_BULK_ROUTES } from "../../contracts/http/intake-bulk";
-
 // `GET /v1/intake/jobs`, `/jobs/{id}`, `/jobs/{id}/review` and `/jobs/{id}/rows.csv` take the deps as they are:
 // ./api.ts `jobsList`, `jobObject`, `reviewList` and ./export.ts `rowsExport`
 export { jobObject as jobOf, jobsList as listJobs, reviewList as reviewRows } from "./api";

@@ -16,11 +16,12 @@
  * in messages are neutralised (./columns.ts `neutralise`).
  */
 import type { Sequelize } from "sequelize";
+import type { BulkColumn } from "../../contracts/http/intake-bulk-input";
 import { errorBodyOf } from "../../platform/errors";
 import { assertNotB2B } from "../../shared/b2b";
 import { insertOrder } from "../store";
 import { type OrderInput, parseOrderInput } from "../validation";
-import { COLUMN_FIELDS, type Column, columnOfField, neutralise, type RowCells } from "./columns";
+import { COLUMN_FIELDS, columnOfField, neutralise, type RowCells } from "./columns";
 import { rowData } from "./store";
 
 /** One failure of a row. */
@@ -228,7 +229,7 @@ export async function createFromRow(
 	const data = await rowData(db, job.job_id, row_no);
 	if (!data) throw new Error(`bulk row ${job.job_id}/${row_no} has no data`);
 	const cells: RowCells = {};
-	for (const [k, v] of Object.entries(data)) if (k in COLUMN_FIELDS) cells[k as Column] = v;
+	for (const [k, v] of Object.entries(data)) if (k in COLUMN_FIELDS) cells[k as BulkColumn] = v;
 	const parsed = parseRow(cells, job.sender_address_id);
 	if (parsed.kind === "failed")
 		throw new Error(

@@ -6,10 +6,11 @@
  * batch, never one per row).
  */
 import type { Sequelize, Transaction } from "sequelize";
+import { MAX_JOB_ERROR_CHARS } from "../../contracts/http/intake-bulk-input";
 import { exec, select } from "../../platform/db";
 import { STATUS_NEW } from "../status";
 import type { OrderInput } from "../validation";
-import { capRowErrors, capText, MAX_JOB_ERROR_CHARS } from "./bounds";
+import { capRowErrors, capText } from "./bounds";
 
 /** The fields of a bulk job the processing reads. */
 export interface BulkJobRow {
@@ -96,7 +97,8 @@ export async function estimateTotal(db: Sequelize, job_id: number, total: number
 
 /**
  * Ends a job: completed with its exact total, or failed with `error` (cut to
- * ./bounds.ts `MAX_JOB_ERROR_CHARS` characters: a last guard, whatever made it).
+ * `MAX_JOB_ERROR_CHARS` characters, lib/contracts/http/intake-bulk-input.ts:
+ * a last guard, whatever made it).
  */
 export async function finishJob(
 	db: Sequelize,
@@ -302,7 +304,8 @@ export interface OutcomeRow {
 
 /**
  * Records outcomes (a row already recorded is left as it is: ON CONFLICT DO
- * NOTHING); each error message cut to ./bounds.ts `MAX_ROW_ERROR_CHARS`.
+ * NOTHING); each error message cut to `MAX_ROW_ERROR_CHARS`
+ * (lib/contracts/http/intake-bulk-input.ts).
  */
 export async function insertOutcomes(
 	db: Sequelize,

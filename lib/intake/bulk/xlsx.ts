@@ -38,9 +38,6 @@ import yauzl from "yauzl";
 import { XLSX_LIMITS, type XlsxLimits } from "../../contracts/http/intake-bulk-input";
 import { bufferStream, type SourceRow } from "./csv";
 
-/** The bounds applied to uploads (issue 10) and their shape, part of the contract (lib/contracts/http/intake-bulk-input.ts). */
-export { XLSX_LIMITS, type XlsxLimits };
-
 /** Entries at most this big (bytes uncompressed) are not held to `maxRatio`. */
 const RATIO_FLOOR = 1024 * 1024;
 

@@ -10,13 +10,8 @@ import assert from "node:assert/strict";
 import { parse as parseCsv } from "csv-parse/sync";
 import ExcelJS from "exceljs";
 import JSZip from "jszip";
-import {
-	cellsOf,
-	mapHeader,
-	REPORT_COLUMNS,
-	TEMPLATE_COLUMNS,
-	TEMPLATE_EXAMPLE,
-} from "../../../lib/intake/bulk/columns";
+import { REPORT_COLUMNS, TEMPLATE_COLUMNS } from "../../../lib/contracts/http/intake-bulk-input";
+import { cellsOf, mapHeader, TEMPLATE_EXAMPLE } from "../../../lib/intake/bulk/columns";
 import { insertBulkJob } from "../../../lib/intake/bulk/jobs-store";
 import type { Role } from "../../../lib/platform/auth";
 import { getSequelize, select } from "../../../lib/platform/db";

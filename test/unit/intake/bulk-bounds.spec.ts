@@ -10,13 +10,12 @@
  */
 import assert from "node:assert/strict";
 import {
-	capRowErrors,
-	capText,
-	listSome,
 	MAX_JOB_ERROR_CHARS,
 	MAX_ROW_ERROR_CHARS,
-} from "../../../lib/intake/bulk/bounds";
-import { HeaderError, mapHeader, TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from "../../../lib/intake/bulk/columns";
+	TEMPLATE_COLUMNS,
+} from "../../../lib/contracts/http/intake-bulk-input";
+import { capRowErrors, capText, listSome } from "../../../lib/intake/bulk/bounds";
+import { HeaderError, mapHeader, TEMPLATE_EXAMPLE } from "../../../lib/intake/bulk/columns";
 import { insertBulkJob } from "../../../lib/intake/bulk/jobs-store";
 import { finishJob, insertOutcomes } from "../../../lib/intake/bulk/store";
 import { getSequelize, select } from "../../../lib/platform/db";

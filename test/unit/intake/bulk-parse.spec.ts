@@ -2,13 +2,8 @@
 import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
 import ExcelJS from "exceljs";
-import {
-	HeaderError,
-	mapHeader,
-	neutralise,
-	TEMPLATE_COLUMNS,
-	TEMPLATE_EXAMPLE,
-} from "../../../lib/intake/bulk/columns";
+import { TEMPLATE_COLUMNS } from "../../../lib/contracts/http/intake-bulk-input";
+import { HeaderError, mapHeader, neutralise, TEMPLATE_EXAMPLE } from "../../../lib/intake/bulk/columns";
 import { countCsvRecords, readCsv } from "../../../lib/intake/bulk/csv";
 import { parseRow } from "../../../lib/intake/bulk/rows";
 import { inspectXlsx, RowTagCounter, readXlsx } from "../../../lib/intake/bulk/xlsx";

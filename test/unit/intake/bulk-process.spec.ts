@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import ExcelJS from "exceljs";
 import type { Context } from "moleculer";
 import type { PincodeInfo } from "../../../lib/contracts";
-import { type Column, TEMPLATE_COLUMNS, TEMPLATE_EXAMPLE } from "../../../lib/intake/bulk/columns";
+import { type BulkColumn, TEMPLATE_COLUMNS } from "../../../lib/contracts/http/intake-bulk-input";
+import { TEMPLATE_EXAMPLE } from "../../../lib/intake/bulk/columns";
 import { exec, getSequelize, select } from "../../../lib/platform/db";
 import { as, newSender } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
@@ -32,14 +33,16 @@ let failLookupAt: number | null = null;
 /** When set, awaited by `pincode.lookupMany` before it answers (a look at the job mid-run), then cleared. */
 let beforeLookup: (() => Promise<void>) | null = null;
 
-type Row = Partial<Record<Column, string>>;
+type Row = Partial<Record<BulkColumn, string>>;
 
 /** A CSV (template header) of `rows` (each merged over the example row). */
 function csvOf(rows: Row[], columns: readonly string[] = TEMPLATE_COLUMNS): Buffer {
 	const q = (v: string) => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
 	const lines = [columns.join(",")];
 	for (const r of rows)
-		lines.push(columns.map((c) => q(({ ...TEMPLATE_EXAMPLE, ...r } as Row)[c as Column] ?? "")).join(","));
+		lines.push(
+			columns.map((c) => q(({ ...TEMPLATE_EXAMPLE, ...r } as Row)[c as BulkColumn] ?? "")).join(","),
+		);
 	return Buffer.from(`${lines.join("\r\n")}\r\n`);
 }
 

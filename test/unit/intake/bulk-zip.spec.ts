@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
 import ExcelJS from "exceljs";
 import JSZip from "jszip";
+import { XLSX_LIMITS } from "../../../lib/contracts/http/intake-bulk-input";
 import { checkBytes, templateXlsx } from "../../../lib/intake/bulk/api";
 import {
 	BulkFileError,
@@ -16,7 +17,6 @@ import {
 	inspectXlsx,
 	readXlsx,
 	verifyXlsx,
-	XLSX_LIMITS,
 } from "../../../lib/intake/bulk/xlsx";
 
 const MB = 1024 * 1024;

@@ -6,7 +6,7 @@
  * Real intake on real PostgreSQL; setup in ./unshipped-setup.ts.
  */
 import assert from "node:assert/strict";
-import { ERROR_TYPE_NAMES } from "../../../lib/intake/unshipped";
+import { ERROR_TYPE_NAMES } from "../../../lib/contracts/http/intake-input";
 import { newSender } from "../../helpers/broker";
 import { failure } from "./setup";
 import { intakeAs, move, newOrder, useUnshipped } from "./unshipped-setup";

@@ -7,7 +7,7 @@
  * setup in ./unshipped-setup.ts.
  */
 import assert from "node:assert/strict";
-import { EDIT_WINDOW_DAYS, EDITABLE_FIELDS } from "../../../lib/intake/unshipped";
+import { EDIT_WINDOW_DAYS, EDITABLE_FIELDS } from "../../../lib/contracts/http/intake-input";
 import type { Role } from "../../../lib/platform/auth";
 import { userFor } from "../../../lib/platform/auth";
 import { exec, getSequelize, select } from "../../../lib/platform/db";

@@ -6,7 +6,7 @@
  * setup in ./unshipped-setup.ts.
  */
 import assert from "node:assert/strict";
-import { ERROR_TYPE_NAMES } from "../../../lib/intake/unshipped";
+import { ERROR_TYPE_NAMES } from "../../../lib/contracts/http/intake-input";
 import { encodeCursor } from "../../../lib/platform/cursor";
 import { newSender, rejects } from "../../helpers/broker";
 import { failure } from "./setup";

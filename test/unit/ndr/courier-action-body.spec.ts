@@ -5,7 +5,8 @@
  * Pure: no broker, no database.
  */
 import assert from "node:assert/strict";
-import { INVALID_NDR_ACT_MESSAGE, isCalendarDate, parseNdrActBody } from "../../../lib/ndr/act-input";
+import { INVALID_NDR_ACT_MESSAGE } from "../../../lib/contracts";
+import { isCalendarDate, parseNdrActBody } from "../../../lib/ndr/act-input";
 import { errorBodyOf } from "../../../lib/platform/errors";
 
 /** The status and body `fn` throws (fails when it does not throw a contract error). */
