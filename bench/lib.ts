@@ -80,6 +80,10 @@ export interface BenchSystem {
 	mode: string;
 	/** the system's processes (pids), the gateway's first */
 	pids: number[];
+	/** a bearer token of account `sender_id` (merchant role) */
+	tokenFor(sender_id: number): Promise<string>;
+	/** where the system's tokens are verified (the anchors verify the same) */
+	auth: { jwksUrl: string; issuer: string; audience: string };
 	/** stops the processes, drops the database and the Redis keys */
 	close(): Promise<void>;
 }
@@ -207,6 +211,8 @@ export async function startSystem(env: Record<string, string | undefined> = {}):
 			warehouseId: wh.body.data.id as number,
 			mode: `${split ? "2 processes over NATS" : "1 process"}${courierApart ? " + the sandbox courier in its own process" : ""}`,
 			pids: procs.map((p) => p.child.pid as number),
+			tokenFor: (sender_id: number) => idp.tokenFor(sender_id),
+			auth: { jwksUrl: String(common.AUTH_JWKS_URL), issuer: idp.issuer, audience: idp.audience },
 			close,
 		};
 	} catch (err) {

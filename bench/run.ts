@@ -1,69 +1,200 @@
 /**
- * Benchmarks (printed figures, not tests): the system started as in production
- * (bin/start.ts with real PostgreSQL, Redis and an external JWKS; all services
- * in one process by default, or split over NATS with BENCH_SPLIT=1), loaded
- * with autocannon (50 connections, 10 s):
+ * Benchmarks (printed figures, not tests; issue 32): the system started as in
+ * production (bin/start.ts with real PostgreSQL, Redis and an external JWKS;
+ * all services in one process by default, or split over NATS with
+ * BENCH_SPLIT=1), with the production defaults on (access log at LOGLEVEL
+ * info, metrics on their port, the account rate limiter on Redis with a limit
+ * no bench account reaches, request ids), loaded with autocannon
+ * (BENCH_CONNECTIONS=50 connections, BENCH_DURATION=10 s each) with bearer
+ * tokens of 20 accounts in turn. Each route's figure is printed beside the
+ * anchors measured in the same run (bench/anchor.ts, each its own process):
  *
- *   GET  /v1/shipping/serviceable   req/s, p50, p99
- *   POST /v1/intake/order           req/s, p50, p99 (every request a new order)
- *   202 → booked                    p50, p99 over 200 bookings
+ *   b      a bare moleculer-web gateway calling one local action, RS256
+ *          verification by jose per request (no cache, log or metrics)
+ *   b-nats the same in two processes over NATS (BENCH_SPLIT=1)
+ *   c      8 pg clients looping INSERT … ON CONFLICT DO NOTHING RETURNING id
  *
- * Usage: npm run bench   (env: BENCH_SPLIT=1, BENCH_DURATION=10, BENCH_CONNECTIONS=50, BENCH_BOOKINGS=200)
+ * Routes: GET /v1/pincode/{pin}, GET /v1/shipping/serviceable, GET
+ * /v1/orders/status, GET /v1/orders/{id}, GET /v1/orders (a page of 50),
+ * POST /v1/intake/order (each request a new order; ratio to c, and to b /
+ * b-nats); then 202 → booked p50/p99 over BENCH_BOOKINGS bookings.
+ * BENCH_DEFAULTS=off runs the system with the access log, metrics and the
+ * account limiter off (the column issue 32 compares).
+ *
+ * Usage: npm run bench   (env: BENCH_SPLIT=1, BENCH_DURATION, BENCH_CONNECTIONS, BENCH_BOOKINGS, BENCH_DEFAULTS)
  * Creates and drops its own database and Redis prefix (bench/lib.ts).
  * Sustained booking throughput and sync booking: bench/booking.ts (npm run bench:booking).
  */
 import autocannon from "autocannon";
 import { Client } from "pg";
-import { orderBody } from "../test/helpers/fixtures";
-import { pct, startSystem } from "./lib";
+import { orderBody, warehouseBody } from "../test/helpers/fixtures";
+import { client } from "../test/helpers/flow";
+import { freePort } from "../test/helpers/net";
+import { measureInsertAnchor, startGatewayAnchor } from "./anchors";
+import { natsUrl, pct, split, startSystem } from "./lib";
 
 const duration = Number(process.env.BENCH_DURATION || 10);
 const connections = Number(process.env.BENCH_CONNECTIONS || 50);
 const bookings = Number(process.env.BENCH_BOOKINGS || 200);
+const defaultsOn = process.env.BENCH_DEFAULTS !== "off";
+/** Accounts whose tokens the requests use in turn. */
+const ACCOUNTS = 20;
 
-async function cannon(title: string, opts: autocannon.Options): Promise<void> {
+/** One measured line: requests per second (2xx only), p50 and p99 in ms. */
+interface Figure {
+	title: string;
+	rps: number;
+	p50: number;
+	p99: number;
+	bad: number;
+}
+
+/** Runs autocannon with the run's connections and duration; answers its figure (non-2xx counted apart). */
+async function cannon(title: string, opts: autocannon.Options): Promise<Figure> {
 	const r = await autocannon({ connections, duration, ...opts });
-	const non2xx = r.non2xx + r.errors + r.timeouts;
+	const bad = r.non2xx + r.errors + r.timeouts;
+	const ok = r.requests.total - bad;
+	return { title, rps: ok / duration, p50: r.latency.p50, p99: r.latency.p99, bad };
+}
+
+/** `n` as a percentage of `of` (e.g. "85 %"). */
+function ratio(n: number, of: number): string {
+	return `${((100 * n) / of).toFixed(0)} %`;
+}
+
+/** Prints one figure with its ratios to the anchors given. */
+function print(f: Figure, anchors: [string, number][]): void {
+	const r = anchors.map(([name, v]) => `${ratio(f.rps, v).padStart(6)} of ${name}`).join("  ");
 	console.log(
-		`${title.padEnd(34)} ${r.requests.average.toFixed(0).padStart(6)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(4)} ms   (${r.requests.total} requests, ${non2xx} non-2xx/errors)`,
+		`${f.title.padEnd(34)} ${f.rps.toFixed(0).padStart(6)} req/s   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms   ${r}${f.bad ? `   (${f.bad} non-2xx/errors)` : ""}`,
 	);
 }
 
+/** Requests of autocannon that rotate over `items`, one per request. */
+function rotating<T>(items: T[], make: (item: T) => autocannon.Request): autocannon.Request[] {
+	let i = 0;
+	return [
+		{
+			setupRequest: (req) => {
+				const it = items[i++ % items.length];
+				return { ...req, ...make(it) };
+			},
+		},
+	];
+}
+
 async function main(): Promise<void> {
-	const sys = await startSystem();
-	const { base, api, run, token } = sys;
+	const production = {
+		LOGLEVEL: "info",
+		GATEWAY_ACCESS_LOG: "1",
+		METRICS_PORT: String(await freePort()),
+		RATE_LIMIT_ACCOUNT_PER_MIN: "100000000",
+	};
+	const off = { LOGLEVEL: "warn", METRICS_PORT: "off", RATE_LIMIT_ACCOUNT_PER_MIN: "0" };
+	const sys = await startSystem(defaultsOn ? production : off);
+	const { base, api, run } = sys;
 	try {
 		const whId = sys.warehouseId;
-		const auth = { authorization: `Bearer ${token}` };
-		console.log(`\nmode: ${sys.mode}, ${connections} connections, ${duration} s, node ${process.version}`);
+		console.log(
+			`\nmode: ${sys.mode}, ${connections} connections, ${duration} s per line, ${ACCOUNTS} accounts, production defaults ${defaultsOn ? "on" : "off (access log, metrics, account limiter)"}, node ${process.version}`,
+		);
+		// every account: a token, a warehouse and a few orders to read
+		const accounts: { auth: string; warehouseId: number; orderIds: number[]; orderNos: string[] }[] = [];
+		for (let a = 0; a < ACCOUNTS; a++) {
+			const token = await sys.tokenFor(900_001 + a);
+			const c = client(base, token);
+			const wh =
+				a === 0
+					? { status: 201, body: { data: { id: whId } } }
+					: await c.post("/v1/warehouses", warehouseBody());
+			if (wh.status !== 201) throw new Error(`warehouse: ${JSON.stringify(wh.body)}`);
+			const orderIds: number[] = [];
+			const orderNos: string[] = [];
+			for (let k = 0; k < 5; k++) {
+				const no = `READ-${run}-${a}-${k}`;
+				const r = await c.post("/v1/intake/order", orderBody(wh.body.data.id as number, no));
+				if (r.status !== 201) throw new Error(`order: ${JSON.stringify(r.body)}`);
+				orderIds.push(r.body.order_id as number);
+				orderNos.push(no);
+			}
+			accounts.push({ auth: `Bearer ${token}`, warehouseId: wh.body.data.id as number, orderIds, orderNos });
+		}
+		const byToken = (path: (acc: (typeof accounts)[number], i: number) => string) => {
+			let i = 0;
+			return rotating(accounts, (acc) => ({
+				method: "GET",
+				path: path(acc, i++),
+				headers: { authorization: acc.auth },
+			}));
+		};
+
+		// anchors, each its own process, measured in this run
+		const anchor = await startGatewayAnchor(
+			sys.auth,
+			split ? { nats: natsUrl, namespace: `anchor-${run}` } : {},
+		);
+		const anchorName = split ? "b-nats" : "b";
+		let b: Figure;
+		try {
+			const u = new URL(anchor.url);
+			await autocannon({
+				url: anchor.url,
+				connections: 10,
+				duration: 2,
+				requests: byToken(() => u.pathname),
+			});
+			b = await cannon(`anchor ${anchorName}`, { url: anchor.url, requests: byToken(() => u.pathname) });
+		} finally {
+			await anchor.close();
+		}
+		const c = await measureInsertAnchor(sys.databaseUrl, duration);
+		console.log(
+			`anchor ${anchorName.padEnd(27)} ${b.rps.toFixed(0).padStart(6)} req/s   p50 ${String(b.p50).padStart(4)} ms   p99 ${String(b.p99).padStart(4)} ms`,
+		);
+		console.log(`anchor c (8 pg clients, INSERT)    ${c.toFixed(0).padStart(6)} inserts/s`);
 
 		// warm-up
 		await autocannon({
-			url: `${base}/v1/shipping/serviceable?from_pin=110001&to_pin=560001&physical_weight=0.8`,
+			url: base,
 			connections: 10,
 			duration: 2,
-			headers: auth,
+			requests: byToken(() => "/v1/shipping/serviceable?from_pin=110001&to_pin=560001&physical_weight=0.8"),
 		});
-
-		await cannon("GET /v1/shipping/serviceable", {
-			url: `${base}/v1/shipping/serviceable?from_pin=110001&to_pin=560001&physical_weight=0.8&order_type=1&collectable_amount=1499`,
-			headers: auth,
-		});
+		const vsB: [string, number][] = [[anchorName, b.rps]];
+		for (const [title, path] of [
+			["GET /v1/pincode/{pin}", () => "/v1/pincode/560001"],
+			[
+				"GET /v1/shipping/serviceable",
+				() =>
+					"/v1/shipping/serviceable?from_pin=110001&to_pin=560001&physical_weight=0.8&order_type=1&collectable_amount=1499",
+			],
+			[
+				"GET /v1/orders/status",
+				(acc: (typeof accounts)[number], i: number) => `/v1/orders/status?order_no=${acc.orderNos[i % 5]}`,
+			],
+			[
+				"GET /v1/orders/{id}",
+				(acc: (typeof accounts)[number], i: number) => `/v1/orders/${acc.orderIds[i % 5]}`,
+			],
+			["GET /v1/orders (page of 50)", () => "/v1/orders?limit=50"],
+		] as const) {
+			print(await cannon(title, { url: base, requests: byToken(path) }), vsB);
+		}
 
 		let n = 0;
-		await cannon("POST /v1/intake/order", {
-			url: `${base}/v1/intake/order`,
-			method: "POST",
-			headers: { ...auth, "content-type": "application/json" },
-			requests: [
-				{
-					setupRequest: (req) => {
-						n += 1;
-						return { ...req, body: JSON.stringify(orderBody(whId, `BENCH-${run}-${n}`)) };
-					},
-				},
-			],
+		const create = await cannon("POST /v1/intake/order", {
+			url: base,
+			requests: rotating(accounts, (acc) => {
+				n += 1;
+				return {
+					method: "POST",
+					path: "/v1/intake/order",
+					headers: { authorization: acc.auth, "content-type": "application/json" },
+					body: JSON.stringify(orderBody(acc.warehouseId, `BENCH-${run}-${n}`)),
+				};
+			}),
 		});
+		print(create, [["c", c], ...vsB]);
 		console.log(`  orders created: ${n}`);
 
 		// 202 → booked over `bookings` orders
