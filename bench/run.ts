@@ -39,6 +39,8 @@ const bookings = Number(process.env.BENCH_BOOKINGS || 200);
 const defaultsOn = process.env.BENCH_DEFAULTS !== "off";
 /** Accounts whose tokens the requests use in turn. */
 const ACCOUNTS = 20;
+/** Orders of each account made before the reads (a list page of 50 is full). */
+const READ_ORDERS = 60;
 
 /** One measured line: requests per second (2xx only), p50 and p99 in ms. */
 interface Figure {
@@ -108,14 +110,22 @@ async function main(): Promise<void> {
 					? { status: 201, body: { data: { id: whId } } }
 					: await c.post("/v1/warehouses", warehouseBody());
 			if (wh.status !== 201) throw new Error(`warehouse: ${JSON.stringify(wh.body)}`);
+			// a full list page (50) and more: 60 orders each, 10 at a time
 			const orderIds: number[] = [];
 			const orderNos: string[] = [];
-			for (let k = 0; k < 5; k++) {
-				const no = `READ-${run}-${a}-${k}`;
-				const r = await c.post("/v1/intake/order", orderBody(wh.body.data.id as number, no));
-				if (r.status !== 201) throw new Error(`order: ${JSON.stringify(r.body)}`);
-				orderIds.push(r.body.order_id as number);
-				orderNos.push(no);
+			for (let k = 0; k < READ_ORDERS; k += 10) {
+				const made = await Promise.all(
+					Array.from({ length: 10 }, async (_, j) => {
+						const no = `READ-${run}-${a}-${k + j}`;
+						const r = await c.post("/v1/intake/order", orderBody(wh.body.data.id as number, no));
+						if (r.status !== 201) throw new Error(`order: ${JSON.stringify(r.body)}`);
+						return { id: r.body.order_id as number, no };
+					}),
+				);
+				for (const m of made) {
+					orderIds.push(m.id);
+					orderNos.push(m.no);
+				}
 			}
 			accounts.push({ auth: `Bearer ${token}`, warehouseId: wh.body.data.id as number, orderIds, orderNos });
 		}
@@ -170,11 +180,12 @@ async function main(): Promise<void> {
 			],
 			[
 				"GET /v1/orders/status",
-				(acc: (typeof accounts)[number], i: number) => `/v1/orders/status?order_no=${acc.orderNos[i % 5]}`,
+				(acc: (typeof accounts)[number], i: number) =>
+					`/v1/orders/status?order_no=${acc.orderNos[i % READ_ORDERS]}`,
 			],
 			[
 				"GET /v1/orders/{id}",
-				(acc: (typeof accounts)[number], i: number) => `/v1/orders/${acc.orderIds[i % 5]}`,
+				(acc: (typeof accounts)[number], i: number) => `/v1/orders/${acc.orderIds[i % READ_ORDERS]}`,
 			],
 			["GET /v1/orders (page of 50)", () => "/v1/orders?limit=50"],
 		] as const) {
