@@ -335,6 +335,11 @@ const WAREHOUSE_ROW: JsonSchema = {
 	},
 };
 
+/** The `{data: …}` answer around `schema` (no other member). */
+function dataOf(schema: JsonSchema): JsonSchema {
+	return { type: "object", additionalProperties: false, required: ["data"], properties: { data: schema } };
+}
+
 /** The warehouse id in the path. */
 const ID_PATH = {
 	id: {
@@ -375,12 +380,7 @@ export const WAREHOUSES_ROUTES = defineRoutes({
 			),
 		],
 		responses: {
-			"200": json("The warehouses.", {
-				type: "object",
-				additionalProperties: false,
-				required: ["data"],
-				properties: { data: { type: "array", items: WAREHOUSE_ROW } },
-			}),
+			"200": json("The warehouses.", dataOf({ type: "array", items: WAREHOUSE_ROW })),
 		},
 	},
 	"warehouses.create": {
@@ -393,25 +393,21 @@ export const WAREHOUSES_ROUTES = defineRoutes({
 			"Spec §4.5, §2.9: adds a pickup warehouse and registers it with every active courier. The account's first warehouse, or one sent with `is_default: true`, becomes the default. Orders that arrived before any warehouse existed are adopted (`orders_repaired`). Capability `warehouses.write`; read-only roles are refused.",
 		bodySchema: CREATE_BODY,
 		responses: {
-			"201": json("Created (committed before the answer).", {
-				type: "object",
-				additionalProperties: false,
-				required: ["data"],
-				properties: {
-					data: {
-						type: "object",
-						additionalProperties: false,
-						required: ["id", "orders_repaired"],
-						properties: {
-							id: int("the new warehouse id"),
-							orders_repaired: int(
-								"orders without a warehouse adopted by this one (0 when the order service could not be reached)",
-								{ minimum: 0 },
-							),
-						},
+			"201": json(
+				"Created (committed before the answer).",
+				dataOf({
+					type: "object",
+					additionalProperties: false,
+					required: ["id", "orders_repaired"],
+					properties: {
+						id: int("the new warehouse id"),
+						orders_repaired: int(
+							"orders without a warehouse adopted by this one (0 when the order service could not be reached)",
+							{ minimum: 0 },
+						),
 					},
-				},
-			}),
+				}),
+			),
 		},
 		errors: [VALIDATION],
 	},
@@ -426,12 +422,7 @@ export const WAREHOUSES_ROUTES = defineRoutes({
 		path: ID_PATH,
 		bodySchema: PATCH_BODY,
 		responses: {
-			"200": json("The changed row, as listed.", {
-				type: "object",
-				additionalProperties: false,
-				required: ["data"],
-				properties: { data: WAREHOUSE_ROW },
-			}),
+			"200": json("The changed row, as listed.", dataOf(WAREHOUSE_ROW)),
 		},
 		errors: [
 			{ ...VALIDATION, when: `${VALIDATION.when} \`body: no updatable field\` for a body naming none.` },
@@ -451,19 +442,15 @@ export const WAREHOUSES_ROUTES = defineRoutes({
 			"Spec §4.5, §3: soft delete (`active` false, `retired` true) when no open order ships from it; a deleted default hands the default to the oldest remaining active warehouse. Listing with `include=inactive` still shows it. Capability `warehouses.write`; read-only roles are refused.",
 		path: ID_PATH,
 		responses: {
-			"200": json("Retired.", {
-				type: "object",
-				additionalProperties: false,
-				required: ["data"],
-				properties: {
-					data: {
-						type: "object",
-						additionalProperties: false,
-						required: ["id", "deleted"],
-						properties: { id: int("the warehouse id"), deleted: { const: 1 } },
-					},
-				},
-			}),
+			"200": json(
+				"Retired.",
+				dataOf({
+					type: "object",
+					additionalProperties: false,
+					required: ["id", "deleted"],
+					properties: { id: int("the warehouse id"), deleted: { const: 1 } },
+				}),
+			),
 		},
 		errors: [
 			{
