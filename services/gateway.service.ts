@@ -152,6 +152,7 @@ import { type AuthUser, checkAccess, createVerifier, invalidToken } from "../lib
 import { loadConfig, setting } from "../lib/platform/config";
 import { failWith } from "../lib/platform/errors";
 import { defineService, type Mixin } from "../lib/platform/service";
+import { flushStdoutSink, writeLine } from "../lib/platform/stdout-sink";
 import { transporterLinkUp } from "../moleculer.config";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"];
@@ -527,11 +528,14 @@ export default defineService<GatewayVars>()({
 			}
 		},
 
-		/** Writes the access-log line of a request (stdout, JSON; never tokens, queries or bodies). */
+		/**
+		 * Queues the access-log line of a request for stdout (JSON; never tokens,
+		 * queries or bodies), written asynchronously (lib/platform/stdout-sink.ts).
+		 */
 		logAccess(req: GwRequest, res: ServerResponse): void {
 			const d = process.hrtime(req.$startTime);
 			const ctx = req.$ctx;
-			process.stdout.write(
+			writeLine(
 				accessLogLine({
 					nodeID: this.broker.nodeID,
 					ns: this.broker.namespace,
@@ -658,11 +662,12 @@ export default defineService<GatewayVars>()({
 	 * Runs before moleculer-web's own `stopped()` (which would close the
 	 * server, idle connections included): after a graceful stop, waits for
 	 * the connections to end (`closeListener`); then closes the rate limiter's
-	 * Redis connection.
+	 * Redis connection and writes the access-log lines still queued.
 	 */
 	async stopped() {
 		await this.serverClosed;
 		await this.limiter?.stop();
 		this.idempotency?.stop();
+		flushStdoutSink();
 	},
 });

@@ -17,6 +17,21 @@
  * of failing open or refusing traffic. A key over its limit is remembered in
  * process until its window ends, so a flood costs Redis nothing more.
  *
+ * Local-first counting (issue 32; docs/decisions/0094-local-first-rate-limit.md):
+ * a key far from its limit is counted in process and its count added to the
+ * shared Redis counter in batches every {@link LOCAL_SYNC_MS} (one
+ * `INCRBY` per key per batch), so such a request costs no Redis round trip.
+ * A key whose estimated count (the shared count last read plus what this
+ * process counted since) is within its margin of the limit (10 % of the
+ * limit, at least {@link MIN_MARGIN}), a key this process has not seen in the
+ * window, a key with a quarter of the margin already counted here and not
+ * yet shared (its budget), and every key of a limit under 10 × MIN_MARGIN, is
+ * counted exactly: one atomic round trip per request, which also adds what
+ * this process counted and has not shared yet. Tolerance: each replica holds
+ * at most a key's budget unshared at any time, so an account can pass its
+ * limit by at most (replicas − 1) × budget requests in a window (one replica:
+ * never; at the default 3000 a minute, 75 per other replica).
+ *
  * Over the limit: {@link RateLimitedError}, answered 429 in the §2.11 envelope
  * `{error:"rate_limited", message}` with `Retry-After` (whole seconds until the
  * window ends, at least 1) by the gateway's error handler.
@@ -47,6 +62,12 @@ export const RATE_WINDOW_S = 60;
 
 /** Longest wait for Redis per request before the in-process fallback answers (ms). */
 const REDIS_TIMEOUT_MS = 250;
+
+/** How often the counts of keys counted in process are added to Redis (ms). */
+export const LOCAL_SYNC_MS = 100;
+
+/** Smallest margin (requests) below a limit inside which every request is counted exactly. */
+export const MIN_MARGIN = 100;
 
 /** 429 `rate_limited` (§2.11 envelope); `data.retry_after` (seconds) becomes the `Retry-After` header. */
 export class RateLimitedError extends GatewayError {
@@ -122,6 +143,150 @@ export interface WarnLogger {
 	warn(...args: unknown[]): void;
 }
 
+/** The outcome of counting one request: what is left and when the window ends. */
+interface Counted {
+	remaining: number;
+	msBeforeNext: number;
+}
+
+/** What this process knows of one key in its current window. */
+interface LocalCount {
+	/** the shared count when last read from Redis */
+	known: number;
+	/** requests counted here and not yet added to Redis */
+	pending: number;
+	/** requests being added to Redis right now */
+	sending: number;
+	/** epoch ms when the window ends */
+	windowEnd: number;
+}
+
+/**
+ * A limiter counting far from the limit in process and exactly near it (see
+ * the module notes). `exact` is the shared limiter (Redis with the
+ * in-process insurance limiter): used per request near the limit, and by the
+ * batches (`penalty`, which adds without refusing).
+ */
+export class LocalFirstCounter {
+	private readonly keys = new Map<string, LocalCount>();
+	private timer: NodeJS.Timeout | undefined;
+	private readonly margin: number;
+	private readonly budget: number;
+
+	constructor(
+		private readonly exact: RateLimiterAbstract,
+		private readonly points: number,
+		private readonly onError: (err: Error) => void,
+		private readonly syncMs = LOCAL_SYNC_MS,
+	) {
+		this.margin = Math.max(MIN_MARGIN, Math.ceil(points / 10));
+		this.budget = Math.ceil(this.margin / 4);
+	}
+
+	/** Whether requests of this limit are ever counted in process (the limit is at least 10 × MIN_MARGIN). */
+	get local(): boolean {
+		return this.points >= 10 * MIN_MARGIN;
+	}
+
+	/**
+	 * Counts one request of `key`.
+	 * @throws RateLimiterRes when the key is over its limit (as rate-limiter-flexible does)
+	 */
+	async consume(key: string): Promise<Counted> {
+		const now = Date.now();
+		const e = this.keys.get(key);
+		if (
+			this.local &&
+			e &&
+			now < e.windowEnd &&
+			e.pending + e.sending < this.budget &&
+			this.points - (e.known + e.pending + e.sending) > this.margin
+		) {
+			e.pending++;
+			this.schedule();
+			return { remaining: this.points - (e.known + e.pending + e.sending), msBeforeNext: e.windowEnd - now };
+		}
+		// exact: this request, plus what this process counted and has not shared yet (so the shared
+		// count is whole before it decides near the limit)
+		const pending = e && now < e.windowEnd ? e.pending : 0;
+		if (e) e.pending = 0;
+		try {
+			const r = await this.exact.consume(key, 1 + pending);
+			if (this.local) this.learn(key, r, now);
+			return { remaining: r.remainingPoints, msBeforeNext: r.msBeforeNext };
+		} catch (res) {
+			// refused: at its limit whatever the answer counted (an in-memory block answers 0 consumed)
+			if (res instanceof RateLimiterRes && this.local)
+				this.learn(
+					key,
+					new RateLimiterRes(0, res.msBeforeNext, Math.max(res.consumedPoints, this.points)),
+					now,
+				);
+			throw res;
+		}
+	}
+
+	/** Records the shared count and window of `key` read at `now` (what this process counted meanwhile stays pending). */
+	private learn(key: string, r: RateLimiterRes, now: number): void {
+		const e = this.keys.get(key);
+		const windowEnd = now + r.msBeforeNext;
+		if (e && now < e.windowEnd) {
+			e.known = r.consumedPoints;
+			e.windowEnd = windowEnd;
+		} else this.keys.set(key, { known: r.consumedPoints, pending: 0, sending: 0, windowEnd });
+	}
+
+	/** Starts the next batch in `syncMs` unless one is due. */
+	private schedule(): void {
+		if (this.timer) return;
+		this.timer = setTimeout(() => {
+			this.timer = undefined;
+			void this.flush();
+		}, this.syncMs);
+		this.timer.unref();
+	}
+
+	/** Adds every pending count to Redis (one `penalty` per key, concurrently); forgets ended windows. */
+	async flush(): Promise<void> {
+		const now = Date.now();
+		const work: Promise<void>[] = [];
+		for (const [key, e] of this.keys) {
+			if (now >= e.windowEnd) {
+				// the window ended: its pending counts belong to it, and the next request starts exact
+				if (!e.sending) this.keys.delete(key);
+				continue;
+			}
+			if (!e.pending) continue;
+			const n = e.pending;
+			e.pending = 0;
+			e.sending += n;
+			work.push(
+				this.exact.penalty(key, n).then(
+					(r) => {
+						e.sending -= n;
+						e.known = r.consumedPoints;
+						e.windowEnd = Date.now() + r.msBeforeNext;
+					},
+					(err: Error) => {
+						// kept in process: still counted here, only not shared
+						e.sending -= n;
+						e.known += n;
+						this.onError(err);
+					},
+				),
+			);
+		}
+		await Promise.all(work);
+	}
+
+	/** Stops the batches after adding what is pending. */
+	async stop(): Promise<void> {
+		if (this.timer) clearTimeout(this.timer);
+		this.timer = undefined;
+		await this.flush();
+	}
+}
+
 /**
  * The gateway's limiters: {@link EdgeLimiter.link} and
  * {@link EdgeLimiter.account} resolve when the request may go on and throw
@@ -129,8 +294,8 @@ export interface WarnLogger {
  */
 export class EdgeLimiter {
 	private readonly redis?: IORedis;
-	private readonly linkLimiter?: RateLimiterAbstract;
-	private readonly accountLimiter?: RateLimiterAbstract;
+	private readonly linkLimiter?: LocalFirstCounter;
+	private readonly accountLimiter?: LocalFirstCounter;
 	private readonly linkPolicy: LimitPolicy;
 	private readonly accountPolicy: LimitPolicy;
 	private lastWarn = 0;
@@ -146,6 +311,8 @@ export class EdgeLimiter {
 				enableOfflineQueue: false,
 				maxRetriesPerRequest: 1,
 				commandTimeout: REDIS_TIMEOUT_MS,
+				// the batches' INCRBYs of one tick go in one pipeline
+				enableAutoPipelining: true,
 				lazyConnect: true,
 			});
 			this.redis.on("error", (err: Error) => this.warn("redis", err));
@@ -156,11 +323,12 @@ export class EdgeLimiter {
 		this.accountPolicy = policyOf("account", cfg.accountPerMin);
 	}
 
-	private limiter(keyPrefix: string, points: number): RateLimiterAbstract | undefined {
+	private limiter(keyPrefix: string, points: number): LocalFirstCounter | undefined {
 		if (points <= 0) return undefined;
 		const memory = new RateLimiterMemory({ keyPrefix, points, duration: RATE_WINDOW_S });
-		if (!this.redis) return memory;
-		return new RateLimiterRedis({
+		// in process only: already local, nothing to batch
+		if (!this.redis) return new LocalFirstCounter(memory, 0, () => undefined);
+		const shared = new RateLimiterRedis({
 			storeClient: this.redis,
 			keyPrefix,
 			points,
@@ -170,6 +338,7 @@ export class EdgeLimiter {
 			inMemoryBlockOnConsumed: points + 1,
 			insuranceLimiter: memory,
 		});
+		return new LocalFirstCounter(shared, points, (err) => this.warn("redis", err));
 	}
 
 	/** Connects to Redis (when configured); a failure only logs (the fallback limits meanwhile). */
@@ -178,8 +347,10 @@ export class EdgeLimiter {
 		await this.redis.connect().catch((err: Error) => this.warn("redis", err));
 	}
 
-	/** Closes the Redis connection. */
+	/** Adds the counts still pending to Redis, then closes the connection. */
 	async stop(): Promise<void> {
+		await this.linkLimiter?.stop();
+		await this.accountLimiter?.stop();
 		if (!this.redis) return;
 		this.redis.disconnect();
 	}
@@ -209,12 +380,12 @@ export class EdgeLimiter {
 	}
 
 	private async consume(
-		l: RateLimiterAbstract,
+		l: LocalFirstCounter,
 		key: string,
 		limit: LimitPolicy,
 		sink: HeaderSink | undefined,
 	): Promise<void> {
-		let r: RateLimiterRes;
+		let r: Counted;
 		try {
 			r = await l.consume(key);
 		} catch (res) {
@@ -227,7 +398,7 @@ export class EdgeLimiter {
 			this.warn("limiter", res as Error);
 			return;
 		}
-		if (sink) setRateHeaders(sink, limit, r.remainingPoints, resetSecondsOf(r.msBeforeNext));
+		if (sink) setRateHeaders(sink, limit, r.remaining, resetSecondsOf(r.msBeforeNext));
 	}
 
 	/** Warns at most once a minute (a Redis outage must not flood the log). */

@@ -12,6 +12,7 @@
  *   courier webhook route, and nothing is logged at error level;
  * - HEAD wherever GET is served: the GET's status and headers, no body.
  */
+
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,6 +26,7 @@ import {
 	textViolations,
 } from "../../../lib/gateway/text-rule";
 import { documentsError } from "../../../lib/platform/errors";
+import { captureLines } from "../../../lib/platform/stdout-sink";
 import { zeroSetupAuth } from "../../../lib/platform/system";
 import { skipContract } from "../../helpers/contract";
 import { CaptureLogger } from "../../helpers/logs";
@@ -434,18 +436,14 @@ describe("gateway: the edge (text rule, undecodable bodies, HEAD)", () => {
 		it("the access log records HEAD, with the GET's status", async () => {
 			const gw = broker.getLocalService("gateway") as unknown as { accessLog: boolean };
 			const lines: string[] = [];
-			const write = process.stdout.write;
 			gw.accessLog = true;
-			process.stdout.write = ((chunk: string | Uint8Array) => {
-				lines.push(String(chunk));
-				return true;
-			}) as typeof process.stdout.write;
+			const release = captureLines((line) => lines.push(line));
 			try {
 				const h = await http(base, "HEAD", "/v1/orders/status?order_no=A", { token });
 				assert.equal(h.status, 200);
 				await new Promise((r) => setTimeout(r, 50));
 			} finally {
-				process.stdout.write = write;
+				release();
 				gw.accessLog = false;
 			}
 			const entry = lines.map((l) => JSON.parse(l)).find((e) => e.path === "/v1/orders/status");

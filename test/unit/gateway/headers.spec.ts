@@ -2,7 +2,9 @@
  * Gateway headers on every response (`x-request-id`, nosniff) and the
  * structured access-log line.
  */
+
 import assert from "node:assert/strict";
+import { captureLines } from "../../../lib/platform/stdout-sink";
 import { newSender } from "../../helpers/broker";
 import { http, UUID_RE, useGateway } from "./setup";
 
@@ -49,16 +51,8 @@ describe("gateway: request ids, headers and access log", () => {
 			const sender = newSender();
 			const token = await g.idp.tokenFor(sender);
 			const lines: string[] = [];
-			const write = process.stdout.write;
 			gw.accessLog = true;
-			(process.stdout as any).write = (chunk: any, ...rest: any[]) => {
-				const s = String(chunk);
-				if (s.includes('"msg":"request"')) {
-					lines.push(s);
-					return true;
-				}
-				return (write as any).call(process.stdout, chunk, ...rest);
-			};
+			const release = captureLines((line) => lines.push(line));
 			try {
 				await http(g.base, "GET", "/v1/orders/status?order_no=SECRET-REF", {
 					token,
@@ -66,7 +60,7 @@ describe("gateway: request ids, headers and access log", () => {
 				});
 				await http(g.base, "GET", "/nope?x=1", { headers: { "x-request-id": "log-2" } });
 			} finally {
-				process.stdout.write = write;
+				release();
 				gw.accessLog = false;
 			}
 			assert.equal(lines.length, 2);

@@ -15,6 +15,7 @@ import {
 	addressKey,
 	clientAddress,
 	EdgeLimiter,
+	MIN_MARGIN,
 	RateLimitedError,
 	retryAfterOf,
 } from "../../../lib/gateway/rate-limit";
@@ -303,6 +304,87 @@ describe("EdgeLimiter (lib/gateway/rate-limit.ts)", () => {
 		assert.equal(warnings.length, 1, warnings.join("\n"));
 		assert.match(warnings[0], /rate limiter: .*limiting per process/);
 		await l.stop();
+	});
+
+	describe("local-first counting on Redis (issue 32; limits of at least 10 × MIN_MARGIN)", () => {
+		let redisUrl: string;
+		before(() => {
+			// set by the suite's global setup (test/helpers/global.ts), after the spec files load
+			redisUrl = process.env.REDIS_URL as string;
+		});
+		const points = 10 * MIN_MARGIN * 2; // 2000: margin 200, budget 50
+
+		/** Redis commands served so far that change a counter (the limiter's Lua script, EVAL / EVALSHA). */
+		async function scriptCalls(r: IORedis): Promise<number> {
+			const info = await r.info("commandstats");
+			return [...info.matchAll(/cmdstat_(?:eval|evalsha):calls=(\d+)/g)].reduce(
+				(n, m) => n + Number(m[1]),
+				0,
+			);
+		}
+
+		it("one replica passes exactly its limit, mostly without a Redis round trip, and Redis ends with the whole count", async () => {
+			const prefix = `lf-${randomBytes(3).toString("hex")}`;
+			const r = new IORedis(redisUrl);
+			const l = new EdgeLimiter({ linkPerMin: 0, accountPerMin: points, prefix, redisUrl }, logger);
+			try {
+				await l.start();
+				const before = await scriptCalls(r);
+				const res = await exhaust(() => l.account(42), points + 10);
+				assert.equal(res.passed, points, "exactly the limit");
+				assert.ok(res.err, "the next one is refused");
+				const trips = (await scriptCalls(r)) - before;
+				assert.ok(trips < points / 2, `${trips} Redis round trips for ${points + 1} requests`);
+				await l.stop();
+				assert.equal(
+					Number(await r.get(`${prefix}:rl:acct:42`)),
+					points + 1,
+					"every request counted in Redis",
+				);
+			} finally {
+				r.disconnect();
+			}
+		});
+
+		it("two replicas sharing Redis: together they pass the limit by at most one budget (a quarter of the margin)", async () => {
+			const prefix = `lf-${randomBytes(3).toString("hex")}`;
+			const a = new EdgeLimiter({ linkPerMin: 0, accountPerMin: points, prefix, redisUrl }, logger);
+			const b = new EdgeLimiter({ linkPerMin: 0, accountPerMin: points, prefix, redisUrl }, logger);
+			await a.start();
+			await b.start();
+			try {
+				let passed = 0;
+				let refused = 0;
+				for (let i = 0; i < points * 2 && refused < 20; i++) {
+					try {
+						await (i % 2 ? a : b).account(7);
+						passed++;
+					} catch (err) {
+						assert.ok(err instanceof RateLimitedError);
+						refused++;
+					}
+				}
+				assert.ok(passed >= points && passed <= points + 50, `${passed} passed`);
+			} finally {
+				await a.stop();
+				await b.stop();
+			}
+		});
+
+		it("a limit under 10 × MIN_MARGIN counts every request in Redis (exact across replicas)", async () => {
+			const prefix = `lf-${randomBytes(3).toString("hex")}`;
+			const r = new IORedis(redisUrl);
+			const l = new EdgeLimiter({ linkPerMin: 0, accountPerMin: 500, prefix, redisUrl }, logger);
+			try {
+				await l.start();
+				const before = await scriptCalls(r);
+				assert.equal((await exhaust(() => l.account(5), 100)).passed, 100);
+				assert.ok((await scriptCalls(r)) - before >= 100, "one round trip each");
+				await l.stop();
+			} finally {
+				r.disconnect();
+			}
+		});
 	});
 
 	it("0 turns a limit off", async () => {

@@ -1,0 +1,179 @@
+/**
+ * Where a route's CPU goes (issue 32): starts the system as bench/run.ts does
+ * (one process, production defaults on) under `node --cpu-prof`, loads one
+ * route with autocannon (BENCH_CONNECTIONS, BENCH_DURATION), stops the system
+ * and prints the profile's self time by package / our folder and the top
+ * functions, plus the PostgreSQL statements and Redis commands the route ran
+ * per request (pg_stat_statements is not needed: the counts come from
+ * `pg_stat_database.xact_commit + xact_rollback` and Redis `INFO commandstats`
+ * before and after).
+ *
+ * Usage: npx tsx bench/profile.ts <route>   where <route> is one of
+ *   pincode | serviceable | status | detail | list | create
+ * Profiles are written to BENCH_PROFILE_DIR (default /tmp/msa-profile); BENCH_SYSTEM_ENV (JSON)
+ * overrides the system's environment (e.g. one production default off); BENCH_PROFILE=0
+ * measures without the profiler.
+ */
+import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import IORedis from "ioredis";
+import { Client } from "pg";
+import { orderBody } from "../test/helpers/fixtures";
+import { freePort } from "../test/helpers/net";
+import { startSystem } from "./lib";
+
+const duration = Number(process.env.BENCH_DURATION || 10);
+const connections = Number(process.env.BENCH_CONNECTIONS || 50);
+const dir = process.env.BENCH_PROFILE_DIR || "/tmp/msa-profile";
+
+/** A node of a V8 .cpuprofile. */
+interface ProfileNode {
+	id: number;
+	callFrame: { functionName: string; url: string; lineNumber: number };
+	children?: number[];
+}
+
+/** Self milliseconds per node id of a profile (samples × interval). */
+function selfTimes(p: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }): Map<number, number> {
+	const out = new Map<number, number>();
+	p.samples.forEach((id, i) => {
+		out.set(id, (out.get(id) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000);
+	});
+	return out;
+}
+
+/** The package (node_modules/<name>) or our folder (lib/<x>, services) of a script URL. */
+function ownerOf(url: string): string {
+	if (!url) return "(native / GC / idle)";
+	const nm = url.lastIndexOf("node_modules/");
+	if (nm >= 0) {
+		const rest = url.slice(nm + "node_modules/".length).split("/");
+		return rest[0].startsWith("@") ? `${rest[0]}/${rest[1]}` : rest[0];
+	}
+	const m = /\/(lib\/[^/]+|services|mixins|bin)\//.exec(url);
+	if (m) return m[1];
+	if (url.startsWith("node:")) return "node:";
+	return url;
+}
+
+/** Prints the top rows of a tally, with percentages of `total`. */
+function top(title: string, tally: Map<string, number>, total: number, n: number): void {
+	console.log(`\n${title}`);
+	for (const [k, ms] of [...tally].sort((a, b) => b[1] - a[1]).slice(0, n))
+		console.log(`${((100 * ms) / total).toFixed(1).padStart(6)} %  ${ms.toFixed(0).padStart(7)} ms  ${k}`);
+}
+
+async function main(): Promise<void> {
+	const route = process.argv[2] ?? "status";
+	rmSync(dir, { recursive: true, force: true });
+	mkdirSync(dir, { recursive: true });
+	const sys = await startSystem({
+		LOGLEVEL: "info",
+		GATEWAY_ACCESS_LOG: "1",
+		METRICS_PORT: String(await freePort()),
+		RATE_LIMIT_ACCOUNT_PER_MIN: "100000000",
+		...(process.env.BENCH_PROFILE === "0" ? {} : { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` }),
+		// e.g. BENCH_SYSTEM_ENV='{"RATE_LIMIT_ACCOUNT_PER_MIN":"0"}' to weigh one default
+		...(JSON.parse(process.env.BENCH_SYSTEM_ENV || "{}") as Record<string, string>),
+	});
+	let requests = 0;
+	const pg = new Client({ connectionString: sys.databaseUrl });
+	const redis = new IORedis(process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379");
+	try {
+		await pg.connect();
+		const auth = { authorization: `Bearer ${sys.token}` };
+		const nos: string[] = [];
+		const ids: number[] = [];
+		for (let i = 0; i < 60; i++) {
+			const no = `PROF-${sys.run}-${i}`;
+			const r = await sys.api.post("/v1/intake/order", orderBody(sys.warehouseId, no));
+			nos.push(no);
+			ids.push(r.body.order_id as number);
+		}
+		let i = 0;
+		const paths: Record<string, () => autocannon.Request> = {
+			pincode: () => ({ method: "GET", path: "/v1/pincode/560001" }),
+			serviceable: () => ({
+				method: "GET",
+				path: "/v1/shipping/serviceable?from_pin=110001&to_pin=560001&physical_weight=0.8&order_type=1&collectable_amount=1499",
+			}),
+			status: () => ({ method: "GET", path: `/v1/orders/status?order_no=${nos[i++ % nos.length]}` }),
+			detail: () => ({ method: "GET", path: `/v1/orders/${ids[i++ % ids.length]}` }),
+			list: () => ({ method: "GET", path: "/v1/orders?limit=50" }),
+			create: () => ({
+				method: "POST",
+				path: "/v1/intake/order",
+				headers: { ...auth, "content-type": "application/json" },
+				body: JSON.stringify(orderBody(sys.warehouseId, `PROF-C-${sys.run}-${i++}`)),
+			}),
+		};
+		const make = paths[route];
+		if (!make) throw new Error(`route: one of ${Object.keys(paths).join(", ")}`);
+		const xacts = async () =>
+			Number(
+				(
+					await pg.query(
+						"SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()",
+					)
+				).rows[0].n,
+			);
+		const redisCalls = async () =>
+			[...(await redis.info("commandstats")).matchAll(/calls=(\d+)/g)].reduce((s, m) => s + Number(m[1]), 0);
+		const x0 = await xacts();
+		const r0 = await redisCalls();
+		const r = await autocannon({
+			url: sys.base,
+			connections,
+			duration,
+			headers: auth,
+			requests: [{ setupRequest: (req) => ({ ...req, ...make() }) }],
+		});
+		requests = r.requests.total;
+		await new Promise((ok) => setTimeout(ok, 1500)); // pg_stat_database is updated by the backends lazily
+		const x1 = await xacts();
+		const r1 = await redisCalls();
+		console.log(
+			`${route}: ${r.requests.average.toFixed(0)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${r.non2xx} non-2xx`,
+		);
+		console.log(
+			`per request: ${((x1 - x0) / requests).toFixed(2)} PostgreSQL transactions (statements outside a transaction count one each, the whole run's background work included), ${((r1 - r0) / requests).toFixed(2)} Redis commands (every client of this Redis counted)`,
+		);
+	} finally {
+		await pg.end();
+		redis.disconnect();
+		await sys.close();
+	}
+	if (process.env.BENCH_PROFILE === "0") return;
+	const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
+	if (!file) throw new Error(`no profile in ${dir}`);
+	const prof = JSON.parse(readFileSync(join(dir, file), "utf8")) as {
+		nodes: ProfileNode[];
+		samples: number[];
+		timeDeltas: number[];
+	};
+	const self = selfTimes(prof);
+	const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+	const owners = new Map<string, number>();
+	const fns = new Map<string, number>();
+	let total = 0;
+	for (const [id, ms] of self) {
+		const n = byId.get(id);
+		if (!n) continue;
+		const name = n.callFrame.functionName || "(anonymous)";
+		if (name === "(idle)") continue;
+		total += ms;
+		const owner = ownerOf(n.callFrame.url);
+		owners.set(owner, (owners.get(owner) ?? 0) + ms);
+		const key = `${name}  ${owner}:${n.callFrame.lineNumber + 1}`;
+		fns.set(key, (fns.get(key) ?? 0) + ms);
+	}
+	console.log(`busy CPU ${total.toFixed(0)} ms over ${requests} requests: ${((1000 * total) / requests).toFixed(0)} µs per request`);
+	top("self time by package / folder", owners, total, 25);
+	top("top functions (self time)", fns, total, 30);
+}
+
+main().catch((err) => {
+	console.error(err);
+	process.exit(1);
+});
