@@ -6,7 +6,9 @@
  * a merchant with a warehouse; percentiles.
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import IORedis from "ioredis";
 import { Client } from "pg";
 import { createDevIdp, serveJwks } from "../lib/platform/devidp";
@@ -171,14 +173,25 @@ export async function startSystem(env: Record<string, string | undefined> = {}):
 	// external courier would, so the system's figures do not include the courier's own work.
 	const courierApart = process.env.BENCH_COURIER === "process";
 	const sim = courierApart ? "" : ",simulator";
+	// stdout (the access log, one line per request) to files, as a log collector would take it:
+	// reading it through a pipe here would cost the load generator's own CPU
+	const logs: string[] = [];
+	const logFile = () => {
+		const f = join(tmpdir(), `msa-bench-${run}-${logs.length}.log`);
+		logs.push(f);
+		return { stdoutFile: f };
+	};
 	const procs: StartedProcess[] = split
 		? [
-				startProcess({ ...common, TRANSPORTER: natsUrl, SERVICES: "gateway,documents" }),
-				startProcess({
-					...common,
-					TRANSPORTER: natsUrl,
-					SERVICES: `pincode,rates,warehouses,intake,booking,ndr,webhooks${sim}`,
-				}),
+				startProcess({ ...common, TRANSPORTER: natsUrl, SERVICES: "gateway,documents" }, logFile()),
+				startProcess(
+					{
+						...common,
+						TRANSPORTER: natsUrl,
+						SERVICES: `pincode,rates,warehouses,intake,booking,ndr,webhooks${sim}`,
+					},
+					logFile(),
+				),
 			]
 		: [
 				startProcess(
@@ -188,12 +201,14 @@ export async function startSystem(env: Record<string, string | undefined> = {}):
 								SERVICES: "gateway,pincode,rates,warehouses,intake,booking,documents,ndr,webhooks",
 							}
 						: common,
+					logFile(),
 				),
 			];
 	if (courierApart)
-		procs.push(startProcess({ ...common, SERVICES: "simulator", PORT: String(await freePort()) }));
+		procs.push(startProcess({ ...common, SERVICES: "simulator", PORT: String(await freePort()) }, logFile()));
 	const close = async () => {
 		await Promise.all(procs.map((p) => p.stop()));
+		for (const f of logs) rmSync(f, { force: true });
 		await cleanup();
 	};
 	try {

@@ -35,7 +35,11 @@ interface ProfileNode {
 }
 
 /** Self milliseconds per node id of a profile (samples × interval). */
-function selfTimes(p: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }): Map<number, number> {
+function selfTimes(p: {
+	nodes: ProfileNode[];
+	samples: number[];
+	timeDeltas: number[];
+}): Map<number, number> {
 	const out = new Map<number, number>();
 	p.samples.forEach((id, i) => {
 		out.set(id, (out.get(id) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000);
@@ -168,7 +172,9 @@ async function main(): Promise<void> {
 		const key = `${name}  ${owner}:${n.callFrame.lineNumber + 1}`;
 		fns.set(key, (fns.get(key) ?? 0) + ms);
 	}
-	console.log(`busy CPU ${total.toFixed(0)} ms over ${requests} requests: ${((1000 * total) / requests).toFixed(0)} µs per request`);
+	console.log(
+		`busy CPU ${total.toFixed(0)} ms over ${requests} requests: ${((1000 * total) / requests).toFixed(0)} µs per request`,
+	);
 	top("self time by package / folder", owners, total, 25);
 	top("top functions (self time)", fns, total, 30);
 }

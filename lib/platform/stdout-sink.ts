@@ -1,5 +1,5 @@
 /**
- * The process's asynchronous stdout for high-volume lines (issue 32; the
+ * The process's asynchronous stdout for high-volume lines (issue 32, docs/decisions/0095-asynchronous-access-log.md; the
  * gateway's access log: one line per request). `process.stdout.write` is
  * synchronous on Linux when stdout is a pipe or a file (as under a container
  * runtime), so a line per request blocked the event loop on every request.

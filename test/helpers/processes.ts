@@ -4,7 +4,7 @@
  * the benchmarks.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { closeSync, openSync, readFileSync, rmSync } from "node:fs";
 import type { Server } from "node:http";
 import { resolve } from "node:path";
 import { createDevIdp, type DevIdp, serveJwks } from "../../lib/platform/devidp";
@@ -43,21 +43,26 @@ function prodArgs(): string[] {
  * without tsx's compiler in memory. `opts.args` (with `compiled`): the
  * command line a Deployment gives instead of the image's CMD
  * (test/chaos/rss.ts `manifestArgs`, e.g. intake-bulk's own semi-space), `node` first.
+ * `opts.stdoutFile`: stdout goes to that file (opened for appending) instead of
+ * a pipe read by this process: a benchmark's logs then cost the load generator
+ * nothing, as a container runtime's log collector would (`output()` has stderr only).
  */
 export function startProcess(
 	env: Record<string, string | undefined>,
-	opts: { compiled?: boolean; args?: string[] } = {},
+	opts: { compiled?: boolean; args?: string[]; stdoutFile?: string } = {},
 ): StartedProcess {
 	const clean: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root" };
 	for (const [k, v] of Object.entries(env)) if (v !== undefined) clean[k] = v;
 	if (opts.args && opts.args[0] !== "node")
 		throw new Error(`a command line starts with node: ${opts.args.join(" ")}`);
 	const args = opts.compiled ? (opts.args?.slice(1) ?? prodArgs()) : ["--require", "tsx/cjs", "bin/start.ts"];
+	const outFd = opts.stdoutFile ? openSync(opts.stdoutFile, "a") : undefined;
 	const child = spawn(process.execPath, args, {
 		cwd: root,
 		env: clean,
-		stdio: ["ignore", "pipe", "pipe"],
+		stdio: ["ignore", outFd ?? "pipe", "pipe"],
 	});
+	if (outFd !== undefined) closeSync(outFd); // the child holds its own copy
 	let out = "";
 	const keep = (d: Buffer) => {
 		out += d.toString();
