@@ -21,7 +21,7 @@ import IORedis from "ioredis";
 import { Client } from "pg";
 import { orderBody } from "../test/helpers/fixtures";
 import { freePort } from "../test/helpers/net";
-import { startSystem } from "./lib";
+import { cpuSeconds, startSystem } from "./lib";
 
 const duration = Number(process.env.BENCH_DURATION || 10);
 const connections = Number(process.env.BENCH_CONNECTIONS || 50);
@@ -126,6 +126,7 @@ async function main(): Promise<void> {
 			[...(await redis.info("commandstats")).matchAll(/calls=(\d+)/g)].reduce((s, m) => s + Number(m[1]), 0);
 		const x0 = await xacts();
 		const r0 = await redisCalls();
+		const cpu0 = sys.pids.reduce((n, pid) => n + cpuSeconds(pid), 0);
 		const r = await autocannon({
 			url: sys.base,
 			connections,
@@ -134,11 +135,12 @@ async function main(): Promise<void> {
 			requests: [{ setupRequest: (req) => ({ ...req, ...make() }) }],
 		});
 		requests = r.requests.total;
+		const cpu = sys.pids.reduce((n, pid) => n + cpuSeconds(pid), 0) - cpu0;
 		await new Promise((ok) => setTimeout(ok, 1500)); // pg_stat_database is updated by the backends lazily
 		const x1 = await xacts();
 		const r1 = await redisCalls();
 		console.log(
-			`${route}: ${r.requests.average.toFixed(0)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${r.non2xx} non-2xx`,
+			`${route}: ${r.requests.average.toFixed(0)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${r.non2xx} non-2xx; system CPU ${((1e6 * cpu) / requests).toFixed(0)} µs per request`,
 		);
 		console.log(
 			`per request: ${((x1 - x0) / requests).toFixed(2)} PostgreSQL transactions (statements outside a transaction count one each, the whole run's background work included), ${((r1 - r0) / requests).toFixed(2)} Redis commands (every client of this Redis counted)`,
@@ -169,7 +171,7 @@ async function main(): Promise<void> {
 		total += ms;
 		const owner = ownerOf(n.callFrame.url);
 		owners.set(owner, (owners.get(owner) ?? 0) + ms);
-		const key = `${name}  ${owner}:${n.callFrame.lineNumber + 1}`;
+		const key = `${name}  ${owner === "moleculer" ? n.callFrame.url.slice(n.callFrame.url.indexOf("moleculer/") + 10) : owner}:${n.callFrame.lineNumber + 1}`;
 		fns.set(key, (fns.get(key) ?? 0) + ms);
 	}
 	console.log(

@@ -60,7 +60,7 @@ import { deliverNow, outboxBatch, relay, sweepOnce } from "../lib/booking/relay"
 import { bookInline, openAttempt, prepareBooking, queuedAnswer } from "../lib/booking/request";
 import { BOOKING_QUEUE, type BookingTimings, bookingTimings } from "../lib/booking/settings";
 import { bookedAwbOwner, closeOpenCancellation, orderUpdateRows, shipmentOf } from "../lib/booking/store";
-import { latestAttempt } from "../lib/booking/store/cancel";
+import { latestAttempt, latestAttempts } from "../lib/booking/store/cancel";
 import {
 	courierPush,
 	markManifested,
@@ -393,6 +393,36 @@ export default defineService<BookingVars>()({
 			async handler(ctx): Promise<OrderBookingState | null> {
 				const a = await latestAttempt(this.db, ctx.params.sender_id, ctx.params.order_id);
 				return a ? orderStateOf(a) : null;
+			},
+		},
+
+		/**
+		 * Internal (intake's coalesced status reads, issue 32): `{orders:
+		 * [{sender_id, order_id}]}` (1–500) → `orderState` of each, in the order
+		 * asked (null: no attempt of that sender), read in one statement.
+		 */
+		orderStates: {
+			params: {
+				orders: {
+					type: "array",
+					min: 1,
+					max: 500,
+					items: {
+						type: "object",
+						props: {
+							sender_id: { type: "number", integer: true, positive: true },
+							order_id: { type: "number", integer: true, positive: true },
+						},
+					},
+				},
+			},
+			async handler(ctx): Promise<(OrderBookingState | null)[]> {
+				const rows = await latestAttempts(this.db, ctx.params.orders);
+				const byKey = new Map(rows.map((a) => [`${a.sender_id}:${a.order_id}`, a]));
+				return ctx.params.orders.map((o) => {
+					const a = byKey.get(`${o.sender_id}:${o.order_id}`);
+					return a ? orderStateOf(a) : null;
+				});
 			},
 		},
 

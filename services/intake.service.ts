@@ -133,6 +133,7 @@ export default defineService<IntakeVars>()({
 				warehouseCache: this.warehouseCache,
 				bookingUpdates: this.bookingUpdates,
 				orderPages: this.orderPages,
+				bookingState: this.bookingState,
 			};
 		},
 	},
@@ -246,7 +247,7 @@ export default defineService<IntakeVars>()({
 		status: {
 			access: INTAKE_ROUTES["intake.status"].access,
 			async handler(ctx) {
-				return orderStatus(this.deps(), ctx, senderOf(ctx), ctx.params?.order_no);
+				return orderStatus(this.deps(), senderOf(ctx), ctx.params?.order_no);
 			},
 		},
 
@@ -701,9 +702,10 @@ export default defineService<IntakeVars>()({
 	 */
 	async started() {
 		if (!labelLinkConfigured()) throw new Error("intake: LABEL_LINK_SECRET is required (signed label links)");
-		const { bookingUpdates, orderPages } = intakeWriters(this.db);
+		const { bookingUpdates, orderPages, bookingState } = intakeWriters(this.db, this.broker);
 		this.bookingUpdates = bookingUpdates;
 		this.orderPages = orderPages;
+		this.bookingState = bookingState;
 		// bulk jobs left queued/processing (a lost enqueue, a crashed pod): re-add their queue entries
 		void requeueAtStart(this.deps());
 		if (this.settings.bulkRole === "only") {

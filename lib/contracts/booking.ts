@@ -193,6 +193,14 @@ export interface BookingActions {
 	"booking.setCreditLimit": { params: CreditLimit; result: CreditLimit };
 	/** Internal: the order's latest booking attempt as booking knows it, or null (none, or not that sender's). */
 	"booking.orderState": { params: { sender_id: number; order_id: number }; result: OrderBookingState | null };
+	/**
+	 * Internal (intake's coalesced status reads, issue 32): `booking.orderState` of many orders at once (at most
+	 * 500), answered in the order asked (null: no attempt of that sender).
+	 */
+	"booking.orderStates": {
+		params: { orders: { sender_id: number; order_id: number }[] };
+		result: (OrderBookingState | null)[];
+	};
 	/** Worker (BullMQ queue "booking"): books one attempt; at-least-once, idempotent. */
 	"booking.processAttempt": { params: { attempt_id: number }; result: ProcessResult };
 	/** Internal: the order's live booked shipment, or null. */

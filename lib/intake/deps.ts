@@ -6,12 +6,14 @@
  * ./bulk/store.ts, ./bulk/jobs-store.ts). The service shape:
  * docs/ARCHITECTURE.md §1, docs/decisions/0091-service-shape.md.
  */
-import type { Logger } from "moleculer";
+import type { Logger, ServiceBroker } from "moleculer";
 import type { Sequelize } from "sequelize";
-import type { BookingUpdate } from "../contracts";
+import type { BookingUpdate, OrderBookingState } from "../contracts";
+import { call } from "../contracts/call";
 import { coalesce } from "../platform/coalesce";
 import type { ListRowDb, OrderListQuery } from "./list";
 import { orderPageReader } from "./list-store";
+import { BOOKING_STATE_TIMEOUT_MS } from "./read-through";
 import { applyBookingUpdates } from "./store";
 import type { WarehouseCache } from "./warehouse-cache";
 
@@ -21,6 +23,12 @@ export interface IntakeWriters {
 	bookingUpdates: (us: BookingUpdate[]) => Promise<Set<string>>;
 	/** `GET /v1/orders` pages; concurrent requests share statements (./list-store.ts) */
 	orderPages: (sender_id: number, q: OrderListQuery) => Promise<ListRowDb[]>;
+	/**
+	 * Booking's state of the sender's order (read-your-writes of the status read, ./read-through.ts):
+	 * concurrent reads share one `booking.orderStates` call (timeout BOOKING_STATE_TIMEOUT_MS);
+	 * rejects when booking cannot be asked
+	 */
+	bookingState: (sender_id: number, order_id: number) => Promise<OrderBookingState | null>;
 }
 
 /** The intake service's pieces the intake modules use. */
@@ -35,10 +43,31 @@ export interface IntakeDeps extends IntakeWriters {
 /** What a module that only reads and writes the `intake` schema needs of {@link IntakeDeps}. */
 export type IntakeDbDeps = Pick<IntakeDeps, "db">;
 
-/** The {@link IntakeWriters} over `db` (made in the service's `started`: they need the db). */
-export function intakeWriters(db: Sequelize): IntakeWriters {
+/**
+ * The {@link IntakeWriters} over `db` and `broker` (made in the service's `started`: they need the db).
+ * `bookingState` asks booking once per wave of concurrent reads (lib/platform/coalesce.ts): keys
+ * `<sender_id>:<order_id>`, one `booking.orderStates` call per wave.
+ */
+export function intakeWriters(db: Sequelize, broker: ServiceBroker): IntakeWriters {
+	const states = coalesce(async (keys: string[]) => {
+		const orders = keys.map((k) => {
+			const [sender_id, order_id] = k.split(":").map(Number);
+			return { sender_id, order_id };
+		});
+		const answers = await call(
+			broker,
+			"booking.orderStates",
+			{ orders },
+			{ timeout: BOOKING_STATE_TIMEOUT_MS, unavailable: false },
+		);
+		return new Map(keys.map((k, i) => [k, answers[i] ?? null]));
+	});
 	return {
 		bookingUpdates: coalesce((us: BookingUpdate[]) => applyBookingUpdates(db, us)),
 		orderPages: orderPageReader(db),
+		bookingState: async (sender_id, order_id) => {
+			const key = `${sender_id}:${order_id}`;
+			return (await states([key])).get(key) ?? null;
+		},
 	};
 }

@@ -10,7 +10,6 @@ import {
 	type CallMeta,
 	type CreateOrderResult,
 	call,
-	type HttpParams,
 	type OrderBookingState,
 	type OrderRecord,
 	type ShipmentDirection,
@@ -21,7 +20,7 @@ import { fail } from "../platform/errors";
 import { assertNotB2B } from "../shared/b2b";
 import { isPlainObject } from "../shared/fields";
 import type { IntakeDeps } from "./deps";
-import { BOOKING_STATE_TIMEOUT_MS, mayLag, readThrough } from "./read-through";
+import { mayLag, readThrough } from "./read-through";
 import {
 	adoptOrphanOrders,
 	findStatus,
@@ -140,41 +139,27 @@ export async function assertOwnWarehouses(
  * trimmed), booking's state read through ({@link statusOf}).
  * @throws ApiError 400 `order_no is required` (absent or empty), 404 `order_not_found`
  */
-export async function orderStatus(
-	deps: IntakeDeps,
-	ctx: Context<HttpParams, CallMeta>,
-	sender: number,
-	raw: unknown,
-): Promise<StatusRecord> {
+export async function orderStatus(deps: IntakeDeps, sender: number, raw: unknown): Promise<StatusRecord> {
 	const orderNo = typeof raw === "number" ? String(raw) : typeof raw === "string" ? raw.trim() : "";
 	if (!orderNo) throw fail("order_no is required");
 	const found = await findStatus(deps.db, sender, orderNo);
 	if (!found) throw fail("order_not_found");
-	return statusOf(deps, ctx, sender, found);
+	return statusOf(deps, sender, found);
 }
 
 /**
  * Read-your-writes (./read-through.ts): when the stored state may lag behind
- * a newer booking attempt (`not_shipped`, `failed`), asks
- * `booking.orderState` (timeout {@link BOOKING_STATE_TIMEOUT_MS}) and answers
+ * a newer booking attempt (`not_shipped`, `failed`), asks booking
+ * (`deps.bookingState`: concurrent reads share one `booking.orderStates`
+ * call, timeout BOOKING_STATE_TIMEOUT_MS) and answers
  * booking's state when its attempt is newer; when booking cannot be asked
  * (logged at debug), the stored record.
  */
-async function statusOf(
-	deps: IntakeDeps,
-	ctx: Context<HttpParams, CallMeta>,
-	sender: number,
-	s: StoredStatus,
-): Promise<StatusRecord> {
+async function statusOf(deps: IntakeDeps, sender: number, s: StoredStatus): Promise<StatusRecord> {
 	if (!mayLag(s)) return s.record;
 	let b: OrderBookingState | null = null;
 	try {
-		b = await call(
-			ctx,
-			"booking.orderState",
-			{ sender_id: sender, order_id: s.order_id },
-			{ timeout: BOOKING_STATE_TIMEOUT_MS, unavailable: false },
-		);
+		b = await deps.bookingState(sender, s.order_id);
 	} catch (err) {
 		deps.logger.debug(`status of order ${s.order_id}: booking not asked: ${(err as Error)?.message}`);
 	}

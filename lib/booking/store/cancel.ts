@@ -51,9 +51,14 @@ export type AttemptView = Pick<
 	| "tries"
 >;
 
-const VIEW_COLUMNS = `attempt_id::float8 AS attempt_id, order_id::float8 AS order_id, sender_id::float8 AS sender_id,
-	logistic_id, courier_name, mode, state, direction, awb_number, failure_reason, cancel_requested_at, cancelled_at,
-	tries`;
+/** The {@link AttemptView} columns, each prefixed with `t` (a table alias and a dot, or nothing). */
+function viewColumns(t = ""): string {
+	return `${t}attempt_id::float8 AS attempt_id, ${t}order_id::float8 AS order_id, ${t}sender_id::float8 AS sender_id,
+	${t}logistic_id, ${t}courier_name, ${t}mode, ${t}state, ${t}direction, ${t}awb_number, ${t}failure_reason,
+	${t}cancel_requested_at, ${t}cancelled_at, ${t}tries`;
+}
+
+const VIEW_COLUMNS = viewColumns();
 
 /**
  * The latest attempt (highest id) of the sender's order, or undefined (no
@@ -73,6 +78,26 @@ export async function latestAttempt(
 		t,
 	);
 	return rows[0];
+}
+
+/**
+ * The latest attempt of each `{sender_id, order_id}` in one statement (for
+ * `booking.orderStates`); orders with no attempt of that sender are absent.
+ */
+export async function latestAttempts(
+	db: Sequelize,
+	keys: readonly { sender_id: number; order_id: number }[],
+): Promise<AttemptView[]> {
+	if (!keys.length) return [];
+	return select<AttemptView>(
+		db,
+		`SELECT DISTINCT ON (a.order_id) ${viewColumns("a.")}
+		 FROM booking.attempts a
+		 JOIN unnest($1::bigint[], $2::bigint[]) AS k(order_id, sender_id)
+		   ON a.order_id = k.order_id AND a.sender_id = k.sender_id
+		 ORDER BY a.order_id, a.attempt_id DESC`,
+		[keys.map((k) => k.order_id), keys.map((k) => k.sender_id)],
+	);
 }
 
 /**

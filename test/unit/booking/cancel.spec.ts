@@ -489,5 +489,28 @@ describe("booking: POST /v1/shipping/cancel and booking.orderState", function ()
 			const mine: any = await callAs(broker(), "booking.orderState", { sender_id: s, order_id: o.order_id });
 			assert.equal(mine.state, "booking_in_progress");
 		});
+
+		it("booking.orderStates answers many orders in the order asked, as orderState answers each (issue 32)", async () => {
+			const s = newSender();
+			const a = addOrder(s);
+			const b = addOrder(s);
+			const none = addOrder(s);
+			await insertAt(a, 4, "failed");
+			await insertAt(a, 2, "booked", `7${Date.now()}9`);
+			await insertAt(b, 1, "queued");
+			const asked = [
+				{ sender_id: s, order_id: b.order_id },
+				{ sender_id: s, order_id: none.order_id },
+				{ sender_id: newSender(), order_id: a.order_id },
+				{ sender_id: s, order_id: a.order_id },
+			];
+			const got = await callAs(broker(), "booking.orderStates", { orders: asked });
+			const each = await Promise.all(asked.map((o) => callAs(broker(), "booking.orderState", o)));
+			assert.deepEqual(got, each);
+			assert.deepEqual(
+				got.map((x) => x?.state ?? null),
+				["booking_in_progress", null, null, "booked"],
+			);
+		});
 	});
 });

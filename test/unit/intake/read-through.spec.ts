@@ -16,6 +16,10 @@ const known = new Map<number, OrderBookingState>();
 /** How `booking.orderState` behaves: answers, fails, or answers after 3 s. */
 let mode: "ok" | "down" | "slow" = "ok";
 const asked: number[] = [];
+/** Calls of the fake `booking.orderStates` (each may carry many orders). */
+let statesCalls = 0;
+/** How long the fake takes to answer (ms): calls made meanwhile wait for the next wave. */
+let latencyMs = 0;
 
 /** Booking's view of an attempt (contract shape). */
 function state(attempt_id: number, over: Partial<OrderBookingState> = {}): OrderBookingState {
@@ -37,11 +41,14 @@ describe("intake service", () => {
 	before(async () => {
 		broker().createService(
 			fakeService("booking", {
-				async orderState(ctx) {
-					asked.push(ctx.params.order_id);
+				// the status read asks for many orders at once (intake's coalesced read-through)
+				async orderStates(ctx) {
+					statesCalls++;
+					for (const o of ctx.params.orders) asked.push(o.order_id);
+					if (latencyMs) await new Promise((r) => setTimeout(r, latencyMs));
 					if (mode === "down") throw new Error("booking is unreachable");
 					if (mode === "slow") await new Promise((r) => setTimeout(r, 3_000));
-					return known.get(ctx.params.order_id) ?? null;
+					return ctx.params.orders.map((o) => known.get(o.order_id) ?? null);
 				},
 			}),
 		);
@@ -60,6 +67,23 @@ describe("intake service", () => {
 				callAs(broker(), "intake.status", { order_no: body.customer_order_no }, as(s)) as Promise<any>;
 			return { s, id: result.order_id as number, status };
 		}
+
+		it("concurrent status reads share booking calls: 20 reads, each its own answer, far fewer calls", async () => {
+			const orders = await Promise.all(Array.from({ length: 20 }, () => order()));
+			orders.forEach((o, i) => {
+				known.set(o.id, state(100 + i));
+			});
+			const before = statesCalls;
+			latencyMs = 100; // booking answers in 100 ms: the reads made meanwhile form the next call
+			const answers = await Promise.all(orders.map((o) => o.status())).finally(() => {
+				latencyMs = 0;
+			});
+			assert.deepEqual(
+				answers.map((a) => a.state),
+				orders.map(() => "booking_in_progress"),
+			);
+			assert.ok(statesCalls - before <= 3, `${statesCalls - before} calls for 20 reads`);
+		});
 
 		it("not_shipped but booking has a queued attempt → booking_in_progress", async () => {
 			const { id, status } = await order();
