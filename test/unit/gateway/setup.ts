@@ -176,7 +176,9 @@ export const FAKES: any[] = [
 	},
 ];
 
-export { setEnv } from "../../helpers/env";
+import { setEnv } from "../../helpers/env";
+
+export { setEnv };
 
 /** Starts a broker with the gateway (and extra services / fakes). */
 export async function startGateway(
@@ -197,7 +199,13 @@ export async function startGateway(
 			...(opts.logger === undefined ? {} : { logger: opts.logger }),
 		}),
 	);
-	for (const s of opts.services ?? ["gateway"]) broker.createService(loadServiceSchema(s));
+	// the fakes answer echo bodies, not the documented shapes: every answer through JSON.stringify
+	const restore = setEnv({ GATEWAY_SERIALIZERS: "off" });
+	try {
+		for (const s of opts.services ?? ["gateway"]) broker.createService(loadServiceSchema(s));
+	} finally {
+		restore();
+	}
 	for (const f of extra) broker.createService(f);
 	await broker.start();
 	const gw = broker.getLocalService("gateway") as any;
