@@ -205,7 +205,7 @@ interface GatewayVars {
 	accessLog: boolean;
 	/** JSON answers' serialisers compiled from the route definitions (lib/gateway/serializers.ts). */
 	serializers: Serializers;
-	/** Compare each compiled serialisation with JSON.stringify (`GATEWAY_SERIALIZERS=check`). */
+	/** Compare each compiled serialisation with JSON.stringify (`GATEWAY_SERIALIZER_CHECK`). */
 	serializerCheck: boolean;
 	/** The service with a logger whose `warn` is a no-op (see `sendResponse`). */
 	quietSelf: unknown;
@@ -539,7 +539,7 @@ export default defineService<GatewayVars>()({
 		 * moleculer-web's `encodeResponse`: a JSON answer's body, written by the
 		 * serialiser compiled from its route definition's response schema when
 		 * there is one (lib/gateway/serializers.ts), else `JSON.stringify`.
-		 * @throws Error with `GATEWAY_SERIALIZERS=check` when the two differ (a 500)
+		 * @throws Error with `GATEWAY_SERIALIZER_CHECK=1` when the two differ (a 500)
 		 */
 		encodeResponse(req: GwRequest, res: ServerResponse, data: unknown): string {
 			return serialize(this.serializers, req.$action?.name, res.statusCode, data, this.serializerCheck);
@@ -619,10 +619,8 @@ export default defineService<GatewayVars>()({
 		const devIdp = setting("MSA_DEV_IDP") === true;
 		this.accessLog =
 			setting("GATEWAY_ACCESS_LOG") === "1" && logsInfo(this.broker.options.logger, cfg.logLevel);
-		const serializers = setting("GATEWAY_SERIALIZERS");
-		this.serializers =
-			serializers === "off" ? new Map() : compileSerializers(ROUTES, components.schemas ?? {});
-		this.serializerCheck = serializers === "check";
+		this.serializers = compileSerializers(ROUTES, components.schemas ?? {});
+		this.serializerCheck = setting("GATEWAY_SERIALIZER_CHECK") === "1";
 		this.trustProxy = cfg.trustProxy;
 		this.limiter = new EdgeLimiter(
 			{

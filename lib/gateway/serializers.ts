@@ -12,7 +12,7 @@
  * false` or with its properties listed), so an answer the contract check of
  * the test suite accepts serialises to the same JSON as `JSON.stringify`;
  * any other answer (errors, binary, undocumented statuses, schemas that do
- * not compile) keeps `JSON.stringify`. With `GATEWAY_SERIALIZERS=check` (the
+ * not compile) keeps `JSON.stringify`. With `GATEWAY_SERIALIZER_CHECK=1` (the
  * test suite sets it) every compiled serialisation is compared with
  * `JSON.stringify`'s and a difference throws, so a divergence fails the test
  * that met it.

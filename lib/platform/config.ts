@@ -465,9 +465,9 @@ export const SETTINGS = {
 		doc: "0 turns the per-request access log line off",
 		readBy: ["gateway"],
 	}),
-	GATEWAY_SERIALIZERS: oneOf(["on", "off", "check"], {
-		dflt: "on",
-		doc: "JSON answers through serialisers compiled from the route definitions (on), JSON.stringify (off), or both compared, a difference failing the request (check: the test suite)",
+	GATEWAY_SERIALIZER_CHECK: oneOf(["0", "1"], {
+		dflt: "0",
+		doc: "1 compares every compiled JSON serialisation with JSON.stringify and fails the request on a difference (the test suite sets it)",
 		readBy: ["gateway"],
 	}),
 

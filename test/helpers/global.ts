@@ -42,7 +42,7 @@ export async function mochaGlobalSetup(): Promise<void> {
 	process.env.RATES_SERVICEABILITY_SYNC_MS = process.env.RATES_SERVICEABILITY_SYNC_MS || "0";
 	process.env.MSA_TEST_RUN_ID = runId;
 	// every JSON answer written by a compiled serialiser is compared with JSON.stringify's (issue 32)
-	process.env.GATEWAY_SERIALIZERS = "check";
+	process.env.GATEWAY_SERIALIZER_CHECK = "1";
 }
 
 /**

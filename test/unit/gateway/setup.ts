@@ -176,9 +176,7 @@ export const FAKES: any[] = [
 	},
 ];
 
-import { setEnv } from "../../helpers/env";
-
-export { setEnv };
+export { setEnv } from "../../helpers/env";
 
 /** Starts a broker with the gateway (and extra services / fakes). */
 export async function startGateway(
@@ -199,13 +197,7 @@ export async function startGateway(
 			...(opts.logger === undefined ? {} : { logger: opts.logger }),
 		}),
 	);
-	// the fakes answer echo bodies, not the documented shapes: every answer through JSON.stringify
-	const restore = setEnv({ GATEWAY_SERIALIZERS: "off" });
-	try {
-		for (const s of opts.services ?? ["gateway"]) broker.createService(loadServiceSchema(s));
-	} finally {
-		restore();
-	}
+	for (const s of opts.services ?? ["gateway"]) broker.createService(loadServiceSchema(s));
 	for (const f of extra) broker.createService(f);
 	await broker.start();
 	const gw = broker.getLocalService("gateway") as any;
