@@ -139,7 +139,6 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
 import ApiGateway from "moleculer-web";
 import type { CallMeta } from "../lib/contracts";
-import { ROUTES } from "../lib/contracts/http";
 import { answerFor, gatewayFail } from "../lib/gateway/errors";
 import { keepHeadLength } from "../lib/gateway/head";
 import { accessLogLine, isLabelLinkPath, parseQuery, pathOf, requestIdOf } from "../lib/gateway/http";
@@ -147,13 +146,11 @@ import { IdempotencyKeys, IdempotentReplay, wantsIdempotency } from "../lib/gate
 import { clientAddress, EdgeLimiter } from "../lib/gateway/rate-limit";
 import { gatewayRoutes } from "../lib/gateway/route-options";
 import { API_ALIASES, actionsByService, BULK_UPLOAD_ALIASES, DEV_IDP_ALIASES } from "../lib/gateway/routes";
-import { compileSerializers, type Serializers, serialize } from "../lib/gateway/serializers";
 import { bearerToken, cachedVerifier } from "../lib/gateway/tokens";
 import type { GwRequest, RouteOptions } from "../lib/gateway/web-types";
 import { type AuthUser, checkAccess, createVerifier, invalidToken } from "../lib/platform/auth";
 import { loadConfig, setting } from "../lib/platform/config";
 import { failWith } from "../lib/platform/errors";
-import { components } from "../lib/platform/openapi/components";
 import { defineService, type Mixin } from "../lib/platform/service";
 import { flushStdoutSink, writeLine } from "../lib/platform/stdout-sink";
 import { transporterLinkUp } from "../moleculer.config";
@@ -203,10 +200,6 @@ interface GatewayVars {
 	requiredActions: Map<string, string[]>;
 	/** Write access-log lines (read per request). */
 	accessLog: boolean;
-	/** JSON answers' serialisers compiled from the route definitions (lib/gateway/serializers.ts). */
-	serializers: Serializers;
-	/** Compare each compiled serialisation with JSON.stringify (`GATEWAY_SERIALIZER_CHECK`). */
-	serializerCheck: boolean;
 	/** The service with a logger whose `warn` is a no-op (see `sendResponse`). */
 	quietSelf: unknown;
 	/** The edge rate limits (per address on signed links, per account on bearer /v1 routes). */
@@ -536,16 +529,6 @@ export default defineService<GatewayVars>()({
 		},
 
 		/**
-		 * moleculer-web's `encodeResponse`: a JSON answer's body, written by the
-		 * serialiser compiled from its route definition's response schema when
-		 * there is one (lib/gateway/serializers.ts), else `JSON.stringify`.
-		 * @throws Error with `GATEWAY_SERIALIZER_CHECK=1` when the two differ (a 500)
-		 */
-		encodeResponse(req: GwRequest, res: ServerResponse, data: unknown): string {
-			return serialize(this.serializers, req.$action?.name, res.statusCode, data, this.serializerCheck);
-		},
-
-		/**
 		 * Queues the access-log line of a request for stdout (JSON; never tokens,
 		 * queries or bodies), written asynchronously (lib/platform/stdout-sink.ts).
 		 */
@@ -619,8 +602,6 @@ export default defineService<GatewayVars>()({
 		const devIdp = setting("MSA_DEV_IDP") === true;
 		this.accessLog =
 			setting("GATEWAY_ACCESS_LOG") === "1" && logsInfo(this.broker.options.logger, cfg.logLevel);
-		this.serializers = compileSerializers(ROUTES, components.schemas ?? {});
-		this.serializerCheck = setting("GATEWAY_SERIALIZER_CHECK") === "1";
 		this.trustProxy = cfg.trustProxy;
 		this.limiter = new EdgeLimiter(
 			{

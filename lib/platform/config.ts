@@ -465,11 +465,6 @@ export const SETTINGS = {
 		doc: "0 turns the per-request access log line off",
 		readBy: ["gateway"],
 	}),
-	GATEWAY_SERIALIZER_CHECK: oneOf(["0", "1"], {
-		dflt: "0",
-		doc: "1 compares every compiled JSON serialisation with JSON.stringify and fails the request on a difference (the test suite sets it)",
-		readBy: ["gateway"],
-	}),
 
 	// --- sandbox and simulator ----------------------------------------------------------------------
 	SANDBOX: switch01({

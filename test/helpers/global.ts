@@ -41,8 +41,6 @@ export async function mochaGlobalSetup(): Promise<void> {
 	// no scheduled serviceability sync in tests (test/unit/rates/serviceability-sync.spec.ts runs it itself)
 	process.env.RATES_SERVICEABILITY_SYNC_MS = process.env.RATES_SERVICEABILITY_SYNC_MS || "0";
 	process.env.MSA_TEST_RUN_ID = runId;
-	// every JSON answer written by a compiled serialiser is compared with JSON.stringify's (issue 32)
-	process.env.GATEWAY_SERIALIZER_CHECK = "1";
 }
 
 /**

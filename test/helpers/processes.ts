@@ -99,7 +99,6 @@ export function childEnv(suffix?: string): Record<string, string | undefined> {
 		QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}${tail}`,
 		NAMESPACE: `${process.env.NAMESPACE}${tail}`,
 		TRANSPORTER: process.env.TEST_NATS_URL,
-		GATEWAY_SERIALIZER_CHECK: process.env.GATEWAY_SERIALIZER_CHECK,
 	};
 }
 
