@@ -1,5 +1,5 @@
 /**
- * Benchmarks (printed figures, not tests; issue 32): the system started as in
+ * Benchmarks (printed figures, not tests; issue 32, docs/decisions/0098-benchmark-anchors.md): the system started as in
  * production (bin/start.ts with real PostgreSQL, Redis and an external JWKS;
  * all services in one process by default, or split over NATS with
  * BENCH_SPLIT=1), with the production defaults on (access log at LOGLEVEL

@@ -45,7 +45,8 @@ export type IntakeDbDeps = Pick<IntakeDeps, "db">;
 
 /**
  * The {@link IntakeWriters} over `db` and `broker` (made in the service's `started`: they need the db).
- * `bookingState` asks booking once per wave of concurrent reads (lib/platform/coalesce.ts): keys
+ * `bookingState` asks booking once per wave of concurrent reads (lib/platform/coalesce.ts;
+ * docs/decisions/0097-coalesced-status-read-through.md): keys
  * `<sender_id>:<order_id>`, one `booking.orderStates` call per wave.
  */
 export function intakeWriters(db: Sequelize, broker: ServiceBroker): IntakeWriters {
