@@ -313,6 +313,17 @@ describe("k8s manifests", () => {
 							`${svc}: args`,
 						);
 						assert.ok(c.args?.includes("--max-semi-space-size=4"), `${svc}: args ${c.args}`);
+					} else if (svc === "documents") {
+						// start:prod's command line with V8's old space capped (its RSS grew without a cap under
+						// a sustained label load: docs/decisions/0049-kubernetes-manifests.md)
+						const prod = (pkg.scripts["start:prod"] as string).trim().split(/\s+/);
+						const cap = (w: string) => w.startsWith("--max-old-space-size=");
+						assert.deepEqual(
+							c.args?.filter((w) => !cap(w)),
+							prod,
+							`${svc}: args`,
+						);
+						assert.ok(c.args?.includes("--max-old-space-size=256"), `${svc}: args ${c.args}`);
 					} else assert.ok(!c.args, `${svc}: runs the image's CMD (compiled start:prod), no args override`);
 					const gw = svc === "gateway";
 					const portVar = gw ? "PORT" : "HEALTH_PORT";
