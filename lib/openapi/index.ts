@@ -12,11 +12,9 @@
  * about their own answers):
  * - alias paths → OpenAPI paths (`:id` → `{id}`, `template.:format` →
  *   `template.{format}`, `t{/:token}` → `t/{token}`);
- * - `security: []` on every route of an unauthenticated table (courier
- *   webhooks, signed links, probes, the API reference, the dev IdP); bearer
- *   routes inherit the document's default `bearer` requirement;
- * - the area's tag when an operation has none, and an `operationId` (the
- *   route's action name) when it has none;
+ * - `security: []` on every route of an unauthenticated kind (courier
+ *   webhooks, signed links, probes, the API reference); bearer routes
+ *   inherit the document's default `bearer` requirement;
  * - the answers the gateway itself may give on any route of a kind
  *   ({@link GATEWAY_RESPONSES}) when the operation does not document that
  *   status: 401 and 429 on bearer routes, 429 on signed links, 400
@@ -34,16 +32,7 @@
 import type { OpenAPIV3_1 } from "openapi-types";
 import { ROUTES } from "../contracts/http";
 import { WEBHOOK_EVENT_DOCS } from "../contracts/http/webhooks";
-import {
-	API_ALIASES,
-	BULK_UPLOAD_ALIASES,
-	DEV_IDP_ALIASES,
-	DOCS_ALIASES,
-	DOCUMENTS_PREFIX,
-	LINK_ALIASES,
-	PROBE_ALIASES,
-	WEBHOOK_ALIASES,
-} from "../gateway/routes";
+import { DOCUMENTS_PREFIX } from "../gateway/routes";
 import {
 	components,
 	GATEWAY_RESPONSES,
@@ -53,7 +42,7 @@ import {
 	ref,
 	responseRef,
 } from "../platform/openapi/components";
-import type { RouteDefinition } from "../platform/openapi/route";
+import type { RouteDefinition, RouteKind } from "../platform/openapi/route";
 import type { Operation } from "../platform/openapi/types";
 import { operationOf } from "./operation";
 /** A tag of the document: an area of the API (Swagger UI groups operations by it). */
@@ -92,18 +81,6 @@ export const TAGS: readonly Tag[] = [
 	},
 ];
 
-/** Tables of routes that take no bearer token (their operations get `security: []`). */
-export const UNAUTHENTICATED_TABLES: readonly Record<string, string>[] = [
-	WEBHOOK_ALIASES,
-	LINK_ALIASES,
-	PROBE_ALIASES,
-	DOCS_ALIASES,
-	DEV_IDP_ALIASES,
-];
-
-/** Tables of bearer-authenticated routes. */
-export const BEARER_TABLES: readonly Record<string, string>[] = [API_ALIASES, BULK_UPLOAD_ALIASES];
-
 /** HTTP methods an alias key may start with (lower-cased they key the path item). */
 const METHODS = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"] as const;
 type Method = Lowercase<(typeof METHODS)[number]>;
@@ -135,10 +112,10 @@ export function parseAliasKey(key: string): { method: Method; path: string } {
 	return { method: m[1].toLowerCase() as Method, path: toOpenApiPath(m[2]) };
 }
 
-/** What {@link routeOf} knows about a route. */
-interface RouteKind {
-	action?: string;
+/** What the gateway does on a route of a kind, for the answers it adds ({@link withGatewayResponses}). */
+interface RouteTraits {
 	bearer: boolean;
+	/** answered by the gateway itself (probes, the API reference): never 503 */
 	ownHandler: boolean;
 	/** the gateway parses a JSON body (400 invalid_json…, 413, 415) */
 	jsonBody: boolean;
@@ -146,28 +123,21 @@ interface RouteKind {
 	rawBody: boolean;
 	/** the edge text rule applies to its params (400 validation_failed; lib/gateway/text-rule.ts) */
 	textRule: boolean;
+	/** rate-limited per client address (signed links) */
+	linkLimited: boolean;
 }
 
-/** Looks `key` up in the route tables: its action (or docs handler), whether it takes a bearer token, what it reads. */
-function routeOf(key: string): RouteKind {
-	for (const t of UNAUTHENTICATED_TABLES) {
-		if (key in t)
-			return {
-				action: t[key],
-				bearer: false,
-				ownHandler: t === PROBE_ALIASES || t === DOCS_ALIASES,
-				jsonBody: false,
-				rawBody: t === WEBHOOK_ALIASES,
-				textRule: false,
-			};
-	}
-	const method = key.slice(0, key.indexOf(" "));
-	const api = key in API_ALIASES;
-	const jsonBody = api && (method === "POST" || method === "PATCH" || method === "PUT");
-	for (const t of BEARER_TABLES)
-		if (key in t)
-			return { action: t[key], bearer: true, ownHandler: false, jsonBody, rawBody: false, textRule: api };
-	return { bearer: true, ownHandler: false, jsonBody: false, rawBody: false, textRule: false };
+/** The traits of a route of kind `kind` reached by `method` (lib/gateway/route-options.ts builds each kind's route). */
+function traitsOf(kind: RouteKind, method: string): RouteTraits {
+	const api = kind === "api";
+	return {
+		bearer: api || kind === "upload",
+		ownHandler: kind === "probe" || kind === "docs",
+		jsonBody: api && (method === "POST" || method === "PATCH" || method === "PUT"),
+		rawBody: kind === "courier_push",
+		textRule: api,
+		linkLimited: kind === "link",
+	};
 }
 
 /** A response of an operation (inline or a `$ref` to a shared one). */
@@ -209,8 +179,8 @@ function withHeaders(
 }
 
 /** Adds the gateway's own answers the operation does not document itself (see the module comment). */
-function withGatewayResponses(op: Operation, key: string, path: string): Operation {
-	const r = routeOf(key);
+function withGatewayResponses(op: Operation, key: string, path: string, kind: RouteKind): Operation {
+	const r = traitsOf(kind, key.slice(0, key.indexOf(" ")));
 	const responses: Record<string, AnyResponse> = {
 		...(op.responses ?? {}),
 	};
@@ -218,7 +188,7 @@ function withGatewayResponses(op: Operation, key: string, path: string): Operati
 		if (!(status in responses)) responses[status] = responseRef(name);
 	};
 	const idempotent = r.bearer && key.startsWith("POST ");
-	const limited = r.bearer || key in LINK_ALIASES;
+	const limited = r.bearer || r.linkLimited;
 	const extraHeaders: Record<string, OpenAPIV3_1.ReferenceObject> = {};
 	if (limited) {
 		extraHeaders["RateLimit-Policy"] = headerRef("RateLimitPolicy");
@@ -242,7 +212,7 @@ function withGatewayResponses(op: Operation, key: string, path: string): Operati
 		add("401", "Unauthorized");
 		add("429", "RateLimited");
 	}
-	if (key in LINK_ALIASES) add("429", "RateLimited");
+	if (r.linkLimited) add("429", "RateLimited");
 	if (r.jsonBody) {
 		add("400", path.startsWith(DOCUMENTS_PREFIX) ? "InvalidBodyDocuments" : "InvalidBody");
 		add("413", "PayloadTooLarge");
@@ -257,7 +227,6 @@ function withGatewayResponses(op: Operation, key: string, path: string): Operati
 	if (idempotent) out.parameters = [...(op.parameters ?? []), IDEMPOTENCY_KEY_PARAM];
 	if (r.bearer) delete out.security;
 	else out.security = [];
-	if (!out.operationId && r.action) out.operationId = r.action;
 	return out;
 }
 
@@ -279,7 +248,7 @@ export function createDocument(
 		if (seen.has(id)) throw new Error(`${def.route} is defined twice (${seen.get(id)} and ${action})`);
 		seen.set(id, action);
 		const item = paths[path] ?? {};
-		item[method] = withGatewayResponses(operationOf(action, def), def.route, path);
+		item[method] = withGatewayResponses(operationOf(action, def), def.route, path, def.kind ?? "api");
 		paths[path] = item;
 	}
 	// openapi-types types a 3.1 path item as an intersection with the 3.0 one, which a 3.1
