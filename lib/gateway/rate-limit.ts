@@ -163,30 +163,33 @@ interface LocalCount {
 
 /**
  * A limiter counting far from the limit in process and exactly near it (see
- * the module notes). `exact` is the shared limiter (Redis with the
- * in-process insurance limiter): used per request near the limit, and by the
- * batches (`penalty`, which adds without refusing).
+ * the module notes). `exact` is the limiter of `points` per window: with
+ * `shared`, Redis with the in-process insurance limiter, used per request
+ * near the limit and by the batches (`penalty`, which adds without
+ * refusing); without, an in-process limiter, used for every request.
  */
 export class LocalFirstCounter {
 	private readonly keys = new Map<string, LocalCount>();
 	private timer: NodeJS.Timeout | undefined;
 	private readonly margin: number;
 	private readonly budget: number;
+	/** whether requests are ever counted ahead of `exact` (shared counters, a limit of at least 10 × MIN_MARGIN) */
+	private readonly local: boolean;
 
 	constructor(
 		private readonly exact: RateLimiterAbstract,
 		private readonly points: number,
-		private readonly onError: (err: Error) => void,
-		private readonly syncMs = LOCAL_SYNC_MS,
+		opts: { shared: boolean; onError?: (err: Error) => void; syncMs?: number },
 	) {
 		this.margin = Math.max(MIN_MARGIN, Math.ceil(points / 10));
 		this.budget = Math.ceil(this.margin / 4);
+		this.local = opts.shared && points >= 10 * MIN_MARGIN;
+		this.onError = opts.onError ?? (() => undefined);
+		this.syncMs = opts.syncMs ?? LOCAL_SYNC_MS;
 	}
 
-	/** Whether requests of this limit are ever counted in process (the limit is at least 10 × MIN_MARGIN). */
-	get local(): boolean {
-		return this.points >= 10 * MIN_MARGIN;
-	}
+	private readonly onError: (err: Error) => void;
+	private readonly syncMs: number;
 
 	/**
 	 * Counts one request of `key`.
@@ -327,7 +330,7 @@ export class EdgeLimiter {
 		if (points <= 0) return undefined;
 		const memory = new RateLimiterMemory({ keyPrefix, points, duration: RATE_WINDOW_S });
 		// in process only: already local, nothing to batch
-		if (!this.redis) return new LocalFirstCounter(memory, 0, () => undefined);
+		if (!this.redis) return new LocalFirstCounter(memory, points, { shared: false });
 		const shared = new RateLimiterRedis({
 			storeClient: this.redis,
 			keyPrefix,
@@ -338,7 +341,7 @@ export class EdgeLimiter {
 			inMemoryBlockOnConsumed: points + 1,
 			insuranceLimiter: memory,
 		});
-		return new LocalFirstCounter(shared, points, (err) => this.warn("redis", err));
+		return new LocalFirstCounter(shared, points, { shared: true, onError: (err) => this.warn("redis", err) });
 	}
 
 	/** Connects to Redis (when configured); a failure only logs (the fallback limits meanwhile). */
