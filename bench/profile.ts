@@ -2,7 +2,7 @@
  * Where a route's CPU goes (issue 32): starts the system as bench/run.ts does
  * (one process, production defaults on) under `node --cpu-prof`, loads one
  * route with autocannon (BENCH_CONNECTIONS, BENCH_DURATION), stops the system
- * and prints the profile's self time by package / our folder and the top
+ * and prints the profile's self time (samples of the load's window only) by package / our folder and the top
  * functions, plus the PostgreSQL statements and Redis commands the route ran
  * per request (pg_stat_statements is not needed: the counts come from
  * `pg_stat_database.xact_commit + xact_rollback` and Redis `INFO commandstats`
@@ -34,15 +34,28 @@ interface ProfileNode {
 	children?: number[];
 }
 
-/** Self milliseconds per node id of a profile (samples × interval). */
-function selfTimes(p: {
+/** A V8 .cpuprofile: sample timestamps are `startTime` + the running sum of `timeDeltas` (µs). */
+interface Profile {
 	nodes: ProfileNode[];
 	samples: number[];
 	timeDeltas: number[];
-}): Map<number, number> {
+	startTime: number;
+	endTime: number;
+}
+
+/**
+ * Self milliseconds per node id of the samples taken in [from, to] (µs, the
+ * profile's own clock): the load's window, so the start (compiling, seeding)
+ * and the stop are not counted against the route.
+ */
+function selfTimes(p: Profile, from: number, to: number): Map<number, number> {
 	const out = new Map<number, number>();
+	let t = p.startTime;
 	p.samples.forEach((id, i) => {
-		out.set(id, (out.get(id) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000);
+		const dt = p.timeDeltas[i] ?? 0;
+		t += dt;
+		if (t < from || t > to) return;
+		out.set(id, (out.get(id) ?? 0) + dt / 1000);
 	});
 	return out;
 }
@@ -82,6 +95,8 @@ async function main(): Promise<void> {
 		...(JSON.parse(process.env.BENCH_SYSTEM_ENV || "{}") as Record<string, string>),
 	});
 	let requests = 0;
+	let loadStart = 0;
+	let loadEnd = 0;
 	const pg = new Client({ connectionString: sys.databaseUrl });
 	const redis = new IORedis(process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379");
 	try {
@@ -127,6 +142,7 @@ async function main(): Promise<void> {
 		const x0 = await xacts();
 		const r0 = await redisCalls();
 		const cpu0 = sys.pids.reduce((n, pid) => n + cpuSeconds(pid), 0);
+		loadStart = Date.now();
 		const r = await autocannon({
 			url: sys.base,
 			connections,
@@ -135,6 +151,7 @@ async function main(): Promise<void> {
 			requests: [{ setupRequest: (req) => ({ ...req, ...make() }) }],
 		});
 		requests = r.requests.total;
+		loadEnd = Date.now();
 		const cpu = sys.pids.reduce((n, pid) => n + cpuSeconds(pid), 0) - cpu0;
 		await new Promise((ok) => setTimeout(ok, 1500)); // pg_stat_database is updated by the backends lazily
 		const x1 = await xacts();
@@ -150,15 +167,17 @@ async function main(): Promise<void> {
 		redis.disconnect();
 		await sys.close();
 	}
+	// the profile ends when the process exits, just before close() resolves
+	const exited = Date.now();
 	if (process.env.BENCH_PROFILE === "0") return;
 	const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
 	if (!file) throw new Error(`no profile in ${dir}`);
-	const prof = JSON.parse(readFileSync(join(dir, file), "utf8")) as {
-		nodes: ProfileNode[];
-		samples: number[];
-		timeDeltas: number[];
-	};
-	const self = selfTimes(prof);
+	const prof = JSON.parse(readFileSync(join(dir, file), "utf8")) as Profile;
+	const self = selfTimes(
+		prof,
+		prof.endTime - (exited - loadStart) * 1000,
+		prof.endTime - (exited - loadEnd) * 1000,
+	);
 	const byId = new Map(prof.nodes.map((n) => [n.id, n]));
 	const owners = new Map<string, number>();
 	const fns = new Map<string, number>();
@@ -175,7 +194,7 @@ async function main(): Promise<void> {
 		fns.set(key, (fns.get(key) ?? 0) + ms);
 	}
 	console.log(
-		`busy CPU ${total.toFixed(0)} ms over ${requests} requests: ${((1000 * total) / requests).toFixed(0)} µs per request`,
+		`busy CPU during the load ${total.toFixed(0)} ms over ${requests} requests: ${((1000 * total) / requests).toFixed(0)} µs per request`,
 	);
 	top("self time by package / folder", owners, total, 25);
 	top("top functions (self time)", fns, total, 30);

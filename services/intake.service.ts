@@ -131,6 +131,7 @@ export default defineService<IntakeVars>()({
 				db: this.db,
 				logger: this.logger,
 				warehouseCache: this.warehouseCache,
+				createOrder: this.createOrder,
 				bookingUpdates: this.bookingUpdates,
 				orderPages: this.orderPages,
 				bookingState: this.bookingState,
@@ -702,7 +703,8 @@ export default defineService<IntakeVars>()({
 	 */
 	async started() {
 		if (!labelLinkConfigured()) throw new Error("intake: LABEL_LINK_SECRET is required (signed label links)");
-		const { bookingUpdates, orderPages, bookingState } = intakeWriters(this.db, this.broker);
+		const { createOrder, bookingUpdates, orderPages, bookingState } = intakeWriters(this.db, this.broker);
+		this.createOrder = createOrder;
 		this.bookingUpdates = bookingUpdates;
 		this.orderPages = orderPages;
 		this.bookingState = bookingState;

@@ -10,15 +10,20 @@ import type { Logger, ServiceBroker } from "moleculer";
 import type { Sequelize } from "sequelize";
 import type { BookingUpdate, OrderBookingState } from "../contracts";
 import { call } from "../contracts/call";
-import { coalesce } from "../platform/coalesce";
+import { coalesce, groupCommit } from "../platform/coalesce";
 import type { ListRowDb, OrderListQuery } from "./list";
 import { orderPageReader } from "./list-store";
 import { BOOKING_STATE_TIMEOUT_MS } from "./read-through";
-import { applyBookingUpdates } from "./store";
+import { applyBookingUpdates, type InsertResult, insertOrderWave, type OrderToInsert } from "./store";
 import type { WarehouseCache } from "./warehouse-cache";
 
 /** The writers made once the database is up (`started`): concurrent calls share their statements. */
 export interface IntakeWriters {
+	/**
+	 * The idempotent create of one order (./store.ts `insertOrder` semantics), group-committed:
+	 * the creates of a wave share one multi-row INSERT (`insertOrderWave`); resolves once committed
+	 */
+	createOrder: (order: OrderToInsert) => Promise<InsertResult>;
 	/** booking updates of concurrent calls applied together (lib/platform/coalesce.ts); the keys applied */
 	bookingUpdates: (us: BookingUpdate[]) => Promise<Set<string>>;
 	/** `GET /v1/orders` pages; concurrent requests share statements (./list-store.ts) */
@@ -43,6 +48,11 @@ export interface IntakeDeps extends IntakeWriters {
 /** What a module that only reads and writes the `intake` schema needs of {@link IntakeDeps}. */
 export type IntakeDbDeps = Pick<IntakeDeps, "db">;
 
+/** Orders per create wave (one INSERT statement). */
+const CREATE_WAVE_MAX = 100;
+/** Create waves in flight at once (each on its own pooled connection). */
+const CREATE_WAVES_IN_FLIGHT = 2;
+
 /**
  * The {@link IntakeWriters} over `db` and `broker` (made in the service's `started`: they need the db).
  * `bookingState` asks booking once per wave of concurrent reads (lib/platform/coalesce.ts;
@@ -64,6 +74,10 @@ export function intakeWriters(db: Sequelize, broker: ServiceBroker): IntakeWrite
 		return new Map(keys.map((k, i) => [k, answers[i] ?? null]));
 	});
 	return {
+		createOrder: groupCommit((orders: OrderToInsert[]) => insertOrderWave(db, orders), {
+			maxItems: CREATE_WAVE_MAX,
+			inFlight: CREATE_WAVES_IN_FLIGHT,
+		}),
 		bookingUpdates: coalesce((us: BookingUpdate[]) => applyBookingUpdates(db, us)),
 		orderPages: orderPageReader(db),
 		bookingState: async (sender_id, order_id) => {

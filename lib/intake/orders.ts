@@ -25,7 +25,6 @@ import {
 	adoptOrphanOrders,
 	findStatus,
 	getOrder,
-	insertOrder,
 	type StoredStatus,
 	shippedCounts,
 	storedReference,
@@ -80,7 +79,7 @@ export async function createOrderFrom(
 	const input: OrderInput = parseOrderInput(body, kind);
 	await assertOwnWarehouses(deps, ctx, sender, input.warehouse_refs);
 
-	const res = await insertOrder(deps.db, sender, input);
+	const res = await deps.createOrder({ sender_id: sender, input });
 	if (!res.created && res.direction !== input.direction) {
 		throw fail("reference_in_use", storedReference(input), res.direction);
 	}

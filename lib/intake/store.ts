@@ -8,7 +8,7 @@
  * {@link ShipmentDirection} / {@link PaymentMode}, the only words the rest of
  * the system uses.
  */
-import type { Sequelize } from "sequelize";
+import type { Sequelize, Transaction } from "sequelize";
 import {
 	type BookingState,
 	type BookingUpdate,
@@ -53,7 +53,7 @@ export interface InsertResult {
 }
 
 /**
- * Idempotent create (docs/ARCHITECTURE.md §5):
+ * Idempotent create of one order (docs/ARCHITECTURE.md §5):
  * `INSERT … ON CONFLICT (sender_id, customer_order_no) WHERE released_at IS NULL DO NOTHING RETURNING order_id`
  * (the partial unique index `orders_sender_ref_live`: only unreleased orders
  * hold their reference); on conflict, reads the live row's id (committed by
@@ -68,39 +68,122 @@ export async function insertOrder(
 	sender_id: number,
 	input: OrderInput,
 ): Promise<InsertResult> {
-	const ref = storedReference(input);
 	for (let round = 0; ; round++) {
-		const created = await insertLive(db, sender_id, input, ref);
+		const [created] = await insertOrderRows(db, [{ sender_id, input }]);
 		if (created !== null) return { order_id: created, created: true, direction: input.direction };
-		const existing = await select<{ order_id: string; shipment_type: number }>(
-			db,
-			`SELECT order_id, shipment_type FROM intake.orders
-			WHERE sender_id = $1 AND customer_order_no = $2 AND released_at IS NULL`,
-			[sender_id, ref],
-		);
-		if (existing.length) {
-			return {
-				order_id: Number(existing[0].order_id),
-				created: false,
-				direction: directionOfColumn(existing[0].shipment_type),
-			};
-		}
+		const existing = await liveOrder(db, sender_id, storedReference(input));
+		if (existing) return existing;
 		if (round >= 2) throw new Error("order insert conflicted but no live row was found");
 	}
 }
 
-/** The INSERT of {@link insertOrder}: the new order id, or null when a live order holds the reference. */
-async function insertLive(
+/**
+ * Group commit of {@link insertOrder} (issue 32; docs/decisions/0099-order-create-group-commit.md):
+ * the orders of one wave of concurrent creates (any senders, forward or
+ * return) in one autocommit multi-row INSERT ({@link insertOrderRows}), so
+ * a wave costs one round trip and one commit. Per order the same outcome as
+ * {@link insertOrder}: created, or the live order holding the reference
+ * (`created: false`), also when an earlier order of the same wave took it.
+ * Each result is settled only after the wave's statement committed. Should
+ * the statement fail (one bad row fails them all), every order of the wave
+ * is inserted on its own so each caller gets its own answer or error.
+ */
+export async function insertOrderWave(
 	db: Sequelize,
-	sender_id: number,
-	input: OrderInput,
-	ref: string,
-): Promise<number | null> {
-	const r = input.receiver;
-	const p = input.product;
-	const o = input.order;
-	const rev = input.reverse;
-	const { rows } = await exec<{ order_id: string }>(
+	orders: OrderToInsert[],
+): Promise<PromiseSettledResult<InsertResult>[]> {
+	let ids: (number | null)[];
+	try {
+		ids = await insertOrderRows(db, orders);
+	} catch {
+		return Promise.allSettled(orders.map((o) => insertOrder(db, o.sender_id, o.input)));
+	}
+	return Promise.allSettled(
+		orders.map(async (o, i): Promise<InsertResult> => {
+			const id = ids[i];
+			if (id !== null) return { order_id: id, created: true, direction: o.input.direction };
+			// taken: by a live order, or by an earlier order of this wave (committed with it)
+			return insertOrder(db, o.sender_id, o.input);
+		}),
+	);
+}
+
+/** The live order holding a sender's stored reference, as an {@link InsertResult} with `created: false`. */
+async function liveOrder(db: Sequelize, sender_id: number, ref: string): Promise<InsertResult | null> {
+	const rows = await select<{ order_id: string; shipment_type: number }>(
+		db,
+		`SELECT order_id, shipment_type FROM intake.orders
+		WHERE sender_id = $1 AND customer_order_no = $2 AND released_at IS NULL`,
+		[sender_id, ref],
+	);
+	if (!rows.length) return null;
+	return {
+		order_id: Number(rows[0].order_id),
+		created: false,
+		direction: directionOfColumn(rows[0].shipment_type),
+	};
+}
+
+/** One order to insert: the sender it belongs to and its parsed input. */
+export interface OrderToInsert {
+	sender_id: number;
+	input: OrderInput;
+}
+
+/**
+ * Inserts orders (any senders, forward or return) in one statement:
+ * `INSERT … SELECT FROM jsonb_to_recordset … ON CONFLICT (sender_id,
+ * customer_order_no) WHERE released_at IS NULL DO NOTHING RETURNING`. Per
+ * order, in the order given: the new order id, or null when its stored
+ * reference is held by a live order (or by an earlier order of `orders`).
+ * In `tx` when given, else autocommit. State `not_shipped`, status `new`.
+ * Used by the create path (one order, or a wave: {@link insertOrderWave}) and
+ * by bulk upload (lib/intake/bulk/process.ts, one batch per transaction).
+ */
+export async function insertOrderRows(
+	db: Sequelize,
+	orders: OrderToInsert[],
+	tx?: Transaction,
+): Promise<(number | null)[]> {
+	if (!orders.length) return [];
+	const payload = orders.map(({ sender_id, input }) => {
+		const r = input.receiver;
+		const p = input.product;
+		const o = input.order;
+		const rev = input.reverse;
+		return {
+			sid: sender_id,
+			ref: storedReference(input),
+			st: shipmentTypeOf(input.direction),
+			channel: input.channel,
+			ot: orderTypeOf(o.payment_mode),
+			pickup: o.pickup_address_id,
+			rto: o.rto_address_id,
+			rn: r.name,
+			a1: r.address_1,
+			a2: r.address_2,
+			lm: r.landmark,
+			city: r.city,
+			state: r.state,
+			pin: r.pincode,
+			mob: r.mobile_no,
+			pn: p.product_name,
+			sku: p.product_sku,
+			wt: p.physical_weight,
+			decl: p.declared_order_total_paise,
+			cod: p.cod_amount_paise,
+			len: p.length,
+			wid: p.width,
+			hgt: p.height,
+			fsrc: rev?.forward_source ?? null,
+			oawb: rev?.old_fwd_awb_no ?? null,
+			rpick: rev?.reverse_pickup_address_id ?? null,
+			raddr: rev?.return_address ?? null,
+			od: o.order_date ? o.order_date.toISOString() : null,
+			src: o.order_from_source,
+		};
+	});
+	const { rows } = await exec<{ order_id: string; sender_id: string; customer_order_no: string }>(
 		db,
 		`INSERT INTO intake.orders (
 			sender_id, customer_order_no, shipment_type, channel, order_type, pickup_address_id, rto_address_id,
@@ -109,47 +192,30 @@ async function insertLive(
 			product_name, product_sku, physical_weight, declared_order_total_paise, cod_amount_paise, length, width, height,
 			forward_source, old_fwd_awb_no, reverse_pickup_address_id, return_address,
 			order_date, order_from_source, state, status)
-		VALUES ($1, $2, $3, $4, $5, $6, $7,
-			$8, $9, $10, $11, $12, $13, $14, $15,
-			$16, $17, $18, $19, $20, $21, $22, $23,
-			$24, $25, $26, $27::jsonb,
-			COALESCE($28::timestamptz, now()), $29, 'not_shipped', $30)
+		SELECT x.sid, x.ref, x.st, x.channel, x.ot, x.pickup, x.rto,
+			x.rn, x.a1, x.a2, x.lm, x.city, x.state, x.pin, x.mob,
+			x.pn, x.sku, x.wt, x.decl, x.cod, x.len, x.wid, x.hgt,
+			x.fsrc, x.oawb, x.rpick, x.raddr,
+			COALESCE(x.od, now()), x.src, 'not_shipped', $2
+		FROM jsonb_to_recordset($1::jsonb) AS x(sid bigint, ref text, st smallint, channel text, ot smallint,
+			pickup bigint, rto bigint, rn text, a1 text, a2 text, lm text, city text, state text, pin text, mob text,
+			pn text, sku text, wt numeric, decl bigint, cod bigint, len numeric, wid numeric, hgt numeric,
+			fsrc text, oawb text, rpick bigint, raddr jsonb, od timestamptz, src text)
 		ON CONFLICT (sender_id, customer_order_no) WHERE released_at IS NULL DO NOTHING
-		RETURNING order_id`,
-		[
-			sender_id,
-			ref,
-			shipmentTypeOf(input.direction),
-			input.channel,
-			orderTypeOf(o.payment_mode),
-			o.pickup_address_id,
-			o.rto_address_id,
-			r.name,
-			r.address_1,
-			r.address_2,
-			r.landmark,
-			r.city,
-			r.state,
-			r.pincode,
-			r.mobile_no,
-			p.product_name,
-			p.product_sku,
-			p.physical_weight,
-			p.declared_order_total_paise,
-			p.cod_amount_paise,
-			p.length,
-			p.width,
-			p.height,
-			rev?.forward_source ?? null,
-			rev?.old_fwd_awb_no ?? null,
-			rev?.reverse_pickup_address_id ?? null,
-			rev?.return_address ? JSON.stringify(rev.return_address) : null,
-			o.order_date ? o.order_date.toISOString() : null,
-			o.order_from_source,
-			STATUS_NEW,
-		],
+		RETURNING order_id, sender_id, customer_order_no`,
+		[JSON.stringify(payload), STATUS_NEW],
+		tx,
 	);
-	return rows.length ? Number(rows[0].order_id) : null;
+	const inserted = new Map(
+		rows.map((row) => [`${row.sender_id}:${row.customer_order_no}`, Number(row.order_id)]),
+	);
+	return payload.map((x) => {
+		const key = `${x.sid}:${x.ref}`;
+		const id = inserted.get(key);
+		if (id === undefined) return null;
+		inserted.delete(key); // a later order with the same reference was the one skipped
+		return id;
+	});
 }
 
 /** A row of intake.orders as the driver returns it. */

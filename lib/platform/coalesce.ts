@@ -47,3 +47,58 @@ export function coalesce<K, R>(run: (keys: K[]) => Promise<R>, maxKeys = 500): (
 			}
 		});
 }
+
+/**
+ * Group commit: wraps `wave(items)` (one statement over many items, one
+ * settled result per item, in order) so that concurrent calls share waves.
+ * At most `inFlight` waves run at once (default 1); the items of the calls
+ * made meanwhile (at most `maxItems` per wave, default 200) form the next.
+ * Each call resolves or rejects with its own item's result; a wave that
+ * throws rejects all of its calls. A lone caller pays nothing extra (its
+ * wave starts on the next microtask).
+ */
+export function groupCommit<I, O>(
+	wave: (items: I[]) => Promise<PromiseSettledResult<O>[]>,
+	opts: { maxItems?: number; inFlight?: number } = {},
+): (item: I) => Promise<O> {
+	type Waiter = { item: I; resolve: (o: O) => void; reject: (e: unknown) => void };
+	const maxItems = opts.maxItems ?? 200;
+	const inFlight = opts.inFlight ?? 1;
+	const queue: Waiter[] = [];
+	let running = 0;
+	let scheduled = false;
+
+	async function runOne(batch: Waiter[]): Promise<void> {
+		try {
+			const results = await wave(batch.map((w) => w.item));
+			batch.forEach((w, i) => {
+				const r = results[i];
+				if (r?.status === "fulfilled") w.resolve(r.value);
+				else w.reject(r ? r.reason : new Error("group commit: no result for an item"));
+			});
+		} catch (err) {
+			for (const w of batch) w.reject(err);
+		}
+	}
+
+	function pump(): void {
+		scheduled = false;
+		while (queue.length && running < inFlight) {
+			const batch = queue.splice(0, maxItems);
+			running++;
+			void runOne(batch).finally(() => {
+				running--;
+				pump();
+			});
+		}
+	}
+
+	return (item: I) =>
+		new Promise<O>((resolve, reject) => {
+			queue.push({ item, resolve, reject });
+			if (!scheduled && running < inFlight) {
+				scheduled = true;
+				queueMicrotask(pump);
+			}
+		});
+}

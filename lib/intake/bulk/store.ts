@@ -8,7 +8,7 @@
 import type { Sequelize, Transaction } from "sequelize";
 import { MAX_JOB_ERROR_CHARS } from "../../contracts/http/intake-bulk-input";
 import { exec, select } from "../../platform/db";
-import { STATUS_NEW } from "../status";
+import { insertOrderRows } from "../store";
 import type { OrderInput } from "../validation";
 import { capRowErrors, capText } from "./bounds";
 
@@ -228,11 +228,10 @@ export async function existingOrders(
 }
 
 /**
- * Inserts forward orders in one statement (`INSERT … SELECT FROM
- * jsonb_to_recordset … ON CONFLICT (sender_id, customer_order_no) WHERE
- * released_at IS NULL DO NOTHING RETURNING`): the same columns and
- * conflict target as `insertOrder` (lib/intake/store.ts). Returns reference →
- * new order id for the rows inserted (a reference already live is left out).
+ * Inserts a batch's forward orders in one statement in `tx`
+ * (`insertOrderRows`, lib/intake/store.ts: the same columns and conflict
+ * target as a single create). Returns reference → new order id for the rows
+ * inserted (a reference already live is left out).
  */
 export async function insertOrdersBatch(
 	db: Sequelize,
@@ -240,55 +239,15 @@ export async function insertOrdersBatch(
 	inputs: OrderInput[],
 	tx: Transaction,
 ): Promise<Map<string, number>> {
-	const out = new Map<string, number>();
-	if (!inputs.length) return out;
-	const payload = inputs.map((i) => ({
-		ref: i.customer_order_no,
-		channel: i.channel,
-		order_type: i.order.payment_mode === "cod" ? 1 : 0,
-		pickup: i.order.pickup_address_id,
-		rto: i.order.rto_address_id,
-		rn: i.receiver.name,
-		a1: i.receiver.address_1,
-		a2: i.receiver.address_2,
-		lm: i.receiver.landmark,
-		city: i.receiver.city,
-		state: i.receiver.state,
-		pin: i.receiver.pincode,
-		mob: i.receiver.mobile_no,
-		pn: i.product.product_name,
-		sku: i.product.product_sku,
-		wt: i.product.physical_weight,
-		decl: i.product.declared_order_total_paise,
-		cod: i.product.cod_amount_paise,
-		len: i.product.length,
-		wid: i.product.width,
-		hgt: i.product.height,
-		od: i.order.order_date ? i.order.order_date.toISOString() : null,
-		src: i.order.order_from_source,
-	}));
-	const { rows } = await exec<{ order_id: string; customer_order_no: string }>(
+	const ids = await insertOrderRows(
 		db,
-		`INSERT INTO intake.orders (
-			sender_id, customer_order_no, shipment_type, channel, order_type, pickup_address_id, rto_address_id,
-			receiver_name, receiver_address_1, receiver_address_2, receiver_landmark, receiver_city, receiver_state,
-			receiver_pincode, receiver_mobile_no,
-			product_name, product_sku, physical_weight, declared_order_total_paise, cod_amount_paise, length, width, height,
-			order_date, order_from_source, state, status)
-		SELECT $1, x.ref, 0, x.channel, x.order_type, x.pickup, x.rto,
-			x.rn, x.a1, x.a2, x.lm, x.city, x.state, x.pin, x.mob,
-			x.pn, x.sku, x.wt, x.decl, x.cod, x.len, x.wid, x.hgt,
-			COALESCE(x.od, now()), x.src, 'not_shipped', $3
-		FROM jsonb_to_recordset($2::jsonb) AS x(ref text, channel text, order_type smallint, pickup bigint, rto bigint,
-			rn text, a1 text, a2 text, lm text, city text, state text, pin text, mob text,
-			pn text, sku text, wt numeric, decl bigint, cod bigint, len numeric, wid numeric, hgt numeric,
-			od timestamptz, src text)
-		ON CONFLICT (sender_id, customer_order_no) WHERE released_at IS NULL DO NOTHING
-		RETURNING order_id, customer_order_no`,
-		[sender_id, JSON.stringify(payload), STATUS_NEW],
+		inputs.map((input) => ({ sender_id, input })),
 		tx,
 	);
-	for (const r of rows) out.set(r.customer_order_no, Number(r.order_id));
+	const out = new Map<string, number>();
+	ids.forEach((id, i) => {
+		if (id !== null) out.set(inputs[i].customer_order_no, id);
+	});
 	return out;
 }
 
