@@ -134,6 +134,8 @@ export default defineService<IntakeVars>()({
 				createOrder: this.createOrder,
 				bookingUpdates: this.bookingUpdates,
 				orderPages: this.orderPages,
+				orderRow: this.orderRow,
+				storedStatus: this.storedStatus,
 				bookingState: this.bookingState,
 			};
 		},
@@ -703,7 +705,12 @@ export default defineService<IntakeVars>()({
 	 */
 	async started() {
 		if (!labelLinkConfigured()) throw new Error("intake: LABEL_LINK_SECRET is required (signed label links)");
-		const { createOrder, bookingUpdates, orderPages, bookingState } = intakeWriters(this.db, this.broker);
+		const { createOrder, bookingUpdates, orderPages, orderRow, storedStatus, bookingState } = intakeWriters(
+			this.db,
+			this.broker,
+		);
+		this.orderRow = orderRow;
+		this.storedStatus = storedStatus;
 		this.createOrder = createOrder;
 		this.bookingUpdates = bookingUpdates;
 		this.orderPages = orderPages;

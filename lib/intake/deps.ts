@@ -11,10 +11,18 @@ import type { Sequelize } from "sequelize";
 import type { BookingUpdate, OrderBookingState } from "../contracts";
 import { call } from "../contracts/call";
 import { coalesce, groupCommit } from "../platform/coalesce";
-import type { ListRowDb, OrderListQuery } from "./list";
-import { orderPageReader } from "./list-store";
+import type { DetailRowDb, ListRowDb, OrderListQuery } from "./list";
+import { orderPageReader, orderRowReader } from "./list-store";
 import { BOOKING_STATE_TIMEOUT_MS } from "./read-through";
-import { applyBookingUpdates, type InsertResult, insertOrderWave, type OrderToInsert } from "./store";
+import {
+	applyBookingUpdates,
+	findStatuses,
+	type InsertResult,
+	insertOrderWave,
+	type OrderToInsert,
+	type StoredStatus,
+	statusKey,
+} from "./store";
 import type { WarehouseCache } from "./warehouse-cache";
 
 /** The writers made once the database is up (`started`): concurrent calls share their statements. */
@@ -26,6 +34,10 @@ export interface IntakeWriters {
 	createOrder: (order: OrderToInsert) => Promise<InsertResult>;
 	/** booking updates of concurrent calls applied together (lib/platform/coalesce.ts); the keys applied */
 	bookingUpdates: (us: BookingUpdate[]) => Promise<Set<string>>;
+	/** `GET /v1/orders/{id}`: the sender's order row or null; concurrent reads share statements (./list-store.ts) */
+	orderRow: (sender_id: number, order_id: number) => Promise<DetailRowDb | null>;
+	/** `GET /v1/orders/status`: the stored status under the sender's reference or null; concurrent reads share statements (./store.ts `findStatuses`) */
+	storedStatus: (sender_id: number, order_no: string) => Promise<StoredStatus | null>;
 	/** `GET /v1/orders` pages; concurrent requests share statements (./list-store.ts) */
 	orderPages: (sender_id: number, q: OrderListQuery) => Promise<ListRowDb[]>;
 	/**
@@ -50,6 +62,8 @@ export type IntakeDbDeps = Pick<IntakeDeps, "db">;
 
 /** Orders per create wave (one INSERT statement). */
 const CREATE_WAVE_MAX = 100;
+/** Status reads per statement. */
+const MAX_POINT_READS = 100;
 /** Create waves in flight at once (each on its own pooled connection). */
 const CREATE_WAVES_IN_FLIGHT = 2;
 
@@ -73,6 +87,17 @@ export function intakeWriters(db: Sequelize, broker: ServiceBroker): IntakeWrite
 		);
 		return new Map(keys.map((k, i) => [k, answers[i] ?? null]));
 	});
+	const statuses = coalesce(
+		(keys: string[]) =>
+			findStatuses(
+				db,
+				keys.map((k) => {
+					const at = k.indexOf(":");
+					return { sender_id: Number(k.slice(0, at)), order_no: k.slice(at + 1) };
+				}),
+			),
+		MAX_POINT_READS,
+	);
 	return {
 		createOrder: groupCommit((orders: OrderToInsert[]) => insertOrderWave(db, orders), {
 			maxItems: CREATE_WAVE_MAX,
@@ -80,6 +105,11 @@ export function intakeWriters(db: Sequelize, broker: ServiceBroker): IntakeWrite
 		}),
 		bookingUpdates: coalesce((us: BookingUpdate[]) => applyBookingUpdates(db, us)),
 		orderPages: orderPageReader(db),
+		orderRow: orderRowReader(db),
+		storedStatus: async (sender_id, order_no) => {
+			const key = statusKey(sender_id, order_no);
+			return (await statuses([key])).get(key) ?? null;
+		},
 		bookingState: async (sender_id, order_id) => {
 			const key = `${sender_id}:${order_id}`;
 			return (await states([key])).get(key) ?? null;

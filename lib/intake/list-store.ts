@@ -295,16 +295,44 @@ export function orderPageReader(
 	};
 }
 
-/** The sender's order row (hidden or not) for the detail, or null (missing and not theirs are the same). */
-export async function orderRow(
+/**
+ * The detail rows of many `{sender_id, order_id}` pairs in one statement
+ * (`WHERE (order_id, sender_id) IN (unnest …)`), keyed `<sender_id>:<order_id>`:
+ * a pair whose order is missing or another sender's has no entry (§1 rule 4).
+ */
+export async function orderRowsOf(
 	db: Sequelize,
-	sender_id: number,
-	order_id: number,
-): Promise<DetailRowDb | null> {
-	const rows = await select<DetailRowDb>(
+	pairs: { sender_id: number; order_id: number }[],
+): Promise<Map<string, DetailRowDb>> {
+	const rows = await select<DetailRowDb & { owner_id: string }>(
 		db,
-		`SELECT ${DETAIL_COLUMNS} FROM intake.orders WHERE order_id = $1 AND sender_id = $2`,
-		[order_id, sender_id],
+		`SELECT sender_id AS owner_id, ${DETAIL_COLUMNS} FROM intake.orders
+		WHERE (order_id, sender_id) IN (SELECT * FROM unnest($1::bigint[], $2::bigint[]))`,
+		[pairs.map((p) => p.order_id), pairs.map((p) => p.sender_id)],
 	);
-	return rows[0] ?? null;
+	const out = new Map<string, DetailRowDb>();
+	for (const { owner_id, ...row } of rows) out.set(`${owner_id}:${row.order_id}`, row);
+	return out;
+}
+
+/**
+ * The sender's order row (hidden or not) for the detail (`GET /v1/orders/{id}`),
+ * or null (missing and not theirs are the same). Concurrent
+ * reads share statements: those that arrive while one is in flight share the next
+ * ({@link orderRowsOf}, lib/platform/coalesce.ts); a lone read pays nothing extra.
+ */
+export function orderRowReader(
+	db: Sequelize,
+): (sender_id: number, order_id: number) => Promise<DetailRowDb | null> {
+	const run = coalesce(async (keys: string[]) => {
+		const pairs = keys.map((k) => {
+			const [sender_id, order_id] = k.split(":").map(Number);
+			return { sender_id, order_id };
+		});
+		return orderRowsOf(db, pairs);
+	}, MAX_BATCH);
+	return async (sender_id, order_id) => {
+		const key = `${sender_id}:${order_id}`;
+		return (await run([key])).get(key) ?? null;
+	};
 }

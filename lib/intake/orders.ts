@@ -23,7 +23,6 @@ import type { IntakeDeps } from "./deps";
 import { mayLag, readThrough } from "./read-through";
 import {
 	adoptOrphanOrders,
-	findStatus,
 	getOrder,
 	type StoredStatus,
 	shippedCounts,
@@ -141,7 +140,7 @@ export async function assertOwnWarehouses(
 export async function orderStatus(deps: IntakeDeps, sender: number, raw: unknown): Promise<StatusRecord> {
 	const orderNo = typeof raw === "number" ? String(raw) : typeof raw === "string" ? raw.trim() : "";
 	if (!orderNo) throw fail("order_no is required");
-	const found = await findStatus(deps.db, sender, orderNo);
+	const found = await deps.storedStatus(sender, orderNo);
 	if (!found) throw fail("order_not_found");
 	return statusOf(deps, sender, found);
 }

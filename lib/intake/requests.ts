@@ -24,7 +24,6 @@ import {
 import { EDIT_WINDOW_DAYS } from "../contracts/http/intake-input";
 import type { IntakeDeps } from "./deps";
 import { listPage, type OrderListQuery, orderDetail, orderNotFound } from "./list";
-import { orderRow } from "./list-store";
 import { BOOKING_STATE_TIMEOUT_MS } from "./read-through";
 import {
 	errorTypeEntries,
@@ -68,7 +67,7 @@ export async function orderDetailOf(
 	sender: number,
 	order_id: number,
 ): Promise<OrderDetail> {
-	const row = await orderRow(deps.db, sender, order_id);
+	const row = await deps.orderRow(sender, order_id);
 	if (!row) throw orderNotFound();
 	if (!row.awb_number) return orderDetail(row, null, null);
 	const key = { sender_id: sender, order_id };

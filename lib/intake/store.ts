@@ -350,21 +350,25 @@ export interface StoredStatus {
 	released: boolean;
 }
 
+/** Key of a status read in {@link findStatuses}: `<sender_id>:<order_no>`. */
+export const statusKey = (sender_id: number, order_no: string): string => `${sender_id}:${order_no}`;
+
 /**
- * §2.4 record of the caller's order stored under `order_no` (exact match), or
- * null. A reference reused after a cancellation answers the live (unreleased)
- * order, else the newest released one. `awb_number`/`courier` and the signed
- * `label_url` only when booked, `failure_reason` only when failed.
+ * §2.4 records of many `{sender_id, order_no}` (exact match) in one
+ * statement, keyed {@link statusKey}; a reference the sender has no order
+ * under has no entry. A reference reused after a cancellation answers the
+ * live (unreleased) order, else the newest released one. `awb_number`/`courier`
+ * and the signed `label_url` only when booked, `failure_reason` only when failed.
  */
-export async function findStatus(
+export async function findStatuses(
 	db: Sequelize,
-	sender_id: number,
-	order_no: string,
-): Promise<StoredStatus | null> {
+	keys: { sender_id: number; order_no: string }[],
+): Promise<Map<string, StoredStatus>> {
 	const rows = await select<
 		Pick<
 			OrderRow,
 			| "order_id"
+			| "sender_id"
 			| "customer_order_no"
 			| "state"
 			| "status"
@@ -375,30 +379,34 @@ export async function findStatus(
 		> & { booking_attempt_id: string | null; released_at: Date | null }
 	>(
 		db,
-		`SELECT order_id, customer_order_no, state, status, awb_number, courier, failure_reason, created_at,
+		`SELECT DISTINCT ON (sender_id, customer_order_no)
+			order_id, sender_id, customer_order_no, state, status, awb_number, courier, failure_reason, created_at,
 			booking_attempt_id, released_at
-		FROM intake.orders WHERE sender_id = $1 AND customer_order_no = $2
-		ORDER BY (released_at IS NULL) DESC, order_id DESC LIMIT 1`,
-		[sender_id, order_no],
+		FROM intake.orders
+		WHERE (sender_id, customer_order_no) IN (SELECT * FROM unnest($1::bigint[], $2::text[]))
+		ORDER BY sender_id, customer_order_no, (released_at IS NULL) DESC, order_id DESC`,
+		[keys.map((k) => k.sender_id), keys.map((k) => k.order_no)],
 	);
-	if (!rows.length) return null;
-	const r = rows[0];
-	const booked = r.state === "booked";
-	return {
-		record: {
-			order_no: r.customer_order_no,
-			state: r.state,
-			awb_number: booked ? r.awb_number : null,
-			courier: booked ? r.courier : null,
-			status: r.status,
-			failure_reason: r.state === "failed" ? r.failure_reason : null,
-			created_at: iso(r.created_at)!,
-			label_url: bookedLabelUrl(r.state, r.awb_number),
-		},
-		order_id: Number(r.order_id),
-		booking_attempt_id: num(r.booking_attempt_id),
-		released: r.released_at !== null,
-	};
+	const out = new Map<string, StoredStatus>();
+	for (const r of rows) {
+		const booked = r.state === "booked";
+		out.set(statusKey(Number(r.sender_id), r.customer_order_no), {
+			record: {
+				order_no: r.customer_order_no,
+				state: r.state,
+				awb_number: booked ? r.awb_number : null,
+				courier: booked ? r.courier : null,
+				status: r.status,
+				failure_reason: r.state === "failed" ? r.failure_reason : null,
+				created_at: iso(r.created_at)!,
+				label_url: bookedLabelUrl(r.state, r.awb_number),
+			},
+			order_id: Number(r.order_id),
+			booking_attempt_id: num(r.booking_attempt_id),
+			released: r.released_at !== null,
+		});
+	}
+	return out;
 }
 
 /** `order_id:attempt_id:seq`: how {@link applyBookingUpdates} names an applied update. */

@@ -96,7 +96,10 @@ describe("intake: order create group commit (one INSERT per wave)", () => {
 		const rows = await rowsOf(a);
 		assert.equal(rows.size, 25);
 		assert.equal(out.filter((r) => r.statusCode === 201).length, 25);
-		assert.equal(out.filter((r) => r.statusCode === 200 && r.result.deduped === true).length, 5);
+		assert.equal(
+			out.filter((r) => r.statusCode === 200 && "deduped" in r.result && r.result.deduped === true).length,
+			5,
+		);
 		for (const [i, r] of out.entries()) assert.equal(r.result.order_id, rows.get(refs[i])?.order_id, refs[i]);
 	});
 });
