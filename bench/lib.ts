@@ -208,7 +208,9 @@ export async function startSystem(env: Record<string, string | undefined> = {}):
 		procs.push(startProcess({ ...common, SERVICES: "simulator", PORT: String(await freePort()) }, logFile()));
 	const close = async () => {
 		await Promise.all(procs.map((p) => p.stop()));
-		for (const f of logs) rmSync(f, { force: true });
+		// BENCH_KEEP_LOGS=1: the processes' stdout stays for reading after the run
+		if (process.env.BENCH_KEEP_LOGS === "1") console.error(`logs kept: ${logs.join(" ")}`);
+		else for (const f of logs) rmSync(f, { force: true });
 		await cleanup();
 	};
 	try {
