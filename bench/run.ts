@@ -31,7 +31,7 @@ import { orderBody, warehouseBody } from "../test/helpers/fixtures";
 import { client } from "../test/helpers/flow";
 import { freePort } from "../test/helpers/net";
 import { measureInsertAnchor, startGatewayAnchor } from "./anchors";
-import { natsUrl, pct, split, startSystem } from "./lib";
+import { cpuSeconds, natsUrl, pct, split, startSystem } from "./lib";
 
 const duration = Number(process.env.BENCH_DURATION || 10);
 const connections = Number(process.env.BENCH_CONNECTIONS || 50);
@@ -42,21 +42,39 @@ const ACCOUNTS = 20;
 /** Orders of each account made before the reads (a list page of 50 is full). */
 const READ_ORDERS = 60;
 
-/** One measured line: requests per second (2xx only), p50 and p99 in ms. */
+/**
+ * One measured line: requests per second (2xx only), p50 and p99 in ms, and the CPU time (user + system, every
+ * thread) the server's processes spent per request, in µs: the steadier measure on a machine whose load generator
+ * shares the cores.
+ */
 interface Figure {
 	title: string;
 	rps: number;
 	p50: number;
 	p99: number;
 	bad: number;
+	cpuUs: number;
 }
 
-/** Runs autocannon with the run's connections and duration; answers its figure (non-2xx counted apart). */
-async function cannon(title: string, opts: autocannon.Options): Promise<Figure> {
+/**
+ * Runs autocannon with the run's connections and duration against the processes `pids`; answers its figure
+ * (non-2xx counted apart).
+ */
+async function cannon(title: string, opts: autocannon.Options, pids: number[]): Promise<Figure> {
+	const cpu = () => pids.reduce((n, pid) => n + cpuSeconds(pid), 0);
+	const cpu0 = cpu();
 	const r = await autocannon({ connections, duration, ...opts });
+	const used = cpu() - cpu0;
 	const bad = r.non2xx + r.errors + r.timeouts;
 	const ok = r.requests.total - bad;
-	return { title, rps: ok / duration, p50: r.latency.p50, p99: r.latency.p99, bad };
+	return {
+		title,
+		rps: ok / duration,
+		p50: r.latency.p50,
+		p99: r.latency.p99,
+		bad,
+		cpuUs: r.requests.total ? (1e6 * used) / r.requests.total : 0,
+	};
 }
 
 /** `n` as a percentage of `of` (e.g. "85 %"). */
@@ -68,7 +86,7 @@ function ratio(n: number, of: number): string {
 function print(f: Figure, anchors: [string, number][]): void {
 	const r = anchors.map(([name, v]) => `${ratio(f.rps, v).padStart(6)} of ${name}`).join("  ");
 	console.log(
-		`${f.title.padEnd(34)} ${f.rps.toFixed(0).padStart(6)} req/s   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms   ${r}${f.bad ? `   (${f.bad} non-2xx/errors)` : ""}`,
+		`${f.title.padEnd(34)} ${f.rps.toFixed(0).padStart(6)} req/s   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms   CPU ${f.cpuUs.toFixed(0).padStart(4)} µs/req   ${r}${f.bad ? `   (${f.bad} non-2xx/errors)` : ""}`,
 	);
 }
 
@@ -153,13 +171,17 @@ async function main(): Promise<void> {
 				duration: 2,
 				requests: byToken(() => u.pathname),
 			});
-			b = await cannon(`anchor ${anchorName}`, { url: anchor.url, requests: byToken(() => u.pathname) });
+			b = await cannon(
+				`anchor ${anchorName}`,
+				{ url: anchor.url, requests: byToken(() => u.pathname) },
+				anchor.pids,
+			);
 		} finally {
 			await anchor.close();
 		}
 		const c = await measureInsertAnchor(sys.databaseUrl, duration);
 		console.log(
-			`anchor ${anchorName.padEnd(27)} ${b.rps.toFixed(0).padStart(6)} req/s   p50 ${String(b.p50).padStart(4)} ms   p99 ${String(b.p99).padStart(4)} ms`,
+			`anchor ${anchorName.padEnd(27)} ${b.rps.toFixed(0).padStart(6)} req/s   p50 ${String(b.p50).padStart(4)} ms   p99 ${String(b.p99).padStart(4)} ms   CPU ${b.cpuUs.toFixed(0).padStart(4)} µs/req`,
 		);
 		console.log(`anchor c (8 pg clients, INSERT)    ${c.toFixed(0).padStart(6)} inserts/s`);
 
@@ -189,22 +211,26 @@ async function main(): Promise<void> {
 			],
 			["GET /v1/orders (page of 50)", () => "/v1/orders?limit=50"],
 		] as const) {
-			print(await cannon(title, { url: base, requests: byToken(path) }), vsB);
+			print(await cannon(title, { url: base, requests: byToken(path) }, sys.pids), vsB);
 		}
 
 		let n = 0;
-		const create = await cannon("POST /v1/intake/order", {
-			url: base,
-			requests: rotating(accounts, (acc) => {
-				n += 1;
-				return {
-					method: "POST",
-					path: "/v1/intake/order",
-					headers: { authorization: acc.auth, "content-type": "application/json" },
-					body: JSON.stringify(orderBody(acc.warehouseId, `BENCH-${run}-${n}`)),
-				};
-			}),
-		});
+		const create = await cannon(
+			"POST /v1/intake/order",
+			{
+				url: base,
+				requests: rotating(accounts, (acc) => {
+					n += 1;
+					return {
+						method: "POST",
+						path: "/v1/intake/order",
+						headers: { authorization: acc.auth, "content-type": "application/json" },
+						body: JSON.stringify(orderBody(acc.warehouseId, `BENCH-${run}-${n}`)),
+					};
+				}),
+			},
+			sys.pids,
+		);
 		print(create, [["c", c], ...vsB]);
 		console.log(`  orders created: ${n}`);
 
