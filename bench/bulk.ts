@@ -3,7 +3,7 @@
  * split over NATS as Kubernetes deploys it, on a database and Redis prefix
  * of its own (removed afterwards), in five processes: the API path the
  * probes and the upload take (gateway, pincode, rates, warehouses), the
- * background consumers (webhooks, booking, documents, ndr, simulator),
+ * background consumers (webhooks, booking, billing, documents, ndr, simulator),
  * intake as msa-intake runs it (INTAKE_BULK_WORKER=off: takes the upload,
  * stores the file, answers the job's status) and the bulk worker as
  * msa-intake-bulk runs it (INTAKE_BULK_WORKER=only, the NODE_OPTIONS and
@@ -293,9 +293,9 @@ async function main(): Promise<void> {
 	if (compiled) execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" });
 	// The rest of the system in two processes, as production deploys it apart: the API path the probes
 	// and the upload take (gateway, rates, pincode, warehouses), and the consumers in the background
-	// (webhooks takes the import's 85,000 order.created events; booking, documents, ndr, the simulator).
+	// (webhooks takes the import's 85,000 order.created events; booking, billing, documents, ndr, the simulator).
 	const apiServices = ["gateway", "pincode", "rates", "warehouses"];
-	const backServices = ["documents", "booking", "ndr", "webhooks", "simulator"];
+	const backServices = ["documents", "booking", "billing", "ndr", "webhooks", "simulator"];
 	const api = startProcess(
 		{
 			...common,

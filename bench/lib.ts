@@ -188,7 +188,7 @@ export async function startSystem(env: Record<string, string | undefined> = {}):
 					{
 						...common,
 						TRANSPORTER: natsUrl,
-						SERVICES: `pincode,rates,warehouses,intake,booking,ndr,webhooks${sim}`,
+						SERVICES: `pincode,rates,warehouses,intake,booking,billing,ndr,webhooks${sim}`,
 					},
 					logFile(),
 				),
@@ -198,7 +198,7 @@ export async function startSystem(env: Record<string, string | undefined> = {}):
 					courierApart
 						? {
 								...common,
-								SERVICES: "gateway,pincode,rates,warehouses,intake,booking,documents,ndr,webhooks",
+								SERVICES: "gateway,pincode,rates,warehouses,intake,booking,billing,documents,ndr,webhooks",
 							}
 						: common,
 					logFile(),

@@ -74,7 +74,7 @@ async function main(): Promise<void> {
 	const procs: StartedProcess[] = [
 		startProcess({
 			...env.common,
-			SERVICES: "gateway,documents,pincode,rates,warehouses,intake,booking,simulator,ndr",
+			SERVICES: "gateway,documents,pincode,rates,warehouses,intake,booking,billing,simulator,ndr",
 		}),
 		startProcess({ ...env.common, SERVICES: "webhooks", PORT: String(await freePort()) }),
 	];

@@ -52,6 +52,7 @@
 
 import { cancelBooking, orderStateOf, parseCancelInput } from "../lib/booking/cancel";
 import { couriersAnswer, couriersQuery, parsePriorityBody, setRanking } from "../lib/booking/couriers";
+import { setCreditLimit } from "../lib/booking/credit";
 import { type BookingDeps, message, type OutboxBatch } from "../lib/booking/deps";
 import { BOOKING_MIGRATIONS } from "../lib/booking/migrations";
 import { parseBookInput, parseBookSyncInput } from "../lib/booking/params";
@@ -70,7 +71,6 @@ import {
 	sandboxEvent,
 	trackingOf,
 } from "../lib/booking/tracking";
-import { parseWalletQuery, setCreditLimit, walletOf } from "../lib/booking/wallet";
 import { processAttempt } from "../lib/booking/worker";
 import {
 	type BookAnswer,
@@ -82,7 +82,6 @@ import {
 	type ProcessResult,
 	type ShipmentDirection,
 	type ShipmentRecord,
-	type WalletAnswer,
 } from "../lib/contracts";
 import type {
 	CancelAnswer,
@@ -96,7 +95,6 @@ import { BOOKING_ROUTES } from "../lib/contracts/http/booking";
 import { requireSandboxWebhookSecret } from "../lib/couriers/sandbox/settings";
 import { senderOf } from "../lib/platform/auth";
 import { loadConfig, setting } from "../lib/platform/config";
-import { cursorSecretConfigured } from "../lib/platform/cursor";
 import { fail, type UnreachableCode } from "../lib/platform/errors";
 import { EventOutboxRelay } from "../lib/platform/merchant-events-outbox";
 import { defineService } from "../lib/platform/service";
@@ -498,34 +496,12 @@ export default defineService<BookingVars>()({
 		},
 
 		/**
-		 * GET /v1/wallet (ours; docs/decisions/0020-wallet.md; §2.12, §4.8): the
-		 * caller's post-paid wallet. Query `limit` (integer 1–1000, default 20),
-		 * `cursor` (a `nextCursor` of this route). Answers 200
-		 * `{balance, credit_limit, data:[{id, kind:"charge"|"refund", amount, order_id, attempt_id,
-		 * awb_number, note, created_at}], pagination:{mode:"cursor", limit,
-		 * nextCursor}}`: money in rupees (balance = refunds − charges, negative =
-		 * owed; credit_limit null = none), movements newest first, timestamps UTC,
-		 * `nextCursor` null on the last page. Only the caller's account.
-		 *
-		 * Access: any authenticated role (read-only roles may read).
-		 *
-		 * Errors: 400 `validation_failed` details `limit: must be an integer from 1 to 1000`;
-		 * 400 `cursor: unrecognised shape` (not a cursor this route issued to this account).
-		 */
-		wallet: {
-			access: BOOKING_ROUTES["booking.wallet"].access,
-			async handler(ctx): Promise<WalletAnswer> {
-				const sender = senderOf(ctx);
-				return walletOf(this.db, sender, parseWalletQuery(ctx.params, sender));
-			},
-		},
-
-		/**
 		 * Ops (internal, no route): sets an account's credit limit in rupees
 		 * (≥ 0, rounded to the paisa) or removes it (`null`: post-paid without
 		 * limit, the default). `{sender_id, credit_limit}` → the same, as stored.
 		 * A booking that would take the outstanding amount beyond the limit is
 		 * refused with 409 `credit_limit_exceeded` (lib/booking/store/ledger.ts `assertCredit`).
+		 * The limit is mirrored to billing (`GET /v1/wallet`) through the outbox.
 		 */
 		setCreditLimit: {
 			params: {
@@ -682,14 +658,10 @@ export default defineService<BookingVars>()({
 		this.bookingStopping = false;
 	},
 	/**
-	 * Refuses to run without a cursor secret (wallet pages are signed; docs/ARCHITECTURE.md §2: fail loudly
-	 * at start), and with SANDBOX=1 without `SANDBOX_WEBHOOK_SECRET` (the sandbox
-	 * couriers' push key).
+	 * Refuses to run with SANDBOX=1 without `SANDBOX_WEBHOOK_SECRET` (the sandbox
+	 * couriers' push key; docs/ARCHITECTURE.md §2: fail loudly at start).
 	 */
 	async started() {
-		if (!cursorSecretConfigured()) {
-			throw new Error("booking: CURSOR_SECRET or LABEL_LINK_SECRET is required (signed page cursors)");
-		}
 		// the sandbox couriers' pushes are checked with this key
 		// (docs/decisions/0078-sandbox-scan-signatures.md)
 		requireSandboxWebhookSecret("booking");

@@ -10,9 +10,15 @@
  *   job, `order_update` → `intake.applyBookingUpdate`).
  * - `booking.rankings`: a merchant's AUTO ranking per direction (spec §2.8,
  *   `PATCH /v1/shipping/couriers/priority`); no rows = the rate card's default order.
- * - `booking.ledger`: the wallet, append-only, one row per movement (a
- *   booking's charge, its refund), at most one of each kind per attempt, paise.
- * - `booking.accounts`: per-account settings (optional credit limit, paise).
+ * - `booking.ledger`: the money booking moves, append-only, one row per
+ *   movement (a booking's charge, its refund), at most one of each kind per
+ *   attempt, paise: what refunds and the credit check read. Each row is
+ *   also sent to the `billing` service (which owns the wallet) by an outbox
+ *   row of kind `ledger_entry` written by a trigger in the same transaction
+ *   (migration 011; docs/decisions/0101-billing-service.md).
+ * - `booking.accounts`: per-account settings (optional credit limit, paise,
+ *   and its `version`; each change is mirrored to billing by an outbox row of
+ *   kind `credit_limit`).
  * - `booking.scans`: courier tracking scans of booked shipments (pushed or
  *   polled; issue 7), deduplicated on (awb_number, at, courier_code, status);
  *   attempts carry the folded `shipment_status` (lib/shared/shipment-status.ts), the
@@ -270,6 +276,43 @@ export const BOOKING_MIGRATIONS: Migration[] = [
 				seen_at timestamptz NOT NULL DEFAULT now(),
 				PRIMARY KEY (courier_code, push_key))`);
 			await q("CREATE INDEX IF NOT EXISTS push_seen_at ON booking.push_seen (seen_at)");
+		},
+	},
+	{
+		// The wallet moves to the billing service (issue 27; docs/decisions/0101-billing-service.md): every
+		// ledger row, from now on and before, goes to billing through the outbox; the credit limits too.
+		name: "011-ledger-to-billing",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`ALTER TABLE booking.outbox DROP CONSTRAINT IF EXISTS outbox_kind_check`);
+			await q(`ALTER TABLE booking.outbox ADD CONSTRAINT outbox_kind_check
+				CHECK (kind IN ('enqueue_booking', 'order_update', 'lane_outcome', 'status_event', 'courier_label',
+					'ledger_entry', 'credit_limit'))`);
+			await q(`ALTER TABLE booking.accounts ADD COLUMN IF NOT EXISTS version bigint NOT NULL DEFAULT 0`);
+			// the movement as billing records it (lib/contracts/billing.ts LedgerEntryEvent)
+			await q(`CREATE OR REPLACE FUNCTION booking.ledger_entry_payload(l booking.ledger) RETURNS jsonb
+				LANGUAGE sql IMMUTABLE AS $$
+					SELECT jsonb_build_object('sender_id', l.sender_id, 'attempt_id', l.attempt_id,
+						'order_id', l.order_id, 'kind', l.kind, 'amount_paise', l.amount_paise,
+						'awb_number', l.awb_number, 'note', l.note,
+						'occurred_at', to_char(l.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))
+				$$`);
+			await q(`CREATE OR REPLACE FUNCTION booking.ledger_to_billing() RETURNS trigger LANGUAGE plpgsql AS $$
+				BEGIN
+					INSERT INTO booking.outbox (kind, payload, next_attempt_at)
+					VALUES ('ledger_entry', booking.ledger_entry_payload(NEW), now());
+					RETURN NULL;
+				END $$`);
+			await q("DROP TRIGGER IF EXISTS ledger_to_billing ON booking.ledger");
+			await q(`CREATE TRIGGER ledger_to_billing AFTER INSERT ON booking.ledger
+				FOR EACH ROW EXECUTE FUNCTION booking.ledger_to_billing()`);
+			// history: every movement recorded before, oldest first, and every credit limit set
+			await q(`INSERT INTO booking.outbox (kind, payload, next_attempt_at)
+				SELECT 'ledger_entry', booking.ledger_entry_payload(l), now() FROM booking.ledger l ORDER BY l.id`);
+			await q(`INSERT INTO booking.outbox (kind, payload, next_attempt_at)
+				SELECT 'credit_limit', jsonb_build_object('sender_id', sender_id,
+					'credit_limit_paise', credit_limit_paise, 'version', version), now()
+				FROM booking.accounts ORDER BY sender_id`);
 		},
 	},
 ];

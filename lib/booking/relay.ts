@@ -143,6 +143,23 @@ export async function deliver(deps: BookingDeps, row: OutboxRow): Promise<void> 
 			timeout: deps.timings.callTimeoutMs,
 			unavailable: false,
 		});
+	} else if (row.kind === "ledger_entry") {
+		// billing owns the wallet; idempotent per (attempt_id, kind) there
+		await call(
+			deps.broker,
+			"billing.recordEntries",
+			{ entries: [row.payload] },
+			{
+				timeout: deps.timings.callTimeoutMs,
+				unavailable: false,
+			},
+		);
+	} else if (row.kind === "credit_limit") {
+		// billing keeps the newest version
+		await call(deps.broker, "billing.applyCreditLimit", row.payload, {
+			timeout: deps.timings.callTimeoutMs,
+			unavailable: false,
+		});
 	} else {
 		throw new Error(`unknown outbox kind ${(row as OutboxRow).kind}`);
 	}

@@ -40,11 +40,6 @@ export const SCAN_LIMIT_DEFAULT = 100;
 /** Largest `scan_limit` of `GET /v1/orders/{id}/tracking` (scans). */
 export const SCAN_LIMIT_MAX = 500;
 
-/** Page size of `GET /v1/wallet` when `limit` is absent (movements). */
-export const WALLET_DEFAULT_LIMIT = 20;
-/** Largest `limit` of `GET /v1/wallet` (§4.8, §8: list endpoints take 1 to 1000). */
-export const WALLET_MAX_LIMIT = 1000;
-
 /** A live shipment (booking attempt that holds an AWB). Money in rupees. */
 export interface ShipmentRecord {
 	order_id: number;
@@ -132,29 +127,6 @@ export interface CouriersAnswer {
 	shipments_30d: number;
 }
 
-/** One wallet movement (rupees, ISO-8601 UTC). */
-export interface WalletMovement {
-	id: number;
-	kind: "charge" | "refund";
-	/** rupees, positive */
-	amount: number;
-	order_id: number;
-	attempt_id: number;
-	awb_number: string | null;
-	note: string | null;
-	created_at: string;
-}
-
-/** 200 answer of `GET /v1/wallet` (ours; docs/decisions/0020-wallet.md): post-paid balance and cursor-paged movements (§2.12). */
-export interface WalletAnswer {
-	/** rupees: refunds minus charges (negative = owed by the merchant) */
-	balance: number;
-	/** rupees, or null (no limit) */
-	credit_limit: number | null;
-	data: WalletMovement[];
-	pagination: { mode: "cursor"; limit: number; nextCursor: string | null };
-}
-
 /** An account's credit limit (ops action `booking.setCreditLimit`): rupees, null = no limit (post-paid). */
 export interface CreditLimit {
 	sender_id: number;
@@ -187,8 +159,6 @@ export interface BookingActions {
 	"booking.couriers": { params: RouteParams<Routes["booking.couriers"]>; result: CouriersAnswer };
 	/** PATCH /v1/shipping/couriers/priority (§4.2, §2.8): the re-read ranking. */
 	"booking.setPriority": { params: RouteParams<Routes["booking.setPriority"]>; result: CouriersAnswer };
-	/** GET /v1/wallet (ours): balance and movements. */
-	"booking.wallet": { params: RouteParams<Routes["booking.wallet"]>; result: WalletAnswer };
 	/** Ops: sets (rupees ≥ 0) or removes (null) an account's credit limit; answers what is now set. */
 	"booking.setCreditLimit": { params: CreditLimit; result: CreditLimit };
 	/** Internal: the order's latest booking attempt as booking knows it, or null (none, or not that sender's). */

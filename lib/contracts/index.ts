@@ -14,6 +14,7 @@
  * Units everywhere: weights kg, dimensions cm, money in rupees on the wire
  * (integer paise in the database), timestamps ISO-8601 UTC strings.
  */
+import type { BillingActions, BillingEvents } from "./billing";
 import type { BookingActions, BookingEvents } from "./booking";
 import type { DocumentsActions, DocumentsEvents } from "./documents";
 import type { IntakeActions, IntakeEvents } from "./intake";
@@ -24,6 +25,7 @@ import type { RatesActions, RatesEvents } from "./rates";
 import type { WarehousesActions, WarehousesEvents } from "./warehouses";
 import type { WebhooksActions, WebhooksEvents } from "./webhooks";
 
+export * from "./billing";
 export * from "./booking";
 export * from "./call";
 export * from "./channels";
@@ -44,6 +46,7 @@ export interface Actions
 		WarehousesActions,
 		IntakeActions,
 		BookingActions,
+		BillingActions,
 		DocumentsActions,
 		NdrActions,
 		WebhooksActions,
@@ -56,6 +59,7 @@ export interface Events
 		WarehousesEvents,
 		IntakeEvents,
 		BookingEvents,
+		BillingEvents,
 		DocumentsEvents,
 		NdrEvents,
 		WebhooksEvents,

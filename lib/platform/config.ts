@@ -37,6 +37,7 @@ export const ALL_SERVICES = [
 	"warehouses",
 	"intake",
 	"booking",
+	"billing",
 	"documents",
 	"ndr",
 	"webhooks",
@@ -388,7 +389,7 @@ export const SETTINGS = {
 	AUTH_AUDIENCE: text({ doc: "required aud of bearer tokens", readBy: ["gateway", "devauth", "start"] }),
 	LABEL_LINK_SECRET: text({
 		doc: "HMAC key of signed label links",
-		readBy: ["gateway", "documents", "booking", "intake", "webhooks", "ndr", "start"],
+		readBy: ["gateway", "documents", "booking", "billing", "intake", "webhooks", "ndr", "start"],
 		secret: true,
 		keepSpaces: true,
 	}),
@@ -413,7 +414,7 @@ export const SETTINGS = {
 	}),
 	CURSOR_SECRET: text({
 		doc: "HMAC key of page cursors (default LABEL_LINK_SECRET)",
-		readBy: ["booking", "intake", "ndr", "webhooks"],
+		readBy: ["billing", "intake", "ndr", "webhooks"],
 		secret: true,
 		keepSpaces: true,
 	}),

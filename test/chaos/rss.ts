@@ -25,6 +25,7 @@ export const DEPLOYMENTS = [
 	"intake-bulk",
 	"rates",
 	"booking",
+	"billing",
 	"documents",
 	"warehouses",
 	"ndr",

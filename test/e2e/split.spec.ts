@@ -1,9 +1,9 @@
 /**
  * End to end, run the way ops will (issue 13): each Deployment of k8s/base
  * in its own process — gateway, intake (INTAKE_BULK_WORKER=off), intake-bulk
- * (the bulk worker only, issue 10), rates, booking, documents, warehouses,
- * ndr, webhooks, pincode and the sandbox simulator, 11 processes, each with
- * its manifest's literal environment (SERVICES, INTAKE_BULK_WORKER,
+ * (the bulk worker only, issue 10), rates, booking, billing, documents,
+ * warehouses, ndr, webhooks, pincode and the sandbox simulator, 12 processes,
+ * each with its manifest's literal environment (SERVICES, INTAKE_BULK_WORKER,
  * NODE_OPTIONS …) — COMPILED as production runs them (`start:prod`, dist/),
  * over the real NATS, PostgreSQL and Redis (the fault harness of
  * test/chaos/harness.ts).
@@ -147,13 +147,14 @@ describe("e2e: every service in its own compiled process over NATS (issue 13)", 
 			"/v1/shipping/couriers",
 			`/v1/documents/label/${labelOrder}`,
 			"/v1/ndr/counts",
+			"/v1/wallet",
 			"/v1/webhooks",
 			`/v1/orders/${labelOrder}/tracking`,
 		];
 		const firstRequest = cl.requests.length;
 		const firstFault = cl.faults.length;
 		cl.startLoad(3, 30_000, "t");
-		cl.startReads(9, reads);
+		cl.startReads(10, reads);
 		await sleep(1000);
 		// booking had its own test above; the gateway last (while it restarts, connections are refused)
 		const order = [
@@ -162,6 +163,7 @@ describe("e2e: every service in its own compiled process over NATS (issue 13)", 
 			"rates",
 			"pincode",
 			"warehouses",
+			"billing",
 			"documents",
 			"ndr",
 			"webhooks",

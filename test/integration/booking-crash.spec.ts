@@ -136,7 +136,7 @@ describe("integration: exactly-once booking under kill -9 of the booking process
 		};
 		core = startProcess({
 			...common,
-			SERVICES: "gateway,documents,pincode,rates,warehouses,intake,ndr,webhooks,simulator",
+			SERVICES: "gateway,documents,pincode,rates,warehouses,intake,billing,ndr,webhooks,simulator",
 			NODEID: "crash-core",
 			SANDBOX_COURIER_DELAY_MS: String(COURIER_DELAY_MS),
 			SANDBOX_COURIER_HANG_MS: String(COURIER_HANG_MS),
@@ -331,6 +331,35 @@ describe("integration: exactly-once booking under kill -9 of the booking process
 		const sum = (kind: string) =>
 			ledger.filter((l) => l.kind === kind).reduce((s, l) => s + Number(l.amount_paise), 0);
 		assert.equal(sum("charge") - sum("refund"), bookedTotal, "charges − refunds = booked totals");
+
+		// The wallet (billing, fed by booking's outbox across the kills): every movement exactly once, and the
+		// stored balance equal to the balance recomputed from the entries.
+		const wallet = await eventually(
+			async () => {
+				const { rows } = await db.query<{ attempt_id: string; kind: string; amount_paise: string }>(
+					"SELECT attempt_id, kind, amount_paise FROM billing.ledger WHERE sender_id = $1",
+					[sender],
+				);
+				return rows.length >= ledger.length ? rows : undefined;
+			},
+			{ what: "every movement in billing's ledger", ms: 30_000 },
+		);
+		const key = (l: { attempt_id: string; kind: string; amount_paise: string }) =>
+			`${l.attempt_id}:${l.kind}:${l.amount_paise}`;
+		assert.deepEqual(
+			wallet.map(key).sort(),
+			ledger.map(key).sort(),
+			"billing holds booking's movements, each once",
+		);
+		const { rows: bal } = await db.query<{ stored: string; recomputed: string }>(
+			`SELECT b.balance_paise AS stored,
+				(SELECT SUM(CASE kind WHEN 'refund' THEN amount_paise ELSE -amount_paise END) FROM billing.ledger
+				 WHERE sender_id = $1) AS recomputed
+			 FROM billing.balances b WHERE b.sender_id = $1`,
+			[sender],
+		);
+		assert.equal(Number(bal[0]?.stored), -bookedTotal, "the stored balance is −(booked totals)");
+		assert.equal(bal[0]?.stored, bal[0]?.recomputed, "stored balance = balance recomputed from the entries");
 		assert.ok(kills >= KILLS);
 		// The courier-side phases were really hit (the commit window is too short to require).
 		for (const p of ["before", "during", "after"] as const) assert.ok(hits[p] >= 1, `no kill in phase ${p}`);

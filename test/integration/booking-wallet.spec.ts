@@ -1,6 +1,7 @@
 /**
- * Integration: the wallet over real NATS (gateway, catalog, intake + simulator
- * and booking each on its own broker), real PostgreSQL and Redis.
+ * Integration: the wallet over real NATS (gateway, catalog, intake + simulator,
+ * booking and billing each on its own broker), real PostgreSQL and Redis:
+ * booking's movements reach billing through booking's outbox.
  * `GET /v1/wallet` after real bookings (the charge is the quoted total,
  * written when the attempt is booked), cursor paging and its 400s, limit
  * validation, read-only roles, isolation between accounts, and the credit
@@ -21,8 +22,8 @@ describe("integration: wallet over NATS", function () {
 	this.timeout(90_000);
 	const cluster = useCluster(
 		"wallet",
-		[["gateway"], ["pincode", "rates", "warehouses"], ["intake", "simulator"], ["booking"]],
-		["pincode", "rates", "warehouses", "intake", "booking"],
+		[["gateway"], ["pincode", "rates", "warehouses"], ["intake", "simulator"], ["booking"], ["billing"]],
+		["pincode", "rates", "warehouses", "intake", "booking", "billing"],
 	);
 
 	/** A merchant with a warehouse: its API client and the warehouse id. */
@@ -204,8 +205,11 @@ describe("integration: wallet over NATS", function () {
 			credit_limit: charge + 1,
 		});
 		assert.deepEqual(set, { sender_id: sender, credit_limit: charge + 1 });
-		const w = await api.get("/v1/wallet");
-		assert.equal(w.body.credit_limit, charge + 1);
+		// mirrored to billing through booking's outbox
+		await eventually(
+			async () => ((await api.get("/v1/wallet")).body.credit_limit === charge + 1 ? true : undefined),
+			{ what: "the credit limit in the wallet" },
+		);
 
 		const second = await bookOrder(api, warehouse_id);
 		assert.equal(second.res.status, 409, JSON.stringify(second.res.body));

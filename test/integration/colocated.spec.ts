@@ -41,10 +41,10 @@ describe("integration: co-located services with a transporter", function () {
 	const c = useCluster(
 		"coloc",
 		[
-			["gateway", "pincode", "rates", "warehouses", "intake", "booking", "simulator"],
+			["gateway", "pincode", "rates", "warehouses", "intake", "booking", "billing", "simulator"],
 			["documents", "ndr"],
 		],
-		["pincode", "rates", "warehouses", "intake", "booking", "documents", "ndr"],
+		["pincode", "rates", "warehouses", "intake", "booking", "billing", "documents", "ndr"],
 	);
 
 	it("answers each route with its own status: 201, 200, 202 never leak into the next call", async () => {

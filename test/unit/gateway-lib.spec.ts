@@ -364,6 +364,7 @@ describe("gateway helpers", () => {
 			assert.equal(API_ALIASES["GET /v1/documents/label/:orderId"], "documents.label");
 			const m = actionsByService(API_ALIASES, DEV_IDP_ALIASES);
 			assert.deepEqual([...m.keys()].sort(), [
+				"billing",
 				"booking",
 				"devauth",
 				"documents",

@@ -8,8 +8,10 @@ import type { Sequelize, Transaction } from "sequelize";
 import type {
 	BookingUpdate,
 	CourierLabelCapture,
+	CreditLimitEvent,
 	FailureCode,
 	LaneOutcomeParams,
+	LedgerEntryEvent,
 	Quote,
 	ShipmentDirection,
 	ShipmentRecord,
@@ -109,7 +111,11 @@ export type OutboxMessage =
 	// the durable `shipment.status_changed` (lib/booking/relay.ts publishes it to its channel)
 	| { kind: "status_event"; payload: ShipmentStatusChanged }
 	// capture of a courier-issued label (markBooked; lib/booking/relay.ts calls documents.captureCourierLabel)
-	| { kind: "courier_label"; payload: CourierLabelCapture };
+	| { kind: "courier_label"; payload: CourierLabelCapture }
+	// a ledger row for billing's wallet (written by the booking.ledger trigger; relay calls billing.recordEntries)
+	| { kind: "ledger_entry"; payload: LedgerEntryEvent }
+	// a credit limit for billing's wallet (setCreditLimitPaise; relay calls billing.applyCreditLimit)
+	| { kind: "credit_limit"; payload: CreditLimitEvent };
 
 /** One leased `booking.outbox` row; `tries` counts deliveries including this one. */
 export type OutboxRow = OutboxMessage & { id: number; tries: number };

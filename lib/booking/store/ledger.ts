@@ -1,15 +1,19 @@
 /**
- * SQL of the booking service: the wallet ledger and credit limits (tables
- * `booking.ledger`, `booking.accounts`; ../migrations.ts, migration 002).
+ * SQL of the booking service: the money booking moves and the credit limits
+ * (tables `booking.ledger`, `booking.accounts`; ../migrations.ts, migrations
+ * 002 and 011).
  *
  * The ledger is append-only: one row per movement (a booking's `charge`, its
  * `refund`), at most one of each kind per attempt (UNIQUE (attempt_id, kind)),
- * amounts in integer paise, never updated or deleted. The balance is
- * refunds − charges (post-paid: negative = owed by the merchant). An account
- * has no credit limit unless `booking.accounts` holds one.
+ * amounts in integer paise, never updated or deleted. It is what refunds and
+ * the credit check read; the wallet merchants see is the billing service's,
+ * fed from these rows by a trigger that writes a `ledger_entry` outbox row in
+ * the same transaction as each one (docs/decisions/0101-billing-service.md).
+ * The outstanding amount is charges − refunds. An account has no credit limit
+ * unless `booking.accounts` holds one; each change is mirrored to billing.
  */
 import type { Sequelize, Transaction } from "sequelize";
-import { exec, numbersIn, type StoredRow, select } from "../../platform/db";
+import { exec, select } from "../../platform/db";
 import { failWith } from "../../platform/errors";
 import { toRupees } from "../../shared/money";
 
@@ -23,28 +27,6 @@ export interface LedgerEntry {
 	amount_paise: number;
 	awb_number?: string | null;
 	note?: string | null;
-}
-
-/** One `booking.ledger` row (ids as numbers, paise). */
-export interface LedgerRow {
-	id: number;
-	sender_id: number;
-	attempt_id: number;
-	order_id: number;
-	kind: "charge" | "refund";
-	amount_paise: number;
-	awb_number: string | null;
-	note: string | null;
-	created_at: Date;
-}
-
-const LEDGER_NUMBERS = ["id", "sender_id", "attempt_id", "order_id", "amount_paise"] as const;
-
-/** A ledger row as pg returns it: bigints come as strings. */
-type StoredLedger = StoredRow<LedgerRow, (typeof LEDGER_NUMBERS)[number]>;
-
-function ledgerRow(r: StoredLedger): LedgerRow {
-	return numbersIn<LedgerRow, (typeof LEDGER_NUMBERS)[number]>(r, LEDGER_NUMBERS);
 }
 
 /**
@@ -95,40 +77,6 @@ export async function chargedPaise(
 	return rows[0] ? Number(rows[0].amount_paise) : null;
 }
 
-/** The account's balance in paise: refunds − charges (negative = owed). */
-export async function balancePaise(db: Sequelize, sender_id: number, t?: Transaction): Promise<number> {
-	const rows = await select<{ balance: string }>(
-		db,
-		`SELECT COALESCE(SUM(CASE kind WHEN 'refund' THEN amount_paise ELSE -amount_paise END), 0) AS balance
-		 FROM booking.ledger WHERE sender_id = $1`,
-		[sender_id],
-		t,
-	);
-	return Number(rows[0].balance);
-}
-
-/**
- * One page of the account's movements, newest first (by id): at most `limit`
- * rows with id below `before_id` (all when null), plus whether more follow.
- */
-export async function ledgerPage(
-	db: Sequelize,
-	sender_id: number,
-	before_id: number | null,
-	limit: number,
-	t?: Transaction,
-): Promise<{ rows: LedgerRow[]; more: boolean }> {
-	const rows = await select<StoredLedger>(
-		db,
-		`SELECT * FROM booking.ledger
-		 WHERE sender_id = $1 AND ($2::bigint IS NULL OR id < $2::bigint)
-		 ORDER BY id DESC LIMIT $3`,
-		[sender_id, before_id, limit + 1],
-		t,
-	);
-	return { rows: rows.slice(0, limit).map(ledgerRow), more: rows.length > limit };
-}
-
 /** The account's credit limit in paise, or null (none: post-paid without limit). */
 export async function creditLimitPaise(
 	db: Sequelize,
@@ -146,8 +94,9 @@ export async function creditLimitPaise(
 }
 
 /**
- * Sets (paise ≥ 0) or removes (null) the account's credit limit. The
- * settings row is kept (with a null limit) when removed.
+ * Sets (paise ≥ 0) or removes (null) the account's credit limit, in ONE
+ * statement with its next `version` and the `credit_limit` outbox row that
+ * mirrors it to billing. The settings row is kept (with a null limit) when removed.
  */
 export async function setCreditLimitPaise(
 	db: Sequelize,
@@ -156,8 +105,14 @@ export async function setCreditLimitPaise(
 ): Promise<void> {
 	await exec(
 		db,
-		`INSERT INTO booking.accounts (sender_id, credit_limit_paise) VALUES ($1, $2)
-		 ON CONFLICT (sender_id) DO UPDATE SET credit_limit_paise = EXCLUDED.credit_limit_paise, updated_at = now()`,
+		`WITH acc AS (
+			INSERT INTO booking.accounts (sender_id, credit_limit_paise, version) VALUES ($1, $2, 1)
+			ON CONFLICT (sender_id) DO UPDATE SET credit_limit_paise = EXCLUDED.credit_limit_paise,
+				version = booking.accounts.version + 1, updated_at = now()
+			RETURNING sender_id, credit_limit_paise, version)
+		INSERT INTO booking.outbox (kind, payload, next_attempt_at)
+		SELECT 'credit_limit', jsonb_build_object('sender_id', sender_id, 'credit_limit_paise', credit_limit_paise,
+			'version', version), now() FROM acc`,
 		[sender_id, paise],
 	);
 }

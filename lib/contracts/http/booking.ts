@@ -1,24 +1,23 @@
 /**
  * The HTTP routes of the `booking` service, one definition each (issue 26;
  * lib/platform/openapi/route.ts, docs/ARCHITECTURE.md §9): booking (book,
- * book/sync, cancel; spec §4.2, §2.4, §3), courier rankings (§4.2, §2.8), the
- * wallet (ours), tracking (§2.6, §4.3), sandbox scan events
+ * book/sync, cancel; spec §4.2, §2.4, §3), courier rankings (§4.2, §2.8),
+ * tracking (§2.6, §4.3), sandbox scan events
  * (docs/ARCHITECTURE.md §4) and the courier scan webhooks (ours, no bearer
  * token).
  *
  * Every input of these routes is validated by hand (lib/booking/params.ts,
- * cancel.ts, couriers.ts, wallet.ts, tracking.ts), not by a validator
+ * cancel.ts, couriers.ts, tracking.ts), not by a validator
  * schema: bodies are documented here as JSON Schema (`bodySchema`), queries
  * as written (`queryParams`), each saying so; the bounds they share with the
- * parsers (`MAX_RANKING`, `SCAN_LIMIT_*`, `WALLET_*_LIMIT`, `SANDBOX_EVENTS`,
+ * parsers (`MAX_RANKING`, `SCAN_LIMIT_*`, `SANDBOX_EVENTS`,
  * `SHIPMENT_TYPE_MSG`) live in lib/contracts/booking.ts. Error codes: spec §7
  * plus docs/decisions/0009-booking.md, docs/decisions/0010-sync-booking.md,
  * docs/decisions/0015-cancel.md, docs/decisions/0019-courier-rankings.md,
  * docs/decisions/0020-wallet.md, docs/decisions/0029-shipment-tracking.md.
  */
-import { CURSOR_UNRECOGNISED } from "../../platform/cursor";
 import { ID_PATH_SCHEMA, json, queryParam } from "../../platform/openapi/components";
-import { idInput, int, nullableStr, PAGINATION, rupees, str } from "../../platform/openapi/helpers";
+import { idInput, int, nullableStr, rupees, str } from "../../platform/openapi/helpers";
 import { defineRoutes, type RouteError } from "../../platform/openapi/route";
 import type { JsonSchema } from "../../platform/openapi/types";
 import { SHIPMENT_STATUSES } from "../../shared/shipment-status";
@@ -28,8 +27,6 @@ import {
 	SCAN_LIMIT_DEFAULT,
 	SCAN_LIMIT_MAX,
 	SHIPMENT_TYPE_MSG,
-	WALLET_DEFAULT_LIMIT,
-	WALLET_MAX_LIMIT,
 } from "../booking";
 
 /** A lane zone (docs/decisions/0004-rates-and-serviceability.md). */
@@ -216,40 +213,6 @@ const COURIERS_ANSWER: JsonSchema = {
 			"the account's bookings of this direction that got an AWB in the last 30 × 24 h (UTC), cancelled ones excluded",
 			{ minimum: 0 },
 		),
-	},
-};
-
-/** 200 of `GET /v1/wallet` (docs/decisions/0020-wallet.md; lib/contracts/booking.ts `WalletAnswer`). */
-const WALLET_ANSWER: JsonSchema = {
-	type: "object",
-	additionalProperties: false,
-	required: ["balance", "credit_limit", "data", "pagination"],
-	properties: {
-		balance: rupees("refunds − charges over the whole ledger (post-paid: negative = owed)."),
-		credit_limit: {
-			type: ["number", "null"],
-			description: "the account's credit limit in rupees; null = no limit",
-		},
-		data: {
-			type: "array",
-			description: "wallet movements, newest first",
-			items: {
-				type: "object",
-				additionalProperties: false,
-				required: ["id", "kind", "amount", "order_id", "attempt_id", "awb_number", "note", "created_at"],
-				properties: {
-					id: int("movement id"),
-					kind: { type: "string", enum: ["charge", "refund"] },
-					amount: rupees("positive amount of the movement."),
-					order_id: int("the order"),
-					attempt_id: int("the booking attempt"),
-					awb_number: nullableStr("the AWB, when the booking had one"),
-					note: nullableStr("free text"),
-					created_at: str("UTC ISO-8601", { format: "date-time" }),
-				},
-			},
-		},
-		pagination: PAGINATION,
 	},
 };
 
@@ -713,34 +676,6 @@ export const BOOKING_ROUTES = defineRoutes({
 				},
 			},
 			{ code: "rate_unavailable", when: "rates unreachable, nothing written; retry." },
-		],
-	},
-	"booking.wallet": {
-		route: "GET /v1/wallet",
-		access: ANY_ROLE,
-		tag: "shipping",
-		operationId: "booking_wallet",
-		summary: "The account's post-paid wallet",
-		description:
-			"Ours (docs/decisions/0020-wallet.md; spec §2.12, §4.8): balance, credit limit and the ledger's movements (one charge per booked attempt, one refund per cancelled one), newest first, cursor-paged. Money in rupees. Any authenticated role (read-only roles may read). Query validated by hand (lib/booking/wallet.ts `parseWalletQuery`).",
-		queryParams: [
-			queryParam("limit", `page size, integer 1–${WALLET_MAX_LIMIT}, default ${WALLET_DEFAULT_LIMIT}`, {
-				type: "string",
-				pattern: "^[0-9]+$",
-				default: String(WALLET_DEFAULT_LIMIT),
-			}),
-			queryParam("cursor", "a `nextCursor` of this route for this account; absent or empty = first page"),
-		],
-		responses: { "200": json("Balance and a page of movements.", WALLET_ANSWER) },
-		errors: [
-			{
-				code: "validation_failed",
-				when: `with \`details\` \`limit: must be an integer from 1 to ${WALLET_MAX_LIMIT}\``,
-			},
-			{
-				code: CURSOR_UNRECOGNISED,
-				when: "not a cursor this route issued to this account (code = message).",
-			},
 		],
 	},
 	"booking.courierPush": {

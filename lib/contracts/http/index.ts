@@ -7,6 +7,7 @@
  * Order: the services' files in this order, each in its own order; the
  * gateway then puts literal paths before parameters (lib/gateway/routes.ts).
  */
+import { BILLING_ROUTES } from "./billing";
 import { BOOKING_ROUTES } from "./booking";
 import { DEVAUTH_ROUTES } from "./devauth";
 import { DOCUMENTS_ROUTES } from "./documents";
@@ -26,6 +27,7 @@ export const ROUTES = {
 	...INTAKE_ROUTES,
 	...INTAKE_BULK_ROUTES,
 	...BOOKING_ROUTES,
+	...BILLING_ROUTES,
 	...NDR_ROUTES,
 	...WEBHOOKS_ROUTES,
 	...WAREHOUSES_ROUTES,

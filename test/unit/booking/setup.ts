@@ -196,7 +196,7 @@ const ENV = {
 
 /**
  * Registers before/after hooks in the calling `describe` that start one
- * broker (simulator on a free port, booking, the fakes) with short timings,
+ * broker (simulator on a free port, booking, billing, the fakes) with short timings,
  * and stop it. Returns a getter of that broker.
  */
 export function useBookingBroker(): () => ServiceBroker {
@@ -207,6 +207,8 @@ export function useBookingBroker(): () => ServiceBroker {
 		broker = new ServiceBroker(testBrokerOptions(false));
 		broker.createService(loadServiceSchema("simulator"));
 		broker.createService(loadServiceSchema("booking"));
+		// the wallet: booking's movements and credit limits reach it through booking's outbox
+		broker.createService(loadServiceSchema("billing"));
 		for (const f of fakes) broker.createService(f);
 		await broker.start();
 	});

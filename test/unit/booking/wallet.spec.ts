@@ -1,13 +1,17 @@
 /**
- * booking service, the wallet: the append-only ledger (lib/booking/store/ledger.ts),
- * `GET /v1/wallet` (`booking.wallet`: balance, credit limit, movements newest
- * first, signed cursors), the ops action `booking.setCreditLimit` and the
- * credit check of a new booking (409 `credit_limit_exceeded`).
- * Real booking service and simulator, PostgreSQL and Redis; fakes of intake,
- * warehouses and rates in ./setup.ts (quoted total = 118 + logistic_id rupees).
+ * The wallet: booking's append-only ledger (lib/booking/store/ledger.ts),
+ * carried to the billing service by booking's outbox, and `GET /v1/wallet`
+ * (`billing.wallet`: balance, credit limit, movements newest first, signed
+ * cursors; docs/decisions/0101-billing-service.md), the ops action
+ * `booking.setCreditLimit` (mirrored to billing) and the credit check of a
+ * new booking (409 `credit_limit_exceeded`).
+ * Real booking, billing and simulator services, PostgreSQL and Redis; fakes
+ * of intake, warehouses and rates in ./setup.ts (quoted total = 118 +
+ * logistic_id rupees).
  */
 import assert from "node:assert/strict";
 import type { Transaction } from "sequelize";
+import { BOOKING_MIGRATIONS } from "../../../lib/booking/migrations";
 import { assertCredit, chargedPaise, recordLedger } from "../../../lib/booking/store/ledger";
 import { encodeCursor } from "../../../lib/platform/cursor";
 import { exec, getSequelize, select } from "../../../lib/platform/db";
@@ -73,7 +77,16 @@ describe("booking: wallet", function () {
 	this.timeout(40_000);
 	const broker = useBookingBroker();
 	const wallet = (sender: number, q: Record<string, unknown> = {}, role?: Parameters<typeof as>[1]) =>
-		callAs(broker(), "booking.wallet", q, as(sender, role)) as Promise<any>;
+		callAs(broker(), "billing.wallet", q, as(sender, role)) as Promise<any>;
+	/** The wallet once billing holds `n` movements of the account (booking's outbox delivers them). */
+	const settled = (sender: number, n: number) =>
+		eventually(
+			async () => {
+				const w = await wallet(sender, { limit: 1000 });
+				return w.data.length === n ? w : undefined;
+			},
+			{ what: `${n} wallet movements of ${sender}` },
+		);
 	const setLimit = (sender_id: number, credit_limit: number | null) =>
 		callAs(broker(), "booking.setCreditLimit", { sender_id, credit_limit }) as Promise<any>;
 	/** The §2.11 answer of a refused wallet read. */
@@ -124,7 +137,55 @@ describe("booking: wallet", function () {
 		});
 	});
 
-	describe("GET /v1/wallet (booking.wallet)", () => {
+	describe("the move to billing (booking migration 011-ledger-to-billing)", () => {
+		it("carries a movement recorded before the migration to billing, once, even when the migration's copy is repeated", async () => {
+			const s = newSender();
+			const a = await attemptRow(s, 7_700);
+			// a row written before migration 011 existed: no trigger, so no outbox row
+			await db().transaction(async (t: Transaction) => {
+				await exec(db(), "ALTER TABLE booking.ledger DISABLE TRIGGER ledger_to_billing", [], t);
+				await exec(
+					db(),
+					`INSERT INTO booking.ledger (sender_id, attempt_id, order_id, kind, amount_paise, awb_number, note,
+						created_at)
+					 SELECT sender_id, attempt_id, order_id, 'charge', 7700, 'AWB-OLD', 'before the move',
+						'2026-01-02T03:04:05.678901Z' FROM booking.attempts WHERE attempt_id = $1`,
+					[a],
+					t,
+				);
+				await exec(db(), "ALTER TABLE booking.ledger ENABLE TRIGGER ledger_to_billing", [], t);
+			});
+			const m = BOOKING_MIGRATIONS.find((x) => x.name === "011-ledger-to-billing");
+			assert.ok(m);
+			// the migration's history copy, twice (billing records each movement once)
+			for (let i = 0; i < 2; i++)
+				await db().transaction((transaction: Transaction) =>
+					m.up({ sequelize: db(), schema: "booking", transaction }),
+				);
+			const w = await settled(s, 1);
+			assert.deepEqual(
+				w.data.map((x: any) => [x.kind, x.attempt_id, x.amount, x.awb_number, x.note, x.created_at]),
+				[["charge", a, 77, "AWB-OLD", "before the move", "2026-01-02T03:04:05.678Z"]],
+			);
+			assert.equal(w.balance, -77);
+			// still one row once the relay has delivered every copy
+			await eventually(
+				async () =>
+					(
+						await select<{ n: string }>(
+							db(),
+							`SELECT count(*) AS n FROM booking.outbox
+							 WHERE kind = 'ledger_entry' AND delivered_at IS NULL AND (payload->>'attempt_id')::bigint = $1`,
+							[a],
+						)
+					)[0].n === "0" || undefined,
+				{ what: "the copies delivered" },
+			);
+			assert.equal((await settled(s, 1)).balance, -77);
+		});
+	});
+
+	describe("GET /v1/wallet (billing.wallet)", () => {
 		it("answers balance = refunds − charges and the movements newest first, in rupees", async () => {
 			const s = newSender();
 			const a1 = await attemptRow(s, 11_950);
@@ -132,6 +193,7 @@ describe("booking: wallet", function () {
 			await record(a1, "charge", 11_950);
 			await record(a2, "charge", 12_000);
 			await record(a1, "refund", 11_950);
+			await settled(s, 3);
 			const w = await wallet(s);
 			assert.equal(w.balance, -120);
 			assert.equal(w.credit_limit, null);
@@ -163,7 +225,9 @@ describe("booking: wallet", function () {
 		it("pages with nextCursor across pages until null; every movement exactly once", async () => {
 			const s = newSender();
 			for (let i = 1; i <= 5; i++) await record(await attemptRow(s, i * 100), "charge", i * 100);
+			await settled(s, 5);
 			const seen: number[] = [];
+			const attempts: number[] = [];
 			const sizes: number[] = [];
 			let cursor: string | undefined;
 			for (let page = 0; page < 10; page++) {
@@ -172,14 +236,17 @@ describe("booking: wallet", function () {
 				assert.equal(w.pagination.limit, 2);
 				sizes.push(w.data.length);
 				seen.push(...w.data.map((m: any) => m.id));
+				attempts.push(...w.data.map((m: any) => m.attempt_id));
 				cursor = w.pagination.nextCursor ?? undefined;
 				if (!cursor) break;
 				assert.match(cursor, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
 			}
 			assert.deepEqual(sizes, [2, 2, 1]);
+			// newest first: in the order booking recorded them (attempt by attempt here), whatever order
+			// billing received them in
 			assert.deepEqual(
-				seen,
-				[...seen].sort((x, y) => y - x),
+				attempts,
+				[...attempts].sort((x, y) => y - x),
 				"newest first",
 			);
 			assert.equal(new Set(seen).size, 5);
@@ -193,6 +260,7 @@ describe("booking: wallet", function () {
 			const s = newSender();
 			const other = newSender();
 			for (let i = 0; i < 3; i++) await record(await attemptRow(s, 100), "charge", 100);
+			await settled(s, 3);
 			const next = (await wallet(s, { limit: 1 })).pagination.nextCursor as string;
 			assert.ok(next);
 			const [payload, sig] = next.split(".");
@@ -241,6 +309,7 @@ describe("booking: wallet", function () {
 			const s = newSender();
 			const other = newSender();
 			await record(await attemptRow(s, 5_000), "charge", 5_000);
+			await settled(s, 1);
 			const mine = await wallet(s, {}, "merchant_finance");
 			assert.equal(mine.balance, -50);
 			assert.equal(mine.data.length, 1);
@@ -251,7 +320,7 @@ describe("booking: wallet", function () {
 				data: [],
 				pagination: { mode: "cursor", limit: 20, nextCursor: null },
 			});
-			const anon = errorBodyOf(await rejects(() => callAs(broker(), "booking.wallet", {})));
+			const anon = errorBodyOf(await rejects(() => callAs(broker(), "billing.wallet", {})));
 			assert.equal(anon?.status, 401);
 		});
 	});
@@ -259,11 +328,22 @@ describe("booking: wallet", function () {
 	describe("credit limit", () => {
 		it("booking.setCreditLimit sets (rupees), shows in the wallet, and null removes it", async () => {
 			const s = newSender();
+			const limitShown = (v: number | null) =>
+				eventually(async () => ((await wallet(s)).credit_limit === v ? true : undefined), {
+					what: `credit limit ${v} in the wallet`,
+				});
 			assert.deepEqual(await setLimit(s, 2500.5), { sender_id: s, credit_limit: 2500.5 });
-			assert.equal((await wallet(s)).credit_limit, 2500.5);
+			await limitShown(2500.5);
 			assert.deepEqual(await setLimit(s, 0), { sender_id: s, credit_limit: 0 });
+			await limitShown(0);
 			assert.deepEqual(await setLimit(s, null), { sender_id: s, credit_limit: null });
-			assert.equal((await wallet(s)).credit_limit, null);
+			await limitShown(null);
+			const [acc] = await select<{ version: string }>(
+				db(),
+				"SELECT version FROM booking.accounts WHERE sender_id = $1",
+				[s],
+			);
+			assert.equal(Number(acc.version), 3, "each change a new version");
 			await assert.rejects(setLimit(s, -1));
 		});
 
@@ -349,9 +429,9 @@ describe("booking: wallet", function () {
 			const charged = await eventually(
 				async () => {
 					const w = await wallet(s);
-					return w.data.length ? w : undefined;
+					return w.data.length && w.credit_limit === 150 ? w : undefined;
 				},
-				{ what: "the charge of the first booking" },
+				{ what: "the charge of the first booking and the limit in the wallet" },
 			);
 			const [attempt] = await attemptsOf(first.order_id);
 			assert.equal(attempt.state, "booked");

@@ -157,6 +157,15 @@ export const FAKES: any[] = [
 		),
 	},
 	{
+		// every aliased billing action answers (so /ready sees billing whole)
+		name: "billing",
+		actions: Object.fromEntries(
+			Object.values(API_ALIASES)
+				.filter((a) => a.startsWith("billing."))
+				.map((a) => [a.slice("billing.".length), () => ({})]),
+		),
+	},
+	{
 		// every aliased ndr action answers (so /ready sees ndr whole)
 		name: "ndr",
 		actions: Object.fromEntries(

@@ -248,9 +248,31 @@ export function useWorld(prefix: string, opts: { devIdp?: boolean } = {}): World
 		prefix,
 		[
 			opts.devIdp ? { services: gateway, env: { MSA_DEV_IDP: "1" } } : gateway,
-			["pincode", "rates", "warehouses", "intake", "booking", "simulator", "ndr", "documents", "webhooks"],
+			[
+				"pincode",
+				"rates",
+				"warehouses",
+				"intake",
+				"booking",
+				"billing",
+				"simulator",
+				"ndr",
+				"documents",
+				"webhooks",
+			],
 		],
-		[...gateway, "pincode", "rates", "warehouses", "intake", "booking", "ndr", "documents", "webhooks"],
+		[
+			...gateway,
+			"pincode",
+			"rates",
+			"warehouses",
+			"intake",
+			"booking",
+			"billing",
+			"ndr",
+			"documents",
+			"webhooks",
+		],
 	);
 	before(async () => {
 		w.cluster = cluster;

@@ -1,11 +1,12 @@
 /**
- * The merchant's wallet (`GET /v1/wallet`, ours; spec §2.12, §4.8): the
- * post-paid balance, the optional credit limit and the ledger's movements,
- * newest first, cursor-paged. SQL in ./store/ledger.ts, cursors in ../cursor.ts.
+ * The merchant's wallet (`GET /v1/wallet`, ours; spec §2.12, §4.8;
+ * docs/decisions/0020-wallet.md, 0101-billing-service.md): the post-paid
+ * balance, the credit limit booking enforces and the ledger's movements,
+ * newest first, cursor-paged. SQL in ./store.ts, cursors in
+ * lib/platform/cursor.ts.
  */
 import { type Sequelize, Transaction } from "sequelize";
 import {
-	type CreditLimit,
 	type HttpParams,
 	WALLET_DEFAULT_LIMIT,
 	WALLET_MAX_LIMIT,
@@ -15,26 +16,26 @@ import {
 import { type CursorPosition, decodeCursor, encodeCursor } from "../platform/cursor";
 import { validationFailed } from "../platform/errors";
 import { parsePositiveInt } from "../shared/fields";
-import { toPaise, toRupees } from "../shared/money";
-import {
-	balancePaise,
-	creditLimitPaise,
-	type LedgerRow,
-	ledgerPage,
-	setCreditLimitPaise,
-} from "./store/ledger";
+import { toRupees } from "../shared/money";
+import { balancePaise, creditLimitPaise, type LedgerRow, ledgerPage } from "./store";
 
 /** Cursor kind of the wallet's movements. */
 const KIND = "wallet";
 
-/** Position in the wallet: the account (`s`) and the last movement id of the page (`id`). */
-type WalletPosition = { s: number; id: number };
+/**
+ * Position in the wallet: the account (`s`), and the last movement of the
+ * page: when it happened (`t`, ISO-8601 UTC with microseconds) and its id.
+ */
+type WalletPosition = { s: number; t: string; id: number };
+
+/** An ISO-8601 UTC instant with up to 6 fractional digits, as {@link ledgerPage} writes `occurred_us`. */
+const INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z$/;
 
 /** Parsed query of `GET /v1/wallet`. */
 export interface WalletQuery {
 	limit: number;
-	/** movements with an id below this one (the next page), or null (the first page) */
-	before_id: number | null;
+	/** movements before this one, newest first (the next page), or null (the first page) */
+	before: { t: string; id: number } | null;
 }
 
 /**
@@ -54,10 +55,16 @@ export function parseWalletQuery(params: HttpParams, sender_id: number): WalletQ
 		}
 		limit = n;
 	}
-	if (params.cursor === undefined || params.cursor === "") return { limit, before_id: null };
+	if (params.cursor === undefined || params.cursor === "") return { limit, before: null };
 	const ours = (p: CursorPosition): p is WalletPosition =>
-		p.s === sender_id && typeof p.id === "number" && Number.isSafeInteger(p.id) && p.id > 0;
-	return { limit, before_id: decodeCursor(KIND, params.cursor, ours).id };
+		p.s === sender_id &&
+		typeof p.id === "number" &&
+		Number.isSafeInteger(p.id) &&
+		p.id > 0 &&
+		typeof p.t === "string" &&
+		INSTANT.test(p.t);
+	const at = decodeCursor(KIND, params.cursor, ours);
+	return { limit, before: { t: at.t, id: at.id } };
 }
 
 function movement(r: LedgerRow): WalletMovement {
@@ -69,14 +76,14 @@ function movement(r: LedgerRow): WalletMovement {
 		attempt_id: r.attempt_id,
 		awb_number: r.awb_number,
 		note: r.note,
-		created_at: r.created_at.toISOString(),
+		created_at: r.occurred_at.toISOString(),
 	};
 }
 
 /**
  * The wallet of `sender_id` (rupees, UTC): `{balance, credit_limit, data,
  * pagination:{mode:"cursor", limit, nextCursor}}`; balance = refunds −
- * charges over the whole ledger, `data` the page's movements newest first,
+ * charges over the whole ledger (the stored sum, `billing.balances`), `data` the page's movements newest first,
  * `nextCursor` null on the last page. Balance, limit and page are read in one
  * REPEATABLE READ snapshot, so the first page and the balance agree.
  */
@@ -86,7 +93,7 @@ export async function walletOf(db: Sequelize, sender_id: number, q: WalletQuery)
 		async (t) => {
 			const balance = await balancePaise(db, sender_id, t);
 			const limit = await creditLimitPaise(db, sender_id, t);
-			const page = await ledgerPage(db, sender_id, q.before_id, q.limit, t);
+			const page = await ledgerPage(db, sender_id, q.before, q.limit, t);
 			const last = page.rows.at(-1);
 			return {
 				balance: toRupees(balance),
@@ -95,23 +102,10 @@ export async function walletOf(db: Sequelize, sender_id: number, q: WalletQuery)
 				pagination: {
 					mode: "cursor",
 					limit: q.limit,
-					nextCursor: page.more && last ? encodeCursor(KIND, { s: sender_id, id: last.id }) : null,
+					nextCursor:
+						page.more && last ? encodeCursor(KIND, { s: sender_id, t: last.occurred_us, id: last.id }) : null,
 				},
 			};
 		},
 	);
-}
-
-/**
- * Sets (rupees ≥ 0, rounded to the paisa) or removes (null) the credit limit
- * of `sender_id`; answers it as stored (rupees). Ops only (`booking.setCreditLimit`).
- */
-export async function setCreditLimit(
-	db: Sequelize,
-	sender_id: number,
-	credit_limit: number | null,
-): Promise<CreditLimit> {
-	const paise = credit_limit === null ? null : toPaise(credit_limit);
-	await setCreditLimitPaise(db, sender_id, paise);
-	return { sender_id, credit_limit: paise === null ? null : toRupees(paise) };
 }

@@ -1,0 +1,91 @@
+/**
+ * Contract of the `billing` service (issue 27; docs/decisions/0101-billing-service.md):
+ * every rupee of an account. Today: the wallet ledger — the charge of each
+ * booked attempt and the refund of each cancelled one, recorded by booking
+ * and delivered through its outbox — its balance, the credit limit booking
+ * enforces (mirrored for display), and `GET /v1/wallet`. Money in rupees on
+ * the wire (integer paise in the database), times ISO-8601 UTC.
+ */
+import type { RouteParams } from "../platform/openapi/route";
+import type { BILLING_ROUTES } from "./http/billing";
+
+/** The billing route definitions (lib/contracts/http/billing.ts). */
+type Routes = typeof BILLING_ROUTES;
+
+/** Page size of `GET /v1/wallet` when `limit` is absent (movements). */
+export const WALLET_DEFAULT_LIMIT = 20;
+/** Largest `limit` of `GET /v1/wallet` (§4.8, §8: list endpoints take 1 to 1000). */
+export const WALLET_MAX_LIMIT = 1000;
+
+/** The kinds of wallet movements (docs/decisions/0020-wallet.md). */
+export const LEDGER_KINDS = ["charge", "refund"] as const;
+/** One kind of wallet movement: `charge` takes money (a booked attempt), `refund` gives it back (its cancel). */
+export type LedgerKind = (typeof LEDGER_KINDS)[number];
+
+/**
+ * One movement as booking records it (booking's outbox kind `ledger_entry`,
+ * delivered to `billing.recordEntries`): paise, idempotent on
+ * `(attempt_id, kind)` — a movement delivered twice is recorded once.
+ */
+export interface LedgerEntryEvent {
+	sender_id: number;
+	attempt_id: number;
+	order_id: number;
+	kind: LedgerKind;
+	/** integer paise, ≥ 0 */
+	amount_paise: number;
+	awb_number: string | null;
+	note: string | null;
+	/** when booking recorded it (ISO-8601 UTC): the movement's `created_at` in the wallet */
+	occurred_at: string;
+}
+
+/**
+ * An account's credit limit as booking set it (booking's outbox kind
+ * `credit_limit`, delivered to `billing.applyCreditLimit`): paise, null = no
+ * limit; `version` increases with every change, so a late delivery of an
+ * older value never overwrites a newer one.
+ */
+export interface CreditLimitEvent {
+	sender_id: number;
+	credit_limit_paise: number | null;
+	version: number;
+}
+
+/** One wallet movement (rupees, ISO-8601 UTC). */
+export interface WalletMovement {
+	id: number;
+	kind: LedgerKind;
+	/** rupees, positive */
+	amount: number;
+	order_id: number;
+	attempt_id: number;
+	awb_number: string | null;
+	note: string | null;
+	created_at: string;
+}
+
+/** 200 answer of `GET /v1/wallet` (ours; docs/decisions/0020-wallet.md): post-paid balance and cursor-paged movements (§2.12). */
+export interface WalletAnswer {
+	/** rupees: refunds minus charges (negative = owed by the merchant) */
+	balance: number;
+	/** rupees, or null (no limit) */
+	credit_limit: number | null;
+	data: WalletMovement[];
+	pagination: { mode: "cursor"; limit: number; nextCursor: string | null };
+}
+
+export interface BillingActions {
+	/** GET /v1/wallet (ours; docs/decisions/0020-wallet.md): balance, credit limit and movements. */
+	"billing.wallet": { params: RouteParams<Routes["billing.wallet"]>; result: WalletAnswer };
+	/**
+	 * Internal (booking's outbox): records movements, each once (idempotent on `(attempt_id, kind)`), with the
+	 * account's balance in the same transaction; answers how many were new.
+	 */
+	"billing.recordEntries": { params: { entries: LedgerEntryEvent[] }; result: { recorded: number } };
+	/** Internal (booking's outbox): mirrors an account's credit limit when `version` is newer than the stored one. */
+	"billing.applyCreditLimit": { params: CreditLimitEvent; result: { applied: boolean } };
+}
+
+/** billing emits no events: its state crosses services through outboxes only. */
+export type BillingEvents = Record<never, never>;

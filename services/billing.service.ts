@@ -1,0 +1,113 @@
+/**
+ * The `billing` service (issue 27; docs/decisions/0101-billing-service.md;
+ * docs/ARCHITECTURE.md §1): owns every rupee of an account in the `billing`
+ * schema — today the wallet ledger (the charge of each booked attempt, the
+ * refund of each cancelled one, recorded by booking and delivered through
+ * booking's outbox, each once), the balances kept with it, and the credit
+ * limit booking enforces (mirrored for the wallet). Serves `GET /v1/wallet`.
+ *
+ * Handlers parse and answer; the work is in lib/billing/operations.ts over
+ * `BillingDeps`, SQL in lib/billing/store.ts.
+ */
+
+import type { BillingDeps } from "../lib/billing/deps";
+import { BILLING_MIGRATIONS } from "../lib/billing/migrations";
+import { mirrorCreditLimit, recordMovements, walletFor } from "../lib/billing/operations";
+import { parseWalletQuery } from "../lib/billing/wallet";
+import { BILLING_ROUTES } from "../lib/contracts/http/billing";
+import { senderOf } from "../lib/platform/auth";
+import { cursorSecretConfigured } from "../lib/platform/cursor";
+import { defineService } from "../lib/platform/service";
+import { DbMixin } from "../mixins/db.mixin";
+
+export default defineService()({
+	name: "billing",
+	mixins: [DbMixin("billing", BILLING_MIGRATIONS)],
+	methods: {
+		/** What lib/billing needs of this service. */
+		deps(): BillingDeps {
+			return { db: this.db, logger: this.logger };
+		},
+	},
+	actions: {
+		/**
+		 * GET /v1/wallet (ours; docs/decisions/0020-wallet.md; §2.12, §4.8): the
+		 * caller's post-paid wallet. Query `limit` (integer 1–1000, default 20),
+		 * `cursor` (a `nextCursor` of this route). Answers 200
+		 * `{balance, credit_limit, data:[{id, kind:"charge"|"refund", amount, order_id, attempt_id,
+		 * awb_number, note, created_at}], pagination:{mode:"cursor", limit,
+		 * nextCursor}}`: money in rupees (balance = refunds − charges, negative =
+		 * owed; credit_limit null = none), movements newest first, `created_at`
+		 * when booking recorded the movement (UTC), `nextCursor` null on the last
+		 * page. Only the caller's account. A movement appears once booking's
+		 * outbox delivered it (moments after the booking or cancel).
+		 *
+		 * Access: any authenticated role (read-only roles may read).
+		 *
+		 * Errors: 400 `validation_failed` details `limit: must be an integer from 1 to 1000`;
+		 * 400 `cursor: unrecognised shape` (not a cursor this route issued to this account).
+		 */
+		wallet: {
+			access: BILLING_ROUTES["billing.wallet"].access,
+			async handler(ctx) {
+				const sender = senderOf(ctx);
+				return walletFor(this.deps(), sender, parseWalletQuery(ctx.params, sender));
+			},
+		},
+
+		/**
+		 * Internal (booking's outbox kind `ledger_entry`): records movements
+		 * `{entries: LedgerEntryEvent[]}` (paise, 1–500), each once (idempotent
+		 * on `(attempt_id, kind)`), with the balances in the same statement.
+		 * Answers `{recorded}`: how many were new (0 for a redelivery).
+		 * Errors: a malformed entry (not integer paise, unknown kind) throws; the outbox redelivers it.
+		 */
+		recordEntries: {
+			params: {
+				entries: {
+					type: "array",
+					min: 1,
+					max: 500,
+					items: {
+						type: "object",
+						props: {
+							sender_id: { type: "number", integer: true, positive: true },
+							attempt_id: { type: "number", integer: true, positive: true },
+							order_id: { type: "number", integer: true, positive: true },
+							kind: { type: "enum", values: ["charge", "refund"] },
+							amount_paise: { type: "number", integer: true, min: 0 },
+							awb_number: { type: "string", nullable: true },
+							note: { type: "string", nullable: true },
+							occurred_at: { type: "string" },
+						},
+					},
+				},
+			},
+			async handler(ctx) {
+				return recordMovements(this.deps(), ctx.params.entries);
+			},
+		},
+
+		/**
+		 * Internal (booking's outbox kind `credit_limit`): mirrors an account's
+		 * credit limit `{sender_id, credit_limit_paise (null = none), version}`
+		 * when `version` is newer than the stored one. Answers `{applied}`.
+		 */
+		applyCreditLimit: {
+			params: {
+				sender_id: { type: "number", integer: true, positive: true },
+				credit_limit_paise: { type: "number", integer: true, min: 0, nullable: true },
+				version: { type: "number", integer: true, min: 0 },
+			},
+			async handler(ctx) {
+				return mirrorCreditLimit(this.deps(), ctx.params);
+			},
+		},
+	},
+	/** Refuses to run without a cursor secret (wallet pages are signed; docs/ARCHITECTURE.md §2: fail loudly at start). */
+	async started() {
+		if (!cursorSecretConfigured()) {
+			throw new Error("billing: CURSOR_SECRET or LABEL_LINK_SECRET is required (signed page cursors)");
+		}
+	},
+});
