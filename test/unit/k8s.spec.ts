@@ -52,7 +52,7 @@ const pkg = JSON.parse(readFileSync(join(__dirname, "../../package.json"), "utf8
 };
 /** Services that run as a Deployment in every cluster (simulator: dev only; devauth: never). */
 const DEPLOYED = ALL_SERVICES.filter((s) => s !== "devauth" && s !== "simulator");
-const HPA_SERVICES = ["gateway", "rates", "booking", "documents", "intake-bulk"];
+const HPA_SERVICES = ["gateway", "rates", "booking", "billing", "documents", "intake-bulk"];
 /** Deployments that run a service in a role of its own: name → its service and the env that sets the role. */
 const ROLES: Record<string, { service: string; env: Record<string, string> }> = {
 	"intake-bulk": { service: "intake", env: { INTAKE_BULK_WORKER: "only" } },
@@ -367,7 +367,7 @@ describe("k8s manifests", () => {
 				}
 			});
 
-			it("HPAs for gateway, rates, booking, documents, intake-bulk; a PDB for every multi-replica workload", () => {
+			it("HPAs for gateway, rates, booking, billing, documents, intake-bulk; a PDB for every multi-replica workload", () => {
 				const hpas = ofKind(objs, "HorizontalPodAutoscaler");
 				assert.deepEqual(
 					hpas.map((h) => (h.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name).sort(),

@@ -1,8 +1,8 @@
 /**
  * booking (and the simulator): configuration they refuse to run without
- * (docs/ARCHITECTURE.md §2: fail loudly at start): a cursor secret; with
- * SANDBOX=1 the sandbox couriers' push key `SANDBOX_WEBHOOK_SECRET` (no
- * default, issue 31).
+ * (docs/ARCHITECTURE.md §2: fail loudly at start): with SANDBOX=1 the
+ * sandbox couriers' push key `SANDBOX_WEBHOOK_SECRET` (no default, issue 31).
+ * The wallet's cursor secret is billing's (test/unit/billing/config.spec.ts).
  */
 import assert from "node:assert/strict";
 import { ServiceBroker } from "moleculer";
@@ -10,24 +10,6 @@ import { loadServiceSchema } from "../../../lib/platform/system";
 import { rejects, testBrokerOptions } from "../../helpers/broker";
 
 describe("booking: start-up configuration", () => {
-	it("refuses to start without a cursor secret (CURSOR_SECRET or LABEL_LINK_SECRET)", async () => {
-		const saved = {
-			CURSOR_SECRET: process.env.CURSOR_SECRET,
-			LABEL_LINK_SECRET: process.env.LABEL_LINK_SECRET,
-		};
-		delete process.env.CURSOR_SECRET;
-		delete process.env.LABEL_LINK_SECRET;
-		const broker = new ServiceBroker(testBrokerOptions(false));
-		try {
-			broker.createService(loadServiceSchema("booking"));
-			const err = await rejects(() => broker.start());
-			assert.match(String(err?.message), /CURSOR_SECRET or LABEL_LINK_SECRET is required/);
-		} finally {
-			await broker.stop().catch(() => undefined);
-			for (const [k, v] of Object.entries(saved)) if (v !== undefined) process.env[k] = v;
-		}
-	});
-
 	/** Starts a broker with `service` under `env` (restored after); answers the start's error, or undefined. */
 	async function startError(service: "booking" | "simulator", env: Record<string, string | undefined>) {
 		const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
