@@ -3,17 +3,23 @@
  * docs/ARCHITECTURE.md §1): owns every rupee of an account in the `billing`
  * schema — today the wallet ledger (the charge of each booked attempt, the
  * refund of each cancelled one, recorded by booking and delivered through
- * booking's outbox, each once), the balances kept with it, and the credit
- * limit booking enforces (mirrored for the wallet). Serves `GET /v1/wallet`.
+ * booking's outbox, each once), the balances kept with it, the credit
+ * limit booking enforces (mirrored for the wallet), and the COD money of
+ * each shipment (its `cod_status` from the `shipment.status_changed`
+ * channel, group `billing`; the couriers' remittance files reconciled line
+ * by line). Serves `GET /v1/wallet`.
  *
  * Handlers parse and answer; the work is in lib/billing/operations.ts over
  * `BillingDeps`, SQL in lib/billing/store.ts.
  */
 
+import { applyStatusChange, codStatusOf } from "../lib/billing/cod";
 import type { BillingDeps } from "../lib/billing/deps";
 import { BILLING_MIGRATIONS } from "../lib/billing/migrations";
 import { mirrorCreditLimit, recordMovements, walletFor } from "../lib/billing/operations";
+import { reconcileRemittance } from "../lib/billing/remittance";
 import { parseWalletQuery } from "../lib/billing/wallet";
+import { SHIPMENT_STATUS_CHANNEL } from "../lib/contracts";
 import { BILLING_ROUTES } from "../lib/contracts/http/billing";
 import { senderOf } from "../lib/platform/auth";
 import { cursorSecretConfigured } from "../lib/platform/cursor";
@@ -101,6 +107,55 @@ export default defineService()({
 			},
 			async handler(ctx) {
 				return mirrorCreditLimit(this.deps(), ctx.params);
+			},
+		},
+
+		/**
+		 * Internal (intake's order detail, `GET /v1/orders/{id}`): the COD money
+		 * of the sender's shipment `{sender_id, awb_number}`: `{awb_number,
+		 * cod_status, cod_amount (rupees), collected_at (UTC), remittance:
+		 * {reference, remitted_on (YYYY-MM-DD), amount (rupees)} | null}`, or
+		 * null when billing holds no COD shipment of that sender with that AWB
+		 * (prepaid, unknown, another sender's).
+		 */
+		codStatus: {
+			params: {
+				sender_id: { type: "number", integer: true, positive: true, convert: true },
+				awb_number: { type: "string", min: 1, max: 64 },
+			},
+			async handler(ctx) {
+				return codStatusOf(this.deps(), ctx.params.sender_id, ctx.params.awb_number);
+			},
+		},
+
+		/**
+		 * Internal (ops): a courier's COD remittance file `{csv, logistic_id?}`
+		 * (CSV `awb_number,amount,remittance_reference,remittance_date`: rupees
+		 * with ≤ 2 decimals, `YYYY-MM-DD`; at most 8 MB) reconciled line by line
+		 * (lib/billing/remittance.ts): a line paying a collected COD shipment
+		 * with its exact amount makes it `remitted`; any other line is a
+		 * reconciliation exception (`amount_mismatch`, `unknown_awb`,
+		 * `not_delivered`, `duplicate`, `invalid_line`). One transaction; the same
+		 * file again answers its stored outcome (`duplicate_file: true`).
+		 * Answers {@link RemittanceReport} (rupees).
+		 * Errors: `remittance file: …` (header lacks a column, unreadable CSV, too large).
+		 */
+		reconcileRemittance: {
+			params: {
+				csv: { type: "string", min: 1 },
+				logistic_id: { type: "number", integer: true, positive: true, optional: true, convert: true },
+			},
+			async handler(ctx) {
+				return reconcileRemittance(this.deps(), ctx.params.csv, ctx.params.logistic_id ?? null);
+			},
+		},
+	},
+	channels: {
+		[SHIPMENT_STATUS_CHANNEL]: {
+			group: "billing",
+			/** One status change (at-least-once; lib/billing/cod.ts); a throw makes the channel redeliver it. */
+			async handler(payload) {
+				await applyStatusChange(this.deps(), this.broker, payload);
 			},
 		},
 	},

@@ -71,6 +71,12 @@
  * (consignee name): `SIMULATE_NDR_5XX` → 503 on the first act per AWB,
  * `SIMULATE_NDR_DOWN` → 503 on every act.
  *
+ * COD remittance: the `simulator.remittanceFile` action answers the file a
+ * courier sends the aggregator for the cash it collected (CSV
+ * `awb_number,amount,remittance_reference,remittance_date`, one line per
+ * delivered, not-cancelled COD package; lib/simulator/remittance.ts), which
+ * billing's reconciliation reads.
+ *
  * Every courier call is recorded in `simulator.calls` (courier, endpoint,
  * reference / waybill / location name, HTTP status (endpoints create, lookup, cancel, warehouse, label, ndr), create outcome
  * `booked` | `duplicate` | `refused` | `503`, ndr outcome `accepted` | `duplicate` | `refused` | `503`) for ops and tests.
@@ -85,10 +91,17 @@
  *
  * Where it lives: couriers and refusal rules lib/simulator/couriers.ts, the
  * endpoints lib/simulator/api.ts, the HTTP server lib/simulator/server.ts,
- * SQL lib/simulator/store.ts, tables lib/simulator/migrations.ts.
+ * SQL lib/simulator/store.ts, tables lib/simulator/migrations.ts, the
+ * remittance file lib/simulator/remittance.ts.
  */
 import { Errors } from "moleculer";
-import type { EmittedScan, SimulatorReference, SimulatorState } from "../lib/contracts";
+import {
+	type EmittedScan,
+	MAX_REMITTANCE_AWBS,
+	type RemittanceFile,
+	type SimulatorReference,
+	type SimulatorState,
+} from "../lib/contracts";
 import { requireSandboxWebhookSecret } from "../lib/couriers/sandbox/settings";
 import { loadConfig, setting } from "../lib/platform/config";
 import { defineService } from "../lib/platform/service";
@@ -96,7 +109,9 @@ import { addScan, MAX_REFERENCES, referencesView, stateView } from "../lib/simul
 import { EMITTABLE_EVENTS } from "../lib/simulator/couriers";
 import { SIMULATOR_MIGRATIONS } from "../lib/simulator/migrations";
 import { pushUrlFor } from "../lib/simulator/push";
+import { isCalendarDay, istToday, remittanceCsv } from "../lib/simulator/remittance";
 import { SimulatorServer } from "../lib/simulator/server";
+import { deliveredCodPackages } from "../lib/simulator/store";
 import { DbMixin } from "../mixins/db.mixin";
 
 /** State set in `started`. */
@@ -153,6 +168,48 @@ export default defineService<SimulatorVars>()({
 			},
 			async handler(ctx): Promise<{ references: SimulatorReference[] }> {
 				return { references: await referencesView(this.db, ctx.params.references) };
+			},
+		},
+		/**
+		 * The sandbox couriers' COD remittance file, as a courier sends one to
+		 * the aggregator (billing's reconciliation reads it; internal, no route).
+		 * Params, all optional: `courier_code`, `awb_numbers` (1–10000),
+		 * `remittance_date` (`YYYY-MM-DD`, a real calendar day; default today in
+		 * IST). Every COD package (payment mode compared case-insensitively), not
+		 * cancelled, with a `delivered` scan, of that courier and/or those AWBs
+		 * when given, ordered by waybill. Returns `{csv, lines}`: header
+		 * `awb_number,amount,remittance_reference,remittance_date`, one line per
+		 * package (amount in rupees with two decimals, reference
+		 * `SBX-REM-<YYYYMMDD>-<courier_code>`; lib/simulator/remittance.ts);
+		 * none → the header alone, `lines` 0. A date that is not a calendar day
+		 * → 422 ValidationError.
+		 */
+		remittanceFile: {
+			params: {
+				courier_code: { type: "string", min: 1, optional: true },
+				awb_numbers: {
+					type: "array",
+					items: { type: "string", min: 1 },
+					min: 1,
+					max: MAX_REMITTANCE_AWBS,
+					optional: true,
+				},
+				remittance_date: { type: "string", pattern: /^\d{4}-\d{2}-\d{2}$/, optional: true },
+			},
+			async handler(ctx): Promise<RemittanceFile> {
+				const { courier_code, awb_numbers, remittance_date } = ctx.params;
+				if (remittance_date !== undefined && !isCalendarDay(remittance_date)) {
+					throw new Errors.ValidationError(
+						"remittance_date: must be a real calendar date YYYY-MM-DD",
+						"VALIDATION_ERROR",
+						[{ type: "date", field: "remittance_date", actual: remittance_date }],
+					);
+				}
+				const rows = await deliveredCodPackages(this.db, {
+					courierCode: courier_code,
+					waybills: awb_numbers,
+				});
+				return remittanceCsv(rows, remittance_date ?? istToday());
 			},
 		},
 	},

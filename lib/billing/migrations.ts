@@ -11,6 +11,15 @@
  *   insert; recomputable from the ledger at any time.
  * - `billing.accounts`: the credit limit booking enforces, mirrored from
  *   booking's outbox with its version (a stale delivery never wins).
+ * - `billing.shipments` (migration 002): every shipment billing heard of on
+ *   the `shipment.status_changed` channel, with its payment mode and, for
+ *   COD, the amount to collect and its `cod_status` (pending → collected →
+ *   remitted → paid; not_collected for RTO, lost, damaged, cancelled) and
+ *   the courier's remittance that paid it.
+ * - `billing.courier_remittances` and `billing.cod_exceptions` (migration
+ *   002): each remittance file a courier sent (once per content: its SHA-256)
+ *   with its counts, and each line that did not match a collected COD
+ *   shipment (reconciliation exceptions, never silently accepted).
  */
 import type { Migration } from "../platform/db";
 
@@ -55,6 +64,59 @@ export const BILLING_MIGRATIONS: Migration[] = [
 				version bigint NOT NULL,
 				updated_at timestamptz NOT NULL DEFAULT now()
 			)`);
+		},
+	},
+	{
+		name: "002-cod-shipments-remittances",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`CREATE TABLE IF NOT EXISTS billing.courier_remittances (
+				id bigserial PRIMARY KEY,
+				file_sha256 text NOT NULL UNIQUE,
+				logistic_id integer,
+				lines integer NOT NULL,
+				matched integer NOT NULL,
+				exceptions integer NOT NULL,
+				matched_paise bigint NOT NULL,
+				received_at timestamptz NOT NULL DEFAULT now()
+			)`);
+			await q(`CREATE TABLE IF NOT EXISTS billing.shipments (
+				awb_number text PRIMARY KEY,
+				sender_id bigint NOT NULL,
+				order_id bigint NOT NULL,
+				logistic_id integer NOT NULL,
+				payment_mode text NOT NULL CHECK (payment_mode IN ('cod', 'prepaid')),
+				cod_amount_paise bigint NOT NULL DEFAULT 0 CHECK (cod_amount_paise >= 0),
+				cod_status text CHECK (cod_status IN ('pending', 'collected', 'remitted', 'paid', 'not_collected')),
+				status_seq integer NOT NULL,
+				collected_at timestamptz,
+				not_collected_at timestamptz,
+				remittance_id bigint REFERENCES billing.courier_remittances (id),
+				remittance_reference text,
+				remitted_on date,
+				remitted_paise bigint,
+				created_at timestamptz NOT NULL DEFAULT now(),
+				updated_at timestamptz NOT NULL DEFAULT now(),
+				CHECK ((payment_mode = 'cod') = (cod_status IS NOT NULL))
+			)`);
+			await q(`CREATE INDEX IF NOT EXISTS shipments_sender_order ON billing.shipments (sender_id, order_id)`);
+			await q(`CREATE TABLE IF NOT EXISTS billing.cod_exceptions (
+				id bigserial PRIMARY KEY,
+				remittance_id bigint NOT NULL REFERENCES billing.courier_remittances (id),
+				line_no integer NOT NULL,
+				awb_number text,
+				kind text NOT NULL
+					CHECK (kind IN ('amount_mismatch', 'unknown_awb', 'not_delivered', 'duplicate', 'invalid_line')),
+				detail text NOT NULL,
+				sender_id bigint,
+				expected_paise bigint,
+				amount_paise bigint,
+				remittance_reference text,
+				remitted_on date,
+				created_at timestamptz NOT NULL DEFAULT now(),
+				UNIQUE (remittance_id, line_no)
+			)`);
+			await q(`CREATE INDEX IF NOT EXISTS cod_exceptions_awb ON billing.cod_exceptions (awb_number)`);
 		},
 	},
 ];

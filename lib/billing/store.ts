@@ -181,3 +181,300 @@ export async function applyCreditLimit(db: Sequelize, e: CreditLimitEvent): Prom
 	);
 	return rows.length === 1;
 }
+
+/** Where a status change moves a COD shipment's cash (lib/billing/cod.ts `codTargetOf`). */
+export type CodTarget = "pending" | "collected" | "not_collected";
+
+/** A status change of a shipment, as billing applies it. */
+export interface ShipmentStatusFact {
+	awb_number: string;
+	seq: number;
+	target: CodTarget;
+	/** when the status was reached (ISO-8601 UTC) */
+	at: string;
+}
+
+/** The rule of a status change on a stored COD status (SQL, shared by the update and the insert's conflict). */
+const COD_TRANSITION = `CASE
+	WHEN s.payment_mode <> 'cod' OR $2 <= s.status_seq THEN s.cod_status
+	WHEN $3 = 'collected' AND s.cod_status IN ('pending', 'not_collected') THEN 'collected'
+	WHEN $3 = 'not_collected' AND s.cod_status = 'pending' THEN 'not_collected'
+	ELSE s.cod_status END`;
+
+/**
+ * Applies a status change to a shipment billing already holds: only a newer
+ * `seq`, and only forward (pending → collected | not_collected; a delivery
+ * after an RTO was started also counts; collected, remitted and paid never
+ * move back). @returns false when billing holds no row for the AWB yet
+ */
+export async function applyShipmentStatus(db: Sequelize, f: ShipmentStatusFact): Promise<boolean> {
+	const { count } = await exec(
+		db,
+		`UPDATE billing.shipments s SET
+			cod_status = ${COD_TRANSITION},
+			collected_at = CASE WHEN s.payment_mode = 'cod' AND $2 > s.status_seq AND $3 = 'collected'
+				AND s.cod_status IN ('pending', 'not_collected') THEN $4::timestamptz ELSE s.collected_at END,
+			not_collected_at = CASE WHEN s.payment_mode = 'cod' AND $2 > s.status_seq AND $3 = 'not_collected'
+				AND s.cod_status = 'pending' THEN $4::timestamptz ELSE s.not_collected_at END,
+			status_seq = GREATEST(s.status_seq, $2), updated_at = now()
+		WHERE s.awb_number = $1`,
+		[f.awb_number, f.seq, f.target, f.at],
+	);
+	return count > 0;
+}
+
+/** A shipment billing has not seen before: its order's payment and COD amount (from intake). */
+export interface NewShipment extends ShipmentStatusFact {
+	sender_id: number;
+	order_id: number;
+	logistic_id: number;
+	payment_mode: "cod" | "prepaid";
+	cod_amount_paise: number;
+}
+
+/**
+ * Records a shipment billing sees for the first time, with its COD status as
+ * of this status change; when a concurrent change inserted it meanwhile,
+ * applies this one to it instead (the same rule as {@link applyShipmentStatus}).
+ */
+export async function insertShipment(db: Sequelize, n: NewShipment): Promise<void> {
+	const cod = n.payment_mode === "cod";
+	await exec(
+		db,
+		`INSERT INTO billing.shipments AS s (awb_number, status_seq, sender_id, order_id, logistic_id, payment_mode,
+			cod_amount_paise, cod_status, collected_at, not_collected_at)
+		VALUES ($1, $2, $5, $6, $7, $8, $9, $10, $11, $12)
+		ON CONFLICT (awb_number) DO UPDATE SET
+			cod_status = ${COD_TRANSITION},
+			collected_at = CASE WHEN s.payment_mode = 'cod' AND $2 > s.status_seq AND $3 = 'collected'
+				AND s.cod_status IN ('pending', 'not_collected') THEN $4::timestamptz ELSE s.collected_at END,
+			not_collected_at = CASE WHEN s.payment_mode = 'cod' AND $2 > s.status_seq AND $3 = 'not_collected'
+				AND s.cod_status = 'pending' THEN $4::timestamptz ELSE s.not_collected_at END,
+			status_seq = GREATEST(s.status_seq, $2), updated_at = now()`,
+		[
+			n.awb_number,
+			n.seq,
+			n.target,
+			n.at,
+			n.sender_id,
+			n.order_id,
+			n.logistic_id,
+			n.payment_mode,
+			cod ? n.cod_amount_paise : 0,
+			cod ? n.target : null,
+			cod && n.target === "collected" ? n.at : null,
+			cod && n.target === "not_collected" ? n.at : null,
+		],
+	);
+}
+
+/** A COD shipment row as the detail and the reconciliation read it. */
+export interface CodRow {
+	awb_number: string;
+	sender_id: number;
+	logistic_id: number;
+	cod_status: CodStatusValue;
+	cod_amount_paise: number;
+	collected_at: Date | null;
+	remittance_reference: string | null;
+	remitted_on: string | null;
+	remitted_paise: number | null;
+}
+
+/** billing.shipments.cod_status of a COD shipment. */
+type CodStatusValue = "pending" | "collected" | "remitted" | "paid" | "not_collected";
+
+const COD_COLUMNS = `awb_number, sender_id, logistic_id, cod_status, cod_amount_paise, collected_at,
+	remittance_reference, to_char(remitted_on, 'YYYY-MM-DD') AS remitted_on, remitted_paise`;
+
+function codRow(r: Record<string, unknown>): CodRow {
+	return {
+		awb_number: String(r.awb_number),
+		sender_id: Number(r.sender_id),
+		logistic_id: Number(r.logistic_id),
+		cod_status: r.cod_status as CodStatusValue,
+		cod_amount_paise: Number(r.cod_amount_paise),
+		collected_at: (r.collected_at as Date | null) ?? null,
+		remittance_reference: (r.remittance_reference as string | null) ?? null,
+		remitted_on: (r.remitted_on as string | null) ?? null,
+		remitted_paise:
+			r.remitted_paise === null || r.remitted_paise === undefined ? null : Number(r.remitted_paise),
+	};
+}
+
+/** The sender's COD shipment `awb_number`, or null (unknown, not COD, or another sender's). */
+export async function codShipmentOf(
+	db: Sequelize,
+	sender_id: number,
+	awb_number: string,
+): Promise<CodRow | null> {
+	const rows = await select<Record<string, unknown>>(
+		db,
+		`SELECT ${COD_COLUMNS} FROM billing.shipments
+		 WHERE awb_number = $1 AND sender_id = $2 AND payment_mode = 'cod'`,
+		[awb_number, sender_id],
+	);
+	return rows[0] ? codRow(rows[0]) : null;
+}
+
+/** A remittance file's stored outcome (its counts and its first exceptions). */
+export interface StoredRemittance {
+	id: number;
+	lines: number;
+	matched: number;
+	matched_paise: number;
+	exceptions: number;
+	exception_lines: { line_no: number; awb_number: string | null; kind: string; detail: string }[];
+}
+
+/** The stored outcome of remittance file `id` with its first `max` exceptions. */
+async function storedRemittance(
+	db: Sequelize,
+	id: number,
+	max: number,
+	t: Transaction,
+): Promise<StoredRemittance> {
+	const [r] = await select<{ lines: number; matched: number; matched_paise: string; exceptions: number }>(
+		db,
+		`SELECT lines, matched, matched_paise, exceptions FROM billing.courier_remittances WHERE id = $1`,
+		[id],
+		t,
+	);
+	const ex = await select<{ line_no: number; awb_number: string | null; kind: string; detail: string }>(
+		db,
+		`SELECT line_no, awb_number, kind, detail FROM billing.cod_exceptions WHERE remittance_id = $1
+		 ORDER BY line_no LIMIT $2`,
+		[id, max],
+		t,
+	);
+	return {
+		id,
+		lines: r.lines,
+		matched: r.matched,
+		matched_paise: Number(r.matched_paise),
+		exceptions: r.exceptions,
+		exception_lines: ex,
+	};
+}
+
+/** One line of a remittance file, parsed (or refused: `invalid`). */
+export interface RemittanceLine {
+	line_no: number;
+	awb_number: string | null;
+	amount_paise: number | null;
+	reference: string | null;
+	remitted_on: string | null;
+	/** why the line could not be read, or null */
+	invalid: string | null;
+}
+
+/** What {@link recordRemittance} is asked to store: the lines and how to classify them. */
+export interface RemittanceInput {
+	sha256: string;
+	logistic_id: number | null;
+	lines: RemittanceLine[];
+	/**
+	 * Classifies each readable line against the COD shipments of its AWBs (read under lock): a
+	 * reconciliation exception or null (the line pays the shipment).
+	 */
+	classify: (
+		lines: RemittanceLine[],
+		shipments: Map<string, CodRow | { prepaid: true }>,
+	) => ({ kind: string; detail: string; sender_id: number | null; expected_paise: number | null } | null)[];
+	max_exceptions: number;
+}
+
+/**
+ * Records a courier remittance file in ONE transaction: the file (once per
+ * content: a file received before answers its stored outcome, `duplicate`),
+ * its matched lines (their shipments `collected` → `remitted` with the
+ * reference, date and amount) and its exceptions. The shipments of the
+ * file's AWBs are locked while classified, so two files paying the same AWB
+ * cannot both match it.
+ */
+export async function recordRemittance(
+	db: Sequelize,
+	input: RemittanceInput,
+): Promise<StoredRemittance & { duplicate: boolean }> {
+	return db.transaction(async (t) => {
+		const { rows: made } = await exec<{ id: string }>(
+			db,
+			`INSERT INTO billing.courier_remittances (file_sha256, logistic_id, lines, matched, exceptions, matched_paise)
+			 VALUES ($1, $2, $3, 0, 0, 0) ON CONFLICT (file_sha256) DO NOTHING RETURNING id`,
+			[input.sha256, input.logistic_id, input.lines.length],
+			t,
+		);
+		if (!made[0]) {
+			const [old] = await select<{ id: string }>(
+				db,
+				`SELECT id FROM billing.courier_remittances WHERE file_sha256 = $1`,
+				[input.sha256],
+				t,
+			);
+			return { ...(await storedRemittance(db, Number(old.id), input.max_exceptions, t)), duplicate: true };
+		}
+		const id = Number(made[0].id);
+		const awbs = [...new Set(input.lines.flatMap((l) => (l.awb_number ? [l.awb_number] : [])))];
+		const found = await select<Record<string, unknown>>(
+			db,
+			`SELECT ${COD_COLUMNS}, payment_mode FROM billing.shipments WHERE awb_number = ANY($1::text[])
+			 ORDER BY awb_number FOR UPDATE`,
+			[awbs],
+			t,
+		);
+		const shipments = new Map<string, CodRow | { prepaid: true }>(
+			found.map((r) => [
+				String(r.awb_number),
+				r.payment_mode === "cod" ? codRow(r) : { prepaid: true as const },
+			]),
+		);
+		const verdicts = input.classify(input.lines, shipments);
+		const matched = input.lines.filter((_, i) => verdicts[i] === null);
+		const exceptions = input.lines.flatMap((l, i) => {
+			const v = verdicts[i];
+			return v ? [{ ...l, ...v }] : [];
+		});
+		if (matched.length)
+			await exec(
+				db,
+				`UPDATE billing.shipments s SET cod_status = 'remitted', remittance_id = $2,
+					remittance_reference = x.reference, remitted_on = x.remitted_on, remitted_paise = x.amount_paise,
+					updated_at = now()
+				 FROM jsonb_to_recordset($1::jsonb) AS x(awb_number text, reference text, remitted_on date,
+					amount_paise bigint)
+				 WHERE s.awb_number = x.awb_number AND s.cod_status = 'collected'`,
+				[
+					JSON.stringify(
+						matched.map((l) => ({
+							awb_number: l.awb_number,
+							reference: l.reference,
+							remitted_on: l.remitted_on,
+							amount_paise: l.amount_paise,
+						})),
+					),
+					id,
+				],
+				t,
+			);
+		if (exceptions.length)
+			await exec(
+				db,
+				`INSERT INTO billing.cod_exceptions (remittance_id, line_no, awb_number, kind, detail, sender_id,
+					expected_paise, amount_paise, remittance_reference, remitted_on)
+				 SELECT $2, x.line_no, x.awb_number, x.kind, x.detail, x.sender_id, x.expected_paise, x.amount_paise,
+					x.reference, x.remitted_on
+				 FROM jsonb_to_recordset($1::jsonb) AS x(line_no integer, awb_number text, kind text, detail text,
+					sender_id bigint, expected_paise bigint, amount_paise bigint, reference text, remitted_on date)`,
+				[JSON.stringify(exceptions), id],
+				t,
+			);
+		const matchedPaise = matched.reduce((n, l) => n + (l.amount_paise ?? 0), 0);
+		await exec(
+			db,
+			`UPDATE billing.courier_remittances SET matched = $2, exceptions = $3, matched_paise = $4 WHERE id = $1`,
+			[id, matched.length, exceptions.length, matchedPaise],
+			t,
+		);
+		return { ...(await storedRemittance(db, id, input.max_exceptions, t)), duplicate: false };
+	});
+}

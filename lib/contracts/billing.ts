@@ -75,6 +75,64 @@ export interface WalletAnswer {
 	pagination: { mode: "cursor"; limit: number; nextCursor: string | null };
 }
 
+/**
+ * Where a COD shipment's cash is (issue 27; docs/decisions/0102-cod-remittance.md):
+ * `pending` (not delivered yet), `collected` (delivered: the courier holds
+ * the cash), `remitted` (the courier paid it to us), `paid` (paid out to the
+ * merchant); `not_collected` when it went back (RTO), was lost or damaged, or
+ * its booking was cancelled.
+ */
+export const COD_STATUSES = ["pending", "collected", "remitted", "paid", "not_collected"] as const;
+/** One {@link COD_STATUSES} value. */
+export type CodStatus = (typeof COD_STATUSES)[number];
+
+/** A COD shipment's money as billing knows it (rupees, ISO-8601 UTC; dates `YYYY-MM-DD`). */
+export interface CodShipment {
+	awb_number: string;
+	cod_status: CodStatus;
+	/** rupees the courier collects from the buyer */
+	cod_amount: number;
+	/** when the courier delivered (and collected), or null */
+	collected_at: string | null;
+	/** the courier's remittance that paid it, or null */
+	remittance: { reference: string; remitted_on: string; amount: number } | null;
+}
+
+/** Why a line of a courier's remittance file was not accepted (a reconciliation exception). */
+export const COD_EXCEPTION_KINDS = [
+	"amount_mismatch",
+	"unknown_awb",
+	"not_delivered",
+	"duplicate",
+	"invalid_line",
+] as const;
+/** One {@link COD_EXCEPTION_KINDS} value. */
+export type CodExceptionKind = (typeof COD_EXCEPTION_KINDS)[number];
+
+/** One exception of a remittance file: its line (1 = the first line after the header), AWB, kind and words. */
+export interface CodExceptionLine {
+	line_no: number;
+	awb_number: string | null;
+	kind: CodExceptionKind;
+	detail: string;
+}
+
+/** Most exception lines a reconciliation answer lists (the rest are stored and counted). */
+export const MAX_EXCEPTION_LINES = 100;
+
+/** The outcome of a courier remittance file (`billing.reconcileRemittance`). Money in rupees. */
+export interface RemittanceReport {
+	remittance_id: number;
+	/** the same file (by content) was received before: this is its stored outcome, nothing was changed again */
+	duplicate_file: boolean;
+	lines: number;
+	matched: number;
+	matched_amount: number;
+	exceptions: number;
+	/** the first {@link MAX_EXCEPTION_LINES} exceptions, in line order */
+	exception_lines: CodExceptionLine[];
+}
+
 export interface BillingActions {
 	/** GET /v1/wallet (ours; docs/decisions/0020-wallet.md): balance, credit limit and movements. */
 	"billing.wallet": { params: RouteParams<Routes["billing.wallet"]>; result: WalletAnswer };
@@ -85,6 +143,13 @@ export interface BillingActions {
 	"billing.recordEntries": { params: { entries: LedgerEntryEvent[] }; result: { recorded: number } };
 	/** Internal (booking's outbox): mirrors an account's credit limit when `version` is newer than the stored one. */
 	"billing.applyCreditLimit": { params: CreditLimitEvent; result: { applied: boolean } };
+	/** Internal (intake's order detail): the COD money of the sender's shipment `awb_number`, or null (not COD, unknown). */
+	"billing.codStatus": { params: { sender_id: number; awb_number: string }; result: CodShipment | null };
+	/**
+	 * Internal (ops; a courier's remittance file): matches each line to a collected COD shipment — remitted — or
+	 * records a reconciliation exception. CSV `awb_number,amount,remittance_reference,remittance_date`.
+	 */
+	"billing.reconcileRemittance": { params: { csv: string; logistic_id?: number }; result: RemittanceReport };
 }
 
 /** billing emits no events: its state crosses services through outboxes only. */

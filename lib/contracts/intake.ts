@@ -5,6 +5,7 @@
  */
 import type { Readable } from "node:stream";
 import type { RouteParams } from "../platform/openapi/route";
+import type { CodStatus } from "./billing";
 import type { Address, BookingState, HttpParams, PaymentMode, ShipmentDirection } from "./common";
 import type { INTAKE_ROUTES } from "./http/intake";
 import type { INTAKE_BULK_ROUTES } from "./http/intake-bulk";
@@ -224,6 +225,10 @@ export interface OrderDetail extends Omit<OrderListRow, "receiver"> {
 	edited_at: string | null;
 	/** last download of the current AWB's label (documents) */
 	label_downloaded_at: string | null;
+	/** where the COD cash is (billing); null for prepaid and for a COD order without an AWB */
+	cod_status: CodStatus | null;
+	/** the courier's remittance that paid it (billing), rupees; null until remitted */
+	cod_remittance: { reference: string; remitted_on: string; amount: number } | null;
 	updated_at: string;
 }
 

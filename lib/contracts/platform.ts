@@ -71,6 +71,36 @@ export interface SimulatorReference {
 	creates: number;
 }
 
+/** Most AWB numbers `simulator.remittanceFile` takes in `awb_numbers`. */
+export const MAX_REMITTANCE_AWBS = 10_000;
+
+/**
+ * Params of `simulator.remittanceFile`, all optional: the sandbox couriers'
+ * COD remittance file is restricted to `courier_code` (e.g. `sbx-delhivery`)
+ * and/or to `awb_numbers` (1–{@link MAX_REMITTANCE_AWBS}) when given;
+ * `remittance_date` is a real calendar day `YYYY-MM-DD` (default: today in
+ * IST, Asia/Kolkata).
+ */
+export interface RemittanceFileParams {
+	courier_code?: string;
+	awb_numbers?: string[];
+	remittance_date?: string;
+}
+
+/**
+ * A sandbox courier's COD remittance file (`simulator.remittanceFile`), as a
+ * courier sends one to the aggregator: `csv` (csv-stringify, `\n` line ends)
+ * with header `awb_number,amount,remittance_reference,remittance_date` and one
+ * line per delivered, not-cancelled COD package, ordered by AWB: the AWB, the
+ * COD amount in rupees with two decimals (`1499.00`), the reference
+ * `SBX-REM-<YYYYMMDD>-<courier_code>` and the remittance date `YYYY-MM-DD`
+ * (IST); `lines` the number of package lines (the header not counted).
+ */
+export interface RemittanceFile {
+	csv: string;
+	lines: number;
+}
+
 export interface PlatformActions {
 	/** GET /health: liveness of this gateway process. */
 	"gateway.health": { params: Record<string, never>; result: { status: "ok" } };
@@ -98,6 +128,11 @@ export interface PlatformActions {
 		params: { references: string[] };
 		result: { references: SimulatorReference[] };
 	};
+	/**
+	 * Sandbox: the couriers' COD remittance file (CSV) of their delivered, not-cancelled COD packages, optionally
+	 * of one courier and/or some AWBs, dated `remittance_date` (default today, IST); billing's reconciliation reads it.
+	 */
+	"simulator.remittanceFile": { params: RemittanceFileParams; result: RemittanceFile };
 }
 
 export type PlatformEvents = Record<never, never>;

@@ -10,6 +10,7 @@
 import { createHash } from "node:crypto";
 import type {
 	BookingState,
+	CodShipment,
 	CursorPage,
 	HttpParams,
 	OrderDetail,
@@ -400,13 +401,15 @@ export function listPage(sender_id: number, q: OrderListQuery, rows: ListRowDb[]
 
 /**
  * Shapes `GET /v1/orders/{id}` ({@link OrderDetail}) from the order row, the
- * booked shipment booking reported (`charges`, only when it is the row's AWB)
- * and the label download time of the row's AWB (documents).
+ * booked shipment booking reported (`charges`, only when it is the row's AWB),
+ * the label download time of the row's AWB (documents) and, for a COD order,
+ * the COD money of its AWB (billing; `pending` while billing has not heard of it).
  */
 export function orderDetail(
 	r: DetailRowDb,
 	shipment: ShipmentRecord | null,
 	label_downloaded_at: string | null,
+	codMoney: CodShipment | null = null,
 ): OrderDetail {
 	const base = listRow(r);
 	const cod = r.order_type === 1;
@@ -458,6 +461,9 @@ export function orderDetail(
 		hidden_at: r.hidden_at,
 		edited_at: r.edited_at,
 		label_downloaded_at,
+		// a COD shipment billing has not heard of yet is pending; no AWB, no shipment: null
+		cod_status: cod && r.awb_number ? (codMoney?.cod_status ?? "pending") : null,
+		cod_remittance: cod && r.awb_number ? (codMoney?.remittance ?? null) : null,
 		updated_at: r.updated_at,
 	};
 }

@@ -56,10 +56,10 @@ export async function listOrders(
 
 /**
  * `GET /v1/orders/{id}`: the caller's order; once it has an AWB,
- * `booking.getShipment` and `documents.labelInfo` are asked in parallel
- * ({@link DETAIL_CALL_TIMEOUT_MS} each; the label's download time only when
- * it is of the order's current AWB).
- * @throws ApiError 404 `order not found`; 503 when booking or documents cannot be asked
+ * `booking.getShipment`, `documents.labelInfo` and, for a COD order,
+ * `billing.codStatus` are asked in parallel ({@link DETAIL_CALL_TIMEOUT_MS}
+ * each; the label's download time only when it is of the order's current AWB).
+ * @throws ApiError 404 `order not found`; 503 when booking, documents or billing cannot be asked
  */
 export async function orderDetailOf(
 	deps: IntakeDeps,
@@ -72,12 +72,14 @@ export async function orderDetailOf(
 	if (!row.awb_number) return orderDetail(row, null, null);
 	const key = { sender_id: sender, order_id };
 	const opts = { timeout: DETAIL_CALL_TIMEOUT_MS };
-	const [shipment, label] = await Promise.all([
+	const awb_number = row.awb_number;
+	const [shipment, label, cod] = await Promise.all([
 		call(ctx, "booking.getShipment", key, opts),
 		call(ctx, "documents.labelInfo", key, opts),
+		row.order_type === 1 ? call(ctx, "billing.codStatus", { sender_id: sender, awb_number }, opts) : null,
 	]);
 	const downloaded = label && label.awb_number === row.awb_number ? label.label_downloaded_at : null;
-	return orderDetail(row, shipment, downloaded);
+	return orderDetail(row, shipment, downloaded, cod);
 }
 
 /** `GET /v1/orders/unshipped`: one cursor page of the caller's queue (newest first). */

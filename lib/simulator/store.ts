@@ -378,3 +378,35 @@ export async function referenceCounts(
 	);
 	return { packages, creates };
 }
+
+/** A package of a COD remittance file: its courier, AWB and COD amount as the create payload carried it. */
+export interface RemittanceRow {
+	courier_code: string;
+	waybill: string;
+	/** `shipment->>'cod_amount'` (rupees, as sent: e.g. `1499` or `250.5`), null when absent */
+	cod_amount: string | null;
+}
+
+/**
+ * The packages a COD remittance file pays (lib/simulator/remittance.ts): COD
+ * (`payment_mode` compared case-insensitively), not cancelled, with a
+ * `delivered` scan; only of `courierCode` and/or of the AWBs `waybills` when
+ * given; ordered by waybill.
+ */
+export async function deliveredCodPackages(
+	db: Sequelize,
+	filter: { courierCode?: string; waybills?: string[] } = {},
+): Promise<RemittanceRow[]> {
+	return select<RemittanceRow>(
+		db,
+		`SELECT p.courier_code, p.waybill, p.shipment->>'cod_amount' AS cod_amount
+		   FROM simulator.packages p
+		  WHERE lower(p.payment_mode) = 'cod'
+		    AND p.cancelled_at IS NULL
+		    AND EXISTS (SELECT 1 FROM simulator.scans s WHERE s.waybill = p.waybill AND s.code = 'delivered')
+		    AND ($1::text IS NULL OR p.courier_code = $1)
+		    AND ($2::text[] IS NULL OR p.waybill = ANY($2::text[]))
+		  ORDER BY p.waybill`,
+		[filter.courierCode ?? null, filter.waybills ?? null],
+	);
+}

@@ -22,8 +22,13 @@ describe("integration: courier rankings over NATS", function () {
 	this.timeout(90_000);
 	const cluster = useCluster(
 		"rk",
-		[["gateway"], ["pincode", "rates", "warehouses"], ["intake", "booking", "simulator"], ["booking"]],
-		["pincode", "rates", "warehouses", "intake", "booking"],
+		[
+			["gateway"],
+			["pincode", "rates", "warehouses"],
+			["intake", "booking", "billing", "simulator"],
+			["booking"],
+		],
+		["pincode", "rates", "warehouses", "intake", "booking", "billing"],
 	);
 	const brokers = cluster.brokers;
 	/** the sandbox card's active couriers per direction, default order, as rates answers over NATS */

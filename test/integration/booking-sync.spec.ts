@@ -52,10 +52,10 @@ function clusterTests() {
 			["gateway"],
 			["pincode", "rates", "warehouses"],
 			["intake", "simulator", "documents"],
-			["booking"],
+			["booking", "billing"],
 			["booking"],
 		],
-		["pincode", "rates", "warehouses", "intake", "simulator", "booking"],
+		["pincode", "rates", "warehouses", "intake", "simulator", "booking", "billing"],
 	);
 	// the booking nodes, by node id (useCluster names them <prefix>-<group index>)
 	const BOOKING_NODES = ["it-bksync-3", "it-bksync-4"];

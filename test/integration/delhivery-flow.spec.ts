@@ -22,8 +22,13 @@ describe("integration: the typical flow through the Delhivery adapter (sandbox D
 	this.timeout(90_000);
 	const c = useCluster(
 		"dlflow",
-		[["gateway"], ["pincode", "rates", "warehouses"], ["intake", "booking", "simulator"], ["documents"]],
-		["pincode", "rates", "warehouses", "intake", "booking", "documents"],
+		[
+			["gateway"],
+			["pincode", "rates", "warehouses"],
+			["intake", "booking", "billing", "simulator"],
+			["documents"],
+		],
+		["pincode", "rates", "warehouses", "intake", "booking", "billing", "documents"],
 	);
 
 	it("books with Sandbox Delhivery over Delhivery's protocol: AWB, status, its own packing slip, scans", async () => {

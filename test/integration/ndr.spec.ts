@@ -42,10 +42,10 @@ describe("integration: NDR over HTTP, the ndr service in its own broker over NAT
 		[
 			["gateway", "documents"],
 			["pincode", "rates", "warehouses", "intake"],
-			["booking", "simulator"],
+			["booking", "billing", "simulator"],
 			["ndr"],
 		],
-		["pincode", "rates", "warehouses", "intake", "booking", "simulator", "documents", "ndr"],
+		["pincode", "rates", "warehouses", "intake", "booking", "billing", "simulator", "documents", "ndr"],
 	);
 
 	/** A merchant (token of `role`) with a warehouse. */

@@ -15,8 +15,13 @@ describe("integration: services split over NATS", function () {
 	this.timeout(90_000);
 	const c = useCluster(
 		"split",
-		[["gateway"], ["pincode", "rates", "warehouses"], ["intake", "booking", "simulator"], ["documents"]],
-		["pincode", "rates", "warehouses", "intake", "booking", "documents"],
+		[
+			["gateway"],
+			["pincode", "rates", "warehouses"],
+			["intake", "booking", "billing", "simulator"],
+			["documents"],
+		],
+		["pincode", "rates", "warehouses", "intake", "booking", "billing", "documents"],
 	);
 	const brokers = c.brokers;
 

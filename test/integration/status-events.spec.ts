@@ -69,9 +69,9 @@ describe("integration: durable shipment.status_changed to subscribers on other b
 			[
 				["gateway", "documents"],
 				["pincode", "rates", "warehouses", "intake"],
-				["booking", "simulator"],
+				["booking", "billing", "simulator"],
 			],
-			["pincode", "rates", "warehouses", "intake", "booking", "simulator", "documents"],
+			["pincode", "rates", "warehouses", "intake", "booking", "billing", "simulator", "documents"],
 		);
 		const audit: ShipmentStatusChanged[] = [];
 		const crm: ShipmentStatusChanged[] = [];

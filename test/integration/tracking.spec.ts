@@ -56,8 +56,8 @@ describe("integration: tracking over HTTP and NATS (sandbox events, webhook, tra
 	describe("on a cluster", () => {
 		const cluster = useCluster(
 			"it-track",
-			[["gateway"], ["pincode", "rates", "warehouses", "intake"], ["booking", "simulator"]],
-			["pincode", "rates", "warehouses", "intake", "booking", "simulator"],
+			[["gateway"], ["pincode", "rates", "warehouses", "intake"], ["booking", "billing", "simulator"]],
+			["pincode", "rates", "warehouses", "intake", "booking", "billing", "simulator"],
 		);
 		before(() => {
 			// the simulator pushes every emitted scan to our webhook (read when a scan is emitted)

@@ -70,9 +70,9 @@ describe("integration: merchant webhooks from the real flow, and a killed delive
 			[
 				["gateway", "documents"],
 				["pincode", "rates", "warehouses", "intake"],
-				["booking", "simulator", "ndr"],
+				["booking", "billing", "simulator", "ndr"],
 			],
-			["pincode", "rates", "warehouses", "intake", "booking", "simulator", "ndr", "documents"],
+			["pincode", "rates", "warehouses", "intake", "booking", "billing", "simulator", "ndr", "documents"],
 		);
 		const rx = new Receiver();
 		let hooks: ServiceBroker | undefined;

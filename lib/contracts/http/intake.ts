@@ -28,6 +28,7 @@ import { defineRoutes } from "../../platform/openapi/route";
 import { fromValidator } from "../../platform/openapi/schema";
 import type { JsonSchema, Parameter, Response } from "../../platform/openapi/types";
 import { BUCKETS, SHIPMENT_STATUSES } from "../../shared/shipment-status";
+import { COD_STATUSES } from "../billing";
 import {
 	AWB_MAX_LENGTH,
 	CITY_MAX_LENGTH,
@@ -542,6 +543,20 @@ const detailBody = closed(
 		hidden_at: nts("When the order was hidden from the lists (`POST /v1/orders/{id}/hide`)"),
 		edited_at: nts("When the buyer details were last edited (`PATCH /v1/orders/unshipped/{id}`)"),
 		label_downloaded_at: nts("The last download of the current AWB's label (documents)"),
+		cod_status: {
+			type: ["string", "null"],
+			enum: [...COD_STATUSES, null],
+			description:
+				"Where the COD cash of the shipment is (billing; docs/decisions/0102-cod-remittance.md): `pending` (not delivered), `collected` (delivered, the courier holds it), `remitted` (the courier paid it), `paid` (paid out to you), `not_collected` (returned, lost, damaged or cancelled). Null for a prepaid order and for a COD order without an AWB.",
+		},
+		cod_remittance: nclosed(
+			"The courier's remittance that paid the COD amount (billing); null until remitted.",
+			{
+				reference: str("The courier's remittance reference."),
+				remitted_on: str("The remittance date (YYYY-MM-DD, the courier's).", { format: "date" }),
+				amount: num("Amount remitted for this shipment, rupees."),
+			},
+		),
 		updated_at: ts("Last change of the order row"),
 	},
 );
@@ -946,7 +961,7 @@ export const INTAKE_ROUTES = defineRoutes({
 		operationId: "intake_orderDetail",
 		summary: "Read an order",
 		description:
-			"The caller's order with its shipment (spec §2.5, §4.3, §7): order, receiver, product, warehouse ids, courier, AWB, charges, lifecycle status and every timestamp, `channel`, `tracking_url`, the signed `label_url` of a booked order. A hidden order is still answered (with `hidden_at`). Once the order has an AWB, booking and documents are asked for `charges` and `label_downloaded_at` (3 s each). Any authenticated role.",
+			"The caller's order with its shipment (spec §2.5, §4.3, §7): order, receiver, product, warehouse ids, courier, AWB, charges, lifecycle status and every timestamp, `channel`, `tracking_url`, the signed `label_url` of a booked order. A hidden order is still answered (with `hidden_at`). Once the order has an AWB, booking and documents are asked for `charges` and `label_downloaded_at`, and billing for `cod_status` and `cod_remittance` of a COD order (3 s each). Any authenticated role.",
 		path: ORDER_ID_PATH,
 		responses: {
 			"200": json("The shipment object.", detailBody),
@@ -957,7 +972,7 @@ export const INTAKE_ROUTES = defineRoutes({
 			ORDER_404,
 			{
 				code: "service_unavailable",
-				when: "booking or documents could not be asked for an order with an AWB; retry.",
+				when: "booking, documents or (COD) billing could not be asked for an order with an AWB; retry.",
 			},
 		],
 	},

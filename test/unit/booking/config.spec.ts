@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { ServiceBroker } from "moleculer";
 import { loadServiceSchema } from "../../../lib/platform/system";
-import { rejects, testBrokerOptions } from "../../helpers/broker";
+import { testBrokerOptions } from "../../helpers/broker";
 
 describe("booking: start-up configuration", () => {
 	/** Starts a broker with `service` under `env` (restored after); answers the start's error, or undefined. */

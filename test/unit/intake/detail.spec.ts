@@ -42,6 +42,8 @@ describe("GET /v1/orders/{id}", () => {
 			channel: "shopify",
 			order_value: 1299.5,
 			cod_amount: 1299.5,
+			cod_status: null,
+			cod_remittance: null,
 			receiver: {
 				name: "Asha Verma",
 				address_1: "14, 2nd Cross, Indiranagar",
@@ -144,12 +146,22 @@ describe("GET /v1/orders/{id}", () => {
 			download_count: 2,
 			created_at: "2025-05-01T05:10:00.000Z",
 		});
+		sys.cods.set(awb, {
+			awb_number: awb,
+			cod_status: "remitted",
+			cod_amount: 1499,
+			collected_at: "2025-05-03T10:00:00.000Z",
+			remittance: { reference: "REM-42", remitted_on: "2025-05-10", amount: 1499 },
+		});
 		const callsBefore = sys.calls.length;
 		const d = await detail(token, id);
 		assert.deepEqual(sys.calls.slice(callsBefore).sort(), [
+			`billing.codStatus ${s} ${awb}`,
 			`booking.getShipment ${s} ${id}`,
 			`documents.labelInfo ${s} ${id}`,
 		]);
+		assert.equal(d.cod_status, "remitted");
+		assert.deepEqual(d.cod_remittance, { reference: "REM-42", remitted_on: "2025-05-10", amount: 1499 });
 		assert.equal(d.state, "booked");
 		assert.equal(d.status, "delivered");
 		assert.equal(d.status_name, "Delivered");
@@ -265,11 +277,33 @@ describe("GET /v1/orders/{id}", () => {
 		}
 	});
 
-	it("503 service_unavailable when booking or documents cannot be asked", async () => {
+	it("COD money: pending while billing has not heard of the AWB, null before an AWB and for prepaid (billing not asked)", async () => {
+		const { s, token } = await account();
+		const cod = await createOrder(sys, s);
+		const before = await detail(token, cod);
+		assert.equal(before.cod_status, null, "no AWB, no shipment");
+		assert.equal(before.cod_remittance, null);
+		await moveTo(sys, s, cod, "booked", `PEND${cod}`);
+		const booked = await detail(token, cod);
+		assert.equal(booked.cod_status, "pending");
+		assert.equal(booked.cod_remittance, null);
+		const prepaid = await createOrder(sys, s, { cod: false });
+		await moveTo(sys, s, prepaid, "booked", `PRE${prepaid}`);
+		const callsBefore = sys.calls.length;
+		const p = await detail(token, prepaid);
+		assert.equal(p.cod_status, null);
+		assert.equal(p.cod_remittance, null);
+		assert.ok(
+			!sys.calls.slice(callsBefore).some((c) => c.startsWith("billing.")),
+			"billing not asked for prepaid",
+		);
+	});
+
+	it("503 service_unavailable when booking, documents or (COD) billing cannot be asked", async () => {
 		const { s, token } = await account();
 		const id = await createOrder(sys, s);
 		await moveTo(sys, s, id, "booked");
-		for (const svc of ["booking", "documents"] as const) {
+		for (const svc of ["booking", "documents", "billing"] as const) {
 			sys.down[svc] = true;
 			try {
 				const r = await get(sys, token, `/v1/orders/${id}`);

@@ -4,8 +4,8 @@
  * service on one broker over real HTTP (bearer tokens of a development IdP
  * whose JWKS is served over HTTP, real PostgreSQL), with small fakes of the
  * other services intake talks to: `warehouses.resolve` (every warehouse is
- * the caller's), `booking.getShipment` and `documents.labelInfo` (answers set
- * per order by the test, calls recorded).
+ * the caller's), `booking.getShipment`, `documents.labelInfo` and
+ * `billing.codStatus` (answers set per order / AWB by the test, calls recorded).
  *
  * Orders are created through `intake.createOrder` on the broker (as the
  * merchant) and moved through their lifecycle with `intake.applyBookingUpdate`
@@ -13,7 +13,7 @@
  */
 import assert from "node:assert/strict";
 import type { ServiceBroker } from "moleculer";
-import type { LabelInfo, ShipmentRecord } from "../../../lib/contracts";
+import type { CodShipment, LabelInfo, ShipmentRecord } from "../../../lib/contracts";
 import { getSequelize, select } from "../../../lib/platform/db";
 import type { DevIdp } from "../../../lib/platform/devidp";
 import { isShipmentStatus, type LifecycleStatus } from "../../../lib/shared/shipment-status";
@@ -33,10 +33,12 @@ export interface ReadSide {
 	shipments: Map<number, ShipmentRecord>;
 	/** order id → what the fake `documents.labelInfo` answers (absent: null) */
 	labels: Map<number, LabelInfo>;
-	/** every call of the fakes: `action sender_id order_id` */
+	/** AWB → what the fake `billing.codStatus` answers (absent: null) */
+	cods: Map<string, CodShipment>;
+	/** every call of the fakes: `action sender_id order_id` (billing: `action sender_id awb_number`) */
 	calls: string[];
-	/** when set, the fakes of booking and documents throw this (a crash, not a contract error) */
-	down: { booking: boolean; documents: boolean };
+	/** when set, the fakes of booking, documents and billing throw this (a crash, not a contract error) */
+	down: { booking: boolean; documents: boolean; billing: boolean };
 }
 
 /**
@@ -48,8 +50,9 @@ export function useReadSide(env: Record<string, string | undefined> = {}): ReadS
 	const sys = {
 		shipments: new Map(),
 		labels: new Map(),
+		cods: new Map(),
 		calls: [],
-		down: { booking: false, documents: false },
+		down: { booking: false, documents: false, billing: false },
 	} as Partial<ReadSide> as ReadSide;
 	const auth = useDevIdp(env);
 	before(async () => {
@@ -71,6 +74,13 @@ export function useReadSide(env: Record<string, string | undefined> = {}): ReadS
 					sys.calls.push(`documents.labelInfo ${ctx.params.sender_id} ${ctx.params.order_id}`);
 					if (sys.down.documents) throw new Error("documents crashed");
 					return sys.labels.get(ctx.params.order_id) ?? null;
+				},
+			}),
+			fakeService("billing", {
+				codStatus(ctx) {
+					sys.calls.push(`billing.codStatus ${ctx.params.sender_id} ${ctx.params.awb_number}`);
+					if (sys.down.billing) throw new Error("billing crashed");
+					return sys.cods.get(ctx.params.awb_number) ?? null;
 				},
 			}),
 		]));
