@@ -20,7 +20,7 @@ import { mirrorCreditLimit, recordMovements, walletFor } from "../lib/billing/op
 import { reconcileRemittance } from "../lib/billing/remittance";
 import { parseWalletQuery } from "../lib/billing/wallet";
 import { SHIPMENT_STATUS_CHANNEL } from "../lib/contracts";
-import { BILLING_ROUTES } from "../lib/contracts/http/billing";
+import { BILLING_ROUTES, REMITTANCE_BODY } from "../lib/contracts/http/billing";
 import { senderOf } from "../lib/platform/auth";
 import { cursorSecretConfigured } from "../lib/platform/cursor";
 import { defineService } from "../lib/platform/service";
@@ -129,7 +129,8 @@ export default defineService()({
 		},
 
 		/**
-		 * Internal (ops): a courier's COD remittance file `{csv, logistic_id?}`
+		 * POST /v1/ops/cod-remittances (ops token, docs/decisions/0103-ops-routes.md; also
+		 * called internally): a courier's COD remittance file `{csv, logistic_id?}`
 		 * (CSV `awb_number,amount,remittance_reference,remittance_date`: rupees
 		 * with ≤ 2 decimals, `YYYY-MM-DD`; at most 8 MB) reconciled line by line
 		 * (lib/billing/remittance.ts): a line paying a collected COD shipment
@@ -138,15 +139,15 @@ export default defineService()({
 		 * `not_delivered`, `duplicate`, `invalid_line`). One transaction; the same
 		 * file again answers its stored outcome (`duplicate_file: true`).
 		 * Answers {@link RemittanceReport} (rupees).
-		 * Errors: `remittance file: …` (header lacks a column, unreadable CSV, too large).
+		 * Errors: 400 `validation_failed` (body); 400 `invalid_remittance_file` (header lacks a column,
+		 * unreadable CSV, larger than 8 MB).
 		 */
 		reconcileRemittance: {
-			params: {
-				csv: { type: "string", min: 1 },
-				logistic_id: { type: "number", integer: true, positive: true, optional: true, convert: true },
-			},
+			params: REMITTANCE_BODY,
 			async handler(ctx) {
-				return reconcileRemittance(this.deps(), ctx.params.csv, ctx.params.logistic_id ?? null);
+				const { csv, logistic_id } = ctx.params;
+				// a number once validated (`convert: true`)
+				return reconcileRemittance(this.deps(), csv, logistic_id === undefined ? null : Number(logistic_id));
 			},
 		},
 	},

@@ -20,6 +20,7 @@
 import { createHash } from "node:crypto";
 import { parse } from "csv-parse/sync";
 import { type CodExceptionKind, MAX_EXCEPTION_LINES, type RemittanceReport } from "../contracts";
+import { fail } from "../platform/errors";
 import { toRupees } from "../shared/money";
 import type { BillingDeps } from "./deps";
 import { type CodRow, type RemittanceLine, recordRemittance } from "./store";
@@ -57,7 +58,7 @@ function paiseOf(s: string): number | null {
  * Reads a remittance CSV (UTF-8, optional BOM, header {@link REMITTANCE_COLUMNS}
  * in any order, extra columns ignored, blank lines skipped) into lines; a
  * line that cannot be read keeps its number and the reason.
- * @throws Error `remittance file: …` when the header lacks a column or the CSV cannot be parsed
+ * @throws ApiError 400 `invalid_remittance_file` when the header lacks a column or the CSV cannot be parsed
  */
 export function parseRemittance(csv: string): RemittanceLine[] {
 	const records = parse(csv, {
@@ -69,7 +70,7 @@ export function parseRemittance(csv: string): RemittanceLine[] {
 	const [header, ...rows] = records;
 	const at = new Map((header ?? []).map((h, i) => [h.toLowerCase(), i]));
 	const missing = REMITTANCE_COLUMNS.filter((c) => !at.has(c));
-	if (missing.length) throw new Error(`remittance file: the header lacks ${missing.join(", ")}`);
+	if (missing.length) throw fail("invalid_remittance_file", `the header lacks ${missing.join(", ")}`);
 	const col = (r: string[], c: (typeof REMITTANCE_COLUMNS)[number]) => (r[at.get(c) as number] ?? "").trim();
 	return rows.map((r, i) => {
 		const awb = col(r, "awb_number");
@@ -157,7 +158,7 @@ export function classifyLines(
  * `billing.reconcileRemittance`: reads a courier's remittance CSV and records
  * it (./store.ts `recordRemittance`: one transaction); answers the report
  * (rupees; the first {@link MAX_EXCEPTION_LINES} exceptions).
- * @throws Error `remittance file: …` for a file larger than {@link MAX_REMITTANCE_BYTES} or one that cannot be read
+ * @throws ApiError 400 `invalid_remittance_file` for a file larger than {@link MAX_REMITTANCE_BYTES} or one that cannot be read
  */
 export async function reconcileRemittance(
 	deps: BillingDeps,
@@ -165,7 +166,7 @@ export async function reconcileRemittance(
 	logistic_id: number | null,
 ): Promise<RemittanceReport> {
 	if (Buffer.byteLength(csv) > MAX_REMITTANCE_BYTES)
-		throw new Error(`remittance file: larger than ${MAX_REMITTANCE_BYTES} bytes`);
+		throw fail("invalid_remittance_file", `larger than ${MAX_REMITTANCE_BYTES} bytes`);
 	const lines = parseRemittance(csv);
 	const out = await recordRemittance(deps.db, {
 		sha256: createHash("sha256").update(csv).digest("hex"),

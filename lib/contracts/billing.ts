@@ -146,10 +146,13 @@ export interface BillingActions {
 	/** Internal (intake's order detail): the COD money of the sender's shipment `awb_number`, or null (not COD, unknown). */
 	"billing.codStatus": { params: { sender_id: number; awb_number: string }; result: CodShipment | null };
 	/**
-	 * Internal (ops; a courier's remittance file): matches each line to a collected COD shipment — remitted — or
+	 * POST /v1/ops/cod-remittances (ops token; also called internally): a courier's remittance file; matches each line to a collected COD shipment — remitted — or
 	 * records a reconciliation exception. CSV `awb_number,amount,remittance_reference,remittance_date`.
 	 */
-	"billing.reconcileRemittance": { params: { csv: string; logistic_id?: number }; result: RemittanceReport };
+	"billing.reconcileRemittance": {
+		params: RouteParams<Routes["billing.reconcileRemittance"]>;
+		result: RemittanceReport;
+	};
 }
 
 /** billing emits no events: its state crosses services through outboxes only. */

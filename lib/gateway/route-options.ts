@@ -17,6 +17,7 @@ import { DOCS_HANDLERS, documentBytes } from "../openapi/serve";
 import { gatewayFail } from "./errors";
 import { withHead } from "./head";
 import { verifyJsonDepth } from "./json-limits";
+import { opsBeforeCall } from "./ops";
 import { clientAddress } from "./rate-limit";
 import {
 	API_ALIASES,
@@ -25,6 +26,7 @@ import {
 	DEV_IDP_ALIASES,
 	DOCS_ALIASES,
 	LINK_ALIASES,
+	OPS_ALIASES,
 	PROBE_ALIASES,
 	WEBHOOK_ALIASES,
 } from "./routes";
@@ -258,6 +260,21 @@ function apiRoute(): RouteOptions {
 	};
 }
 
+/**
+ * The ops route (`/v1/ops/*`, ./ops.ts): the ops bearer token checked before
+ * the call, JSON bodies of 10 MB at most (a courier's remittance file inside);
+ * no merchant rate limit, no idempotency keys (its actions are idempotent by content).
+ */
+function opsRoute(): RouteOptions {
+	return {
+		...EVERY_ROUTE,
+		name: "ops",
+		aliases: withHead(OPS_ALIASES),
+		bodyParsers: { json: { limit: "10mb", type: readsBody, verify: verifyJsonDepth() } },
+		onBeforeCall: opsBeforeCall,
+	};
+}
+
 /** What the gateway's routes depend on. */
 export interface GatewayRouteContext {
 	/** this gateway node's id (the probes answer for it) */
@@ -271,7 +288,7 @@ export interface GatewayRouteContext {
 /**
  * Every route of the gateway, in the order `addRoute` must add them: probes
  * (first: see the module docs), docs, the dev IdP (only when on), webhooks,
- * links, upload, api. Builds the OpenAPI document (a broken one throws).
+ * links, upload, ops, api. Builds the OpenAPI document (a broken one throws).
  */
 export function gatewayRoutes(c: GatewayRouteContext): RouteOptions[] {
 	return [
@@ -281,6 +298,7 @@ export function gatewayRoutes(c: GatewayRouteContext): RouteOptions[] {
 		webhooksRoute(),
 		linksRoute(),
 		uploadRoute(),
+		opsRoute(),
 		apiRoute(),
 	];
 }

@@ -84,6 +84,12 @@ export const WEBHOOK_ALIASES = aliasesOf("courier_push") satisfies Record<string
  */
 export const LINK_ALIASES = aliasesOf("link") satisfies Record<string, ActionName>;
 
+/**
+ * Ops routes (`/v1/ops/*`; docs/decisions/0103-ops-routes.md): the ops bearer
+ * token `OPS_API_TOKEN`, not a merchant's JWT; JSON bodies of 10 MB at most.
+ */
+export const OPS_ALIASES = aliasesOf("ops") satisfies Record<string, ActionName>;
+
 /** Unauthenticated probes (`/health`, `/ready`), always answered by the local gateway node. */
 export const PROBE_ALIASES = aliasesOf("probe") satisfies Record<string, ActionName>;
 

@@ -76,6 +76,11 @@ export const TAGS: readonly Tag[] = [
 		description: "Merchant webhook endpoints and their deliveries (Standard Webhooks; issue 11).",
 	},
 	{
+		name: "ops",
+		description:
+			"The operator's routes (`/v1/ops/*`, the ops token, not a merchant's): couriers' COD remittance files (ours; docs/decisions/0103-ops-routes.md).",
+	},
+	{
 		name: "reference",
 		description: "This document, the API reference page and the liveness/readiness probes.",
 	},
@@ -115,6 +120,8 @@ export function parseAliasKey(key: string): { method: Method; path: string } {
 /** What the gateway does on a route of a kind, for the answers it adds ({@link withGatewayResponses}). */
 interface RouteTraits {
 	bearer: boolean;
+	/** the ops token (`/v1/ops/*`, docs/decisions/0103-ops-routes.md): 401 without it, no rate limit */
+	ops: boolean;
 	/** answered by the gateway itself (probes, the API reference): never 503 */
 	ownHandler: boolean;
 	/** the gateway parses a JSON body (400 invalid_json…, 413, 415) */
@@ -130,10 +137,12 @@ interface RouteTraits {
 /** The traits of a route of kind `kind` reached by `method` (lib/gateway/route-options.ts builds each kind's route). */
 function traitsOf(kind: RouteKind, method: string): RouteTraits {
 	const api = kind === "api";
+	const writes = method === "POST" || method === "PATCH" || method === "PUT";
 	return {
 		bearer: api || kind === "upload",
+		ops: kind === "ops",
 		ownHandler: kind === "probe" || kind === "docs",
-		jsonBody: api && (method === "POST" || method === "PATCH" || method === "PUT"),
+		jsonBody: (api || kind === "ops") && writes,
 		rawBody: kind === "courier_push",
 		textRule: api,
 		linkLimited: kind === "link",
@@ -212,6 +221,7 @@ function withGatewayResponses(op: Operation, key: string, path: string, kind: Ro
 		add("401", "Unauthorized");
 		add("429", "RateLimited");
 	}
+	if (r.ops) add("401", "Unauthorized");
 	if (r.linkLimited) add("429", "RateLimited");
 	if (r.jsonBody) {
 		add("400", path.startsWith(DOCUMENTS_PREFIX) ? "InvalidBodyDocuments" : "InvalidBody");
@@ -226,7 +236,7 @@ function withGatewayResponses(op: Operation, key: string, path: string, kind: Ro
 	const out: Operation = { ...op, responses };
 	if (idempotent) out.parameters = [...(op.parameters ?? []), IDEMPOTENCY_KEY_PARAM];
 	if (r.bearer) delete out.security;
-	else out.security = [];
+	else out.security = r.ops ? [{ opsToken: [] }] : [];
 	return out;
 }
 

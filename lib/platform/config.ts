@@ -387,6 +387,16 @@ export const SETTINGS = {
 	AUTH_JWKS_URL: httpUrl({ doc: "JWKS of the identity provider", readBy: ["gateway", "start"] }),
 	AUTH_ISSUER: text({ doc: "required iss of bearer tokens", readBy: ["gateway", "devauth", "start"] }),
 	AUTH_AUDIENCE: text({ doc: "required aud of bearer tokens", readBy: ["gateway", "devauth", "start"] }),
+	OPS_API_TOKEN: custom<string | undefined>({
+		allowed: "at least 32 characters",
+		doc: "bearer token of the ops routes /v1/ops/* (docs/decisions/0103-ops-routes.md); unset: every ops route answers 401",
+		readBy: ["gateway"],
+		secret: true,
+		parse: (raw) => {
+			if (raw === undefined || raw === "") return undefined;
+			return raw.length >= 32 ? raw : INVALID;
+		},
+	}),
 	LABEL_LINK_SECRET: text({
 		doc: "HMAC key of signed label links",
 		readBy: ["gateway", "documents", "booking", "billing", "intake", "webhooks", "ndr", "start"],

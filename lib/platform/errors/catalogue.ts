@@ -562,6 +562,13 @@ export const CATALOGUE = {
 		description: "the courier could not be reached to cancel; retry",
 		spec: "§7 (cancel)",
 	},
+	invalid_remittance_file: {
+		status: 400,
+		message: (why: string) => `remittance file: ${why}`,
+		description:
+			"a courier remittance file that cannot be read as a whole (its header lacks a column, it is not CSV, it is larger than 8 MB); lines that cannot be read are exceptions instead",
+		spec: "ours (docs/decisions/0102-cod-remittance.md)",
+	},
 	credit_limit_exceeded: {
 		status: 409,
 		message: (need: number | string, outstanding: number | string, limit: number | string) =>

@@ -69,6 +69,12 @@ export const components: OpenAPIV3_1.ComponentsObject = {
 			description:
 				"RS256 JWT from the identity provider (spec §5): `sender_id` (the merchant account) and `role` claims.",
 		},
+		opsToken: {
+			type: "http",
+			scheme: "bearer",
+			description:
+				"The operator's token `OPS_API_TOKEN` (ours, docs/decisions/0103-ops-routes.md): the `/v1/ops/*` routes only; a merchant's JWT is refused there.",
+		},
 	},
 	schemas: {
 		Error: {

@@ -37,7 +37,7 @@ import type { JsonSchema, Operation, Parameter, Response } from "./types";
  * - `docs`: the API reference (the "action" is a handler name of lib/openapi/serve.ts);
  * - `dev_idp`: the development identity provider (never documented).
  */
-export type RouteKind = "api" | "upload" | "courier_push" | "link" | "probe" | "docs" | "dev_idp";
+export type RouteKind = "api" | "upload" | "courier_push" | "link" | "probe" | "docs" | "dev_idp" | "ops";
 
 /**
  * A documented error of a route: a catalogued code (its status and its

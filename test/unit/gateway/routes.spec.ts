@@ -15,6 +15,7 @@ import {
 	DEV_IDP_ALIASES,
 	DOCS_ALIASES,
 	LINK_ALIASES,
+	OPS_ALIASES,
 	PROBE_ALIASES,
 	WEBHOOK_ALIASES,
 } from "../../../lib/gateway/routes";
@@ -28,6 +29,7 @@ const TABLES: Record<RouteKind, Record<string, string>> = {
 	probe: PROBE_ALIASES,
 	docs: DOCS_ALIASES,
 	dev_idp: DEV_IDP_ALIASES,
+	ops: OPS_ALIASES,
 };
 
 /** A concrete path an alias matches: each `:name` replaced by a value no literal segment uses. */

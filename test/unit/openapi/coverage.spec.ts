@@ -14,6 +14,7 @@ import {
 	DEV_IDP_ALIASES,
 	DOCS_ALIASES,
 	LINK_ALIASES,
+	OPS_ALIASES,
 	PROBE_ALIASES,
 	WEBHOOK_ALIASES,
 } from "../../../lib/gateway/routes";
@@ -35,6 +36,7 @@ const ROUTES = [
 	LINK_ALIASES,
 	DOCS_ALIASES,
 	PROBE_ALIASES,
+	OPS_ALIASES,
 ].flatMap((t) => Object.keys(t));
 
 /** `{covered, missing, extra}` of a route list against a list of described keys. */

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import type { OpenAPIV3_1 } from "openapi-types";
 import { ROUTES } from "../../../lib/contracts/http";
-import { LINK_ALIASES, PROBE_ALIASES, WEBHOOK_ALIASES } from "../../../lib/gateway/routes";
+import { LINK_ALIASES, OPS_ALIASES, PROBE_ALIASES, WEBHOOK_ALIASES } from "../../../lib/gateway/routes";
 import {
 	buildDocument,
 	createDocument,
@@ -132,7 +132,7 @@ describe("openapi: the document", () => {
 		}
 	});
 
-	it("routes without a bearer token have security: [], bearer routes inherit it and answer 401/429", () => {
+	it("routes without a bearer token have security: [], ops routes the ops token and 401, bearer routes inherit it and answer 401/429", () => {
 		const open = [
 			...Object.keys(WEBHOOK_ALIASES),
 			...Object.keys(LINK_ALIASES),
@@ -145,9 +145,20 @@ describe("openapi: the document", () => {
 				return `${method} ${path}`;
 			}),
 		);
+		const opsOps = new Set(
+			Object.keys(OPS_ALIASES).map((k) => {
+				const { method, path } = parseAliasKey(k);
+				return `${method} ${path}`;
+			}),
+		);
+		assert.ok(opsOps.size > 0, "the ops routes are documented");
 		for (const { path, method, op } of operations(doc)) {
 			if (openOps.has(`${method} ${path}`)) assert.deepEqual(op.security, [], `${method} ${path}`);
-			else {
+			else if (opsOps.has(`${method} ${path}`)) {
+				assert.deepEqual(op.security, [{ opsToken: [] }], `${method} ${path}`);
+				assert.ok(op.responses?.["401"], `${method} ${path}: 401`);
+				assert.equal(op.responses?.["429"], undefined, `${method} ${path}: no merchant rate limit`);
+			} else {
 				assert.equal(op.security, undefined, `${method} ${path} must inherit the bearer requirement`);
 				assert.ok(op.responses?.["401"] && op.responses["429"], `${method} ${path}: 401 and 429`);
 			}
@@ -208,7 +219,8 @@ describe("openapi: the document", () => {
 		let posts = 0;
 		for (const [path, item] of Object.entries(doc.paths)) {
 			for (const [method, op] of Object.entries(item)) {
-				const bearer = !("security" in op) || (op as { security?: unknown[] }).security?.length !== 0;
+				// a merchant's bearer route inherits the document's security (the ops token is not idempotency-keyed)
+				const bearer = !("security" in op);
 				const keyed = (op.parameters ?? []).some(
 					(p) => (p as { $ref?: string }).$ref === "#/components/parameters/IdempotencyKey",
 				);
