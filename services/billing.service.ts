@@ -17,22 +17,57 @@ import { applyStatusChange, codStatusOf } from "../lib/billing/cod";
 import type { BillingDeps } from "../lib/billing/deps";
 import { BILLING_MIGRATIONS } from "../lib/billing/migrations";
 import { mirrorCreditLimit, recordMovements, walletFor } from "../lib/billing/operations";
+import {
+	isCycleDay,
+	istDate,
+	payoutDetail,
+	payoutList,
+	payoutPaid,
+	runCycle,
+	summaryOf,
+} from "../lib/billing/payouts";
 import { reconcileRemittance } from "../lib/billing/remittance";
 import { parseWalletQuery } from "../lib/billing/wallet";
 import { SHIPMENT_STATUS_CHANNEL } from "../lib/contracts";
-import { BILLING_ROUTES, REMITTANCE_BODY } from "../lib/contracts/http/billing";
+import {
+	BILLING_ROUTES,
+	PAYOUT_CYCLE_BODY,
+	PAYOUT_PAID_BODY,
+	REMITTANCE_BODY,
+} from "../lib/contracts/http/billing";
 import { senderOf } from "../lib/platform/auth";
+import { setting } from "../lib/platform/config";
 import { cursorSecretConfigured } from "../lib/platform/cursor";
 import { defineService } from "../lib/platform/service";
 import { DbMixin } from "../mixins/db.mixin";
 
-export default defineService()({
+/** State set in `started`. */
+interface BillingVars {
+	/** the payout check (BILLING_PAYOUT_CHECK_MS): runs today's cycle on cycle days */
+	payoutTimer: NodeJS.Timeout | undefined;
+	/** a payout check in progress (never two at once in one pod) */
+	checking: Promise<unknown> | undefined;
+}
+
+export default defineService<BillingVars>()({
 	name: "billing",
 	mixins: [DbMixin("billing", BILLING_MIGRATIONS)],
 	methods: {
 		/** What lib/billing needs of this service. */
 		deps(): BillingDeps {
 			return { db: this.db, logger: this.logger };
+		},
+
+		/** The payout check: today's cycle (IST) when today is a cycle day; skipped while the previous one runs. */
+		payoutCheck(): void {
+			if (this.checking) return;
+			const today = istDate(new Date());
+			if (!isCycleDay(today)) return;
+			this.checking = runCycle(this.deps(), today)
+				.catch((err: Error) => this.logger.warn(`payout cycle ${today}: ${err.message}`))
+				.finally(() => {
+					this.checking = undefined;
+				});
 		},
 	},
 	actions: {
@@ -58,6 +93,70 @@ export default defineService()({
 			async handler(ctx) {
 				const sender = senderOf(ctx);
 				return walletFor(this.deps(), sender, parseWalletQuery(ctx.params, sender));
+			},
+		},
+
+		/**
+		 * GET /v1/remittances (ours; docs/decisions/0104-cod-payouts.md): the
+		 * caller's COD payouts, newest first. Query `limit` (1–1000, default
+		 * 20), `status` (`scheduled` | `paid`), `cursor`. 200 `{data: Payout[],
+		 * pagination}` (rupees; cycle dates IST). Access: any authenticated role.
+		 * Errors: 400 `validation_failed` (limit, status); 400 `cursor: unrecognised shape`.
+		 */
+		remittances: {
+			access: BILLING_ROUTES["billing.remittances"].access,
+			async handler(ctx) {
+				return payoutList(this.deps(), senderOf(ctx), ctx.params);
+			},
+		},
+
+		/**
+		 * GET /v1/remittances/summary (ours): where the caller's COD money is —
+		 * collected, remitted, in scheduled payouts — and the next cycle day
+		 * (IST) with what it would pay now (rupees). Access: any authenticated role.
+		 */
+		remittanceSummary: {
+			access: BILLING_ROUTES["billing.remittanceSummary"].access,
+			async handler(ctx) {
+				return summaryOf(this.deps(), senderOf(ctx));
+			},
+		},
+
+		/**
+		 * GET /v1/remittances/{id} (ours): one of the caller's payouts with its
+		 * shipments (rupees). Access: any authenticated role.
+		 * Errors: 400 `validation_failed` (id); 404 `remittance_not_found` (missing and another account's alike).
+		 */
+		remittance: {
+			access: BILLING_ROUTES["billing.remittance"].access,
+			async handler(ctx) {
+				return payoutDetail(this.deps(), senderOf(ctx), ctx.params.id);
+			},
+		},
+
+		/**
+		 * POST /v1/ops/payout-cycles (ops token; also the payout check): makes
+		 * the payouts of `{cycle_date?}` (IST `YYYY-MM-DD`, default today);
+		 * idempotent per account and cycle. 200 {@link PayoutCycleResult} (rupees).
+		 * Errors: 400 `validation_failed` (cycle_date).
+		 */
+		runPayoutCycle: {
+			params: PAYOUT_CYCLE_BODY,
+			async handler(ctx) {
+				return runCycle(this.deps(), ctx.params.cycle_date);
+			},
+		},
+
+		/**
+		 * POST /v1/ops/remittances/{id}/paid (ops token): `{utr}` records the
+		 * bank transfer; the payout becomes `paid`, its shipments' `cod_status`
+		 * `paid`; the same UTR again answers it unchanged. 200 the payout (rupees).
+		 * Errors: 400 `validation_failed` (id, utr); 404 `remittance_not_found`; 409 `payout_already_paid`.
+		 */
+		markPayoutPaid: {
+			params: { id: { type: "string", min: 1, max: 20 }, ...PAYOUT_PAID_BODY },
+			async handler(ctx) {
+				return payoutPaid(this.deps(), ctx.params.id, ctx.params.utr);
 			},
 		},
 
@@ -160,10 +259,23 @@ export default defineService()({
 			},
 		},
 	},
-	/** Refuses to run without a cursor secret (wallet pages are signed; docs/ARCHITECTURE.md §2: fail loudly at start). */
+	created() {
+		this.payoutTimer = undefined;
+		this.checking = undefined;
+	},
+	/**
+	 * Refuses to run without a cursor secret (wallet and payout pages are signed; docs/ARCHITECTURE.md §2: fail
+	 * loudly at start); starts the payout check (BILLING_PAYOUT_CHECK_MS).
+	 */
 	async started() {
 		if (!cursorSecretConfigured()) {
 			throw new Error("billing: CURSOR_SECRET or LABEL_LINK_SECRET is required (signed page cursors)");
 		}
+		this.payoutTimer = setInterval(() => this.payoutCheck(), setting("BILLING_PAYOUT_CHECK_MS"));
+		this.payoutTimer.unref();
+	},
+	async stopped() {
+		if (this.payoutTimer) clearInterval(this.payoutTimer);
+		await this.checking;
 	},
 });

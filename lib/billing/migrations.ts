@@ -20,6 +20,11 @@
  *   002): each remittance file a courier sent (once per content: its SHA-256)
  *   with its counts, and each line that did not match a collected COD
  *   shipment (reconciliation exceptions, never silently accepted).
+ * - `billing.payouts` (migration 003): one per account and payout cycle
+ *   (UNIQUE (sender_id, cycle_date): a cycle run twice pays nothing twice):
+ *   the remitted COD shipments it pays (`billing.shipments.payout_id`), gross,
+ *   deductions and net (paise), `scheduled` until ops mark it `paid` with the
+ *   bank's UTR.
  */
 import type { Migration } from "../platform/db";
 
@@ -117,6 +122,37 @@ export const BILLING_MIGRATIONS: Migration[] = [
 				UNIQUE (remittance_id, line_no)
 			)`);
 			await q(`CREATE INDEX IF NOT EXISTS cod_exceptions_awb ON billing.cod_exceptions (awb_number)`);
+		},
+	},
+	{
+		name: "003-payouts",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`CREATE TABLE IF NOT EXISTS billing.payouts (
+				id bigserial PRIMARY KEY,
+				sender_id bigint NOT NULL,
+				cycle_date date NOT NULL,
+				shipments integer NOT NULL CHECK (shipments > 0),
+				gross_paise bigint NOT NULL CHECK (gross_paise >= 0),
+				deductions_paise bigint NOT NULL DEFAULT 0 CHECK (deductions_paise >= 0),
+				net_paise bigint NOT NULL,
+				status text NOT NULL DEFAULT 'scheduled' CHECK (status IN ('scheduled', 'paid')),
+				utr text,
+				paid_at timestamptz,
+				created_at timestamptz NOT NULL DEFAULT now(),
+				UNIQUE (sender_id, cycle_date),
+				CHECK ((status = 'paid') = (utr IS NOT NULL))
+			)`);
+			await q(`CREATE INDEX IF NOT EXISTS payouts_sender ON billing.payouts (sender_id, id DESC)`);
+			await q(
+				`ALTER TABLE billing.shipments ADD COLUMN IF NOT EXISTS payout_id bigint REFERENCES billing.payouts (id)`,
+			);
+			// the cycle's candidates: remitted, not yet in a payout
+			await q(`CREATE INDEX IF NOT EXISTS shipments_payable ON billing.shipments (collected_at)
+				WHERE cod_status = 'remitted' AND payout_id IS NULL`);
+			await q(
+				`CREATE INDEX IF NOT EXISTS shipments_payout ON billing.shipments (payout_id) WHERE payout_id IS NOT NULL`,
+			);
 		},
 	},
 ];

@@ -478,3 +478,214 @@ export async function recordRemittance(
 		return { ...(await storedRemittance(db, id, input.max_exceptions, t)), duplicate: false };
 	});
 }
+
+/** A `billing.payouts` row as read (paise; dates as text). */
+export interface PayoutRow {
+	id: number;
+	sender_id: number;
+	cycle_date: string;
+	shipments: number;
+	gross_paise: number;
+	deductions_paise: number;
+	net_paise: number;
+	status: "scheduled" | "paid";
+	utr: string | null;
+	paid_at: Date | null;
+	created_at: Date;
+}
+
+const PAYOUT_COLUMNS = `id, sender_id, to_char(cycle_date, 'YYYY-MM-DD') AS cycle_date, shipments, gross_paise,
+	deductions_paise, net_paise, status, utr, paid_at, created_at`;
+
+function payoutRow(r: Record<string, unknown>): PayoutRow {
+	return {
+		id: Number(r.id),
+		sender_id: Number(r.sender_id),
+		cycle_date: String(r.cycle_date),
+		shipments: Number(r.shipments),
+		gross_paise: Number(r.gross_paise),
+		deductions_paise: Number(r.deductions_paise),
+		net_paise: Number(r.net_paise),
+		status: r.status as PayoutRow["status"],
+		utr: (r.utr as string | null) ?? null,
+		paid_at: (r.paid_at as Date | null) ?? null,
+		created_at: r.created_at as Date,
+	};
+}
+
+/**
+ * Runs payout cycle `cycle_date` (IST date) in ONE statement: for each
+ * account, its remitted COD shipments collected before `cutoff` (ISO-8601)
+ * and in no payout yet become one payout (gross = what the couriers
+ * remitted; no deductions), unless the account has a payout of this cycle
+ * already (UNIQUE (sender_id, cycle_date)): a cycle run twice pays nothing
+ * twice. Runs under a transaction-scoped advisory lock, so two runs (two
+ * pods, two dates) never take the same shipment into two payouts.
+ * @returns the payouts made, their shipments and their net (paise)
+ */
+export async function runPayoutCycle(
+	db: Sequelize,
+	cycle_date: string,
+	cutoff: string,
+): Promise<{ payouts: number; shipments: number; net_paise: number }> {
+	return db.transaction(async (t) => {
+		await exec(db, `SELECT pg_advisory_xact_lock(hashtextextended('billing.payout_cycle', 0))`, [], t);
+		return payoutStatement(db, cycle_date, cutoff, t);
+	});
+}
+
+/** The statement of {@link runPayoutCycle}, in its transaction `t`. */
+async function payoutStatement(
+	db: Sequelize,
+	cycle_date: string,
+	cutoff: string,
+	t: Transaction,
+): Promise<{ payouts: number; shipments: number; net_paise: number }> {
+	const rows = await select<{ payouts: string; shipments: string; net: string }>(
+		db,
+		`WITH eligible AS (
+			SELECT awb_number, sender_id, remitted_paise FROM billing.shipments
+			WHERE cod_status = 'remitted' AND payout_id IS NULL AND collected_at < $2::timestamptz),
+		sums AS (
+			SELECT sender_id, COUNT(*) AS n, SUM(remitted_paise) AS gross FROM eligible GROUP BY sender_id),
+		made AS (
+			INSERT INTO billing.payouts (sender_id, cycle_date, shipments, gross_paise, deductions_paise, net_paise)
+			SELECT sender_id, $1::date, n, gross, 0, gross FROM sums ORDER BY sender_id
+			ON CONFLICT (sender_id, cycle_date) DO NOTHING
+			RETURNING id, sender_id, shipments, net_paise),
+		marked AS (
+			UPDATE billing.shipments s SET payout_id = made.id, updated_at = now()
+			FROM made, eligible e
+			WHERE e.sender_id = made.sender_id AND s.awb_number = e.awb_number AND s.payout_id IS NULL
+			RETURNING s.awb_number)
+		SELECT (SELECT COUNT(*) FROM made) AS payouts, (SELECT COUNT(*) FROM marked) AS shipments,
+			(SELECT COALESCE(SUM(net_paise), 0) FROM made) AS net`,
+		[cycle_date, cutoff],
+		t,
+	);
+	return {
+		payouts: Number(rows[0].payouts),
+		shipments: Number(rows[0].shipments),
+		net_paise: Number(rows[0].net),
+	};
+}
+
+/** One page of the account's payouts, newest first (by id), optionally of one status; plus whether more follow. */
+export async function payoutsPage(
+	db: Sequelize,
+	sender_id: number,
+	before_id: number | null,
+	limit: number,
+	status: "scheduled" | "paid" | null,
+): Promise<{ rows: PayoutRow[]; more: boolean }> {
+	const rows = await select<Record<string, unknown>>(
+		db,
+		`SELECT ${PAYOUT_COLUMNS} FROM billing.payouts
+		 WHERE sender_id = $1 AND ($2::bigint IS NULL OR id < $2::bigint) AND ($3::text IS NULL OR status = $3)
+		 ORDER BY id DESC LIMIT $4`,
+		[sender_id, before_id, status, limit + 1],
+	);
+	return { rows: rows.slice(0, limit).map(payoutRow), more: rows.length > limit };
+}
+
+/** The sender's payout `id` with its shipments, or null (missing, or another sender's). */
+export async function payoutOf(
+	db: Sequelize,
+	sender_id: number,
+	id: number,
+): Promise<{ payout: PayoutRow; shipments: CodRow[]; order_ids: Map<string, number> } | null> {
+	const [p] = await select<Record<string, unknown>>(
+		db,
+		`SELECT ${PAYOUT_COLUMNS} FROM billing.payouts WHERE id = $1 AND sender_id = $2`,
+		[id, sender_id],
+	);
+	if (!p) return null;
+	const lines = await select<Record<string, unknown>>(
+		db,
+		`SELECT ${COD_COLUMNS}, order_id FROM billing.shipments WHERE payout_id = $1 ORDER BY collected_at, awb_number`,
+		[id],
+	);
+	return {
+		payout: payoutRow(p),
+		shipments: lines.map(codRow),
+		order_ids: new Map(lines.map((l) => [String(l.awb_number), Number(l.order_id)])),
+	};
+}
+
+/**
+ * Marks payout `id` paid with `utr` (any account: ops). The same UTR again
+ * changes nothing. @returns the payout and whether it was paid before with
+ * another UTR (`conflict`), or null when there is no such payout
+ */
+export async function markPayoutPaid(
+	db: Sequelize,
+	id: number,
+	utr: string,
+): Promise<{ payout: PayoutRow; conflict: boolean } | null> {
+	return db.transaction(async (t) => {
+		const { rows } = await exec<Record<string, unknown>>(
+			db,
+			`UPDATE billing.payouts SET status = 'paid', utr = $2, paid_at = now()
+			 WHERE id = $1 AND status = 'scheduled' RETURNING ${PAYOUT_COLUMNS}`,
+			[id, utr],
+			t,
+		);
+		if (rows[0]) {
+			await exec(
+				db,
+				`UPDATE billing.shipments SET cod_status = 'paid', updated_at = now()
+				 WHERE payout_id = $1 AND cod_status = 'remitted'`,
+				[id],
+				t,
+			);
+			return { payout: payoutRow(rows[0]), conflict: false };
+		}
+		const [p] = await select<Record<string, unknown>>(
+			db,
+			`SELECT ${PAYOUT_COLUMNS} FROM billing.payouts WHERE id = $1`,
+			[id],
+			t,
+		);
+		if (!p) return null;
+		const payout = payoutRow(p);
+		return { payout, conflict: payout.utr !== utr };
+	});
+}
+
+/**
+ * Where the sender's COD money is (paise): collected (the couriers hold it),
+ * remitted and in no payout, in scheduled payouts; and what a cycle with
+ * cut-off `cutoff` would pay now.
+ */
+export async function codSummary(
+	db: Sequelize,
+	sender_id: number,
+	cutoff: string,
+): Promise<{
+	collected: [number, number];
+	remitted: [number, number];
+	scheduled: [number, number];
+	next_paise: number;
+}> {
+	const [r] = await select<Record<string, string>>(
+		db,
+		`SELECT
+			COUNT(*) FILTER (WHERE cod_status = 'collected') AS collected_n,
+			COALESCE(SUM(cod_amount_paise) FILTER (WHERE cod_status = 'collected'), 0) AS collected_paise,
+			COUNT(*) FILTER (WHERE cod_status = 'remitted' AND payout_id IS NULL) AS remitted_n,
+			COALESCE(SUM(remitted_paise) FILTER (WHERE cod_status = 'remitted' AND payout_id IS NULL), 0) AS remitted_paise,
+			COALESCE(SUM(remitted_paise) FILTER (WHERE cod_status = 'remitted' AND payout_id IS NULL
+				AND collected_at < $2::timestamptz), 0) AS next_paise,
+			(SELECT COUNT(*) FROM billing.payouts WHERE sender_id = $1 AND status = 'scheduled') AS scheduled_n,
+			(SELECT COALESCE(SUM(net_paise), 0) FROM billing.payouts WHERE sender_id = $1 AND status = 'scheduled')
+				AS scheduled_paise
+		 FROM billing.shipments WHERE sender_id = $1 AND payment_mode = 'cod'`,
+		[sender_id, cutoff],
+	);
+	return {
+		collected: [Number(r.collected_n), Number(r.collected_paise)],
+		remitted: [Number(r.remitted_n), Number(r.remitted_paise)],
+		scheduled: [Number(r.scheduled_n), Number(r.scheduled_paise)],
+		next_paise: Number(r.next_paise),
+	};
+}

@@ -133,6 +133,81 @@ export interface RemittanceReport {
 	exception_lines: CodExceptionLine[];
 }
 
+/** Page size of `GET /v1/remittances` when `limit` is absent. */
+export const REMITTANCES_DEFAULT_LIMIT = 20;
+/** Largest `limit` of `GET /v1/remittances` (§8: list endpoints take 1 to 1000). */
+export const REMITTANCES_MAX_LIMIT = 1000;
+/** A shipment is paid out in the first cycle at least this many days after its delivery (IST calendar days). */
+export const PAYOUT_DELAY_DAYS = 7;
+/** Payout cycle days (IST): Tuesday and Friday (`Date#getUTCDay` numbering of the IST date). */
+export const PAYOUT_WEEKDAYS: readonly number[] = [2, 5];
+/** The statuses of a payout: `scheduled` (computed, not paid yet), `paid` (ops recorded the bank's UTR). */
+export const PAYOUT_STATUSES = ["scheduled", "paid"] as const;
+/** One {@link PAYOUT_STATUSES} value. */
+export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
+
+/** A payout of COD money to a merchant (rupees, dates `YYYY-MM-DD` IST, times ISO-8601 UTC). */
+export interface Payout {
+	id: number;
+	/** the payout cycle (IST date) */
+	cycle_date: string;
+	/** COD shipments it pays */
+	shipments: number;
+	/** COD the couriers remitted for them, rupees */
+	gross_cod: number;
+	/** settled from the COD (none yet), rupees */
+	deductions: number;
+	/** paid to the merchant, rupees */
+	net: number;
+	status: PayoutStatus;
+	/** the bank's transfer reference, once paid */
+	utr: string | null;
+	paid_at: string | null;
+	created_at: string;
+}
+
+/** One shipment of a payout (rupees). */
+export interface PayoutShipment {
+	awb_number: string;
+	order_id: number;
+	cod_amount: number;
+	collected_at: string;
+	remittance_reference: string;
+	remitted_on: string;
+}
+
+/** 200 of `GET /v1/remittances/{id}`: the payout and its shipments. */
+export interface PayoutDetail extends Payout {
+	shipment_lines: PayoutShipment[];
+}
+
+/** 200 of `GET /v1/remittances` (§2.12 cursor envelope). */
+export interface PayoutPage {
+	data: Payout[];
+	pagination: { mode: "cursor"; limit: number; nextCursor: string | null };
+}
+
+/** 200 of `GET /v1/remittances/summary`: where the account's COD money is now (rupees). */
+export interface RemittanceSummary {
+	/** delivered, the couriers hold the cash */
+	collected: { shipments: number; amount: number };
+	/** the couriers paid it, not in a payout yet */
+	remitted: { shipments: number; amount: number };
+	/** in payouts not paid yet */
+	scheduled: { payouts: number; amount: number };
+	/** the next cycle day (IST) and what it would pay of the shipments remitted today */
+	next_payout: { date: string; amount: number };
+}
+
+/** What one run of a payout cycle made (`billing.runPayoutCycle`). */
+export interface PayoutCycleResult {
+	cycle_date: string;
+	/** payouts made by this run (0 when the cycle had run for every account with something to pay) */
+	payouts: number;
+	shipments: number;
+	amount: number;
+}
+
 export interface BillingActions {
 	/** GET /v1/wallet (ours; docs/decisions/0020-wallet.md): balance, credit limit and movements. */
 	"billing.wallet": { params: RouteParams<Routes["billing.wallet"]>; result: WalletAnswer };
@@ -149,6 +224,22 @@ export interface BillingActions {
 	 * POST /v1/ops/cod-remittances (ops token; also called internally): a courier's remittance file; matches each line to a collected COD shipment — remitted — or
 	 * records a reconciliation exception. CSV `awb_number,amount,remittance_reference,remittance_date`.
 	 */
+	/** GET /v1/remittances: the account's payouts, newest first. */
+	"billing.remittances": { params: RouteParams<Routes["billing.remittances"]>; result: PayoutPage };
+	/** GET /v1/remittances/summary: where the account's COD money is. */
+	"billing.remittanceSummary": {
+		params: RouteParams<Routes["billing.remittanceSummary"]>;
+		result: RemittanceSummary;
+	};
+	/** GET /v1/remittances/{id}: one payout with its shipments. */
+	"billing.remittance": { params: RouteParams<Routes["billing.remittance"]>; result: PayoutDetail };
+	/** POST /v1/ops/payout-cycles (ops; the timer too): runs the payout cycle of a date. */
+	"billing.runPayoutCycle": {
+		params: RouteParams<Routes["billing.runPayoutCycle"]>;
+		result: PayoutCycleResult;
+	};
+	/** POST /v1/ops/remittances/{id}/paid (ops): marks a payout paid with the bank's UTR. */
+	"billing.markPayoutPaid": { params: RouteParams<Routes["billing.markPayoutPaid"]>; result: Payout };
 	"billing.reconcileRemittance": {
 		params: RouteParams<Routes["billing.reconcileRemittance"]>;
 		result: RemittanceReport;

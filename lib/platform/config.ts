@@ -723,6 +723,11 @@ export const SETTINGS = {
 		doc: "how long a merchant has to act on a failed delivery",
 		readBy: ["ndr"],
 	}),
+	BILLING_PAYOUT_CHECK_MS: ms({
+		dflt: 900_000,
+		doc: "how often billing checks whether today (IST) is a payout cycle day and runs its cycle (idempotent)",
+		readBy: ["billing"],
+	}),
 	NDR_POLICY_MS: ms({ dflt: 60_000, doc: "period of the ndr policy pass", readBy: ["ndr"] }),
 	NDR_POLICY_RETRY_MS: ms({
 		dflt: 3_600_000,

@@ -12,7 +12,7 @@
  * {@link REMITTANCE_BODY}.
  */
 import { CURSOR_UNRECOGNISED } from "../../platform/cursor";
-import { json, queryParam } from "../../platform/openapi/components";
+import { ID_PATH_SCHEMA, json, queryParam } from "../../platform/openapi/components";
 import { int, nullableStr, PAGINATION, rupees, str } from "../../platform/openapi/helpers";
 import { defineRoutes } from "../../platform/openapi/route";
 import type { JsonSchema } from "../../platform/openapi/types";
@@ -20,6 +20,10 @@ import {
 	COD_EXCEPTION_KINDS,
 	LEDGER_KINDS,
 	MAX_EXCEPTION_LINES,
+	PAYOUT_DELAY_DAYS,
+	PAYOUT_STATUSES,
+	REMITTANCES_DEFAULT_LIMIT,
+	REMITTANCES_MAX_LIMIT,
 	WALLET_DEFAULT_LIMIT,
 	WALLET_MAX_LIMIT,
 } from "../billing";
@@ -110,6 +114,109 @@ const REMITTANCE_REPORT: JsonSchema = {
 	},
 };
 
+/** Body of `POST /v1/ops/remittances/{id}/paid`: the bank transfer's UTR. */
+export const PAYOUT_PAID_BODY = {
+	$$strict: "remove",
+	utr: { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9-]+$/ },
+} as const;
+
+/** Body of `POST /v1/ops/payout-cycles`: the cycle's IST date, default today. */
+export const PAYOUT_CYCLE_BODY = {
+	$$strict: "remove",
+	cycle_date: { type: "string", optional: true, pattern: /^\d{4}-\d{2}-\d{2}$/ },
+} as const;
+
+/** A payout (lib/contracts/billing.ts `Payout`). */
+const PAYOUT_PROPS: Record<string, JsonSchema> = {
+	id: int("payout id"),
+	cycle_date: str("the payout cycle, IST date", { format: "date" }),
+	shipments: int("COD shipments it pays"),
+	gross_cod: rupees("COD the couriers remitted for them."),
+	deductions: rupees("settled from the COD (none yet)."),
+	net: rupees("paid to you."),
+	status: { type: "string", enum: [...PAYOUT_STATUSES], description: "`scheduled` until paid, then `paid`" },
+	utr: nullableStr("the bank transfer's UTR, once paid"),
+	paid_at: {
+		type: ["string", "null"],
+		format: "date-time",
+		description: "when ops recorded the payment (UTC)",
+	},
+	created_at: str("when the cycle made it (UTC)", { format: "date-time" }),
+};
+const PAYOUT: JsonSchema = {
+	type: "object",
+	additionalProperties: false,
+	required: Object.keys(PAYOUT_PROPS),
+	properties: PAYOUT_PROPS,
+};
+const PAYOUT_DETAIL: JsonSchema = {
+	type: "object",
+	additionalProperties: false,
+	required: [...Object.keys(PAYOUT_PROPS), "shipment_lines"],
+	properties: {
+		...PAYOUT_PROPS,
+		shipment_lines: {
+			type: "array",
+			description: "the COD shipments it pays, oldest delivery first",
+			items: {
+				type: "object",
+				additionalProperties: false,
+				required: [
+					"awb_number",
+					"order_id",
+					"cod_amount",
+					"collected_at",
+					"remittance_reference",
+					"remitted_on",
+				],
+				properties: {
+					awb_number: str("AWB"),
+					order_id: int("the order"),
+					cod_amount: rupees("the COD amount collected."),
+					collected_at: str("when delivered (UTC)", { format: "date-time" }),
+					remittance_reference: str("the courier's remittance that paid it"),
+					remitted_on: str("that remittance's date", { format: "date" }),
+				},
+			},
+		},
+	},
+};
+const MONEY_COUNT = (what: string, count: string): JsonSchema => ({
+	type: "object",
+	additionalProperties: false,
+	required: [count, "amount"],
+	description: what,
+	properties: { [count]: int(count), amount: rupees("rupees.") },
+});
+const SUMMARY: JsonSchema = {
+	type: "object",
+	additionalProperties: false,
+	required: ["collected", "remitted", "scheduled", "next_payout"],
+	properties: {
+		collected: MONEY_COUNT("delivered: the couriers hold the cash", "shipments"),
+		remitted: MONEY_COUNT("the couriers paid it; not in a payout yet", "shipments"),
+		scheduled: MONEY_COUNT("in payouts not paid yet", "payouts"),
+		next_payout: {
+			type: "object",
+			additionalProperties: false,
+			required: ["date", "amount"],
+			description: "the next cycle day and what it would pay of what is remitted now",
+			properties: { date: str("IST date", { format: "date" }), amount: rupees("rupees.") },
+		},
+	},
+};
+const CYCLE_RESULT: JsonSchema = {
+	type: "object",
+	additionalProperties: false,
+	required: ["cycle_date", "payouts", "shipments", "amount"],
+	properties: {
+		cycle_date: str("the cycle run (IST)", { format: "date" }),
+		payouts: int("payouts made by this run (0: nothing new to pay)"),
+		shipments: int("shipments they pay"),
+		amount: rupees("their net."),
+	},
+};
+
 /** The billing routes, keyed by the action that answers each. */
 export const BILLING_ROUTES = defineRoutes({
 	"billing.wallet": {
@@ -151,5 +258,98 @@ export const BILLING_ROUTES = defineRoutes({
 		body: REMITTANCE_BODY,
 		responses: { "200": json("The file's reconciliation.", REMITTANCE_REPORT) },
 		errors: ["validation_failed", "invalid_remittance_file"],
+	},
+	"billing.remittances": {
+		route: "GET /v1/remittances",
+		access: ANY_ROLE,
+		tag: "shipping",
+		operationId: "billing_remittances",
+		summary: "The account's COD payouts",
+		description: `Ours (docs/decisions/0104-cod-payouts.md): your COD payouts, newest first, cursor-paged. A payout is made on each cycle day (Tuesday and Friday, IST) of the COD shipments the couriers remitted and that were delivered at least ${PAYOUT_DELAY_DAYS} days before; \`scheduled\` until paid, then \`paid\` with the bank's UTR. Money in rupees. Any authenticated role. Query validated by hand.`,
+		queryParams: [
+			queryParam(
+				"limit",
+				`page size, integer 1–${REMITTANCES_MAX_LIMIT}, default ${REMITTANCES_DEFAULT_LIMIT}`,
+				{
+					type: "string",
+					pattern: "^[0-9]+$",
+					default: String(REMITTANCES_DEFAULT_LIMIT),
+				},
+			),
+			queryParam("status", "only payouts of this status", { type: "string", enum: [...PAYOUT_STATUSES] }),
+			queryParam(
+				"cursor",
+				"a `nextCursor` of this route for this account and status; absent or empty = first page",
+			),
+		],
+		responses: {
+			"200": json("A page of payouts.", {
+				type: "object",
+				additionalProperties: false,
+				required: ["data", "pagination"],
+				properties: { data: { type: "array", items: PAYOUT }, pagination: PAGINATION },
+			}),
+		},
+		errors: [
+			{
+				code: "validation_failed",
+				when: "with `details`: `limit: …` or `status: must be scheduled or paid`",
+			},
+			{ code: CURSOR_UNRECOGNISED, when: "not a cursor this route issued to this account for this status." },
+		],
+	},
+	"billing.remittanceSummary": {
+		route: "GET /v1/remittances/summary",
+		access: ANY_ROLE,
+		tag: "shipping",
+		operationId: "billing_remittanceSummary",
+		summary: "Where the account's COD money is",
+		description:
+			"Ours (docs/decisions/0104-cod-payouts.md): COD collected by the couriers and not remitted yet, remitted and not in a payout yet, in payouts not paid yet, and the next cycle day with what it would pay now. Money in rupees. Any authenticated role.",
+		responses: { "200": json("The summary.", SUMMARY) },
+	},
+	"billing.remittance": {
+		route: "GET /v1/remittances/:id",
+		access: ANY_ROLE,
+		tag: "shipping",
+		operationId: "billing_remittance",
+		summary: "A COD payout with its shipments",
+		description:
+			"Ours (docs/decisions/0104-cod-payouts.md): one of your payouts with the shipments it pays (AWB, order, COD amount, delivery time, the courier's remittance). Money in rupees. Any authenticated role.",
+		path: { id: { description: "the payout id", schema: ID_PATH_SCHEMA } },
+		responses: { "200": json("The payout.", PAYOUT_DETAIL) },
+		errors: [
+			{ code: "validation_failed", when: "with `details` `id: must be a positive integer`" },
+			"remittance_not_found",
+		],
+	},
+	"billing.runPayoutCycle": {
+		route: "POST /v1/ops/payout-cycles",
+		kind: "ops",
+		tag: "ops",
+		operationId: "ops_runPayoutCycle",
+		summary: "Run a payout cycle",
+		description:
+			"Ours (docs/decisions/0104-cod-payouts.md). Ops token only. Makes the payouts of `cycle_date` (IST, default today): per account, its remitted COD shipments delivered before the cycle's cut-off and in no payout yet. Idempotent per account and cycle: a second run makes no payout for an account that has one of that cycle. The service runs today's cycle by itself on cycle days (Tuesday, Friday).",
+		body: PAYOUT_CYCLE_BODY,
+		responses: { "200": json("What the run made.", CYCLE_RESULT) },
+		errors: [{ code: "validation_failed", when: "the cycle date is not a real calendar day (YYYY-MM-DD)" }],
+	},
+	"billing.markPayoutPaid": {
+		route: "POST /v1/ops/remittances/:id/paid",
+		kind: "ops",
+		tag: "ops",
+		operationId: "ops_markPayoutPaid",
+		summary: "Mark a COD payout paid",
+		description:
+			"Ours (docs/decisions/0104-cod-payouts.md). Ops token only. Records the bank transfer's UTR: the payout becomes `paid`, its shipments' `cod_status` `paid`. The same UTR again answers the payout unchanged.",
+		path: { id: { description: "the payout id", schema: ID_PATH_SCHEMA } },
+		body: PAYOUT_PAID_BODY,
+		responses: { "200": json("The payout, paid.", PAYOUT) },
+		errors: [
+			{ code: "validation_failed", when: "`id` or `utr` (1–64 letters, digits, `-`)" },
+			"remittance_not_found",
+			{ code: "payout_already_paid", when: "paid before with another UTR" },
+		],
 	},
 });

@@ -569,6 +569,18 @@ export const CATALOGUE = {
 			"a courier remittance file that cannot be read as a whole (its header lacks a column, it is not CSV, it is larger than 8 MB); lines that cannot be read are exceptions instead",
 		spec: "ours (docs/decisions/0102-cod-remittance.md)",
 	},
+	remittance_not_found: {
+		status: 404,
+		message: "remittance not found",
+		description: "no such payout on the caller's account (missing and another account's alike)",
+		spec: "ours (docs/decisions/0104-cod-payouts.md)",
+	},
+	payout_already_paid: {
+		status: 409,
+		message: (utr: string) => `the payout was already marked paid with UTR ${utr}`,
+		description: "the payout is paid with another UTR (the same UTR again answers the payout)",
+		spec: "ours (docs/decisions/0104-cod-payouts.md)",
+	},
 	credit_limit_exceeded: {
 		status: 409,
 		message: (need: number | string, outstanding: number | string, limit: number | string) =>

@@ -1,0 +1,219 @@
+/**
+ * COD payouts to merchants (issue 27; docs/decisions/0104-cod-payouts.md):
+ * on each cycle day (Tuesday and Friday, IST) every account's COD shipments
+ * that the couriers remitted and that were delivered at least
+ * {@link PAYOUT_DELAY_DAYS} days before become one payout; ops mark it paid
+ * with the bank's UTR (its shipments' `cod_status` becomes `paid`). The
+ * merchant reads the payouts, each with its shipments, and a summary of
+ * where the COD money is.
+ */
+import {
+	type HttpParams,
+	PAYOUT_DELAY_DAYS,
+	PAYOUT_WEEKDAYS,
+	type Payout,
+	type PayoutCycleResult,
+	type PayoutDetail,
+	type PayoutPage,
+	type PayoutStatus,
+	REMITTANCES_DEFAULT_LIMIT,
+	REMITTANCES_MAX_LIMIT,
+	type RemittanceSummary,
+} from "../contracts";
+import { type CursorPosition, decodeCursor, encodeCursor } from "../platform/cursor";
+import { fail, validationFailed } from "../platform/errors";
+import { parsePositiveInt } from "../shared/fields";
+import { toRupees } from "../shared/money";
+import type { BillingDeps } from "./deps";
+import {
+	codSummary,
+	markPayoutPaid,
+	type PayoutRow,
+	payoutOf,
+	payoutsPage,
+	runPayoutCycle as runCycleStatement,
+} from "./store";
+
+/** IST is UTC+05:30 all year. */
+const IST_MS = 330 * 60_000;
+const DAY_MS = 86_400_000;
+
+/** The IST calendar day of `at`, `YYYY-MM-DD`. */
+export function istDate(at: Date): string {
+	return new Date(at.getTime() + IST_MS).toISOString().slice(0, 10);
+}
+
+/** `date` (`YYYY-MM-DD`) plus `days`. */
+function addDays(date: string, days: number): string {
+	return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+}
+
+/**
+ * The cut-off of cycle `cycle_date` (ISO-8601 UTC): shipments collected
+ * before it were delivered on or before the IST day {@link PAYOUT_DELAY_DAYS}
+ * days earlier, so they are paid in this cycle.
+ */
+export function cutoffOf(cycle_date: string): string {
+	return new Date(
+		Date.parse(`${addDays(cycle_date, -(PAYOUT_DELAY_DAYS - 1))}T00:00:00Z`) - IST_MS,
+	).toISOString();
+}
+
+/** True when `date` (`YYYY-MM-DD`, IST) is a payout cycle day ({@link PAYOUT_WEEKDAYS}). */
+export function isCycleDay(date: string): boolean {
+	return PAYOUT_WEEKDAYS.includes(new Date(`${date}T00:00:00Z`).getUTCDay());
+}
+
+/** The first cycle day on or after `date` (IST). */
+export function nextCycleDay(date: string): string {
+	let d = date;
+	while (!isCycleDay(d)) d = addDays(d, 1);
+	return d;
+}
+
+/** A real calendar day `YYYY-MM-DD`, or null. */
+function calendarDay(s: unknown): string | null {
+	if (typeof s !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(s)) return null;
+	return new Date(`${s}T00:00:00Z`).toISOString().startsWith(s) ? s : null;
+}
+
+/** A payout row as the API answers it (rupees, UTC). */
+function payoutOut(r: PayoutRow): Payout {
+	return {
+		id: r.id,
+		cycle_date: r.cycle_date,
+		shipments: r.shipments,
+		gross_cod: toRupees(r.gross_paise),
+		deductions: toRupees(r.deductions_paise),
+		net: toRupees(r.net_paise),
+		status: r.status,
+		utr: r.utr,
+		paid_at: r.paid_at ? r.paid_at.toISOString() : null,
+		created_at: r.created_at.toISOString(),
+	};
+}
+
+/**
+ * `billing.runPayoutCycle` (ops route, and the service's timer on cycle
+ * days): the payouts of `cycle_date` (default today, IST).
+ * @throws 400 `validation_failed` `cycle_date: must be a real YYYY-MM-DD date`
+ */
+export async function runCycle(
+	deps: BillingDeps,
+	cycle_date: unknown,
+	now: Date = new Date(),
+): Promise<PayoutCycleResult> {
+	const date = cycle_date === undefined || cycle_date === "" ? istDate(now) : calendarDay(cycle_date);
+	if (!date) throw validationFailed(["cycle_date: must be a real YYYY-MM-DD date"]);
+	const r = await runCycleStatement(deps.db, date, cutoffOf(date));
+	if (r.payouts)
+		deps.logger.info("payout cycle ran", { cycle_date: date, payouts: r.payouts, shipments: r.shipments });
+	return { cycle_date: date, payouts: r.payouts, shipments: r.shipments, amount: toRupees(r.net_paise) };
+}
+
+/** Cursor kind of the payouts list. */
+const KIND = "remittances";
+
+/**
+ * `GET /v1/remittances`: query `limit` (1–1000, default 20), `cursor` (a
+ * `nextCursor` of this route for this account), `status` (`scheduled` | `paid`).
+ * @throws 400 `validation_failed` (limit, status); 400 `cursor: unrecognised shape`
+ */
+export async function payoutList(
+	deps: BillingDeps,
+	sender_id: number,
+	params: HttpParams,
+): Promise<PayoutPage> {
+	let limit = REMITTANCES_DEFAULT_LIMIT;
+	if (params.limit !== undefined && params.limit !== "") {
+		const n = parsePositiveInt(params.limit);
+		if (n === null || n > REMITTANCES_MAX_LIMIT)
+			throw validationFailed([`limit: must be an integer from 1 to ${REMITTANCES_MAX_LIMIT}`]);
+		limit = n;
+	}
+	let status: PayoutStatus | null = null;
+	if (params.status !== undefined && params.status !== "") {
+		if (params.status !== "scheduled" && params.status !== "paid")
+			throw validationFailed(["status: must be scheduled or paid"]);
+		status = params.status;
+	}
+	let before: number | null = null;
+	if (params.cursor !== undefined && params.cursor !== "") {
+		const ours = (p: CursorPosition): p is { s: number; id: number; st: string } =>
+			p.s === sender_id &&
+			typeof p.id === "number" &&
+			Number.isSafeInteger(p.id) &&
+			p.id > 0 &&
+			p.st === (status ?? "");
+		before = decodeCursor(KIND, params.cursor, ours).id;
+	}
+	const page = await payoutsPage(deps.db, sender_id, before, limit, status);
+	const last = page.rows.at(-1);
+	return {
+		data: page.rows.map(payoutOut),
+		pagination: {
+			mode: "cursor",
+			limit,
+			nextCursor:
+				page.more && last ? encodeCursor(KIND, { s: sender_id, id: last.id, st: status ?? "" }) : null,
+		},
+	};
+}
+
+/**
+ * `GET /v1/remittances/{id}`: the sender's payout with its shipments.
+ * @throws 400 `validation_failed` (id); 404 `remittance_not_found` (missing and another account's alike)
+ */
+export async function payoutDetail(
+	deps: BillingDeps,
+	sender_id: number,
+	rawId: unknown,
+): Promise<PayoutDetail> {
+	const id = parsePositiveInt(rawId);
+	if (id === null) throw validationFailed(["id: must be a positive integer"]);
+	const found = await payoutOf(deps.db, sender_id, id);
+	if (!found) throw fail("remittance_not_found");
+	return {
+		...payoutOut(found.payout),
+		shipment_lines: found.shipments.map((s) => ({
+			awb_number: s.awb_number,
+			order_id: found.order_ids.get(s.awb_number) ?? 0,
+			cod_amount: toRupees(s.cod_amount_paise),
+			collected_at: s.collected_at ? s.collected_at.toISOString() : "",
+			remittance_reference: s.remittance_reference ?? "",
+			remitted_on: s.remitted_on ?? "",
+		})),
+	};
+}
+
+/** `GET /v1/remittances/summary`: where the sender's COD money is now (rupees; the next cycle day, IST). */
+export async function summaryOf(
+	deps: BillingDeps,
+	sender_id: number,
+	now: Date = new Date(),
+): Promise<RemittanceSummary> {
+	const next = nextCycleDay(istDate(now));
+	const s = await codSummary(deps.db, sender_id, cutoffOf(next));
+	return {
+		collected: { shipments: s.collected[0], amount: toRupees(s.collected[1]) },
+		remitted: { shipments: s.remitted[0], amount: toRupees(s.remitted[1]) },
+		scheduled: { payouts: s.scheduled[0], amount: toRupees(s.scheduled[1]) },
+		next_payout: { date: next, amount: toRupees(s.next_paise) },
+	};
+}
+
+/**
+ * `POST /v1/ops/remittances/{id}/paid` `{utr}`: marks the payout paid (its
+ * shipments' `cod_status` → `paid`); the same UTR again answers the payout.
+ * @throws 400 `validation_failed` (id, utr: 1–64 letters, digits, `-`);
+ *   404 `remittance_not_found`; 409 `payout_already_paid` (paid with another UTR)
+ */
+export async function payoutPaid(deps: BillingDeps, rawId: unknown, utr: string): Promise<Payout> {
+	const id = parsePositiveInt(rawId);
+	if (id === null) throw validationFailed(["id: must be a positive integer"]);
+	const r = await markPayoutPaid(deps.db, id, utr);
+	if (!r) throw fail("remittance_not_found");
+	if (r.conflict) throw fail("payout_already_paid", r.payout.utr ?? "");
+	deps.logger.info("payout marked paid", { payout_id: id, sender_id: r.payout.sender_id });
+	return payoutOut(r.payout);
+}

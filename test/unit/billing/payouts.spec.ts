@@ -1,0 +1,197 @@
+/**
+ * COD payouts (issue 27; lib/billing/payouts.ts, docs/decisions/0104-cod-payouts.md)
+ * through the real gateway and billing over PostgreSQL: the cycle's dates
+ * (IST cycle days, the 7-day cut-off), a cycle run by ops (idempotent per
+ * account and cycle), the merchant's payouts list, detail and summary (only
+ * their own), and ops marking a payout paid with the UTR (shipments → `paid`;
+ * the same UTR again unchanged, another 409).
+ */
+import assert from "node:assert/strict";
+import type { ServiceBroker } from "moleculer";
+import { cutoffOf, isCycleDay, nextCycleDay } from "../../../lib/billing/payouts";
+import { insertShipment } from "../../../lib/billing/store";
+import type { CodShipment } from "../../../lib/contracts";
+import { getSequelize } from "../../../lib/platform/db";
+import { newSender, startWithGateway } from "../../helpers/broker";
+import { useDevIdp } from "../../helpers/devidp";
+import { freshId } from "../../helpers/fixtures";
+import { http } from "../gateway/setup";
+
+const OPS = "ops-token-for-payout-tests-0123456789";
+
+describe("billing: COD payouts", function () {
+	this.timeout(30_000);
+
+	describe("cycle dates (IST)", () => {
+		it("Tuesday and Friday are cycle days; the next one on or after a date; the cut-off is 6 days before midnight IST", () => {
+			assert.equal(isCycleDay("2026-11-27"), true, "a Friday");
+			assert.equal(isCycleDay("2026-12-01"), true, "a Tuesday");
+			assert.equal(isCycleDay("2026-11-28"), false, "a Saturday");
+			assert.equal(nextCycleDay("2026-11-28"), "2026-12-01");
+			assert.equal(nextCycleDay("2026-12-01"), "2026-12-01");
+			// delivered on 24 Nov (IST) or before: paid on 1 Dec
+			assert.equal(cutoffOf("2026-12-01"), "2026-11-24T18:30:00.000Z");
+		});
+	});
+
+	describe("through the gateway", () => {
+		const auth = useDevIdp();
+		let broker: ServiceBroker;
+		let base = "";
+		const saved = process.env.OPS_API_TOKEN;
+		before(async () => {
+			process.env.OPS_API_TOKEN = OPS;
+			({ broker, base } = await startWithGateway(["billing"]));
+		});
+		after(async () => {
+			await broker?.stop();
+			if (saved === undefined) delete process.env.OPS_API_TOKEN;
+			else process.env.OPS_API_TOKEN = saved;
+		});
+		const ops = (path: string, body: unknown) => http(base, "POST", path, { body, token: OPS });
+
+		/** A COD shipment of `sender` delivered at `at`, remitted by a courier file (the real reconciliation). */
+		async function remitted(sender: number, at: string, paise: number): Promise<string> {
+			const awb = `PY${freshId()}`;
+			await insertShipment(getSequelize(), {
+				awb_number: awb,
+				seq: 6,
+				target: "collected",
+				at,
+				sender_id: sender,
+				order_id: freshId(),
+				logistic_id: 1,
+				payment_mode: "cod",
+				cod_amount_paise: paise,
+			});
+			const r = await ops("/v1/ops/cod-remittances", {
+				csv: `awb_number,amount,remittance_reference,remittance_date\n${awb},${(paise / 100).toFixed(2)},REM-${awb},2026-11-20\n`,
+			});
+			assert.equal(r.body.matched, 1, r.text);
+			return awb;
+		}
+
+		it("a cycle pays each account's remitted shipments delivered before its cut-off, once; the merchant reads it; ops mark it paid", async () => {
+			const s = newSender();
+			const other = newSender();
+			const a = await remitted(s, "2026-11-20T10:00:00.000Z", 149_900);
+			const b = await remitted(s, "2026-11-24T18:00:00.000Z", 50_050); // 24 Nov 23:30 IST: in
+			const late = await remitted(s, "2026-11-24T19:00:00.000Z", 10_000); // 25 Nov 00:30 IST: next cycle
+			await remitted(other, "2026-11-20T10:00:00.000Z", 20_000);
+
+			const run = await ops("/v1/ops/payout-cycles", { cycle_date: "2026-12-01" });
+			assert.equal(run.status, 200, run.text);
+			assert.equal(run.body.cycle_date, "2026-12-01");
+			assert.ok(run.body.payouts >= 2, run.text);
+			const again = await ops("/v1/ops/payout-cycles", { cycle_date: "2026-12-01" });
+			assert.deepEqual(again.body, { cycle_date: "2026-12-01", payouts: 0, shipments: 0, amount: 0 });
+
+			const token = await auth.tokenFor(s, "merchant_finance");
+			const list = await http(base, "GET", "/v1/remittances", { token });
+			assert.equal(list.status, 200, list.text);
+			assert.equal(list.body.data.length, 1);
+			const p = list.body.data[0];
+			assert.deepEqual(
+				{ ...p, id: 0, created_at: "" },
+				{
+					id: 0,
+					cycle_date: "2026-12-01",
+					shipments: 2,
+					gross_cod: 1999.5,
+					deductions: 0,
+					net: 1999.5,
+					status: "scheduled",
+					utr: null,
+					paid_at: null,
+					created_at: "",
+				},
+			);
+			const detail = await http(base, "GET", `/v1/remittances/${p.id}`, { token });
+			assert.equal(detail.status, 200, detail.text);
+			assert.deepEqual(
+				detail.body.shipment_lines.map((l: { awb_number: string; cod_amount: number }) => [
+					l.awb_number,
+					l.cod_amount,
+				]),
+				[
+					[a, 1499],
+					[b, 500.5],
+				],
+			);
+			const theirs = await http(base, "GET", `/v1/remittances/${p.id}`, {
+				token: await auth.tokenFor(other),
+			});
+			assert.equal(theirs.status, 404);
+			assert.deepEqual(theirs.body, { error: "remittance_not_found", message: "remittance not found" });
+
+			const summary = await http(base, "GET", "/v1/remittances/summary", { token });
+			assert.equal(summary.status, 200, summary.text);
+			assert.deepEqual(summary.body.remitted, { shipments: 1, amount: 100 }, "the late one waits");
+			assert.deepEqual(summary.body.scheduled, { payouts: 1, amount: 1999.5 });
+			assert.deepEqual(summary.body.collected, { shipments: 0, amount: 0 });
+
+			const paid = await ops(`/v1/ops/remittances/${p.id}/paid`, { utr: "UTR-12345" });
+			assert.equal(paid.status, 200, paid.text);
+			assert.equal(paid.body.status, "paid");
+			assert.equal(paid.body.utr, "UTR-12345");
+			const cod = (await broker.call("billing.codStatus", { sender_id: s, awb_number: a })) as CodShipment;
+			assert.equal(cod.cod_status, "paid");
+			const lateCod = (await broker.call("billing.codStatus", {
+				sender_id: s,
+				awb_number: late,
+			})) as CodShipment;
+			assert.equal(lateCod.cod_status, "remitted");
+			const same = await ops(`/v1/ops/remittances/${p.id}/paid`, { utr: "UTR-12345" });
+			assert.deepEqual(same.body, paid.body);
+			const conflict = await ops(`/v1/ops/remittances/${p.id}/paid`, { utr: "UTR-99999" });
+			assert.equal(conflict.status, 409);
+			assert.equal(conflict.body.error, "payout_already_paid");
+			const onlyPaid = await http(base, "GET", "/v1/remittances?status=scheduled", { token });
+			assert.deepEqual(onlyPaid.body.data, []);
+		});
+
+		it("pages payouts with a signed cursor and validates the query; the ops routes refuse a merchant's token", async () => {
+			const s = newSender();
+			// delivered so that each cycle (cut-offs 28 Oct, 31 Oct, 4 Nov IST) pays exactly one
+			for (const [i, at] of [
+				"2026-10-26T10:00:00.000Z",
+				"2026-10-29T10:00:00.000Z",
+				"2026-11-02T10:00:00.000Z",
+			].entries())
+				await remitted(s, at, 1_000 + i);
+			for (const day of ["2026-11-03", "2026-11-06", "2026-11-10"]) {
+				const r = await ops("/v1/ops/payout-cycles", { cycle_date: day });
+				assert.ok(r.body.payouts >= 1, `${day}: ${r.text}`);
+			}
+			const token = await auth.tokenFor(s);
+			const p1 = await http(base, "GET", "/v1/remittances?limit=1", { token });
+			assert.equal(p1.status, 200, p1.text);
+			assert.equal(p1.body.data.length, 1);
+			const next = p1.body.pagination.nextCursor as string;
+			assert.ok(next);
+			const p2 = await http(base, "GET", `/v1/remittances?limit=1&cursor=${next}`, { token });
+			assert.equal(p2.status, 200);
+			assert.equal(p2.body.data.length, 1);
+			assert.ok(p2.body.data[0].id < p1.body.data[0].id, "newest first");
+			const all = await http(base, "GET", "/v1/remittances", { token });
+			assert.deepEqual(
+				all.body.data.map((x: { cycle_date: string }) => x.cycle_date),
+				["2026-11-10", "2026-11-06", "2026-11-03"],
+			);
+			for (const q of ["limit=0", "limit=1001", "status=due"]) {
+				const r = await http(base, "GET", `/v1/remittances?${q}`, { token });
+				assert.equal(r.status, 400, q);
+				assert.equal(r.body.error, "validation_failed", q);
+			}
+			const foreign = await http(base, "GET", `/v1/remittances?cursor=${next}`, {
+				token: await auth.tokenFor(newSender()),
+			});
+			assert.equal(foreign.status, 400);
+			const asMerchant = await http(base, "POST", "/v1/ops/payout-cycles", { body: {}, token });
+			assert.equal(asMerchant.status, 401);
+			const badDate = await ops("/v1/ops/payout-cycles", { cycle_date: "2026-02-30" });
+			assert.equal(badDate.status, 400);
+			assert.equal(badDate.body.error, "validation_failed");
+		});
+	});
+});
