@@ -19,7 +19,7 @@
  */
 import { Client } from "pg";
 import { orderBody } from "../test/helpers/fixtures";
-import { type BenchSystem, pct, startSystem } from "./lib";
+import { type BenchSystem, pct, split, startSystem } from "./lib";
 
 // offered above the 150/s target: a sustained rate can only reach what is offered
 const rate = Number(process.env.BENCH_RATE || 180);
@@ -109,13 +109,16 @@ async function asyncBookings(sys: BenchSystem, db: Client): Promise<void> {
 	console.log(
 		`  202 -> booked ${figures(booked.map((r) => Number(r.ms)))}   (booking.attempts created_at -> booked_at)`,
 	);
-	const ok =
-		perS >= 150 &&
-		pct(
-			booked.map((r) => Number(r.ms)).sort((a, b) => a - b),
-			99,
-		) < 1500;
-	console.log(`  target >= 150 bookings/s with p99 < 1500 ms: ${ok ? "met" : "MISSED"}`);
+	// issue 32: one process >= 150 bookings/s with 202 -> booked p99 < 1.5 s; split over NATS >= 120 bookings/s
+	const p99 = pct(
+		booked.map((r) => Number(r.ms)).sort((a, b) => a - b),
+		99,
+	);
+	const [minRate, target] = split
+		? [120, "target (split) >= 120 bookings/s"]
+		: [150, "target >= 150 bookings/s with p99 < 1500 ms"];
+	const ok = perS >= minRate && (split || p99 < 1500);
+	console.log(`  ${target}: ${ok ? "met" : "MISSED"}`);
 }
 
 async function syncBookings(sys: BenchSystem): Promise<void> {
