@@ -20,6 +20,7 @@ import { mirrorCreditLimit, recordMovements, walletFor } from "../lib/billing/op
 import {
 	isCycleDay,
 	istDate,
+	payoutCsv,
 	payoutDetail,
 	payoutList,
 	payoutPaid,
@@ -131,6 +132,26 @@ export default defineService<BillingVars>()({
 			access: BILLING_ROUTES["billing.remittance"].access,
 			async handler(ctx) {
 				return payoutDetail(this.deps(), senderOf(ctx), ctx.params.id);
+			},
+		},
+
+		/**
+		 * GET /v1/remittances/{id}/export.csv (ours): the caller's payout, one
+		 * CSV line per shipment (lib/billing/payouts.ts `payoutCsv`: rupees, UTC,
+		 * formula-safe cells, BOM, CRLF), as an attachment. Access: any
+		 * authenticated role.
+		 * Errors: 400 `validation_failed` (id); 404 `remittance_not_found`.
+		 */
+		remittanceCsv: {
+			access: BILLING_ROUTES["billing.remittanceCsv"].access,
+			async handler(ctx) {
+				const out = await payoutCsv(this.deps(), senderOf(ctx), ctx.params.id);
+				ctx.meta.$responseType = "text/csv; charset=utf-8";
+				ctx.meta.$responseHeaders = {
+					"Content-Disposition": `attachment; filename="${out.file_name}"`,
+					"Cache-Control": "private, no-store",
+				};
+				return out.csv;
 			},
 		},
 

@@ -7,6 +7,8 @@
  * merchant reads the payouts, each with its shipments, and a summary of
  * where the COD money is.
  */
+
+import { stringify } from "csv-stringify/sync";
 import {
 	type HttpParams,
 	PAYOUT_DELAY_DAYS,
@@ -22,6 +24,7 @@ import {
 } from "../contracts";
 import { type CursorPosition, decodeCursor, encodeCursor } from "../platform/cursor";
 import { fail, validationFailed } from "../platform/errors";
+import { neutralise } from "../shared/csv-cell";
 import { parsePositiveInt } from "../shared/fields";
 import { toRupees } from "../shared/money";
 import type { BillingDeps } from "./deps";
@@ -216,4 +219,54 @@ export async function payoutPaid(deps: BillingDeps, rawId: unknown, utr: string)
 	if (r.conflict) throw fail("payout_already_paid", r.payout.utr ?? "");
 	deps.logger.info("payout marked paid", { payout_id: id, sender_id: r.payout.sender_id });
 	return payoutOut(r.payout);
+}
+
+/** The columns of a payout's CSV export, in order (one line per shipment). */
+export const PAYOUT_CSV_COLUMNS = [
+	"payout_id",
+	"cycle_date",
+	"awb_number",
+	"order_id",
+	"cod_amount",
+	"collected_at",
+	"remittance_reference",
+	"remitted_on",
+	"payout_status",
+	"utr",
+] as const;
+
+/**
+ * `GET /v1/remittances/{id}/export.csv`: the sender's payout with one line
+ * per shipment ({@link PAYOUT_CSV_COLUMNS}; rupees with two decimals, times
+ * UTC, dates IST), UTF-8 with a byte-order mark and CRLF lines (spreadsheets
+ * open it as is), every cell neutralised against formulas.
+ * @throws 400 `validation_failed` (id); 404 `remittance_not_found`
+ */
+export async function payoutCsv(
+	deps: BillingDeps,
+	sender_id: number,
+	rawId: unknown,
+): Promise<{ file_name: string; csv: string }> {
+	const p = await payoutDetail(deps, sender_id, rawId);
+	const records = p.shipment_lines.map((l) =>
+		[
+			String(p.id),
+			p.cycle_date,
+			l.awb_number,
+			String(l.order_id),
+			l.cod_amount.toFixed(2),
+			l.collected_at,
+			l.remittance_reference,
+			l.remitted_on,
+			p.status,
+			p.utr ?? "",
+		].map(neutralise),
+	);
+	const csv = stringify(records, {
+		header: true,
+		columns: [...PAYOUT_CSV_COLUMNS],
+		bom: true,
+		record_delimiter: "windows",
+	});
+	return { file_name: `payout-${p.id}-${p.cycle_date}.csv`, csv };
 }

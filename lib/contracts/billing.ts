@@ -233,6 +233,8 @@ export interface BillingActions {
 	};
 	/** GET /v1/remittances/{id}: one payout with its shipments. */
 	"billing.remittance": { params: RouteParams<Routes["billing.remittance"]>; result: PayoutDetail };
+	/** GET /v1/remittances/{id}/export.csv: the payout's shipments as CSV (the action answers the text). */
+	"billing.remittanceCsv": { params: RouteParams<Routes["billing.remittanceCsv"]>; result: string };
 	/** POST /v1/ops/payout-cycles (ops; the timer too): runs the payout cycle of a date. */
 	"billing.runPayoutCycle": {
 		params: RouteParams<Routes["billing.runPayoutCycle"]>;

@@ -323,6 +323,41 @@ export const BILLING_ROUTES = defineRoutes({
 			"remittance_not_found",
 		],
 	},
+	"billing.remittanceCsv": {
+		route: "GET /v1/remittances/:id/export.csv",
+		access: ANY_ROLE,
+		tag: "shipping",
+		operationId: "billing_remittanceCsv",
+		summary: "A COD payout's shipments, as CSV",
+		description:
+			"Ours (docs/decisions/0104-cod-payouts.md): one line per shipment of the payout — payout_id, cycle_date, awb_number, order_id, cod_amount (rupees, two decimals), collected_at (UTC), remittance_reference, remitted_on, payout_status, utr. UTF-8 with a byte-order mark, CRLF lines, RFC 4180 quoting; every cell starting with `=`, `+`, `-` (not a number), `@`, tab or CR is prefixed with `'` so no spreadsheet evaluates it. Answered as an attachment. Any authenticated role.",
+		path: { id: { description: "the payout id", schema: ID_PATH_SCHEMA } },
+		responses: {
+			"200": {
+				description: "The payout's shipments, as an attachment.",
+				headers: {
+					"Content-Disposition": {
+						description: '`attachment; filename="payout-<id>-<cycle_date>.csv"`',
+						schema: { type: "string" },
+					},
+				},
+				content: {
+					"text/csv": {
+						schema: {
+							type: "string",
+							contentMediaType: "text/csv",
+							description:
+								"UTF-8 with a byte-order mark, CRLF lines; the header row, then one record per shipment.",
+						},
+					},
+				},
+			},
+		},
+		errors: [
+			{ code: "validation_failed", when: "with `details` `id: must be a positive integer`" },
+			"remittance_not_found",
+		],
+	},
 	"billing.runPayoutCycle": {
 		route: "POST /v1/ops/payout-cycles",
 		kind: "ops",

@@ -32,9 +32,9 @@ import {
 	TEMPLATE_COLUMNS,
 } from "../../contracts/http/intake-bulk-input";
 import { failWith } from "../../platform/errors";
+import { neutralise } from "../../shared/csv-cell";
 import type { IntakeDbDeps } from "../deps";
 import { jobNotFound, parseJobId } from "./api";
-import { neutralise } from "./columns";
 import { type BulkRowDb, bulkJob, bulkRowsOfOutcomes } from "./jobs-store";
 
 /** Rows read per query while streaming. */

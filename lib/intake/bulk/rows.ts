@@ -19,9 +19,10 @@ import type { Sequelize } from "sequelize";
 import type { BulkColumn } from "../../contracts/http/intake-bulk-input";
 import { errorBodyOf } from "../../platform/errors";
 import { assertNotB2B } from "../../shared/b2b";
+import { neutralise } from "../../shared/csv-cell";
 import { insertOrder } from "../store";
 import { type OrderInput, parseOrderInput } from "../validation";
-import { COLUMN_FIELDS, columnOfField, neutralise, type RowCells } from "./columns";
+import { COLUMN_FIELDS, columnOfField, type RowCells } from "./columns";
 import { rowData } from "./store";
 
 /** One failure of a row. */

@@ -51,7 +51,7 @@ describe("billing: COD payouts", function () {
 		const ops = (path: string, body: unknown) => http(base, "POST", path, { body, token: OPS });
 
 		/** A COD shipment of `sender` delivered at `at`, remitted by a courier file (the real reconciliation). */
-		async function remitted(sender: number, at: string, paise: number): Promise<string> {
+		async function remitted(sender: number, at: string, paise: number, reference?: string): Promise<string> {
 			const awb = `PY${freshId()}`;
 			await insertShipment(getSequelize(), {
 				awb_number: awb,
@@ -65,7 +65,7 @@ describe("billing: COD payouts", function () {
 				cod_amount_paise: paise,
 			});
 			const r = await ops("/v1/ops/cod-remittances", {
-				csv: `awb_number,amount,remittance_reference,remittance_date\n${awb},${(paise / 100).toFixed(2)},REM-${awb},2026-11-20\n`,
+				csv: `awb_number,amount,remittance_reference,remittance_date\n${awb},${(paise / 100).toFixed(2)},${reference ?? `REM-${awb}`},2026-11-20\n`,
 			});
 			assert.equal(r.body.matched, 1, r.text);
 			return awb;
@@ -192,6 +192,51 @@ describe("billing: COD payouts", function () {
 			const badDate = await ops("/v1/ops/payout-cycles", { cycle_date: "2026-02-30" });
 			assert.equal(badDate.status, 400);
 			assert.equal(badDate.body.error, "validation_failed");
+		});
+
+		it("exports a payout's shipments as a spreadsheet-safe CSV attachment; another account's is 404", async () => {
+			const s = newSender();
+			const awb = await remitted(s, "2026-11-12T10:00:00.000Z", 123_400, "=1+2");
+			const run = await ops("/v1/ops/payout-cycles", { cycle_date: "2026-11-24" });
+			assert.ok(run.body.payouts >= 1, run.text);
+			const token = await auth.tokenFor(s);
+			const [p] = (await http(base, "GET", "/v1/remittances", { token })).body.data;
+			const r = await fetch(`${base}/v1/remittances/${p.id}/export.csv`, {
+				headers: { authorization: `Bearer ${token}` },
+			});
+			assert.equal(r.status, 200);
+			assert.match(String(r.headers.get("content-type")), /^text\/csv/);
+			assert.equal(
+				r.headers.get("content-disposition"),
+				`attachment; filename="payout-${p.id}-2026-11-24.csv"`,
+			);
+			const bytes = Buffer.from(await r.arrayBuffer());
+			assert.deepEqual([...bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf], "UTF-8 byte-order mark");
+			const lines = bytes.subarray(3).toString("utf8").split("\r\n");
+			assert.equal(
+				lines[0],
+				"payout_id,cycle_date,awb_number,order_id,cod_amount,collected_at,remittance_reference,remitted_on,payout_status,utr",
+			);
+			const cells = lines[1].split(",");
+			assert.deepEqual(
+				[cells[0], cells[1], cells[2], cells[4], cells[5], cells[6], cells[7], cells[8], cells[9]],
+				[
+					String(p.id),
+					"2026-11-24",
+					awb,
+					"1234.00",
+					"2026-11-12T10:00:00.000Z",
+					"'=1+2",
+					"2026-11-20",
+					"scheduled",
+					"",
+				],
+			);
+			assert.equal(lines.length, 3, "one shipment line, then the final CRLF");
+			const theirs = await http(base, "GET", `/v1/remittances/${p.id}/export.csv`, {
+				token: await auth.tokenFor(newSender()),
+			});
+			assert.equal(theirs.status, 404);
 		});
 	});
 });

@@ -3,10 +3,11 @@ import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
 import ExcelJS from "exceljs";
 import { TEMPLATE_COLUMNS } from "../../../lib/contracts/http/intake-bulk-input";
-import { HeaderError, mapHeader, neutralise, TEMPLATE_EXAMPLE } from "../../../lib/intake/bulk/columns";
+import { HeaderError, mapHeader, TEMPLATE_EXAMPLE } from "../../../lib/intake/bulk/columns";
 import { countCsvRecords, readCsv } from "../../../lib/intake/bulk/csv";
 import { parseRow } from "../../../lib/intake/bulk/rows";
 import { inspectXlsx, RowTagCounter, readXlsx } from "../../../lib/intake/bulk/xlsx";
+import { neutralise } from "../../../lib/shared/csv-cell";
 
 async function all<T>(g: AsyncGenerator<T>): Promise<T[]> {
 	const out: T[] = [];
