@@ -7,40 +7,26 @@
  * 400 `invalid_remittance_file`). Real gateway, billing and PostgreSQL.
  */
 import assert from "node:assert/strict";
-import type { ServiceBroker } from "moleculer";
 import { insertShipment } from "../../../lib/billing/store";
 import { getSequelize } from "../../../lib/platform/db";
-import { newSender, startWithGateway } from "../../helpers/broker";
-import { useDevIdp } from "../../helpers/devidp";
+import { newSender } from "../../helpers/broker";
 import { freshId } from "../../helpers/fixtures";
 import { http } from "../gateway/setup";
-
-const OPS = "ops-token-for-tests-0123456789abcdef";
+import { OPS_TOKEN, useBillingGateway } from "./setup";
 
 describe("billing: POST /v1/ops/cod-remittances (ops token)", function () {
 	this.timeout(30_000);
-	const auth = useDevIdp();
-	let broker: ServiceBroker;
-	let base = "";
-	const saved = process.env.OPS_API_TOKEN;
-	before(async () => {
-		process.env.OPS_API_TOKEN = OPS;
-		({ broker, base } = await startWithGateway(["billing"]));
-	});
-	after(async () => {
-		await broker?.stop();
-		if (saved === undefined) delete process.env.OPS_API_TOKEN;
-		else process.env.OPS_API_TOKEN = saved;
-	});
+	const sys = useBillingGateway();
+	const OPS = OPS_TOKEN;
 	const post = (body: unknown, token?: string) =>
-		http(base, "POST", "/v1/ops/cod-remittances", { body, token });
+		http(sys.base, "POST", "/v1/ops/cod-remittances", { body, token });
 
 	it("answers 401 without the ops token: none, a merchant's JWT, a wrong one, or none configured", async () => {
 		const body = { csv: "awb_number,amount,remittance_reference,remittance_date\n" };
 		const none = await post(body);
 		assert.equal(none.status, 401);
 		assert.deepEqual(none.body, { error: "Authentication required" });
-		const merchant = await post(body, await auth.tokenFor(newSender(), "merchant_admin"));
+		const merchant = await post(body, await sys.auth.tokenFor(newSender(), "merchant_admin"));
 		assert.equal(merchant.status, 401);
 		assert.equal(merchant.body.error, "Invalid or expired token");
 		assert.equal(merchant.body.code, "token_invalid");
@@ -49,7 +35,7 @@ describe("billing: POST /v1/ops/cod-remittances (ops token)", function () {
 		try {
 			assert.equal((await post(body, OPS)).status, 401, "no token configured: every ops call refused");
 		} finally {
-			process.env.OPS_API_TOKEN = OPS;
+			process.env.OPS_API_TOKEN = OPS_TOKEN;
 		}
 	});
 

@@ -7,17 +7,14 @@
  * the same UTR again unchanged, another 409).
  */
 import assert from "node:assert/strict";
-import type { ServiceBroker } from "moleculer";
 import { cutoffOf, isCycleDay, nextCycleDay } from "../../../lib/billing/payouts";
 import { insertShipment } from "../../../lib/billing/store";
 import type { CodShipment } from "../../../lib/contracts";
 import { getSequelize } from "../../../lib/platform/db";
-import { newSender, startWithGateway } from "../../helpers/broker";
-import { useDevIdp } from "../../helpers/devidp";
+import { newSender } from "../../helpers/broker";
 import { freshId } from "../../helpers/fixtures";
 import { http } from "../gateway/setup";
-
-const OPS = "ops-token-for-payout-tests-0123456789";
+import { OPS_TOKEN, useBillingGateway } from "./setup";
 
 describe("billing: COD payouts", function () {
 	this.timeout(30_000);
@@ -35,20 +32,8 @@ describe("billing: COD payouts", function () {
 	});
 
 	describe("through the gateway", () => {
-		const auth = useDevIdp();
-		let broker: ServiceBroker;
-		let base = "";
-		const saved = process.env.OPS_API_TOKEN;
-		before(async () => {
-			process.env.OPS_API_TOKEN = OPS;
-			({ broker, base } = await startWithGateway(["billing"]));
-		});
-		after(async () => {
-			await broker?.stop();
-			if (saved === undefined) delete process.env.OPS_API_TOKEN;
-			else process.env.OPS_API_TOKEN = saved;
-		});
-		const ops = (path: string, body: unknown) => http(base, "POST", path, { body, token: OPS });
+		const sys = useBillingGateway();
+		const ops = (path: string, body: unknown) => http(sys.base, "POST", path, { body, token: OPS_TOKEN });
 
 		/** A COD shipment of `sender` delivered at `at`, remitted by a courier file (the real reconciliation). */
 		async function remitted(sender: number, at: string, paise: number, reference?: string): Promise<string> {
@@ -86,8 +71,8 @@ describe("billing: COD payouts", function () {
 			const again = await ops("/v1/ops/payout-cycles", { cycle_date: "2026-12-01" });
 			assert.deepEqual(again.body, { cycle_date: "2026-12-01", payouts: 0, shipments: 0, amount: 0 });
 
-			const token = await auth.tokenFor(s, "merchant_finance");
-			const list = await http(base, "GET", "/v1/remittances", { token });
+			const token = await sys.auth.tokenFor(s, "merchant_finance");
+			const list = await http(sys.base, "GET", "/v1/remittances", { token });
 			assert.equal(list.status, 200, list.text);
 			assert.equal(list.body.data.length, 1);
 			const p = list.body.data[0];
@@ -106,7 +91,7 @@ describe("billing: COD payouts", function () {
 					created_at: "",
 				},
 			);
-			const detail = await http(base, "GET", `/v1/remittances/${p.id}`, { token });
+			const detail = await http(sys.base, "GET", `/v1/remittances/${p.id}`, { token });
 			assert.equal(detail.status, 200, detail.text);
 			assert.deepEqual(
 				detail.body.shipment_lines.map((l: { awb_number: string; cod_amount: number }) => [
@@ -118,13 +103,13 @@ describe("billing: COD payouts", function () {
 					[b, 500.5],
 				],
 			);
-			const theirs = await http(base, "GET", `/v1/remittances/${p.id}`, {
-				token: await auth.tokenFor(other),
+			const theirs = await http(sys.base, "GET", `/v1/remittances/${p.id}`, {
+				token: await sys.auth.tokenFor(other),
 			});
 			assert.equal(theirs.status, 404);
 			assert.deepEqual(theirs.body, { error: "remittance_not_found", message: "remittance not found" });
 
-			const summary = await http(base, "GET", "/v1/remittances/summary", { token });
+			const summary = await http(sys.base, "GET", "/v1/remittances/summary", { token });
 			assert.equal(summary.status, 200, summary.text);
 			assert.deepEqual(summary.body.remitted, { shipments: 1, amount: 100 }, "the late one waits");
 			assert.deepEqual(summary.body.scheduled, { payouts: 1, amount: 1999.5 });
@@ -134,9 +119,12 @@ describe("billing: COD payouts", function () {
 			assert.equal(paid.status, 200, paid.text);
 			assert.equal(paid.body.status, "paid");
 			assert.equal(paid.body.utr, "UTR-12345");
-			const cod = (await broker.call("billing.codStatus", { sender_id: s, awb_number: a })) as CodShipment;
+			const cod = (await sys.broker.call("billing.codStatus", {
+				sender_id: s,
+				awb_number: a,
+			})) as CodShipment;
 			assert.equal(cod.cod_status, "paid");
-			const lateCod = (await broker.call("billing.codStatus", {
+			const lateCod = (await sys.broker.call("billing.codStatus", {
 				sender_id: s,
 				awb_number: late,
 			})) as CodShipment;
@@ -146,7 +134,7 @@ describe("billing: COD payouts", function () {
 			const conflict = await ops(`/v1/ops/remittances/${p.id}/paid`, { utr: "UTR-99999" });
 			assert.equal(conflict.status, 409);
 			assert.equal(conflict.body.error, "payout_already_paid");
-			const onlyPaid = await http(base, "GET", "/v1/remittances?status=scheduled", { token });
+			const onlyPaid = await http(sys.base, "GET", "/v1/remittances?status=scheduled", { token });
 			assert.deepEqual(onlyPaid.body.data, []);
 		});
 
@@ -163,31 +151,31 @@ describe("billing: COD payouts", function () {
 				const r = await ops("/v1/ops/payout-cycles", { cycle_date: day });
 				assert.ok(r.body.payouts >= 1, `${day}: ${r.text}`);
 			}
-			const token = await auth.tokenFor(s);
-			const p1 = await http(base, "GET", "/v1/remittances?limit=1", { token });
+			const token = await sys.auth.tokenFor(s);
+			const p1 = await http(sys.base, "GET", "/v1/remittances?limit=1", { token });
 			assert.equal(p1.status, 200, p1.text);
 			assert.equal(p1.body.data.length, 1);
 			const next = p1.body.pagination.nextCursor as string;
 			assert.ok(next);
-			const p2 = await http(base, "GET", `/v1/remittances?limit=1&cursor=${next}`, { token });
+			const p2 = await http(sys.base, "GET", `/v1/remittances?limit=1&cursor=${next}`, { token });
 			assert.equal(p2.status, 200);
 			assert.equal(p2.body.data.length, 1);
 			assert.ok(p2.body.data[0].id < p1.body.data[0].id, "newest first");
-			const all = await http(base, "GET", "/v1/remittances", { token });
+			const all = await http(sys.base, "GET", "/v1/remittances", { token });
 			assert.deepEqual(
 				all.body.data.map((x: { cycle_date: string }) => x.cycle_date),
 				["2026-11-10", "2026-11-06", "2026-11-03"],
 			);
 			for (const q of ["limit=0", "limit=1001", "status=due"]) {
-				const r = await http(base, "GET", `/v1/remittances?${q}`, { token });
+				const r = await http(sys.base, "GET", `/v1/remittances?${q}`, { token });
 				assert.equal(r.status, 400, q);
 				assert.equal(r.body.error, "validation_failed", q);
 			}
-			const foreign = await http(base, "GET", `/v1/remittances?cursor=${next}`, {
-				token: await auth.tokenFor(newSender()),
+			const foreign = await http(sys.base, "GET", `/v1/remittances?cursor=${next}`, {
+				token: await sys.auth.tokenFor(newSender()),
 			});
 			assert.equal(foreign.status, 400);
-			const asMerchant = await http(base, "POST", "/v1/ops/payout-cycles", { body: {}, token });
+			const asMerchant = await http(sys.base, "POST", "/v1/ops/payout-cycles", { body: {}, token });
 			assert.equal(asMerchant.status, 401);
 			const badDate = await ops("/v1/ops/payout-cycles", { cycle_date: "2026-02-30" });
 			assert.equal(badDate.status, 400);
@@ -199,9 +187,9 @@ describe("billing: COD payouts", function () {
 			const awb = await remitted(s, "2026-11-12T10:00:00.000Z", 123_400, "=1+2");
 			const run = await ops("/v1/ops/payout-cycles", { cycle_date: "2026-11-24" });
 			assert.ok(run.body.payouts >= 1, run.text);
-			const token = await auth.tokenFor(s);
-			const [p] = (await http(base, "GET", "/v1/remittances", { token })).body.data;
-			const r = await fetch(`${base}/v1/remittances/${p.id}/export.csv`, {
+			const token = await sys.auth.tokenFor(s);
+			const [p] = (await http(sys.base, "GET", "/v1/remittances", { token })).body.data;
+			const r = await fetch(`${sys.base}/v1/remittances/${p.id}/export.csv`, {
 				headers: { authorization: `Bearer ${token}` },
 			});
 			assert.equal(r.status, 200);
@@ -233,8 +221,8 @@ describe("billing: COD payouts", function () {
 				],
 			);
 			assert.equal(lines.length, 3, "one shipment line, then the final CRLF");
-			const theirs = await http(base, "GET", `/v1/remittances/${p.id}/export.csv`, {
-				token: await auth.tokenFor(newSender()),
+			const theirs = await http(sys.base, "GET", `/v1/remittances/${p.id}/export.csv`, {
+				token: await sys.auth.tokenFor(newSender()),
 			});
 			assert.equal(theirs.status, 404);
 		});
