@@ -19,7 +19,6 @@ import { BILLING_MIGRATIONS } from "../lib/billing/migrations";
 import { mirrorCreditLimit, recordMovements, walletFor } from "../lib/billing/operations";
 import {
 	isCycleDay,
-	istDate,
 	payoutCsv,
 	payoutDetail,
 	payoutList,
@@ -40,6 +39,7 @@ import { senderOf } from "../lib/platform/auth";
 import { setting } from "../lib/platform/config";
 import { cursorSecretConfigured } from "../lib/platform/cursor";
 import { defineService } from "../lib/platform/service";
+import { istDay } from "../lib/shared/ist-date";
 import { DbMixin } from "../mixins/db.mixin";
 
 /** State set in `started`. */
@@ -62,7 +62,7 @@ export default defineService<BillingVars>()({
 		/** The payout check: today's cycle (IST) when today is a cycle day; skipped while the previous one runs. */
 		payoutCheck(): void {
 			if (this.checking) return;
-			const today = istDate(new Date());
+			const today = istDay();
 			if (!isCycleDay(today)) return;
 			this.checking = runCycle(this.deps(), today)
 				.catch((err: Error) => this.logger.warn(`payout cycle ${today}: ${err.message}`))

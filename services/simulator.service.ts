@@ -105,11 +105,12 @@ import {
 import { requireSandboxWebhookSecret } from "../lib/couriers/sandbox/settings";
 import { loadConfig, setting } from "../lib/platform/config";
 import { defineService } from "../lib/platform/service";
+import { isCalendarDay, istDay } from "../lib/shared/ist-date";
 import { addScan, MAX_REFERENCES, referencesView, stateView } from "../lib/simulator/api";
 import { EMITTABLE_EVENTS } from "../lib/simulator/couriers";
 import { SIMULATOR_MIGRATIONS } from "../lib/simulator/migrations";
 import { pushUrlFor } from "../lib/simulator/push";
-import { isCalendarDay, istToday, remittanceCsv } from "../lib/simulator/remittance";
+import { remittanceCsv } from "../lib/simulator/remittance";
 import { SimulatorServer } from "../lib/simulator/server";
 import { deliveredCodPackages } from "../lib/simulator/store";
 import { DbMixin } from "../mixins/db.mixin";
@@ -209,7 +210,7 @@ export default defineService<SimulatorVars>()({
 					courierCode: courier_code,
 					waybills: awb_numbers,
 				});
-				return remittanceCsv(rows, remittance_date ?? istToday());
+				return remittanceCsv(rows, remittance_date ?? istDay());
 			},
 		},
 	},

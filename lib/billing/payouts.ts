@@ -26,6 +26,7 @@ import { type CursorPosition, decodeCursor, encodeCursor } from "../platform/cur
 import { fail, validationFailed } from "../platform/errors";
 import { neutralise } from "../shared/csv-cell";
 import { parsePositiveInt } from "../shared/fields";
+import { addDays, isCalendarDay, istDay, istMidnight } from "../shared/ist-date";
 import { toRupees } from "../shared/money";
 import type { BillingDeps } from "./deps";
 import {
@@ -37,29 +38,13 @@ import {
 	runPayoutCycle as runCycleStatement,
 } from "./store";
 
-/** IST is UTC+05:30 all year. */
-const IST_MS = 330 * 60_000;
-const DAY_MS = 86_400_000;
-
-/** The IST calendar day of `at`, `YYYY-MM-DD`. */
-export function istDate(at: Date): string {
-	return new Date(at.getTime() + IST_MS).toISOString().slice(0, 10);
-}
-
-/** `date` (`YYYY-MM-DD`) plus `days`. */
-function addDays(date: string, days: number): string {
-	return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
-}
-
 /**
  * The cut-off of cycle `cycle_date` (ISO-8601 UTC): shipments collected
  * before it were delivered on or before the IST day {@link PAYOUT_DELAY_DAYS}
  * days earlier, so they are paid in this cycle.
  */
 export function cutoffOf(cycle_date: string): string {
-	return new Date(
-		Date.parse(`${addDays(cycle_date, -(PAYOUT_DELAY_DAYS - 1))}T00:00:00Z`) - IST_MS,
-	).toISOString();
+	return istMidnight(addDays(cycle_date, -(PAYOUT_DELAY_DAYS - 1)));
 }
 
 /** True when `date` (`YYYY-MM-DD`, IST) is a payout cycle day ({@link PAYOUT_WEEKDAYS}). */
@@ -72,12 +57,6 @@ export function nextCycleDay(date: string): string {
 	let d = date;
 	while (!isCycleDay(d)) d = addDays(d, 1);
 	return d;
-}
-
-/** A real calendar day `YYYY-MM-DD`, or null. */
-function calendarDay(s: unknown): string | null {
-	if (typeof s !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(s)) return null;
-	return new Date(`${s}T00:00:00Z`).toISOString().startsWith(s) ? s : null;
 }
 
 /** A payout row as the API answers it (rupees, UTC). */
@@ -106,8 +85,8 @@ export async function runCycle(
 	cycle_date: unknown,
 	now: Date = new Date(),
 ): Promise<PayoutCycleResult> {
-	const date = cycle_date === undefined || cycle_date === "" ? istDate(now) : calendarDay(cycle_date);
-	if (!date) throw validationFailed(["cycle_date: must be a real YYYY-MM-DD date"]);
+	const date = cycle_date === undefined || cycle_date === "" ? istDay(now) : cycle_date;
+	if (!isCalendarDay(date)) throw validationFailed(["cycle_date: must be a real YYYY-MM-DD date"]);
 	const r = await runCycleStatement(deps.db, date, cutoffOf(date));
 	if (r.payouts)
 		deps.logger.info("payout cycle ran", { cycle_date: date, payouts: r.payouts, shipments: r.shipments });
@@ -195,7 +174,7 @@ export async function summaryOf(
 	sender_id: number,
 	now: Date = new Date(),
 ): Promise<RemittanceSummary> {
-	const next = nextCycleDay(istDate(now));
+	const next = nextCycleDay(istDay(now));
 	const s = await codSummary(deps.db, sender_id, cutoffOf(next));
 	return {
 		collected: { shipments: s.collected[0], amount: toRupees(s.collected[1]) },

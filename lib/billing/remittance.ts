@@ -21,6 +21,7 @@ import { createHash } from "node:crypto";
 import { parse } from "csv-parse/sync";
 import { type CodExceptionKind, MAX_EXCEPTION_LINES, type RemittanceReport } from "../contracts";
 import { fail } from "../platform/errors";
+import { isCalendarDay } from "../shared/ist-date";
 import { toRupees } from "../shared/money";
 import type { BillingDeps } from "./deps";
 import { type CodRow, type RemittanceLine, recordRemittance } from "./store";
@@ -37,15 +38,6 @@ export const REMITTANCE_COLUMNS = [
 export const MAX_REMITTANCE_BYTES = 8 * 1024 * 1024;
 
 const AMOUNT = /^\d{1,10}(\.\d{1,2})?$/;
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** A real calendar date `YYYY-MM-DD`, or null. */
-function dateOf(s: string): string | null {
-	const m = DATE.exec(s);
-	if (!m) return null;
-	const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-	return d.toISOString().slice(0, 10) === s ? s : null;
-}
 
 /** Rupees text (≤ 2 decimals) → integer paise, exactly (no float rounding). */
 function paiseOf(s: string): number | null {
@@ -76,7 +68,8 @@ export function parseRemittance(csv: string): RemittanceLine[] {
 		const awb = col(r, "awb_number");
 		const amount = paiseOf(col(r, "amount"));
 		const reference = col(r, "remittance_reference");
-		const date = dateOf(col(r, "remittance_date"));
+		const rawDate = col(r, "remittance_date");
+		const date = isCalendarDay(rawDate) ? rawDate : null;
 		const invalid = !awb
 			? "awb_number is empty"
 			: amount === null

@@ -21,6 +21,7 @@ import {
 import { type CursorPosition, decodeCursor, encodeCursor } from "../platform/cursor";
 import { type ApiError, fail, failWith } from "../platform/errors";
 import { parsePositiveInt } from "../shared/fields";
+import { IST_OFFSET_MS } from "../shared/ist-date";
 import { toRupees } from "../shared/money";
 import type { CommentRow, ListRowDb } from "./store";
 
@@ -29,7 +30,6 @@ const AWB_MAX = 64;
 const AWB = /^[A-Za-z0-9-]+$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 /** India Standard Time offset (UTC+05:30), ms. */
-const IST_OFFSET_MS = 330 * 60_000;
 /** Cursor kind of `GET /v1/ndr`. */
 const KIND = "ndr";
 

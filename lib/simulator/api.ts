@@ -28,6 +28,7 @@ import {
 	type WireWarehouse,
 	type WireWarehouseResponse,
 } from "../couriers/sandbox/wire";
+import { isCalendarDay, istDay } from "../shared/ist-date";
 import {
 	configuredDelay,
 	configuredHang,
@@ -352,17 +353,6 @@ export async function packingSlip(db: Sequelize, courier: SimCourier, wbns: stri
 }
 
 const NDR_ACTS = ["RE-ATTEMPT", "DEFER_DLV", "EDIT_DETAILS"];
-const IST_OFFSET_MS = 330 * 60_000;
-
-/** The India Standard Time calendar day (`YYYY-MM-DD`) of `t`. */
-function istDay(t: Date): string {
-	return new Date(t.getTime() + IST_OFFSET_MS).toISOString().slice(0, 10);
-}
-
-/** True when `s` is `YYYY-MM-DD` and a real calendar day. */
-function realDay(s: string): boolean {
-	return /^\d{4}-\d{2}-\d{2}$/.test(s) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s);
-}
 
 /** An act of an upload, with the package's state it is decided on. */
 interface NdrEntry {
@@ -396,7 +386,7 @@ async function decideNdr(
 	const d = e.action_data;
 	if (e.act === "DEFER_DLV") {
 		const date = d.deferred_date ?? "";
-		if (!realDay(date)) return { refused: "DEFER_DLV needs action_data.deferred_date as YYYY-MM-DD" };
+		if (!isCalendarDay(date)) return { refused: "DEFER_DLV needs action_data.deferred_date as YYYY-MM-DD" };
 		const today = istDay(now);
 		if (date <= today) return { refused: `DEFER_DLV date ${date} must be after today (${today})` };
 		const first = istDay((await firstScanAt(db, e.waybill, "undelivered")) ?? now);

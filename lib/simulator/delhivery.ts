@@ -54,6 +54,7 @@ import type {
 } from "../couriers/sandbox/wire";
 import { UNKNOWN_PICKUP_MARKER } from "../couriers/sandbox/wire";
 import { select } from "../platform/db";
+import { IST_OFFSET_MS, istDay } from "../shared/ist-date";
 import { cancelPackage, create, HttpError, lookup, ndrUpdate, type Reply, registerWarehouse } from "./api";
 import { REFUSED_PINCODES, type SimCourier, sortCode } from "./couriers";
 import { packingSlipPdf } from "./label";
@@ -81,13 +82,6 @@ export interface DelhiveryRequest {
 	query: URLSearchParams;
 	/** reads the body (UTF-8) */
 	body: () => Promise<string>;
-}
-
-const IST_OFFSET_MS = 330 * 60_000;
-
-/** Today's calendar day in IST, `YYYY-MM-DD`. */
-function istToday(): string {
-	return new Date(Date.now() + IST_OFFSET_MS).toISOString().slice(0, 10);
 }
 
 /** Delhivery's words for a waybill or reference it does not know. */
@@ -372,7 +366,7 @@ async function pickupDl(db: Sequelize, b: Record<string, unknown> | null): Promi
 	// a field that does not validate: Delhivery answers field-keyed words, e.g. {"pickup_date": "…"}
 	const badField = (field: string, message: string): Reply => ({ status: 400, body: { [field]: message } });
 	if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return badField("pickup_date", "pickup_date must be YYYY-MM-DD");
-	if (date < istToday()) return badField("pickup_date", "Pickup date cannot be in past");
+	if (date < istDay()) return badField("pickup_date", "Pickup date cannot be in past");
 	if (!/^\d{2}:\d{2}(:\d{2})?$/.test(time)) return badField("pickup_time", "pickup_time must be HH:mm:ss");
 	if (!Number.isInteger(count) || count < 1)
 		return badField("expected_package_count", "expected_package_count must be a positive integer");

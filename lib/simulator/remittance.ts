@@ -20,6 +20,7 @@
  */
 import { stringify } from "csv-stringify/sync";
 import type { RemittanceFile } from "../contracts";
+import { toPaise, toRupees } from "../shared/money";
 import type { RemittanceRow } from "./store";
 
 /** The columns of a remittance file, in order (its header line). */
@@ -30,33 +31,16 @@ export const REMITTANCE_COLUMNS = [
 	"remittance_date",
 ] as const;
 
-/** IST is UTC+05:30 all year (no daylight saving). */
-const IST_OFFSET_MS = 330 * 60_000;
-
-/** The India Standard Time (Asia/Kolkata) calendar day of `now`, `YYYY-MM-DD`. */
-export function istToday(now: Date = new Date()): string {
-	return new Date(now.getTime() + IST_OFFSET_MS).toISOString().slice(0, 10);
-}
-
-/** True when `s` is `YYYY-MM-DD` and a real calendar day (2025-02-30 is not). */
-export function isCalendarDay(s: string): boolean {
-	if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
-	const t = new Date(`${s}T00:00:00Z`);
-	return !Number.isNaN(t.getTime()) && t.toISOString().startsWith(s);
-}
-
 /**
  * A COD amount in rupees (a number or numeric text, as the create payload
- * carried it) with exactly two decimals, rounded half up to the paisa:
- * `1499` → `1499.00`, `250.5` → `250.50`; absent or not a number → `0.00`.
+ * carried it) with exactly two decimals, rounded to the paisa as
+ * `lib/shared/money.ts` does: `1499` → `1499.00`, `250.5` → `250.50`; absent
+ * or not a number → `0.00`.
  */
 export function rupees(amount: string | number | null | undefined): string {
-	const n = Number(amount);
-	if (amount === null || amount === undefined || amount === "" || !Number.isFinite(n)) return "0.00";
-	// via 12 significant digits, so 1.005 (1.00499… in binary) rounds to 1.01 as written
-	const paise = Math.round(Math.abs(Number((n * 100).toPrecision(12))));
-	const sign = n < 0 && paise > 0 ? "-" : "";
-	return `${sign}${Math.trunc(paise / 100)}.${String(paise % 100).padStart(2, "0")}`;
+	const n = Number(amount ?? Number.NaN);
+	if (amount === "" || !Number.isFinite(n)) return "0.00";
+	return toRupees(toPaise(n)).toFixed(2);
 }
 
 /** The remittance reference of courier `courierCode` on day `date` (`YYYY-MM-DD`): `SBX-REM-<YYYYMMDD>-<courier_code>`. */
