@@ -7,7 +7,7 @@
  *   movements) makes a redelivered movement a no-op. `occurred_at` is when
  *   the owning service recorded it (the wallet's `created_at`).
  * - `billing.balances`: per account, the sum of its entries (refunds −
- *   charges, paise) and their count, changed in the same statement as each
+ *   charges, paise), changed in the same statement as each
  *   insert; recomputable from the ledger at any time.
  * - `billing.accounts`: the credit limit booking enforces, mirrored from
  *   booking's outbox with its version (a stale delivery never wins).
@@ -18,7 +18,8 @@
  *   the courier's remittance that paid it.
  * - `billing.courier_remittances` and `billing.cod_exceptions` (migration
  *   002): each remittance file a courier sent (once per content: its SHA-256)
- *   with its counts, and each line that did not match a collected COD
+ *   with its line count (its matches are the shipments it paid:
+ *   `shipments.remittance_id`), and each line that did not match a collected COD
  *   shipment (reconciliation exceptions, never silently accepted).
  * - `billing.payouts` (migration 003): one per account and payout cycle
  *   (UNIQUE (sender_id, cycle_date): a cycle run twice pays nothing twice):
@@ -60,7 +61,6 @@ export const BILLING_MIGRATIONS: Migration[] = [
 			await q(`CREATE TABLE IF NOT EXISTS billing.balances (
 				sender_id bigint PRIMARY KEY,
 				balance_paise bigint NOT NULL,
-				entries bigint NOT NULL,
 				updated_at timestamptz NOT NULL DEFAULT now()
 			)`);
 			await q(`CREATE TABLE IF NOT EXISTS billing.accounts (
@@ -80,9 +80,6 @@ export const BILLING_MIGRATIONS: Migration[] = [
 				file_sha256 text NOT NULL UNIQUE,
 				logistic_id integer,
 				lines integer NOT NULL,
-				matched integer NOT NULL,
-				exceptions integer NOT NULL,
-				matched_paise bigint NOT NULL,
 				received_at timestamptz NOT NULL DEFAULT now()
 			)`);
 			await q(`CREATE TABLE IF NOT EXISTS billing.shipments (
@@ -105,6 +102,9 @@ export const BILLING_MIGRATIONS: Migration[] = [
 				CHECK ((payment_mode = 'cod') = (cod_status IS NOT NULL))
 			)`);
 			await q(`CREATE INDEX IF NOT EXISTS shipments_sender_order ON billing.shipments (sender_id, order_id)`);
+			// a remittance's matched lines are the shipments it paid (lib/billing/store.ts storedRemittance)
+			await q(`CREATE INDEX IF NOT EXISTS shipments_remittance ON billing.shipments (remittance_id)
+				WHERE remittance_id IS NOT NULL`);
 			await q(`CREATE TABLE IF NOT EXISTS billing.cod_exceptions (
 				id bigserial PRIMARY KEY,
 				remittance_id bigint NOT NULL REFERENCES billing.courier_remittances (id),

@@ -37,6 +37,7 @@ import {
 	payoutsPage,
 	runPayoutCycle as runCycleStatement,
 } from "./store";
+import { pageLimit } from "./wallet";
 
 /**
  * The cut-off of cycle `cycle_date` (ISO-8601 UTC): shipments collected
@@ -106,13 +107,7 @@ export async function payoutList(
 	sender_id: number,
 	params: HttpParams,
 ): Promise<PayoutPage> {
-	let limit = REMITTANCES_DEFAULT_LIMIT;
-	if (params.limit !== undefined && params.limit !== "") {
-		const n = parsePositiveInt(params.limit);
-		if (n === null || n > REMITTANCES_MAX_LIMIT)
-			throw validationFailed([`limit: must be an integer from 1 to ${REMITTANCES_MAX_LIMIT}`]);
-		limit = n;
-	}
+	const limit = pageLimit(params.limit, REMITTANCES_DEFAULT_LIMIT, REMITTANCES_MAX_LIMIT);
 	let status: PayoutStatus | null = null;
 	if (params.status !== undefined && params.status !== "") {
 		if (params.status !== "scheduled" && params.status !== "paid")

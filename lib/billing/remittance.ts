@@ -180,6 +180,6 @@ export async function reconcileRemittance(
 		matched: out.matched,
 		matched_amount: toRupees(out.matched_paise),
 		exceptions: out.exceptions,
-		exception_lines: out.exception_lines.map((e) => ({ ...e, kind: e.kind as CodExceptionKind })),
+		exception_lines: out.exception_lines,
 	};
 }

@@ -6,7 +6,14 @@
  * account's entries ({@link recomputedBalances} checks it).
  */
 import type { Sequelize, Transaction } from "sequelize";
-import type { CreditLimitEvent, LedgerEntryEvent, LedgerKind } from "../contracts";
+import type {
+	CodExceptionKind,
+	CodStatus,
+	CreditLimitEvent,
+	LedgerEntryEvent,
+	LedgerKind,
+	PayoutStatus,
+} from "../contracts";
 import { exec, numbersIn, type StoredRow, select } from "../platform/db";
 
 /** One `billing.ledger` row (ids as numbers, paise). */
@@ -47,7 +54,7 @@ export function assertEntry(e: LedgerEntryEvent): void {
 /**
  * Records movements in ONE statement: the entries not recorded before
  * (`ON CONFLICT (entry_key) DO NOTHING`) and, for each account they touch,
- * its balance (refunds − charges, paise) and entry count. A movement
+ * its balance (refunds − charges, paise). A movement
  * delivered twice (an outbox redelivery) is recorded once. Rows are locked
  * in one order (entries by key, then balances by account), so concurrent
  * deliveries wait for each other instead of deadlocking.
@@ -70,15 +77,13 @@ export async function recordEntries(db: Sequelize, entries: LedgerEntryEvent[]):
 			ON CONFLICT (entry_key) DO NOTHING
 			RETURNING sender_id, kind, amount_paise),
 		sums AS (
-			SELECT sender_id, SUM(CASE kind WHEN 'refund' THEN amount_paise ELSE -amount_paise END) AS delta,
-				COUNT(*) AS n
+			SELECT sender_id, SUM(CASE kind WHEN 'refund' THEN amount_paise ELSE -amount_paise END) AS delta
 			FROM ins GROUP BY sender_id),
 		bal AS (
-			INSERT INTO billing.balances (sender_id, balance_paise, entries)
-			SELECT sender_id, delta, n FROM sums ORDER BY sender_id
+			INSERT INTO billing.balances (sender_id, balance_paise)
+			SELECT sender_id, delta FROM sums ORDER BY sender_id
 			ON CONFLICT (sender_id) DO UPDATE SET balance_paise = billing.balances.balance_paise + EXCLUDED.balance_paise,
-				entries = billing.balances.entries + EXCLUDED.entries, updated_at = now()
-			RETURNING 1)
+				updated_at = now())
 		SELECT (SELECT COUNT(*) FROM ins) AS recorded`,
 		[JSON.stringify(payload)],
 	);
@@ -273,7 +278,7 @@ export interface CodRow {
 	awb_number: string;
 	sender_id: number;
 	logistic_id: number;
-	cod_status: CodStatusValue;
+	cod_status: CodStatus;
 	cod_amount_paise: number;
 	collected_at: Date | null;
 	remittance_reference: string | null;
@@ -281,24 +286,19 @@ export interface CodRow {
 	remitted_paise: number | null;
 }
 
-/** billing.shipments.cod_status of a COD shipment. */
-type CodStatusValue = "pending" | "collected" | "remitted" | "paid" | "not_collected";
-
 const COD_COLUMNS = `awb_number, sender_id, logistic_id, cod_status, cod_amount_paise, collected_at,
 	remittance_reference, to_char(remitted_on, 'YYYY-MM-DD') AS remitted_on, remitted_paise`;
 
-function codRow(r: Record<string, unknown>): CodRow {
+/** A COD row as pg returns it: bigints come as strings. */
+type StoredCod = StoredRow<CodRow, "sender_id" | "logistic_id" | "cod_amount_paise" | "remitted_paise">;
+
+function codRow(r: StoredCod): CodRow {
 	return {
-		awb_number: String(r.awb_number),
+		...r,
 		sender_id: Number(r.sender_id),
 		logistic_id: Number(r.logistic_id),
-		cod_status: r.cod_status as CodStatusValue,
 		cod_amount_paise: Number(r.cod_amount_paise),
-		collected_at: (r.collected_at as Date | null) ?? null,
-		remittance_reference: (r.remittance_reference as string | null) ?? null,
-		remitted_on: (r.remitted_on as string | null) ?? null,
-		remitted_paise:
-			r.remitted_paise === null || r.remitted_paise === undefined ? null : Number(r.remitted_paise),
+		remitted_paise: r.remitted_paise === null ? null : Number(r.remitted_paise),
 	};
 }
 
@@ -308,7 +308,7 @@ export async function codShipmentOf(
 	sender_id: number,
 	awb_number: string,
 ): Promise<CodRow | null> {
-	const rows = await select<Record<string, unknown>>(
+	const rows = await select<StoredCod>(
 		db,
 		`SELECT ${COD_COLUMNS} FROM billing.shipments
 		 WHERE awb_number = $1 AND sender_id = $2 AND payment_mode = 'cod'`,
@@ -324,7 +324,7 @@ export interface StoredRemittance {
 	matched: number;
 	matched_paise: number;
 	exceptions: number;
-	exception_lines: { line_no: number; awb_number: string | null; kind: string; detail: string }[];
+	exception_lines: { line_no: number; awb_number: string | null; kind: CodExceptionKind; detail: string }[];
 }
 
 /** The stored outcome of remittance file `id` with its first `max` exceptions. */
@@ -334,13 +334,18 @@ async function storedRemittance(
 	max: number,
 	t: Transaction,
 ): Promise<StoredRemittance> {
-	const [r] = await select<{ lines: number; matched: number; matched_paise: string; exceptions: number }>(
+	const [r] = await select<{ lines: number; matched: string; matched_paise: string; exceptions: string }>(
 		db,
-		`SELECT lines, matched, matched_paise, exceptions FROM billing.courier_remittances WHERE id = $1`,
+		`SELECT r.lines,
+			(SELECT COUNT(*) FROM billing.shipments s WHERE s.remittance_id = r.id) AS matched,
+			(SELECT COALESCE(SUM(s.remitted_paise), 0) FROM billing.shipments s WHERE s.remittance_id = r.id)
+				AS matched_paise,
+			(SELECT COUNT(*) FROM billing.cod_exceptions e WHERE e.remittance_id = r.id) AS exceptions
+		 FROM billing.courier_remittances r WHERE r.id = $1`,
 		[id],
 		t,
 	);
-	const ex = await select<{ line_no: number; awb_number: string | null; kind: string; detail: string }>(
+	const ex = await select<StoredRemittance["exception_lines"][number]>(
 		db,
 		`SELECT line_no, awb_number, kind, detail FROM billing.cod_exceptions WHERE remittance_id = $1
 		 ORDER BY line_no LIMIT $2`,
@@ -350,9 +355,9 @@ async function storedRemittance(
 	return {
 		id,
 		lines: r.lines,
-		matched: r.matched,
+		matched: Number(r.matched),
 		matched_paise: Number(r.matched_paise),
-		exceptions: r.exceptions,
+		exceptions: Number(r.exceptions),
 		exception_lines: ex,
 	};
 }
@@ -380,7 +385,12 @@ export interface RemittanceInput {
 	classify: (
 		lines: RemittanceLine[],
 		shipments: Map<string, CodRow | { prepaid: true }>,
-	) => ({ kind: string; detail: string; sender_id: number | null; expected_paise: number | null } | null)[];
+	) => ({
+		kind: CodExceptionKind;
+		detail: string;
+		sender_id: number | null;
+		expected_paise: number | null;
+	} | null)[];
 	max_exceptions: number;
 }
 
@@ -399,8 +409,8 @@ export async function recordRemittance(
 	return db.transaction(async (t) => {
 		const { rows: made } = await exec<{ id: string }>(
 			db,
-			`INSERT INTO billing.courier_remittances (file_sha256, logistic_id, lines, matched, exceptions, matched_paise)
-			 VALUES ($1, $2, $3, 0, 0, 0) ON CONFLICT (file_sha256) DO NOTHING RETURNING id`,
+			`INSERT INTO billing.courier_remittances (file_sha256, logistic_id, lines)
+			 VALUES ($1, $2, $3) ON CONFLICT (file_sha256) DO NOTHING RETURNING id`,
 			[input.sha256, input.logistic_id, input.lines.length],
 			t,
 		);
@@ -415,7 +425,9 @@ export async function recordRemittance(
 		}
 		const id = Number(made[0].id);
 		const awbs = [...new Set(input.lines.flatMap((l) => (l.awb_number ? [l.awb_number] : [])))];
-		const found = await select<Record<string, unknown>>(
+		const found = await select<
+			Omit<StoredCod, "cod_status"> & { cod_status: CodStatus | null; payment_mode: "cod" | "prepaid" }
+		>(
 			db,
 			`SELECT ${COD_COLUMNS}, payment_mode FROM billing.shipments WHERE awb_number = ANY($1::text[])
 			 ORDER BY awb_number FOR UPDATE`,
@@ -423,9 +435,11 @@ export async function recordRemittance(
 			t,
 		);
 		const shipments = new Map<string, CodRow | { prepaid: true }>(
-			found.map((r) => [
-				String(r.awb_number),
-				r.payment_mode === "cod" ? codRow(r) : { prepaid: true as const },
+			found.map(({ payment_mode, cod_status, ...r }) => [
+				r.awb_number,
+				payment_mode === "cod" && cod_status !== null
+					? codRow({ ...r, cod_status })
+					: { prepaid: true as const },
 			]),
 		);
 		const verdicts = input.classify(input.lines, shipments);
@@ -468,13 +482,6 @@ export async function recordRemittance(
 				[JSON.stringify(exceptions), id],
 				t,
 			);
-		const matchedPaise = matched.reduce((n, l) => n + (l.amount_paise ?? 0), 0);
-		await exec(
-			db,
-			`UPDATE billing.courier_remittances SET matched = $2, exceptions = $3, matched_paise = $4 WHERE id = $1`,
-			[id, matched.length, exceptions.length, matchedPaise],
-			t,
-		);
 		return { ...(await storedRemittance(db, id, input.max_exceptions, t)), duplicate: false };
 	});
 }
@@ -488,7 +495,7 @@ export interface PayoutRow {
 	gross_paise: number;
 	deductions_paise: number;
 	net_paise: number;
-	status: "scheduled" | "paid";
+	status: PayoutStatus;
 	utr: string | null;
 	paid_at: Date | null;
 	created_at: Date;
@@ -497,20 +504,20 @@ export interface PayoutRow {
 const PAYOUT_COLUMNS = `id, sender_id, to_char(cycle_date, 'YYYY-MM-DD') AS cycle_date, shipments, gross_paise,
 	deductions_paise, net_paise, status, utr, paid_at, created_at`;
 
-function payoutRow(r: Record<string, unknown>): PayoutRow {
-	return {
-		id: Number(r.id),
-		sender_id: Number(r.sender_id),
-		cycle_date: String(r.cycle_date),
-		shipments: Number(r.shipments),
-		gross_paise: Number(r.gross_paise),
-		deductions_paise: Number(r.deductions_paise),
-		net_paise: Number(r.net_paise),
-		status: r.status as PayoutRow["status"],
-		utr: (r.utr as string | null) ?? null,
-		paid_at: (r.paid_at as Date | null) ?? null,
-		created_at: r.created_at as Date,
-	};
+const PAYOUT_NUMBERS = [
+	"id",
+	"sender_id",
+	"shipments",
+	"gross_paise",
+	"deductions_paise",
+	"net_paise",
+] as const;
+
+/** A payout row as pg returns it: bigints come as strings. */
+type StoredPayout = StoredRow<PayoutRow, (typeof PAYOUT_NUMBERS)[number]>;
+
+function payoutRow(r: StoredPayout): PayoutRow {
+	return numbersIn<PayoutRow, (typeof PAYOUT_NUMBERS)[number]>(r, PAYOUT_NUMBERS);
 }
 
 /**
@@ -576,9 +583,9 @@ export async function payoutsPage(
 	sender_id: number,
 	before_id: number | null,
 	limit: number,
-	status: "scheduled" | "paid" | null,
+	status: PayoutStatus | null,
 ): Promise<{ rows: PayoutRow[]; more: boolean }> {
-	const rows = await select<Record<string, unknown>>(
+	const rows = await select<StoredPayout>(
 		db,
 		`SELECT ${PAYOUT_COLUMNS} FROM billing.payouts
 		 WHERE sender_id = $1 AND ($2::bigint IS NULL OR id < $2::bigint) AND ($3::text IS NULL OR status = $3)
@@ -594,13 +601,13 @@ export async function payoutOf(
 	sender_id: number,
 	id: number,
 ): Promise<{ payout: PayoutRow; shipments: CodRow[]; order_ids: Map<string, number> } | null> {
-	const [p] = await select<Record<string, unknown>>(
+	const [p] = await select<StoredPayout>(
 		db,
 		`SELECT ${PAYOUT_COLUMNS} FROM billing.payouts WHERE id = $1 AND sender_id = $2`,
 		[id, sender_id],
 	);
 	if (!p) return null;
-	const lines = await select<Record<string, unknown>>(
+	const lines = await select<StoredCod & { order_id: string }>(
 		db,
 		`SELECT ${COD_COLUMNS}, order_id FROM billing.shipments WHERE payout_id = $1 ORDER BY collected_at, awb_number`,
 		[id],
@@ -608,7 +615,7 @@ export async function payoutOf(
 	return {
 		payout: payoutRow(p),
 		shipments: lines.map(codRow),
-		order_ids: new Map(lines.map((l) => [String(l.awb_number), Number(l.order_id)])),
+		order_ids: new Map(lines.map((l) => [l.awb_number, Number(l.order_id)])),
 	};
 }
 
@@ -623,7 +630,7 @@ export async function markPayoutPaid(
 	utr: string,
 ): Promise<{ payout: PayoutRow; conflict: boolean } | null> {
 	return db.transaction(async (t) => {
-		const { rows } = await exec<Record<string, unknown>>(
+		const { rows } = await exec<StoredPayout>(
 			db,
 			`UPDATE billing.payouts SET status = 'paid', utr = $2, paid_at = now()
 			 WHERE id = $1 AND status = 'scheduled' RETURNING ${PAYOUT_COLUMNS}`,
@@ -640,7 +647,7 @@ export async function markPayoutPaid(
 			);
 			return { payout: payoutRow(rows[0]), conflict: false };
 		}
-		const [p] = await select<Record<string, unknown>>(
+		const [p] = await select<StoredPayout>(
 			db,
 			`SELECT ${PAYOUT_COLUMNS} FROM billing.payouts WHERE id = $1`,
 			[id],
@@ -667,7 +674,15 @@ export async function codSummary(
 	scheduled: [number, number];
 	next_paise: number;
 }> {
-	const [r] = await select<Record<string, string>>(
+	const [r] = await select<{
+		collected_n: string;
+		collected_paise: string;
+		remitted_n: string;
+		remitted_paise: string;
+		next_paise: string;
+		scheduled_n: string;
+		scheduled_paise: string;
+	}>(
 		db,
 		`SELECT
 			COUNT(*) FILTER (WHERE cod_status = 'collected') AS collected_n,

@@ -47,14 +47,7 @@ export interface WalletQuery {
  *   400 `cursor: unrecognised shape` (not a wallet cursor of this account, modified, garbage)
  */
 export function parseWalletQuery(params: HttpParams, sender_id: number): WalletQuery {
-	let limit = WALLET_DEFAULT_LIMIT;
-	if (params.limit !== undefined && params.limit !== "") {
-		const n = parsePositiveInt(params.limit);
-		if (n === null || n > WALLET_MAX_LIMIT) {
-			throw validationFailed([`limit: must be an integer from 1 to ${WALLET_MAX_LIMIT}`]);
-		}
-		limit = n;
-	}
+	const limit = pageLimit(params.limit, WALLET_DEFAULT_LIMIT, WALLET_MAX_LIMIT);
 	if (params.cursor === undefined || params.cursor === "") return { limit, before: null };
 	const ours = (p: CursorPosition): p is WalletPosition =>
 		p.s === sender_id &&
@@ -65,6 +58,18 @@ export function parseWalletQuery(params: HttpParams, sender_id: number): WalletQ
 		INSTANT.test(p.t);
 	const at = decodeCursor(KIND, params.cursor, ours);
 	return { limit, before: { t: at.t, id: at.id } };
+}
+
+/**
+ * The `limit` of a billing list (`GET /v1/wallet`, `GET /v1/remittances`):
+ * an integer 1–`max` (digit string or number); absent or empty: `dflt`.
+ * @throws 400 `validation_failed` details `["limit: must be an integer from 1 to <max>"]`
+ */
+export function pageLimit(raw: unknown, dflt: number, max: number): number {
+	if (raw === undefined || raw === "") return dflt;
+	const n = parsePositiveInt(raw);
+	if (n === null || n > max) throw validationFailed([`limit: must be an integer from 1 to ${max}`]);
+	return n;
 }
 
 function movement(r: LedgerRow): WalletMovement {
