@@ -53,17 +53,18 @@ function paiseOf(s: string): number | null {
  * @throws ApiError 400 `invalid_remittance_file` when the header lacks a column or the CSV cannot be parsed
  */
 export function parseRemittance(csv: string): RemittanceLine[] {
-	const records = parse(csv, {
-		bom: true,
-		skip_empty_lines: true,
-		relax_column_count: true,
-		trim: true,
-	}) as string[][];
+	let records: string[][];
+	try {
+		records = parse(csv, { bom: true, skip_empty_lines: true, relax_column_count: true, trim: true });
+	} catch (err) {
+		throw fail("invalid_remittance_file", `not CSV (${err instanceof Error ? err.message : String(err)})`);
+	}
 	const [header, ...rows] = records;
 	const at = new Map((header ?? []).map((h, i) => [h.toLowerCase(), i]));
 	const missing = REMITTANCE_COLUMNS.filter((c) => !at.has(c));
 	if (missing.length) throw fail("invalid_remittance_file", `the header lacks ${missing.join(", ")}`);
-	const col = (r: string[], c: (typeof REMITTANCE_COLUMNS)[number]) => (r[at.get(c) as number] ?? "").trim();
+	// every column is in the header (checked above)
+	const col = (r: string[], c: (typeof REMITTANCE_COLUMNS)[number]) => (r[at.get(c) ?? -1] ?? "").trim();
 	return rows.map((r, i) => {
 		const awb = col(r, "awb_number");
 		const amount = paiseOf(col(r, "amount"));

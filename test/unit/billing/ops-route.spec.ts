@@ -66,7 +66,7 @@ describe("billing: POST /v1/ops/cod-remittances (ops token)", function () {
 		assert.deepEqual(again.body, { ...r.body, duplicate_file: true });
 	});
 
-	it("400 validation_failed for a body without csv; 400 invalid_remittance_file for a header that lacks a column", async () => {
+	it("400 validation_failed for a body without csv; 400 invalid_remittance_file for a header that lacks a column or a file that is not CSV", async () => {
 		const missing = await post({ logistic_id: 1 }, OPS);
 		assert.equal(missing.status, 400);
 		assert.equal(missing.body.error, "validation_failed");
@@ -76,5 +76,12 @@ describe("billing: POST /v1/ops/cod-remittances (ops token)", function () {
 			error: "invalid_remittance_file",
 			message: "remittance file: the header lacks awb_number, remittance_reference, remittance_date",
 		});
+		const notCsv = await post(
+			{ csv: 'awb_number,amount,remittance_reference,remittance_date\n"AWB1,1' },
+			OPS,
+		);
+		assert.equal(notCsv.status, 400);
+		assert.equal(notCsv.body.error, "invalid_remittance_file");
+		assert.match(notCsv.body.message, /^remittance file: not CSV \(/);
 	});
 });

@@ -11,6 +11,7 @@ import { cutoffOf, isCycleDay, nextCycleDay } from "../../../lib/billing/payouts
 import { insertShipment } from "../../../lib/billing/store";
 import type { CodShipment } from "../../../lib/contracts";
 import { getSequelize } from "../../../lib/platform/db";
+import { istDay } from "../../../lib/shared/ist-date";
 import { newSender } from "../../helpers/broker";
 import { freshId } from "../../helpers/fixtures";
 import { http } from "../gateway/setup";
@@ -114,6 +115,10 @@ describe("billing: COD payouts", function () {
 			assert.deepEqual(summary.body.remitted, { shipments: 1, amount: 100 }, "the late one waits");
 			assert.deepEqual(summary.body.scheduled, { payouts: 1, amount: 1999.5 });
 			assert.deepEqual(summary.body.collected, { shipments: 0, amount: 0 });
+			// the next cycle day from today (IST), paying the late one only if it is past that cycle's cut-off
+			const next = nextCycleDay(istDay());
+			const lateIn = Date.parse("2026-11-24T19:00:00.000Z") < Date.parse(cutoffOf(next));
+			assert.deepEqual(summary.body.next_payout, { date: next, amount: lateIn ? 100 : 0 });
 
 			const paid = await ops(`/v1/ops/remittances/${p.id}/paid`, { utr: "UTR-12345" });
 			assert.equal(paid.status, 200, paid.text);
@@ -136,6 +141,23 @@ describe("billing: COD payouts", function () {
 			assert.equal(conflict.body.error, "payout_already_paid");
 			const onlyPaid = await http(sys.base, "GET", "/v1/remittances?status=scheduled", { token });
 			assert.deepEqual(onlyPaid.body.data, []);
+			const paidList = await http(sys.base, "GET", "/v1/remittances?status=paid", { token });
+			assert.deepEqual(
+				paidList.body.data.map((x: { id: number }) => x.id),
+				[p.id],
+			);
+			for (const [path, body] of [
+				[`/v1/ops/remittances/${p.id}/paid`, { utr: "bad utr!" }],
+				[`/v1/ops/remittances/${p.id}/paid`, {}],
+				["/v1/ops/remittances/abc/paid", { utr: "UTR-1" }],
+			] as const) {
+				const r = await ops(path, body);
+				assert.equal(r.status, 400, `${path} ${JSON.stringify(body)}: ${r.text}`);
+				assert.equal(r.body.error, "validation_failed");
+			}
+			const missing = await ops("/v1/ops/remittances/999999999/paid", { utr: "UTR-1" });
+			assert.equal(missing.status, 404);
+			assert.equal(missing.body.error, "remittance_not_found");
 		});
 
 		it("pages payouts with a signed cursor and validates the query; the ops routes refuse a merchant's token", async () => {
@@ -177,6 +199,9 @@ describe("billing: COD payouts", function () {
 			assert.equal(foreign.status, 400);
 			const asMerchant = await http(sys.base, "POST", "/v1/ops/payout-cycles", { body: {}, token });
 			assert.equal(asMerchant.status, 401);
+			const today = await ops("/v1/ops/payout-cycles", {});
+			assert.equal(today.status, 200, today.text);
+			assert.equal(today.body.cycle_date, istDay(), "no cycle_date: today's, in IST");
 			const badDate = await ops("/v1/ops/payout-cycles", { cycle_date: "2026-02-30" });
 			assert.equal(badDate.status, 400);
 			assert.equal(badDate.body.error, "validation_failed");
