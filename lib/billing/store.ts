@@ -90,15 +90,27 @@ export async function recordEntries(db: Sequelize, entries: LedgerEntryEvent[]):
 	return Number(rows[0]?.recorded ?? 0);
 }
 
-/** The account's balance in paise (refunds − charges; 0 when it has no entry). */
-export async function balancePaise(db: Sequelize, sender_id: number, t?: Transaction): Promise<number> {
-	const rows = await select<{ balance_paise: string }>(
+/**
+ * The account's wallet figures in one statement: its balance in paise
+ * (refunds − charges; 0 when it has no entry) and the credit limit booking
+ * enforces, as last mirrored (paise; null: none).
+ */
+export async function walletAccount(
+	db: Sequelize,
+	sender_id: number,
+	t?: Transaction,
+): Promise<{ balance_paise: number; credit_limit_paise: number | null }> {
+	const [r] = await select<{ balance_paise: string | null; credit_limit_paise: string | null }>(
 		db,
-		`SELECT balance_paise FROM billing.balances WHERE sender_id = $1`,
+		`SELECT (SELECT balance_paise FROM billing.balances WHERE sender_id = $1) AS balance_paise,
+			(SELECT credit_limit_paise FROM billing.accounts WHERE sender_id = $1) AS credit_limit_paise`,
 		[sender_id],
 		t,
 	);
-	return rows[0] ? Number(rows[0].balance_paise) : 0;
+	return {
+		balance_paise: Number(r.balance_paise ?? 0),
+		credit_limit_paise: r.credit_limit_paise === null ? null : Number(r.credit_limit_paise),
+	};
 }
 
 /**
@@ -152,22 +164,6 @@ export async function ledgerPage(
 			.map((r) => numbersIn<LedgerRow, (typeof LEDGER_NUMBERS)[number]>(r, LEDGER_NUMBERS)),
 		more: rows.length > limit,
 	};
-}
-
-/** The account's credit limit in paise as last mirrored, or null (none). */
-export async function creditLimitPaise(
-	db: Sequelize,
-	sender_id: number,
-	t?: Transaction,
-): Promise<number | null> {
-	const rows = await select<{ credit_limit_paise: string | null }>(
-		db,
-		`SELECT credit_limit_paise FROM billing.accounts WHERE sender_id = $1`,
-		[sender_id],
-		t,
-	);
-	const v = rows[0]?.credit_limit_paise;
-	return v === null || v === undefined ? null : Number(v);
 }
 
 /**

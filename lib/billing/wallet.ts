@@ -17,7 +17,7 @@ import { type CursorPosition, decodeCursor, encodeCursor } from "../platform/cur
 import { validationFailed } from "../platform/errors";
 import { parsePositiveInt } from "../shared/fields";
 import { toRupees } from "../shared/money";
-import { balancePaise, creditLimitPaise, type LedgerRow, ledgerPage } from "./store";
+import { type LedgerRow, ledgerPage, walletAccount } from "./store";
 
 /** Cursor kind of the wallet's movements. */
 const KIND = "wallet";
@@ -96,8 +96,7 @@ export async function walletOf(db: Sequelize, sender_id: number, q: WalletQuery)
 	return db.transaction(
 		{ isolationLevel: Transaction.ISOLATION_LEVELS.REPEATABLE_READ, readOnly: true },
 		async (t) => {
-			const balance = await balancePaise(db, sender_id, t);
-			const limit = await creditLimitPaise(db, sender_id, t);
+			const { balance_paise: balance, credit_limit_paise: limit } = await walletAccount(db, sender_id, t);
 			const page = await ledgerPage(db, sender_id, q.before, q.limit, t);
 			const last = page.rows.at(-1);
 			return {

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import type { ServiceBroker } from "moleculer";
-import { balancePaise, recomputedBalances } from "../../../lib/billing/store";
+import { recomputedBalances, walletAccount } from "../../../lib/billing/store";
 import type { LedgerEntryEvent } from "../../../lib/contracts";
 import { exec, getSequelize, select } from "../../../lib/platform/db";
 import { newSender, startBroker } from "../../helpers/broker";
@@ -22,6 +22,7 @@ describe("billing: the wallet ledger", function () {
 	after(() => broker?.stop());
 
 	const db = () => getSequelize();
+	const balancePaise = async (sender: number) => (await walletAccount(db(), sender)).balance_paise;
 	const record = (entries: LedgerEntryEvent[]) =>
 		broker.call("billing.recordEntries", { entries }) as Promise<{ recorded: number }>;
 	const entry = (
@@ -60,7 +61,7 @@ describe("billing: the wallet ledger", function () {
 			{ kind: "charge", amount_paise: "11900" },
 			{ kind: "refund", amount_paise: "11900" },
 		]);
-		assert.equal(await balancePaise(db(), s), 0);
+		assert.equal(await balancePaise(s), 0);
 	});
 
 	it("keeps every balance equal to the sum of its entries under concurrent batches of several accounts", async () => {
@@ -77,7 +78,7 @@ describe("billing: the wallet ledger", function () {
 				.flat()
 				.filter((e) => e.sender_id === s)
 				.reduce((n, e) => n + (e.kind === "refund" ? e.amount_paise : -e.amount_paise), 0);
-			assert.equal(await balancePaise(db(), s), expected, `balance of ${s}`);
+			assert.equal(await balancePaise(s), expected, `balance of ${s}`);
 		}
 		assert.deepEqual(
 			await recomputedBalances(db()),
@@ -97,7 +98,7 @@ describe("billing: the wallet ledger", function () {
 			exec(db(), "DELETE FROM billing.ledger WHERE sender_id = $1", [s]),
 			/append-only: DELETE refused/,
 		);
-		assert.equal(await balancePaise(db(), s), -500);
+		assert.equal(await balancePaise(s), -500);
 	});
 
 	it("refuses a movement that is not integer paise or of an unknown kind, recording nothing of its batch", async () => {
