@@ -666,7 +666,7 @@ export default defineService<BookingVars>()({
 		// (docs/decisions/0078-sandbox-scan-signatures.md)
 		requireSandboxWebhookSecret("booking");
 		this.bookingStopping = false;
-		this.outbox = outboxBatch(this.db, this.timings);
+		this.outbox = outboxBatch(this.db, this.timings, this.broker);
 		this.timers = [
 			setInterval(() => this.tick("relay"), this.timings.relayMs),
 			setInterval(() => this.tick("sweep"), this.timings.sweepMs),

@@ -5,7 +5,7 @@
  */
 import type { Logger, ServiceBroker } from "moleculer";
 import type { Sequelize } from "sequelize";
-import type { CallOptions } from "../contracts";
+import type { CallOptions, LedgerEntryEvent } from "../contracts";
 import type { UnreachableCode } from "../platform/errors";
 import type { BookingTimings } from "./settings";
 import type { OutboxRow } from "./store";
@@ -16,6 +16,8 @@ export interface OutboxBatch {
 	lease(ids: number[]): Promise<OutboxRow[]>;
 	/** marks acknowledged rows `ids` delivered */
 	delivered(ids: number[]): Promise<void>;
+	/** records one wallet movement at billing, in one call with those of concurrent deliveries */
+	ledgerEntry(entry: LedgerEntryEvent): Promise<void>;
 }
 
 /** The booking service's pieces the booking modules use. */

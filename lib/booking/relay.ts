@@ -9,10 +9,11 @@
  * (lib/booking/settings.ts); SQL in lib/booking/store.
  */
 import type { Job } from "bullmq";
+import type { ServiceBroker } from "moleculer";
 import type { Sequelize } from "sequelize";
-import { call, SHIPMENT_STATUS_CHANNEL } from "../contracts";
+import { call, type LedgerEntryEvent, SHIPMENT_STATUS_CHANNEL } from "../contracts";
 import { publishToChannel } from "../platform/channels";
-import { coalesce } from "../platform/coalesce";
+import { coalesce, groupCommit } from "../platform/coalesce";
 import { deliverRows } from "../platform/outbox";
 import { getQueue } from "../platform/queue";
 import { type BookingDeps, message, type OutboxBatch } from "./deps";
@@ -87,12 +88,31 @@ export function relayLeaseMs(t: BookingTimings): number {
  * The coalesced outbox operations of one booking service instance (see
  * lib/platform/coalesce.ts): `lease(ids)` leases the due undelivered rows among the
  * ids of every concurrent caller in one statement (each caller keeps its
- * own); `delivered(ids)` marks acknowledged rows in one UPDATE.
+ * own); `delivered(ids)` marks acknowledged rows in one UPDATE;
+ * `ledgerEntry(e)` sends the wallet movements of concurrent deliveries to
+ * billing in one `billing.recordEntries` call (a failed call fails each of them:
+ * each row is redelivered with its backoff).
  */
-export function outboxBatch(db: Sequelize, t: BookingTimings): OutboxBatch {
+export function outboxBatch(db: Sequelize, t: BookingTimings, broker: ServiceBroker): OutboxBatch {
 	return {
 		lease: coalesce((ids: number[]) => leaseOutbox(db, ids.length, relayLeaseMs(t), ids)),
 		delivered: coalesce((ids: number[]) => outboxDelivered(db, ids)),
+		// the movements of concurrent deliveries in one billing call (idempotent there per attempt and kind)
+		ledgerEntry: groupCommit(
+			async (entries: LedgerEntryEvent[]): Promise<PromiseSettledResult<void>[]> => {
+				await call(
+					broker,
+					"billing.recordEntries",
+					{ entries },
+					{
+						timeout: t.callTimeoutMs,
+						unavailable: false,
+					},
+				);
+				return entries.map(() => ({ status: "fulfilled", value: undefined }));
+			},
+			{ maxItems: RELAY_BATCH },
+		),
 	};
 }
 
@@ -145,15 +165,7 @@ export async function deliver(deps: BookingDeps, row: OutboxRow): Promise<void> 
 		});
 	} else if (row.kind === "ledger_entry") {
 		// billing owns the wallet; idempotent per (attempt_id, kind) there
-		await call(
-			deps.broker,
-			"billing.recordEntries",
-			{ entries: [row.payload] },
-			{
-				timeout: deps.timings.callTimeoutMs,
-				unavailable: false,
-			},
-		);
+		await deps.outbox.ledgerEntry(row.payload);
 	} else if (row.kind === "credit_limit") {
 		// billing keeps the newest version
 		await call(deps.broker, "billing.applyCreditLimit", row.payload, {
