@@ -94,6 +94,12 @@ describe("configuration in one module (lib/platform/config.ts)", () => {
 			["AUTH_JWKS_URL", "jwks.json", 'AUTH_JWKS_URL must be an http(s) URL (got "jwks.json")'],
 			["SERVICES", "gateway,payments", "SERVICES must be a comma list of services (known: pincode,"],
 			["GATEWAY_ACCESS_LOG", "off", 'GATEWAY_ACCESS_LOG must be 1 or 0 (got "off")'],
+			// a secret's value is never echoed, only its length
+			[
+				"OPS_API_TOKEN",
+				"short-secret",
+				"OPS_API_TOKEN must be at least 32 characters (got a value of 12 characters)",
+			],
 		];
 		for (const [n, v, msg] of cases)
 			assert.throws(

@@ -84,4 +84,10 @@ describe("billing: POST /v1/ops/cod-remittances (ops token)", function () {
 		assert.equal(notCsv.body.error, "invalid_remittance_file");
 		assert.match(notCsv.body.message, /^remittance file: not CSV \(/);
 	});
+
+	it("413 for a body over the ops route's 10 MB, before the action is reached", async () => {
+		const big = await post({ csv: "x".repeat(10 * 1024 * 1024 + 1) }, OPS);
+		assert.equal(big.status, 413);
+		assert.equal(big.body.error, "payload_too_large");
+	});
 });
