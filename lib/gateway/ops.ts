@@ -17,10 +17,7 @@ const digest = (s: string) => createHash("sha256").update(s).digest();
  * True when `presented` is the configured ops token (constant time).
  * @returns false when no token is configured: every ops call is refused
  */
-function isOpsToken(
-	presented: string,
-	configured: string | undefined = setting("OPS_API_TOKEN"),
-): boolean {
+function isOpsToken(presented: string, configured: string | undefined = setting("OPS_API_TOKEN")): boolean {
 	if (!configured) return false;
 	return timingSafeEqual(digest(presented), digest(configured));
 }
