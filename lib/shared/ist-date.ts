@@ -17,7 +17,10 @@ export function istDay(t: Date = new Date()): string {
 
 /** True when `s` is `YYYY-MM-DD` and a real calendar day (`2025-02-30` is not). */
 export function isCalendarDay(s: unknown): s is string {
-	return typeof s === "string" && DAY.test(s) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s);
+	if (typeof s !== "string" || !DAY.test(s)) return false;
+	// month 13 or day 32 parse to NaN (toISOString would throw): not a day
+	const t = Date.parse(`${s}T00:00:00Z`);
+	return Number.isFinite(t) && new Date(t).toISOString().startsWith(s);
 }
 
 /** The calendar day `days` after `date` (`YYYY-MM-DD`; negative: before). */

@@ -11,7 +11,7 @@ import { cutoffOf, isCycleDay, nextCycleDay } from "../../../lib/billing/payouts
 import { insertShipment } from "../../../lib/billing/store";
 import type { CodShipment } from "../../../lib/contracts";
 import { getSequelize } from "../../../lib/platform/db";
-import { istDay } from "../../../lib/shared/ist-date";
+import { isCalendarDay, istDay } from "../../../lib/shared/ist-date";
 import { newSender } from "../../helpers/broker";
 import { freshId } from "../../helpers/fixtures";
 import { http } from "../gateway/setup";
@@ -29,6 +29,10 @@ describe("billing: COD payouts", function () {
 			assert.equal(nextCycleDay("2026-12-01"), "2026-12-01");
 			// delivered on 24 Nov (IST) or before: paid on 1 Dec
 			assert.equal(cutoffOf("2026-12-01"), "2026-11-24T18:30:00.000Z");
+			// a month 13 or a day 32 is no day (never a throw: a 500 on ops' and couriers' dates)
+			for (const bad of ["2026-13-01", "2026-12-32", "2026-02-30", "2026-00-10"])
+				assert.equal(isCalendarDay(bad), false, bad);
+			assert.equal(isCalendarDay("2028-02-29"), true);
 		});
 	});
 
