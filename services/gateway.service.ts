@@ -145,7 +145,7 @@ import { accessLogLine, isLabelLinkPath, parseQuery, pathOf, requestIdOf } from 
 import { IdempotencyKeys, IdempotentReplay, wantsIdempotency } from "../lib/gateway/idempotency";
 import { clientAddress, EdgeLimiter } from "../lib/gateway/rate-limit";
 import { gatewayRoutes } from "../lib/gateway/route-options";
-import { API_ALIASES, actionsByService, BULK_UPLOAD_ALIASES, DEV_IDP_ALIASES } from "../lib/gateway/routes";
+import { API_ALIASES, actionsByService, DEV_IDP_ALIASES, UPLOAD_ALIASES } from "../lib/gateway/routes";
 import { bearerToken, cachedVerifier } from "../lib/gateway/tokens";
 import type { GwRequest, RouteOptions } from "../lib/gateway/web-types";
 import { type AuthUser, checkAccess, createVerifier, invalidToken } from "../lib/platform/auth";
@@ -629,7 +629,7 @@ export default defineService<GatewayVars>()({
 		// (documents.labelLink) in documents, both already required by API_ALIASES
 		this.requiredActions = actionsByService(
 			API_ALIASES,
-			BULK_UPLOAD_ALIASES,
+			UPLOAD_ALIASES,
 			...(devIdp ? [DEV_IDP_ALIASES] : []),
 		);
 

@@ -352,15 +352,22 @@ export interface BulkRowError {
 }
 
 /**
- * Params of `intake.bulkUpload` (set by the gateway's upload route, never by
- * the client; issue 25): the request's query string and its `Content-Type`
- * header; the multipart body itself is `ctx.stream`.
+ * Params of `intake.bulkUpload`, and of every action served by the gateway's
+ * upload route (set by the gateway, lib/gateway/upload.ts, never by the
+ * client; issue 25): the request's query string, its `Content-Type` header and
+ * the route's path parameters; the multipart body itself is `ctx.stream`.
  */
 export interface BulkUploadParams {
 	/** the query string (flat strings; `sender_address_id` may be given there) */
 	query: HttpParams;
 	/** the request's Content-Type ("" when none) */
 	content_type: string;
+	/**
+	 * the route's path parameters by name, as flat strings decoded from the URL
+	 * (`{id: "7"}` for `POST /v1/weight-discrepancies/7/dispute`; `{}` for
+	 * `POST /v1/intake/bulk`, which has none); never taken from the query
+	 */
+	path: Record<string, string>;
 }
 
 /** 202 answer of `POST /v1/intake/bulk`. */

@@ -21,13 +21,12 @@ import { opsBeforeCall } from "./ops";
 import { clientAddress } from "./rate-limit";
 import {
 	API_ALIASES,
-	BULK_UPLOAD_ALIASES,
-	BULK_UPLOAD_PATH,
 	DEV_IDP_ALIASES,
 	DOCS_ALIASES,
 	LINK_ALIASES,
 	OPS_ALIASES,
 	PROBE_ALIASES,
+	UPLOAD_ALIASES,
 	WEBHOOK_ALIASES,
 } from "./routes";
 import { assertCleanText } from "./text-rule";
@@ -223,21 +222,25 @@ function linksRoute(): RouteOptions {
 	};
 }
 
-/** The bulk upload route (bearer): the raw multipart body streamed to intake (./upload.ts). */
+/**
+ * The upload route (bearer): every alias of {@link UPLOAD_ALIASES} (the bulk
+ * upload, a weight dispute, …) as a `stream` alias, the raw multipart body
+ * streamed to the serving service (./upload.ts).
+ */
 function uploadRoute(): RouteOptions {
 	return {
 		...EVERY_ROUTE,
 		name: "upload",
-		aliases: {
-			[`POST ${BULK_UPLOAD_PATH}`]: {
-				type: "stream",
-				action: BULK_UPLOAD_ALIASES[`POST ${BULK_UPLOAD_PATH}`],
-			},
-		},
+		aliases: Object.fromEntries(
+			Object.entries(UPLOAD_ALIASES).map(([key, action]: [string, string]) => [
+				key,
+				{ type: "stream", action } as const,
+			]),
+		),
 		authentication: true,
 		authorization: true,
-		// the raw multipart body is streamed to intake, which parses it (parts in any order, issue 25);
-		// params are `{query, content_type}` only (lib/gateway/upload.ts)
+		// the raw multipart body is streamed to the action's service, which parses it (parts in any order,
+		// issue 25); params are `{query, content_type, path}` only (lib/gateway/upload.ts)
 		mergeParams: false,
 		bodyParsers: false,
 		onBeforeCall: uploadParams,

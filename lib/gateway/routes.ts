@@ -55,16 +55,15 @@ export function aliasesOf<K extends RouteKind>(kind: K): AliasTable<K> {
 export const API_ALIASES = aliasesOf("api") satisfies Record<string, ActionName>;
 
 /**
- * Bulk order upload (issue 10, issue 25): multipart, bearer-authenticated;
- * served by the gateway's `upload` route (a `stream` alias, no body parser:
- * the raw body is the action's `ctx.stream`; intake parses the form, its
- * parts in any order, the file cut at 25 MB → 413 `file_too_large`;
- * lib/gateway/upload.ts, lib/intake/bulk/multipart.ts).
+ * Multipart uploads (issue 10, issue 25): the bulk order upload, a weight
+ * dispute's images, every definition of kind `upload`; bearer-authenticated,
+ * served by the gateway's `upload` route (each a `stream` alias, no body
+ * parser: the raw body is the action's `ctx.stream`, the params
+ * `{query, content_type, path}`; the serving service parses the form with
+ * lib/shared/multipart.ts, its parts in any order, its sizes counted while it
+ * streams; lib/gateway/upload.ts, lib/intake/bulk/multipart.ts).
  */
-export const BULK_UPLOAD_ALIASES = aliasesOf("upload") satisfies Record<string, ActionName>;
-
-/** Path of the bulk upload (the gateway's `upload` route). */
-export const BULK_UPLOAD_PATH = "/v1/intake/bulk";
+export const UPLOAD_ALIASES = aliasesOf("upload") satisfies Record<string, ActionName>;
 
 /**
  * Courier scan webhooks (ours; docs/decisions/0029-shipment-tracking.md): no

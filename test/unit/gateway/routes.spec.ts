@@ -10,20 +10,20 @@ import { match } from "path-to-regexp";
 import { ROUTES } from "../../../lib/contracts/http";
 import {
 	API_ALIASES,
-	BULK_UPLOAD_ALIASES,
 	bySpecificity,
 	DEV_IDP_ALIASES,
 	DOCS_ALIASES,
 	LINK_ALIASES,
 	OPS_ALIASES,
 	PROBE_ALIASES,
+	UPLOAD_ALIASES,
 	WEBHOOK_ALIASES,
 } from "../../../lib/gateway/routes";
 import type { RouteDefinition, RouteKind } from "../../../lib/platform/openapi/route";
 
 const TABLES: Record<RouteKind, Record<string, string>> = {
 	api: API_ALIASES,
-	upload: BULK_UPLOAD_ALIASES,
+	upload: UPLOAD_ALIASES,
 	courier_push: WEBHOOK_ALIASES,
 	link: LINK_ALIASES,
 	probe: PROBE_ALIASES,

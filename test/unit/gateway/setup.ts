@@ -5,7 +5,7 @@
  * development IdP whose JWKS is served over HTTP (lib/platform/devidp.ts).
  */
 import { type BrokerOptions, type Context, ServiceBroker } from "moleculer";
-import { API_ALIASES, BULK_UPLOAD_ALIASES } from "../../../lib/gateway/routes";
+import { API_ALIASES, UPLOAD_ALIASES } from "../../../lib/gateway/routes";
 import type { AuthUser } from "../../../lib/platform/auth";
 import type { DevIdp } from "../../../lib/platform/devidp";
 import { apiError, documentsError } from "../../../lib/platform/errors";
@@ -46,7 +46,7 @@ export const FAKES: any[] = [
 		actions: {
 			// every other aliased intake action answers (so /ready sees intake whole as routes are added)
 			...Object.fromEntries(
-				[...Object.values(API_ALIASES), ...Object.values(BULK_UPLOAD_ALIASES)]
+				[...Object.values(API_ALIASES), ...Object.values(UPLOAD_ALIASES)]
 					.filter((x) => x.startsWith("intake."))
 					.map((x) => [x.slice("intake.".length), { access: { auth: true }, handler: () => ({ data: [] }) }]),
 			),

@@ -18,11 +18,11 @@ import { brotliCompressSync, deflateSync, gzipSync, zstdCompressSync } from "nod
 import fc from "fast-check";
 import {
 	API_ALIASES,
-	BULK_UPLOAD_ALIASES,
 	DEV_IDP_ALIASES,
 	DOCS_ALIASES,
 	LINK_ALIASES,
 	PROBE_ALIASES,
+	UPLOAD_ALIASES,
 	WEBHOOK_ALIASES,
 } from "../../../lib/gateway/routes";
 import { buildDocument, parseAliasKey } from "../../../lib/openapi/index";
@@ -34,7 +34,7 @@ const RUNS = Number(process.env.FUZZ_EDGE_RUNS || 10);
 /** Every alias of the gateway, as `METHOD /path`. */
 const ROUTES = [
 	API_ALIASES,
-	BULK_UPLOAD_ALIASES,
+	UPLOAD_ALIASES,
 	WEBHOOK_ALIASES,
 	LINK_ALIASES,
 	PROBE_ALIASES,

@@ -10,12 +10,12 @@ import assert from "node:assert/strict";
 import { ROUTES as DEFINITIONS } from "../../../lib/contracts/http";
 import {
 	API_ALIASES,
-	BULK_UPLOAD_ALIASES,
 	DEV_IDP_ALIASES,
 	DOCS_ALIASES,
 	LINK_ALIASES,
 	OPS_ALIASES,
 	PROBE_ALIASES,
+	UPLOAD_ALIASES,
 	WEBHOOK_ALIASES,
 } from "../../../lib/gateway/routes";
 import { buildDocument, parseAliasKey } from "../../../lib/openapi/index";
@@ -31,7 +31,7 @@ function describedKeys(): string[] {
 /** The routes that must be described. */
 const ROUTES = [
 	API_ALIASES,
-	BULK_UPLOAD_ALIASES,
+	UPLOAD_ALIASES,
 	WEBHOOK_ALIASES,
 	LINK_ALIASES,
 	DOCS_ALIASES,
