@@ -77,6 +77,18 @@
  * delivered, not-cancelled COD package; lib/simulator/remittance.ts), which
  * billing's reconciliation reads.
  *
+ * Weights: the `simulator.overweigh` action makes a courier "measure" a
+ * package it holds heavier (and/or bigger) than declared: `{waybill,
+ * charged_weight_kg, length_cm?, width_cm?, height_cm?}` (kg, cm; the three
+ * dimensions or none) recorded in `simulator.charged_weights` (a later call
+ * replaces it). The `simulator.weightFile` action answers the weight (billing)
+ * file a courier sends the aggregator for the weight it charged (CSV
+ * `awb_number,charged_weight_kg,length_cm,width_cm,height_cm,weighed_on`, one
+ * line per not-cancelled package: the recorded weight, else the declared one,
+ * in kg with three decimals; the recorded dimensions, else the declared ones,
+ * else empty cells, in cm; lib/simulator/weights.ts), which billing's weight
+ * reconciliation reads to open weight discrepancies.
+ *
  * Every courier call is recorded in `simulator.calls` (courier, endpoint,
  * reference / waybill / location name, HTTP status (endpoints create, lookup, cancel, warehouse, label, ndr), create outcome
  * `booked` | `duplicate` | `refused` | `503`, ndr outcome `accepted` | `duplicate` | `refused` | `503`) for ops and tests.
@@ -92,15 +104,21 @@
  * Where it lives: couriers and refusal rules lib/simulator/couriers.ts, the
  * endpoints lib/simulator/api.ts, the HTTP server lib/simulator/server.ts,
  * SQL lib/simulator/store.ts, tables lib/simulator/migrations.ts, the
- * remittance file lib/simulator/remittance.ts.
+ * remittance file lib/simulator/remittance.ts, the weight file
+ * lib/simulator/weights.ts.
  */
 import { Errors } from "moleculer";
 import {
+	type ChargedWeight,
 	type EmittedScan,
+	MAX_CHARGED_DIMENSION_CM,
+	MAX_CHARGED_WEIGHT_KG,
 	MAX_REMITTANCE_AWBS,
+	MAX_WEIGHT_FILE_AWBS,
 	type RemittanceFile,
 	type SimulatorReference,
 	type SimulatorState,
+	type WeightFile,
 } from "../lib/contracts";
 import { requireSandboxWebhookSecret } from "../lib/couriers/sandbox/settings";
 import { loadConfig, setting } from "../lib/platform/config";
@@ -112,7 +130,8 @@ import { SIMULATOR_MIGRATIONS } from "../lib/simulator/migrations";
 import { pushUrlFor } from "../lib/simulator/push";
 import { remittanceCsv } from "../lib/simulator/remittance";
 import { SimulatorServer } from "../lib/simulator/server";
-import { deliveredCodPackages } from "../lib/simulator/store";
+import { deliveredCodPackages, upsertChargedWeight, weighedPackages } from "../lib/simulator/store";
+import { weightCsv } from "../lib/simulator/weights";
 import { DbMixin } from "../mixins/db.mixin";
 
 /** State set in `started`. */
@@ -211,6 +230,93 @@ export default defineService<SimulatorVars>()({
 					waybills: awb_numbers,
 				});
 				return remittanceCsv(rows, remittance_date ?? istDay());
+			},
+		},
+		/**
+		 * The sandbox courier "measures" a package it holds (any courier,
+		 * cancelled or not) heavier and/or bigger than declared, as a courier's
+		 * hub weighs a shipment; its weight file (`simulator.weightFile`)
+		 * charges that weight. Params: `waybill`, `charged_weight_kg` (kg,
+		 * 0.001–1000; stored to the gram), `length_cm?`, `width_cm?`,
+		 * `height_cm?` (cm, 0.01–500 each; stored with two decimals; all three or
+		 * none). Upsert: a later call replaces the measurement, dimensions
+		 * included. Returns `{waybill, charged_weight_kg, length_cm, width_cm,
+		 * height_cm}` as stored (numbers; null dimensions when none given).
+		 * Throws a 404 MoleculerClientError `not_found` for an AWB the simulator
+		 * does not hold, a 422 ValidationError when only some dimensions are
+		 * given (or a param fails its rule).
+		 */
+		overweigh: {
+			params: {
+				waybill: { type: "string", min: 1 },
+				charged_weight_kg: { type: "number", min: 0.001, max: MAX_CHARGED_WEIGHT_KG },
+				length_cm: { type: "number", min: 0.01, max: MAX_CHARGED_DIMENSION_CM, optional: true },
+				width_cm: { type: "number", min: 0.01, max: MAX_CHARGED_DIMENSION_CM, optional: true },
+				height_cm: { type: "number", min: 0.01, max: MAX_CHARGED_DIMENSION_CM, optional: true },
+			},
+			async handler(ctx): Promise<ChargedWeight> {
+				const { waybill, charged_weight_kg, length_cm, width_cm, height_cm } = ctx.params;
+				const dims = { length_cm, width_cm, height_cm };
+				const missing = Object.entries(dims)
+					.filter(([, v]) => v === undefined)
+					.map(([k]) => k);
+				if (missing.length && missing.length < 3) {
+					throw new Errors.ValidationError(
+						`${missing.join(", ")}: length_cm, width_cm and height_cm are given all three or none`,
+						"VALIDATION_ERROR",
+						missing.map((field) => ({ type: "required", field, actual: undefined })),
+					);
+				}
+				const row = await upsertChargedWeight(this.db, waybill, { charged_weight_kg, ...dims });
+				if (!row) throw new Errors.MoleculerClientError(`No such waybill ${waybill}`, 404, "not_found");
+				const cm = (v: string | null) => (v === null ? null : Number(v));
+				return {
+					waybill: row.waybill,
+					charged_weight_kg: Number(row.charged_weight_kg),
+					length_cm: cm(row.length_cm),
+					width_cm: cm(row.width_cm),
+					height_cm: cm(row.height_cm),
+				};
+			},
+		},
+		/**
+		 * The sandbox couriers' weight (billing) file, as a courier reports the
+		 * weight it charged (billing's weight reconciliation reads it; internal,
+		 * no route). Params, all optional: `courier_code`, `awb_numbers`
+		 * (1–10000), `weighed_on` (`YYYY-MM-DD`, a real calendar day; default
+		 * today in IST). Every package not cancelled, of that courier and/or
+		 * those AWBs when given, ordered by waybill. Returns `{csv, lines}`:
+		 * header `awb_number,charged_weight_kg,length_cm,width_cm,height_cm,weighed_on`,
+		 * one line per package: the weight recorded by `simulator.overweigh`,
+		 * else the declared one of its create payload (grams on the wire), in kg
+		 * with three decimals (`0.750`); the recorded dimensions, else the
+		 * declared ones, else three empty cells, in cm with at most two decimals
+		 * (`30`, `25.5`); lib/simulator/weights.ts. None → the header alone,
+		 * `lines` 0. A date that is not a calendar day → 422 ValidationError.
+		 */
+		weightFile: {
+			params: {
+				courier_code: { type: "string", min: 1, optional: true },
+				awb_numbers: {
+					type: "array",
+					items: { type: "string", min: 1 },
+					min: 1,
+					max: MAX_WEIGHT_FILE_AWBS,
+					optional: true,
+				},
+				weighed_on: { type: "string", pattern: /^\d{4}-\d{2}-\d{2}$/, optional: true },
+			},
+			async handler(ctx): Promise<WeightFile> {
+				const { courier_code, awb_numbers, weighed_on } = ctx.params;
+				if (weighed_on !== undefined && !isCalendarDay(weighed_on)) {
+					throw new Errors.ValidationError(
+						"weighed_on: must be a real calendar date YYYY-MM-DD",
+						"VALIDATION_ERROR",
+						[{ type: "date", field: "weighed_on", actual: weighed_on }],
+					);
+				}
+				const rows = await weighedPackages(this.db, { courierCode: courier_code, waybills: awb_numbers });
+				return weightCsv(rows, weighed_on ?? istDay());
 			},
 		},
 	},

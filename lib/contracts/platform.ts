@@ -101,6 +101,74 @@ export interface RemittanceFile {
 	lines: number;
 }
 
+/** Most AWB numbers `simulator.weightFile` takes in `awb_numbers`. */
+export const MAX_WEIGHT_FILE_AWBS = 10_000;
+
+/** Heaviest weight `simulator.overweigh` records, kg. */
+export const MAX_CHARGED_WEIGHT_KG = 1000;
+
+/** Longest side `simulator.overweigh` records, cm. */
+export const MAX_CHARGED_DIMENSION_CM = 500;
+
+/**
+ * Params of `simulator.overweigh`: the weight the sandbox courier "measured"
+ * for package `waybill` (an AWB the simulator holds, any courier, cancelled
+ * or not): `charged_weight_kg` in kg (at least 0.001, at most
+ * {@link MAX_CHARGED_WEIGHT_KG}; stored to the gram, three decimals) and,
+ * all three or none, its measured dimensions `length_cm`, `width_cm`,
+ * `height_cm` in cm (each at least 0.01, at most
+ * {@link MAX_CHARGED_DIMENSION_CM}; stored with two decimals).
+ */
+export interface OverweighParams {
+	waybill: string;
+	charged_weight_kg: number;
+	length_cm?: number;
+	width_cm?: number;
+	height_cm?: number;
+}
+
+/**
+ * What `simulator.overweigh` recorded for a package, as stored: the charged
+ * weight in kg (three decimals) and the measured dimensions in cm (two
+ * decimals), each null when none were given.
+ */
+export interface ChargedWeight {
+	waybill: string;
+	/** kg */
+	charged_weight_kg: number;
+	/** cm, null when not measured */
+	length_cm: number | null;
+	/** cm, null when not measured */
+	width_cm: number | null;
+	/** cm, null when not measured */
+	height_cm: number | null;
+}
+
+/**
+ * Params of `simulator.weightFile`, all optional: the sandbox couriers'
+ * weight file is restricted to `courier_code` (e.g. `sbx-delhivery`) and/or
+ * to `awb_numbers` (1–{@link MAX_WEIGHT_FILE_AWBS}) when given; `weighed_on`
+ * is a real calendar day `YYYY-MM-DD` (default: today in IST, Asia/Kolkata).
+ */
+export interface WeightFileParams {
+	courier_code?: string;
+	awb_numbers?: string[];
+	weighed_on?: string;
+}
+
+/**
+ * A sandbox courier's weight (billing) file (`simulator.weightFile`), as a
+ * courier reports the weight it charged: `csv` (csv-stringify, `\n` line ends)
+ * with header `awb_number,charged_weight_kg,length_cm,width_cm,height_cm,weighed_on`
+ * and one line per not-cancelled package, ordered by AWB: the AWB, the
+ * charged weight in kg with three decimals (`1.250`; the over-weighed one when
+ * recorded, else the declared one), the dimensions in cm with at most two
+ * decimals (`30`, `25.5`; measured, else declared, else empty cells) and the
+ * day `YYYY-MM-DD` (IST); `lines` the number of package lines (the header not
+ * counted). The same shape as {@link RemittanceFile}.
+ */
+export type WeightFile = RemittanceFile;
+
 export interface PlatformActions {
 	/** GET /health: liveness of this gateway process. */
 	"gateway.health": { params: Record<string, never>; result: { status: "ok" } };
@@ -133,6 +201,17 @@ export interface PlatformActions {
 	 * of one courier and/or some AWBs, dated `remittance_date` (default today, IST); billing's reconciliation reads it.
 	 */
 	"simulator.remittanceFile": { params: RemittanceFileParams; result: RemittanceFile };
+	/**
+	 * Sandbox: the courier "measures" package `waybill` heavier (and/or bigger) than declared; upsert, answers what is
+	 * recorded; 404 `not_found` for an AWB the simulator does not hold, 422 when only some dimensions are given.
+	 */
+	"simulator.overweigh": { params: OverweighParams; result: ChargedWeight };
+	/**
+	 * Sandbox: the couriers' weight (billing) file (CSV) of their not-cancelled packages, optionally of one courier
+	 * and/or some AWBs, dated `weighed_on` (default today, IST): the charged weight (over-weighed, else declared) and
+	 * dimensions per AWB; billing's weight reconciliation reads it.
+	 */
+	"simulator.weightFile": { params: WeightFileParams; result: WeightFile };
 }
 
 export type PlatformEvents = Record<never, never>;

@@ -8,7 +8,9 @@
  * - `simulator.pickup_locations`: registered warehouses per courier;
  * - `simulator.faults`: injected faults already played (SIMULATE_5XX once per reference);
  * - `simulator.calls`: every courier call (ops and tests);
- * - `simulator.ndr_actions`: NDR acts accepted (`POST /api/p/update`), each with the pending scan it answers.
+ * - `simulator.ndr_actions`: NDR acts accepted (`POST /api/p/update`), each with the pending scan it answers;
+ * - `simulator.charged_weights`: the weight (kg) and dimensions (cm) a courier "measured" for a package
+ *   (`simulator.overweigh`), which its weight file charges instead of the declared ones.
  */
 import type { Migration } from "../platform/db";
 
@@ -88,6 +90,25 @@ export const SIMULATOR_MIGRATIONS: Migration[] = [
 			);
 			await sequelize.query(
 				`CREATE INDEX IF NOT EXISTS ndr_actions_waybill ON simulator.ndr_actions (waybill, scan_id)`,
+				{ transaction },
+			);
+		},
+	},
+	{
+		name: "003-simulator-charged-weights",
+		async up({ sequelize, transaction }) {
+			await sequelize.query(
+				`CREATE TABLE IF NOT EXISTS simulator.charged_weights (
+				waybill text PRIMARY KEY REFERENCES simulator.packages (waybill) ON DELETE CASCADE,
+				charged_weight_kg numeric(10,3) NOT NULL CHECK (charged_weight_kg > 0),
+				length_cm numeric(10,2) CHECK (length_cm > 0),
+				width_cm numeric(10,2) CHECK (width_cm > 0),
+				height_cm numeric(10,2) CHECK (height_cm > 0),
+				created_at timestamptz NOT NULL DEFAULT now(),
+				updated_at timestamptz NOT NULL DEFAULT now(),
+				CONSTRAINT charged_weights_dims_all_or_none
+				  CHECK ((length_cm IS NULL) = (width_cm IS NULL) AND (width_cm IS NULL) = (height_cm IS NULL))
+			)`,
 				{ transaction },
 			);
 		},

@@ -1,7 +1,7 @@
 /**
  * SQL of the simulator (schema `simulator`, lib/simulator/migrations.ts): the
- * sandbox couriers' packages, scans, pickup locations, played faults and call
- * log. Every function takes the service's Sequelize pool.
+ * sandbox couriers' packages, scans, pickup locations, played faults, call
+ * log and charged weights. Every function takes the service's Sequelize pool.
  */
 import type { Sequelize } from "sequelize";
 import type { WireShipment, WireWarehouse } from "../couriers/sandbox/wire";
@@ -404,6 +404,96 @@ export async function deliveredCodPackages(
 		  WHERE lower(p.payment_mode) = 'cod'
 		    AND p.cancelled_at IS NULL
 		    AND EXISTS (SELECT 1 FROM simulator.scans s WHERE s.waybill = p.waybill AND s.code = 'delivered')
+		    AND ($1::text IS NULL OR p.courier_code = $1)
+		    AND ($2::text[] IS NULL OR p.waybill = ANY($2::text[]))
+		  ORDER BY p.waybill`,
+		[filter.courierCode ?? null, filter.waybills ?? null],
+	);
+}
+
+/**
+ * A row of `simulator.charged_weights` as answered: numerics as PostgreSQL
+ * writes them (`charged_weight_kg` kg with three decimals, e.g. `1.250`; the
+ * dimensions cm with two, e.g. `30.00`, null when not measured).
+ */
+export interface ChargedWeightRow {
+	waybill: string;
+	charged_weight_kg: string;
+	length_cm: string | null;
+	width_cm: string | null;
+	height_cm: string | null;
+}
+
+/**
+ * Records (upserts) the weight `w.charged_weight_kg` (kg, stored rounded to
+ * the gram) and the dimensions `w.length_cm` / `w.width_cm` / `w.height_cm`
+ * (cm, rounded to two decimals; all three or none) a courier measured for
+ * package `waybill`, in one statement; a later call replaces the earlier
+ * measurement (dimensions included). Answers the stored row, or undefined
+ * (nothing written) when no package has that waybill.
+ */
+export async function upsertChargedWeight(
+	db: Sequelize,
+	waybill: string,
+	w: { charged_weight_kg: number; length_cm?: number; width_cm?: number; height_cm?: number },
+): Promise<ChargedWeightRow | undefined> {
+	const { rows } = await exec<ChargedWeightRow>(
+		db,
+		`INSERT INTO simulator.charged_weights (waybill, charged_weight_kg, length_cm, width_cm, height_cm)
+		 SELECT p.waybill, $2::numeric, $3::numeric, $4::numeric, $5::numeric FROM simulator.packages p WHERE p.waybill = $1
+		 ON CONFLICT (waybill) DO UPDATE SET charged_weight_kg = EXCLUDED.charged_weight_kg,
+		   length_cm = EXCLUDED.length_cm, width_cm = EXCLUDED.width_cm, height_cm = EXCLUDED.height_cm,
+		   updated_at = now()
+		 RETURNING waybill, charged_weight_kg::text AS charged_weight_kg, length_cm::text AS length_cm,
+		   width_cm::text AS width_cm, height_cm::text AS height_cm`,
+		[waybill, w.charged_weight_kg, w.length_cm ?? null, w.width_cm ?? null, w.height_cm ?? null],
+	);
+	return rows[0];
+}
+
+/**
+ * A package of a weight file: its AWB, the measured weight and dimensions
+ * (`simulator.charged_weights`, null when none recorded) and the declared ones
+ * as its create payload carried them (text, null when absent).
+ */
+export interface WeightRow {
+	waybill: string;
+	/** recorded charged weight, kg with three decimals (`1.250`), null when not over-weighed */
+	charged_weight_kg: string | null;
+	/** recorded dimensions, cm with two decimals (`30.00`), null when none recorded */
+	length_cm: string | null;
+	width_cm: string | null;
+	height_cm: string | null;
+	/** `shipment->>'weight'`: the declared weight in grams, as sent (e.g. `750`) */
+	declared_weight_g: string | null;
+	/** `shipment->>'shipment_length'` / `_width` / `_height`: declared dimensions in cm, as sent (e.g. `25.5`) */
+	declared_length_cm: string | null;
+	declared_width_cm: string | null;
+	declared_height_cm: string | null;
+}
+
+/**
+ * The packages a weight file charges (lib/simulator/weights.ts): not
+ * cancelled, with their recorded charged weight and dimensions when
+ * over-weighed; only of `courierCode` and/or of the AWBs `waybills` when
+ * given; ordered by waybill.
+ */
+export async function weighedPackages(
+	db: Sequelize,
+	filter: { courierCode?: string; waybills?: string[] } = {},
+): Promise<WeightRow[]> {
+	return select<WeightRow>(
+		db,
+		`SELECT p.waybill,
+		        w.charged_weight_kg::text AS charged_weight_kg,
+		        w.length_cm::text AS length_cm, w.width_cm::text AS width_cm, w.height_cm::text AS height_cm,
+		        p.shipment->>'weight' AS declared_weight_g,
+		        p.shipment->>'shipment_length' AS declared_length_cm,
+		        p.shipment->>'shipment_width' AS declared_width_cm,
+		        p.shipment->>'shipment_height' AS declared_height_cm
+		   FROM simulator.packages p
+		   LEFT JOIN simulator.charged_weights w ON w.waybill = p.waybill
+		  WHERE p.cancelled_at IS NULL
 		    AND ($1::text IS NULL OR p.courier_code = $1)
 		    AND ($2::text[] IS NULL OR p.waybill = ANY($2::text[]))
 		  ORDER BY p.waybill`,
