@@ -22,10 +22,10 @@ import {
 import { type ApiError, fail, failWith, validationFailed } from "../platform/errors";
 import { assertNotB2B } from "../shared/b2b";
 import { labelLinkUrl } from "../shared/label-link";
+import { laneOf } from "../shared/lane";
 import { type BookingDeps, message } from "./deps";
 import { pickAuto, rankCouriers } from "./ranking";
 import { deliverNow } from "./relay";
-import { laneOf } from "./shipment";
 import {
 	type AttemptRow,
 	chargesOf,

@@ -31,10 +31,11 @@ import {
 import { ApiError } from "../platform/errors";
 import { countBooking } from "../platform/metrics";
 import { assertNotB2B } from "../shared/b2b";
+import { laneOf } from "../shared/lane";
 import { type BookingDeps, message } from "./deps";
 import { chainAfter, chainReason, durationWords, nextCourier } from "./fallover";
 import { rankCouriers } from "./ranking";
-import { bookRequestOf, laneOf } from "./shipment";
+import { bookRequestOf } from "./shipment";
 import {
 	type AttemptRow,
 	ambiguousAttempts,

@@ -7,7 +7,8 @@
 import type { Sequelize } from "sequelize";
 import type { CourierInfo, ShipmentDirection, Zone } from "../contracts";
 import { select } from "../platform/db";
-import { type CodConfig, kgToGrams, type RateCard, type ServiceabilityRule } from "./pricing";
+import { kgToGrams } from "../shared/lane";
+import type { CodConfig, RateCard, ServiceabilityRule } from "./pricing";
 import {
 	loadSyncedLimits,
 	loadSyncedPincodes,

@@ -45,11 +45,6 @@ export function zoneOf(from: PincodeInfo, to: PincodeInfo): Zone {
 	return "D";
 }
 
-/** kg (finite, ≥ 0) → whole grams, rounding UP (0.51 kg → 510 g; float noise below 1 µg ignored). */
-export function kgToGrams(kg: number): number {
-	return Math.max(0, Math.ceil(kg * 1000 - 1e-6));
-}
-
 /** Integer division of non-negative integers rounding half up (one rounding, to the paisa). */
 export function divRound(numerator: number, denominator: number): number {
 	return Math.floor((2 * numerator + denominator) / (2 * denominator));

@@ -4,9 +4,10 @@
  * pincode facts of both ends are passed in.
  */
 import type { DroppedCourier, PincodeInfo, Quote, QuoteParams, QuoteResult } from "../contracts";
+import { kgToGrams } from "../shared/lane";
 import { toPaise, toRupees } from "../shared/money";
 import { type CatalogSnapshot, type CourierRow, cardKey, laneKey } from "./catalog";
-import { kgToGrams, priceCharges, serves, zoneOf } from "./pricing";
+import { priceCharges, serves, zoneOf } from "./pricing";
 import { syncedLimitRefusal, syncedRefusal } from "./serviceability";
 
 /**

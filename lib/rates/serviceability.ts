@@ -17,8 +17,8 @@ import type { ServiceabilitySyncStatus } from "../contracts";
 import type { CourierAdapter, PincodeServiceability } from "../couriers/types";
 import { setting } from "../platform/config";
 import { exec, select } from "../platform/db";
+import { kgToGrams } from "../shared/lane";
 import { toPaise, toRupees } from "../shared/money";
-import { kgToGrams } from "./pricing";
 
 /** Default interval of the scheduled sync (24 h), ms. */
 export const DEFAULT_SYNC_MS = setting("RATES_SERVICEABILITY_SYNC_MS", {});
