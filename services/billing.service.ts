@@ -7,14 +7,30 @@
  * limit booking enforces (mirrored for the wallet), and the COD money of
  * each shipment (its `cod_status` from the `shipment.status_changed`
  * channel, group `billing`; the couriers' remittance files reconciled line
- * by line). Serves `GET /v1/wallet`.
+ * by line), the payouts, and weight discrepancies (couriers' weight files
+ * reconciled, the extra charge held, accepted, disputed with images,
+ * resolved by ops, auto-accepted after 7 days; merchant events from its
+ * `billing.event_outbox`). Serves `GET /v1/wallet`, `/v1/remittances*`,
+ * `/v1/weight-discrepancies*` and its ops routes.
  *
  * Handlers parse and answer; the work is in lib/billing/operations.ts over
  * `BillingDeps`, SQL in lib/billing/store.ts.
  */
 
+import type { Readable } from "node:stream";
 import { applyStatusChange, codStatusOf } from "../lib/billing/cod";
 import type { BillingDeps } from "../lib/billing/deps";
+import {
+	acceptDiscrepancy,
+	autoAccept,
+	discrepancyDetail,
+	discrepancyList,
+	disputeDiscrepancy,
+	disputeImage,
+	reconcileWeights,
+	resolveDiscrepancy,
+	weightTolerance,
+} from "../lib/billing/discrepancies";
 import { BILLING_MIGRATIONS } from "../lib/billing/migrations";
 import { mirrorCreditLimit, recordMovements, walletFor } from "../lib/billing/operations";
 import {
@@ -34,10 +50,14 @@ import {
 	PAYOUT_CYCLE_BODY,
 	PAYOUT_PAID_BODY,
 	REMITTANCE_BODY,
+	RESOLVE_BODY,
+	TOLERANCE_BODY,
+	WEIGHT_REPORT_BODY,
 } from "../lib/contracts/http/billing";
 import { senderOf } from "../lib/platform/auth";
 import { setting } from "../lib/platform/config";
 import { cursorSecretConfigured } from "../lib/platform/cursor";
+import { EventOutboxRelay } from "../lib/platform/merchant-events-outbox";
 import { defineService } from "../lib/platform/service";
 import { istDay } from "../lib/shared/ist-date";
 import { DbMixin } from "../mixins/db.mixin";
@@ -48,6 +68,8 @@ interface BillingVars {
 	payoutTimer: NodeJS.Timeout | undefined;
 	/** a payout check in progress (never two at once in one pod) */
 	checking: Promise<unknown> | undefined;
+	/** relays `billing.event_outbox` (weight_discrepancy.opened) to the merchant events channel */
+	eventRelay: EventOutboxRelay | undefined;
 }
 
 export default defineService<BillingVars>()({
@@ -59,12 +81,17 @@ export default defineService<BillingVars>()({
 			return { db: this.db, logger: this.logger };
 		},
 
-		/** The payout check: today's cycle (IST) when today is a cycle day; skipped while the previous one runs. */
+		/**
+		 * The periodic check (BILLING_PAYOUT_CHECK_MS): weight discrepancies past
+		 * their response window auto-accepted, and today's payout cycle (IST)
+		 * when today is a cycle day; skipped while the previous check runs.
+		 */
 		payoutCheck(): void {
 			if (this.checking) return;
 			const today = istDay();
-			if (!isCycleDay(today)) return;
-			this.checking = runCycle(this.deps(), today)
+			this.checking = autoAccept(this.deps())
+				.catch((err: Error) => this.logger.warn(`weight discrepancy auto-accept: ${err.message}`))
+				.then(() => (isCycleDay(today) ? runCycle(this.deps(), today) : undefined))
 				.catch((err: Error) => this.logger.warn(`payout cycle ${today}: ${err.message}`))
 				.finally(() => {
 					this.checking = undefined;
@@ -182,6 +209,154 @@ export default defineService<BillingVars>()({
 		},
 
 		/**
+		 * GET /v1/weight-discrepancies (ours; docs/decisions/0105-weight-discrepancies.md):
+		 * the caller's discrepancies, newest first. Query `limit` (1–1000,
+		 * default 20), `status`, `from` / `to` (IST days), `awb_number`, `cursor`.
+		 * 200 {@link DiscrepancyPage} (rupees, kg, cm, UTC). Access: any authenticated role.
+		 * Errors: 400 `validation_failed`; 400 `cursor: unrecognised shape`.
+		 */
+		discrepancies: {
+			access: BILLING_ROUTES["billing.discrepancies"].access,
+			async handler(ctx) {
+				return discrepancyList(this.deps(), senderOf(ctx), ctx.params);
+			},
+		},
+
+		/**
+		 * GET /v1/weight-discrepancies/{id}: one of the caller's discrepancies.
+		 * Errors: 400 `validation_failed` (id); 404 `discrepancy_not_found`.
+		 */
+		discrepancy: {
+			access: BILLING_ROUTES["billing.discrepancy"].access,
+			async handler(ctx) {
+				return discrepancyDetail(this.deps(), senderOf(ctx), ctx.params.id);
+			},
+		},
+
+		/**
+		 * GET /v1/weight-discrepancies/{id}/images/{n}: image `n` of the caller's
+		 * dispute (JPEG or PNG bytes, no metadata), private, not cached.
+		 * Errors: 400 `validation_failed` (id, n); 404 `discrepancy_not_found`.
+		 */
+		discrepancyImage: {
+			access: BILLING_ROUTES["billing.discrepancyImage"].access,
+			async handler(ctx) {
+				const img = await disputeImage(this.deps(), senderOf(ctx), ctx.params.id, ctx.params.n);
+				ctx.meta.$responseType = img.content_type;
+				ctx.meta.$responseHeaders = {
+					"Cache-Control": "private, no-store",
+					"X-Content-Type-Options": "nosniff",
+				};
+				return img.bytes;
+			},
+		},
+
+		/**
+		 * POST /v1/weight-discrepancies/{id}/accept (capability `billing.write`):
+		 * the caller accepts the courier's weight; the hold stays as the charge.
+		 * Errors: 400 `validation_failed`; 403 `Read-only role` / `forbidden`; 404 `discrepancy_not_found`;
+		 * 409 `discrepancy_not_open` (`status`).
+		 */
+		acceptDiscrepancy: {
+			access: BILLING_ROUTES["billing.acceptDiscrepancy"].access,
+			async handler(ctx) {
+				return acceptDiscrepancy(this.deps(), senderOf(ctx), ctx.params.id);
+			},
+		},
+
+		/**
+		 * POST /v1/weight-discrepancies/{id}/dispute (capability `billing.write`;
+		 * the gateway's `upload` route: `ctx.stream` is the raw multipart body,
+		 * params `{query, content_type, path:{id}}`): `reason` and 1–5 `images`.
+		 * Errors: 400 `validation_failed` (id), `invalid_dispute`; 413 `image_too_large`; 403 `Read-only role`;
+		 * 404 `discrepancy_not_found`; 409 `discrepancy_not_open`.
+		 */
+		disputeDiscrepancy: {
+			// streams up to 5 images of 5 MB from the gateway, then decodes each
+			timeout: 60_000,
+			access: BILLING_ROUTES["billing.disputeDiscrepancy"].access,
+			async handler(ctx) {
+				return disputeDiscrepancy(
+					this.deps(),
+					senderOf(ctx),
+					ctx.params,
+					(ctx.stream as Readable | null) ?? null,
+				);
+			},
+		},
+
+		/**
+		 * POST /v1/ops/weight-discrepancies/{id}/resolve (ops token) `{outcome: "won"|"lost", note?}`.
+		 * Errors: 400 `validation_failed`; 404 `discrepancy_not_found`; 409 `discrepancy_not_disputed`.
+		 */
+		resolveDiscrepancy: {
+			params: { id: { type: "string", min: 1, max: 20 }, ...RESOLVE_BODY },
+			async handler(ctx) {
+				return resolveDiscrepancy(this.deps(), ctx.params.id, ctx.params.outcome, ctx.params.note ?? null);
+			},
+		},
+
+		/**
+		 * GET /v1/ops/weight-discrepancies/{id}/images/{n} (ops token): image `n` of any account's dispute.
+		 * Errors: 400 `validation_failed`; 404 `discrepancy_not_found`.
+		 */
+		opsDiscrepancyImage: {
+			params: { id: { type: "string", min: 1, max: 20 }, n: { type: "string", min: 1, max: 20 } },
+			async handler(ctx) {
+				const img = await disputeImage(this.deps(), null, ctx.params.id, ctx.params.n);
+				ctx.meta.$responseType = img.content_type;
+				ctx.meta.$responseHeaders = {
+					"Cache-Control": "private, no-store",
+					"X-Content-Type-Options": "nosniff",
+				};
+				return img.bytes;
+			},
+		},
+
+		/**
+		 * POST /v1/ops/weight-reports (ops token; also internal): a courier's
+		 * weight file `{csv, logistic_id?}` (lib/billing/discrepancies.ts): opens
+		 * the discrepancies beyond tolerance. 200 {@link WeightReport} (rupees).
+		 * Errors: 400 `validation_failed`, `invalid_weight_file`; 503 when intake, warehouses or rates
+		 * cannot be asked (nothing recorded; send the file again).
+		 */
+		reconcileWeights: {
+			params: WEIGHT_REPORT_BODY,
+			async handler(ctx) {
+				const { csv, logistic_id } = ctx.params;
+				return reconcileWeights(
+					this.deps(),
+					ctx,
+					csv,
+					logistic_id === undefined ? null : Number(logistic_id),
+				);
+			},
+		},
+
+		/**
+		 * PUT /v1/ops/accounts/{sender_id}/weight-tolerance (ops token) `{grams, percent}`.
+		 * Errors: 400 `validation_failed`.
+		 */
+		setWeightTolerance: {
+			params: { sender_id: { type: "string", min: 1, max: 20 }, ...TOLERANCE_BODY },
+			async handler(ctx) {
+				return weightTolerance(this.deps(), ctx.params.sender_id, ctx.params.grams, ctx.params.percent);
+			},
+		},
+
+		/**
+		 * Internal (the periodic check; tests): open discrepancies whose
+		 * response window ended at `now` (ISO-8601, default now) become `auto_accepted`.
+		 */
+		autoAcceptDiscrepancies: {
+			params: { now: { type: "string", optional: true } },
+			async handler(ctx) {
+				const now = ctx.params.now ? new Date(ctx.params.now) : new Date();
+				return autoAccept(this.deps(), Number.isNaN(now.getTime()) ? new Date() : now);
+			},
+		},
+
+		/**
 		 * Internal (booking's outbox kind `ledger_entry`): records movements
 		 * `{entries: LedgerEntryEvent[]}` (paise, 1–500), each once (idempotent
 		 * on `(attempt_id, kind)`), with the balances in the same statement.
@@ -283,6 +458,7 @@ export default defineService<BillingVars>()({
 	created() {
 		this.payoutTimer = undefined;
 		this.checking = undefined;
+		this.eventRelay = undefined;
 	},
 	/**
 	 * Refuses to run without a cursor secret (wallet and payout pages are signed; docs/ARCHITECTURE.md §2: fail
@@ -294,9 +470,12 @@ export default defineService<BillingVars>()({
 		}
 		this.payoutTimer = setInterval(() => this.payoutCheck(), setting("BILLING_PAYOUT_CHECK_MS"));
 		this.payoutTimer.unref();
+		this.eventRelay = new EventOutboxRelay(this.db, "billing", this.broker, this.logger);
+		await this.eventRelay.start();
 	},
 	async stopped() {
 		if (this.payoutTimer) clearInterval(this.payoutTimer);
+		await this.eventRelay?.stop();
 		await this.checking;
 	},
 });

@@ -26,8 +26,18 @@
  *   the remitted COD shipments it pays (`billing.shipments.payout_id`), gross,
  *   deductions and net (paise), `scheduled` until ops mark it `paid` with the
  *   bank's UTR.
+ * - migration 004 (docs/decisions/0105-weight-discrepancies.md): the ledger
+ *   kinds `weight_discrepancy` (a hold) and `weight_discrepancy_refund`;
+ *   `billing.weight_tolerances` (per account, else the default);
+ *   `billing.weight_reports` (each courier weight file once by SHA-256, its
+ *   outcome stored); `billing.weight_discrepancies` (one per AWB: both sides'
+ *   weights in grams and cm, the chargeable weights, the extra charge in
+ *   paise, the status and its times); `billing.dispute_images` (the images
+ *   of a dispute, EXIF-free bytes in PostgreSQL); `billing.event_outbox`
+ *   (merchant events: `weight_discrepancy.opened`).
  */
 import type { Migration } from "../platform/db";
+import { eventOutboxDdl } from "../platform/merchant-events-outbox";
 
 export const BILLING_MIGRATIONS: Migration[] = [
 	{
@@ -153,6 +163,76 @@ export const BILLING_MIGRATIONS: Migration[] = [
 			await q(
 				`CREATE INDEX IF NOT EXISTS shipments_payout ON billing.shipments (payout_id) WHERE payout_id IS NOT NULL`,
 			);
+		},
+	},
+	{
+		name: "004-weight-discrepancies",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`ALTER TABLE billing.ledger DROP CONSTRAINT IF EXISTS ledger_kind_check`);
+			await q(`ALTER TABLE billing.ledger ADD CONSTRAINT ledger_kind_check
+				CHECK (kind IN ('charge', 'refund', 'weight_discrepancy', 'weight_discrepancy_refund'))`);
+			// the AWB's booking charge (a discrepancy's movements name its attempt)
+			await q(
+				`CREATE INDEX IF NOT EXISTS ledger_awb ON billing.ledger (awb_number) WHERE awb_number IS NOT NULL`,
+			);
+			await q(`CREATE TABLE IF NOT EXISTS billing.weight_tolerances (
+				sender_id bigint PRIMARY KEY,
+				grams integer NOT NULL CHECK (grams BETWEEN 0 AND 100000),
+				percent integer NOT NULL CHECK (percent BETWEEN 0 AND 100),
+				updated_at timestamptz NOT NULL DEFAULT now()
+			)`);
+			await q(`CREATE TABLE IF NOT EXISTS billing.weight_reports (
+				id bigserial PRIMARY KEY,
+				file_sha256 text NOT NULL UNIQUE,
+				logistic_id integer,
+				lines integer NOT NULL,
+				outcome jsonb NOT NULL,
+				received_at timestamptz NOT NULL DEFAULT now()
+			)`);
+			await q(`CREATE TABLE IF NOT EXISTS billing.weight_discrepancies (
+				id bigserial PRIMARY KEY,
+				sender_id bigint NOT NULL,
+				order_id bigint NOT NULL,
+				awb_number text NOT NULL UNIQUE,
+				logistic_id integer NOT NULL,
+				report_sha256 text NOT NULL,
+				declared_g integer NOT NULL CHECK (declared_g > 0),
+				declared_dims_cm numeric(10, 2)[],
+				declared_chargeable_g integer NOT NULL,
+				charged_g integer NOT NULL CHECK (charged_g > 0),
+				charged_dims_cm numeric(10, 2)[],
+				charged_chargeable_g integer NOT NULL,
+				extra_paise bigint NOT NULL CHECK (extra_paise > 0),
+				status text NOT NULL DEFAULT 'open'
+					CHECK (status IN ('open', 'accepted', 'disputed', 'won', 'lost', 'auto_accepted')),
+				dispute_reason text,
+				disputed_at timestamptz,
+				resolution_note text,
+				closed_at timestamptz,
+				opened_at timestamptz NOT NULL DEFAULT now(),
+				respond_by timestamptz NOT NULL,
+				updated_at timestamptz NOT NULL DEFAULT now(),
+				CHECK ((status IN ('open', 'disputed')) = (closed_at IS NULL))
+			)`);
+			await q(
+				`CREATE INDEX IF NOT EXISTS discrepancies_sender ON billing.weight_discrepancies (sender_id, id DESC)`,
+			);
+			// the auto-accept job's candidates
+			await q(`CREATE INDEX IF NOT EXISTS discrepancies_due ON billing.weight_discrepancies (respond_by)
+				WHERE status = 'open'`);
+			await q(`CREATE TABLE IF NOT EXISTS billing.dispute_images (
+				discrepancy_id bigint NOT NULL REFERENCES billing.weight_discrepancies (id),
+				n smallint NOT NULL CHECK (n BETWEEN 1 AND 5),
+				content_type text NOT NULL CHECK (content_type IN ('image/jpeg', 'image/png')),
+				width integer NOT NULL,
+				height integer NOT NULL,
+				bytes bytea NOT NULL,
+				sha256 text NOT NULL,
+				created_at timestamptz NOT NULL DEFAULT now(),
+				PRIMARY KEY (discrepancy_id, n)
+			)`);
+			for (const sql of eventOutboxDdl("billing")) await q(sql);
 		},
 	},
 ];

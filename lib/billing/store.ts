@@ -6,13 +6,15 @@
  * account's entries ({@link recomputedBalances} checks it).
  */
 import type { Sequelize, Transaction } from "sequelize";
-import type {
-	CodExceptionKind,
-	CodStatus,
-	CreditLimitEvent,
-	LedgerEntryEvent,
-	LedgerKind,
-	PayoutStatus,
+import {
+	type BookingLedgerKind,
+	type CodExceptionKind,
+	type CodStatus,
+	CREDIT_KINDS,
+	type CreditLimitEvent,
+	type LedgerEntryEvent,
+	type LedgerKind,
+	type PayoutStatus,
 } from "../contracts";
 import { exec, numbersIn, type StoredRow, select } from "../platform/db";
 
@@ -22,7 +24,8 @@ export interface LedgerRow {
 	sender_id: number;
 	kind: LedgerKind;
 	amount_paise: number;
-	attempt_id: number;
+	/** null for a weight discrepancy's movement whose AWB's booking charge billing has not recorded */
+	attempt_id: number | null;
 	order_id: number;
 	awb_number: string | null;
 	note: string | null;
@@ -31,7 +34,14 @@ export interface LedgerRow {
 	occurred_us: string;
 }
 
-const LEDGER_NUMBERS = ["id", "sender_id", "attempt_id", "order_id", "amount_paise"] as const;
+const LEDGER_NUMBERS = ["id", "sender_id", "order_id", "amount_paise"] as const;
+
+/**
+ * SQL of an entry's effect on its balance (paise): the credit kinds
+ * ({@link CREDIT_KINDS}: refunds) add, every other kind takes. Used wherever
+ * a balance is summed, so the stored balances and the audit agree.
+ */
+export const BALANCE_DELTA = `CASE WHEN kind IN (${CREDIT_KINDS.map((k) => `'${k}'`).join(", ")}) THEN amount_paise ELSE -amount_paise END`;
 
 /** A ledger row as pg returns it: bigints come as strings. */
 type StoredLedger = StoredRow<LedgerRow, (typeof LEDGER_NUMBERS)[number]>;
@@ -48,22 +58,40 @@ export const entryKeyOf = (e: Pick<LedgerEntryEvent, "attempt_id" | "kind">): st
 export function assertEntry(e: LedgerEntryEvent): void {
 	if (!Number.isSafeInteger(e.amount_paise) || e.amount_paise < 0)
 		throw new Error(`ledger amount must be a non-negative integer of paise, got ${e.amount_paise}`);
-	if (e.kind !== "charge" && e.kind !== "refund") throw new Error(`unknown ledger kind ${String(e.kind)}`);
+	const kinds: readonly string[] = ["charge", "refund"] satisfies BookingLedgerKind[];
+	if (!kinds.includes(e.kind)) throw new Error(`unknown ledger kind ${String(e.kind)}`);
+}
+
+/** A ledger entry to append: any kind, its own idempotency key (`entry_key`), paise. */
+export interface NewLedgerEntry {
+	sender_id: number;
+	kind: LedgerKind;
+	amount_paise: number;
+	entry_key: string;
+	attempt_id: number | null;
+	order_id: number;
+	awb_number: string | null;
+	note: string | null;
+	/** ISO-8601 UTC */
+	occurred_at: string;
 }
 
 /**
- * Records movements in ONE statement: the entries not recorded before
+ * Appends entries in ONE statement: the entries not recorded before
  * (`ON CONFLICT (entry_key) DO NOTHING`) and, for each account they touch,
- * its balance (refunds − charges, paise). A movement
- * delivered twice (an outbox redelivery) is recorded once. Rows are locked
- * in one order (entries by key, then balances by account), so concurrent
- * deliveries wait for each other instead of deadlocking.
+ * its balance ({@link BALANCE_DELTA}, paise). An entry delivered twice is
+ * recorded once. Rows are locked in one order (entries by key, then
+ * balances by account), so concurrent appends wait for each other instead of
+ * deadlocking. `t`: the caller's transaction, when the entries belong to a
+ * larger change (a weight discrepancy opened or won).
  * @returns how many entries were new
  */
-export async function recordEntries(db: Sequelize, entries: LedgerEntryEvent[]): Promise<number> {
+export async function appendEntries(
+	db: Sequelize,
+	entries: NewLedgerEntry[],
+	t?: Transaction,
+): Promise<number> {
 	if (!entries.length) return 0;
-	for (const e of entries) assertEntry(e);
-	const payload = entries.map((e) => ({ ...e, entry_key: entryKeyOf(e) }));
 	const { rows } = await exec<{ recorded: string }>(
 		db,
 		`WITH ins AS (
@@ -77,7 +105,7 @@ export async function recordEntries(db: Sequelize, entries: LedgerEntryEvent[]):
 			ON CONFLICT (entry_key) DO NOTHING
 			RETURNING sender_id, kind, amount_paise),
 		sums AS (
-			SELECT sender_id, SUM(CASE kind WHEN 'refund' THEN amount_paise ELSE -amount_paise END) AS delta
+			SELECT sender_id, SUM(${BALANCE_DELTA}) AS delta
 			FROM ins GROUP BY sender_id),
 		bal AS (
 			INSERT INTO billing.balances (sender_id, balance_paise)
@@ -85,9 +113,25 @@ export async function recordEntries(db: Sequelize, entries: LedgerEntryEvent[]):
 			ON CONFLICT (sender_id) DO UPDATE SET balance_paise = billing.balances.balance_paise + EXCLUDED.balance_paise,
 				updated_at = now())
 		SELECT (SELECT COUNT(*) FROM ins) AS recorded`,
-		[JSON.stringify(payload)],
+		[JSON.stringify(entries)],
+		t,
 	);
 	return Number(rows[0]?.recorded ?? 0);
+}
+
+/**
+ * Records booking's movements ({@link appendEntries}, keyed
+ * `attempt:<attempt_id>:<kind>`): a movement delivered twice (an outbox
+ * redelivery) is recorded once.
+ * @returns how many entries were new
+ * @throws Error for an amount that is not integer paise or a kind booking does not record ({@link assertEntry})
+ */
+export async function recordEntries(db: Sequelize, entries: LedgerEntryEvent[]): Promise<number> {
+	for (const e of entries) assertEntry(e);
+	return appendEntries(
+		db,
+		entries.map((e) => ({ ...e, entry_key: entryKeyOf(e) })),
+	);
 }
 
 /**
@@ -124,7 +168,7 @@ export async function recomputedBalances(
 		db,
 		`SELECT COALESCE(b.sender_id, l.sender_id) AS sender_id, b.balance_paise AS stored, l.sum AS recomputed
 		FROM billing.balances b
-		FULL JOIN (SELECT sender_id, SUM(CASE kind WHEN 'refund' THEN amount_paise ELSE -amount_paise END) AS sum
+		FULL JOIN (SELECT sender_id, SUM(${BALANCE_DELTA}) AS sum
 			FROM billing.ledger GROUP BY sender_id) l ON l.sender_id = b.sender_id
 		WHERE b.balance_paise IS DISTINCT FROM l.sum`,
 	);
@@ -159,9 +203,10 @@ export async function ledgerPage(
 		t,
 	);
 	return {
-		rows: rows
-			.slice(0, limit)
-			.map((r) => numbersIn<LedgerRow, (typeof LEDGER_NUMBERS)[number]>(r, LEDGER_NUMBERS)),
+		rows: rows.slice(0, limit).map((r) => ({
+			...numbersIn<LedgerRow, (typeof LEDGER_NUMBERS)[number]>(r, LEDGER_NUMBERS),
+			attempt_id: r.attempt_id === null ? null : Number(r.attempt_id),
+		})),
 		more: rows.length > limit,
 	};
 }

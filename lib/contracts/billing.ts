@@ -8,6 +8,7 @@
  */
 import type { RouteParams } from "../platform/openapi/route";
 import type { BILLING_ROUTES } from "./http/billing";
+import type { BulkUploadParams } from "./intake";
 
 /** The billing route definitions (lib/contracts/http/billing.ts). */
 type Routes = typeof BILLING_ROUTES;
@@ -17,10 +18,20 @@ export const WALLET_DEFAULT_LIMIT = 20;
 /** Largest `limit` of `GET /v1/wallet` (§4.8, §8: list endpoints take 1 to 1000). */
 export const WALLET_MAX_LIMIT = 1000;
 
-/** The kinds of wallet movements (docs/decisions/0020-wallet.md). */
-export const LEDGER_KINDS = ["charge", "refund"] as const;
-/** One kind of wallet movement: `charge` takes money (a booked attempt), `refund` gives it back (its cancel). */
+/**
+ * The kinds of wallet movements (docs/decisions/0020-wallet.md,
+ * 0105-weight-discrepancies.md): `charge` (a booked attempt) and
+ * `weight_discrepancy` (the extra charge of a weight discrepancy, held when it
+ * opens) take money; `refund` (a cancelled attempt) and
+ * `weight_discrepancy_refund` (a dispute won: the hold given back) give it.
+ */
+export const LEDGER_KINDS = ["charge", "refund", "weight_discrepancy", "weight_discrepancy_refund"] as const;
+/** One {@link LEDGER_KINDS} value. */
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
+/** The kinds booking records (its outbox kind `ledger_entry`). */
+export type BookingLedgerKind = "charge" | "refund";
+/** The kinds that add to the balance (the others take from it). */
+export const CREDIT_KINDS: readonly LedgerKind[] = ["refund", "weight_discrepancy_refund"];
 
 /**
  * One movement as booking records it (booking's outbox kind `ledger_entry`,
@@ -31,7 +42,7 @@ export interface LedgerEntryEvent {
 	sender_id: number;
 	attempt_id: number;
 	order_id: number;
-	kind: LedgerKind;
+	kind: BookingLedgerKind;
 	/** integer paise, ≥ 0 */
 	amount_paise: number;
 	awb_number: string | null;
@@ -59,7 +70,8 @@ export interface WalletMovement {
 	/** rupees, positive */
 	amount: number;
 	order_id: number;
-	attempt_id: number;
+	/** the booking attempt; for a weight discrepancy's movements the attempt that booked its AWB (null if unknown) */
+	attempt_id: number | null;
 	awb_number: string | null;
 	note: string | null;
 	created_at: string;
@@ -208,6 +220,134 @@ export interface PayoutCycleResult {
 	amount: number;
 }
 
+/**
+ * The statuses of a weight discrepancy (docs/decisions/0105-weight-discrepancies.md):
+ * `open` (the extra charge is held; the merchant may accept or dispute it
+ * for {@link DISCREPANCY_RESPONSE_DAYS} days), `accepted` (by the merchant:
+ * the hold is the charge), `disputed` (with a reason and images; ops decide),
+ * `won` (ops agreed with the merchant: the hold is refunded), `lost` (ops
+ * agreed with the courier: the hold is the charge), `auto_accepted`
+ * (unanswered for {@link DISCREPANCY_RESPONSE_DAYS} days).
+ */
+export const DISCREPANCY_STATUSES = ["open", "accepted", "disputed", "won", "lost", "auto_accepted"] as const;
+/** One {@link DISCREPANCY_STATUSES} value. */
+export type DiscrepancyStatus = (typeof DISCREPANCY_STATUSES)[number];
+/** Days an open discrepancy waits for the merchant before it is `auto_accepted`. */
+export const DISCREPANCY_RESPONSE_DAYS = 7;
+/** Default tolerance: a courier's weight within max(50 g, 10 % of ours) above ours opens nothing. */
+export const DEFAULT_WEIGHT_TOLERANCE = { grams: 50, percent: 10 } as const;
+/** Page size of `GET /v1/weight-discrepancies` when `limit` is absent. */
+export const DISCREPANCIES_DEFAULT_LIMIT = 20;
+/** Largest `limit` of `GET /v1/weight-discrepancies`. */
+export const DISCREPANCIES_MAX_LIMIT = 1000;
+/** Images of a dispute: at least one, at most this many. */
+export const DISPUTE_MAX_IMAGES = 5;
+/** Largest image of a dispute (bytes): 5 MB. */
+export const DISPUTE_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+/** Longest dispute reason (characters, trimmed; at least 10). */
+export const DISPUTE_MAX_REASON = 1000;
+
+/** Weight and dimensions as measured by one side (kg, cm; dims null when not given). */
+export interface MeasuredWeight {
+	/** dead weight, kg */
+	weight: number;
+	length: number | null;
+	width: number | null;
+	height: number | null;
+	/** the weight billed: max(dead, volumetric) raised to the rate card's slab, kg */
+	chargeable_weight: number;
+}
+
+/** One image of a dispute as listed (its bytes at `url`). */
+export interface DisputeImage {
+	n: number;
+	content_type: "image/jpeg" | "image/png";
+	bytes: number;
+	width: number;
+	height: number;
+	/** path of the image for the account's token: `/v1/weight-discrepancies/{id}/images/{n}` */
+	url: string;
+}
+
+/** A weight discrepancy (rupees, kg, cm; times ISO-8601 UTC). */
+export interface WeightDiscrepancy {
+	id: number;
+	awb_number: string;
+	order_id: number;
+	logistic_id: number;
+	status: DiscrepancyStatus;
+	/** what the order declared (our weight) */
+	declared: MeasuredWeight;
+	/** what the courier weighed and charged */
+	charged: MeasuredWeight;
+	/** charged − declared chargeable weight, kg (whole slabs) */
+	slab_difference: number;
+	/** the extra charge (rate card, GST included), rupees; held in the wallet while open */
+	extra_charge: number;
+	opened_at: string;
+	/** the last day to accept or dispute (UTC): after it the discrepancy is `auto_accepted` */
+	respond_by: string;
+	/** the merchant's reason, once disputed */
+	dispute_reason: string | null;
+	disputed_at: string | null;
+	images: DisputeImage[];
+	/** ops' words on a won or lost dispute */
+	resolution_note: string | null;
+	/** when it left `open` / `disputed` for a final status */
+	closed_at: string | null;
+}
+
+/** 200 of `GET /v1/weight-discrepancies` (§2.12 cursor envelope). */
+export interface DiscrepancyPage {
+	data: WeightDiscrepancy[];
+	pagination: { mode: "cursor"; limit: number; nextCursor: string | null };
+}
+
+/** Why a line of a courier's weight file opened nothing and is not simply within tolerance. */
+export const WEIGHT_EXCEPTION_KINDS = ["invalid_line", "unknown_awb", "duplicate", "not_priced"] as const;
+/** One {@link WEIGHT_EXCEPTION_KINDS} value. */
+export type WeightExceptionKind = (typeof WEIGHT_EXCEPTION_KINDS)[number];
+
+/** One exception line of a weight file. */
+export interface WeightExceptionLine {
+	line_no: number;
+	awb_number: string | null;
+	kind: WeightExceptionKind;
+	detail: string;
+}
+
+/** The outcome of a courier weight file (`billing.reconcileWeights`). Money in rupees. */
+export interface WeightReport {
+	report_id: number;
+	/** the same file (same bytes) was received before: this is its stored outcome */
+	duplicate_file: boolean;
+	lines: number;
+	/** discrepancies opened (extra charges held) */
+	opened: number;
+	opened_amount: number;
+	/** the courier's weight within the account's tolerance of ours */
+	within_tolerance: number;
+	/** beyond tolerance but in the same slab: no extra charge, nothing opened */
+	same_slab: number;
+	exceptions: number;
+	/** the first {@link MAX_EXCEPTION_LINES} exceptions, in line order */
+	exception_lines: WeightExceptionLine[];
+}
+
+/** An account's weight tolerance (`billing.setWeightTolerance`, ops). */
+export interface WeightTolerance {
+	sender_id: number;
+	/** grams the courier's weight may exceed ours by */
+	grams: number;
+	/** percent of our weight it may exceed it by (the larger of the two applies) */
+	percent: number;
+}
+
+/** What one run of the auto-accept job did. */
+export interface AutoAcceptResult {
+	auto_accepted: number;
+}
+
 export interface BillingActions {
 	/** GET /v1/wallet (ours; docs/decisions/0020-wallet.md): balance, credit limit and movements. */
 	"billing.wallet": { params: RouteParams<Routes["billing.wallet"]>; result: WalletAnswer };
@@ -246,6 +386,41 @@ export interface BillingActions {
 		params: RouteParams<Routes["billing.reconcileRemittance"]>;
 		result: RemittanceReport;
 	};
+	/** GET /v1/weight-discrepancies: the account's weight discrepancies, newest first. */
+	"billing.discrepancies": { params: RouteParams<Routes["billing.discrepancies"]>; result: DiscrepancyPage };
+	/** GET /v1/weight-discrepancies/{id}. */
+	"billing.discrepancy": { params: RouteParams<Routes["billing.discrepancy"]>; result: WeightDiscrepancy };
+	/** GET /v1/weight-discrepancies/{id}/images/{n}: one image of its dispute (the action answers the bytes). */
+	"billing.discrepancyImage": { params: RouteParams<Routes["billing.discrepancyImage"]>; result: Buffer };
+	/** POST /v1/weight-discrepancies/{id}/accept (billing.write). */
+	"billing.acceptDiscrepancy": {
+		params: RouteParams<Routes["billing.acceptDiscrepancy"]>;
+		result: WeightDiscrepancy;
+	};
+	/** POST /v1/weight-discrepancies/{id}/dispute (billing.write; multipart: reason + 1–5 images). */
+	"billing.disputeDiscrepancy": { params: BulkUploadParams; result: WeightDiscrepancy };
+	/** POST /v1/ops/weight-discrepancies/{id}/resolve (ops): a disputed one `won` or `lost`. */
+	"billing.resolveDiscrepancy": {
+		params: RouteParams<Routes["billing.resolveDiscrepancy"]>;
+		result: WeightDiscrepancy;
+	};
+	/** GET /v1/ops/weight-discrepancies/{id}/images/{n} (ops): one image of any account's dispute. */
+	"billing.opsDiscrepancyImage": {
+		params: RouteParams<Routes["billing.opsDiscrepancyImage"]>;
+		result: Buffer;
+	};
+	/** POST /v1/ops/weight-reports (ops; also internal): a courier's weight file; opens discrepancies. */
+	"billing.reconcileWeights": {
+		params: RouteParams<Routes["billing.reconcileWeights"]>;
+		result: WeightReport;
+	};
+	/** PUT /v1/ops/accounts/{sender_id}/weight-tolerance (ops): an account's tolerance. */
+	"billing.setWeightTolerance": {
+		params: RouteParams<Routes["billing.setWeightTolerance"]>;
+		result: WeightTolerance;
+	};
+	/** Internal (the auto-accept timer; tests): open discrepancies past their response window become `auto_accepted`. */
+	"billing.autoAcceptDiscrepancies": { params: { now?: string }; result: AutoAcceptResult };
 }
 
 /** billing emits no events: its state crosses services through outboxes only. */

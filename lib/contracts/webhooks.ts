@@ -20,6 +20,7 @@ export const WEBHOOK_EVENT_TYPES = [
 	"shipment.status_changed",
 	"ndr.opened",
 	"ndr.closed",
+	"weight_discrepancy.opened",
 ] as const;
 
 /** One subscribable event type. */

@@ -12,7 +12,17 @@ import { createRemoteJWKSet, type JWTPayload, errors as joseErrors, jwtVerify } 
 import type { Context, Middleware } from "moleculer";
 import { type ApiError, fail, failWith, type TokenFailure } from "./errors";
 
-export const CAPABILITIES = ["orders.write", "courier.rank", "warehouses.write", "ndr.act"] as const;
+/**
+ * Capabilities (spec §5; `billing.write`, ours: accept or dispute a weight
+ * discrepancy, docs/decisions/0105-weight-discrepancies.md).
+ */
+export const CAPABILITIES = [
+	"orders.write",
+	"courier.rank",
+	"warehouses.write",
+	"ndr.act",
+	"billing.write",
+] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
 export const ROLES = [

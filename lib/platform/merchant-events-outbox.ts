@@ -1,10 +1,10 @@
 /**
  * The publishers' side of merchant events (issue 11;
  * docs/decisions/0044-merchant-webhooks.md): each publishing service (intake,
- * booking, ndr) keeps an `<schema>.event_outbox` table, written in the same
+ * booking, ndr, billing) keeps an `<schema>.event_outbox` table, written in the same
  * transaction as the state change (by a trigger of that service's migrations:
  * an order row inserted, a seq-2 booking `order_update` outbox row, an NDR
- * case opened or closed), and runs an {@link EventOutboxRelay} that publishes
+ * case opened or closed; by billing's statement that opens a weight discrepancy), and runs an {@link EventOutboxRelay} that publishes
  * the rows to the durable channel `merchant.events` (lib/platform/channels.ts;
  * acknowledged by JetStream / Redis) and marks them delivered. The rows of one
  * relay round (≤ 200, oldest first) travel as ONE message
@@ -31,7 +31,7 @@ import { exec, select } from "./db";
 import { outboxRetryDelayMs } from "./outbox";
 
 /** Schemas that keep an event outbox. */
-export type EventOutboxSchema = "intake" | "booking" | "ndr";
+export type EventOutboxSchema = "intake" | "booking" | "ndr" | "billing";
 
 /** The NOTIFY channel of a schema's event outbox. */
 export function eventOutboxChannel(schema: EventOutboxSchema): string {

@@ -18,6 +18,14 @@ import { defineRoutes } from "../../platform/openapi/route";
 import type { JsonSchema } from "../../platform/openapi/types";
 import {
 	COD_EXCEPTION_KINDS,
+	DEFAULT_WEIGHT_TOLERANCE,
+	DISCREPANCIES_DEFAULT_LIMIT,
+	DISCREPANCIES_MAX_LIMIT,
+	DISCREPANCY_RESPONSE_DAYS,
+	DISCREPANCY_STATUSES,
+	DISPUTE_MAX_IMAGE_BYTES,
+	DISPUTE_MAX_IMAGES,
+	DISPUTE_MAX_REASON,
 	LEDGER_KINDS,
 	MAX_EXCEPTION_LINES,
 	PAYOUT_DELAY_DAYS,
@@ -26,6 +34,7 @@ import {
 	REMITTANCES_MAX_LIMIT,
 	WALLET_DEFAULT_LIMIT,
 	WALLET_MAX_LIMIT,
+	WEIGHT_EXCEPTION_KINDS,
 } from "../billing";
 
 /** Access of a route any authenticated role may call (read-only roles included). */
@@ -51,10 +60,19 @@ const WALLET_ANSWER: JsonSchema = {
 				required: ["id", "kind", "amount", "order_id", "attempt_id", "awb_number", "note", "created_at"],
 				properties: {
 					id: int("movement id"),
-					kind: { type: "string", enum: [...LEDGER_KINDS] },
+					kind: {
+						type: "string",
+						enum: [...LEDGER_KINDS],
+						description:
+							"`charge` (a booked attempt) and `weight_discrepancy` (a weight discrepancy's extra charge, held when it opens) take from the balance; `refund` (a cancelled attempt) and `weight_discrepancy_refund` (a dispute won) add to it",
+					},
 					amount: rupees("positive amount of the movement."),
 					order_id: int("the order"),
-					attempt_id: int("the booking attempt"),
+					attempt_id: {
+						type: ["integer", "null"],
+						description:
+							"the booking attempt (a weight discrepancy's movements: the attempt that booked its AWB; null when unknown)",
+					},
 					awb_number: nullableStr("the AWB, when the booking had one"),
 					note: nullableStr("free text"),
 					created_at: str("UTC ISO-8601", { format: "date-time" }),
@@ -217,6 +235,170 @@ const CYCLE_RESULT: JsonSchema = {
 	},
 };
 
+/** Access of the merchant's discrepancy decisions: read-only roles are refused (403 `Read-only role`). */
+const BILLING_WRITE = { writes: true, capability: "billing.write" } as const;
+
+const MEASURED: JsonSchema = {
+	type: "object",
+	additionalProperties: false,
+	required: ["weight", "length", "width", "height", "chargeable_weight"],
+	properties: {
+		weight: { type: "number", description: "dead weight, kg" },
+		length: { type: ["number", "null"], description: "cm, null when not given" },
+		width: { type: ["number", "null"], description: "cm" },
+		height: { type: ["number", "null"], description: "cm" },
+		chargeable_weight: {
+			type: "number",
+			description: "kg billed: max(dead, volumetric L×W×H/5000) raised to the rate card's slab",
+		},
+	},
+};
+
+/** A weight discrepancy (lib/contracts/billing.ts `WeightDiscrepancy`). */
+const DISCREPANCY: JsonSchema = {
+	type: "object",
+	additionalProperties: false,
+	required: [
+		"id",
+		"awb_number",
+		"order_id",
+		"logistic_id",
+		"status",
+		"declared",
+		"charged",
+		"slab_difference",
+		"extra_charge",
+		"opened_at",
+		"respond_by",
+		"dispute_reason",
+		"disputed_at",
+		"images",
+		"resolution_note",
+		"closed_at",
+	],
+	properties: {
+		id: int("discrepancy id"),
+		awb_number: str("AWB"),
+		order_id: int("the order"),
+		logistic_id: int("the courier"),
+		status: {
+			type: "string",
+			enum: [...DISCREPANCY_STATUSES],
+			description:
+				"`open` (the extra charge is held; accept or dispute it), `accepted`, `disputed` (ops decide), `won` (the hold refunded), `lost` (the hold is the charge), `auto_accepted` (unanswered)",
+		},
+		declared: { ...MEASURED, description: "what the order declared" },
+		charged: { ...MEASURED, description: "what the courier weighed and charged" },
+		slab_difference: { type: "number", description: "charged − declared chargeable weight, kg" },
+		extra_charge: rupees(
+			"the extra charge (the courier's rate card, GST included), held in the wallet while open.",
+		),
+		opened_at: str("UTC", { format: "date-time" }),
+		respond_by: str(`the end of the ${DISCREPANCY_RESPONSE_DAYS} days to accept or dispute (UTC)`, {
+			format: "date-time",
+		}),
+		dispute_reason: nullableStr("the reason given with the dispute"),
+		disputed_at: { type: ["string", "null"], format: "date-time", description: "UTC" },
+		images: {
+			type: "array",
+			description: "the dispute's images (stored without metadata)",
+			items: {
+				type: "object",
+				additionalProperties: false,
+				required: ["n", "content_type", "bytes", "width", "height", "url"],
+				properties: {
+					n: int("1–5"),
+					content_type: { type: "string", enum: ["image/jpeg", "image/png"] },
+					bytes: int("size"),
+					width: int("pixels"),
+					height: int("pixels"),
+					url: str("its path (GET with your token)"),
+				},
+			},
+		},
+		resolution_note: nullableStr("ops' words on a won or lost dispute"),
+		closed_at: {
+			type: ["string", "null"],
+			format: "date-time",
+			description: "when it reached a final status (UTC)",
+		},
+	},
+};
+
+/** Body of `POST /v1/ops/weight-reports`: the courier's weight file as text, and its courier when known. */
+export const WEIGHT_REPORT_BODY = {
+	$$strict: "remove",
+	csv: { type: "string", min: 1, max: 8 * 1024 * 1024 },
+	logistic_id: { type: "number", integer: true, positive: true, optional: true, convert: true },
+} as const;
+
+/** Body of `POST /v1/ops/weight-discrepancies/{id}/resolve`. */
+export const RESOLVE_BODY = {
+	$$strict: "remove",
+	outcome: { type: "enum", values: ["won", "lost"] },
+	note: { type: "string", optional: true, max: 1000, trim: true },
+} as const;
+
+/** Body of `PUT /v1/ops/accounts/{sender_id}/weight-tolerance`. */
+export const TOLERANCE_BODY = {
+	$$strict: "remove",
+	grams: { type: "number", integer: true, min: 0, max: 100_000 },
+	percent: { type: "number", integer: true, min: 0, max: 100 },
+} as const;
+
+const WEIGHT_REPORT: JsonSchema = {
+	type: "object",
+	additionalProperties: false,
+	required: [
+		"report_id",
+		"duplicate_file",
+		"lines",
+		"opened",
+		"opened_amount",
+		"within_tolerance",
+		"same_slab",
+		"exceptions",
+		"exception_lines",
+	],
+	properties: {
+		report_id: int("the file's id"),
+		duplicate_file: {
+			type: "boolean",
+			description: "the same bytes were received before: their stored outcome",
+		},
+		lines: int("lines after the header"),
+		opened: int("discrepancies opened (extra charges held)"),
+		opened_amount: rupees("their extra charges."),
+		within_tolerance: int("lines within the account's tolerance"),
+		same_slab: int("lines beyond tolerance that cost nothing more (the same slab)"),
+		exceptions: int("lines not matched"),
+		exception_lines: {
+			type: "array",
+			description: `the first ${MAX_EXCEPTION_LINES} exceptions, in line order`,
+			items: {
+				type: "object",
+				additionalProperties: false,
+				required: ["line_no", "awb_number", "kind", "detail"],
+				properties: {
+					line_no: int("1 = the first line after the header"),
+					awb_number: nullableStr("the line's AWB"),
+					kind: { type: "string", enum: [...WEIGHT_EXCEPTION_KINDS] },
+					detail: str("why, in words"),
+				},
+			},
+		},
+	},
+};
+
+const DISCREPANCY_ID = { id: { description: "the discrepancy id", schema: ID_PATH_SCHEMA } };
+const IMAGE_ANSWER = {
+	description: "The image (JPEG or PNG, no metadata).",
+	content: {
+		"image/jpeg": { schema: { type: "string", contentMediaType: "image/jpeg" } },
+		"image/png": { schema: { type: "string", contentMediaType: "image/png" } },
+	},
+} as const;
+
 /** The billing routes, keyed by the action that answers each. */
 export const BILLING_ROUTES = defineRoutes({
 	"billing.wallet": {
@@ -369,6 +551,197 @@ export const BILLING_ROUTES = defineRoutes({
 		body: PAYOUT_CYCLE_BODY,
 		responses: { "200": json("What the run made.", CYCLE_RESULT) },
 		errors: [{ code: "validation_failed", when: "the cycle date is not a real calendar day (YYYY-MM-DD)" }],
+	},
+	"billing.discrepancies": {
+		route: "GET /v1/weight-discrepancies",
+		access: ANY_ROLE,
+		tag: "shipping",
+		operationId: "billing_discrepancies",
+		summary: "The account's weight discrepancies",
+		description: `Ours (docs/decisions/0105-weight-discrepancies.md): the shipments a courier weighed heavier than declared beyond your tolerance (default max(${DEFAULT_WEIGHT_TOLERANCE.grams} g, ${DEFAULT_WEIGHT_TOLERANCE.percent} %)) and at a higher charge, newest first, cursor-paged. Each holds its extra charge in the wallet while \`open\`; accept or dispute it within ${DISCREPANCY_RESPONSE_DAYS} days, else it is \`auto_accepted\`. Any authenticated role. Query validated by hand.`,
+		queryParams: [
+			queryParam(
+				"limit",
+				`page size, integer 1–${DISCREPANCIES_MAX_LIMIT}, default ${DISCREPANCIES_DEFAULT_LIMIT}`,
+				{ type: "string", pattern: "^[0-9]+$", default: String(DISCREPANCIES_DEFAULT_LIMIT) },
+			),
+			queryParam("status", "only this status", { type: "string", enum: [...DISCREPANCY_STATUSES] }),
+			queryParam("from", "opened on or after this IST day (YYYY-MM-DD)", { type: "string", format: "date" }),
+			queryParam("to", "opened on or before this IST day (YYYY-MM-DD)", { type: "string", format: "date" }),
+			queryParam("awb_number", "only this AWB"),
+			queryParam(
+				"cursor",
+				"a `nextCursor` of this route with the same filters; absent or empty = first page",
+			),
+		],
+		responses: {
+			"200": json("A page of discrepancies.", {
+				type: "object",
+				additionalProperties: false,
+				required: ["data", "pagination"],
+				properties: { data: { type: "array", items: DISCREPANCY }, pagination: PAGINATION },
+			}),
+		},
+		errors: [
+			{ code: "validation_failed", when: "with `details`: `limit`, `status`, `from`, `to` or `awb_number`" },
+			{
+				code: CURSOR_UNRECOGNISED,
+				when: "not a cursor this route issued to this account for these filters.",
+			},
+		],
+	},
+	"billing.discrepancy": {
+		route: "GET /v1/weight-discrepancies/:id",
+		access: ANY_ROLE,
+		tag: "shipping",
+		operationId: "billing_discrepancy",
+		summary: "A weight discrepancy",
+		description:
+			"Ours (docs/decisions/0105-weight-discrepancies.md): both sides' weights and dimensions, the slab difference, the extra charge, its status and the dispute with its images. Any authenticated role.",
+		path: DISCREPANCY_ID,
+		responses: { "200": json("The discrepancy.", DISCREPANCY) },
+		errors: [{ code: "validation_failed", when: "`id` not a positive integer" }, "discrepancy_not_found"],
+	},
+	"billing.discrepancyImage": {
+		route: "GET /v1/weight-discrepancies/:id/images/:n",
+		access: ANY_ROLE,
+		tag: "shipping",
+		operationId: "billing_discrepancyImage",
+		summary: "An image of a weight dispute",
+		description:
+			"Ours (docs/decisions/0105-weight-discrepancies.md): image `n` of the dispute, as stored (no metadata). Any authenticated role.",
+		path: { ...DISCREPANCY_ID, n: { description: `1–${DISPUTE_MAX_IMAGES}`, schema: ID_PATH_SCHEMA } },
+		responses: { "200": IMAGE_ANSWER },
+		errors: [
+			{ code: "validation_failed", when: "`id` or `n` not a positive integer" },
+			"discrepancy_not_found",
+		],
+	},
+	"billing.acceptDiscrepancy": {
+		route: "POST /v1/weight-discrepancies/:id/accept",
+		access: BILLING_WRITE,
+		tag: "shipping",
+		operationId: "billing_acceptDiscrepancy",
+		summary: "Accept a weight discrepancy",
+		description:
+			"Ours (docs/decisions/0105-weight-discrepancies.md): you accept the courier's weight; the held extra charge stays as the charge. Only an `open` discrepancy. Capability `billing.write`; read-only roles are refused. No body.",
+		path: DISCREPANCY_ID,
+		responses: { "200": json("The discrepancy, accepted.", DISCREPANCY) },
+		errors: [
+			{ code: "validation_failed", when: "`id` not a positive integer" },
+			"discrepancy_not_found",
+			{
+				code: "discrepancy_not_open",
+				extra: { status: { type: "string", enum: [...DISCREPANCY_STATUSES] } },
+			},
+		],
+	},
+	"billing.disputeDiscrepancy": {
+		route: "POST /v1/weight-discrepancies/:id/dispute",
+		kind: "upload",
+		access: BILLING_WRITE,
+		tag: "shipping",
+		operationId: "billing_disputeDiscrepancy",
+		summary: "Dispute a weight discrepancy",
+		description: `Ours (docs/decisions/0105-weight-discrepancies.md). \`multipart/form-data\` with \`reason\` (10–${DISPUTE_MAX_REASON} characters) and 1–${DISPUTE_MAX_IMAGES} file parts \`images\` (photos of the parcel on a scale, its dimensions): JPEG or PNG, recognised by their bytes, at most ${DISPUTE_MAX_IMAGE_BYTES} bytes each; each is decoded and stored again without metadata (EXIF, GPS). Parts in any order; nothing is stored unless the whole form is accepted. Only an \`open\` discrepancy; it becomes \`disputed\` and ops decide (\`won\`: the hold is refunded; \`lost\`: it stays the charge). Capability \`billing.write\`; read-only roles are refused.`,
+		path: DISCREPANCY_ID,
+		requestBody: {
+			required: true,
+			content: {
+				"multipart/form-data": {
+					schema: {
+						type: "object",
+						required: ["reason", "images"],
+						properties: {
+							reason: str(`why the courier's weight is wrong, 10–${DISPUTE_MAX_REASON} characters`),
+							images: {
+								type: "array",
+								minItems: 1,
+								maxItems: DISPUTE_MAX_IMAGES,
+								items: { type: "string", contentMediaType: "image/jpeg" },
+								description: `JPEG or PNG, at most ${DISPUTE_MAX_IMAGE_BYTES} bytes each`,
+							},
+						},
+					},
+				},
+			},
+		},
+		responses: { "200": json("The discrepancy, disputed.", DISCREPANCY) },
+		errors: [
+			{ code: "validation_failed", when: "`id` not a positive integer" },
+			"invalid_dispute",
+			{ code: "image_too_large", extra: { limit_bytes: int("bytes") } },
+			"discrepancy_not_found",
+			{
+				code: "discrepancy_not_open",
+				extra: { status: { type: "string", enum: [...DISCREPANCY_STATUSES] } },
+			},
+		],
+	},
+	"billing.resolveDiscrepancy": {
+		route: "POST /v1/ops/weight-discrepancies/:id/resolve",
+		kind: "ops",
+		tag: "ops",
+		operationId: "ops_resolveDiscrepancy",
+		summary: "Resolve a disputed weight discrepancy",
+		description:
+			"Ours (docs/decisions/0105-weight-discrepancies.md). Ops token only. `won`: the merchant was right, the held extra charge is refunded (a `weight_discrepancy_refund` wallet movement); `lost`: the courier was right, the hold stays the charge. Only a `disputed` one; the same outcome again answers it unchanged.",
+		path: DISCREPANCY_ID,
+		body: RESOLVE_BODY,
+		responses: { "200": json("The discrepancy, resolved.", DISCREPANCY) },
+		errors: [
+			{ code: "validation_failed", when: "`id`, `outcome` (won or lost) or `note` (≤ 1000 characters)" },
+			"discrepancy_not_found",
+			{
+				code: "discrepancy_not_disputed",
+				extra: { status: { type: "string", enum: [...DISCREPANCY_STATUSES] } },
+			},
+		],
+	},
+	"billing.opsDiscrepancyImage": {
+		route: "GET /v1/ops/weight-discrepancies/:id/images/:n",
+		kind: "ops",
+		tag: "ops",
+		operationId: "ops_discrepancyImage",
+		summary: "An image of any account's weight dispute",
+		description:
+			"Ours (docs/decisions/0105-weight-discrepancies.md). Ops token only: image `n` of the dispute, to decide it.",
+		path: { ...DISCREPANCY_ID, n: { description: `1–${DISPUTE_MAX_IMAGES}`, schema: ID_PATH_SCHEMA } },
+		responses: { "200": IMAGE_ANSWER },
+		errors: [
+			{ code: "validation_failed", when: "`id` or `n` not a positive integer" },
+			"discrepancy_not_found",
+		],
+	},
+	"billing.reconcileWeights": {
+		route: "POST /v1/ops/weight-reports",
+		kind: "ops",
+		tag: "ops",
+		operationId: "ops_reconcileWeights",
+		summary: "Reconcile a courier's weight file",
+		description: `Ours (docs/decisions/0105-weight-discrepancies.md). Ops token only. \`csv\`: the courier's weight (billing) file, header \`awb_number,charged_weight_kg,length_cm,width_cm,height_cm\` (kg with at most 3 decimals; the dimensions in cm all given or all empty; columns in any order, extra ones ignored); \`logistic_id\`: the file's courier, when known. Each line is compared with the order's declared weight (billable = max(dead, L×W×H/5000)): within the account's tolerance (default max(${DEFAULT_WEIGHT_TOLERANCE.grams} g, ${DEFAULT_WEIGHT_TOLERANCE.percent} %)) nothing opens; beyond it both weights are priced with the courier's rate card and a higher charge opens a discrepancy, its extra charge held in the merchant's wallet, webhook \`weight_discrepancy.opened\`. Exceptions: \`invalid_line\`, \`unknown_awb\`, \`duplicate\` (earlier in the file, or a discrepancy opened before), \`not_priced\`. The same file again answers its stored outcome.`,
+		body: WEIGHT_REPORT_BODY,
+		responses: { "200": json("The file's reconciliation.", WEIGHT_REPORT) },
+		errors: ["validation_failed", "invalid_weight_file", "service_unavailable"],
+	},
+	"billing.setWeightTolerance": {
+		route: "PUT /v1/ops/accounts/:sender_id/weight-tolerance",
+		kind: "ops",
+		tag: "ops",
+		operationId: "ops_setWeightTolerance",
+		summary: "Set an account's weight tolerance",
+		description: `Ours (docs/decisions/0105-weight-discrepancies.md). Ops token only. A courier's billable weight may exceed the declared one by max(\`grams\`, \`percent\` % of it) before a discrepancy opens; default ${DEFAULT_WEIGHT_TOLERANCE.grams} g and ${DEFAULT_WEIGHT_TOLERANCE.percent} %. Applies to weight files received afterwards.`,
+		path: { sender_id: { description: "the account", schema: ID_PATH_SCHEMA } },
+		body: TOLERANCE_BODY,
+		responses: {
+			"200": json("The tolerance.", {
+				type: "object",
+				additionalProperties: false,
+				required: ["sender_id", "grams", "percent"],
+				properties: { sender_id: int("the account"), grams: int("grams"), percent: int("percent") },
+			}),
+		},
+		errors: [{ code: "validation_failed", when: "`sender_id`, `grams` (0–100000) or `percent` (0–100)" }],
 	},
 	"billing.markPayoutPaid": {
 		route: "POST /v1/ops/remittances/:id/paid",

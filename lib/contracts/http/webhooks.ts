@@ -465,6 +465,21 @@ const EVENTS: Record<string, { summary: string; data: Record<string, JsonSchema>
 		},
 		required: ["ndr_id", "awb_number", "status"],
 	},
+	"weight_discrepancy.opened": {
+		summary:
+			"A courier charged a heavier weight than declared: a weight discrepancy opened, its extra charge held (docs/decisions/0105-weight-discrepancies.md)",
+		data: {
+			discrepancy_id: int("the discrepancy (GET /v1/weight-discrepancies/{id})"),
+			awb_number: str("the AWB"),
+			logistic_id: int("the courier"),
+			status: { const: "open" },
+			declared_weight: { type: "number", description: "our chargeable weight, kg" },
+			charged_weight: { type: "number", description: "the courier's chargeable weight, kg" },
+			extra_charge: { type: "number", description: "rupees held in the wallet" },
+			respond_by: utc("accept or dispute before this, else it is auto-accepted"),
+		},
+		required: ["discrepancy_id", "awb_number", "extra_charge", "respond_by"],
+	},
 	[WEBHOOK_TEST_TYPE]: {
 		summary: "A test event (POST /v1/webhooks/{id}/test), to that endpoint only",
 		data: { endpoint_id: int("the endpoint"), message: str("a fixed text") },

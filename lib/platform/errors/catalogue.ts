@@ -581,6 +581,48 @@ export const CATALOGUE = {
 		description: "the payout is paid with another UTR (the same UTR again answers the payout)",
 		spec: "ours (docs/decisions/0104-cod-payouts.md)",
 	},
+	invalid_weight_file: {
+		status: 400,
+		message: (why: string) => `weight file: ${why}`,
+		description:
+			"a courier weight file that cannot be read as a whole (its header lacks a column, it is not CSV, it is larger than 8 MB); lines that cannot be read are exceptions instead",
+		spec: "ours (docs/decisions/0105-weight-discrepancies.md)",
+	},
+	discrepancy_not_found: {
+		status: 404,
+		message: "weight discrepancy not found",
+		description:
+			"no such weight discrepancy (or image of its dispute) on the caller's account (missing and another account's alike)",
+		spec: "ours (docs/decisions/0105-weight-discrepancies.md)",
+	},
+	discrepancy_not_open: {
+		status: 409,
+		message: (id: number, status: string) =>
+			`weight discrepancy ${id} is ${status}: only an open one can be accepted or disputed`,
+		description: "the discrepancy was accepted, disputed or closed before (`status` says which)",
+		spec: "ours (docs/decisions/0105-weight-discrepancies.md)",
+	},
+	discrepancy_not_disputed: {
+		status: 409,
+		message: (id: number, status: string) =>
+			`weight discrepancy ${id} is ${status}: only a disputed one can be resolved`,
+		description:
+			"ops resolve only disputed discrepancies; one resolved with the other outcome stays as it is",
+		spec: "ours (docs/decisions/0105-weight-discrepancies.md)",
+	},
+	invalid_dispute: {
+		status: 400,
+		message: (why: string) => `dispute: ${why}`,
+		description:
+			"the dispute form: not multipart/form-data, no or too long a `reason`, no image or more than 5, an image that is not a JPEG or PNG by its bytes or cannot be decoded",
+		spec: "ours (docs/decisions/0105-weight-discrepancies.md)",
+	},
+	image_too_large: {
+		status: 413,
+		message: (limit: number) => `an image of a dispute exceeds ${limit} bytes`,
+		description: "an image of a dispute is over 5 MB (`limit_bytes`)",
+		spec: "ours (docs/decisions/0105-weight-discrepancies.md)",
+	},
 	credit_limit_exceeded: {
 		status: 409,
 		message: (need: number | string, outstanding: number | string, limit: number | string) =>
