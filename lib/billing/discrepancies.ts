@@ -15,8 +15,8 @@
  *   slab) → `same_slab`; else a discrepancy opens with the extra charge
  *   (GST included) held in the wallet (`weight_discrepancy` entry) and the
  *   merchant event `weight_discrepancy.opened`;
- * - exceptions: `invalid_line`, `unknown_awb` (no shipment of ours, or
- *   another courier's than the file's), `duplicate` (earlier in the file, or
+ * - exceptions: `invalid_line`, `unknown_awb` (no shipment of ours — billing's
+ *   own, else booking's live booked AWB — or another courier's than the file's), `duplicate` (earlier in the file, or
  *   a discrepancy already opened for the AWB), `not_priced` (the lane or the
  *   courier cannot be priced now).
  *
@@ -69,9 +69,11 @@ import {
 	type ImageRow,
 	imageBytes,
 	imagesOf,
+	type KnownShipment,
 	knownShipments,
 	type NewDiscrepancy,
 	recordWeightReport,
+	reportedAwbs,
 	resolveDisputed,
 	setTolerance,
 	storedWeightReport,
@@ -194,6 +196,21 @@ async function pooled<T, R>(items: T[], limit: number, fn: (item: T) => Promise<
 const CALL_TIMEOUT_MS = 10_000;
 
 /**
+ * A live booked shipment by its AWB as booking knows it (account, order,
+ * courier), or null: for an AWB whose first status change has not reached
+ * billing yet.
+ */
+async function bookedShipment(via: Caller, awb_number: string): Promise<KnownShipment | null> {
+	const opts = { timeout: CALL_TIMEOUT_MS };
+	const owner = await call(via, "booking.awbOwner", { awb_number }, opts);
+	if (!owner) return null;
+	const shipment = await call(via, "booking.getShipment", owner, opts);
+	return shipment && shipment.awb_number === awb_number
+		? { awb_number, sender_id: owner.sender_id, order_id: owner.order_id, logistic_id: shipment.logistic_id }
+		: null;
+}
+
+/**
  * Prices one readable line whose AWB is a shipment of ours: tolerance first
  * (no call when within it), then both weights on the shipment's lane.
  */
@@ -203,7 +220,7 @@ async function verdictOf(
 	ship: { sender_id: number; order_id: number; logistic_id: number; awb_number: string },
 	tolerance: { grams: number; percent: number },
 ): Promise<Verdict> {
-	const opts = { timeout: CALL_TIMEOUT_MS, unavailable: false as const };
+	const opts = { timeout: CALL_TIMEOUT_MS };
 	const order: OrderRecord | null = await call(
 		via,
 		"intake.getOrder",
@@ -316,9 +333,16 @@ export async function reconcileWeights(
 	if (before)
 		return { ...(before.outcome as unknown as WeightReport), report_id: before.id, duplicate_file: true };
 	const lines = parseWeightFile(csv);
-	const known = await knownShipments(deps.db, [
-		...new Set(lines.flatMap((l) => (l.awb_number && !l.invalid ? [l.awb_number] : []))),
-	]);
+	const awbs = [...new Set(lines.flatMap((l) => (l.awb_number && !l.invalid ? [l.awb_number] : [])))];
+	const known = await knownShipments(deps.db, awbs);
+	const reported = await reportedAwbs(deps.db, awbs);
+	// AWBs billing has not heard of on the status channel yet: booking knows every live booked one
+	const asked = await pooled(
+		awbs.filter((a) => !known.has(a) && !reported.has(a)),
+		PRICING_CONCURRENCY,
+		async (awb) => [awb, await bookedShipment(via, awb)] as const,
+	);
+	for (const [awb, s] of asked) if (s) known.set(awb, s);
 	const tolerances = await tolerancesOf(deps.db, [...new Set([...known.values()].map((k) => k.sender_id))]);
 	const seen = new Set<string>();
 	const verdicts = await pooled(lines, PRICING_CONCURRENCY, async (l): Promise<Verdict> => {
@@ -332,10 +356,13 @@ export async function reconcileWeights(
 		if (seen.has(awb)) return ex("duplicate", `AWB ${awb} is on an earlier line of this file`);
 		seen.add(awb);
 		const s = known.get(awb);
-		if (!s) return ex("unknown_awb", `no shipment has AWB ${awb}`);
+		if (!s) {
+			if (reported.has(awb)) return ex("duplicate", `a weight discrepancy was opened for AWB ${awb} before`);
+			return ex("unknown_awb", `no shipment has AWB ${awb}`);
+		}
 		if (logistic_id !== null && s.logistic_id !== logistic_id)
 			return ex("unknown_awb", `AWB ${awb} is a shipment of courier ${s.logistic_id}, not ${logistic_id}`);
-		if (s.reported_by) return ex("duplicate", `a weight discrepancy was opened for AWB ${awb} before`);
+		if (reported.has(awb)) return ex("duplicate", `a weight discrepancy was opened for AWB ${awb} before`);
 		return verdictOf(via, l, s, tolerances.get(s.sender_id) ?? { grams: 50, percent: 10 });
 	});
 	const openings = verdicts.flatMap((v) => (v.kind === "open" ? [v.opening] : []));

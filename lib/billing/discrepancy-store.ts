@@ -118,34 +118,34 @@ export async function storedWeightReport(
 	return r ? { id: Number(r.id), outcome: r.outcome } : null;
 }
 
-/** What billing knows of a shipment by its AWB (from the status channel), for matching a weight line. */
+/** A shipment to match a weight line to: its account, order and courier. */
 export interface KnownShipment {
 	awb_number: string;
 	sender_id: number;
 	order_id: number;
 	logistic_id: number;
-	/** the discrepancy already opened for the AWB: the SHA-256 of the file that opened it, or null */
-	reported_by: string | null;
 }
 
-/** The shipments of `awbs` billing knows, with any discrepancy already opened for them. */
+/** The shipments of `awbs` billing knows (from the status channel). */
 export async function knownShipments(db: Sequelize, awbs: string[]): Promise<Map<string, KnownShipment>> {
-	const rows = await select<{
-		awb_number: string;
-		sender_id: string;
-		order_id: string;
-		logistic_id: number;
-		reported_by: string | null;
-	}>(
+	const rows = await select<{ awb_number: string; sender_id: string; order_id: string; logistic_id: number }>(
 		db,
-		`SELECT s.awb_number, s.sender_id, s.order_id, s.logistic_id, d.report_sha256 AS reported_by
-		 FROM billing.shipments s LEFT JOIN billing.weight_discrepancies d ON d.awb_number = s.awb_number
-		 WHERE s.awb_number = ANY($1::text[])`,
+		`SELECT awb_number, sender_id, order_id, logistic_id FROM billing.shipments WHERE awb_number = ANY($1::text[])`,
 		[awbs],
 	);
 	return new Map(
 		rows.map((r) => [r.awb_number, { ...r, sender_id: Number(r.sender_id), order_id: Number(r.order_id) }]),
 	);
+}
+
+/** The AWBs of `awbs` that have a discrepancy already (one per AWB). */
+export async function reportedAwbs(db: Sequelize, awbs: string[]): Promise<Set<string>> {
+	const rows = await select<{ awb_number: string }>(
+		db,
+		`SELECT awb_number FROM billing.weight_discrepancies WHERE awb_number = ANY($1::text[])`,
+		[awbs],
+	);
+	return new Set(rows.map((r) => r.awb_number));
 }
 
 /** A discrepancy to open (grams, cm, paise). */

@@ -10,6 +10,7 @@
 import { strict as assert } from "node:assert";
 import type { Server } from "node:http";
 import { Client } from "pg";
+import { BALANCE_DELTA } from "../../lib/billing/store";
 import { newSender } from "../helpers/broker";
 import { orderBody, warehouseBody } from "../helpers/fixtures";
 import { client } from "../helpers/flow";
@@ -164,7 +165,7 @@ describe("integration: billing under kill -9 while booking charges and payouts r
 		assert.deepEqual(wallet.map((r) => r.k).sort(), ledger.map((r) => r.k).sort());
 		const { rows: drift } = await db.query(
 			`SELECT b.sender_id FROM billing.balances b
-			 LEFT JOIN (SELECT sender_id, SUM(CASE kind WHEN 'refund' THEN amount_paise ELSE -amount_paise END) AS s
+			 LEFT JOIN (SELECT sender_id, SUM(${BALANCE_DELTA}) AS s
 				FROM billing.ledger GROUP BY sender_id) l ON l.sender_id = b.sender_id
 			 WHERE b.balance_paise IS DISTINCT FROM l.s`,
 		);

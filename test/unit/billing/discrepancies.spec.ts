@@ -71,6 +71,8 @@ describe("billing: weight discrepancies", function () {
 		const sys = useBillingGateway();
 		/** order id → the fake intake's order facts */
 		const orders = new Map<number, { kg: number; dims?: [number, number, number]; warehouse?: boolean }>();
+		/** AWB → its owner, for the fake booking (AWBs billing has not heard of on the status channel) */
+		const booked = new Map<string, { sender_id: number; order_id: number }>();
 		before(async () => {
 			sys.broker.createService(
 				fakeService("intake", {
@@ -101,7 +103,19 @@ describe("billing: weight discrepancies", function () {
 				}),
 			);
 			sys.broker.createService(fakeService("rates", { quote: (ctx) => quote(ctx.params) as never }));
-			await sys.broker.waitForServices(["intake", "warehouses", "rates"], 10_000, 10);
+			sys.broker.createService(
+				fakeService("booking", {
+					awbOwner: (ctx) => booked.get(ctx.params.awb_number) ?? null,
+					getShipment: (ctx) =>
+						[...booked.entries()].find(([, o]) => o.order_id === ctx.params.order_id)
+							? ({
+									awb_number: [...booked.entries()].find(([, o]) => o.order_id === ctx.params.order_id)?.[0],
+									logistic_id: 1,
+								} as never)
+							: null,
+				}),
+			);
+			await sys.broker.waitForServices(["intake", "warehouses", "rates", "booking"], 10_000, 10);
 		});
 
 		const db = () => getSequelize();
@@ -287,6 +301,22 @@ describe("billing: weight discrepancies", function () {
 			assert.equal(other.exception_lines[0]?.kind, "duplicate");
 			assert.equal(await balanceOf(sender), -(4000 + 7000 + 31500));
 			assert.deepEqual(await recomputedBalances(db()), [], "balances equal the sum of their entries");
+		});
+
+		it("an AWB billing has not heard of yet is matched through booking's live booked shipment", async () => {
+			const sender = newSender();
+			const order_id = freshId();
+			const awb = `BK${order_id}`;
+			orders.set(order_id, { kg: 0.5 });
+			booked.set(awb, { sender_id: sender, order_id });
+			const r = await reconcile(`${HEADER}\n${awb},1.2,,,\n`);
+			assert.equal(r.opened, 1, JSON.stringify(r));
+			const [row] = await select<{ sender_id: string; order_id: string }>(
+				db(),
+				"SELECT sender_id, order_id FROM billing.weight_discrepancies WHERE awb_number = $1",
+				[awb],
+			);
+			assert.deepEqual([Number(row.sender_id), Number(row.order_id)], [sender, order_id]);
 		});
 
 		it("the file's courier: an AWB of another courier is unknown_awb", async () => {

@@ -160,7 +160,7 @@ export const FAKES: any[] = [
 		// every aliased billing action answers (so /ready sees billing whole)
 		name: "billing",
 		actions: Object.fromEntries(
-			Object.values(API_ALIASES)
+			[...Object.values(API_ALIASES), ...Object.values(UPLOAD_ALIASES)]
 				.filter((a) => a.startsWith("billing."))
 				.map((a) => [a.slice("billing.".length), () => ({})]),
 		),

@@ -169,6 +169,12 @@ export const WRITE_ROUTES: WriteRoute[] = [
 		body: () => ({ hidden: true }),
 	},
 	{
+		key: "POST /v1/weight-discrepancies/:id/accept",
+		method: "POST",
+		path: () => "/v1/weight-discrepancies/987654321/accept",
+		body: () => ({}),
+	},
+	{
 		key: "POST /v1/intake/jobs/:id/review/:row/:decision",
 		method: "POST",
 		path: () => "/v1/intake/jobs/987654321/review/1/approve",
