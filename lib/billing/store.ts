@@ -17,6 +17,7 @@ import {
 	type PayoutStatus,
 } from "../contracts";
 import { exec, numbersIn, type StoredRow, select } from "../platform/db";
+import { toRupees } from "../shared/money";
 
 /** One `billing.ledger` row (ids as numbers, paise). */
 export interface LedgerRow {
@@ -523,6 +524,24 @@ export async function recordRemittance(
 				[JSON.stringify(exceptions), id],
 				t,
 			);
+		if (exceptions.length)
+			// the merchant's side of its exceptions (webhook `cod.exception`): lines that name one of its COD
+			// shipments with a wrong amount, before delivery, or a second time; unknown and unreadable lines are ops'
+			await exec(
+				db,
+				`INSERT INTO billing.event_outbox (event)
+				 SELECT jsonb_build_object('event_id', 'cod.exception:' || e.id, 'type', 'cod.exception',
+					'sender_id', s.sender_id, 'order_id', s.order_id, 'occurred_at', e.created_at,
+					'data', jsonb_build_object('awb_number', e.awb_number, 'kind', e.kind, 'detail', e.detail,
+						'expected_amount', round(e.expected_paise / 100.0, 2), 'amount', round(e.amount_paise / 100.0, 2),
+						'remittance_reference', e.remittance_reference, 'remitted_on', to_char(e.remitted_on, 'YYYY-MM-DD')))
+				 FROM billing.cod_exceptions e
+				 JOIN billing.shipments s ON s.awb_number = e.awb_number AND s.sender_id = e.sender_id
+				 WHERE e.remittance_id = $1 AND e.kind IN ('amount_mismatch', 'not_delivered', 'duplicate')
+				 ORDER BY e.id`,
+				[id],
+				t,
+			);
 		return { ...(await storedRemittance(db, id, input.max_exceptions, t)), duplicate: false };
 	});
 }
@@ -686,7 +705,33 @@ export async function markPayoutPaid(
 				[id],
 				t,
 			);
-			return { payout: payoutRow(rows[0]), conflict: false };
+			const payout = payoutRow(rows[0]);
+			// webhook `remittance.paid` (an account-level event: no order)
+			await exec(
+				db,
+				`INSERT INTO billing.event_outbox (event) VALUES ($1::jsonb)`,
+				[
+					JSON.stringify({
+						event_id: `remittance.paid:${payout.id}`,
+						type: "remittance.paid",
+						sender_id: payout.sender_id,
+						order_id: null,
+						occurred_at: payout.paid_at?.toISOString() ?? new Date().toISOString(),
+						data: {
+							remittance_id: payout.id,
+							cycle_date: payout.cycle_date,
+							shipments: payout.shipments,
+							gross_cod: toRupees(payout.gross_paise),
+							deductions: toRupees(payout.deductions_paise),
+							net: toRupees(payout.net_paise),
+							utr: payout.utr,
+							paid_at: payout.paid_at?.toISOString() ?? null,
+						},
+					}),
+				],
+				t,
+			);
+			return { payout, conflict: false };
 		}
 		const [p] = await select<StoredPayout>(
 			db,

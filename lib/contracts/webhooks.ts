@@ -21,6 +21,8 @@ export const WEBHOOK_EVENT_TYPES = [
 	"ndr.opened",
 	"ndr.closed",
 	"weight_discrepancy.opened",
+	"cod.exception",
+	"remittance.paid",
 ] as const;
 
 /** One subscribable event type. */
@@ -45,10 +47,11 @@ export interface MerchantEvent {
 	event_id: string;
 	type: Exclude<WebhookEventType, "shipment.status_changed">;
 	sender_id: number;
-	order_id: number;
+	/** the order it is about; null for an account-level event (`remittance.paid`: a payout of many orders) */
+	order_id: number | null;
 	/** when it happened (ISO-8601 or PostgreSQL timestamptz text) */
 	occurred_at: string;
-	/** the webhook's `data` (at least `order_id`; `order_no` when the publisher knows it) */
+	/** the webhook's `data` (`order_id` added when the event has one; `order_no` when the publisher knows it) */
 	data: Record<string, unknown>;
 }
 

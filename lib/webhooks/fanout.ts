@@ -39,18 +39,22 @@ function isoOf(t: string): string {
 	return Number.isNaN(d.getTime()) ? new Date().toISOString() : d.toISOString();
 }
 
-/** A publisher's event as the fan-out stores it. */
+/** A publisher's event as the fan-out stores it (`order_id` null for an account-level event). */
 export function incomingOfMerchant(e: MerchantEvent): IncomingEvent {
 	return {
 		key: e.event_id,
 		msg_id: msgIdOf(e.event_id),
 		sender_id: Number(e.sender_id),
 		type: e.type,
-		order_id: Number(e.order_id),
+		order_id: e.order_id === null || e.order_id === undefined ? null : Number(e.order_id),
 		order_key: null,
 		seq: null,
 		occurred_at: isoOf(e.occurred_at),
-		data: { ...e.data, order_id: Number(e.order_id) },
+		// an account-level event (no order: `remittance.paid`) carries no order_id
+		data:
+			e.order_id === null || e.order_id === undefined
+				? { ...e.data }
+				: { ...e.data, order_id: Number(e.order_id) },
 	};
 }
 

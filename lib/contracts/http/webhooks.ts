@@ -391,7 +391,10 @@ const ORDER_DATA: Record<string, JsonSchema> = {
 };
 
 /** Per event type: summary and the `data` members besides `order_id` / `order_no`. */
-const EVENTS: Record<string, { summary: string; data: Record<string, JsonSchema>; required?: string[] }> = {
+const EVENTS: Record<
+	string,
+	{ summary: string; data: Record<string, JsonSchema>; required?: string[]; account?: true }
+> = {
 	"order.created": {
 		summary: "An order was created (single, return or bulk)",
 		data: {
@@ -480,6 +483,36 @@ const EVENTS: Record<string, { summary: string; data: Record<string, JsonSchema>
 		},
 		required: ["discrepancy_id", "awb_number", "extra_charge", "respond_by"],
 	},
+	"cod.exception": {
+		summary:
+			"A courier's COD remittance line for one of your shipments did not reconcile: a wrong amount, an undelivered shipment, or a second payment (docs/decisions/0102-cod-remittance.md)",
+		data: {
+			awb_number: str("the AWB"),
+			kind: { type: "string", enum: ["amount_mismatch", "not_delivered", "duplicate"] },
+			detail: str("why, in words"),
+			expected_amount: { type: ["number", "null"], description: "the shipment's COD amount, rupees" },
+			amount: { type: ["number", "null"], description: "what the courier's line paid, rupees" },
+			remittance_reference: nullableStr("the courier's remittance reference"),
+			remitted_on: nullableStr("its date (YYYY-MM-DD)"),
+		},
+		required: ["awb_number", "kind", "detail"],
+	},
+	"remittance.paid": {
+		summary:
+			"A COD payout was paid to your bank account (docs/decisions/0104-cod-payouts.md); about the account, not one order: no order_id",
+		account: true,
+		data: {
+			remittance_id: int("the payout (GET /v1/remittances/{id})"),
+			cycle_date: str("the payout cycle (IST date)"),
+			shipments: int("COD shipments it pays"),
+			gross_cod: { type: "number", description: "rupees" },
+			deductions: { type: "number", description: "rupees" },
+			net: { type: "number", description: "rupees paid" },
+			utr: str("the bank transfer's UTR"),
+			paid_at: utc("when ops recorded the payment"),
+		},
+		required: ["remittance_id", "net", "utr"],
+	},
 	[WEBHOOK_TEST_TYPE]: {
 		summary: "A test event (POST /v1/webhooks/{id}/test), to that endpoint only",
 		data: { endpoint_id: int("the endpoint"), message: str("a fixed text") },
@@ -492,8 +525,13 @@ function eventItem(type: string, e: (typeof EVENTS)[string]): OpenAPIV3_1.PathIt
 	const data: JsonSchema = {
 		type: "object",
 		description: "the event's data (unknown members may be added later: ignore them)",
-		required: test ? ["endpoint_id"] : ["order_id", "order_no", ...(e.required ?? [])],
-		properties: test ? e.data : { ...ORDER_DATA, ...e.data },
+		required:
+			test || e.account
+				? test
+					? ["endpoint_id"]
+					: (e.required ?? [])
+				: ["order_id", "order_no", ...(e.required ?? [])],
+		properties: test || e.account ? e.data : { ...ORDER_DATA, ...e.data },
 	};
 	const post: Operation = {
 		operationId: `webhook_${type.replace(/\./g, "_")}`,

@@ -242,6 +242,27 @@ describe("billing: COD status and courier remittances", function () {
 				[report.remittance_id],
 			);
 			assert.equal(Number(stored[0].n), 9);
+			// the merchants' side (webhook cod.exception): only the lines naming one of their COD shipments with a
+			// wrong amount or before delivery; unknown, prepaid, other-courier and unreadable lines are ops' alone
+			const events = await select<{
+				event: { type: string; sender_id: number; data: Record<string, unknown> };
+			}>(
+				db(),
+				`SELECT event FROM billing.event_outbox WHERE event->>'type' = 'cod.exception'
+				 AND event->'data'->>'awb_number' = ANY($1::text[]) ORDER BY id`,
+				[[a.awb, b.awb, c.awb, d.awb, e.awb, f.awb]],
+			);
+			assert.deepEqual(
+				events.map((x) => [x.event.data.awb_number, x.event.data.kind, x.event.sender_id]),
+				[
+					[b.awb, "amount_mismatch", b.sender],
+					[c.awb, "not_delivered", c.sender],
+					[d.awb, "not_delivered", d.sender],
+				],
+			);
+			assert.equal(events[0].event.data.expected_amount, 250.5);
+			assert.equal(events[0].event.data.amount, 250);
+			assert.equal(events[0].event.data.remitted_on, "2026-11-20");
 
 			// the same file again: its stored outcome, nothing changed; a later file paying `a` again: duplicate
 			const again = await reconcile(

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { cutoffOf, isCycleDay, nextCycleDay } from "../../../lib/billing/payouts";
 import { insertShipment } from "../../../lib/billing/store";
 import type { CodShipment } from "../../../lib/contracts";
-import { getSequelize } from "../../../lib/platform/db";
+import { getSequelize, select } from "../../../lib/platform/db";
 import { isCalendarDay, istDay } from "../../../lib/shared/ist-date";
 import { newSender } from "../../helpers/broker";
 import { freshId } from "../../helpers/fixtures";
@@ -140,6 +140,28 @@ describe("billing: COD payouts", function () {
 			assert.equal(lateCod.cod_status, "remitted");
 			const same = await ops(`/v1/ops/remittances/${p.id}/paid`, { utr: "UTR-12345" });
 			assert.deepEqual(same.body, paid.body);
+			// webhook remittance.paid, once (the same UTR again adds none), about the account (no order)
+			const events = await select<{ event: Record<string, any> }>(
+				getSequelize(),
+				"SELECT event FROM billing.event_outbox WHERE event->>'event_id' = $1",
+				[`remittance.paid:${p.id}`],
+			);
+			assert.equal(events.length, 1);
+			assert.equal(events[0].event.order_id, null);
+			assert.equal(events[0].event.sender_id, s);
+			assert.deepEqual(
+				{ ...events[0].event.data, paid_at: "" },
+				{
+					remittance_id: p.id,
+					cycle_date: "2026-12-01",
+					shipments: 2,
+					gross_cod: 1999.5,
+					deductions: 0,
+					net: 1999.5,
+					utr: "UTR-12345",
+					paid_at: "",
+				},
+			);
 			const conflict = await ops(`/v1/ops/remittances/${p.id}/paid`, { utr: "UTR-99999" });
 			assert.equal(conflict.status, 409);
 			assert.equal(conflict.body.error, "payout_already_paid");

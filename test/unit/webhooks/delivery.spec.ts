@@ -84,6 +84,33 @@ describe("webhooks service: signed, durable, ordered delivery", function () {
 		assert.equal(rx.on("/sig-other").length, 0);
 	});
 
+	it("delivers an account-level event (remittance.paid: no order) without order_id and without asking intake", async () => {
+		const s = newSender();
+		const ep = await endpoint(s, "/account", ["remittance.paid"]);
+		const e: MerchantEvent = {
+			event_id: `remittance.paid:${freshNumber()}`,
+			type: "remittance.paid",
+			sender_id: s,
+			order_id: null,
+			occurred_at: new Date().toISOString(),
+			data: { remittance_id: 7, net: 1999.5, utr: "UTR-1" },
+		};
+		await publishEvent(e);
+		const [r] = await eventually(() => rx.on("/account"), {
+			what: "the delivery",
+			ok: (x) => x.length === 1,
+		});
+		const body = verify(ep.secret, r as never);
+		assert.equal(body.type, "remittance.paid");
+		assert.deepEqual(body.data, { remittance_id: 7, net: 1999.5, utr: "UTR-1" });
+		const [stored] = await select<{ order_id: string | null }>(
+			getSequelize(),
+			"SELECT order_id FROM webhooks.events WHERE key = $1",
+			[e.event_id],
+		);
+		assert.equal(stored.order_id, null);
+	});
+
 	it("takes a relay's batch (each event once, in order, a redelivered batch adds nothing) and a lone event", async () => {
 		const s = newSender();
 		const other = newSender();
