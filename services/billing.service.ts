@@ -42,6 +42,7 @@ import {
 	runCycle,
 	summaryOf,
 } from "../lib/billing/payouts";
+import { relayOutbox } from "../lib/billing/relay";
 import { reconcileRemittance } from "../lib/billing/remittance";
 import { parseWalletQuery } from "../lib/billing/wallet";
 import { SHIPMENT_STATUS_CHANNEL } from "../lib/contracts";
@@ -68,8 +69,14 @@ interface BillingVars {
 	payoutTimer: NodeJS.Timeout | undefined;
 	/** a payout check in progress (never two at once in one pod) */
 	checking: Promise<unknown> | undefined;
-	/** relays `billing.event_outbox` (weight_discrepancy.opened) to the merchant events channel */
+	/** relays `billing.event_outbox` (weight_discrepancy.opened, cod.exception, remittance.paid) to the merchant events channel */
 	eventRelay: EventOutboxRelay | undefined;
+	/** the `billing.outbox` relay timer (BILLING_RELAY_MS): COD statuses to intake */
+	relayTimer: NodeJS.Timeout | undefined;
+	/** a relay run in progress (never two at once in one pod) */
+	relaying: Promise<unknown> | undefined;
+	/** set while stopping: a relay run ends after its round */
+	stopping: boolean;
 }
 
 export default defineService<BillingVars>()({
@@ -79,6 +86,16 @@ export default defineService<BillingVars>()({
 		/** What lib/billing needs of this service. */
 		deps(): BillingDeps {
 			return { db: this.db, logger: this.logger };
+		},
+
+		/** One relay run of `billing.outbox` (./lib/billing/relay.ts); skipped while the previous one runs. */
+		relayTick(): void {
+			if (this.relaying) return;
+			this.relaying = relayOutbox(this.deps(), this.broker, () => this.stopping)
+				.catch((err: Error) => this.logger.warn(`billing outbox relay: ${err.message}`))
+				.finally(() => {
+					this.relaying = undefined;
+				});
 		},
 
 		/**
@@ -459,6 +476,9 @@ export default defineService<BillingVars>()({
 		this.payoutTimer = undefined;
 		this.checking = undefined;
 		this.eventRelay = undefined;
+		this.relayTimer = undefined;
+		this.relaying = undefined;
+		this.stopping = false;
 	},
 	/**
 	 * Refuses to run without a cursor secret (wallet and payout pages are signed; docs/ARCHITECTURE.md §2: fail
@@ -472,8 +492,14 @@ export default defineService<BillingVars>()({
 		this.payoutTimer.unref();
 		this.eventRelay = new EventOutboxRelay(this.db, "billing", this.broker, this.logger);
 		await this.eventRelay.start();
+		this.stopping = false;
+		this.relayTimer = setInterval(() => this.relayTick(), setting("BILLING_RELAY_MS"));
+		this.relayTimer.unref();
 	},
 	async stopped() {
+		this.stopping = true;
+		if (this.relayTimer) clearInterval(this.relayTimer);
+		await this.relaying;
 		if (this.payoutTimer) clearInterval(this.payoutTimer);
 		await this.eventRelay?.stop();
 		await this.checking;

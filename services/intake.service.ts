@@ -24,7 +24,7 @@
  * docs/decisions/0091-service-shape.md.
  */
 import type { Readable } from "node:stream";
-import type { FailureCode } from "../lib/contracts";
+import { COD_STATUSES, type FailureCode } from "../lib/contracts";
 import { INTAKE_ROUTES } from "../lib/contracts/http/intake";
 import { INTAKE_BULK_ROUTES } from "../lib/contracts/http/intake-bulk";
 import { XLSX_MIME } from "../lib/contracts/http/intake-bulk-input";
@@ -67,6 +67,7 @@ import {
 	unshippedCounts,
 	unshippedErrorTypes,
 } from "../lib/intake/requests";
+import { applyCodStatuses } from "../lib/intake/store";
 import { parseCountsDirection, parseReceiverPatch, parseUnshippedQuery } from "../lib/intake/unshipped";
 import { WarehouseCache } from "../lib/intake/warehouse-cache";
 import { senderOf } from "../lib/platform/auth";
@@ -303,6 +304,36 @@ export default defineService<IntakeVars>()({
 			},
 			async handler(ctx) {
 				return applyBookingUpdate(this.deps(), ctx.params);
+			},
+		},
+
+		/**
+		 * Internal, from billing's outbox (lib/billing/relay.ts): `{items:
+		 * [{awb_number, sender_id, order_id, cod_status, version}]}` (1–500) →
+		 * `{applied}`: per AWB the newest version kept (lib/intake/store.ts
+		 * `applyCodStatuses`); a redelivery or an older one applies nothing.
+		 * Read by the orders list's `cod_status` filter.
+		 */
+		applyCodStatuses: {
+			params: {
+				items: {
+					type: "array",
+					min: 1,
+					max: 500,
+					items: {
+						type: "object",
+						props: {
+							awb_number: { type: "string", min: 1, max: 64 },
+							sender_id: idParam,
+							order_id: idParam,
+							cod_status: { type: "enum", values: [...COD_STATUSES] },
+							version: { type: "number", integer: true, min: 1 },
+						},
+					},
+				},
+			},
+			async handler(ctx) {
+				return { applied: await applyCodStatuses(this.deps().db, ctx.params.items) };
 			},
 		},
 

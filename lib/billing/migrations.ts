@@ -34,7 +34,11 @@
  *   weights in grams and cm, the chargeable weights, the extra charge in
  *   paise, the status and its times); `billing.dispute_images` (the images
  *   of a dispute, EXIF-free bytes in PostgreSQL); `billing.event_outbox`
- *   (merchant events: `weight_discrepancy.opened`).
+ *   (merchant events: `weight_discrepancy.opened`, `cod.exception`, `remittance.paid`).
+ * - migration 005: `billing.outbox` (state crossing to other services,
+ *   delivered by ./relay.ts): kind `cod_status`, a row per COD status a
+ *   shipment takes (written by a trigger on `billing.shipments`, with the
+ *   shipment's `cod_version`) for intake's orders list filter.
  */
 import type { Migration } from "../platform/db";
 import { eventOutboxDdl } from "../platform/merchant-events-outbox";
@@ -233,6 +237,59 @@ export const BILLING_MIGRATIONS: Migration[] = [
 				PRIMARY KEY (discrepancy_id, n)
 			)`);
 			for (const sql of eventOutboxDdl("billing")) await q(sql);
+		},
+	},
+	{
+		name: "005-cod-status-outbox",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			// a COD shipment's cod_status version: +1 per change, so a late delivery of an older one never wins
+			await q(
+				`ALTER TABLE billing.shipments ADD COLUMN IF NOT EXISTS cod_version integer NOT NULL DEFAULT 1`,
+			);
+			await q(`CREATE TABLE IF NOT EXISTS billing.outbox (
+				id bigserial PRIMARY KEY,
+				kind text NOT NULL CHECK (kind IN ('cod_status')),
+				payload jsonb NOT NULL,
+				next_attempt_at timestamptz NOT NULL DEFAULT now(),
+				delivered_at timestamptz,
+				tries integer NOT NULL DEFAULT 0,
+				last_error text,
+				created_at timestamptz NOT NULL DEFAULT now()
+			)`);
+			// relays read the oldest due rows by id (lib/platform/outbox.ts)
+			await q(
+				`CREATE INDEX IF NOT EXISTS outbox_undelivered_id ON billing.outbox (id) WHERE delivered_at IS NULL`,
+			);
+			await q(`CREATE OR REPLACE FUNCTION billing.cod_version() RETURNS trigger LANGUAGE plpgsql AS $$
+				BEGIN
+					IF TG_OP = 'UPDATE' AND NEW.cod_status IS DISTINCT FROM OLD.cod_status THEN
+						NEW.cod_version := OLD.cod_version + 1;
+					END IF;
+					RETURN NEW;
+				END $$`);
+			await q(`DROP TRIGGER IF EXISTS cod_version ON billing.shipments`);
+			await q(`CREATE TRIGGER cod_version BEFORE UPDATE ON billing.shipments
+				FOR EACH ROW EXECUTE FUNCTION billing.cod_version()`);
+			// every COD status a shipment takes goes to intake (the orders list's cod_status filter), by the outbox
+			await q(`CREATE OR REPLACE FUNCTION billing.cod_status_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
+				BEGIN
+					IF NEW.cod_status IS NOT NULL
+						AND (TG_OP = 'INSERT' OR NEW.cod_status IS DISTINCT FROM OLD.cod_status) THEN
+						INSERT INTO billing.outbox (kind, payload) VALUES ('cod_status', jsonb_build_object(
+							'awb_number', NEW.awb_number, 'sender_id', NEW.sender_id, 'order_id', NEW.order_id,
+							'cod_status', NEW.cod_status, 'version', NEW.cod_version));
+					END IF;
+					RETURN NULL;
+				END $$`);
+			await q(`DROP TRIGGER IF EXISTS cod_status_outbox ON billing.shipments`);
+			await q(`CREATE TRIGGER cod_status_outbox AFTER INSERT OR UPDATE ON billing.shipments
+				FOR EACH ROW EXECUTE FUNCTION billing.cod_status_outbox()`);
+			// the shipments billing already holds: their status once
+			await q(`INSERT INTO billing.outbox (kind, payload)
+				SELECT 'cod_status', jsonb_build_object('awb_number', awb_number, 'sender_id', sender_id,
+					'order_id', order_id, 'cod_status', cod_status, 'version', cod_version)
+				FROM billing.shipments WHERE cod_status IS NOT NULL ORDER BY awb_number`);
 		},
 	},
 ];

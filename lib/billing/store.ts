@@ -10,6 +10,7 @@ import {
 	type BookingLedgerKind,
 	type CodExceptionKind,
 	type CodStatus,
+	type CodStatusUpdate,
 	CREDIT_KINDS,
 	type CreditLimitEvent,
 	type LedgerEntryEvent,
@@ -789,4 +790,38 @@ export async function codSummary(
 		scheduled: [Number(r.scheduled_n), Number(r.scheduled_paise)],
 		next_paise: Number(r.next_paise),
 	};
+}
+
+/** A leased `billing.outbox` row. */
+export interface BillingOutboxRow {
+	id: number;
+	kind: "cod_status";
+	/** written by the trigger of migration 005 */
+	payload: CodStatusUpdate;
+	tries: number;
+}
+
+/**
+ * Leases up to `limit` due undelivered `billing.outbox` rows, oldest first,
+ * `FOR UPDATE SKIP LOCKED`: each becomes invisible to other relays for
+ * `leaseMs` and its `tries` grows by one.
+ */
+export async function leaseOutbox(
+	db: Sequelize,
+	limit: number,
+	leaseMs: number,
+): Promise<BillingOutboxRow[]> {
+	const { rows } = await exec<{ id: string; kind: "cod_status"; payload: CodStatusUpdate; tries: number }>(
+		db,
+		`UPDATE billing.outbox o
+		 SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), tries = o.tries + 1
+		 WHERE o.id IN (
+			SELECT id FROM billing.outbox WHERE delivered_at IS NULL AND next_attempt_at <= now()
+			ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+		 RETURNING o.id, o.kind, o.payload, o.tries`,
+		[limit, leaseMs],
+	);
+	return rows
+		.map((r) => ({ id: Number(r.id), kind: r.kind, payload: r.payload, tries: Number(r.tries) }))
+		.sort((a, b) => a.id - b.id);
 }

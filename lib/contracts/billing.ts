@@ -98,6 +98,20 @@ export const COD_STATUSES = ["pending", "collected", "remitted", "paid", "not_co
 /** One {@link COD_STATUSES} value. */
 export type CodStatus = (typeof COD_STATUSES)[number];
 
+/**
+ * One COD status a shipment took, as billing's outbox delivers it to intake
+ * (`intake.applyCodStatuses`; the orders list's `cod_status` filter):
+ * `version` grows with every change of the AWB's status, so an older one
+ * arriving late never overwrites a newer one.
+ */
+export interface CodStatusUpdate {
+	awb_number: string;
+	sender_id: number;
+	order_id: number;
+	cod_status: CodStatus;
+	version: number;
+}
+
 /** A COD shipment's money as billing knows it (rupees, ISO-8601 UTC; dates `YYYY-MM-DD`). */
 export interface CodShipment {
 	awb_number: string;

@@ -5,7 +5,7 @@
  */
 import type { Readable } from "node:stream";
 import type { RouteParams } from "../platform/openapi/route";
-import type { CodStatus } from "./billing";
+import type { CodStatus, CodStatusUpdate } from "./billing";
 import type { Address, BookingState, HttpParams, PaymentMode, ShipmentDirection } from "./common";
 import type { INTAKE_ROUTES } from "./http/intake";
 import type { INTAKE_BULK_ROUTES } from "./http/intake-bulk";
@@ -252,6 +252,11 @@ export interface IntakeActions {
 	"intake.getOrder": { params: SenderOrder; result: OrderRecord | null };
 	/** Internal, from booking's outbox: idempotent and ordered by (attempt_id, seq). */
 	"intake.applyBookingUpdate": { params: BookingUpdate; result: { applied: boolean } };
+	/**
+	 * Internal, from billing's outbox (docs/decisions/0102-cod-remittance.md): the COD statuses of AWBs, the
+	 * newest version per AWB kept (the orders list's `cod_status` filter). Idempotent.
+	 */
+	"intake.applyCodStatuses": { params: { items: CodStatusUpdate[] }; result: { applied: number } };
 	/** Internal: open orders shipping from a warehouse (§4.5 `warehouse_in_use`). */
 	"intake.warehouseUsage": { params: SenderWarehouse; result: WarehouseUsage };
 	/** Internal: gives the sender's not-yet-shipped orders without a pickup warehouse this one (§4.5 `orders_repaired`). */

@@ -15,7 +15,8 @@
  * bucket, order_id DESC)`; `shipment_type` → `orders_type_idx (sender_id,
  * shipment_type, order_id DESC)` (0004); `awb_number` → `orders_awb_idx`;
  * `order_no` → `orders_sender_ref_idx`; `city` → `orders_city_idx (sender_id,
- * lower(receiver_city), order_id DESC)`; the date filters →
+ * lower(receiver_city), order_id DESC)`; `cod_status` → the account's list
+ * walk with the AWB's row of `intake.cod_statuses` (primary key) per order; the date filters →
  * `orders_created_idx (sender_id, created_at)` (0004) when the range is
  * selective, else the list index; all but the AWB and reference ones partial
  * on `hidden_at IS NULL`. test/unit/intake/list-plans.spec.ts checks the
@@ -135,6 +136,17 @@ const FILTERS: Array<{
 		has: (q) => q.filters.city !== null,
 		value: (q) => q.filters.city,
 		where: (v) => `lower(receiver_city) = lower(${v})`,
+	},
+	{
+		// the current AWB's COD status as billing delivered it; a COD order with an AWB billing has not
+		// reported yet is `pending` (as its detail reads)
+		name: "cod",
+		type: "text",
+		has: (q) => q.filters.cod_status !== null,
+		value: (q) => q.filters.cod_status,
+		where: (v) =>
+			`order_type = 1 AND awb_number IS NOT NULL AND COALESCE((SELECT c.cod_status FROM intake.cod_statuses c
+				WHERE c.awb_number = intake.orders.awb_number AND c.sender_id = intake.orders.sender_id), 'pending') = ${v}`,
 	},
 ];
 

@@ -8,14 +8,16 @@
  * docs/decisions/0030-orders-read-side.md.
  */
 import { createHash } from "node:crypto";
-import type {
-	BookingState,
-	CodShipment,
-	CursorPage,
-	HttpParams,
-	OrderDetail,
-	OrderListRow,
-	ShipmentRecord,
+import {
+	type BookingState,
+	COD_STATUSES,
+	type CodShipment,
+	type CodStatus,
+	type CursorPage,
+	type HttpParams,
+	type OrderDetail,
+	type OrderListRow,
+	type ShipmentRecord,
 } from "../contracts";
 import {
 	AWB_MAX_LENGTH,
@@ -67,6 +69,8 @@ export interface OrderListFilters {
 	date_to: string | null;
 	/** trimmed; compared case-insensitively with the receiver's city */
 	city: string | null;
+	/** COD orders whose current AWB's COD money is in this state (billing's, delivered to intake) */
+	cod_status: CodStatus | null;
 }
 
 /** A parsed `GET /v1/orders` query. */
@@ -140,6 +144,8 @@ export function filtersHash(f: OrderListFilters): string {
 		f.date_from,
 		f.date_to,
 		f.city === null ? null : f.city.toLowerCase(),
+		// absent from hashes of cursors issued before the filter existed: those stay valid
+		...(f.cod_status === null ? [] : [f.cod_status]),
 	];
 	return createHash("sha256").update(JSON.stringify(norm)).digest("base64url").slice(0, 22);
 }
@@ -153,7 +159,8 @@ export function filtersHash(f: OrderListFilters): string {
  * of `A-Z a-z 0-9 -`, exact), `order_no` (1–52 of `A-Z a-z 0-9 _ - / # .`,
  * exact), `shipment_type` (`0`/`1`), `date_from` / `date_to` (real calendar
  * days `YYYY-MM-DD`, inclusive, India Standard Time; from ≤ to), `city`
- * (1–100 characters, no control characters). Values are trimmed; an empty
+ * (1–100 characters, no control characters), `cod_status` (one of
+ * COD_STATUSES: COD orders with an AWB whose COD money is in that state). Values are trimmed; an empty
  * value is no filter; other keys (`sender_id` included) are ignored.
  * @throws 400 `bucket: unrecognised` (`field` "bucket");
  *   400 `validation_failed` with `field` (the first bad key) and `details`
@@ -222,6 +229,14 @@ export function parseOrderListQuery(params: HttpParams, sender_id: number): Orde
 				? cityRaw
 				: fail("city", `must be 1 to ${CITY_MAX_LENGTH} characters, no control characters`);
 
+	const codRaw = given(params.cod_status);
+	const cod_status =
+		codRaw === undefined
+			? null
+			: (COD_STATUSES as readonly string[]).includes(codRaw)
+				? (codRaw as CodStatus)
+				: fail("cod_status", `must be one of ${COD_STATUSES.join(", ")}`);
+
 	if (bad.length) throw badFilters(bad);
 
 	const filters: OrderListFilters = {
@@ -232,6 +247,7 @@ export function parseOrderListQuery(params: HttpParams, sender_id: number): Orde
 		date_from: from?.s ?? null,
 		date_to: to?.s ?? null,
 		city,
+		cod_status,
 	};
 	const query: OrderListQuery = {
 		filters,

@@ -306,4 +306,20 @@ CREATE TABLE IF NOT EXISTS intake.bulk_rows (
 	undeliveredByIdMigration("0007-outbox-undelivered-by-id", [
 		[{ schema: "intake", table: "event_outbox" }, "event_outbox_due"],
 	]),
+	{
+		// the COD status of each AWB as billing delivers it (docs/decisions/0102-cod-remittance.md): the orders
+		// list's `cod_status` filter reads it for the order's current AWB; the newest version per AWB wins
+		name: "0008-cod-statuses",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`CREATE TABLE IF NOT EXISTS intake.cod_statuses (
+				awb_number text PRIMARY KEY,
+				sender_id bigint NOT NULL,
+				order_id bigint NOT NULL,
+				cod_status text NOT NULL CHECK (cod_status IN ('pending', 'collected', 'remitted', 'paid', 'not_collected')),
+				version integer NOT NULL,
+				updated_at timestamptz NOT NULL DEFAULT now()
+			)`);
+		},
+	},
 ];

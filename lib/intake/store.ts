@@ -12,6 +12,7 @@ import type { Sequelize, Transaction } from "sequelize";
 import {
 	type BookingState,
 	type BookingUpdate,
+	type CodStatusUpdate,
 	type OrderRecord,
 	type PaymentMode,
 	paymentModeOf,
@@ -651,4 +652,32 @@ export async function shippedCounts(
 	const out: Record<string, number> = {};
 	for (const r of rows) out[r.warehouse_id] = r.n;
 	return out;
+}
+
+/**
+ * Stores the COD statuses billing delivered (`intake.applyCodStatuses`;
+ * billing's outbox, at least once, any order): per AWB the newest `version`
+ * wins, so a redelivery or a late older one changes nothing. One statement.
+ * @returns how many rows were written (new or newer)
+ */
+export async function applyCodStatuses(db: Sequelize, items: CodStatusUpdate[]): Promise<number> {
+	if (!items.length) return 0;
+	const { rows } = await exec<{ n: string }>(
+		db,
+		`WITH x AS (
+			SELECT DISTINCT ON (awb_number) awb_number, sender_id, order_id, cod_status, version
+			FROM jsonb_to_recordset($1::jsonb) AS x(awb_number text, sender_id bigint, order_id bigint, cod_status text,
+				version integer)
+			ORDER BY awb_number, version DESC),
+		up AS (
+			INSERT INTO intake.cod_statuses AS c (awb_number, sender_id, order_id, cod_status, version)
+			SELECT awb_number, sender_id, order_id, cod_status, version FROM x ORDER BY awb_number
+			ON CONFLICT (awb_number) DO UPDATE SET cod_status = EXCLUDED.cod_status, version = EXCLUDED.version,
+				sender_id = EXCLUDED.sender_id, order_id = EXCLUDED.order_id, updated_at = now()
+			WHERE c.version < EXCLUDED.version
+			RETURNING 1)
+		SELECT count(*) AS n FROM up`,
+		[JSON.stringify(items)],
+	);
+	return Number(rows[0]?.n ?? 0);
 }

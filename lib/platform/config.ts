@@ -723,6 +723,12 @@ export const SETTINGS = {
 		doc: "how long a merchant has to act on a failed delivery",
 		readBy: ["ndr"],
 	}),
+	BILLING_RELAY_MS: ms({
+		dflt: 1000,
+		min: 10,
+		doc: "billing outbox relay period (COD statuses to intake)",
+		readBy: ["billing"],
+	}),
 	BILLING_PAYOUT_CHECK_MS: ms({
 		dflt: 900_000,
 		doc: "how often billing checks whether today (IST) is a payout cycle day and runs its cycle (idempotent)",

@@ -12,7 +12,7 @@ import { setting } from "./config";
 import { exec, type Migration, select } from "./db";
 
 /** Schemas whose `outbox` table these functions may touch (the SQL names the schema). */
-export type OutboxSchema = "booking" | "documents";
+export type OutboxSchema = "booking" | "documents" | "billing";
 
 /** Longest redelivery delay (ms). */
 export const OUTBOX_MAX_DELAY_MS = 60_000;

@@ -74,6 +74,17 @@ describe("integration: COD money over NATS", function () {
 			remitted_on: "2026-11-20",
 			amount: 1499,
 		});
+		// the orders list's filter: billing's outbox delivered the status to intake
+		await eventually(async () => (await api.get("/v1/orders?cod_status=remitted")).body, {
+			what: "the order listed under cod_status=remitted",
+			ms: 30_000,
+			ok: (page) => page.data?.some((r: { order_id: number }) => r.order_id === id),
+		});
+		const collectedList = await api.get("/v1/orders?cod_status=collected");
+		assert.ok(
+			!collectedList.body.data.some((r: { order_id: number }) => r.order_id === id),
+			"no longer collected",
+		);
 		const again = (await cluster.brokers[0].call("billing.reconcileRemittance", {
 			csv: file.csv,
 		})) as RemittanceReport;

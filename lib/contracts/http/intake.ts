@@ -736,6 +736,11 @@ export const INTAKE_ROUTES = defineRoutes({
 				`Destination city: case-insensitive exact match on the receiver's city; 1–${CITY_MAX_LENGTH} characters, no control characters.`,
 				{ type: "string", maxLength: CITY_MAX_LENGTH },
 			),
+			queryParam(
+				"cod_status",
+				"COD orders whose current shipment's cash is in this state (docs/decisions/0102-cod-remittance.md): `pending` (not delivered; also a COD order with an AWB whose first status has not reached billing), `collected`, `remitted`, `paid`, `not_collected`. Kept by billing and delivered to this list moments after each change (the order's detail reads billing directly).",
+				{ type: "string", enum: [...COD_STATUSES] },
+			),
 		],
 		responses: {
 			"200": json(
@@ -753,7 +758,7 @@ export const INTAKE_ROUTES = defineRoutes({
 			{ code: "bucket: unrecognised", when: '`field` "bucket"; checked first' },
 			{
 				code: "validation_failed",
-				when: "`field` the first bad key, `details` one `key: reason` per bad filter: limit, awb_number, order_no, shipment_type, date_from, date_to, city",
+				when: "`field` the first bad key, `details` one `key: reason` per bad filter: limit, awb_number, order_no, shipment_type, date_from, date_to, city, cod_status",
 			},
 			{
 				code: "cursor: unrecognised shape",

@@ -13,6 +13,7 @@ import type { ServiceBroker } from "moleculer";
 import { insertShipment, type NewShipment } from "../../../lib/billing/store";
 import {
 	type CodShipment,
+	type CodStatusUpdate,
 	type OrderRecord,
 	type RemittanceReport,
 	SHIPMENT_STATUS_CHANNEL,
@@ -31,10 +32,16 @@ describe("billing: COD status and courier remittances", function () {
 	/** order id → payment of the fake intake's order (absent: unknown order) */
 	const orders = new Map<number, { cod: boolean; cod_amount: number }>();
 	const asked: number[] = [];
+	/** what billing's outbox delivered to intake, in delivery order */
+	const delivered: CodStatusUpdate[] = [];
 	before(async () => {
 		broker = await startBroker(["billing"]);
 		broker.createService(
 			fakeService("intake", {
+				applyCodStatuses(ctx) {
+					delivered.push(...ctx.params.items);
+					return { applied: ctx.params.items.length };
+				},
 				getOrder(ctx) {
 					asked.push(ctx.params.order_id);
 					const o = orders.get(ctx.params.order_id);
@@ -123,6 +130,32 @@ describe("billing: COD status and courier remittances", function () {
 			assert.equal(c?.collected_at, "2026-05-03T10:00:00.000Z");
 			assert.equal(asked.filter((id) => id === o.order_id).length, 1, "intake asked once per shipment");
 			assert.equal(await codStatus(newSender(), o.awb), null, "another sender's shipment is not theirs");
+		});
+
+		it("every COD status a shipment takes reaches intake through billing's outbox, its version growing", async () => {
+			const o = order(true);
+			await status(o, 2, "picked_up");
+			await rowWhen(o.awb, (r) => r.cod_status === "pending", "pending");
+			await status(o, 6, "delivered");
+			await rowWhen(o.awb, (r) => r.cod_status === "collected", "collected");
+			const mine = await eventually(async () => delivered.filter((d) => d.awb_number === o.awb), {
+				what: "both statuses delivered to intake",
+				ms: 15_000,
+				ok: (x) => x.length >= 2,
+			});
+			assert.deepEqual(
+				mine.map((d) => [d.cod_status, d.version, d.sender_id, d.order_id]),
+				[
+					["pending", 1, o.sender, o.order_id],
+					["collected", 2, o.sender, o.order_id],
+				],
+			);
+			const left = await select<{ n: string }>(
+				db(),
+				"SELECT count(*) AS n FROM billing.outbox WHERE delivered_at IS NULL AND payload->>'awb_number' = $1",
+				[o.awb],
+			);
+			assert.equal(Number(left[0].n), 0, "acknowledged rows are marked delivered");
 		});
 
 		it("not_collected on RTO, lost, damaged or cancelled; a delivery after an RTO start still collects", async () => {

@@ -181,10 +181,12 @@ describe("GET /v1/orders: cursors", () => {
 				date_from: null,
 				date_to: null,
 				city: null,
+				cod_status: null,
 			};
 			const forged = encodeCursor("orders", { s, id: Number.MAX_SAFE_INTEGER, f: filtersHash(f) });
 			assert.equal((await list(sys, token, { cursor: forged })).data.length, 3);
 			await refused(token, { bucket: "rts", cursor: forged });
+			await refused(token, { cod_status: "pending", cursor: forged });
 			const noHash = encodeCursor("orders", { s, id: Number.MAX_SAFE_INTEGER });
 			await refused(token, { cursor: noHash });
 		});

@@ -12,6 +12,7 @@ import {
 	SHIPMENT_STATUSES,
 } from "../../../lib/shared/shipment-status";
 import { newSender } from "../../helpers/broker";
+import { callRaw } from "../../helpers/call";
 import { http } from "../gateway/setup";
 import { createOrder, createOrders, get, ids, list, moveTo, sql, useReadSide } from "./list-helpers";
 import { reverseBody } from "./setup";
@@ -290,6 +291,48 @@ describe("GET /v1/orders", () => {
 			assert.deepEqual(ids(await list(sys, token, { city: "navi mumbai" })), [navi]);
 			assert.deepEqual(ids(await list(sys, token, { city: "Pun" })), []);
 			assert.deepEqual(ids(await list(sys, token, { city: "x".repeat(100) })), []);
+		});
+
+		it("cod_status: the current AWB's COD state as billing delivered it (newest version wins); pending until then", async () => {
+			const { s, token } = await account();
+			const [a, b, c, d] = await createOrders(sys, s, 4);
+			const prepaid = await createOrder(sys, s, { cod: false });
+			await moveTo(sys, s, a, "delivered", `CODA${a}`);
+			await moveTo(sys, s, b, "delivered", `CODB${b}`);
+			await moveTo(sys, s, c, "booked", `CODC${c}`); // billing has not reported it: pending
+			await moveTo(sys, s, prepaid, "delivered", `CODP${prepaid}`);
+			// d: no AWB, in no COD state
+			const apply = (items: unknown[]) => callRaw(sys.broker, "intake.applyCodStatuses", { items });
+			const u = (awb: string, order_id: number, cod_status: string, version: number) => ({
+				awb_number: awb,
+				sender_id: s,
+				order_id,
+				cod_status,
+				version,
+			});
+			assert.deepEqual(await apply([u(`CODA${a}`, a, "collected", 2), u(`CODB${b}`, b, "remitted", 3)]), {
+				applied: 2,
+			});
+			// a redelivery and an older version change nothing; a newer one does
+			assert.deepEqual(await apply([u(`CODB${b}`, b, "collected", 2), u(`CODA${a}`, a, "collected", 2)]), {
+				applied: 0,
+			});
+			assert.deepEqual(ids(await list(sys, token, { cod_status: "remitted" })), [b]);
+			assert.deepEqual(ids(await list(sys, token, { cod_status: "collected" })), [a]);
+			assert.deepEqual(ids(await list(sys, token, { cod_status: "pending" })), [c]);
+			await apply([u(`CODA${a}`, a, "remitted", 3)]);
+			assert.deepEqual(ids(await list(sys, token, { cod_status: "remitted" })), [b, a]);
+			assert.deepEqual(ids(await list(sys, token, { cod_status: "paid" })), []);
+			assert.deepEqual(ids(await list(sys, token, { cod_status: "remitted", bucket: "delivered" })), [b, a]);
+			// another account never sees them; a bad value is a 400 naming the filter
+			assert.deepEqual(
+				ids(await list(sys, await sys.idp.tokenFor(newSender()), { cod_status: "remitted" })),
+				[],
+			);
+			const bad = await get(sys, token, "/v1/orders?cod_status=cash");
+			assert.equal(bad.status, 400, bad.text);
+			assert.equal(bad.body.field, "cod_status");
+			assert.ok(!ids(await list(sys, token, { cod_status: "pending" })).includes(d));
 		});
 
 		it("filters combine (AND)", async () => {
