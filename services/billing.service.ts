@@ -34,13 +34,14 @@ import {
 import { BILLING_MIGRATIONS } from "../lib/billing/migrations";
 import { mirrorCreditLimit, recordMovements, walletFor } from "../lib/billing/operations";
 import {
-	isCycleDay,
 	payoutCsv,
 	payoutDetail,
 	payoutList,
 	payoutPaid,
+	payoutSettings,
 	runCycle,
 	summaryOf,
+	updatePayoutSettings,
 } from "../lib/billing/payouts";
 import { relayOutbox } from "../lib/billing/relay";
 import { reconcileRemittance } from "../lib/billing/remittance";
@@ -50,6 +51,7 @@ import {
 	BILLING_ROUTES,
 	PAYOUT_CYCLE_BODY,
 	PAYOUT_PAID_BODY,
+	PAYOUT_SETTINGS_BODY,
 	REMITTANCE_BODY,
 	RESOLVE_BODY,
 	TOLERANCE_BODY,
@@ -101,14 +103,16 @@ export default defineService<BillingVars>()({
 		/**
 		 * The periodic check (BILLING_PAYOUT_CHECK_MS): weight discrepancies past
 		 * their response window auto-accepted, and today's payout cycle (IST)
-		 * when today is a cycle day; skipped while the previous check runs.
+		 * for the accounts whose cycle days include today (idempotent); skipped
+		 * while the previous check runs.
 		 */
 		payoutCheck(): void {
 			if (this.checking) return;
 			const today = istDay();
 			this.checking = autoAccept(this.deps())
 				.catch((err: Error) => this.logger.warn(`weight discrepancy auto-accept: ${err.message}`))
-				.then(() => (isCycleDay(today) ? runCycle(this.deps(), today) : undefined))
+				// every day: each account's own cycle days decide who is paid today
+				.then(() => runCycle(this.deps(), today))
 				.catch((err: Error) => this.logger.warn(`payout cycle ${today}: ${err.message}`))
 				.finally(() => {
 					this.checking = undefined;
@@ -164,6 +168,32 @@ export default defineService<BillingVars>()({
 			access: BILLING_ROUTES["billing.remittanceSummary"].access,
 			async handler(ctx) {
 				return summaryOf(this.deps(), senderOf(ctx));
+			},
+		},
+
+		/**
+		 * GET /v1/remittances/settings (ours; docs/decisions/0104-cod-payouts.md):
+		 * the caller's payout settings {@link PayoutSettings} (defaults when never
+		 * set). Access: any authenticated role.
+		 */
+		remittanceSettings: {
+			access: BILLING_ROUTES["billing.remittanceSettings"].access,
+			async handler(ctx) {
+				return payoutSettings(this.deps(), senderOf(ctx));
+			},
+		},
+
+		/**
+		 * PUT /v1/remittances/settings (capability `billing.write`): `{cycle_days?,
+		 * delay_days?, early_cod?, settle_charges_from_cod?}` replaces the caller's
+		 * payout settings (left out: default). 200 {@link PayoutSettings}.
+		 * Errors: 400 `validation_failed`; 403 `Read-only role` / `forbidden`.
+		 */
+		setRemittanceSettings: {
+			access: BILLING_ROUTES["billing.setRemittanceSettings"].access,
+			params: PAYOUT_SETTINGS_BODY,
+			async handler(ctx) {
+				return updatePayoutSettings(this.deps(), senderOf(ctx), ctx.params);
 			},
 		},
 

@@ -39,6 +39,11 @@
  *   delivered by ./relay.ts): kind `cod_status`, a row per COD status a
  *   shipment takes (written by a trigger on `billing.shipments`, with the
  *   shipment's `cod_version`) for intake's orders list filter.
+ * - migration 006 (docs/decisions/0104-cod-payouts.md): `billing.payout_settings`
+ *   (per account: cycle week days, delay, early COD, settling charges from
+ *   COD; absent = the defaults), the payouts' early-COD fee and settled
+ *   charges (their `deductions` = the two), and the ledger kind
+ *   `cod_settlement`.
  */
 import type { Migration } from "../platform/db";
 import { eventOutboxDdl } from "../platform/merchant-events-outbox";
@@ -290,6 +295,27 @@ export const BILLING_MIGRATIONS: Migration[] = [
 				SELECT 'cod_status', jsonb_build_object('awb_number', awb_number, 'sender_id', sender_id,
 					'order_id', order_id, 'cod_status', cod_status, 'version', cod_version)
 				FROM billing.shipments WHERE cod_status IS NOT NULL ORDER BY awb_number`);
+		},
+	},
+	{
+		name: "006-payout-settings",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`CREATE TABLE IF NOT EXISTS billing.payout_settings (
+				sender_id bigint PRIMARY KEY,
+				weekdays smallint[] NOT NULL CHECK (cardinality(weekdays) BETWEEN 1 AND 7
+					AND weekdays <@ ARRAY[0, 1, 2, 3, 4, 5, 6]::smallint[]),
+				delay_days smallint NOT NULL CHECK (delay_days BETWEEN 1 AND 30),
+				early_cod boolean NOT NULL DEFAULT false,
+				settle_charges boolean NOT NULL DEFAULT false,
+				updated_at timestamptz NOT NULL DEFAULT now()
+			)`);
+			await q(`ALTER TABLE billing.payouts
+				ADD COLUMN IF NOT EXISTS early_cod_fee_paise bigint NOT NULL DEFAULT 0 CHECK (early_cod_fee_paise >= 0),
+				ADD COLUMN IF NOT EXISTS settled_charges_paise bigint NOT NULL DEFAULT 0 CHECK (settled_charges_paise >= 0)`);
+			await q(`ALTER TABLE billing.ledger DROP CONSTRAINT IF EXISTS ledger_kind_check`);
+			await q(`ALTER TABLE billing.ledger ADD CONSTRAINT ledger_kind_check CHECK (kind IN ('charge', 'refund',
+				'weight_discrepancy', 'weight_discrepancy_refund', 'cod_settlement'))`);
 		},
 	},
 ];

@@ -1,15 +1,18 @@
 /**
  * COD payouts to merchants (issue 27; docs/decisions/0104-cod-payouts.md):
- * on each cycle day (Tuesday and Friday, IST) every account's COD shipments
- * that the couriers remitted and that were delivered at least
- * {@link PAYOUT_DELAY_DAYS} days before become one payout; ops mark it paid
- * with the bank's UTR (its shipments' `cod_status` becomes `paid`). The
- * merchant reads the payouts, each with its shipments, and a summary of
- * where the COD money is.
+ * on each of an account's cycle days (default Tuesday and Friday, IST) its
+ * COD shipments that the couriers remitted and that were delivered at least
+ * its delay before (default {@link PAYOUT_DELAY_DAYS} days; early COD
+ * {@link EARLY_COD_DELAY_DAYS} days for a fee) become one payout, less its
+ * deductions (the early-COD fee; the charges it owes, when it chose to settle
+ * them from COD); ops mark it paid with the bank's UTR (its shipments'
+ * `cod_status` becomes `paid`). The merchant reads the payouts, each with
+ * its shipments, a summary of where the COD money is, and its settings.
  */
 
 import { stringify } from "csv-stringify/sync";
 import {
+	EARLY_COD_DELAY_DAYS,
 	type HttpParams,
 	PAYOUT_DELAY_DAYS,
 	PAYOUT_WEEKDAYS,
@@ -17,11 +20,15 @@ import {
 	type PayoutCycleResult,
 	type PayoutDetail,
 	type PayoutPage,
+	type PayoutSettings,
 	type PayoutStatus,
 	REMITTANCES_DEFAULT_LIMIT,
 	REMITTANCES_MAX_LIMIT,
 	type RemittanceSummary,
+	WEEKDAYS,
+	type Weekday,
 } from "../contracts";
+import { setting } from "../platform/config";
 import { type CursorPosition, decodeCursor, encodeCursor } from "../platform/cursor";
 import { fail, validationFailed } from "../platform/errors";
 import { neutralise } from "../shared/csv-cell";
@@ -34,8 +41,10 @@ import {
 	markPayoutPaid,
 	type PayoutRow,
 	payoutOf,
+	payoutSettingsOf,
 	payoutsPage,
 	runPayoutCycle as runCycleStatement,
+	setPayoutSettings,
 } from "./store";
 import { pageLimit } from "./wallet";
 
@@ -44,20 +53,96 @@ import { pageLimit } from "./wallet";
  * before it were delivered on or before the IST day {@link PAYOUT_DELAY_DAYS}
  * days earlier, so they are paid in this cycle.
  */
-export function cutoffOf(cycle_date: string): string {
-	return istMidnight(addDays(cycle_date, -(PAYOUT_DELAY_DAYS - 1)));
+export function cutoffOf(cycle_date: string, delay_days: number = PAYOUT_DELAY_DAYS): string {
+	return istMidnight(addDays(cycle_date, -(delay_days - 1)));
 }
 
-/** True when `date` (`YYYY-MM-DD`, IST) is a payout cycle day ({@link PAYOUT_WEEKDAYS}). */
-export function isCycleDay(date: string): boolean {
-	return PAYOUT_WEEKDAYS.includes(new Date(`${date}T00:00:00Z`).getUTCDay());
+/** True when `date` (`YYYY-MM-DD`, IST) falls on one of `weekdays` (0 = Sunday; default {@link PAYOUT_WEEKDAYS}). */
+export function isCycleDay(date: string, weekdays: readonly number[] = PAYOUT_WEEKDAYS): boolean {
+	return weekdays.includes(new Date(`${date}T00:00:00Z`).getUTCDay());
 }
 
-/** The first cycle day on or after `date` (IST). */
-export function nextCycleDay(date: string): string {
+/** The first cycle day on or after `date` (IST) among `weekdays` (default {@link PAYOUT_WEEKDAYS}). */
+export function nextCycleDay(date: string, weekdays: readonly number[] = PAYOUT_WEEKDAYS): string {
 	let d = date;
-	while (!isCycleDay(d)) d = addDays(d, 1);
+	while (!isCycleDay(d, weekdays)) d = addDays(d, 1);
 	return d;
+}
+
+/** An account's effective payout terms: its settings, else the defaults (week days 0 = Sunday). */
+interface Terms {
+	weekdays: number[];
+	delay_days: number;
+	early_cod: boolean;
+	settle_charges: boolean;
+}
+
+/** The defaults: Tuesday and Friday, {@link PAYOUT_DELAY_DAYS} days, no early COD, no settlement. */
+const DEFAULT_TERMS: Terms = {
+	weekdays: [...PAYOUT_WEEKDAYS],
+	delay_days: PAYOUT_DELAY_DAYS,
+	early_cod: false,
+	settle_charges: false,
+};
+
+/** The account's terms (its stored settings, else {@link DEFAULT_TERMS}). */
+async function termsOf(deps: BillingDeps, sender_id: number): Promise<Terms> {
+	return (await payoutSettingsOf(deps.db, sender_id)) ?? DEFAULT_TERMS;
+}
+
+/** Days after delivery the terms pay at: the early-COD delay, else the account's. */
+const delayOf = (t: Terms) => (t.early_cod ? EARLY_COD_DELAY_DAYS : t.delay_days);
+
+/** The settings as the API shows them, with the next cycle day from `now` (IST). */
+function settingsOut(t: Terms, now: Date): PayoutSettings {
+	return {
+		cycle_days: [...t.weekdays].sort((a, b) => a - b).map((d) => WEEKDAYS[d]),
+		delay_days: t.delay_days,
+		early_cod: t.early_cod,
+		early_cod_delay_days: EARLY_COD_DELAY_DAYS,
+		early_cod_fee_bp: setting("BILLING_EARLY_COD_FEE_BP"),
+		settle_charges_from_cod: t.settle_charges,
+		next_payout_date: nextCycleDay(istDay(now), t.weekdays),
+	};
+}
+
+/** `GET /v1/remittances/settings`: the account's payout settings (the defaults when it set none). */
+export async function payoutSettings(
+	deps: BillingDeps,
+	sender_id: number,
+	now: Date = new Date(),
+): Promise<PayoutSettings> {
+	return settingsOut(await termsOf(deps, sender_id), now);
+}
+
+/**
+ * `PUT /v1/remittances/settings` `{cycle_days?, delay_days?, early_cod?,
+ * settle_charges_from_cod?}` (validated by the action's schema): replaces the
+ * account's settings, a field left out taking its default (Tuesday and
+ * Friday, 7 days, false, false). Applies from the next cycle run.
+ */
+export async function updatePayoutSettings(
+	deps: BillingDeps,
+	sender_id: number,
+	body: {
+		cycle_days?: Weekday[] | null;
+		delay_days?: number | null;
+		early_cod?: boolean | null;
+		settle_charges_from_cod?: boolean | null;
+	},
+	now: Date = new Date(),
+): Promise<PayoutSettings> {
+	const t: Terms = {
+		weekdays: body.cycle_days
+			? [...new Set(body.cycle_days.map((d) => WEEKDAYS.indexOf(d)))]
+			: DEFAULT_TERMS.weekdays,
+		delay_days: body.delay_days ?? PAYOUT_DELAY_DAYS,
+		early_cod: body.early_cod ?? false,
+		settle_charges: body.settle_charges_from_cod ?? false,
+	};
+	await setPayoutSettings(deps.db, sender_id, t);
+	deps.logger.info("payout settings changed", { sender_id, ...t });
+	return settingsOut(t, now);
 }
 
 /** A payout row as the API answers it (rupees, UTC). */
@@ -68,6 +153,8 @@ function payoutOut(r: PayoutRow): Payout {
 		shipments: r.shipments,
 		gross_cod: toRupees(r.gross_paise),
 		deductions: toRupees(r.deductions_paise),
+		early_cod_fee: toRupees(r.early_cod_fee_paise),
+		settled_charges: toRupees(r.settled_charges_paise),
 		net: toRupees(r.net_paise),
 		status: r.status,
 		utr: r.utr,
@@ -77,8 +164,9 @@ function payoutOut(r: PayoutRow): Payout {
 }
 
 /**
- * `billing.runPayoutCycle` (ops route, and the service's timer on cycle
- * days): the payouts of `cycle_date` (default today, IST).
+ * `billing.runPayoutCycle` (ops route, and the service's timer every day):
+ * the payouts of `cycle_date` (default today, IST) for every account whose
+ * cycle days include it (store.ts `runPayoutCycle`).
  * @throws 400 `validation_failed` `cycle_date: must be a real YYYY-MM-DD date`
  */
 export async function runCycle(
@@ -88,7 +176,13 @@ export async function runCycle(
 ): Promise<PayoutCycleResult> {
 	const date = cycle_date === undefined || cycle_date === "" ? istDay(now) : cycle_date;
 	if (!isCalendarDay(date)) throw validationFailed(["cycle_date: must be a real YYYY-MM-DD date"]);
-	const r = await runCycleStatement(deps.db, date, cutoffOf(date));
+	const r = await runCycleStatement(deps.db, {
+		cycle_date: date,
+		default_weekdays: PAYOUT_WEEKDAYS,
+		default_delay_days: PAYOUT_DELAY_DAYS,
+		early_delay_days: EARLY_COD_DELAY_DAYS,
+		early_fee_bp: setting("BILLING_EARLY_COD_FEE_BP"),
+	});
 	if (r.payouts)
 		deps.logger.info("payout cycle ran", { cycle_date: date, payouts: r.payouts, shipments: r.shipments });
 	return { cycle_date: date, payouts: r.payouts, shipments: r.shipments, amount: toRupees(r.net_paise) };
@@ -169,8 +263,9 @@ export async function summaryOf(
 	sender_id: number,
 	now: Date = new Date(),
 ): Promise<RemittanceSummary> {
-	const next = nextCycleDay(istDay(now));
-	const s = await codSummary(deps.db, sender_id, cutoffOf(next));
+	const terms = await termsOf(deps, sender_id);
+	const next = nextCycleDay(istDay(now), terms.weekdays);
+	const s = await codSummary(deps.db, sender_id, cutoffOf(next, delayOf(terms)));
 	return {
 		collected: { shipments: s.collected[0], amount: toRupees(s.collected[1]) },
 		remitted: { shipments: s.remitted[0], amount: toRupees(s.remitted[1]) },

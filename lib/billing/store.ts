@@ -28,7 +28,8 @@ export interface LedgerRow {
 	amount_paise: number;
 	/** null for a weight discrepancy's movement whose AWB's booking charge billing has not recorded */
 	attempt_id: number | null;
-	order_id: number;
+	/** null for an account-level movement (`cod_settlement`) */
+	order_id: number | null;
 	awb_number: string | null;
 	note: string | null;
 	occurred_at: Date;
@@ -36,7 +37,7 @@ export interface LedgerRow {
 	occurred_us: string;
 }
 
-const LEDGER_NUMBERS = ["id", "sender_id", "order_id", "amount_paise"] as const;
+const LEDGER_NUMBERS = ["id", "sender_id", "amount_paise"] as const;
 
 /**
  * SQL of an entry's effect on its balance (paise): the credit kinds
@@ -71,7 +72,8 @@ export interface NewLedgerEntry {
 	amount_paise: number;
 	entry_key: string;
 	attempt_id: number | null;
-	order_id: number;
+	/** null for an account-level movement (`cod_settlement`) */
+	order_id: number | null;
 	awb_number: string | null;
 	note: string | null;
 	/** ISO-8601 UTC */
@@ -208,6 +210,7 @@ export async function ledgerPage(
 		rows: rows.slice(0, limit).map((r) => ({
 			...numbersIn<LedgerRow, (typeof LEDGER_NUMBERS)[number]>(r, LEDGER_NUMBERS),
 			attempt_id: r.attempt_id === null ? null : Number(r.attempt_id),
+			order_id: r.order_id === null ? null : Number(r.order_id),
 		})),
 		more: rows.length > limit,
 	};
@@ -555,6 +558,8 @@ export interface PayoutRow {
 	shipments: number;
 	gross_paise: number;
 	deductions_paise: number;
+	early_cod_fee_paise: number;
+	settled_charges_paise: number;
 	net_paise: number;
 	status: PayoutStatus;
 	utr: string | null;
@@ -563,7 +568,7 @@ export interface PayoutRow {
 }
 
 const PAYOUT_COLUMNS = `id, sender_id, to_char(cycle_date, 'YYYY-MM-DD') AS cycle_date, shipments, gross_paise,
-	deductions_paise, net_paise, status, utr, paid_at, created_at`;
+	deductions_paise, early_cod_fee_paise, settled_charges_paise, net_paise, status, utr, paid_at, created_at`;
 
 const PAYOUT_NUMBERS = [
 	"id",
@@ -571,6 +576,8 @@ const PAYOUT_NUMBERS = [
 	"shipments",
 	"gross_paise",
 	"deductions_paise",
+	"early_cod_fee_paise",
+	"settled_charges_paise",
 	"net_paise",
 ] as const;
 
@@ -581,61 +588,147 @@ function payoutRow(r: StoredPayout): PayoutRow {
 	return numbersIn<PayoutRow, (typeof PAYOUT_NUMBERS)[number]>(r, PAYOUT_NUMBERS);
 }
 
+/** The rules of a payout cycle that are not per account: the defaults and the early-COD terms. */
+export interface CycleRules {
+	/** `YYYY-MM-DD` (IST) */
+	cycle_date: string;
+	/** week days (0 = Sunday) of an account without settings */
+	default_weekdays: readonly number[];
+	/** days after delivery of an account without settings */
+	default_delay_days: number;
+	/** days after delivery of an early-COD account */
+	early_delay_days: number;
+	/** the early-COD fee, basis points of the gross */
+	early_fee_bp: number;
+}
+
 /**
- * Runs payout cycle `cycle_date` (IST date) in ONE statement: for each
- * account, its remitted COD shipments collected before `cutoff` (ISO-8601)
- * and in no payout yet become one payout (gross = what the couriers
- * remitted; no deductions), unless the account has a payout of this cycle
- * already (UNIQUE (sender_id, cycle_date)): a cycle run twice pays nothing
- * twice. Runs under a transaction-scoped advisory lock, so two runs (two
- * pods, two dates) never take the same shipment into two payouts.
- * @returns the payouts made, their shipments and their net (paise)
+ * Runs payout cycle `cycle_date` (IST) in ONE transaction under an advisory
+ * lock (two runs never claim one shipment): per account whose cycle days
+ * include the date's week day, one payout (UNIQUE (sender_id, cycle_date):
+ * a second run makes nothing) of its remitted COD shipments in no payout,
+ * delivered before its cut-off (midnight IST, delay − 1 days before the
+ * cycle: its own delay, or the early-COD delay). Deductions: the early-COD
+ * fee (fee_bp × gross, rounded half up to the paisa) and, for an account
+ * settling charges from COD, what it owes (the wallet's negative balance,
+ * at most what is left after the fee), credited to its wallet by a
+ * `cod_settlement` entry in the same transaction. Net = gross − deductions.
  */
 export async function runPayoutCycle(
 	db: Sequelize,
-	cycle_date: string,
-	cutoff: string,
+	rules: CycleRules,
 ): Promise<{ payouts: number; shipments: number; net_paise: number }> {
 	return db.transaction(async (t) => {
 		await exec(db, `SELECT pg_advisory_xact_lock(hashtextextended('billing.payout_cycle', 0))`, [], t);
-		return payoutStatement(db, cycle_date, cutoff, t);
+		const made = await select<{
+			id: string;
+			sender_id: string;
+			shipments: number;
+			net_paise: string;
+			settled_charges_paise: string;
+			created_at: Date;
+		}>(
+			db,
+			`WITH acct AS (
+				SELECT DISTINCT sender_id FROM billing.shipments WHERE cod_status = 'remitted' AND payout_id IS NULL),
+			cfg AS (
+				SELECT a.sender_id, COALESCE(p.early_cod, false) AS early, COALESCE(p.settle_charges, false) AS settle,
+					(($1::date - (CASE WHEN COALESCE(p.early_cod, false) THEN $4::int ELSE COALESCE(p.delay_days, $3::int) END
+						- 1))::timestamp AT TIME ZONE 'Asia/Kolkata') AS cutoff
+				FROM acct a LEFT JOIN billing.payout_settings p ON p.sender_id = a.sender_id
+				WHERE extract(dow FROM $1::date)::smallint = ANY(COALESCE(p.weekdays, $2::smallint[]))),
+			eligible AS (
+				SELECT s.awb_number, s.sender_id, s.remitted_paise FROM billing.shipments s JOIN cfg c USING (sender_id)
+				WHERE s.cod_status = 'remitted' AND s.payout_id IS NULL AND s.collected_at < c.cutoff),
+			sums AS (
+				SELECT e.sender_id, COUNT(*) AS n, SUM(e.remitted_paise) AS gross,
+					CASE WHEN bool_or(c.early) THEN floor(($5::bigint * SUM(e.remitted_paise) + 5000) / 10000) ELSE 0 END
+						AS fee,
+					bool_or(c.settle) AS settle
+				FROM eligible e JOIN cfg c USING (sender_id) GROUP BY e.sender_id),
+			owed AS (
+				SELECT s.*, CASE WHEN s.settle
+					THEN LEAST(GREATEST(-COALESCE(b.balance_paise, 0), 0), s.gross - s.fee) ELSE 0 END AS settled
+				FROM sums s LEFT JOIN billing.balances b ON b.sender_id = s.sender_id),
+			made AS (
+				INSERT INTO billing.payouts (sender_id, cycle_date, shipments, gross_paise, deductions_paise,
+					early_cod_fee_paise, settled_charges_paise, net_paise)
+				SELECT sender_id, $1::date, n, gross, fee + settled, fee, settled, gross - fee - settled
+				FROM owed ORDER BY sender_id
+				ON CONFLICT (sender_id, cycle_date) DO NOTHING
+				RETURNING id, sender_id, shipments, net_paise, settled_charges_paise, created_at),
+			marked AS (
+				UPDATE billing.shipments s SET payout_id = made.id, updated_at = now()
+				FROM made, eligible e
+				WHERE e.sender_id = made.sender_id AND s.awb_number = e.awb_number AND s.payout_id IS NULL
+				RETURNING s.awb_number, s.payout_id)
+			SELECT made.*, (SELECT COUNT(*) FROM marked m WHERE m.payout_id = made.id)::int AS shipments FROM made`,
+			[
+				rules.cycle_date,
+				[...rules.default_weekdays],
+				rules.default_delay_days,
+				rules.early_delay_days,
+				rules.early_fee_bp,
+			],
+			t,
+		);
+		await appendEntries(
+			db,
+			made
+				.filter((m) => Number(m.settled_charges_paise) > 0)
+				.map((m) => ({
+					sender_id: Number(m.sender_id),
+					kind: "cod_settlement",
+					amount_paise: Number(m.settled_charges_paise),
+					entry_key: `payout:${m.id}:settlement`,
+					attempt_id: null,
+					order_id: null,
+					awb_number: null,
+					note: `shipping charges settled from COD payout ${m.id} (${rules.cycle_date})`,
+					occurred_at: m.created_at.toISOString(),
+				})),
+			t,
+		);
+		return {
+			payouts: made.length,
+			shipments: made.reduce((n, m) => n + m.shipments, 0),
+			net_paise: made.reduce((n, m) => n + Number(m.net_paise), 0),
+		};
 	});
 }
 
-/** The statement of {@link runPayoutCycle}, in its transaction `t`. */
-async function payoutStatement(
+/** An account's stored payout settings (week days 0 = Sunday), or null (the defaults apply). */
+export async function payoutSettingsOf(
 	db: Sequelize,
-	cycle_date: string,
-	cutoff: string,
-	t: Transaction,
-): Promise<{ payouts: number; shipments: number; net_paise: number }> {
-	const rows = await select<{ payouts: string; shipments: string; net: string }>(
+	sender_id: number,
+): Promise<{ weekdays: number[]; delay_days: number; early_cod: boolean; settle_charges: boolean } | null> {
+	const [r] = await select<{
+		weekdays: number[];
+		delay_days: number;
+		early_cod: boolean;
+		settle_charges: boolean;
+	}>(
 		db,
-		`WITH eligible AS (
-			SELECT awb_number, sender_id, remitted_paise FROM billing.shipments
-			WHERE cod_status = 'remitted' AND payout_id IS NULL AND collected_at < $2::timestamptz),
-		sums AS (
-			SELECT sender_id, COUNT(*) AS n, SUM(remitted_paise) AS gross FROM eligible GROUP BY sender_id),
-		made AS (
-			INSERT INTO billing.payouts (sender_id, cycle_date, shipments, gross_paise, deductions_paise, net_paise)
-			SELECT sender_id, $1::date, n, gross, 0, gross FROM sums ORDER BY sender_id
-			ON CONFLICT (sender_id, cycle_date) DO NOTHING
-			RETURNING id, sender_id, shipments, net_paise),
-		marked AS (
-			UPDATE billing.shipments s SET payout_id = made.id, updated_at = now()
-			FROM made, eligible e
-			WHERE e.sender_id = made.sender_id AND s.awb_number = e.awb_number AND s.payout_id IS NULL
-			RETURNING s.awb_number)
-		SELECT (SELECT COUNT(*) FROM made) AS payouts, (SELECT COUNT(*) FROM marked) AS shipments,
-			(SELECT COALESCE(SUM(net_paise), 0) FROM made) AS net`,
-		[cycle_date, cutoff],
-		t,
+		`SELECT weekdays, delay_days, early_cod, settle_charges FROM billing.payout_settings WHERE sender_id = $1`,
+		[sender_id],
 	);
-	return {
-		payouts: Number(rows[0].payouts),
-		shipments: Number(rows[0].shipments),
-		net_paise: Number(rows[0].net),
-	};
+	return r ? { ...r, weekdays: r.weekdays.map(Number) } : null;
+}
+
+/** Stores an account's payout settings (replacing any). */
+export async function setPayoutSettings(
+	db: Sequelize,
+	sender_id: number,
+	s: { weekdays: number[]; delay_days: number; early_cod: boolean; settle_charges: boolean },
+): Promise<void> {
+	await exec(
+		db,
+		`INSERT INTO billing.payout_settings (sender_id, weekdays, delay_days, early_cod, settle_charges)
+		 VALUES ($1, $2::smallint[], $3, $4, $5)
+		 ON CONFLICT (sender_id) DO UPDATE SET weekdays = EXCLUDED.weekdays, delay_days = EXCLUDED.delay_days,
+			early_cod = EXCLUDED.early_cod, settle_charges = EXCLUDED.settle_charges, updated_at = now()`,
+		[sender_id, s.weekdays, s.delay_days, s.early_cod, s.settle_charges],
+	);
 }
 
 /** One page of the account's payouts, newest first (by id), optionally of one status; plus whether more follow. */

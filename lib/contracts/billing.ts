@@ -23,15 +23,23 @@ export const WALLET_MAX_LIMIT = 1000;
  * 0105-weight-discrepancies.md): `charge` (a booked attempt) and
  * `weight_discrepancy` (the extra charge of a weight discrepancy, held when it
  * opens) take money; `refund` (a cancelled attempt) and
- * `weight_discrepancy_refund` (a dispute won: the hold given back) give it.
+ * `weight_discrepancy_refund` (a dispute won: the hold given back) and
+ * `cod_settlement` (shipping charges settled from a COD payout, for an
+ * account that chose it; docs/decisions/0104-cod-payouts.md) give it.
  */
-export const LEDGER_KINDS = ["charge", "refund", "weight_discrepancy", "weight_discrepancy_refund"] as const;
+export const LEDGER_KINDS = [
+	"charge",
+	"refund",
+	"weight_discrepancy",
+	"weight_discrepancy_refund",
+	"cod_settlement",
+] as const;
 /** One {@link LEDGER_KINDS} value. */
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 /** The kinds booking records (its outbox kind `ledger_entry`). */
 export type BookingLedgerKind = "charge" | "refund";
 /** The kinds that add to the balance (the others take from it). */
-export const CREDIT_KINDS: readonly LedgerKind[] = ["refund", "weight_discrepancy_refund"];
+export const CREDIT_KINDS: readonly LedgerKind[] = ["refund", "weight_discrepancy_refund", "cod_settlement"];
 
 /**
  * One movement as booking records it (booking's outbox kind `ledger_entry`,
@@ -69,7 +77,8 @@ export interface WalletMovement {
 	kind: LedgerKind;
 	/** rupees, positive */
 	amount: number;
-	order_id: number;
+	/** the order; null for an account-level movement (`cod_settlement`: a payout of many orders) */
+	order_id: number | null;
 	/** the booking attempt; for a weight discrepancy's movements the attempt that booked its AWB (null if unknown) */
 	attempt_id: number | null;
 	awb_number: string | null;
@@ -167,6 +176,44 @@ export const REMITTANCES_MAX_LIMIT = 1000;
 export const PAYOUT_DELAY_DAYS = 7;
 /** Payout cycle days (IST): Tuesday and Friday (`Date#getUTCDay` numbering of the IST date). */
 export const PAYOUT_WEEKDAYS: readonly number[] = [2, 5];
+/** Days after delivery an early-COD account's shipments are paid out (IST calendar days), for a fee. */
+export const EARLY_COD_DELAY_DAYS = 2;
+/** Longest payout delay an account may choose (days after delivery). */
+export const PAYOUT_DELAY_MAX_DAYS = 30;
+/** Week days by `Date#getUTCDay` number (0 = Sunday), as the payout settings name them. */
+export const WEEKDAYS = [
+	"sunday",
+	"monday",
+	"tuesday",
+	"wednesday",
+	"thursday",
+	"friday",
+	"saturday",
+] as const;
+/** One {@link WEEKDAYS} value. */
+export type Weekday = (typeof WEEKDAYS)[number];
+
+/**
+ * An account's payout settings (docs/decisions/0104-cod-payouts.md):
+ * `GET`/`PUT /v1/remittances/settings`. An account that never set them has
+ * the defaults (Tuesday and Friday, 7 days, no early COD, no settlement).
+ */
+export interface PayoutSettings {
+	/** the week days (IST) payouts are made on */
+	cycle_days: Weekday[];
+	/** a shipment is paid in the first cycle at least this many days after delivery ({@link PAYOUT_DELAY_DAYS}–{@link PAYOUT_DELAY_MAX_DAYS}) */
+	delay_days: number;
+	/** early COD: paid {@link EARLY_COD_DELAY_DAYS} days after delivery, for `early_cod_fee_bp` of the gross */
+	early_cod: boolean;
+	early_cod_delay_days: number;
+	/** the early-COD fee in basis points of the gross COD (1 bp = 0.01 %), deducted from the payout */
+	early_cod_fee_bp: number;
+	/** deduct what the account owes (the wallet's negative balance) from each payout */
+	settle_charges_from_cod: boolean;
+	/** the next cycle day (IST) under these settings */
+	next_payout_date: string;
+}
+
 /** The statuses of a payout: `scheduled` (computed, not paid yet), `paid` (ops recorded the bank's UTR). */
 export const PAYOUT_STATUSES = ["scheduled", "paid"] as const;
 /** One {@link PAYOUT_STATUSES} value. */
@@ -181,8 +228,12 @@ export interface Payout {
 	shipments: number;
 	/** COD the couriers remitted for them, rupees */
 	gross_cod: number;
-	/** settled from the COD (none yet), rupees */
+	/** early_cod_fee + settled_charges, rupees */
 	deductions: number;
+	/** the early-COD fee, rupees (0 unless the account chose early COD) */
+	early_cod_fee: number;
+	/** shipping charges settled from this payout (the wallet credited), rupees */
+	settled_charges: number;
 	/** paid to the merchant, rupees */
 	net: number;
 	status: PayoutStatus;
@@ -380,6 +431,16 @@ export interface BillingActions {
 	 */
 	/** GET /v1/remittances: the account's payouts, newest first. */
 	"billing.remittances": { params: RouteParams<Routes["billing.remittances"]>; result: PayoutPage };
+	/** GET /v1/remittances/settings: the account's payout settings. */
+	"billing.remittanceSettings": {
+		params: RouteParams<Routes["billing.remittanceSettings"]>;
+		result: PayoutSettings;
+	};
+	/** PUT /v1/remittances/settings (billing.write): the account's payout settings. */
+	"billing.setRemittanceSettings": {
+		params: RouteParams<Routes["billing.setRemittanceSettings"]>;
+		result: PayoutSettings;
+	};
 	/** GET /v1/remittances/summary: where the account's COD money is. */
 	"billing.remittanceSummary": {
 		params: RouteParams<Routes["billing.remittanceSummary"]>;

@@ -729,9 +729,16 @@ export const SETTINGS = {
 		doc: "billing outbox relay period (COD statuses to intake)",
 		readBy: ["billing"],
 	}),
+	BILLING_EARLY_COD_FEE_BP: integer({
+		dflt: 150,
+		min: 0,
+		max: 1000,
+		doc: "the early-COD fee in basis points of a payout's gross COD (150 = 1.5 %), for accounts that chose early COD",
+		readBy: ["billing"],
+	}),
 	BILLING_PAYOUT_CHECK_MS: ms({
 		dflt: 900_000,
-		doc: "how often billing checks whether today (IST) is a payout cycle day and runs its cycle (idempotent)",
+		doc: "how often billing runs today's (IST) payout cycle for the accounts whose cycle days include today and auto-accepts weight discrepancies past their 7 days (idempotent)",
 		readBy: ["billing"],
 	}),
 	NDR_POLICY_MS: ms({ dflt: 60_000, doc: "period of the ndr policy pass", readBy: ["ndr"] }),

@@ -26,14 +26,17 @@ import {
 	DISPUTE_MAX_IMAGE_BYTES,
 	DISPUTE_MAX_IMAGES,
 	DISPUTE_MAX_REASON,
+	EARLY_COD_DELAY_DAYS,
 	LEDGER_KINDS,
 	MAX_EXCEPTION_LINES,
 	PAYOUT_DELAY_DAYS,
+	PAYOUT_DELAY_MAX_DAYS,
 	PAYOUT_STATUSES,
 	REMITTANCES_DEFAULT_LIMIT,
 	REMITTANCES_MAX_LIMIT,
 	WALLET_DEFAULT_LIMIT,
 	WALLET_MAX_LIMIT,
+	WEEKDAYS,
 	WEIGHT_EXCEPTION_KINDS,
 } from "../billing";
 
@@ -64,10 +67,13 @@ const WALLET_ANSWER: JsonSchema = {
 						type: "string",
 						enum: [...LEDGER_KINDS],
 						description:
-							"`charge` (a booked attempt) and `weight_discrepancy` (a weight discrepancy's extra charge, held when it opens) take from the balance; `refund` (a cancelled attempt) and `weight_discrepancy_refund` (a dispute won) add to it",
+							"`charge` (a booked attempt) and `weight_discrepancy` (a weight discrepancy's extra charge, held when it opens) take from the balance; `refund` (a cancelled attempt), `weight_discrepancy_refund` (a dispute won) and `cod_settlement` (charges settled from a COD payout) add to it",
 					},
 					amount: rupees("positive amount of the movement."),
-					order_id: int("the order"),
+					order_id: {
+						type: ["integer", "null"],
+						description: "the order; null for an account-level movement (`cod_settlement`)",
+					},
 					attempt_id: {
 						type: ["integer", "null"],
 						description:
@@ -138,6 +144,58 @@ export const PAYOUT_PAID_BODY = {
 	utr: { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9-]+$/ },
 } as const;
 
+/** Body of `PUT /v1/remittances/settings`: every field optional (left out: its default). */
+export const PAYOUT_SETTINGS_BODY = {
+	$$strict: "remove",
+	cycle_days: {
+		type: "array",
+		items: { type: "enum", values: [...WEEKDAYS] },
+		min: 1,
+		max: 7,
+		unique: true,
+		optional: true,
+	},
+	delay_days: {
+		type: "number",
+		integer: true,
+		min: PAYOUT_DELAY_DAYS,
+		max: PAYOUT_DELAY_MAX_DAYS,
+		optional: true,
+	},
+	early_cod: { type: "boolean", optional: true },
+	settle_charges_from_cod: { type: "boolean", optional: true },
+} as const;
+
+const PAYOUT_SETTINGS: JsonSchema = {
+	type: "object",
+	additionalProperties: false,
+	required: [
+		"cycle_days",
+		"delay_days",
+		"early_cod",
+		"early_cod_delay_days",
+		"early_cod_fee_bp",
+		"settle_charges_from_cod",
+		"next_payout_date",
+	],
+	properties: {
+		cycle_days: {
+			type: "array",
+			items: { type: "string", enum: [...WEEKDAYS] },
+			description: "week days (IST) payouts are made on",
+		},
+		delay_days: int("a shipment is paid in the first cycle at least this many days after delivery"),
+		early_cod: { type: "boolean", description: "paid `early_cod_delay_days` after delivery, for the fee" },
+		early_cod_delay_days: int("days after delivery under early COD"),
+		early_cod_fee_bp: int("the early-COD fee, basis points of the gross COD (150 = 1.5 %)"),
+		settle_charges_from_cod: {
+			type: "boolean",
+			description: "each payout first settles what the wallet owes (its negative balance)",
+		},
+		next_payout_date: str("the next cycle day (IST)", { format: "date" }),
+	},
+};
+
 /** Body of `POST /v1/ops/payout-cycles`: the cycle's IST date, default today. */
 export const PAYOUT_CYCLE_BODY = {
 	$$strict: "remove",
@@ -150,7 +208,11 @@ const PAYOUT_PROPS: Record<string, JsonSchema> = {
 	cycle_date: str("the payout cycle, IST date", { format: "date" }),
 	shipments: int("COD shipments it pays"),
 	gross_cod: rupees("COD the couriers remitted for them."),
-	deductions: rupees("settled from the COD (none yet)."),
+	deductions: rupees("early_cod_fee + settled_charges."),
+	early_cod_fee: rupees("the early-COD fee (0 unless the account chose early COD)."),
+	settled_charges: rupees(
+		"shipping charges settled from this payout (credited to the wallet as `cod_settlement`).",
+	),
 	net: rupees("paid to you."),
 	status: { type: "string", enum: [...PAYOUT_STATUSES], description: "`scheduled` until paid, then `paid`" },
 	utr: nullableStr("the bank transfer's UTR, once paid"),
@@ -447,7 +509,7 @@ export const BILLING_ROUTES = defineRoutes({
 		tag: "shipping",
 		operationId: "billing_remittances",
 		summary: "The account's COD payouts",
-		description: `Ours (docs/decisions/0104-cod-payouts.md): your COD payouts, newest first, cursor-paged. A payout is made on each cycle day (Tuesday and Friday, IST) of the COD shipments the couriers remitted and that were delivered at least ${PAYOUT_DELAY_DAYS} days before; \`scheduled\` until paid, then \`paid\` with the bank's UTR. Money in rupees. Any authenticated role. Query validated by hand.`,
+		description: `Ours (docs/decisions/0104-cod-payouts.md): your COD payouts, newest first, cursor-paged. A payout is made on each of your cycle days (default Tuesday and Friday, IST; \`GET /v1/remittances/settings\`) of the COD shipments the couriers remitted and that were delivered at least your delay before (default ${PAYOUT_DELAY_DAYS} days; early COD ${EARLY_COD_DELAY_DAYS}), less its deductions (the early-COD fee, charges settled from COD); \`scheduled\` until paid, then \`paid\` with the bank's UTR. Money in rupees. Any authenticated role. Query validated by hand.`,
 		queryParams: [
 			queryParam(
 				"limit",
@@ -489,6 +551,32 @@ export const BILLING_ROUTES = defineRoutes({
 		description:
 			"Ours (docs/decisions/0104-cod-payouts.md): COD collected by the couriers and not remitted yet, remitted and not in a payout yet, in payouts not paid yet, and the next cycle day with what it would pay now. Money in rupees. Any authenticated role.",
 		responses: { "200": json("The summary.", SUMMARY) },
+	},
+	"billing.remittanceSettings": {
+		route: "GET /v1/remittances/settings",
+		access: ANY_ROLE,
+		tag: "shipping",
+		operationId: "billing_remittanceSettings",
+		summary: "The account's COD payout settings",
+		description: `Ours (docs/decisions/0104-cod-payouts.md): the week days payouts are made on (default Tuesday and Friday), the delay after delivery (default ${PAYOUT_DELAY_DAYS} days), early COD (paid ${EARLY_COD_DELAY_DAYS} days after delivery for a fee in basis points of the gross) and whether payouts settle what the wallet owes; with the next payout date. Any authenticated role.`,
+		responses: { "200": json("The settings.", PAYOUT_SETTINGS) },
+	},
+	"billing.setRemittanceSettings": {
+		route: "PUT /v1/remittances/settings",
+		access: BILLING_WRITE,
+		tag: "shipping",
+		operationId: "billing_setRemittanceSettings",
+		summary: "Change the account's COD payout settings",
+		description: `Ours (docs/decisions/0104-cod-payouts.md): replaces the settings; a field left out takes its default (\`cycle_days\` Tuesday and Friday, \`delay_days\` ${PAYOUT_DELAY_DAYS}, \`early_cod\` false, \`settle_charges_from_cod\` false). \`delay_days\` ${PAYOUT_DELAY_DAYS}–${PAYOUT_DELAY_MAX_DAYS} (a shorter wait is early COD, which costs its fee). With \`settle_charges_from_cod\`, each payout first pays what the wallet owes (at most the payout), credited to the wallet as a \`cod_settlement\` movement. Applies from the next cycle run. Capability \`billing.write\`; read-only roles are refused.`,
+		body: PAYOUT_SETTINGS_BODY,
+		bodyOptional: true,
+		responses: { "200": json("The settings now.", PAYOUT_SETTINGS) },
+		errors: [
+			{
+				code: "validation_failed",
+				when: `\`cycle_days\` (1–7 distinct week day names), \`delay_days\` (${PAYOUT_DELAY_DAYS}–${PAYOUT_DELAY_MAX_DAYS}), booleans`,
+			},
+		],
 	},
 	"billing.remittance": {
 		route: "GET /v1/remittances/:id",
@@ -547,7 +635,7 @@ export const BILLING_ROUTES = defineRoutes({
 		operationId: "ops_runPayoutCycle",
 		summary: "Run a payout cycle",
 		description:
-			"Ours (docs/decisions/0104-cod-payouts.md). Ops token only. Makes the payouts of `cycle_date` (IST, default today): per account, its remitted COD shipments delivered before the cycle's cut-off and in no payout yet. Idempotent per account and cycle: a second run makes no payout for an account that has one of that cycle. The service runs today's cycle by itself on cycle days (Tuesday, Friday).",
+			"Ours (docs/decisions/0104-cod-payouts.md). Ops token only. Makes the payouts of `cycle_date` (IST, default today): per account whose cycle days include that week day (default Tuesday and Friday), its remitted COD shipments delivered before its cut-off (its delay, or the early-COD delay) and in no payout yet, less its deductions. Idempotent per account and cycle: a second run makes no payout for an account that has one of that cycle. The service runs today's cycle by itself every day.",
 		body: PAYOUT_CYCLE_BODY,
 		responses: { "200": json("What the run made.", CYCLE_RESULT) },
 		errors: [{ code: "validation_failed", when: "the cycle date is not a real calendar day (YYYY-MM-DD)" }],

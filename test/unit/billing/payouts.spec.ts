@@ -89,6 +89,8 @@ describe("billing: COD payouts", function () {
 					shipments: 2,
 					gross_cod: 1999.5,
 					deductions: 0,
+					early_cod_fee: 0,
+					settled_charges: 0,
 					net: 1999.5,
 					status: "scheduled",
 					utr: null,
@@ -184,6 +186,91 @@ describe("billing: COD payouts", function () {
 			const missing = await ops("/v1/ops/remittances/999999999/paid", { utr: "UTR-1" });
 			assert.equal(missing.status, 404);
 			assert.equal(missing.body.error, "remittance_not_found");
+		});
+
+		it("per-account settings: own cycle days and delay; early COD pays after 2 days for its fee; owed charges settled from COD", async () => {
+			const put = async (sender: number, body: unknown, role?: "merchant_finance") =>
+				http(sys.base, "PUT", "/v1/remittances/settings", {
+					body,
+					token: await sys.auth.tokenFor(sender, role),
+				});
+			// defaults, then validation, then a read-only role refused
+			const fresh = newSender();
+			const dflt = await http(sys.base, "GET", "/v1/remittances/settings", {
+				token: await sys.auth.tokenFor(fresh, "merchant_finance"),
+			});
+			assert.equal(dflt.status, 200, dflt.text);
+			assert.deepEqual(
+				{ ...dflt.body, next_payout_date: "" },
+				{
+					cycle_days: ["tuesday", "friday"],
+					delay_days: 7,
+					early_cod: false,
+					early_cod_delay_days: 2,
+					early_cod_fee_bp: 150,
+					settle_charges_from_cod: false,
+					next_payout_date: "",
+				},
+			);
+			const bad = await put(fresh, { cycle_days: ["funday"], delay_days: 3 });
+			assert.equal(bad.status, 400, bad.text);
+			assert.equal(bad.body.error, "validation_failed");
+			assert.equal((await put(fresh, { early_cod: true }, "merchant_finance")).status, 403);
+
+			// a Wednesday account (delay 10): paid on a Wednesday, not on the default Tuesday
+			const wed = newSender();
+			const w = await put(wed, { cycle_days: ["wednesday"], delay_days: 10 });
+			assert.equal(w.status, 200, w.text);
+			assert.deepEqual(w.body.cycle_days, ["wednesday"]);
+			assert.equal(new Date(`${w.body.next_payout_date}T00:00:00Z`).getUTCDay(), 3);
+			await remitted(wed, "2026-11-22T10:00:00.000Z", 30_000); // 22 Nov IST: ≥ 10 days before 2 Dec
+			await remitted(wed, "2026-11-24T10:00:00.000Z", 40_000); // 24 Nov: < 10 days before 2 Dec
+			await ops("/v1/ops/payout-cycles", { cycle_date: "2026-12-08" }); // a Tuesday
+			const token = await sys.auth.tokenFor(wed);
+			assert.deepEqual((await http(sys.base, "GET", "/v1/remittances", { token })).body.data, []);
+			await ops("/v1/ops/payout-cycles", { cycle_date: "2026-12-02" });
+			const [wp] = (await http(sys.base, "GET", "/v1/remittances", { token })).body.data;
+			assert.deepEqual([wp.cycle_date, wp.shipments, wp.gross_cod], ["2026-12-02", 1, 300]);
+
+			// early COD with settlement: delivered 29 Nov (IST), paid on Tuesday 1 Dec; fee 1.5 %; the ₹40 owed settled
+			const early = newSender();
+			assert.equal((await put(early, { early_cod: true, settle_charges_from_cod: true })).status, 200);
+			await sys.broker.call("billing.recordEntries", {
+				entries: [
+					{
+						sender_id: early,
+						attempt_id: freshId(),
+						order_id: freshId(),
+						kind: "charge",
+						amount_paise: 4000,
+						awb_number: null,
+						note: null,
+						occurred_at: new Date().toISOString(),
+					},
+				],
+			});
+			await remitted(early, "2026-11-29T10:00:00.000Z", 100_000);
+			await remitted(early, "2026-11-30T10:00:00.000Z", 50_000); // 30 Nov: under 2 days before 1 Dec
+			await ops("/v1/ops/payout-cycles", { cycle_date: "2026-12-01" });
+			const et = await sys.auth.tokenFor(early);
+			const [ep] = (await http(sys.base, "GET", "/v1/remittances", { token: et })).body.data;
+			assert.deepEqual(
+				[ep.shipments, ep.gross_cod, ep.early_cod_fee, ep.settled_charges, ep.deductions, ep.net],
+				[1, 1000, 15, 40, 55, 945],
+			);
+			const wallet = await http(sys.base, "GET", "/v1/wallet", { token: et });
+			assert.equal(wallet.body.balance, 0, "the charges owed were settled");
+			assert.deepEqual(
+				wallet.body.data.map((m: { kind: string; amount: number; order_id: number | null }) => [
+					m.kind,
+					m.amount,
+					m.order_id,
+				])[0],
+				["cod_settlement", 40, null],
+			);
+			// a second run settles nothing twice
+			await ops("/v1/ops/payout-cycles", { cycle_date: "2026-12-01" });
+			assert.equal((await http(sys.base, "GET", "/v1/wallet", { token: et })).body.balance, 0);
 		});
 
 		it("pages payouts with a signed cursor and validates the query; the ops routes refuse a merchant's token", async () => {
