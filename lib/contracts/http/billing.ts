@@ -574,7 +574,7 @@ export const BILLING_ROUTES = defineRoutes({
 		errors: [
 			{
 				code: "validation_failed",
-				when: `\`cycle_days\` (1–7 distinct week day names), \`delay_days\` (${PAYOUT_DELAY_DAYS}–${PAYOUT_DELAY_MAX_DAYS}), booleans`,
+				when: `with \`details\`: cycle_days (1–7 distinct week day names), delay_days (${PAYOUT_DELAY_DAYS}–${PAYOUT_DELAY_MAX_DAYS}), early_cod and settle_charges_from_cod (booleans)`,
 			},
 		],
 	},
