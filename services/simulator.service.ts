@@ -140,6 +140,30 @@ interface SimulatorVars {
 	server?: SimulatorServer;
 }
 
+/** Params of the sandbox couriers' files (remittance, weight): a courier and/or at most `max` AWBs. */
+function fileFilters(max: number) {
+	return {
+		courier_code: { type: "string", min: 1, optional: true },
+		awb_numbers: { type: "array", items: { type: "string", min: 1 }, min: 1, max, optional: true },
+	} as const;
+}
+
+/** A file's optional day param (`YYYY-MM-DD`; {@link assertCalendarDay} checks it is a real day). */
+const FILE_DAY = { type: "string", pattern: /^\d{4}-\d{2}-\d{2}$/, optional: true } as const;
+
+/**
+ * Refuses a given day that is not a real calendar day.
+ * @throws 422 ValidationError `<field>: must be a real calendar date YYYY-MM-DD`
+ */
+function assertCalendarDay(field: string, day: string | undefined): void {
+	if (day !== undefined && !isCalendarDay(day))
+		throw new Errors.ValidationError(
+			`${field}: must be a real calendar date YYYY-MM-DD`,
+			"VALIDATION_ERROR",
+			[{ type: "date", field, actual: day }],
+		);
+}
+
 export default defineService<SimulatorVars>()({
 	name: "simulator",
 	mixins: [DbMixin("simulator", SIMULATOR_MIGRATIONS)],
@@ -205,26 +229,10 @@ export default defineService<SimulatorVars>()({
 		 * → 422 ValidationError.
 		 */
 		remittanceFile: {
-			params: {
-				courier_code: { type: "string", min: 1, optional: true },
-				awb_numbers: {
-					type: "array",
-					items: { type: "string", min: 1 },
-					min: 1,
-					max: MAX_REMITTANCE_AWBS,
-					optional: true,
-				},
-				remittance_date: { type: "string", pattern: /^\d{4}-\d{2}-\d{2}$/, optional: true },
-			},
+			params: { ...fileFilters(MAX_REMITTANCE_AWBS), remittance_date: FILE_DAY },
 			async handler(ctx): Promise<RemittanceFile> {
 				const { courier_code, awb_numbers, remittance_date } = ctx.params;
-				if (remittance_date !== undefined && !isCalendarDay(remittance_date)) {
-					throw new Errors.ValidationError(
-						"remittance_date: must be a real calendar date YYYY-MM-DD",
-						"VALIDATION_ERROR",
-						[{ type: "date", field: "remittance_date", actual: remittance_date }],
-					);
-				}
+				assertCalendarDay("remittance_date", remittance_date);
 				const rows = await deliveredCodPackages(this.db, {
 					courierCode: courier_code,
 					waybills: awb_numbers,
@@ -295,26 +303,10 @@ export default defineService<SimulatorVars>()({
 		 * `lines` 0. A date that is not a calendar day → 422 ValidationError.
 		 */
 		weightFile: {
-			params: {
-				courier_code: { type: "string", min: 1, optional: true },
-				awb_numbers: {
-					type: "array",
-					items: { type: "string", min: 1 },
-					min: 1,
-					max: MAX_WEIGHT_FILE_AWBS,
-					optional: true,
-				},
-				weighed_on: { type: "string", pattern: /^\d{4}-\d{2}-\d{2}$/, optional: true },
-			},
+			params: { ...fileFilters(MAX_WEIGHT_FILE_AWBS), weighed_on: FILE_DAY },
 			async handler(ctx): Promise<WeightFile> {
 				const { courier_code, awb_numbers, weighed_on } = ctx.params;
-				if (weighed_on !== undefined && !isCalendarDay(weighed_on)) {
-					throw new Errors.ValidationError(
-						"weighed_on: must be a real calendar date YYYY-MM-DD",
-						"VALIDATION_ERROR",
-						[{ type: "date", field: "weighed_on", actual: weighed_on }],
-					);
-				}
+				assertCalendarDay("weighed_on", weighed_on);
 				const rows = await weighedPackages(this.db, { courierCode: courier_code, waybills: awb_numbers });
 				return weightCsv(rows, weighed_on ?? istDay());
 			},

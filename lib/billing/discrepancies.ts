@@ -44,6 +44,7 @@ import {
 	type MeasuredWeight,
 	type MerchantEvent,
 	type OrderRecord,
+	WEIGHT_FILE_COLUMNS,
 	type WeightDiscrepancy,
 	type WeightExceptionKind,
 	type WeightExceptionLine,
@@ -81,15 +82,6 @@ import {
 } from "./discrepancy-store";
 import { cleanImage } from "./images";
 import { pageLimit } from "./wallet";
-
-/** The columns a weight file must have (any order; extra columns ignored). */
-export const WEIGHT_FILE_COLUMNS = [
-	"awb_number",
-	"charged_weight_kg",
-	"length_cm",
-	"width_cm",
-	"height_cm",
-] as const;
 
 /** Largest weight file read (bytes). */
 export const MAX_WEIGHT_FILE_BYTES = 8 * 1024 * 1024;

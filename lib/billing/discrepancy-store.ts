@@ -148,20 +148,21 @@ export async function reportedAwbs(db: Sequelize, awbs: string[]): Promise<Set<s
 	return new Set(rows.map((r) => r.awb_number));
 }
 
-/** A discrepancy to open (grams, cm, paise). */
-export interface NewDiscrepancy {
-	sender_id: number;
-	order_id: number;
-	awb_number: string;
-	logistic_id: number;
-	declared_g: number;
-	declared_dims_cm: number[] | null;
-	declared_chargeable_g: number;
-	charged_g: number;
-	charged_dims_cm: number[] | null;
-	charged_chargeable_g: number;
-	extra_paise: number;
-}
+/** A discrepancy to open (grams, cm, paise): the columns of a row the file decides. */
+export type NewDiscrepancy = Pick<
+	DiscrepancyRow,
+	| "sender_id"
+	| "order_id"
+	| "awb_number"
+	| "logistic_id"
+	| "declared_g"
+	| "declared_dims_cm"
+	| "declared_chargeable_g"
+	| "charged_g"
+	| "charged_dims_cm"
+	| "charged_chargeable_g"
+	| "extra_paise"
+>;
 
 /**
  * Records a weight file in ONE transaction: the file (once per content; a

@@ -368,6 +368,19 @@ export interface DiscrepancyPage {
 	pagination: { mode: "cursor"; limit: number; nextCursor: string | null };
 }
 
+/**
+ * The columns a courier's weight (billing) file must have, in any order
+ * (extra columns ignored): kg with at most 3 decimals, the dimensions in cm
+ * all given or all empty (docs/decisions/0105-weight-discrepancies.md).
+ */
+export const WEIGHT_FILE_COLUMNS = [
+	"awb_number",
+	"charged_weight_kg",
+	"length_cm",
+	"width_cm",
+	"height_cm",
+] as const;
+
 /** Why a line of a courier's weight file opened nothing and is not simply within tolerance. */
 export const WEIGHT_EXCEPTION_KINDS = ["invalid_line", "unknown_awb", "duplicate", "not_priced"] as const;
 /** One {@link WEIGHT_EXCEPTION_KINDS} value. */

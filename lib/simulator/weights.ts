@@ -26,18 +26,11 @@
  * No package gives the header alone (`lines` 0).
  */
 import { stringify } from "csv-stringify/sync";
-import type { WeightFile } from "../contracts";
+import { WEIGHT_FILE_COLUMNS as BILLING_WEIGHT_COLUMNS, type WeightFile } from "../contracts";
 import type { WeightRow } from "./store";
 
-/** The columns of a weight file, in order (its header line). */
-export const WEIGHT_FILE_COLUMNS = [
-	"awb_number",
-	"charged_weight_kg",
-	"length_cm",
-	"width_cm",
-	"height_cm",
-	"weighed_on",
-] as const;
+/** The columns of the sandbox couriers' weight file, in order (its header line): billing's, and the day weighed. */
+export const WEIGHT_FILE_COLUMNS = [...BILLING_WEIGHT_COLUMNS, "weighed_on"] as const;
 
 /** `value` (a number or numeric text) as a finite positive number, else undefined (absent, blank, not a number, ≤ 0). */
 function positive(value: string | number | null | undefined): number | undefined {

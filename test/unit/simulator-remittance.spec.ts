@@ -10,74 +10,40 @@
  */
 import assert from "node:assert/strict";
 import type { ServiceBroker } from "moleculer";
-import { startBroker } from "../helpers/broker";
 import { callAs } from "../helpers/call";
-import { freePort } from "../helpers/net";
+import {
+	type SandboxCourierClient,
+	sandboxCourierClient,
+	startSandboxSimulator,
+	stopSandboxSimulator,
+} from "../helpers/sandbox-courier";
 
 const run = Math.random().toString(36).slice(2, 8);
 const COURIER = "sbx-delhivery";
 const HEADER = "awb_number,amount,remittance_reference,remittance_date";
 const IST_MS = 330 * 60_000;
+/** this run's pickup location */
+const WAREHOUSE = `WH-REM-${run}`;
 
 describe("simulator.remittanceFile: the sandbox couriers' COD remittance CSV", function () {
 	this.timeout(20_000);
 	let broker: ServiceBroker;
-	let base: string;
+	let courier: SandboxCourierClient;
 	/** AWBs of this run's packages */
 	const awb = { cod: "", cod2: "", prepaid: "", undelivered: "", cancelled: "" };
 
-	/** POSTs JSON (or a form) to the simulator's Delhivery protocol with the sandbox token; answers the parsed body. */
-	async function post(path: string, body: string, type: string): Promise<unknown> {
-		const res = await fetch(`${base}${path}`, {
-			method: "POST",
-			headers: { authorization: "Token sandbox-token", "content-type": type, accept: "application/json" },
-			body,
-		});
-		const text = await res.text();
-		assert.ok(res.status < 300, `${path} answered ${res.status}: ${text.slice(0, 300)}`);
-		return JSON.parse(text);
-	}
-
-	/** Books one shipment (reference `ref`) at the sandbox Delhivery; answers its waybill. */
-	async function book(
+	/** Books one shipment (reference `ref`, 750 g; `cod_amount` in rupees) at the sandbox Delhivery; answers its waybill. */
+	function book(
 		ref: string,
 		payment: { payment_mode: "COD" | "Prepaid"; cod_amount: number },
 	): Promise<string> {
-		const data = {
-			shipments: [
-				{
-					name: "Meera Iyer",
-					add: "Flat 4B, Sea View, Bandra West, Opp. Bus Depot",
-					city: "Mumbai",
-					state: "Maharashtra",
-					pin: "400050",
-					country: "India",
-					phone: "9123456789",
-					order: `rem-${run}-${ref}`,
-					client_order_no: `ORD-${ref}`,
-					...payment,
-					total_amount: 1499,
-					weight: 750,
-					products_desc: "Cotton kurta",
-					seller_name: "Ravi Kumar",
-					return_name: "Ravi Kumar",
-					return_add: "Plot 9, Peenya Industrial Area",
-					return_city: "Bengaluru",
-					return_state: "Karnataka",
-					return_pin: "560058",
-					return_phone: "9000000002",
-					return_country: "India",
-				},
-			],
-			pickup_location: { name: `WH-REM-${run}` },
-		};
-		const form = new URLSearchParams({ format: "json", data: JSON.stringify(data) }).toString();
-		const out = (await post("/api/cmu/create.json", form, "application/x-www-form-urlencoded")) as {
-			success: boolean;
-			packages: { waybill: string }[];
-		};
-		assert.equal(out.success, true, JSON.stringify(out));
-		return out.packages[0].waybill;
+		return courier.book("", {
+			warehouse: WAREHOUSE,
+			order: `rem-${run}-${ref}`,
+			client_order_no: `ORD-${ref}`,
+			...payment,
+			weight: 750,
+		});
 	}
 
 	/** Emits `events` for `awb_number`, in order. */
@@ -86,33 +52,12 @@ describe("simulator.remittanceFile: the sandbox couriers' COD remittance CSV", f
 	}
 
 	before(async () => {
-		process.env.SANDBOX = "1";
-		const port = await freePort();
-		process.env.SANDBOX_COURIER_PORT = String(port);
-		delete process.env.SANDBOX_COURIER_URL;
-		process.env.SANDBOX_COURIER_DELAY_MS = "5";
-		broker = await startBroker(["simulator"]);
-		base = `http://127.0.0.1:${port}/delhivery`;
+		const sim = await startSandboxSimulator();
+		broker = sim.broker;
+		// the sandbox Delhivery: the paths below carry no prefix
+		courier = sandboxCourierClient(`${sim.root}/delhivery`);
 
-		await post(
-			"/api/backend/clientwarehouse/create/",
-			JSON.stringify({
-				name: `WH-REM-${run}`,
-				registered_name: "Acme Traders Peenya",
-				phone: "9000000001",
-				address: "Plot 7, Peenya Industrial Area",
-				city: "Bengaluru",
-				state: "Karnataka",
-				pin: "560058",
-				country: "India",
-				return_address: "Plot 9, Peenya Industrial Area",
-				return_city: "Bengaluru",
-				return_state: "Karnataka",
-				return_pin: "560058",
-				return_country: "India",
-			}),
-			"application/json",
-		);
+		await courier.registerWarehouse("", WAREHOUSE);
 		awb.cod = await book("cod", { payment_mode: "COD", cod_amount: 1499 });
 		awb.prepaid = await book("prepaid", { payment_mode: "Prepaid", cod_amount: 0 });
 		awb.undelivered = await book("undelivered", { payment_mode: "COD", cod_amount: 799 });
@@ -120,11 +65,7 @@ describe("simulator.remittanceFile: the sandbox couriers' COD remittance CSV", f
 		awb.cod2 = await book("cod2", { payment_mode: "COD", cod_amount: 250.5 });
 
 		// cancelled while manifested; a delivered scan afterwards must not make it remitted
-		const cancel = (await post(
-			"/api/p/edit",
-			JSON.stringify({ waybill: awb.cancelled, cancellation: "true" }),
-			"application/json",
-		)) as { status: boolean };
+		const cancel = await courier.cancel("", awb.cancelled);
 		assert.equal(cancel.status, true);
 
 		await scan(awb.cod, "picked_up", "out_for_delivery", "delivered");
@@ -134,10 +75,7 @@ describe("simulator.remittanceFile: the sandbox couriers' COD remittance CSV", f
 		await scan(awb.cancelled, "delivered");
 	});
 
-	after(async () => {
-		await broker?.stop();
-		delete process.env.SANDBOX_COURIER_DELAY_MS;
-	});
+	after(() => stopSandboxSimulator(broker));
 
 	/** Every AWB of this run. */
 	const all = () => Object.values(awb);

@@ -22,17 +22,21 @@ import {
 	WEIGHT_FILE_COLUMNS,
 	weightCsv,
 } from "../../lib/simulator/weights";
-import { startBroker } from "../helpers/broker";
 import { callAs, callRaw } from "../helpers/call";
-import { freePort } from "../helpers/net";
+import {
+	type SandboxCourierClient,
+	type SandboxDims,
+	sandboxCourierClient,
+	startSandboxSimulator,
+	stopSandboxSimulator,
+} from "../helpers/sandbox-courier";
 
 const run = Math.random().toString(36).slice(2, 8);
 const HEADER = "awb_number,charged_weight_kg,length_cm,width_cm,height_cm,weighed_on";
 const IST_MS = 330 * 60_000;
 const DAY = "2025-03-05";
-
-/** Declared dimensions (cm) of a create payload, as the adapters send them. */
-type Dims = { shipment_length: number; shipment_width: number; shipment_height: number };
+/** this run's pickup location, at each courier */
+const WAREHOUSE = `WH-WGT-${run}`;
 
 /** Error of a refused call: a 422 naming `field` in its message or its validation data. */
 const invalid =
@@ -44,89 +48,26 @@ const invalid =
 describe("simulator.overweigh / simulator.weightFile: the sandbox couriers' weight CSV", function () {
 	this.timeout(20_000);
 	let broker: ServiceBroker;
-	let root: string;
+	let courier: SandboxCourierClient;
 	/** AWBs of this run's packages */
 	const awb = { plain: "", dims: "", over: "", overKeepsDims: "", cancelled: "", express: "" };
 	/** what overweigh answered in `before` */
 	const answers: { first?: ChargedWeight; second?: ChargedWeight; keepsDims?: ChargedWeight } = {};
 
-	/** POSTs JSON (or a form) to the simulator with the sandbox token; answers the parsed body. */
-	async function post(path: string, body: string, type: string): Promise<unknown> {
-		const res = await fetch(`${root}${path}`, {
-			method: "POST",
-			headers: { authorization: "Token sandbox-token", "content-type": type, accept: "application/json" },
-			body,
-		});
-		const text = await res.text();
-		assert.ok(res.status < 300, `${path} answered ${res.status}: ${text.slice(0, 300)}`);
-		return JSON.parse(text);
-	}
-
-	/** Registers this run's pickup location at the courier under `prefix` (`/delhivery` or `/couriers/<code>`). */
-	async function warehouse(prefix: string): Promise<void> {
-		await post(
-			`${prefix}/api/backend/clientwarehouse/create/`,
-			JSON.stringify({
-				name: `WH-WGT-${run}`,
-				registered_name: "Acme Traders Peenya",
-				phone: "9000000001",
-				address: "Plot 7, Peenya Industrial Area",
-				city: "Bengaluru",
-				state: "Karnataka",
-				pin: "560058",
-				country: "India",
-				return_address: "Plot 9, Peenya Industrial Area",
-				return_city: "Bengaluru",
-				return_state: "Karnataka",
-				return_pin: "560058",
-				return_country: "India",
-			}),
-			"application/json",
-		);
-	}
-
 	/**
 	 * Books one prepaid shipment (reference `ref`) of `grams` grams (and `dims`
 	 * when given) at the courier under `prefix`; answers its waybill.
 	 */
-	async function book(prefix: string, ref: string, grams: number, dims?: Dims): Promise<string> {
-		const data = {
-			shipments: [
-				{
-					name: "Meera Iyer",
-					add: "Flat 4B, Sea View, Bandra West, Opp. Bus Depot",
-					city: "Mumbai",
-					state: "Maharashtra",
-					pin: "400050",
-					country: "India",
-					phone: "9123456789",
-					order: `wgt-${run}-${ref}`,
-					client_order_no: `ORD-${ref}`,
-					payment_mode: "Prepaid",
-					cod_amount: 0,
-					total_amount: 1499,
-					weight: grams,
-					...dims,
-					products_desc: "Cotton kurta",
-					seller_name: "Ravi Kumar",
-					return_name: "Ravi Kumar",
-					return_add: "Plot 9, Peenya Industrial Area",
-					return_city: "Bengaluru",
-					return_state: "Karnataka",
-					return_pin: "560058",
-					return_phone: "9000000002",
-					return_country: "India",
-				},
-			],
-			pickup_location: { name: `WH-WGT-${run}` },
-		};
-		const form = new URLSearchParams({ format: "json", data: JSON.stringify(data) }).toString();
-		const out = (await post(`${prefix}/api/cmu/create.json`, form, "application/x-www-form-urlencoded")) as {
-			success: boolean;
-			packages: { waybill: string }[];
-		};
-		assert.equal(out.success, true, JSON.stringify(out));
-		return out.packages[0].waybill;
+	function book(prefix: string, ref: string, grams: number, dims?: SandboxDims): Promise<string> {
+		return courier.book(prefix, {
+			warehouse: WAREHOUSE,
+			order: `wgt-${run}-${ref}`,
+			client_order_no: `ORD-${ref}`,
+			payment_mode: "Prepaid",
+			cod_amount: 0,
+			weight: grams,
+			dims,
+		});
 	}
 
 	/** The weight file of `params`, its package lines only (the header checked). */
@@ -144,16 +85,12 @@ describe("simulator.overweigh / simulator.weightFile: the sandbox couriers' weig
 	}
 
 	before(async () => {
-		process.env.SANDBOX = "1";
-		const port = await freePort();
-		process.env.SANDBOX_COURIER_PORT = String(port);
-		delete process.env.SANDBOX_COURIER_URL;
-		process.env.SANDBOX_COURIER_DELAY_MS = "5";
-		broker = await startBroker(["simulator"]);
-		root = `http://127.0.0.1:${port}`;
+		const sim = await startSandboxSimulator();
+		broker = sim.broker;
+		courier = sandboxCourierClient(sim.root);
 
-		await warehouse("/delhivery");
-		await warehouse("/couriers/sbx-express");
+		await courier.registerWarehouse("/delhivery", WAREHOUSE);
+		await courier.registerWarehouse("/couriers/sbx-express", WAREHOUSE);
 		awb.plain = await book("/delhivery", "plain", 750);
 		awb.dims = await book("/delhivery", "dims", 1200, {
 			shipment_length: 30,
@@ -173,11 +110,7 @@ describe("simulator.overweigh / simulator.weightFile: the sandbox couriers' weig
 			shipment_height: 8,
 		});
 
-		const cancel = (await post(
-			"/delhivery/api/p/edit",
-			JSON.stringify({ waybill: awb.cancelled, cancellation: "true" }),
-			"application/json",
-		)) as { status: boolean };
+		const cancel = await courier.cancel("/delhivery", awb.cancelled);
 		assert.equal(cancel.status, true);
 
 		// measured twice: the second measurement replaces the first
@@ -201,10 +134,7 @@ describe("simulator.overweigh / simulator.weightFile: the sandbox couriers' weig
 		await callAs(broker, "simulator.overweigh", { waybill: awb.cancelled, charged_weight_kg: 3 });
 	});
 
-	after(async () => {
-		await broker?.stop();
-		delete process.env.SANDBOX_COURIER_DELAY_MS;
-	});
+	after(() => stopSandboxSimulator(broker));
 
 	/** Every AWB of this run. */
 	const all = () => Object.values(awb);

@@ -453,12 +453,28 @@ const WEIGHT_REPORT: JsonSchema = {
 };
 
 const DISCREPANCY_ID = { id: { description: "the discrepancy id", schema: ID_PATH_SCHEMA } };
-const IMAGE_ANSWER = {
-	description: "The image (JPEG or PNG, no metadata).",
-	content: {
-		"image/jpeg": { schema: { type: "string", contentMediaType: "image/jpeg" } },
-		"image/png": { schema: { type: "string", contentMediaType: "image/png" } },
+
+/** The `status` member of a 409 on a discrepancy: the status it is in. */
+const STATUS_EXTRA = { status: { type: "string", enum: [...DISCREPANCY_STATUSES] } } as const;
+/** 409 `discrepancy_not_open` (accept, dispute). */
+const NOT_OPEN = { code: "discrepancy_not_open", extra: STATUS_EXTRA } as const;
+
+/** What the merchant's and ops' image routes share: the path, the answer, the errors. */
+const IMAGE_ROUTE = {
+	path: { ...DISCREPANCY_ID, n: { description: `1–${DISPUTE_MAX_IMAGES}`, schema: ID_PATH_SCHEMA } },
+	responses: {
+		"200": {
+			description: "The image (JPEG or PNG, no metadata).",
+			content: {
+				"image/jpeg": { schema: { type: "string", contentMediaType: "image/jpeg" } },
+				"image/png": { schema: { type: "string", contentMediaType: "image/png" } },
+			},
+		},
 	},
+	errors: [
+		{ code: "validation_failed", when: "`id` or `n` not a positive integer" },
+		"discrepancy_not_found",
+	],
 } as const;
 
 /** The billing routes, keyed by the action that answers each. */
@@ -698,12 +714,7 @@ export const BILLING_ROUTES = defineRoutes({
 		summary: "An image of a weight dispute",
 		description:
 			"Ours (docs/decisions/0105-weight-discrepancies.md): image `n` of the dispute, as stored (no metadata). Any authenticated role.",
-		path: { ...DISCREPANCY_ID, n: { description: `1–${DISPUTE_MAX_IMAGES}`, schema: ID_PATH_SCHEMA } },
-		responses: { "200": IMAGE_ANSWER },
-		errors: [
-			{ code: "validation_failed", when: "`id` or `n` not a positive integer" },
-			"discrepancy_not_found",
-		],
+		...IMAGE_ROUTE,
 	},
 	"billing.acceptDiscrepancy": {
 		route: "POST /v1/weight-discrepancies/:id/accept",
@@ -718,10 +729,7 @@ export const BILLING_ROUTES = defineRoutes({
 		errors: [
 			{ code: "validation_failed", when: "`id` not a positive integer" },
 			"discrepancy_not_found",
-			{
-				code: "discrepancy_not_open",
-				extra: { status: { type: "string", enum: [...DISCREPANCY_STATUSES] } },
-			},
+			NOT_OPEN,
 		],
 	},
 	"billing.disputeDiscrepancy": {
@@ -760,10 +768,7 @@ export const BILLING_ROUTES = defineRoutes({
 			"invalid_dispute",
 			{ code: "image_too_large", extra: { limit_bytes: int("bytes") } },
 			"discrepancy_not_found",
-			{
-				code: "discrepancy_not_open",
-				extra: { status: { type: "string", enum: [...DISCREPANCY_STATUSES] } },
-			},
+			NOT_OPEN,
 		],
 	},
 	"billing.resolveDiscrepancy": {
@@ -780,10 +785,7 @@ export const BILLING_ROUTES = defineRoutes({
 		errors: [
 			{ code: "validation_failed", when: "`id`, `outcome` (won or lost) or `note` (≤ 1000 characters)" },
 			"discrepancy_not_found",
-			{
-				code: "discrepancy_not_disputed",
-				extra: { status: { type: "string", enum: [...DISCREPANCY_STATUSES] } },
-			},
+			{ code: "discrepancy_not_disputed", extra: STATUS_EXTRA },
 		],
 	},
 	"billing.opsDiscrepancyImage": {
@@ -794,12 +796,7 @@ export const BILLING_ROUTES = defineRoutes({
 		summary: "An image of any account's weight dispute",
 		description:
 			"Ours (docs/decisions/0105-weight-discrepancies.md). Ops token only: image `n` of the dispute, to decide it.",
-		path: { ...DISCREPANCY_ID, n: { description: `1–${DISPUTE_MAX_IMAGES}`, schema: ID_PATH_SCHEMA } },
-		responses: { "200": IMAGE_ANSWER },
-		errors: [
-			{ code: "validation_failed", when: "`id` or `n` not a positive integer" },
-			"discrepancy_not_found",
-		],
+		...IMAGE_ROUTE,
 	},
 	"billing.reconcileWeights": {
 		route: "POST /v1/ops/weight-reports",
