@@ -14,7 +14,7 @@
 import { CURSOR_UNRECOGNISED } from "../../platform/cursor";
 import { ID_PATH_SCHEMA, json, queryParam } from "../../platform/openapi/components";
 import { int, nullableStr, PAGINATION, rupees, str } from "../../platform/openapi/helpers";
-import { defineRoutes } from "../../platform/openapi/route";
+import { defineRoutes, type RouteError } from "../../platform/openapi/route";
 import type { JsonSchema } from "../../platform/openapi/types";
 import {
 	COD_EXCEPTION_KINDS,
@@ -455,9 +455,11 @@ const WEIGHT_REPORT: JsonSchema = {
 const DISCREPANCY_ID = { id: { description: "the discrepancy id", schema: ID_PATH_SCHEMA } };
 
 /** The `status` member of a 409 on a discrepancy: the status it is in. */
-const STATUS_EXTRA = { status: { type: "string", enum: [...DISCREPANCY_STATUSES] } } as const;
+const STATUS_EXTRA: Record<string, JsonSchema> = {
+	status: { type: "string", enum: [...DISCREPANCY_STATUSES] },
+};
 /** 409 `discrepancy_not_open` (accept, dispute). */
-const NOT_OPEN = { code: "discrepancy_not_open", extra: STATUS_EXTRA } as const;
+const NOT_OPEN: RouteError = { code: "discrepancy_not_open", extra: STATUS_EXTRA };
 
 /** What the merchant's and ops' image routes share: the path, the answer, the errors. */
 const IMAGE_ROUTE = {
