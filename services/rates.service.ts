@@ -39,7 +39,8 @@
  * serviceability.ts and seed.ts. The service shape every service follows:
  * docs/ARCHITECTURE.md §1, docs/decisions/0091-service-shape.md.
  */
-import { RATES_ROUTES } from "../lib/contracts/http/rates";
+import { createHash } from "node:crypto";
+import { EDD_QUERY, RATES_ROUTES } from "../lib/contracts/http/rates";
 import { loadConfig } from "../lib/platform/config";
 import { defineService } from "../lib/platform/service";
 import { createRatesDeps, type RatesDeps, type RatesSettings } from "../lib/rates/deps";
@@ -47,6 +48,7 @@ import { RATES_MIGRATIONS } from "../lib/rates/migrations";
 import {
 	catalogChanged,
 	coverage,
+	earliestDelivery,
 	findCourier,
 	listCouriers,
 	pincodesChanged,
@@ -120,6 +122,28 @@ export default defineService<RatesVars>()({
 			access: RATES_ROUTES["rates.serviceable"].access,
 			async handler(ctx) {
 				return serviceableQuote(this.deps(), ctx, parseServiceableQuery(ctx.params));
+			},
+		},
+
+		/**
+		 * GET /v1/shipping/edd (ours; issue 28; docs/decisions/0106-working-days-and-edd.md):
+		 * `{from_pin, to_pin, payment_mode?}` → {@link EddAnswer}: the earliest
+		 * delivery estimate (IST) among the couriers serving the lane, with
+		 * `Cache-Control: private, max-age=<seconds to valid_until>` and a strong
+		 * `ETag` (the gateway answers 304 to a matching `If-None-Match`).
+		 * Access: any authenticated role.
+		 * Errors: 400 `validation_failed` (pins not 6 digits, payment_mode); 503 `rate_unavailable`.
+		 */
+		edd: {
+			access: RATES_ROUTES["rates.edd"].access,
+			params: EDD_QUERY,
+			async handler(ctx) {
+				const now = new Date();
+				const answer = await earliestDelivery(this.deps(), ctx, ctx.params, now);
+				const maxAge = Math.max(0, Math.floor((Date.parse(answer.valid_until) - now.getTime()) / 1000));
+				const tag = createHash("sha256").update(JSON.stringify(answer)).digest("base64url").slice(0, 27);
+				ctx.meta.$responseHeaders = { "Cache-Control": `private, max-age=${maxAge}`, ETag: `"${tag}"` };
+				return answer;
 			},
 		},
 

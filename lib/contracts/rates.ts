@@ -44,6 +44,13 @@ export interface Quote {
 	rto_charge: number;
 	/** null until the lane has enough history; avg_tat_days null when nothing was delivered yet */
 	performance: { delivered_pct: number; rto_pct: number; avg_tat_days: number | null } | null;
+	/**
+	 * estimated delivery date (IST `YYYY-MM-DD`): the latest likely day if booked now (issue 28;
+	 * docs/decisions/0106-working-days-and-edd.md); null when the courier has no transit data
+	 */
+	edd: string | null;
+	/** calendar days from today (IST) to the earliest and the latest likely delivery day; null with `edd` */
+	edd_range: { min_days: number; max_days: number } | null;
 }
 
 /** One element of `dropped_couriers` (§2.7). */
@@ -58,6 +65,23 @@ export interface DroppedCourier {
 export interface QuoteResult {
 	data: Quote[];
 	dropped_couriers: DroppedCourier[];
+}
+
+/** 200 of `GET /v1/shipping/edd` (ours; issue 28): the earliest estimate among the couriers serving the lane. */
+export interface EddAnswer {
+	from_pin: string;
+	to_pin: string;
+	payment_mode: PaymentMode;
+	serviceable: boolean;
+	/** IST `YYYY-MM-DD`, or null when no courier serves the lane */
+	edd: string | null;
+	edd_range: { min_days: number; max_days: number } | null;
+	logistic_id: number | null;
+	courier_name: string | null;
+	/** the pickup day assumed (IST) */
+	pickup_date: string | null;
+	/** when the answer can change next (the courier's next cut-off; ISO-8601 UTC) */
+	valid_until: string;
 }
 
 /** A courier as the rates service knows it. */
@@ -129,6 +153,8 @@ export interface RatesActions {
 	"rates.serviceable": { params: RouteParams<Routes["rates.serviceable"]>; result: QuoteResult };
 	/** Internal: prices a lane (never throws `lane_not_priced`: `data: []` with reasons); 400 on malformed input, 503 `rate_unavailable`. */
 	"rates.quote": { params: QuoteParams; result: QuoteResult };
+	/** GET /v1/shipping/edd (ours; issue 28): the earliest delivery estimate of a lane for a storefront. */
+	"rates.edd": { params: RouteParams<Routes["rates.edd"]>; result: EddAnswer };
 	/** Internal: active couriers by default priority; `direction` filters forward / reverse couriers, absent → all. */
 	"rates.listCouriers": { params: { direction?: ShipmentDirection }; result: CourierInfo[] };
 	/**

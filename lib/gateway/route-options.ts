@@ -13,7 +13,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
-import { DOCS_HANDLERS, documentBytes } from "../openapi/serve";
+import { DOCS_HANDLERS, documentBytes, matches } from "../openapi/serve";
 import { gatewayFail } from "./errors";
 import { withHead } from "./head";
 import { verifyJsonDepth } from "./json-limits";
@@ -247,6 +247,27 @@ function uploadRoute(): RouteOptions {
 	};
 }
 
+/**
+ * `onAfterCall` of the /v1 route: conditional GET. An action that answers
+ * with an `ETag` in `ctx.meta.$responseHeaders` (`GET /v1/shipping/edd`) gets
+ * 304 and no body when the request's `If-None-Match` lists it; anything else
+ * passes unchanged.
+ */
+export function conditionalGet(
+	ctx: Context,
+	_route: unknown,
+	req: IncomingMessage,
+	_res: unknown,
+	data: unknown,
+): unknown {
+	const meta = ctx.meta as { $responseHeaders?: Record<string, string>; $statusCode?: number };
+	const etag = meta.$responseHeaders?.ETag;
+	const header = req.headers["if-none-match"];
+	if (!etag || (req.method !== "GET" && req.method !== "HEAD") || !matches(header, etag)) return data;
+	meta.$statusCode = 304;
+	return null;
+}
+
 /** The bearer /v1 API route: JSON bodies of 1 MB at most, checked by {@link checkBody}. */
 function apiRoute(): RouteOptions {
 	return {
@@ -260,6 +281,7 @@ function apiRoute(): RouteOptions {
 		// bodies of GET / HEAD / DELETE are never read (their params come from the path and query only)
 		bodyParsers: { json: { limit: "1mb", type: readsBody, verify: verifyJsonDepth() } },
 		onBeforeCall: checkBody,
+		onAfterCall: conditionalGet,
 	};
 }
 

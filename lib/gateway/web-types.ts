@@ -50,4 +50,6 @@ export interface RouteOptions {
 	authentication?: boolean;
 	authorization?: boolean;
 	onBeforeCall?: (ctx: Context, route: unknown, req: GwRequest, res: ServerResponse) => void | Promise<void>;
+	/** the answer as sent (`data`), or what replaces it (moleculer-web awaits it before sending) */
+	onAfterCall?: (ctx: Context, route: unknown, req: GwRequest, res: ServerResponse, data: unknown) => unknown;
 }

@@ -155,8 +155,8 @@ function send(
 	res.end(body);
 }
 
-/** True when an `If-None-Match` header lists `etag` (or is `*`). */
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+/** True when an `If-None-Match` header lists `etag` (or is `*`); weak and strong forms compare equal. */
+export function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 	if (!ifNoneMatch) return false;
 	return ifNoneMatch
 		.split(",")

@@ -7,6 +7,7 @@
 import type { Sequelize } from "sequelize";
 import type { CourierInfo, ShipmentDirection, Zone } from "../contracts";
 import { select } from "../platform/db";
+import { DEFAULT_PICKUP, minutesOf, type PickupRules } from "../shared/calendar";
 import { kgToGrams } from "../shared/lane";
 import type { CodConfig, RateCard, ServiceabilityRule } from "./pricing";
 import {
@@ -25,6 +26,8 @@ export interface CourierRow extends CourierInfo {
 	volumetric_divisor: number;
 	/** Maximum billable weight in grams, or null for no limit. */
 	max_weight_g: number | null;
+	/** its pickup week days and daily cut-off (lib/shared/calendar.ts) */
+	pickup: PickupRules;
 }
 
 /** Lane performance answered in a quote (§2.7). `avg_tat_days` is null when nothing was delivered yet. */
@@ -47,6 +50,13 @@ export interface CatalogSnapshot {
 	rules: Map<number, ServiceabilityRule[]>;
 	/** key `${logistic_id}:${from_pin}:${to_pin}`, only lanes with ≥ {@link MIN_LANE_SHIPMENTS} shipments */
 	performance: Map<string, LanePerformance>;
+	/** transit working days {min, max}, key `${logistic_id}:${zone}:${direction}` (as {@link cardKey}) */
+	transit: Map<string, { min: number; max: number }>;
+	/**
+	 * The observed transit of lanes with ≥ {@link MIN_LANE_SHIPMENTS} delivered shipments: the 80th percentile of
+	 * pickup-to-delivery days (rounded up), key {@link laneKey}
+	 */
+	learned: Map<string, number>;
 	/**
 	 * Each synced courier's own pincode serviceability (lib/rates/serviceability.ts,
 	 * `rates.courier_pincodes`); couriers never synced are absent (not filtered).
@@ -75,6 +85,8 @@ interface CourierDbRow extends Omit<CourierInfo, "logistic_id" | "default_priori
 	volumetric_divisor: Num;
 	/** kg */
 	max_weight_kg: Num | null;
+	pickup_cutoff: string;
+	pickup_weekdays: number[];
 }
 interface RateCardDbRow {
 	logistic_id: Num;
@@ -159,7 +171,7 @@ export async function loadCatalog(db: Sequelize): Promise<CatalogSnapshot> {
 		select<CourierDbRow>(
 			db,
 			`SELECT logistic_id, logistic_name, adapter, code, forward, reverse, cod, mode, volumetric_divisor,
-			        max_weight_kg, default_priority, active
+			        max_weight_kg, default_priority, active, pickup_cutoff, pickup_weekdays
 			   FROM rates.couriers ORDER BY default_priority, logistic_id`,
 		),
 		select<RateCardDbRow>(db, "SELECT * FROM rates.rate_cards"),
@@ -177,6 +189,19 @@ export async function loadCatalog(db: Sequelize): Promise<CatalogSnapshot> {
 		loadSyncedPincodes(db),
 		loadSyncedLimits(db),
 	]);
+	const [transit, learned] = await Promise.all([
+		select<{ logistic_id: Num; zone: string; direction: ShipmentDirection; min_days: Num; max_days: Num }>(
+			db,
+			"SELECT logistic_id, zone, direction, min_days, max_days FROM rates.transit_days",
+		),
+		select<{ logistic_id: Num; from_pin: string; to_pin: string; p80: Num }>(
+			db,
+			`SELECT logistic_id, from_pin, to_pin, percentile_cont(0.8) WITHIN GROUP (ORDER BY tat_days) AS p80
+			 FROM rates.lane_outcomes WHERE outcome = 'delivered'
+			 GROUP BY logistic_id, from_pin, to_pin HAVING count(*) >= $1`,
+			[MIN_LANE_SHIPMENTS],
+		),
+	]);
 	const snap: CatalogSnapshot = {
 		couriers: [],
 		byId: new Map(),
@@ -185,6 +210,15 @@ export async function loadCatalog(db: Sequelize): Promise<CatalogSnapshot> {
 		rto: new Map(),
 		rules: new Map(),
 		performance: new Map(),
+		transit: new Map(
+			transit.map((r) => [
+				cardKey(Number(r.logistic_id), String(r.zone).trim() as Zone, r.direction),
+				{ min: Number(r.min_days), max: Number(r.max_days) },
+			]),
+		),
+		learned: new Map(
+			learned.map((r) => [laneKey(Number(r.logistic_id), r.from_pin, r.to_pin), Math.ceil(Number(r.p80))]),
+		),
 		synced,
 		syncedLimits,
 		loadedAt: new Date(),
@@ -203,6 +237,10 @@ export async function loadCatalog(db: Sequelize): Promise<CatalogSnapshot> {
 			mode: r.mode,
 			volumetric_divisor: Number(r.volumetric_divisor),
 			max_weight_g: r.max_weight_kg === null ? null : kgToGrams(Number(r.max_weight_kg)),
+			pickup: {
+				weekdays: (r.pickup_weekdays ?? DEFAULT_PICKUP.weekdays).map(Number),
+				cutoff_minutes: minutesOf(r.pickup_cutoff ?? "") ?? DEFAULT_PICKUP.cutoff_minutes,
+			},
 		};
 		snap.couriers.push(c);
 		snap.byId.set(c.logistic_id, c);

@@ -20,6 +20,11 @@
  *   replaced per courier in one transaction per sync; `rates.serviceability_syncs`
  *   the last sync of each courier (time, row count, last error).
  *
+ * - `rates.couriers.pickup_cutoff` / `pickup_weekdays` and `rates.transit_days`
+ *   (004, issue 28): when each courier picks up (its daily cut-off, IST, and
+ *   week days; holidays from data/holidays.json) and its transit working days
+ *   per zone and direction ({min, max}), for the estimated delivery dates.
+ *
  * Sandbox couriers are NOT seeded here (see lib/rates/seed.ts, run in `started`).
  */
 import type { Migration } from "../platform/db";
@@ -132,6 +137,27 @@ export const RATES_MIGRATIONS: Migration[] = [
 				attempted_at    timestamptz NOT NULL DEFAULT now(),
 				last_error      text,
 				last_error_at   timestamptz
+			)`);
+		},
+	},
+	{
+		// issue 28 (docs/decisions/0106-working-days-and-edd.md): pickup rules and transit days per courier
+		name: "004_pickup_rules_transit",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`ALTER TABLE rates.couriers
+				ADD COLUMN IF NOT EXISTS pickup_cutoff text NOT NULL DEFAULT '14:00'
+					CHECK (pickup_cutoff ~ '^([01][0-9]|2[0-3]):[0-5][0-9]$'),
+				ADD COLUMN IF NOT EXISTS pickup_weekdays smallint[] NOT NULL DEFAULT '{1,2,3,4,5,6}'
+					CHECK (cardinality(pickup_weekdays) BETWEEN 1 AND 7
+						AND pickup_weekdays <@ ARRAY[0, 1, 2, 3, 4, 5, 6]::smallint[])`);
+			await q(`CREATE TABLE IF NOT EXISTS rates.transit_days (
+				logistic_id integer NOT NULL REFERENCES rates.couriers (logistic_id) ON DELETE CASCADE,
+				zone        char(1) NOT NULL CHECK (zone IN ('A', 'B', 'C', 'D', 'E')),
+				direction   text NOT NULL CHECK (direction IN ('forward', 'reverse')),
+				min_days    smallint NOT NULL CHECK (min_days >= 0),
+				max_days    smallint NOT NULL CHECK (max_days >= min_days AND max_days <= 30),
+				PRIMARY KEY (logistic_id, zone, direction)
 			)`);
 		},
 	},

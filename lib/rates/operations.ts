@@ -15,13 +15,16 @@ import {
 	type Caller,
 	type CourierInfo,
 	call,
+	type EddAnswer,
 	type LaneOutcomeParams,
+	type PaymentMode,
 	type PincodeInfo,
 	type QuoteResult,
 	type ResultOf,
 	type ShipmentDirection,
 } from "../contracts";
 import { ApiError, failWith } from "../platform/errors";
+import { nextCutoff, nextPickupDay } from "../shared/calendar";
 import { type CatalogSnapshot, courierInfo, laneKey, lanePerformanceOf } from "./catalog";
 import type { RatesDeps } from "./deps";
 import { unavailable } from "./deps";
@@ -120,6 +123,71 @@ export async function serviceableQuote(d: RatesDeps, ctx: Caller, q: LaneQuery):
 		throw failWith("lane_not_priced", { dropped_couriers: res.dropped_couriers }, message);
 	}
 	return res;
+}
+
+/** Longest lifetime of a cached EDD answer (s): the next cut-off, at most an hour away. */
+export const EDD_MAX_AGE_S = 3600;
+
+/**
+ * `GET /v1/shipping/edd` (ours; issue 28; docs/decisions/0106-working-days-and-edd.md):
+ * the earliest `edd` among the rows of a 0.5 kg forward quote of the lane
+ * (ties: the earlier `min_days`, then the quote's order), with the pickup day
+ * it assumes and `valid_until` (that courier's next cut-off, or the next
+ * full hour (UTC) when that comes first, so an answer and its ETag are stable
+ * within the hour). A lane no courier serves answers `serviceable: false`,
+ * nulls, and `valid_until` the next full hour.
+ * @throws 503 `rate_unavailable` (pincode directory or catalog unreachable)
+ */
+export async function earliestDelivery(
+	d: RatesDeps,
+	ctx: Caller,
+	q: { from_pin: string; to_pin: string; payment_mode?: PaymentMode | null },
+	now: Date = new Date(),
+): Promise<EddAnswer> {
+	const payment_mode: PaymentMode = q.payment_mode === "cod" ? "cod" : "prepaid";
+	const [snap, facts] = await Promise.all([getCatalog(d), pincodeFacts(d, ctx, [q.from_pin, q.to_pin])]);
+	const res = quoteLane(
+		snap,
+		facts[q.from_pin],
+		facts[q.to_pin],
+		{
+			from_pin: q.from_pin,
+			to_pin: q.to_pin,
+			physical_weight: 0.5,
+			volumetric_weight: 0,
+			payment_mode,
+			cod_amount: 0,
+			direction: "forward",
+		},
+		now,
+	);
+	let best: (typeof res.data)[number] | null = null;
+	for (const row of res.data) {
+		if (!row.edd || !row.edd_range) continue;
+		if (
+			!best?.edd ||
+			row.edd < best.edd ||
+			(row.edd === best.edd && row.edd_range.min_days < (best.edd_range?.min_days ?? Infinity))
+		)
+			best = row;
+	}
+	// at most the next full hour (UTC): the answer, and its ETag, stay the same until then
+	const cap = Math.ceil((now.getTime() + 1) / (EDD_MAX_AGE_S * 1000)) * EDD_MAX_AGE_S * 1000;
+	const courier = best ? snap.byId.get(best.logistic_id) : undefined;
+	const cutoff = courier ? Date.parse(nextCutoff(courier.pickup, now)) : cap;
+	const pickup = courier ? nextPickupDay(courier.pickup, facts[q.from_pin].state, now) : null;
+	return {
+		from_pin: q.from_pin,
+		to_pin: q.to_pin,
+		payment_mode,
+		serviceable: best !== null,
+		edd: best?.edd ?? null,
+		edd_range: best?.edd_range ?? null,
+		logistic_id: best?.logistic_id ?? null,
+		courier_name: best?.courier_name ?? null,
+		pickup_date: pickup,
+		valid_until: new Date(Math.min(cutoff, cap)).toISOString(),
+	};
 }
 
 /**

@@ -4,6 +4,7 @@
  * pincode facts of both ends are passed in.
  */
 import type { DroppedCourier, PincodeInfo, Quote, QuoteParams, QuoteResult } from "../contracts";
+import { estimateDelivery } from "../shared/calendar";
 import { kgToGrams } from "../shared/lane";
 import { toPaise, toRupees } from "../shared/money";
 import { type CatalogSnapshot, type CourierRow, cardKey, laneKey } from "./catalog";
@@ -70,12 +71,17 @@ function candidates(snap: CatalogSnapshot, q: LaneQuery, dropped: DroppedCourier
  * Charges: lib/rates/pricing.ts `priceCharges` (paise), answered in rupees;
  * `weight` is the chargeable weight in kg; `performance` comes from
  * `rates.lane_performance` (≥ 20 shipments on that courier and lane) or is null.
+ * `edd` / `edd_range` (issue 28; lib/shared/calendar.ts `estimateDelivery`):
+ * the courier's next pickup day at `now` in the pickup state, then its transit
+ * days for the zone and direction (the lane's observed 80th percentile once it
+ * has ≥ 20 delivered shipments); null when the courier has no transit data.
  */
 export function quoteLane(
 	snap: CatalogSnapshot,
 	from: PincodeInfo,
 	to: PincodeInfo,
 	q: LaneQuery,
+	now: Date = new Date(),
 ): QuoteResult {
 	const dropped: DroppedCourier[] = [];
 	const data: Quote[] = [];
@@ -164,7 +170,12 @@ export function quoteLane(
 		// RTO: forward legs only; a courier with no RTO rule is assumed to charge the forward freight (100 %).
 		const rtoBp = reverse ? null : (snap.rto.get(c.logistic_id) ?? 10_000);
 		const ch = priceCharges(billableG, card, codCfg ?? null, codAmountPaise, rtoBp);
-		const perf = snap.performance.get(laneKey(c.logistic_id, q.from_pin, q.to_pin));
+		const lane = laneKey(c.logistic_id, q.from_pin, q.to_pin);
+		const perf = snap.performance.get(lane);
+		const transit = snap.transit.get(cardKey(c.logistic_id, zone, q.direction));
+		const est = transit
+			? estimateDelivery(c.pickup, transit, from.state, to.state, now, snap.learned.get(lane))
+			: null;
 		data.push({
 			logistic_id: c.logistic_id,
 			courier_name: c.logistic_name,
@@ -182,6 +193,8 @@ export function quoteLane(
 						avg_tat_days: perf.avg_tat_days,
 					}
 				: null,
+			edd: est ? est.edd : null,
+			edd_range: est ? est.edd_range : null,
 		});
 	}
 	return { data, dropped_couriers: dropped };

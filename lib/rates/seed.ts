@@ -1,6 +1,6 @@
 /**
- * Sandbox seed of the rates schema (docs/ARCHITECTURE.md §4): the couriers and
- * rate cards of `data/sandbox-rates.json`. Run by the rates service in
+ * Sandbox seed of the rates schema (docs/ARCHITECTURE.md §4): the couriers,
+ * rate cards, pickup rules and transit days of `data/sandbox-rates.json`. Run by the rates service in
  * `started` (after migrations) only when `loadConfig().sandbox` is true.
  * Idempotent: every insert is `ON CONFLICT DO NOTHING`, so an operator's edits
  * in the database survive restarts and concurrent starts insert each row once.
@@ -23,6 +23,10 @@ export interface SeedCourier extends Omit<CourierInfo, "active"> {
 	cod_config?: { flat_paise: number; percent_bp: number } | null;
 	rto_percent_bp: number | null;
 	serviceability: { pincode_prefix: string; applies_to: string; serviceable: boolean; note?: string }[];
+	/** the daily cut-off (IST `HH:MM`) and pickup week days (0 = Sunday) */
+	pickup: { cutoff: string; weekdays: number[] };
+	/** [min, max] transit working days per direction and zone */
+	transit_days: { forward?: Record<string, number[]>; reverse?: Record<string, number[]> };
 }
 
 /** The sandbox couriers of `data/sandbox-rates.json`. */
@@ -56,6 +60,11 @@ export const SANDBOX_DELHIVERY: SeedCourier = (() => {
 		cod_config: { flat_paise: 3500, percent_bp: 200 },
 		rto_percent_bp: 10000,
 		serviceability: surface?.serviceability ?? [],
+		pickup: surface?.pickup ?? { cutoff: "14:00", weekdays: [1, 2, 3, 4, 5, 6] },
+		transit_days: {
+			forward: surface?.transit_days.forward ?? {},
+			reverse: surface?.transit_days.forward ?? {},
+		},
 	};
 })();
 
@@ -78,7 +87,11 @@ export async function seedSandbox(
 	const cods: Record<string, unknown>[] = [];
 	const rtos: Record<string, unknown>[] = [];
 	const rules: Record<string, unknown>[] = [];
+	const transit: Record<string, unknown>[] = [];
 	for (const c of couriers) {
+		for (const direction of ["forward", "reverse"] as const)
+			for (const [zone, [min_days, max_days]] of Object.entries(c.transit_days?.[direction] ?? {}))
+				transit.push({ logistic_id: c.logistic_id, zone, direction, min_days, max_days });
 		for (const direction of ["forward", "reverse"] as const) {
 			for (const [zone, t] of Object.entries(c.rate_cards[direction] ?? {})) {
 				cards.push({
@@ -104,14 +117,22 @@ export async function seedSandbox(
 		let n = 0;
 		n += await q(
 			`INSERT INTO rates.couriers (logistic_id, logistic_name, adapter, code, forward, reverse, cod, mode,
-				volumetric_divisor, max_weight_kg, default_priority, active)
+				volumetric_divisor, max_weight_kg, default_priority, active, pickup_cutoff, pickup_weekdays)
 			 SELECT logistic_id, logistic_name, adapter, code, forward, reverse, cod, mode,
-				volumetric_divisor, max_weight_kg, default_priority, true
+				volumetric_divisor, max_weight_kg, default_priority, true, COALESCE(pickup->>'cutoff', '14:00'),
+				COALESCE(ARRAY(SELECT jsonb_array_elements_text(pickup->'weekdays'))::smallint[], '{1,2,3,4,5,6}')
 			   FROM jsonb_to_recordset($1::jsonb) AS x(logistic_id integer, logistic_name text, adapter text, code text,
 				forward boolean, reverse boolean, cod boolean, mode text, volumetric_divisor integer,
-				max_weight_kg numeric, default_priority integer)
+				max_weight_kg numeric, default_priority integer, pickup jsonb)
 			 ON CONFLICT DO NOTHING`,
 			couriers,
+		);
+		n += await q(
+			`INSERT INTO rates.transit_days (logistic_id, zone, direction, min_days, max_days)
+			 SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(logistic_id integer, zone char(1), direction text,
+				min_days smallint, max_days smallint)
+			 ON CONFLICT DO NOTHING`,
+			transit,
 		);
 		n += await q(
 			`INSERT INTO rates.rate_cards (logistic_id, zone, direction, first_slab_kg, first_slab_paise,

@@ -89,6 +89,17 @@ export const SERVICEABLE_QUERY = {
 	operation: DIRECTION,
 } as const satisfies ValidationSchema;
 
+/**
+ * The query schema of `GET /v1/shipping/edd` (ours; issue 28): the two
+ * pincodes (six digits) and the payment mode (default prepaid).
+ */
+export const EDD_QUERY = {
+	$$strict: "remove",
+	from_pin: { type: "string", pattern: /^[0-9]{6}$/, messages: { stringPattern: "must be 6 digits" } },
+	to_pin: { type: "string", pattern: /^[0-9]{6}$/, messages: { stringPattern: "must be 6 digits" } },
+	payment_mode: { type: "enum", values: ["prepaid", "cod"], optional: true, default: "prepaid" },
+} as const satisfies ValidationSchema;
+
 // ---------------------------------------------------------------------------
 // Documented shapes
 // ---------------------------------------------------------------------------
@@ -116,6 +127,8 @@ const QUOTE: JsonSchema = {
 		"weight",
 		"rto_charge",
 		"performance",
+		"edd",
+		"edd_range",
 	],
 	properties: {
 		logistic_id: int("the courier's id on the rate card"),
@@ -153,6 +166,27 @@ const QUOTE: JsonSchema = {
 					},
 				},
 			],
+		},
+		edd: {
+			type: ["string", "null"],
+			format: "date",
+			description:
+				"Ours (issue 28; docs/decisions/0106-working-days-and-edd.md): the estimated delivery date (IST) if booked now — the latest likely day: the courier's next pickup day at the pickup pincode (its cut-off, pickup week days, national and state holidays), then its transit working days for the zone (or, once the lane has 20 delivered shipments with the courier, their observed 80th percentile), moved to a delivery day at the destination. null when the courier has no transit data.",
+		},
+		edd_range: {
+			oneOf: [
+				{ type: "null" },
+				{
+					type: "object",
+					additionalProperties: false,
+					required: ["min_days", "max_days"],
+					properties: {
+						min_days: int("calendar days from today (IST) to the earliest likely delivery day"),
+						max_days: int("calendar days from today (IST) to `edd`"),
+					},
+				},
+			],
+			description: "null with `edd`",
 		},
 	},
 };
@@ -225,6 +259,83 @@ export const RATES_ROUTES = defineRoutes({
 				code: "rate_unavailable",
 				when: "the pricing engine or the pincode directory is unreachable; retry (spec §7).",
 			},
+		],
+	},
+	"rates.edd": {
+		route: "GET /v1/shipping/edd",
+		access: { auth: true },
+		tag: "shipping",
+		operationId: "rates_edd",
+		summary: "The earliest delivery date for a storefront",
+		description:
+			"Ours (issue 28; docs/decisions/0106-working-days-and-edd.md): the earliest estimated delivery date (IST) among the active couriers that serve the lane for the payment mode, for a product page (“get it by …”). The same estimate as the `edd` of `GET /v1/shipping/serviceable` rows (a 0.5 kg parcel). Cacheable: `Cache-Control: private, max-age=` the seconds until the chosen courier's next pickup cut-off (when the answer can change; at most 1 h), and a strong `ETag` (a matching `If-None-Match` answers 304). `serviceable: false` and `edd: null` when no courier serves the lane. Any authenticated role.",
+		query: EDD_QUERY,
+		queryNotes: {
+			from_pin: "Pickup pincode (the warehouse's).",
+			to_pin: "Delivery pincode (the buyer's).",
+			payment_mode: "`prepaid` (default) or `cod`.",
+		},
+		queryDefaults: { payment_mode: "prepaid" },
+		responses: {
+			"200": json("The earliest estimate.", {
+				type: "object",
+				additionalProperties: false,
+				required: [
+					"from_pin",
+					"to_pin",
+					"payment_mode",
+					"serviceable",
+					"edd",
+					"edd_range",
+					"logistic_id",
+					"courier_name",
+					"pickup_date",
+					"valid_until",
+				],
+				properties: {
+					from_pin: str("as asked"),
+					to_pin: str("as asked"),
+					payment_mode: { type: "string", enum: ["prepaid", "cod"] },
+					serviceable: {
+						type: "boolean",
+						description: "some courier serves the lane with a transit estimate",
+					},
+					edd: {
+						type: ["string", "null"],
+						format: "date",
+						description: "the earliest promised delivery date (IST) among the couriers",
+					},
+					edd_range: {
+						oneOf: [
+							{ type: "null" },
+							{
+								type: "object",
+								additionalProperties: false,
+								required: ["min_days", "max_days"],
+								properties: {
+									min_days: int("calendar days from today (IST) to the earliest likely day"),
+									max_days: int("calendar days from today (IST) to `edd`"),
+								},
+							},
+						],
+					},
+					logistic_id: { type: ["integer", "null"], description: "the courier of that estimate" },
+					courier_name: { type: ["string", "null"] },
+					pickup_date: {
+						type: ["string", "null"],
+						format: "date",
+						description: "the pickup day it assumes (IST)",
+					},
+					valid_until: str("when the answer can change next: the courier's next cut-off, UTC", {
+						format: "date-time",
+					}),
+				},
+			}),
+			"304": { description: "Not modified: the `If-None-Match` ETag is current." },
+		},
+		errors: [
+			{ code: "validation_failed", when: "with `details`: from_pin, to_pin (6 digits), payment_mode" },
+			{ code: "rate_unavailable", when: "the pincode directory is unreachable; retry." },
 		],
 	},
 });

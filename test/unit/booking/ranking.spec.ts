@@ -145,6 +145,8 @@ describe("booking: applyRanking / pickAuto (pure)", () => {
 		weight: 0.5,
 		rto_charge: 85,
 		performance: null,
+		edd: null,
+		edd_range: null,
 	});
 
 	it("default order: default priority, then logistic_id", () => {

@@ -61,6 +61,8 @@ function fakeQuote(p: QuoteParams): QuoteResult {
 				weight: 0.5,
 				rto_charge: 70,
 				performance: null,
+				edd: null,
+				edd_range: null,
 			});
 	}
 	// rates answers cheapest first; the AUTO ranking must not depend on this order.

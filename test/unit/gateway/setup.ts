@@ -139,6 +139,12 @@ export const FAKES: any[] = [
 				params: { from_pin: { type: "string", pattern: /^\d{6}$/ }, $$strict: false },
 				handler: (ctx: Context) => ({ data: [], dropped_couriers: [], ...echo(ctx) }),
 			},
+			// every other aliased rates action answers (so /ready sees rates whole)
+			...Object.fromEntries(
+				Object.values(API_ALIASES)
+					.filter((a) => a.startsWith("rates.") && a !== "rates.serviceable")
+					.map((a) => [a.slice("rates.".length), () => ({})]),
+			),
 		},
 	},
 	{

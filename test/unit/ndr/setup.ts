@@ -80,6 +80,8 @@ const fakes = [
 				weight: 0.5,
 				rto_charge: 70,
 				performance: null,
+				edd: null,
+				edd_range: null,
 			})),
 			dropped_couriers: [],
 		}),

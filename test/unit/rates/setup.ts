@@ -21,10 +21,12 @@ export interface Card {
 	min_chargeable_kg: number;
 }
 
-/** Exactly the §2.7 keys of one quote, sorted. */
+/** Exactly the keys of one quote, sorted: §2.7's and ours `edd`, `edd_range` (issue 28). */
 export const QUOTE_KEYS = [
 	"cod_charge",
 	"courier_name",
+	"edd",
+	"edd_range",
 	"freight_charge",
 	"logistic_id",
 	"performance",

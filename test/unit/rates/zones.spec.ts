@@ -58,8 +58,11 @@ describe("rates.serviceable: zones on real lanes", () => {
 	it("anchors one quote in rupees (Express, zone C, 0.5 kg, prepaid)", async () => {
 		const res = await serviceable({ from_pin: "110001", to_pin: "560001", physical_weight: "0.5" });
 		const q = byId(res, 1)!;
+		// the estimate is the calendar's (test/unit/calendar.spec.ts, test/unit/rates/edd.spec.ts); here, its shape
+		assert.match(String(q.edd), /^\d{4}-\d{2}-\d{2}$/);
+		assert.ok(q.edd_range && q.edd_range.min_days <= q.edd_range.max_days);
 		assert.deepEqual(
-			{ ...q, performance: undefined },
+			{ ...q, performance: undefined, edd: undefined, edd_range: undefined },
 			{
 				logistic_id: 1,
 				courier_name: "Sandbox Express",
@@ -71,6 +74,8 @@ describe("rates.serviceable: zones on real lanes", () => {
 				weight: 0.5,
 				rto_charge: 54,
 				performance: undefined,
+				edd: undefined,
+				edd_range: undefined,
 			},
 		);
 	});
