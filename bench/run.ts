@@ -14,7 +14,8 @@
  *   b-nats the same in two processes over NATS (BENCH_SPLIT=1)
  *   c      8 pg clients looping INSERT … ON CONFLICT DO NOTHING RETURNING id
  *
- * Routes: GET /v1/pincode/{pin}, GET /v1/shipping/serviceable, GET
+ * Routes: GET /v1/pincode/{pin}, GET /v1/shipping/edd (issue 28: as fast as the
+ * pincode route), GET /v1/shipping/serviceable, GET
  * /v1/orders/status, GET /v1/orders/{id}, GET /v1/orders (a page of 50),
  * POST /v1/intake/order (each request a new order; ratio to c, and to b /
  * b-nats); then 202 → booked p50/p99 over BENCH_BOOKINGS bookings.
@@ -195,6 +196,7 @@ async function main(): Promise<void> {
 		const vsB: [string, number][] = [[anchorName, b.rps]];
 		for (const [title, path] of [
 			["GET /v1/pincode/{pin}", () => "/v1/pincode/560001"],
+			["GET /v1/shipping/edd", () => "/v1/shipping/edd?from_pin=110001&to_pin=560001&payment_mode=cod"],
 			[
 				"GET /v1/shipping/serviceable",
 				() =>
