@@ -79,6 +79,9 @@ const settings: RatesSettings = {
 	reloadIntervalMs: 5 * 60_000,
 };
 
+/** The ETag of each EDD answer object (answers are cached and shared: lib/rates/operations.ts `earliestDelivery`). */
+const ETAGS = new WeakMap<object, string>();
+
 export default defineService<RatesVars>()({
 	name: "rates",
 	mixins: [
@@ -141,7 +144,11 @@ export default defineService<RatesVars>()({
 				const now = new Date();
 				const answer = await earliestDelivery(this.deps(), ctx, ctx.params, now);
 				const maxAge = Math.max(0, Math.floor((Date.parse(answer.valid_until) - now.getTime()) / 1000));
-				const tag = createHash("sha256").update(JSON.stringify(answer)).digest("base64url").slice(0, 27);
+				let tag = ETAGS.get(answer);
+				if (!tag) {
+					tag = createHash("sha256").update(JSON.stringify(answer)).digest("base64url").slice(0, 27);
+					ETAGS.set(answer, tag);
+				}
 				ctx.meta.$responseHeaders = { "Cache-Control": `private, max-age=${maxAge}`, ETag: `"${tag}"` };
 				return answer;
 			},

@@ -145,7 +145,11 @@ export async function earliestDelivery(
 	now: Date = new Date(),
 ): Promise<EddAnswer> {
 	const payment_mode: PaymentMode = q.payment_mode === "cod" ? "cod" : "prepaid";
-	const [snap, facts] = await Promise.all([getCatalog(d), pincodeFacts(d, ctx, [q.from_pin, q.to_pin])]);
+	const key = `${q.from_pin}|${q.to_pin}|${payment_mode}`;
+	const snap = await getCatalog(d);
+	const hit = eddAnswers.get(key);
+	if (hit && hit.snap === snap && now.getTime() < hit.until) return hit.answer;
+	const facts = await pincodeFacts(d, ctx, [q.from_pin, q.to_pin]);
 	const res = quoteLane(
 		snap,
 		facts[q.from_pin],
@@ -176,7 +180,8 @@ export async function earliestDelivery(
 	const courier = best ? snap.byId.get(best.logistic_id) : undefined;
 	const cutoff = courier ? Date.parse(nextCutoff(courier.pickup, now)) : cap;
 	const pickup = courier ? nextPickupDay(courier.pickup, facts[q.from_pin].state, now) : null;
-	return {
+	const until = Math.min(cutoff, cap);
+	const answer: EddAnswer = {
 		from_pin: q.from_pin,
 		to_pin: q.to_pin,
 		payment_mode,
@@ -186,9 +191,22 @@ export async function earliestDelivery(
 		logistic_id: best?.logistic_id ?? null,
 		courier_name: best?.courier_name ?? null,
 		pickup_date: pickup,
-		valid_until: new Date(Math.min(cutoff, cap)).toISOString(),
+		valid_until: new Date(until).toISOString(),
 	};
+	if (eddAnswers.size >= EDD_CACHE_MAX) eddAnswers.clear();
+	eddAnswers.set(key, { snap, answer, until });
+	return answer;
 }
+
+/** Largest number of cached EDD answers (lanes × payment modes) kept before the cache starts over. */
+const EDD_CACHE_MAX = 20_000;
+
+/**
+ * The EDD answers already made, by lane and payment mode: each holds until
+ * its `valid_until` (the next cut-off or full hour) or a new catalog
+ * snapshot, so a storefront's repeated question is answered from memory.
+ */
+const eddAnswers = new Map<string, { snap: CatalogSnapshot; answer: EddAnswer; until: number }>();
 
 /**
  * Active couriers by default priority (then logistic_id) doing `dir`

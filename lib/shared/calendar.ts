@@ -10,7 +10,7 @@
  * ({@link estimateDelivery}); pure, so the quote engine calls it per row.
  */
 import holidayData from "../../data/holidays.json";
-import { addDays, IST_OFFSET_MS, istDay } from "./ist-date";
+import { IST_OFFSET_MS } from "./ist-date";
 
 /** One holiday as the data file writes it. */
 interface HolidayEntry {
@@ -24,23 +24,49 @@ export function stateKey(state: string | null | undefined): string {
 	return (state ?? "").trim().toLowerCase().replace(/&/g, "and").replace(/\s+/g, " ");
 }
 
-const NATIONAL: ReadonlySet<string> = new Set((holidayData.national as HolidayEntry[]).map((h) => h.date));
-const BY_STATE: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+/** Milliseconds in a day. */
+const DAY_MS = 86_400_000;
+
+/** Days since 1970-01-01 of an IST calendar day `YYYY-MM-DD` (the quote path works on these, not strings). */
+const dayNumber = (day: string): number => Date.parse(`${day}T00:00:00Z`) / DAY_MS;
+/** `YYYY-MM-DD` of a day number. */
+const dayString = (n: number): string => new Date(n * DAY_MS).toISOString().slice(0, 10);
+/** Week day of a day number (0 = Sunday; day 0 was a Thursday). */
+const weekdayNumber = (n: number): number => (((n + 4) % 7) + 7) % 7;
+
+const NATIONAL: ReadonlySet<number> = new Set(
+	(holidayData.national as HolidayEntry[]).map((h) => dayNumber(h.date)),
+);
+const BY_STATE: ReadonlyMap<string, ReadonlySet<number>> = new Map(
 	Object.entries(holidayData.states as Record<string, HolidayEntry[]>).map(([state, list]) => [
 		stateKey(state),
-		new Set(list.map((h) => h.date)),
+		new Set(list.map((h) => dayNumber(h.date))),
 	]),
 );
+/** The holidays of a state as given (its key computed once per name). */
+const stateDays = new Map<string, ReadonlySet<number> | null>();
+function holidaysOf(state: string | null | undefined): ReadonlySet<number> | null {
+	if (!state) return null;
+	let days = stateDays.get(state);
+	if (days === undefined) {
+		days = BY_STATE.get(stateKey(state)) ?? null;
+		if (stateDays.size < 1000) stateDays.set(state, days);
+	}
+	return days;
+}
+
+/** True when day number `n` is a national holiday or one of `state`'s. */
+const holidayOn = (n: number, state: ReadonlySet<number> | null): boolean =>
+	NATIONAL.has(n) || (state?.has(n) ?? false);
 
 /** True when `day` (`YYYY-MM-DD`) is a national holiday, or a holiday of `state` (when given). */
 export function isHoliday(day: string, state?: string | null): boolean {
-	if (NATIONAL.has(day)) return true;
-	return state ? (BY_STATE.get(stateKey(state))?.has(day) ?? false) : false;
+	return holidayOn(dayNumber(day), holidaysOf(state));
 }
 
 /** Week day of an IST calendar day (0 = Sunday). */
 export function weekdayOf(day: string): number {
-	return new Date(`${day}T00:00:00Z`).getUTCDay();
+	return weekdayNumber(dayNumber(day));
 }
 
 /** A courier's pickup rules: the week days it picks up on (0 = Sunday) and its daily cut-off (minutes after midnight IST). */
@@ -61,9 +87,28 @@ export function minutesOf(hhmm: string): number | null {
 /** Longest search for a working day (a safety bound: real calendars need a few days at most). */
 const MAX_SEARCH_DAYS = 60;
 
+/** True when the courier picks up on day number `n` in a state with holidays `state`. */
+const pickupOn = (n: number, rules: PickupRules, state: ReadonlySet<number> | null): boolean =>
+	rules.weekdays.includes(weekdayNumber(n)) && !holidayOn(n, state);
+
 /** True when the courier picks up on `day` in `state`: one of its week days and no holiday there. */
 export function isPickupDay(day: string, rules: PickupRules, state?: string | null): boolean {
-	return rules.weekdays.includes(weekdayOf(day)) && !isHoliday(day, state);
+	return pickupOn(dayNumber(day), rules, holidaysOf(state));
+}
+
+/** The IST day number of `now` and whether it is before `cutoff_minutes` that day. */
+function istNow(now: Date, cutoff_minutes: number): { today: number; beforeCutoff: boolean } {
+	const t = now.getTime() + IST_OFFSET_MS;
+	const today = Math.floor(t / DAY_MS);
+	return { today, beforeCutoff: (t - today * DAY_MS) / 60_000 < cutoff_minutes };
+}
+
+/** Day number of the next pickup day (see {@link nextPickupDay}). */
+function nextPickupNumber(rules: PickupRules, state: ReadonlySet<number> | null, now: Date): number {
+	const { today, beforeCutoff } = istNow(now, rules.cutoff_minutes);
+	let n = beforeCutoff ? today : today + 1;
+	for (let i = 0; i < MAX_SEARCH_DAYS && !pickupOn(n, rules, state); i++) n++;
+	return n;
 }
 
 /**
@@ -72,16 +117,27 @@ export function isPickupDay(day: string, rules: PickupRules, state?: string | nu
  * `now` is before the cut-off, else the first pickup day after today.
  */
 export function nextPickupDay(rules: PickupRules, state: string | null | undefined, now: Date): string {
-	const today = istDay(now);
-	const minutes = Math.floor(((now.getTime() + IST_OFFSET_MS) % 86_400_000) / 60_000);
-	let day = minutes < rules.cutoff_minutes ? today : addDays(today, 1);
-	for (let i = 0; i < MAX_SEARCH_DAYS && !isPickupDay(day, rules, state); i++) day = addDays(day, 1);
-	return day;
+	return dayString(nextPickupNumber(rules, holidaysOf(state), now));
 }
+
+/** True when parcels are delivered on day number `n` in a state with holidays `state`. */
+const deliveryOn = (n: number, state: ReadonlySet<number> | null): boolean =>
+	weekdayNumber(n) !== 0 && !holidayOn(n, state);
 
 /** True when parcels are delivered on `day` in `state`: not a Sunday, no holiday there. */
 export function isDeliveryDay(day: string, state?: string | null): boolean {
-	return weekdayOf(day) !== 0 && !isHoliday(day, state);
+	return deliveryOn(dayNumber(day), holidaysOf(state));
+}
+
+/** Day number of {@link afterTransit}. */
+function afterTransitNumber(from: number, n: number, state: ReadonlySet<number> | null): number {
+	let day = from;
+	for (let left = n, i = 0; left > 0 && i < MAX_SEARCH_DAYS; i++) {
+		day++;
+		if (weekdayNumber(day) !== 0 && !NATIONAL.has(day)) left--;
+	}
+	for (let i = 0; i < MAX_SEARCH_DAYS && !deliveryOn(day, state); i++) day++;
+	return day;
 }
 
 /**
@@ -90,18 +146,12 @@ export function isDeliveryDay(day: string, state?: string | null): boolean {
  * to the next delivery day in the destination `state`.
  */
 export function afterTransit(from: string, n: number, state?: string | null): string {
-	let day = from;
-	for (let left = n, i = 0; left > 0 && i < MAX_SEARCH_DAYS; i++) {
-		day = addDays(day, 1);
-		if (weekdayOf(day) !== 0 && !NATIONAL.has(day)) left--;
-	}
-	for (let i = 0; i < MAX_SEARCH_DAYS && !isDeliveryDay(day, state); i++) day = addDays(day, 1);
-	return day;
+	return dayString(afterTransitNumber(dayNumber(from), n, holidaysOf(state)));
 }
 
 /** Whole calendar days from IST day `a` to IST day `b`. */
 export function daysBetween(a: string, b: string): number {
-	return Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000);
+	return dayNumber(b) - dayNumber(a);
 }
 
 /** An estimated delivery: the promised IST date and the range in calendar days from today (IST). */
@@ -114,13 +164,23 @@ export interface DeliveryEstimate {
 }
 
 /**
+ * Estimates already made, by everything they depend on (the IST day, before
+ * or after the cut-off, the rules, transit, states, observed days): the quote
+ * path asks the same few questions all day. Cleared when it grows past
+ * {@link MEMO_MAX} (a new day brings new keys).
+ */
+const memo = new Map<string, DeliveryEstimate>();
+const MEMO_MAX = 5000;
+
+/**
  * The estimated delivery of a shipment booked at `now` with a courier of
  * `rules` from a warehouse in `fromState` to `toState`, whose transit is
  * `transit` working days ({min, max}): picked up on {@link nextPickupDay},
  * delivered between {@link afterTransit} of min and of max. With
  * `observedDays` (a lane's learned transit: calendar days from pickup to
  * delivery) the latest day is the first delivery day at least that many
- * calendar days after pickup instead.
+ * calendar days after pickup instead. Answers are memoised (the same
+ * object for the same question: treat it as read-only).
  */
 export function estimateDelivery(
 	rules: PickupRules,
@@ -130,26 +190,32 @@ export function estimateDelivery(
 	now: Date,
 	observedDays?: number,
 ): DeliveryEstimate {
-	const today = istDay(now);
-	const pickup_date = nextPickupDay(rules, fromState, now);
-	let latest = afterTransit(pickup_date, transit.max, toState);
+	const { today, beforeCutoff } = istNow(now, rules.cutoff_minutes);
+	const key = `${today}|${beforeCutoff}|${rules.cutoff_minutes}|${rules.weekdays.join("")}|${transit.min}|${transit.max}|${fromState}|${toState}|${observedDays}`;
+	const hit = memo.get(key);
+	if (hit) return hit;
+	const from = holidaysOf(fromState);
+	const to = holidaysOf(toState);
+	const pickup = nextPickupNumber(rules, from, now);
+	let latest = afterTransitNumber(pickup, transit.max, to);
 	if (observedDays !== undefined) {
-		latest = addDays(pickup_date, observedDays);
-		for (let i = 0; i < MAX_SEARCH_DAYS && !isDeliveryDay(latest, toState); i++) latest = addDays(latest, 1);
+		latest = pickup + observedDays;
+		for (let i = 0; i < MAX_SEARCH_DAYS && !deliveryOn(latest, to); i++) latest++;
 	}
-	const byCard = afterTransit(pickup_date, transit.min, toState);
-	const earliest = byCard < latest ? byCard : latest;
-	return {
-		edd: latest,
-		edd_range: { min_days: daysBetween(today, earliest), max_days: daysBetween(today, latest) },
-		pickup_date,
+	const earliest = Math.min(afterTransitNumber(pickup, transit.min, to), latest);
+	const out: DeliveryEstimate = {
+		edd: dayString(latest),
+		edd_range: { min_days: earliest - today, max_days: latest - today },
+		pickup_date: dayString(pickup),
 	};
+	if (memo.size >= MEMO_MAX) memo.clear();
+	memo.set(key, out);
+	return out;
 }
 
 /** The next cut-off instant after `now` (ISO-8601 UTC): today's when still ahead, else tomorrow's. */
 export function nextCutoff(rules: PickupRules, now: Date): string {
-	const today = istDay(now);
-	const at = (day: string) => Date.parse(`${day}T00:00:00Z`) - IST_OFFSET_MS + rules.cutoff_minutes * 60_000;
-	const t = at(today) > now.getTime() ? at(today) : at(addDays(today, 1));
-	return new Date(t).toISOString();
+	const { today, beforeCutoff } = istNow(now, rules.cutoff_minutes);
+	const day = beforeCutoff ? today : today + 1;
+	return new Date(day * DAY_MS - IST_OFFSET_MS + rules.cutoff_minutes * 60_000).toISOString();
 }
