@@ -112,6 +112,23 @@ const ZONE: JsonSchema = {
 		"Zone (docs/decisions/0004-rates-and-serviceability.md): A same district, B same state, C metro to metro, D rest of India, E special regions.",
 };
 
+/** `edd_range` of a quote row and of `GET /v1/shipping/edd` (issue 28): calendar days from today (IST), or null. */
+const EDD_RANGE: JsonSchema = {
+	oneOf: [
+		{ type: "null" },
+		{
+			type: "object",
+			additionalProperties: false,
+			required: ["min_days", "max_days"],
+			properties: {
+				min_days: int("calendar days from today (IST) to the earliest likely delivery day"),
+				max_days: int("calendar days from today (IST) to `edd`"),
+			},
+		},
+	],
+	description: "null with `edd`",
+};
+
 /** One element of `data` of a quote (spec §2.7). */
 const QUOTE: JsonSchema = {
 	type: "object",
@@ -173,21 +190,7 @@ const QUOTE: JsonSchema = {
 			description:
 				"Ours (issue 28; docs/decisions/0106-working-days-and-edd.md): the estimated delivery date (IST) if booked now — the latest likely day: the courier's next pickup day at the pickup pincode (its cut-off, pickup week days, national and state holidays), then its transit working days for the zone (or, once the lane has 20 delivered shipments with the courier, their observed 80th percentile), moved to a delivery day at the destination. null when the courier has no transit data.",
 		},
-		edd_range: {
-			oneOf: [
-				{ type: "null" },
-				{
-					type: "object",
-					additionalProperties: false,
-					required: ["min_days", "max_days"],
-					properties: {
-						min_days: int("calendar days from today (IST) to the earliest likely delivery day"),
-						max_days: int("calendar days from today (IST) to `edd`"),
-					},
-				},
-			],
-			description: "null with `edd`",
-		},
+		edd_range: EDD_RANGE,
 	},
 };
 
@@ -305,20 +308,7 @@ export const RATES_ROUTES = defineRoutes({
 						format: "date",
 						description: "the earliest promised delivery date (IST) among the couriers",
 					},
-					edd_range: {
-						oneOf: [
-							{ type: "null" },
-							{
-								type: "object",
-								additionalProperties: false,
-								required: ["min_days", "max_days"],
-								properties: {
-									min_days: int("calendar days from today (IST) to the earliest likely day"),
-									max_days: int("calendar days from today (IST) to `edd`"),
-								},
-							},
-						],
-					},
+					edd_range: EDD_RANGE,
 					logistic_id: { type: ["integer", "null"], description: "the courier of that estimate" },
 					courier_name: { type: ["string", "null"] },
 					pickup_date: {
