@@ -562,7 +562,7 @@ export default defineService<IntakeVars>()({
 		 * §2.3, §4.1, §7; issue 10, issue 25). The gateway's upload route hands
 		 * the RAW multipart body over as `ctx.stream` (over NATS in chunks) with
 		 * params `{query, content_type}` (lib/contracts/intake.ts
-		 * BulkUploadParams); the form is parsed here (lib/intake/bulk/multipart.ts),
+		 * UploadParams); the form is parsed here (lib/intake/bulk/multipart.ts),
 		 * so `sender_address_id` (form field, before or after the file, or
 		 * `?sender_address_id=`) and `import_file` may come in any order.
 		 *

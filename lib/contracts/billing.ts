@@ -7,8 +7,8 @@
  * the wire (integer paise in the database), times ISO-8601 UTC.
  */
 import type { RouteParams } from "../platform/openapi/route";
+import type { UploadParams } from "./common";
 import type { BILLING_ROUTES } from "./http/billing";
-import type { BulkUploadParams } from "./intake";
 
 /** The billing route definitions (lib/contracts/http/billing.ts). */
 type Routes = typeof BILLING_ROUTES;
@@ -486,7 +486,7 @@ export interface BillingActions {
 		result: WeightDiscrepancy;
 	};
 	/** POST /v1/weight-discrepancies/{id}/dispute (billing.write; multipart: reason + 1–5 images). */
-	"billing.disputeDiscrepancy": { params: BulkUploadParams; result: WeightDiscrepancy };
+	"billing.disputeDiscrepancy": { params: UploadParams; result: WeightDiscrepancy };
 	/** POST /v1/ops/weight-discrepancies/{id}/resolve (ops): a disputed one `won` or `lost`. */
 	"billing.resolveDiscrepancy": {
 		params: RouteParams<Routes["billing.resolveDiscrepancy"]>;

@@ -111,3 +111,22 @@ export interface CallMeta {
 
 /** Params of a gateway-facing action: path, query (strings) and JSON body merged, validated by the action. */
 export type HttpParams = Record<string, unknown>;
+
+/**
+ * Params of every action served by the gateway's
+ * upload route (the bulk order upload, a weight dispute; set by the gateway, lib/gateway/upload.ts, never by the
+ * client; issue 25): the request's query string, its `Content-Type` header and
+ * the route's path parameters; the multipart body itself is `ctx.stream`.
+ */
+export interface UploadParams {
+	/** the query string (flat strings; `sender_address_id` may be given there) */
+	query: HttpParams;
+	/** the request's Content-Type ("" when none) */
+	content_type: string;
+	/**
+	 * the route's path parameters by name, as flat strings decoded from the URL
+	 * (`{id: "7"}` for `POST /v1/weight-discrepancies/7/dispute`; `{}` for
+	 * `POST /v1/intake/bulk`, which has none); never taken from the query
+	 */
+	path: Record<string, string>;
+}

@@ -6,7 +6,7 @@
 import type { Readable } from "node:stream";
 import type { RouteParams } from "../platform/openapi/route";
 import type { CodStatus, CodStatusUpdate } from "./billing";
-import type { Address, BookingState, HttpParams, PaymentMode, ShipmentDirection } from "./common";
+import type { Address, BookingState, PaymentMode, ShipmentDirection, UploadParams } from "./common";
 import type { INTAKE_ROUTES } from "./http/intake";
 import type { INTAKE_BULK_ROUTES } from "./http/intake-bulk";
 
@@ -301,7 +301,7 @@ export interface IntakeActions {
 	"intake.hideOrder": { params: RouteParams<IntakeRoutes["intake.hideOrder"]>; result: HideOrderResult };
 	// bulk upload (issue 10; docs/decisions/0039-bulk-upload-api.md)
 	/** POST /v1/intake/bulk (§2.3, §4.1): the raw multipart body arrives as `ctx.stream`. 202. */
-	"intake.bulkUpload": { params: BulkUploadParams; result: BulkUploadResult };
+	"intake.bulkUpload": { params: UploadParams; result: BulkUploadResult };
 	/** GET /v1/intake/jobs (§4.1): the caller's bulk jobs, newest first, cursor-paged. */
 	"intake.bulkJobs": {
 		params: RouteParams<IntakeRoutes["intake.bulkJobs"]>;
@@ -354,25 +354,6 @@ export interface BulkRowError {
 	column: string | null;
 	field: string;
 	message: string;
-}
-
-/**
- * Params of `intake.bulkUpload`, and of every action served by the gateway's
- * upload route (set by the gateway, lib/gateway/upload.ts, never by the
- * client; issue 25): the request's query string, its `Content-Type` header and
- * the route's path parameters; the multipart body itself is `ctx.stream`.
- */
-export interface BulkUploadParams {
-	/** the query string (flat strings; `sender_address_id` may be given there) */
-	query: HttpParams;
-	/** the request's Content-Type ("" when none) */
-	content_type: string;
-	/**
-	 * the route's path parameters by name, as flat strings decoded from the URL
-	 * (`{id: "7"}` for `POST /v1/weight-discrepancies/7/dispute`; `{}` for
-	 * `POST /v1/intake/bulk`, which has none); never taken from the query
-	 */
-	path: Record<string, string>;
 }
 
 /** 202 answer of `POST /v1/intake/bulk`. */

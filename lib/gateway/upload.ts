@@ -12,7 +12,7 @@
  * as the file part starts, with only the fields sent before it.
  */
 import type { IncomingMessage } from "node:http";
-import type { BulkUploadParams } from "../contracts";
+import type { UploadParams } from "../contracts";
 
 /** The request as moleculer-web decorates it on a `mergeParams: false` route. */
 type UploadRequest = IncomingMessage & {
@@ -41,7 +41,7 @@ function pathParams($params: unknown): Record<string, string> {
 
 /**
  * `onBeforeCall` of the upload route: the action's params become
- * {@link BulkUploadParams} `{query, content_type, path}`: the query string
+ * {@link UploadParams} `{query, content_type, path}`: the query string
  * (flat strings, as on every route), the request's `Content-Type` header (the
  * multipart boundary; "" when absent) and the alias's path parameters (flat
  * strings; `{}` when the path has none). Nothing of the body is read here, and
@@ -49,7 +49,7 @@ function pathParams($params: unknown): Record<string, string> {
  * parameter): each comes from its own place only.
  */
 export function uploadParams(_ctx: unknown, _route: unknown, req: UploadRequest): void {
-	const params: BulkUploadParams = {
+	const params: UploadParams = {
 		query: { ...(req.query ?? {}) },
 		content_type: req.headers["content-type"] ?? "",
 		path: pathParams(req.$params),

@@ -17,7 +17,7 @@ import { createHash } from "node:crypto";
 import type { Readable } from "node:stream";
 import { type Context, ServiceBroker } from "moleculer";
 import ApiGateway from "moleculer-web";
-import type { BulkUploadParams } from "../../../lib/contracts";
+import type { UploadParams } from "../../../lib/contracts";
 import { INTAKE_BULK_ROUTES } from "../../../lib/contracts/http/intake-bulk";
 import { gatewayRoutes } from "../../../lib/gateway/route-options";
 import { UPLOAD_ALIASES } from "../../../lib/gateway/routes";
@@ -73,7 +73,7 @@ describe("gateway upload route: every upload alias, params {query, content_type,
 				$params: { body: undefined, query: {}, params: { id: "7", rest: ["a", "b"], gone: undefined } },
 			};
 			uploadParams(undefined, undefined, req as never);
-			const params: BulkUploadParams = req.$params as never;
+			const params: UploadParams = req.$params as never;
 			assert.deepEqual(params, {
 				query: { x: "1", content_type: "text/plain", path: "evil", id: "9" },
 				content_type: "multipart/form-data; boundary=b",
@@ -177,7 +177,7 @@ describe("gateway upload route: every upload alias, params {query, content_type,
 			seen.length = 0;
 			const r = await fetch(`${base}/v1/flat`, { method: "POST", body: Buffer.from("raw") });
 			assert.equal(r.status, 200, await r.text());
-			const params = seen[0].params as BulkUploadParams;
+			const params = seen[0].params as UploadParams;
 			assert.deepEqual(params.path, {});
 			assert.deepEqual(params.query, {});
 			assert.equal(params.content_type, "");
@@ -190,7 +190,7 @@ describe("gateway upload route: every upload alias, params {query, content_type,
 		const idp = useDevIdp();
 		let broker: ServiceBroker;
 		let base: string;
-		let got: { params: BulkUploadParams; size: number } | undefined;
+		let got: { params: UploadParams; size: number } | undefined;
 
 		before(async () => {
 			({ broker, base } = await startWithGateway([
