@@ -132,7 +132,7 @@ export default defineService<BillingVars>()({
 		 * page. Only the caller's account. A movement appears once booking's
 		 * outbox delivered it (moments after the booking or cancel).
 		 *
-		 * Access: any authenticated role (read-only roles may read).
+		 * Access: every authenticated role (read-only roles may read).
 		 *
 		 * Errors: 400 `validation_failed` details `limit: must be an integer from 1 to 1000`;
 		 * 400 `cursor: unrecognised shape` (not a cursor this route issued to this account).
@@ -149,7 +149,7 @@ export default defineService<BillingVars>()({
 		 * GET /v1/remittances (ours; docs/decisions/0104-cod-payouts.md): the
 		 * caller's COD payouts, newest first. Query `limit` (1–1000, default
 		 * 20), `status` (`scheduled` | `paid`), `cursor`. 200 `{data: Payout[],
-		 * pagination}` (rupees; cycle dates IST). Access: any authenticated role.
+		 * pagination}` (rupees; cycle dates IST). Access: every authenticated role.
 		 * Errors: 400 `validation_failed` (limit, status); 400 `cursor: unrecognised shape`.
 		 */
 		remittances: {
@@ -162,7 +162,7 @@ export default defineService<BillingVars>()({
 		/**
 		 * GET /v1/remittances/summary (ours): where the caller's COD money is —
 		 * collected, remitted, in scheduled payouts — and the next cycle day
-		 * (IST) with what it would pay now (rupees). Access: any authenticated role.
+		 * (IST) with what it would pay now (rupees). Access: every authenticated role.
 		 */
 		remittanceSummary: {
 			access: BILLING_ROUTES["billing.remittanceSummary"].access,
@@ -174,7 +174,7 @@ export default defineService<BillingVars>()({
 		/**
 		 * GET /v1/remittances/settings (ours; docs/decisions/0104-cod-payouts.md):
 		 * the caller's payout settings {@link PayoutSettings} (defaults when never
-		 * set). Access: any authenticated role.
+		 * set). Access: every authenticated role.
 		 */
 		remittanceSettings: {
 			access: BILLING_ROUTES["billing.remittanceSettings"].access,
@@ -199,7 +199,7 @@ export default defineService<BillingVars>()({
 
 		/**
 		 * GET /v1/remittances/{id} (ours): one of the caller's payouts with its
-		 * shipments (rupees). Access: any authenticated role.
+		 * shipments (rupees). Access: every authenticated role.
 		 * Errors: 400 `validation_failed` (id); 404 `remittance_not_found` (missing and another account's alike).
 		 */
 		remittance: {
@@ -212,7 +212,7 @@ export default defineService<BillingVars>()({
 		/**
 		 * GET /v1/remittances/{id}/export.csv (ours): the caller's payout, one
 		 * CSV line per shipment (lib/billing/payouts.ts `payoutCsv`: rupees, UTC,
-		 * formula-safe cells, BOM, CRLF), as an attachment. Access: any
+		 * formula-safe cells, BOM, CRLF), as an attachment. Access: every
 		 * authenticated role.
 		 * Errors: 400 `validation_failed` (id); 404 `remittance_not_found`.
 		 */
@@ -259,7 +259,7 @@ export default defineService<BillingVars>()({
 		 * GET /v1/weight-discrepancies (ours; docs/decisions/0105-weight-discrepancies.md):
 		 * the caller's discrepancies, newest first. Query `limit` (1–1000,
 		 * default 20), `status`, `from` / `to` (IST days), `awb_number`, `cursor`.
-		 * 200 {@link DiscrepancyPage} (rupees, kg, cm, UTC). Access: any authenticated role.
+		 * 200 {@link DiscrepancyPage} (rupees, kg, cm, UTC). Access: every authenticated role.
 		 * Errors: 400 `validation_failed`; 400 `cursor: unrecognised shape`.
 		 */
 		discrepancies: {

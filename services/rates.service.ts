@@ -134,7 +134,7 @@ export default defineService<RatesVars>()({
 		 * delivery estimate (IST) among the couriers serving the lane, with
 		 * `Cache-Control: private, max-age=<seconds to valid_until>` and a strong
 		 * `ETag` (the gateway answers 304 to a matching `If-None-Match`).
-		 * Access: any authenticated role.
+		 * Access: every authenticated role.
 		 * Errors: 400 `validation_failed` (pins not 6 digits, payment_mode); 503 `rate_unavailable`.
 		 */
 		edd: {

@@ -65,7 +65,7 @@ export function assertEntry(e: LedgerEntryEvent): void {
 	if (!kinds.includes(e.kind)) throw new Error(`unknown ledger kind ${String(e.kind)}`);
 }
 
-/** A ledger entry to append: any kind, its own idempotency key (`entry_key`), paise. */
+/** A ledger entry to append, of whichever kind, with its own idempotency key (`entry_key`), paise. */
 export interface NewLedgerEntry {
 	sender_id: number;
 	kind: LedgerKind;
