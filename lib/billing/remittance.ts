@@ -19,20 +19,17 @@
  */
 import { createHash } from "node:crypto";
 import { parse } from "csv-parse/sync";
-import { type CodExceptionKind, MAX_EXCEPTION_LINES, type RemittanceReport } from "../contracts";
+import {
+	type CodExceptionKind,
+	MAX_EXCEPTION_LINES,
+	REMITTANCE_COLUMNS,
+	type RemittanceReport,
+} from "../contracts";
 import { fail } from "../platform/errors";
 import { isCalendarDay } from "../shared/ist-date";
 import { toRupees } from "../shared/money";
 import type { BillingDeps } from "./deps";
 import { type CodRow, type RemittanceLine, recordRemittance } from "./store";
-
-/** The header a remittance file starts with. */
-export const REMITTANCE_COLUMNS = [
-	"awb_number",
-	"amount",
-	"remittance_reference",
-	"remittance_date",
-] as const;
 
 /** Largest file read (bytes): ~100,000 lines. */
 export const MAX_REMITTANCE_BYTES = 8 * 1024 * 1024;

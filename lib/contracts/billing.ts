@@ -133,6 +133,17 @@ export interface CodShipment {
 	remittance: { reference: string; remitted_on: string; amount: number } | null;
 }
 
+/**
+ * The columns of a courier's COD remittance file (docs/decisions/0102-cod-remittance.md): billing reads
+ * them in any order (extra columns ignored); the sandbox simulator writes them in this order.
+ */
+export const REMITTANCE_COLUMNS = [
+	"awb_number",
+	"amount",
+	"remittance_reference",
+	"remittance_date",
+] as const;
+
 /** Why a line of a courier's remittance file was not accepted (a reconciliation exception). */
 export const COD_EXCEPTION_KINDS = [
 	"amount_mismatch",

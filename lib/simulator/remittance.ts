@@ -19,17 +19,9 @@
  * No package gives the header alone (`lines` 0).
  */
 import { stringify } from "csv-stringify/sync";
-import type { RemittanceFile } from "../contracts";
+import { REMITTANCE_COLUMNS, type RemittanceFile } from "../contracts";
 import { toPaise, toRupees } from "../shared/money";
 import type { RemittanceRow } from "./store";
-
-/** The columns of a remittance file, in order (its header line). */
-export const REMITTANCE_COLUMNS = [
-	"awb_number",
-	"amount",
-	"remittance_reference",
-	"remittance_date",
-] as const;
 
 /**
  * A COD amount in rupees (a number or numeric text, as the create payload

@@ -12,7 +12,7 @@
  * {@link REMITTANCE_BODY}.
  */
 import { CURSOR_UNRECOGNISED } from "../../platform/cursor";
-import { ID_PATH_SCHEMA, json, queryParam } from "../../platform/openapi/components";
+import { csvAttachment, ID_PATH_SCHEMA, json, queryParam } from "../../platform/openapi/components";
 import { int, nullableStr, PAGINATION, rupees, str } from "../../platform/openapi/helpers";
 import { defineRoutes, type RouteError } from "../../platform/openapi/route";
 import type { JsonSchema } from "../../platform/openapi/types";
@@ -96,6 +96,29 @@ export const REMITTANCE_BODY = {
 	logistic_id: { type: "number", integer: true, positive: true, optional: true, convert: true },
 } as const;
 
+/**
+ * `exception_lines` of a courier file's reconciliation (remittance, weight):
+ * the first {@link MAX_EXCEPTION_LINES} lines not accepted, each with its kind
+ * (one of `kinds`) and the reason in words; all are stored.
+ */
+function exceptionLines(kinds: readonly string[]): JsonSchema {
+	return {
+		type: "array",
+		description: `the first ${MAX_EXCEPTION_LINES} exceptions, in line order (all are stored)`,
+		items: {
+			type: "object",
+			additionalProperties: false,
+			required: ["line_no", "awb_number", "kind", "detail"],
+			properties: {
+				line_no: int("1 = the first line after the header"),
+				awb_number: nullableStr("the line's AWB, when it has one"),
+				kind: { type: "string", enum: [...kinds] },
+				detail: str("why, in words"),
+			},
+		},
+	};
+}
+
 /** 200 of `POST /v1/ops/cod-remittances` (lib/contracts/billing.ts `RemittanceReport`). */
 const REMITTANCE_REPORT: JsonSchema = {
 	type: "object",
@@ -120,21 +143,7 @@ const REMITTANCE_REPORT: JsonSchema = {
 		matched: int("lines that paid a collected COD shipment (now `remitted`)"),
 		matched_amount: rupees("sum of the matched lines."),
 		exceptions: int("lines recorded as reconciliation exceptions"),
-		exception_lines: {
-			type: "array",
-			description: `the first ${MAX_EXCEPTION_LINES} exceptions, in line order (all are stored)`,
-			items: {
-				type: "object",
-				additionalProperties: false,
-				required: ["line_no", "awb_number", "kind", "detail"],
-				properties: {
-					line_no: int("1 = the first line after the header"),
-					awb_number: nullableStr("the line's AWB, when it has one"),
-					kind: { type: "string", enum: [...COD_EXCEPTION_KINDS] },
-					detail: str("why, in words"),
-				},
-			},
-		},
+		exception_lines: exceptionLines(COD_EXCEPTION_KINDS),
 	},
 };
 
@@ -434,21 +443,7 @@ const WEIGHT_REPORT: JsonSchema = {
 		within_tolerance: int("lines within the account's tolerance"),
 		same_slab: int("lines beyond tolerance that cost nothing more (the same slab)"),
 		exceptions: int("lines not matched"),
-		exception_lines: {
-			type: "array",
-			description: `the first ${MAX_EXCEPTION_LINES} exceptions, in line order`,
-			items: {
-				type: "object",
-				additionalProperties: false,
-				required: ["line_no", "awb_number", "kind", "detail"],
-				properties: {
-					line_no: int("1 = the first line after the header"),
-					awb_number: nullableStr("the line's AWB"),
-					kind: { type: "string", enum: [...WEIGHT_EXCEPTION_KINDS] },
-					detail: str("why, in words"),
-				},
-			},
-		},
+		exception_lines: exceptionLines(WEIGHT_EXCEPTION_KINDS),
 	},
 };
 
@@ -621,25 +616,11 @@ export const BILLING_ROUTES = defineRoutes({
 			"Ours (docs/decisions/0104-cod-payouts.md): one line per shipment of the payout — payout_id, cycle_date, awb_number, order_id, cod_amount (rupees, two decimals), collected_at (UTC), remittance_reference, remitted_on, payout_status, utr. UTF-8 with a byte-order mark, CRLF lines, RFC 4180 quoting; every cell starting with `=`, `+`, `-` (not a number), `@`, tab or CR is prefixed with `'` so no spreadsheet evaluates it. Answered as an attachment. Any authenticated role.",
 		path: { id: { description: "the payout id", schema: ID_PATH_SCHEMA } },
 		responses: {
-			"200": {
-				description: "The payout's shipments, as an attachment.",
-				headers: {
-					"Content-Disposition": {
-						description: '`attachment; filename="payout-<id>-<cycle_date>.csv"`',
-						schema: { type: "string" },
-					},
-				},
-				content: {
-					"text/csv": {
-						schema: {
-							type: "string",
-							contentMediaType: "text/csv",
-							description:
-								"UTF-8 with a byte-order mark, CRLF lines; the header row, then one record per shipment.",
-						},
-					},
-				},
-			},
+			"200": csvAttachment(
+				"The payout's shipments, as an attachment.",
+				"payout-<id>-<cycle_date>.csv",
+				"shipment",
+			),
 		},
 		errors: [
 			{ code: "validation_failed", when: "with `details` `id: must be a positive integer`" },

@@ -15,7 +15,13 @@
  *
  * Units: sizes in bytes, timestamps ISO-8601 UTC.
  */
-import { authErrors, ID_PATH_SCHEMA, json, queryParam } from "../../platform/openapi/components";
+import {
+	authErrors,
+	csvAttachment,
+	ID_PATH_SCHEMA,
+	json,
+	queryParam,
+} from "../../platform/openapi/components";
 import { int, str } from "../../platform/openapi/helpers";
 import { defineRoutes } from "../../platform/openapi/route";
 import type { JsonSchema, Parameter, Response } from "../../platform/openapi/types";
@@ -448,25 +454,7 @@ export const INTAKE_BULK_ROUTES = defineRoutes({
 			),
 		],
 		responses: {
-			"200": {
-				description: "The rows, as an attachment.",
-				headers: {
-					"Content-Disposition": {
-						description: '`attachment; filename="bulk-<job_id>-rows.csv"`',
-						schema: { type: "string" },
-					},
-				},
-				content: {
-					"text/csv": {
-						schema: {
-							type: "string",
-							contentMediaType: "text/csv",
-							description:
-								"UTF-8 with a byte-order mark, CRLF lines; the header row, then one record per row.",
-						},
-					},
-				},
-			},
+			"200": csvAttachment("The rows, as an attachment.", "bulk-<job_id>-rows.csv", "row"),
 			"403": READ_403,
 		},
 		errors: [{ code: "validation_failed", when: '`field` "outcome".' }, JOB_404],

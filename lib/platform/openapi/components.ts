@@ -246,6 +246,33 @@ export function json(description: string, schema: JsonSchema | OpenAPIV3_1.Refer
 }
 
 /**
+ * A 200 CSV attachment (our exports: bulk rows, payouts): `Content-Disposition`
+ * naming the file (`fileName`, written as the header's value pattern) and a
+ * UTF-8 body with a byte-order mark and CRLF lines, `record` saying what one
+ * record after the header row is.
+ */
+export function csvAttachment(description: string, fileName: string, record: string): Response {
+	return {
+		description,
+		headers: {
+			"Content-Disposition": {
+				description: `\`attachment; filename="${fileName}"\``,
+				schema: { type: "string" },
+			},
+		},
+		content: {
+			"text/csv": {
+				schema: {
+					type: "string",
+					contentMediaType: "text/csv",
+					description: `UTF-8 with a byte-order mark, CRLF lines; the header row, then one record per ${record}.`,
+				},
+			},
+		},
+	};
+}
+
+/**
  * Error responses in the §2.11 envelope, e.g. `errors({400: "validation_failed: …", 404: "order not found"})`:
  * the text says which `error` codes the status carries and when.
  */

@@ -24,37 +24,11 @@ import { startWithGateway } from "../../helpers/broker";
 import { fakeService } from "../../helpers/call";
 import { useDevIdp } from "../../helpers/devidp";
 import { warehouse } from "../../helpers/fixtures";
+import { multipartBody, type Part } from "../../helpers/multipart";
 import { eventually } from "../../helpers/poll";
 import { http } from "../gateway/setup";
 
 const MB25 = 25 * 1024 * 1024;
-
-/** One part of a hand-made multipart body: a field, or a file. */
-type Part = { name: string; value: string } | { name: string; filename: string; type: string; bytes: Buffer };
-
-/** The bytes of a multipart/form-data body holding `parts` in the given order (RFC 7578 framing). */
-function multipartBody(parts: Part[], boundary: string): Buffer {
-	const out: Buffer[] = [];
-	for (const p of parts) {
-		if ("value" in p) {
-			out.push(
-				Buffer.from(
-					`--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"\r\n\r\n${p.value}\r\n`,
-				),
-			);
-		} else {
-			out.push(
-				Buffer.from(
-					`--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"; filename="${p.filename}"\r\nContent-Type: ${p.type}\r\n\r\n`,
-				),
-				p.bytes,
-				Buffer.from("\r\n"),
-			);
-		}
-	}
-	out.push(Buffer.from(`--${boundary}--\r\n`));
-	return Buffer.concat(out);
-}
 
 describe("intake bulk upload: multipart parts in any order (issue 25)", function () {
 	this.timeout(120_000);

@@ -14,36 +14,13 @@ import { BULK_MAX_BYTES } from "../../../lib/contracts/http/intake-bulk-input";
 import { BULK_FORM_LIMITS, BULK_MAX_BODY_BYTES, readUploadForm } from "../../../lib/intake/bulk/multipart";
 import { ApiError, errorBodyOf } from "../../../lib/platform/errors";
 import { type MultipartLimits, readMultipartForm } from "../../../lib/shared/multipart";
-
-/** One part of a hand-made multipart body: a field, or a file. */
-type Part = { name: string; value: string } | { name: string; filename: string; type: string; bytes: Buffer };
+import { multipartBody, type Part } from "../../helpers/multipart";
 
 const BOUNDARY = "----msa-reader-7f3a";
 const CONTENT_TYPE = `multipart/form-data; boundary=${BOUNDARY}`;
 
-/** The bytes of a multipart/form-data body holding `parts` in the given order. */
-function multipartBody(parts: Part[], boundary = BOUNDARY): Buffer {
-	const out: Buffer[] = [];
-	for (const p of parts) {
-		if ("value" in p) {
-			out.push(
-				Buffer.from(
-					`--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"\r\n\r\n${p.value}\r\n`,
-				),
-			);
-		} else {
-			out.push(
-				Buffer.from(
-					`--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"; filename="${p.filename}"\r\nContent-Type: ${p.type}\r\n\r\n`,
-				),
-				p.bytes,
-				Buffer.from("\r\n"),
-			);
-		}
-	}
-	out.push(Buffer.from(`--${boundary}--\r\n`));
-	return Buffer.concat(out);
-}
+/** {@link multipartBody} with this spec's boundary by default. */
+const bodyOf = (parts: Part[], boundary = BOUNDARY): Buffer => multipartBody(parts, boundary);
 
 /** `bytes` as a stream of `chunk`-byte pieces (a body arriving in several reads). */
 function streamOf(bytes: Buffer, chunk = 16 * 1024): Readable {
@@ -94,7 +71,7 @@ describe("multipart reader of the upload routes (lib/shared/multipart.ts)", () =
 			[image(1), image(2), reason],
 		];
 		for (const parts of orders) {
-			const form = await readMultipartForm(streamOf(multipartBody(parts), 37), CONTENT_TYPE, LIMITS);
+			const form = await readMultipartForm(streamOf(bodyOf(parts), 37), CONTENT_TYPE, LIMITS);
 			assert.deepEqual(form.fields, [["reason", "the parcel weighed 480 g at pickup"]]);
 			assert.deepEqual(
 				form.files.map((f) => [f.fieldname, f.filename, f.mimetype, f.bytes.length, f.bytes[0]]),
@@ -126,14 +103,14 @@ describe("multipart reader of the upload routes (lib/shared/multipart.ts)", () =
 	});
 
 	it("no file part: an empty list (the caller decides)", async () => {
-		const form = await readMultipartForm(streamOf(multipartBody([reason])), CONTENT_TYPE, LIMITS);
+		const form = await readMultipartForm(streamOf(bodyOf([reason])), CONTENT_TYPE, LIMITS);
 		assert.deepEqual(form, { fields: [["reason", "the parcel weighed 480 g at pickup"]], files: [] });
 	});
 
 	it("one file part more than maxFiles: 400 invalid_multipart naming the limit", async () => {
 		const { status, body } = await refusal(
 			readMultipartForm(
-				streamOf(multipartBody([reason, image(1), image(2), image(3), image(4)])),
+				streamOf(bodyOf([reason, image(1), image(2), image(3), image(4)])),
 				CONTENT_TYPE,
 				LIMITS,
 			),
@@ -145,7 +122,7 @@ describe("multipart reader of the upload routes (lib/shared/multipart.ts)", () =
 
 	it("a file over maxFileBytes: the 413 of tooLarge (its own code and details), the rest drained", async () => {
 		const big = image(2, 1001);
-		const stream = streamOf(multipartBody([image(1), big, reason]), 64);
+		const stream = streamOf(bodyOf([image(1), big, reason]), 64);
 		const { status, body } = await refusal(readMultipartForm(stream, CONTENT_TYPE, LIMITS));
 		assert.equal(status, 413);
 		assert.deepEqual(body, { error: "image_too_large", limit_bytes: 1000 });
@@ -165,7 +142,7 @@ describe("multipart reader of the upload routes (lib/shared/multipart.ts)", () =
 	});
 
 	it("malformed, cut short, not multipart, a field too long: 400 invalid_multipart", async () => {
-		const whole = multipartBody([image(1), reason]);
+		const whole = bodyOf([image(1), reason]);
 		const cut = new PassThrough();
 		const cutRead = readMultipartForm(cut, CONTENT_TYPE, LIMITS);
 		cut.end(whole.subarray(0, whole.length - 30));
@@ -176,7 +153,7 @@ describe("multipart reader of the upload routes (lib/shared/multipart.ts)", () =
 			[
 				"a field value over fieldSize",
 				readMultipartForm(
-					streamOf(multipartBody([{ name: "reason", value: "x".repeat(201) }])),
+					streamOf(bodyOf([{ name: "reason", value: "x".repeat(201) }])),
 					CONTENT_TYPE,
 					LIMITS,
 				),
@@ -197,7 +174,7 @@ describe("multipart reader of the upload routes (lib/shared/multipart.ts)", () =
 			invalid: (why) => new ApiError(400, { error: "invalid_dispute", message: `dispute: ${why}` }),
 		};
 		const { status, body } = await refusal(
-			readMultipartForm(streamOf(multipartBody([image(1), image(2), image(3), image(4)])), CONTENT_TYPE, own),
+			readMultipartForm(streamOf(bodyOf([image(1), image(2), image(3), image(4)])), CONTENT_TYPE, own),
 		);
 		assert.equal(status, 400);
 		assert.deepEqual(body, { error: "invalid_dispute", message: "dispute: more than 3 file parts" });
@@ -210,7 +187,7 @@ describe("multipart reader of the upload routes (lib/shared/multipart.ts)", () =
 	it("a body destroyed mid-part (the client went away): 400 invalid_multipart, never awaited forever", async () => {
 		const stream = new PassThrough();
 		const read = readMultipartForm(stream, CONTENT_TYPE, LIMITS);
-		stream.write(multipartBody([image(1)]).subarray(0, 150));
+		stream.write(bodyOf([image(1)]).subarray(0, 150));
 		setImmediate(() => stream.destroy());
 		const { status, body } = await refusal(read);
 		assert.equal(status, 400);
@@ -244,19 +221,17 @@ describe("the bulk upload's wrapper (lib/intake/bulk/multipart.ts readUploadForm
 			[csv, field],
 			[field, csv],
 		]) {
-			const form = await readUploadForm(streamOf(multipartBody(parts)), CONTENT_TYPE);
+			const form = await readUploadForm(streamOf(bodyOf(parts)), CONTENT_TYPE);
 			assert.deepEqual(form.fields, [["sender_address_id", "12"]]);
 			assert.equal(form.file?.fieldname, "import_file");
 			assert.equal(form.file?.bytes.toString(), "a,b\n1,2\n");
 		}
-		const none = await readUploadForm(streamOf(multipartBody([field])), CONTENT_TYPE);
+		const none = await readUploadForm(streamOf(bodyOf([field])), CONTENT_TYPE);
 		assert.equal(none.file, null);
 	});
 
 	it("two files: 400 invalid_multipart with the one-file words", async () => {
-		const { status, body } = await refusal(
-			readUploadForm(streamOf(multipartBody([csv, csv, field])), CONTENT_TYPE),
-		);
+		const { status, body } = await refusal(readUploadForm(streamOf(bodyOf([csv, csv, field])), CONTENT_TYPE));
 		assert.equal(status, 400);
 		assert.equal(body.error, "invalid_multipart");
 		assert.equal(
