@@ -27,6 +27,7 @@
 import { createHash } from "node:crypto";
 import type { Readable } from "node:stream";
 import { parse } from "csv-parse/sync";
+import pMap from "p-map";
 import {
 	type AutoAcceptResult,
 	type Caller,
@@ -55,7 +56,7 @@ import { call } from "../contracts/call";
 import { type CursorPosition, decodeCursor, encodeCursor } from "../platform/cursor";
 import { fail, failWith, validationFailed } from "../platform/errors";
 import { parsePositiveInt } from "../shared/fields";
-import { isCalendarDay } from "../shared/ist-date";
+import { addDays, isCalendarDay, istMidnight } from "../shared/ist-date";
 import { type Dimensions, dimensionsOf, kgToGrams, laneOf, volumetricKg } from "../shared/lane";
 import { toPaise, toRupees } from "../shared/money";
 import { readMultipartForm } from "../shared/multipart";
@@ -169,20 +170,6 @@ type Verdict =
 	| { kind: "within_tolerance" }
 	| { kind: "same_slab" }
 	| { kind: "open"; opening: NewDiscrepancy };
-
-/** Runs `fn` over `items` with at most `limit` at once; results in order. */
-async function pooled<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-	const out: R[] = new Array(items.length);
-	let next = 0;
-	const worker = async () => {
-		while (next < items.length) {
-			const i = next++;
-			out[i] = await fn(items[i]);
-		}
-	};
-	await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-	return out;
-}
 
 /** Timeout (ms) of each remote call made while a weight file is priced. */
 const CALL_TIMEOUT_MS = 10_000;
@@ -329,34 +316,39 @@ export async function reconcileWeights(
 	const known = await knownShipments(deps.db, awbs);
 	const reported = await reportedAwbs(deps.db, awbs);
 	// AWBs billing has not heard of on the status channel yet: booking knows every live booked one
-	const asked = await pooled(
+	const asked = await pMap(
 		awbs.filter((a) => !known.has(a) && !reported.has(a)),
-		PRICING_CONCURRENCY,
 		async (awb) => [awb, await bookedShipment(via, awb)] as const,
+		{ concurrency: PRICING_CONCURRENCY },
 	);
 	for (const [awb, s] of asked) if (s) known.set(awb, s);
 	const tolerances = await tolerancesOf(deps.db, [...new Set([...known.values()].map((k) => k.sender_id))]);
 	const seen = new Set<string>();
-	const verdicts = await pooled(lines, PRICING_CONCURRENCY, async (l): Promise<Verdict> => {
-		const ex = (exception: WeightExceptionKind, detail: string): Verdict => ({
-			kind: "exception",
-			exception,
-			detail,
-		});
-		if (l.invalid || !l.awb_number) return ex("invalid_line", l.invalid ?? "unreadable");
-		const awb = l.awb_number;
-		if (seen.has(awb)) return ex("duplicate", `AWB ${awb} is on an earlier line of this file`);
-		seen.add(awb);
-		const s = known.get(awb);
-		if (!s) {
+	const verdicts = await pMap(
+		lines,
+		async (l): Promise<Verdict> => {
+			const ex = (exception: WeightExceptionKind, detail: string): Verdict => ({
+				kind: "exception",
+				exception,
+				detail,
+			});
+			if (l.invalid || !l.awb_number) return ex("invalid_line", l.invalid ?? "unreadable");
+			const awb = l.awb_number;
+			if (seen.has(awb)) return ex("duplicate", `AWB ${awb} is on an earlier line of this file`);
+			seen.add(awb);
+			const s = known.get(awb);
+			if (!s) {
+				if (reported.has(awb))
+					return ex("duplicate", `a weight discrepancy was opened for AWB ${awb} before`);
+				return ex("unknown_awb", `no shipment has AWB ${awb}`);
+			}
+			if (logistic_id !== null && s.logistic_id !== logistic_id)
+				return ex("unknown_awb", `AWB ${awb} is a shipment of courier ${s.logistic_id}, not ${logistic_id}`);
 			if (reported.has(awb)) return ex("duplicate", `a weight discrepancy was opened for AWB ${awb} before`);
-			return ex("unknown_awb", `no shipment has AWB ${awb}`);
-		}
-		if (logistic_id !== null && s.logistic_id !== logistic_id)
-			return ex("unknown_awb", `AWB ${awb} is a shipment of courier ${s.logistic_id}, not ${logistic_id}`);
-		if (reported.has(awb)) return ex("duplicate", `a weight discrepancy was opened for AWB ${awb} before`);
-		return verdictOf(via, l, s, tolerances.get(s.sender_id) ?? { grams: 50, percent: 10 });
-	});
+			return verdictOf(via, l, s, tolerances.get(s.sender_id) ?? { grams: 50, percent: 10 });
+		},
+		{ concurrency: PRICING_CONCURRENCY },
+	);
 	const openings = verdicts.flatMap((v) => (v.kind === "open" ? [v.opening] : []));
 	const count = (k: Verdict["kind"]) => verdicts.filter((v) => v.kind === k).length;
 	const out = await recordWeightReport(deps.db, {
@@ -455,13 +447,6 @@ export function discrepancyView(d: DiscrepancyRow, images: ImageRow[]): WeightDi
 /** Cursor kind of the discrepancy list. */
 const KIND = "weight_discrepancies";
 
-/** `YYYY-MM-DD` (an IST day) → its start in UTC; the `to` bound is the start of the day after. */
-function istDayStart(day: string, plusDays = 0): string {
-	const d = new Date(`${day}T00:00:00+05:30`);
-	d.setUTCDate(d.getUTCDate() + plusDays);
-	return d.toISOString();
-}
-
 /**
  * `GET /v1/weight-discrepancies`: query `limit` (1–1000, default 20),
  * `status` (one of {@link DISCREPANCY_STATUSES}), `from` / `to` (IST days
@@ -501,8 +486,8 @@ export async function discrepancyList(
 	}
 	const page = await discrepancyPage(deps.db, sender_id, before, limit, {
 		status: status as DiscrepancyStatus | null,
-		from: from ? istDayStart(from) : null,
-		to: to ? istDayStart(to, 1) : null,
+		from: from ? istMidnight(from) : null,
+		to: to ? istMidnight(addDays(to, 1)) : null,
 		awb_number: awb,
 	});
 	const images = await imagesOf(

@@ -43,7 +43,8 @@
  *   (per account: cycle week days, delay, early COD, settling charges from
  *   COD; absent = the defaults), the payouts' early-COD fee and settled
  *   charges (their `deductions` = the two), and the ledger kind
- *   `cod_settlement`.
+ *   `cod_settlement`; migration 007 makes the database hold deductions =
+ *   fee + settled and net = gross − deductions.
  */
 import type { Migration } from "../platform/db";
 import { eventOutboxDdl } from "../platform/merchant-events-outbox";
@@ -316,6 +317,18 @@ export const BILLING_MIGRATIONS: Migration[] = [
 			await q(`ALTER TABLE billing.ledger DROP CONSTRAINT IF EXISTS ledger_kind_check`);
 			await q(`ALTER TABLE billing.ledger ADD CONSTRAINT ledger_kind_check CHECK (kind IN ('charge', 'refund',
 				'weight_discrepancy', 'weight_discrepancy_refund', 'cod_settlement'))`);
+		},
+	},
+	{
+		// a payout's deductions and net are its parts' sums: the database refuses a row where they are not
+		name: "007-payout-amounts-check",
+		async up({ sequelize, transaction }) {
+			await sequelize.query(
+				`ALTER TABLE billing.payouts ADD CONSTRAINT payouts_amounts_add_up CHECK (
+					deductions_paise = early_cod_fee_paise + settled_charges_paise
+					AND net_paise = gross_paise - deductions_paise)`,
+				{ transaction },
+			);
 		},
 	},
 ];

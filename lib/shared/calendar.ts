@@ -64,11 +64,6 @@ export function isHoliday(day: string, state?: string | null): boolean {
 	return holidayOn(dayNumber(day), holidaysOf(state));
 }
 
-/** Week day of an IST calendar day (0 = Sunday). */
-export function weekdayOf(day: string): number {
-	return weekdayNumber(dayNumber(day));
-}
-
 /** A courier's pickup rules: the week days it picks up on (0 = Sunday) and its daily cut-off (minutes after midnight IST). */
 export interface PickupRules {
 	weekdays: readonly number[];
@@ -90,11 +85,6 @@ const MAX_SEARCH_DAYS = 60;
 /** True when the courier picks up on day number `n` in a state with holidays `state`. */
 const pickupOn = (n: number, rules: PickupRules, state: ReadonlySet<number> | null): boolean =>
 	rules.weekdays.includes(weekdayNumber(n)) && !holidayOn(n, state);
-
-/** True when the courier picks up on `day` in `state`: one of its week days and no holiday there. */
-export function isPickupDay(day: string, rules: PickupRules, state?: string | null): boolean {
-	return pickupOn(dayNumber(day), rules, holidaysOf(state));
-}
 
 /** The IST day number of `now` and whether it is before `cutoff_minutes` that day. */
 function istNow(now: Date, cutoff_minutes: number): { today: number; beforeCutoff: boolean } {
@@ -124,11 +114,6 @@ export function nextPickupDay(rules: PickupRules, state: string | null | undefin
 const deliveryOn = (n: number, state: ReadonlySet<number> | null): boolean =>
 	weekdayNumber(n) !== 0 && !holidayOn(n, state);
 
-/** True when parcels are delivered on `day` in `state`: not a Sunday, no holiday there. */
-export function isDeliveryDay(day: string, state?: string | null): boolean {
-	return deliveryOn(dayNumber(day), holidaysOf(state));
-}
-
 /** Day number of {@link afterTransit}. */
 function afterTransitNumber(from: number, n: number, state: ReadonlySet<number> | null): number {
 	let day = from;
@@ -147,11 +132,6 @@ function afterTransitNumber(from: number, n: number, state: ReadonlySet<number> 
  */
 export function afterTransit(from: string, n: number, state?: string | null): string {
 	return dayString(afterTransitNumber(dayNumber(from), n, holidaysOf(state)));
-}
-
-/** Whole calendar days from IST day `a` to IST day `b`. */
-export function daysBetween(a: string, b: string): number {
-	return dayNumber(b) - dayNumber(a);
 }
 
 /** An estimated delivery: the promised IST date and the range in calendar days from today (IST). */

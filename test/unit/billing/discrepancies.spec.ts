@@ -245,6 +245,23 @@ describe("billing: weight discrepancies", function () {
 				7 * 86_400_000,
 				"7 days to answer",
 			);
+			// the list's filters: the AWB, the opening day (IST) and the status
+			const token = await sys.auth.tokenFor(sender);
+			const q = async (qs: string) => {
+				const r = await http(sys.base, "GET", `/v1/weight-discrepancies?${qs}`, { token });
+				assert.equal(r.status, 200, r.text);
+				return (r.body.data as WeightDiscrepancy[]).map((x) => x.awb_number).sort();
+			};
+			const today = new Date(Date.now() + 5.5 * 3_600_000).toISOString().slice(0, 10);
+			assert.deepEqual(await q(`awb_number=${a.awb}`), [a.awb]);
+			assert.deepEqual(await q(`from=${today}&to=${today}`), [a.awb, bulky.awb].sort());
+			assert.deepEqual(await q("from=2020-01-01&to=2020-01-31"), []);
+			assert.deepEqual(await q("status=disputed"), []);
+			const inverted = await http(sys.base, "GET", "/v1/weight-discrepancies?from=2026-02-01&to=2026-01-01", {
+				token,
+			});
+			assert.equal(inverted.status, 400, inverted.text);
+			assert.deepEqual(inverted.body.details, ["to: must not be before from"]);
 			const db2 = byAwb.get(bulky.awb);
 			assert.deepEqual(db2?.charged, {
 				weight: 0.5,
@@ -445,6 +462,25 @@ describe("billing: weight discrepancies", function () {
 			assert.equal(r2.status, 400, r2.text);
 			assert.equal(r2.body.error, "invalid_dispute");
 
+			const six = new FormData();
+			six.append("reason", "The parcel weighed 500 g at pickup");
+			for (let i = 0; i < 6; i++) six.append("images", new Blob([png], { type: "image/png" }), `p${i}.png`);
+			const r6 = await dispute(d.id, d.token, six);
+			assert.equal(r6.status, 400, r6.text);
+			assert.equal(r6.body.error, "invalid_dispute");
+			assert.match(r6.body.message, /more than 5 file parts/);
+
+			const terse = new FormData();
+			terse.append("reason", "too light");
+			terse.append("images", new Blob([png], { type: "image/png" }), "p.png");
+			const rt = await dispute(d.id, d.token, terse);
+			assert.equal(rt.status, 400, rt.text);
+			assert.match(rt.body.message, /reason must be 10 to 1000 characters/);
+
+			const badId = await dispute(0, d.token, terse);
+			assert.equal(badId.status, 400, badId.text);
+			assert.equal(badId.body.error, "validation_failed");
+
 			const big = new FormData();
 			big.append("reason", "The parcel weighed 500 g at pickup");
 			big.append("images", new Blob([Buffer.concat([png, Buffer.alloc(5 * 1024 * 1024)])]), "big.png");
@@ -496,6 +532,10 @@ describe("billing: weight discrepancies", function () {
 				token: d.token,
 			});
 			assert.equal(img2.bytes.includes("GPS-SECRET-PLACE"), false, "EXIF stripped from the JPEG");
+			const noSuchImage = await http(sys.base, "GET", `/v1/weight-discrepancies/${d.id}/images/3`, {
+				token: d.token,
+			});
+			assert.equal(noSuchImage.status, 404, "two images were stored");
 			const strangerImg = await http(sys.base, "GET", `/v1/weight-discrepancies/${d.id}/images/1`, {
 				token: await sys.auth.tokenFor(newSender()),
 			});

@@ -268,6 +268,15 @@ describe("billing: COD payouts", function () {
 				])[0],
 				["cod_settlement", 40, null],
 			);
+			// the database holds the parts together: deductions = fee + settled, net = gross − deductions
+			await assert.rejects(
+				getSequelize().query(
+					`INSERT INTO billing.payouts (sender_id, cycle_date, shipments, gross_paise, deductions_paise,
+						early_cod_fee_paise, settled_charges_paise, net_paise) VALUES ($1, '2030-01-01', 1, 100, 10, 0, 0, 90)`,
+					{ bind: [early] },
+				),
+				/payouts_amounts_add_up/,
+			);
 			// a second run settles nothing twice
 			await ops("/v1/ops/payout-cycles", { cycle_date: "2026-12-01" });
 			assert.equal((await http(sys.base, "GET", "/v1/wallet", { token: et })).body.balance, 0);
