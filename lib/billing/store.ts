@@ -18,6 +18,7 @@ import {
 	type PayoutStatus,
 } from "../contracts";
 import { exec, numbersIn, type StoredRow, select } from "../platform/db";
+import { leaseOutboxRows } from "../platform/outbox";
 import { toRupees } from "../shared/money";
 
 /** One `billing.ledger` row (ids as numbers, paise). */
@@ -894,27 +895,7 @@ export interface BillingOutboxRow {
 	tries: number;
 }
 
-/**
- * Leases up to `limit` due undelivered `billing.outbox` rows, oldest first,
- * `FOR UPDATE SKIP LOCKED`: each becomes invisible to other relays for
- * `leaseMs` and its `tries` grows by one.
- */
-export async function leaseOutbox(
-	db: Sequelize,
-	limit: number,
-	leaseMs: number,
-): Promise<BillingOutboxRow[]> {
-	const { rows } = await exec<{ id: string; kind: "cod_status"; payload: CodStatusUpdate; tries: number }>(
-		db,
-		`UPDATE billing.outbox o
-		 SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), tries = o.tries + 1
-		 WHERE o.id IN (
-			SELECT id FROM billing.outbox WHERE delivered_at IS NULL AND next_attempt_at <= now()
-			ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
-		 RETURNING o.id, o.kind, o.payload, o.tries`,
-		[limit, leaseMs],
-	);
-	return rows
-		.map((r) => ({ id: Number(r.id), kind: r.kind, payload: r.payload, tries: Number(r.tries) }))
-		.sort((a, b) => a.id - b.id);
+/** Leases up to `limit` due undelivered `billing.outbox` rows, oldest first, for `leaseMs` (lib/platform/outbox.ts). */
+export function leaseOutbox(db: Sequelize, limit: number, leaseMs: number): Promise<BillingOutboxRow[]> {
+	return leaseOutboxRows<"cod_status", CodStatusUpdate>(db, "billing", limit, leaseMs);
 }

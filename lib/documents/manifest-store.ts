@@ -24,7 +24,7 @@
 
 import type { Sequelize, Transaction } from "sequelize";
 import { exec, select } from "../platform/db";
-import { markOutboxDelivered } from "../platform/outbox";
+import { leaseOutboxRows, markOutboxDelivered } from "../platform/outbox";
 
 /** One parcel as stored and printed (money in paise, weight in kg). */
 export interface ManifestParcelRow {
@@ -296,32 +296,13 @@ export async function manifestByNo(
  * `FOR UPDATE SKIP LOCKED`: each becomes invisible to other relays for
  * `leaseMs` and its `tries` grows by one.
  */
-export async function leaseDocumentsOutbox(
+export function leaseDocumentsOutbox(
 	db: Sequelize,
 	limit: number,
 	leaseMs: number,
 	ids?: number[],
 ): Promise<DocumentsOutboxRow[]> {
-	const { rows } = await exec<{
-		id: string;
-		kind: DocumentsOutboxKind;
-		payload: Record<string, unknown>;
-		tries: number;
-	}>(
-		db,
-		`UPDATE documents.outbox o
-		SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), tries = o.tries + 1
-		WHERE o.id IN (
-			SELECT id FROM documents.outbox
-			WHERE delivered_at IS NULL AND next_attempt_at <= now() AND ($3::bigint[] IS NULL OR id = ANY($3::bigint[]))
-			ORDER BY id LIMIT $1
-			FOR UPDATE SKIP LOCKED)
-		RETURNING o.id, o.kind, o.payload, o.tries`,
-		[limit, leaseMs, ids ?? null],
-	);
-	return rows
-		.map((r) => ({ id: Number(r.id), kind: r.kind, payload: r.payload, tries: Number(r.tries) }))
-		.sort((a, b) => a.id - b.id);
+	return leaseOutboxRows<DocumentsOutboxKind, Record<string, unknown>>(db, "documents", limit, leaseMs, ids);
 }
 
 /** Marks acknowledged outbox rows delivered (one UPDATE; lib/platform/outbox.ts). */

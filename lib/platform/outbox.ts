@@ -52,6 +52,37 @@ export async function retryOutboxLater(
 	);
 }
 
+/**
+ * Leases up to `limit` due undelivered rows of `<schema>.outbox` (all, or only
+ * `ids`), oldest first, `FOR UPDATE SKIP LOCKED`: each becomes invisible to
+ * other relays for `leaseMs` and its `tries` grows by one. `K` and `P` are the
+ * schema's kinds and payload shape (what its writers put in the table).
+ * Booking's relay has its own lease (read-your-writes rows: lib/booking/store).
+ */
+export async function leaseOutboxRows<K extends string, P>(
+	db: Sequelize,
+	schema: Exclude<OutboxSchema, "booking">,
+	limit: number,
+	leaseMs: number,
+	ids?: number[],
+): Promise<{ id: number; kind: K; payload: P; tries: number }[]> {
+	const { rows } = await exec<{ id: string; kind: K; payload: P; tries: number }>(
+		db,
+		`UPDATE ${schema}.outbox o
+		SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), tries = o.tries + 1
+		WHERE o.id IN (
+			SELECT id FROM ${schema}.outbox
+			WHERE delivered_at IS NULL AND next_attempt_at <= now() AND ($3::bigint[] IS NULL OR id = ANY($3::bigint[]))
+			ORDER BY id LIMIT $1
+			FOR UPDATE SKIP LOCKED)
+		RETURNING o.id, o.kind, o.payload, o.tries`,
+		[limit, leaseMs, ids ?? null],
+	);
+	return rows
+		.map((r) => ({ id: Number(r.id), kind: r.kind, payload: r.payload, tries: Number(r.tries) }))
+		.sort((a, b) => a.id - b.id);
+}
+
 /** A leased outbox row, as the relays read it. */
 export interface LeasedOutboxRow {
 	id: number;
