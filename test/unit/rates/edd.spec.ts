@@ -179,6 +179,14 @@ describe("estimated delivery dates", () => {
 			});
 			assert.equal(bad.status, 400);
 			assert.equal(((await bad.json()) as { error: string }).error, "validation_failed");
+			const card = await fetch(`${g.base}/v1/shipping/edd?from_pin=110001&to_pin=560001&payment_mode=card`, {
+				headers: { authorization: `Bearer ${token}` },
+			});
+			assert.equal(card.status, 400, "payment_mode is prepaid or cod");
+			const prepaid = await fetch(`${g.base}/v1/shipping/edd?from_pin=110001&to_pin=560001`, {
+				headers: { authorization: `Bearer ${token}` },
+			});
+			assert.equal(((await prepaid.json()) as EddAnswer).payment_mode, "prepaid", "the default");
 			const none = await fetch(`${g.base}/v1/shipping/edd?from_pin=110001&to_pin=999999`, {
 				headers: { authorization: `Bearer ${token}` },
 			});
