@@ -5,7 +5,8 @@
  * Public (gateway): `booking.book` — POST /v1/shipping/book; `booking.bookSync` —
  * POST /v1/shipping/book/sync (same attempt/outbox/claim path, courier called inline).
  * Internal (lib/contracts/booking.ts): `booking.getShipment` {sender_id, order_id} → ShipmentRecord | null.
- * Internal: `booking.awbOwner` {awb_number} → {sender_id, order_id} | null (signed label links).
+ * Internal: `booking.awbOwner` {awb_number} → {sender_id, order_id} | null (signed label links);
+ * `booking.pickupScans` {questions} → the first pickup scan per (account, warehouse, courier, IST day).
  * Worker: `booking.processAttempt` {attempt_id} — handed each job of BullMQ queue "booking".
  * Ops: `booking.relayOutbox` → {delivered, failed}, `booking.sweep` → {enqueued}.
  * Tracking (issue 7; lib/booking/tracking.ts): `booking.tracking` — GET /v1/orders/{id}/tracking;
@@ -60,7 +61,13 @@ import { forgetOldPushes } from "../lib/booking/push-replay";
 import { deliverNow, outboxBatch, relay, sweepOnce } from "../lib/booking/relay";
 import { bookInline, openAttempt, prepareBooking, queuedAnswer } from "../lib/booking/request";
 import { BOOKING_QUEUE, type BookingTimings, bookingTimings } from "../lib/booking/settings";
-import { bookedAwbOwner, closeOpenCancellation, orderUpdateRows, shipmentOf } from "../lib/booking/store";
+import {
+	bookedAwbOwner,
+	closeOpenCancellation,
+	orderUpdateRows,
+	pickupScans,
+	shipmentOf,
+} from "../lib/booking/store";
 import { latestAttempt, latestAttempts } from "../lib/booking/store/cancel";
 import {
 	courierPush,
@@ -533,6 +540,36 @@ export default defineService<BookingVars>()({
 			params: { awb_number: { type: "string", min: 1, max: 64 } },
 			async handler(ctx): Promise<{ sender_id: number; order_id: number } | null> {
 				return bookedAwbOwner(this.db, ctx.params.awb_number);
+			},
+		},
+
+		/**
+		 * Internal (warehouses' pickup sweep, issue 28; docs/decisions/0107-pickup-requests.md):
+		 * `{questions: [{sender_id, warehouse_id, logistic_id, day}]}` (1–500; `day` an IST
+		 * `YYYY-MM-DD`) → per question, in order, `{first_scan_at, shipments}`: the earliest pickup
+		 * scan that IST day (ISO-8601 UTC, null when none) of a shipment of that account booked with
+		 * that courier from that warehouse, and how many were collected that day. One statement.
+		 */
+		pickupScans: {
+			params: {
+				questions: {
+					type: "array",
+					min: 1,
+					max: 500,
+					items: {
+						type: "object",
+						strict: "remove",
+						props: {
+							sender_id: { type: "number", integer: true, positive: true },
+							warehouse_id: { type: "number", integer: true, positive: true },
+							logistic_id: { type: "number", integer: true, positive: true },
+							day: { type: "string", pattern: /^\d{4}-\d{2}-\d{2}$/ },
+						},
+					},
+				},
+			},
+			async handler(ctx): Promise<{ first_scan_at: string | null; shipments: number }[]> {
+				return pickupScans(this.db, ctx.params.questions);
 			},
 		},
 

@@ -46,6 +46,7 @@ import {
 	parseLabelOrderId,
 } from "../lib/documents/operations";
 import { senderOf } from "../lib/platform/auth";
+import { fail } from "../lib/platform/errors";
 import { defineService } from "../lib/platform/service";
 import { labelLinkConfigured } from "../lib/shared/label-link";
 import { DbMixin } from "../mixins/db.mixin";
@@ -174,7 +175,10 @@ export default defineService<DocumentsVars>()({
 		 * handover manifest of the caller's booked orders.
 		 *
 		 * Params: `order_ids` (JSON array of 1 to 200 positive integers or digit
-		 * strings; duplicates dropped). Answers a Buffer: ONE A4 PDF, one section per
+		 * strings; duplicates dropped); `schedule_pickup` (boolean, default false;
+		 * issue 28): also make the pickup request of each section's courier and
+		 * warehouse for the courier's next pickup day when none exists (headers
+		 * `x-pickup-ids`, `x-pickup-errors`; lib/documents/operations.ts `manifestPickups`). Answers a Buffer: ONE A4 PDF, one section per
 		 * (courier, pickup warehouse) with its own manifest number
 		 * `MF-<yyyymmdd IST>-<seq>` (lib/documents/manifest.ts); meta `$responseType`
 		 * `application/pdf` and `$responseHeaders` `x-manifest-no` (numbers,
@@ -204,7 +208,10 @@ export default defineService<DocumentsVars>()({
 			access: DOCUMENTS_ROUTES["documents.manifest"].access,
 			async handler(ctx): Promise<Buffer> {
 				const order_ids = parseManifestOrderIds(ctx.params);
-				return answer(ctx, await newManifest(this.deps(), ctx, senderOf(ctx), order_ids));
+				const schedule = ctx.params?.schedule_pickup;
+				if (schedule !== undefined && typeof schedule !== "boolean")
+					throw fail("documents.bad_schedule_pickup");
+				return answer(ctx, await newManifest(this.deps(), ctx, senderOf(ctx), order_ids, schedule === true));
 			},
 		},
 

@@ -16,6 +16,10 @@
  * - `warehouses.create` POST   /v1/warehouses            → 201 `{data:{id, orders_repaired}}`
  * - `warehouses.update` PATCH  /v1/warehouses/:id        → 200 `{data: row}`
  * - `warehouses.remove` DELETE /v1/warehouses/:id        → 200 `{data:{id, deleted:1}}`
+ * - pickup requests (issue 28; lib/warehouses/pickups.ts, docs/decisions/0107-pickup-requests.md):
+ *   `warehouses.createPickup` POST /v1/pickups → 201, `warehouses.pickups` GET /v1/pickups,
+ *   `warehouses.pickup` GET /v1/pickups/:id, `warehouses.changePickup` PATCH /v1/pickups/:id,
+ *   `warehouses.cancelPickup` POST /v1/pickups/:id/cancel
  *
  * Internal actions:
  * - `warehouses.resolve` `{sender_id, id}` → Warehouse | null (active, caller's; one indexed query)
@@ -23,6 +27,8 @@
  * - `warehouses.registerWithCouriers` `{warehouse_id, version}` (BullMQ job of queue
  *   `warehouse-registration`, one per warehouse version, jobId `wh-<id>-v<version>`)
  * - `warehouses.sweepRegistrations` `{full?}` → `{enqueued}` (what the sweeper timer runs)
+ * - `warehouses.ensurePickup` (documents' manifest option), `warehouses.sweepPickups` (what the
+ *   pickup timer runs every `PICKUP_SWEEP_MS`: resend, picked up, missed + `pickup.missed`)
  *
  * Events: broadcasts `warehouses.changed` `{sender_id, id}` after an update or
  * a delete (intake drops its cached resolution).
@@ -36,9 +42,16 @@
  * (default 60 s) — the job was lost with Redis or its retries ran out — and,
  * every tenth sweep, warehouses missing a row for a courier that became active.
  */
+import {
+	PICKUP_CHANGE_BODY,
+	PICKUP_CREATE_BODY,
+	PICKUPS_QUERY,
+	PICKUPS_ROUTES,
+} from "../lib/contracts/http/pickups";
 import { WAREHOUSES_ROUTES } from "../lib/contracts/http/warehouses";
 import { senderOf } from "../lib/platform/auth";
 import { setting } from "../lib/platform/config";
+import { EventOutboxRelay } from "../lib/platform/merchant-events-outbox";
 import { defineService } from "../lib/platform/service";
 import type { WarehousesDeps } from "../lib/warehouses/deps";
 import { WAREHOUSES_MIGRATIONS } from "../lib/warehouses/migrations";
@@ -51,6 +64,16 @@ import {
 	removeWarehouse,
 	warehouseIdOf,
 } from "../lib/warehouses/operations";
+import {
+	cancelPickup,
+	changePickup,
+	createPickup,
+	ensurePickup,
+	getPickup,
+	pickupIdOf,
+	pickupPage,
+	sweepPickups,
+} from "../lib/warehouses/pickups";
 import { REGISTRATION_QUEUE, registerWithCouriers, sweepRegistrations } from "../lib/warehouses/registration";
 import { parseCreate } from "../lib/warehouses/validation";
 import { DbMixin } from "../mixins/db.mixin";
@@ -65,6 +88,11 @@ interface WarehousesVars {
 	staleMs: number;
 	sweeps: number;
 	sweeping: boolean;
+	/** the pickup sweep's timer (`PICKUP_SWEEP_MS`) and its run in progress */
+	pickupTimer?: NodeJS.Timeout;
+	pickupSweep: Promise<unknown> | undefined;
+	/** relays `warehouses.event_outbox` (`pickup.missed`) to the merchant events channel */
+	eventRelay: EventOutboxRelay | undefined;
 }
 
 export default defineService<WarehousesVars>()({
@@ -234,6 +262,127 @@ export default defineService<WarehousesVars>()({
 		},
 
 		/**
+		 * POST /v1/pickups (issue 28; docs/decisions/0107-pickup-requests.md). Body
+		 * `{warehouse_id, logistic_id, pickup_date?, slot?, expected_package_count}` (IST day and
+		 * slot; lib/warehouses/pickups.ts `createPickup` has every rule). → 201 the request
+		 * (`scheduled`, or `requested` when the courier could not be reached: the sweep asks again).
+		 * Errors: 400 `validation_failed`, `invalid_pickup_address`, `unknown_logistic`,
+		 * `invalid_pickup_date` (`next_pickup_date`); 409 `pickup_exists` (`pickup`); 422
+		 * `pickup_failed` (the courier's words); 503 `service_unavailable`; 403 read-only / capability.
+		 */
+		createPickup: {
+			access: PICKUPS_ROUTES["warehouses.createPickup"].access,
+			params: PICKUP_CREATE_BODY,
+			async handler(ctx) {
+				// validated and converted by PICKUP_CREATE_BODY (numbers, absent optionals)
+				const p = ctx.params;
+				const view = await createPickup(this.deps(), ctx, senderOf(ctx), {
+					warehouse_id: Number(p.warehouse_id),
+					logistic_id: Number(p.logistic_id),
+					pickup_date: p.pickup_date ?? undefined,
+					slot: p.slot ?? undefined,
+					expected_package_count: Number(p.expected_package_count),
+				});
+				ctx.meta.$statusCode = 201;
+				return view;
+			},
+		},
+
+		/**
+		 * GET /v1/pickups: the caller's requests, newest first, cursor-paged; query `limit`
+		 * (1–100, default 20), `from` / `to` (pickup day, IST), `warehouse_id`, `logistic_id`,
+		 * `status`, `cursor`. Access: every authenticated role.
+		 * Errors: 400 `validation_failed`, `cursor: unrecognised shape`.
+		 */
+		pickups: {
+			access: PICKUPS_ROUTES["warehouses.pickups"].access,
+			params: PICKUPS_QUERY,
+			async handler(ctx) {
+				const q = ctx.params;
+				const num = (v: string | number | null | undefined) => (v == null ? undefined : Number(v));
+				return pickupPage(this.deps(), senderOf(ctx), {
+					limit: num(q.limit),
+					from: q.from ?? undefined,
+					to: q.to ?? undefined,
+					warehouse_id: num(q.warehouse_id),
+					logistic_id: num(q.logistic_id),
+					status: q.status ?? undefined,
+					cursor: q.cursor ?? undefined,
+				});
+			},
+		},
+
+		/**
+		 * GET /v1/pickups/:id: one of the caller's requests. Access: every authenticated role.
+		 * Errors: 404 `pickup_not_found` (malformed id, missing, another account's).
+		 */
+		pickup: {
+			access: PICKUPS_ROUTES["warehouses.pickup"].access,
+			async handler(ctx) {
+				return getPickup(this.deps(), senderOf(ctx), pickupIdOf(ctx.params.id));
+			},
+		},
+
+		/**
+		 * PATCH /v1/pickups/:id `{pickup_date?, slot?, expected_package_count?}`: reschedules an
+		 * open request through the courier (lib/warehouses/pickups.ts `changePickup`). → 200 it.
+		 * Errors: 400 `validation_failed` (`body: no updatable field`), `invalid_pickup_date`,
+		 * `invalid_pickup_address`; 404 `pickup_not_found`; 409 `pickup_not_changeable`,
+		 * `pickup_exists`; 422 `pickup_failed`; 503 `pickup_unavailable`; 403 read-only / capability.
+		 */
+		changePickup: {
+			access: PICKUPS_ROUTES["warehouses.changePickup"].access,
+			params: { id: { type: "string", min: 1, max: 40 }, ...PICKUP_CHANGE_BODY },
+			async handler(ctx) {
+				const { id, pickup_date, slot, expected_package_count } = ctx.params;
+				return changePickup(this.deps(), ctx, senderOf(ctx), pickupIdOf(id), {
+					pickup_date: pickup_date ?? undefined,
+					slot: slot ?? undefined,
+					expected_package_count: expected_package_count == null ? undefined : Number(expected_package_count),
+				});
+			},
+		},
+
+		/**
+		 * POST /v1/pickups/:id/cancel: cancels an open request through the courier; a
+		 * cancelled one answers unchanged. → 200 it. Errors: 404 `pickup_not_found`; 409
+		 * `pickup_not_changeable` (picked up, missed); 422 `pickup_failed`; 503
+		 * `pickup_unavailable`; 403 read-only / capability.
+		 */
+		cancelPickup: {
+			access: PICKUPS_ROUTES["warehouses.cancelPickup"].access,
+			async handler(ctx) {
+				return cancelPickup(this.deps(), ctx, senderOf(ctx), pickupIdOf(ctx.params.id));
+			},
+		},
+
+		/**
+		 * Internal (documents' `schedule_pickup` manifest option): `{sender_id, warehouse_id,
+		 * logistic_id, expected_package_count}` → `{pickup, created}`: the live request of that
+		 * warehouse and courier for the courier's next pickup day, or a new one. Errors as
+		 * `createPickup` (§2.11 envelopes).
+		 */
+		ensurePickup: {
+			params: {
+				sender_id: { type: "number", integer: true, positive: true },
+				warehouse_id: { type: "number", integer: true, positive: true },
+				logistic_id: { type: "number", integer: true, positive: true },
+				expected_package_count: { type: "number", integer: true, min: 1, max: 1000 },
+			},
+			async handler(ctx) {
+				const { sender_id, ...input } = ctx.params;
+				return ensurePickup(this.deps(), ctx, sender_id, input);
+			},
+		},
+
+		/** Ops: one pickup sweep now (lib/warehouses/pickups.ts `sweepPickups`). → `{resent, picked_up, missed}`. */
+		sweepPickups: {
+			async handler(ctx) {
+				return sweepPickups(this.deps(), ctx);
+			},
+		},
+
+		/**
 		 * Job of queue `warehouse-registration`: registers version `version` of
 		 * warehouse `warehouse_id` with every active courier
 		 * (`adapterFor(courier).registerWarehouse(pickupLocationOf(warehouse))`).
@@ -271,6 +420,8 @@ export default defineService<WarehousesVars>()({
 		this.staleMs = setting("WAREHOUSE_REGISTRATION_STALE_MS");
 		this.sweeps = 0;
 		this.sweeping = false;
+		this.pickupSweep = undefined;
+		this.eventRelay = undefined;
 	},
 	async started() {
 		this.sweepTimer = setInterval(() => {
@@ -284,9 +435,24 @@ export default defineService<WarehousesVars>()({
 				});
 		}, this.sweepMs);
 		this.sweepTimer.unref?.();
+		this.pickupTimer = setInterval(() => {
+			if (this.pickupSweep || !this.broker.started) return;
+			this.pickupSweep = sweepPickups(this.deps(), this.broker)
+				.catch((err: Error) => this.logger.warn(`pickup sweep failed: ${err.message}`))
+				.finally(() => {
+					this.pickupSweep = undefined;
+				});
+		}, setting("PICKUP_SWEEP_MS"));
+		this.pickupTimer.unref?.();
+		this.eventRelay = new EventOutboxRelay(this.db, "warehouses", this.broker, this.logger);
+		await this.eventRelay.start();
 	},
-	stopped() {
+	async stopped() {
 		if (this.sweepTimer) clearInterval(this.sweepTimer);
 		this.sweepTimer = undefined;
+		if (this.pickupTimer) clearInterval(this.pickupTimer);
+		this.pickupTimer = undefined;
+		await this.pickupSweep;
+		await this.eventRelay?.stop();
 	},
 });

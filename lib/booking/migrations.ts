@@ -315,4 +315,16 @@ export const BOOKING_MIGRATIONS: Migration[] = [
 				FROM booking.accounts ORDER BY sender_id`);
 		},
 	},
+	{
+		// Pickups (issue 28; docs/decisions/0107-pickup-requests.md): the warehouse each shipment is collected
+		// from, so a pickup request learns it was collected from the first pickup scan of one of its shipments.
+		name: "012-attempts-warehouse",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`ALTER TABLE booking.attempts ADD COLUMN IF NOT EXISTS warehouse_id bigint`);
+			await q(`CREATE INDEX IF NOT EXISTS attempts_pickup_scans
+				ON booking.attempts (sender_id, warehouse_id, logistic_id, picked_up_at)
+				WHERE picked_up_at IS NOT NULL AND warehouse_id IS NOT NULL`);
+		},
+	},
 ];

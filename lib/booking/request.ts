@@ -193,6 +193,8 @@ export async function openAttempt(
 		// the lane its delivered / RTO outcome is recorded for (lib/booking/tracking.ts)
 		from_pin: lane.from_pin,
 		to_pin: lane.to_pin,
+		// the pickup it travels with (GET /v1/pickups `picked_up`: booking.pickupScans)
+		warehouse_id: p.warehouse.id,
 	});
 	if ("conflict" in res) throw conflictFor(input.order_id, res.conflict);
 	return res;

@@ -145,6 +145,15 @@ export interface OrderBookingState {
 	direction: ShipmentDirection;
 }
 
+/** One question of `booking.pickupScans`: a pickup request's account, warehouse, courier and IST day. */
+export interface PickupScanQuestion {
+	sender_id: number;
+	warehouse_id: number;
+	logistic_id: number;
+	/** IST calendar day `YYYY-MM-DD` */
+	day: string;
+}
+
 export interface BookingActions {
 	/** POST /v1/shipping/book (§4.2, §3, §7): 202 {@link BookAnswer}. */
 	"booking.book": { params: RouteParams<Routes["booking.book"]>; result: BookAnswer };
@@ -179,6 +188,15 @@ export interface BookingActions {
 	"booking.awbOwner": {
 		params: { awb_number: string };
 		result: { sender_id: number; order_id: number } | null;
+	};
+	/**
+	 * Internal (warehouses' pickup sweep, issue 28): per question, the first pickup scan (UTC ISO)
+	 * on IST day `day` of a shipment booked with `logistic_id` from `warehouse_id` of `sender_id`,
+	 * and how many of its shipments were collected that day (answers in the questions' order).
+	 */
+	"booking.pickupScans": {
+		params: { questions: PickupScanQuestion[] };
+		result: { first_scan_at: string | null; shipments: number }[];
 	};
 	/** Ops: delivers due outbox rows now. */
 	"booking.relayOutbox": { params: Record<string, never>; result: { delivered: number; failed: number } };

@@ -98,6 +98,11 @@ export interface CourierInfo {
 	/** default AUTO position (1 = first) */
 	default_priority: number;
 	active: boolean;
+	/**
+	 * its pickup rules (lib/shared/calendar.ts `PickupRules`): the week days it collects on
+	 * (0 = Sunday) and its daily cut-off, minutes after midnight IST (after it, today is not offered)
+	 */
+	pickup: { weekdays: readonly number[]; cutoff_minutes: number };
 }
 
 /** What one courier takes for a direction (`rates.coverage` `limits`). */

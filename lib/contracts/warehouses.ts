@@ -6,10 +6,11 @@
  */
 import type { RouteParams } from "../platform/openapi/route";
 import type { Warehouse, WarehouseType } from "./common";
+import type { PICKUPS_ROUTES } from "./http/pickups";
 import type { WAREHOUSES_ROUTES } from "./http/warehouses";
 
-/** The warehouse route definitions (lib/contracts/http/warehouses.ts). */
-type Routes = typeof WAREHOUSES_ROUTES;
+/** The warehouse and pickup route definitions (lib/contracts/http/warehouses.ts, ./http/pickups.ts). */
+type Routes = typeof WAREHOUSES_ROUTES & typeof PICKUPS_ROUTES;
 
 /**
  * The courier-facing fields of a warehouse as the spec names them (§2.9): the
@@ -102,6 +103,54 @@ export interface WarehouseView extends WarehouseFields, RegistrationState {
 	updated_at: string;
 }
 
+/** The pickup time windows a merchant may ask for (IST), earliest first (issue 28). */
+export const PICKUP_SLOTS = ["10:00-13:00", "13:00-16:00", "16:00-19:00"] as const;
+/** One pickup time window. */
+export type PickupSlot = (typeof PICKUP_SLOTS)[number];
+/** How many days ahead a pickup may be asked for (today + 7 is the last). */
+export const PICKUP_MAX_DAYS_AHEAD = 7;
+/** Most parcels one pickup request may announce. */
+export const PICKUP_MAX_PACKAGES = 1000;
+/** Default and largest page of `GET /v1/pickups`. */
+export const PICKUPS_DEFAULT_LIMIT = 20;
+export const PICKUPS_MAX_LIMIT = 100;
+
+/**
+ * A pickup request's statuses (docs/decisions/0107-pickup-requests.md): `requested` (stored, the
+ * courier not confirmed yet: it is asked again), `scheduled` (the courier confirmed it),
+ * `picked_up` (a shipment from that warehouse with that courier got its pickup scan that day),
+ * `missed` (the day passed with none), `cancelled`.
+ */
+export const PICKUP_STATUSES = ["requested", "scheduled", "picked_up", "missed", "cancelled"] as const;
+/** One pickup status. */
+export type PickupStatus = (typeof PICKUP_STATUSES)[number];
+
+/** A pickup request as the API answers it (`GET /v1/pickups/{id}`). Times ISO-8601 UTC; days IST. */
+export interface PickupView {
+	id: number;
+	warehouse_id: number;
+	logistic_id: number;
+	courier_name: string;
+	/** IST `YYYY-MM-DD` */
+	pickup_date: string;
+	slot: PickupSlot;
+	expected_package_count: number;
+	status: PickupStatus;
+	/** the courier's reference; null until it confirmed the request */
+	courier_pickup_id: string | null;
+	/** what the courier said or could not be asked (e.g. no cancellation API); null when nothing to say */
+	courier_note: string | null;
+	/** `api` (POST /v1/pickups) or `manifest` (asked for by POST /v1/documents/manifest) */
+	source: "api" | "manifest";
+	/** shipments from this warehouse with this courier scanned as picked up that day */
+	shipments_picked_up: number;
+	picked_up_at: string | null;
+	missed_at: string | null;
+	cancelled_at: string | null;
+	created_at: string;
+	updated_at: string;
+}
+
 export interface WarehousesActions {
 	/** GET /v1/warehouses (§4.5): the caller's warehouses as flat §2.9 rows, the default first. */
 	"warehouses.list": { params: RouteParams<Routes["warehouses.list"]>; result: { data: WarehouseView[] } };
@@ -128,6 +177,35 @@ export interface WarehousesActions {
 	"warehouses.registerWithCouriers": {
 		params: { warehouse_id: number; version: number };
 		result: { registered: number; refused: number; skipped?: "retired" | "stale_version" };
+	};
+	/** POST /v1/pickups (issue 28): 201 the request, `scheduled` or `requested`. */
+	"warehouses.createPickup": { params: RouteParams<Routes["warehouses.createPickup"]>; result: PickupView };
+	/** GET /v1/pickups: a cursor page of the caller's requests. */
+	"warehouses.pickups": {
+		params: RouteParams<Routes["warehouses.pickups"]>;
+		result: {
+			data: PickupView[];
+			pagination: { mode: "cursor"; limit: number; nextCursor: string | null };
+		};
+	};
+	/** GET /v1/pickups/:id. */
+	"warehouses.pickup": { params: RouteParams<Routes["warehouses.pickup"]>; result: PickupView };
+	/** PATCH /v1/pickups/:id: reschedule. */
+	"warehouses.changePickup": { params: RouteParams<Routes["warehouses.changePickup"]>; result: PickupView };
+	/** POST /v1/pickups/:id/cancel. */
+	"warehouses.cancelPickup": { params: RouteParams<Routes["warehouses.cancelPickup"]>; result: PickupView };
+	/**
+	 * Internal (documents' manifest option): the live request of a warehouse and courier for the
+	 * courier's next pickup day, or a new one (`source` `manifest`).
+	 */
+	"warehouses.ensurePickup": {
+		params: { sender_id: number; warehouse_id: number; logistic_id: number; expected_package_count: number };
+		result: { pickup: PickupView; created: boolean };
+	};
+	/** Ops: one pickup sweep now (resend unconfirmed requests, picked up, missed). */
+	"warehouses.sweepPickups": {
+		params: Record<string, never>;
+		result: { resent: number; picked_up: number; missed: number };
 	};
 	/** Ops: one registration sweep now (`full` also finds warehouses missing a courier's row). */
 	"warehouses.sweepRegistrations": { params: { full?: boolean }; result: { enqueued: number } };

@@ -23,6 +23,7 @@ export const WEBHOOK_EVENT_TYPES = [
 	"weight_discrepancy.opened",
 	"cod.exception",
 	"remittance.paid",
+	"pickup.missed",
 ] as const;
 
 /** One subscribable event type. */

@@ -64,6 +64,8 @@ export const COURIER_CALLS: ReadonlySet<string | symbol> = new Set<string | symb
 	"ndrActionStatus",
 	"prefetchWaybills",
 	"requestPickup",
+	"reschedulePickup",
+	"cancelPickup",
 	"rate",
 	"serviceability",
 ]);

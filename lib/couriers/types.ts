@@ -165,8 +165,27 @@ export interface CourierAdapter {
 
 	/** Pre-fetches `count` AWBs from the courier's waybill pool (Delhivery `GET /waybill/api/bulk/json/`). */
 	prefetchWaybills?(count: number): Promise<string[]>;
-	/** Asks the courier to collect at a pickup location (Delhivery `POST /fm/request/new/`). */
+	/**
+	 * Asks the courier to collect at a pickup location on a day (Delhivery `POST /fm/request/new/`):
+	 * the courier's pickup id. Refused (an unknown location, one already asked for that day, a
+	 * date it will not take) → {@link CourierRefused} with its words; unreachable, 5xx or
+	 * unreadable → CourierUnavailable (the outcome is unknown: ask again, the courier refuses a
+	 * second request for the same location and day).
+	 */
 	requestPickup?(req: PickupRequest): Promise<{ pickup_id: string }>;
+	/**
+	 * Moves a pickup request the courier holds (`pickup_id`) to `req`'s day, time and package
+	 * count; answers the id it now goes by (the same, or a new one). Absent when the courier's
+	 * API has no such call (Delhivery publishes none: lib/warehouses/pickups.ts then asks for a
+	 * new request on a new day). Errors as {@link CourierAdapter.requestPickup}.
+	 */
+	reschedulePickup?(pickup_id: string, req: PickupRequest): Promise<{ pickup_id: string }>;
+	/**
+	 * Cancels a pickup request the courier holds. Absent when the courier's API has no such
+	 * call (Delhivery: the request lapses when nothing is handed over). Refused (already
+	 * collected, unknown id) → CourierRefused with its words; unreachable → CourierUnavailable.
+	 */
+	cancelPickup?(pickup_id: string): Promise<{ cancelled: boolean }>;
 	/**
 	 * The outcome of an asynchronous NDR act, by the request id {@link CourierAdapter.ndrAction}
 	 * answered (Delhivery `GET /api/cmu/get_bulk_upl/<request_id>`): one entry per AWB of the

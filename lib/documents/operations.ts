@@ -19,7 +19,7 @@ import type { DocumentsDeps } from "./deps";
 import { renderLabel } from "./label";
 import { renderManifest } from "./manifest";
 import { makeManifests, manifestHeaders, parseManifestNo, printedSection } from "./manifest-request";
-import { manifestByNo } from "./manifest-store";
+import { manifestByNo, type StoredManifest } from "./manifest-store";
 import { courierIssuesOwnLabel, describeFile } from "./policy";
 import { carrierLabelMissing, labelNotFound, loadBookedOrder, loadWarehouses } from "./source";
 import { labelInfo, stampDownload, storedLabel } from "./store";
@@ -205,12 +205,66 @@ export async function newManifest(
 	via: Caller,
 	sender_id: number,
 	order_ids: number[],
+	schedulePickup = false,
 ): Promise<FileAnswer> {
 	const stored = await makeManifests(via, deps.db, sender_id, order_ids);
 	const pdf = await renderManifest(stored.map(printedSection));
 	// committed: booking is told now (after the render, which it would slow); the timer retries failures
 	deps.relayNow(stored.map((m) => m.outbox_id));
-	return { bytes: pdfBuffer(pdf), type: "application/pdf", headers: manifestHeaders(stored) };
+	const headers = manifestHeaders(stored);
+	if (schedulePickup) Object.assign(headers, await manifestPickups(via, sender_id, stored));
+	return { bytes: pdfBuffer(pdf), type: "application/pdf", headers };
+}
+
+/**
+ * The pickups of a manifest made with `schedule_pickup: true` (issue 28;
+ * docs/decisions/0107-pickup-requests.md): per section (courier, warehouse), the live pickup
+ * request for the courier's next pickup day, made when there is none
+ * (`warehouses.ensurePickup`, its parcels as the expected count). The manifest is committed
+ * whatever happens here. → headers `x-pickup-ids` (the pickup ids in section order, `none`
+ * where none could be made) and, when any could not, `x-pickup-errors` (`<manifest no>:
+ * <error code>` per such section, `;`-separated).
+ */
+async function manifestPickups(
+	via: Caller,
+	sender_id: number,
+	stored: StoredManifest[],
+): Promise<Record<string, string>> {
+	const errors: string[] = [];
+	const ids = await Promise.all(
+		stored.map(async (m) => {
+			if (!m.pickup_address_id) {
+				errors.push(`${m.manifest_no}: no pickup warehouse`);
+				return "none";
+			}
+			try {
+				const { pickup } = await call(
+					via,
+					"warehouses.ensurePickup",
+					{
+						sender_id,
+						warehouse_id: m.pickup_address_id,
+						logistic_id: m.logistic_id,
+						expected_package_count: Math.min(m.parcels.length, 1000),
+					},
+					{ unavailable: false },
+				);
+				return String(pickup.id);
+			} catch (err) {
+				errors.push(`${m.manifest_no}: ${errorCodeOf(err)}`);
+				return "none";
+			}
+		}),
+	);
+	return errors.length
+		? { "x-pickup-ids": ids.join(","), "x-pickup-errors": errors.join(";") }
+		: { "x-pickup-ids": ids.join(",") };
+}
+
+/** The error code an action failed with (`error` of its §2.11 body), else `service_unavailable`. */
+function errorCodeOf(err: unknown): string {
+	const error = errorBodyOf(err)?.body.error;
+	return typeof error === "string" ? error : "service_unavailable";
 }
 
 /**

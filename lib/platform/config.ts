@@ -604,6 +604,11 @@ export const SETTINGS = {
 		doc: "courier-registration sweeper period",
 		readBy: ["warehouses"],
 	}),
+	PICKUP_SWEEP_MS: ms({
+		dflt: 60_000,
+		doc: "pickup sweep period: requests the courier has not confirmed are sent again, collected ones become picked_up, past days without a pickup scan become missed",
+		readBy: ["warehouses"],
+	}),
 	WAREHOUSE_REGISTRATION_STALE_MS: ms({
 		dflt: 60_000,
 		doc: "age of a pending registration the sweeper re-enqueues",

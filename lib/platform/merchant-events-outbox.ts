@@ -31,7 +31,7 @@ import { exec, select } from "./db";
 import { outboxRetryDelayMs } from "./outbox";
 
 /** Schemas that keep an event outbox. */
-export type EventOutboxSchema = "intake" | "booking" | "ndr" | "billing";
+export type EventOutboxSchema = "intake" | "booking" | "ndr" | "billing" | "warehouses";
 
 /** The NOTIFY channel of a schema's event outbox. */
 export function eventOutboxChannel(schema: EventOutboxSchema): string {

@@ -156,6 +156,7 @@ export function courierInfo(c: CourierRow): CourierInfo {
 		cod: c.cod,
 		default_priority: c.default_priority,
 		active: c.active,
+		pickup: c.pickup,
 	};
 }
 

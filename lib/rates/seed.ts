@@ -15,7 +15,7 @@ import { exec } from "../platform/db";
 export type RateCardTuple = number[];
 
 /** One sandbox courier as written in the data file. */
-export interface SeedCourier extends Omit<CourierInfo, "active"> {
+export interface SeedCourier extends Omit<CourierInfo, "active" | "pickup"> {
 	mode: string;
 	volumetric_divisor: number;
 	max_weight_kg: number | null;

@@ -64,6 +64,22 @@ export function isHoliday(day: string, state?: string | null): boolean {
 	return holidayOn(dayNumber(day), holidaysOf(state));
 }
 
+/** Names of the holidays by day number: national ones, then each state's (key {@link stateKey}). */
+const NAMES: ReadonlyMap<string, string> = new Map([
+	...(holidayData.national as HolidayEntry[]).map((h): [string, string] => [`|${h.date}`, h.name]),
+	...Object.entries(holidayData.states as Record<string, HolidayEntry[]>).flatMap(([state, list]) =>
+		list.map((h): [string, string] => [`${stateKey(state)}|${h.date}`, h.name]),
+	),
+]);
+
+/**
+ * The name of the holiday on `day` (`YYYY-MM-DD`): the national one, else `state`'s (when
+ * given), else null. For messages (a pickup refused on a holiday names it).
+ */
+export function holidayName(day: string, state?: string | null): string | null {
+	return NAMES.get(`|${day}`) ?? (state ? (NAMES.get(`${stateKey(state)}|${day}`) ?? null) : null);
+}
+
 /** A courier's pickup rules: the week days it picks up on (0 = Sunday) and its daily cut-off (minutes after midnight IST). */
 export interface PickupRules {
 	weekdays: readonly number[];

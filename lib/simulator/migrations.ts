@@ -113,4 +113,24 @@ export const SIMULATOR_MIGRATIONS: Migration[] = [
 			);
 		},
 	},
+	{
+		// issue 28 (docs/decisions/0107-pickup-requests.md): the sandbox couriers' pickup requests (./pickups.ts)
+		name: "004-simulator-pickups",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`CREATE TABLE IF NOT EXISTS simulator.pickups (
+				pickup_id bigint PRIMARY KEY DEFAULT nextval('simulator.awb_seq'),
+				courier_code text NOT NULL,
+				location text NOT NULL,
+				pickup_date date NOT NULL,
+				pickup_time text NOT NULL,
+				expected_package_count integer NOT NULL CHECK (expected_package_count > 0),
+				status text NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'cancelled')),
+				created_at timestamptz NOT NULL DEFAULT now(),
+				updated_at timestamptz NOT NULL DEFAULT now()
+			)`);
+			await q(`CREATE UNIQUE INDEX IF NOT EXISTS pickups_one_open
+				ON simulator.pickups (courier_code, location, pickup_date) WHERE status = 'open'`);
+		},
+	},
 ];

@@ -16,6 +16,7 @@ import type {
 	WireCancelRequest,
 	WireCreateRequest,
 	WireNdrRequest,
+	WirePickupRequest,
 	WireWarehouse,
 } from "../couriers/sandbox/wire";
 import {
@@ -33,6 +34,7 @@ import {
 } from "./api";
 import { isEmittable, SIM_COURIERS, type SimCourier } from "./couriers";
 import { DELHIVERY_PREFIX, routeDelhivery } from "./delhivery";
+import { cancelPickup, editPickup, requestPickup } from "./pickups";
 
 /** Reads a request body (UTF-8); 413 beyond `limit` bytes. */
 function readBody(req: IncomingMessage, limit = 1_000_000): Promise<string> {
@@ -211,6 +213,25 @@ export class SimulatorServer {
 			(path === "/api/backend/clientwarehouse/create/" || path === "/api/backend/clientwarehouse/edit/")
 		) {
 			return registerWarehouse(this.db, courier, parseJson(await readBody(req)) as WireWarehouse | null);
+		}
+		if (method === "POST" && path === "/fm/request/new/") {
+			return requestPickup(
+				this.db,
+				courier,
+				parseJson(await readBody(req)) as Partial<WirePickupRequest> | null,
+			);
+		}
+		const pickup = /^\/fm\/request\/([^/]+)\/(edit|cancel)\/$/.exec(path);
+		if (method === "POST" && pickup) {
+			const id = decodeURIComponent(pickup[1]);
+			return pickup[2] === "cancel"
+				? cancelPickup(this.db, courier, id)
+				: editPickup(
+						this.db,
+						courier,
+						id,
+						parseJson(await readBody(req)) as Partial<WirePickupRequest> | null,
+					);
 		}
 		if (method === "POST" && path === "/sandbox/scan") {
 			const b = parseJson(await readBody(req)) as { waybill?: string; event?: string; reason?: string };

@@ -31,7 +31,16 @@ export interface ScanRow {
 }
 
 /** Courier endpoints recorded in `simulator.calls`. */
-export type CallEndpoint = "create" | "lookup" | "cancel" | "warehouse" | "label" | "ndr" | "pickup";
+export type CallEndpoint =
+	| "create"
+	| "lookup"
+	| "cancel"
+	| "warehouse"
+	| "label"
+	| "ndr"
+	| "pickup"
+	| "pickup_edit"
+	| "pickup_cancel";
 
 /**
  * Records that fault `fault` (`5xx` of a create, keyed by reference;

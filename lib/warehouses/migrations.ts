@@ -15,11 +15,18 @@
  * - `warehouses.courier_registrations`: per warehouse and courier, the state of
  *   the registration of `version` (`pending` → `registered` | `refused`, the
  *   courier's words in `reason`).
+ * - `warehouses.pickups`: pickup requests (issue 28, ./pickups.ts) and
+ *   `warehouses.event_outbox` (their `pickup.missed` events).
  */
+
+import { PICKUP_MAX_PACKAGES } from "../contracts/warehouses";
 import type { Migration } from "../platform/db";
+import { eventOutboxDdl } from "../platform/merchant-events-outbox";
 
 /** Name of the unique index enforcing one name per account (used to map 23505 to a 400). */
 export const NAME_UNIQUE_INDEX = "warehouses_sender_name_uq";
+/** Name of the unique index holding one live pickup per warehouse, courier and day (a 23505 on it is a 409). */
+export const PICKUP_LIVE_INDEX = "pickups_one_live_per_day";
 /** Name of the unique index enforcing one default per account. */
 export const DEFAULT_UNIQUE_INDEX = "warehouses_sender_default_uq";
 
@@ -108,6 +115,43 @@ export const WAREHOUSES_MIGRATIONS: Migration[] = [
 				 WHERE NOT is_return_same AND (return_warehouse_name IS NULL OR btrim(return_warehouse_name) = '')`,
 				{ transaction },
 			);
+		},
+	},
+	{
+		// Pickup requests (issue 28; docs/decisions/0107-pickup-requests.md; lib/warehouses/pickups.ts): one row
+		// per request, at most one live (requested, scheduled, picked up) per warehouse, courier and day; and the
+		// event outbox of `pickup.missed` (relayed to the merchant events channel).
+		name: "0003_pickups",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`CREATE TABLE IF NOT EXISTS warehouses.pickups (
+				id bigserial PRIMARY KEY,
+				sender_id bigint NOT NULL,
+				warehouse_id bigint NOT NULL REFERENCES warehouses.warehouses (id),
+				logistic_id integer NOT NULL,
+				courier_name text NOT NULL,
+				pickup_date date NOT NULL,
+				slot text NOT NULL,
+				expected_package_count integer NOT NULL CHECK (expected_package_count BETWEEN 1 AND ${PICKUP_MAX_PACKAGES}),
+				status text NOT NULL DEFAULT 'requested'
+					CHECK (status IN ('requested', 'scheduled', 'picked_up', 'missed', 'cancelled')),
+				courier_pickup_id text,
+				courier_note text,
+				source text NOT NULL DEFAULT 'api' CHECK (source IN ('api', 'manifest')),
+				shipments_picked_up integer NOT NULL DEFAULT 0,
+				picked_up_at timestamptz,
+				missed_at timestamptz,
+				cancelled_at timestamptz,
+				created_at timestamptz NOT NULL DEFAULT now(),
+				updated_at timestamptz NOT NULL DEFAULT now()
+			)`);
+			await q(`CREATE UNIQUE INDEX IF NOT EXISTS ${PICKUP_LIVE_INDEX}
+				ON warehouses.pickups (sender_id, warehouse_id, logistic_id, pickup_date)
+				WHERE status IN ('requested', 'scheduled', 'picked_up')`);
+			await q(`CREATE INDEX IF NOT EXISTS pickups_sender ON warehouses.pickups (sender_id, id DESC)`);
+			await q(`CREATE INDEX IF NOT EXISTS pickups_open
+				ON warehouses.pickups (pickup_date, id) WHERE status IN ('requested', 'scheduled', 'picked_up')`);
+			for (const sql of eventOutboxDdl("warehouses")) await q(sql);
 		},
 	},
 ];

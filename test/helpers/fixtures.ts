@@ -47,6 +47,7 @@ export function courier(
 		cod: false,
 		default_priority: logistic_id,
 		active: true,
+		pickup: { weekdays: [1, 2, 3, 4, 5, 6], cutoff_minutes: 14 * 60 },
 		...over,
 	};
 }

@@ -12,6 +12,7 @@ import type {
 	FailureCode,
 	LaneOutcomeParams,
 	LedgerEntryEvent,
+	PickupScanQuestion,
 	Quote,
 	ShipmentDirection,
 	ShipmentRecord,
@@ -90,6 +91,8 @@ export interface AttemptRow {
 	to_pin: string | null;
 	/** time of the earliest picked_up scan */
 	picked_up_at: Date | null;
+	/** the pickup warehouse (bigint text as pg answers it; null on attempts before issue 28): pickups' `picked_up` */
+	warehouse_id: string | null;
 	/**
 	 * Only on a row returned by {@link claimAttempt}: whether an earlier attempt
 	 * of the order was failed and ambiguous at the claim (see {@link ambiguousAttempts}).
@@ -180,6 +183,8 @@ export interface NewAttempt {
 	/** the lane (`laneOf`): pickup and delivery pincodes; a fall-over keeps the failed attempt's */
 	from_pin?: string | null;
 	to_pin?: string | null;
+	/** the order's pickup warehouse (a fall-over keeps the failed attempt's) */
+	warehouse_id?: number | string | null;
 	/**
 	 * Delay (ms) before the `enqueue_booking` row is due: 0 for the worker; the
 	 * sync budget for book/sync, which books inline and leaves the job to the
@@ -269,11 +274,11 @@ async function insertAttempt(
 	await assertCredit(db, t, a.sender_id, a.charges?.total ?? 0);
 	const { rows } = await exec<StoredAttempt>(
 		db,
-		`INSERT INTO booking.attempts (order_id, sender_id, logistic_id, courier_name, mode, charges, state, direction, via, chain, from_pin, to_pin)
-		 VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'queued', $7, $8, $9::jsonb, $10, $11)
+		`INSERT INTO booking.attempts (order_id, sender_id, logistic_id, courier_name, mode, charges, state, direction, via, chain, from_pin, to_pin, warehouse_id)
+		 VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'queued', $7, $8, $9::jsonb, $10, $11, $12)
 		 ON CONFLICT (order_id) WHERE state IN ('queued', 'claimed', 'booked') DO NOTHING
 		 RETURNING *`,
-		[...attemptValues(a), a.from_pin ?? null, a.to_pin ?? null],
+		[...attemptValues(a), a.from_pin ?? null, a.to_pin ?? null, a.warehouse_id ?? null],
 		t,
 	);
 	if (!rows[0]) return { conflict: await liveAttempt(db, a.order_id, t) };
@@ -350,8 +355,8 @@ async function insertAttemptUnlimited(
 		`WITH lim AS (
 		   SELECT 1 FROM booking.accounts WHERE sender_id = $2 AND credit_limit_paise IS NOT NULL),
 		 a AS (
-		   INSERT INTO booking.attempts (order_id, sender_id, logistic_id, courier_name, mode, charges, state, direction, via, chain, from_pin, to_pin)
-		   SELECT $1, $2, $3, $4, $5, $6::jsonb, 'queued', $7, $8, $9::jsonb, $13, $14
+		   INSERT INTO booking.attempts (order_id, sender_id, logistic_id, courier_name, mode, charges, state, direction, via, chain, from_pin, to_pin, warehouse_id)
+		   SELECT $1, $2, $3, $4, $5, $6::jsonb, 'queued', $7, $8, $9::jsonb, $13, $14, $15
 		   WHERE NOT EXISTS (SELECT 1 FROM lim)
 		   ON CONFLICT (order_id) WHERE state IN ('queued', 'claimed', 'booked') DO NOTHING
 		   RETURNING *),
@@ -371,6 +376,7 @@ async function insertAttemptUnlimited(
 			rows.map((r) => r.delayMs),
 			a.from_pin ?? null,
 			a.to_pin ?? null,
+			a.warehouse_id ?? null,
 		],
 	);
 	const { x_limited, x_outbox, ...stored } = res[0];
@@ -409,6 +415,7 @@ export async function failOver(
 			...next,
 			from_pin: next.from_pin ?? a.from_pin,
 			to_pin: next.to_pin ?? a.to_pin,
+			warehouse_id: next.warehouse_id ?? a.warehouse_id,
 		});
 		// the order's only live attempt was `a`, failed above: no conflict is possible
 		if ("conflict" in res) throw new Error(`order ${a.order_id}: a live attempt appeared during fall-over`);
@@ -869,4 +876,38 @@ export async function bookedAwbOwner(
 		[awb_number],
 	);
 	return rows[0] ? { sender_id: Number(rows[0].sender_id), order_id: Number(rows[0].order_id) } : null;
+}
+
+/**
+ * `booking.pickupScans` (issue 28): per question `{sender_id, warehouse_id, logistic_id, day}`
+ * (day an IST `YYYY-MM-DD`), the earliest `picked_up_at` within that IST day of a shipment of
+ * that account booked with that courier from that warehouse (ISO-8601 UTC, or null) and how
+ * many were collected that day; one statement for all questions (index `attempts_pickup_scans`).
+ */
+export async function pickupScans(
+	db: Sequelize,
+	questions: readonly PickupScanQuestion[],
+): Promise<{ first_scan_at: string | null; shipments: number }[]> {
+	if (questions.length === 0) return [];
+	const rows = await select<{ n: string; first_at: Date | null; shipments: string }>(
+		db,
+		`SELECT q.n, min(a.picked_up_at) AS first_at, count(a.attempt_id) AS shipments
+		   FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::date[]) WITH ORDINALITY AS q(s, w, l, d, n)
+		   LEFT JOIN booking.attempts a
+		     ON a.sender_id = q.s AND a.warehouse_id = q.w AND a.logistic_id = q.l
+		    AND a.picked_up_at IS NOT NULL AND a.warehouse_id IS NOT NULL
+		    AND a.picked_up_at >= (q.d::timestamp AT TIME ZONE 'Asia/Kolkata')
+		    AND a.picked_up_at < ((q.d + 1)::timestamp AT TIME ZONE 'Asia/Kolkata')
+		  GROUP BY q.n ORDER BY q.n`,
+		[
+			questions.map((q) => q.sender_id),
+			questions.map((q) => q.warehouse_id),
+			questions.map((q) => q.logistic_id),
+			questions.map((q) => q.day),
+		],
+	);
+	return rows.map((r) => ({
+		first_scan_at: r.first_at ? new Date(r.first_at).toISOString() : null,
+		shipments: Number(r.shipments),
+	}));
 }

@@ -36,10 +36,13 @@ interface HeaderSchema {
 	minimum?: number;
 }
 
-/** A response header object of a download (lib/documents); always sent, so `required` (the contract check tests it). */
-const header = (description: string, schema: HeaderSchema = { type: "string" }) => ({
+/**
+ * A response header object of a download (lib/documents); always sent unless `required` is
+ * false (the contract check tests the required ones).
+ */
+const header = (description: string, schema: HeaderSchema = { type: "string" }, required = true) => ({
 	description,
-	required: true,
+	required,
 	schema,
 });
 
@@ -93,6 +96,29 @@ const ORDER_IDS_BODY: JsonSchema = {
 	},
 };
 
+/** Body of POST /v1/documents/manifest: the order ids and the pickup option (issue 28). */
+const MANIFEST_BODY: JsonSchema = {
+	type: "object",
+	description:
+		"Validated by hand (lib/documents/bulk.ts `parseOrderIds`; the same rules and messages for labels and manifests). Duplicates are dropped, the first position kept. Unknown keys are ignored.",
+	required: ["order_ids"],
+	properties: {
+		order_ids: {
+			type: "array",
+			minItems: 1,
+			maxItems: MAX_BULK_LABELS,
+			items: idInput("an order id."),
+			description: `1 to ${MAX_BULK_LABELS} of the caller's order ids (more than ${MAX_BULK_LABELS} elements is refused before duplicates are dropped)`,
+		},
+		schedule_pickup: {
+			type: "boolean",
+			default: false,
+			description:
+				"ours (docs/decisions/0107-pickup-requests.md): also make, per section (courier, warehouse), the pickup request for the courier's next pickup day when none exists, its parcels as the expected count; the answer's `x-pickup-ids` header names the requests",
+		},
+	},
+};
+
 /** The 400 of bulk labels and manifests (lib/documents/bulk.ts `parseOrderIds`). */
 const ORDER_IDS_400 = {
 	code: "documents.bad_order_ids",
@@ -106,6 +132,16 @@ const MANIFEST_HEADERS: Response["headers"] = {
 		{ type: "string", pattern: "^MF-\\d{8}-\\d{6,18}(,MF-\\d{8}-\\d{6,18})*$" },
 	),
 	"x-manifest-count": header("parcels in the PDF", { type: "string", pattern: "^[0-9]+$" }),
+	"x-pickup-ids": header(
+		"with `schedule_pickup: true` only: per section, in section order, comma-separated, the pickup request id (GET /v1/pickups/{id}) made or found for the courier's next pickup day, `none` where none could be made",
+		{ type: "string", pattern: "^(none|[0-9]+)(,(none|[0-9]+))*$" },
+		false,
+	),
+	"x-pickup-errors": header(
+		"with `schedule_pickup: true`, when a section got no pickup: `<manifest no>: <error code>` per such section, `;`-separated (e.g. `pickup_failed`, `invalid_pickup_date`); the manifest itself is made",
+		{ type: "string" },
+		false,
+	),
 	"Content-Disposition": header('`inline; filename="manifest-<first number>.pdf"`'),
 	"Cache-Control": CACHE_CONTROL,
 };
@@ -199,11 +235,15 @@ export const DOCUMENTS_ROUTES = defineRoutes({
 		operationId: "documents_manifest",
 		summary: "Build the courier handover manifest",
 		description:
-			"Spec §4.4, §3 manifest row, §6, §7, §8: a write with side effects. For the caller's ready-to-ship orders (a live booked forward shipment not past pickup and on no live manifest) stores one manifest per (courier, pickup warehouse) and answers the PDF; the shipments then move to Ready-for-pickup (`manifested`) and `shipment.status_changed` is sent, shortly after the answer; nothing undoes it. Read-only roles (merchant_finance, merchant_support, merchant_staff) are refused with 403 `Read-only role` before anything is read or stored, as every other write.",
-		bodySchema: ORDER_IDS_BODY,
+			"Spec §4.4, §3 manifest row, §6, §7, §8: a write with side effects. For the caller's ready-to-ship orders (a live booked forward shipment not past pickup and on no live manifest) stores one manifest per (courier, pickup warehouse) and answers the PDF (with `schedule_pickup: true`, also the pickup request of each section: header `x-pickup-ids`); the shipments then move to Ready-for-pickup (`manifested`) and `shipment.status_changed` is sent, shortly after the answer; nothing undoes it. Read-only roles (merchant_finance, merchant_support, merchant_staff) are refused with 403 `Read-only role` before anything is read or stored, as every other write.",
+		bodySchema: MANIFEST_BODY,
 		responses: { "200": MANIFEST_PDF },
 		errors: [
 			ORDER_IDS_400,
+			{
+				code: "documents.bad_schedule_pickup",
+				when: "`{message}`: `schedule_pickup` not a boolean; nothing stored.",
+			},
 			{
 				code: "documents.orders_not_found",
 				when: '`{message:"orders not found: <ids>"}`: missing or another account\'s orders, checked before readiness; nothing stored.',

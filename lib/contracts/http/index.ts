@@ -15,6 +15,7 @@ import { GATEWAY_ROUTES } from "./gateway";
 import { INTAKE_ROUTES } from "./intake";
 import { INTAKE_BULK_ROUTES } from "./intake-bulk";
 import { NDR_ROUTES } from "./ndr";
+import { PICKUPS_ROUTES } from "./pickups";
 import { PINCODE_ROUTES } from "./pincode";
 import { RATES_ROUTES } from "./rates";
 import { WAREHOUSES_ROUTES } from "./warehouses";
@@ -31,6 +32,7 @@ export const ROUTES = {
 	...NDR_ROUTES,
 	...WEBHOOKS_ROUTES,
 	...WAREHOUSES_ROUTES,
+	...PICKUPS_ROUTES,
 	...DOCUMENTS_ROUTES,
 	...GATEWAY_ROUTES,
 	...DEVAUTH_ROUTES,

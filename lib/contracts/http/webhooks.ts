@@ -513,6 +513,22 @@ const EVENTS: Record<
 		},
 		required: ["remittance_id", "net", "utr"],
 	},
+	"pickup.missed": {
+		summary:
+			"A pickup request's day passed without a pickup scan of any of its shipments (docs/decisions/0107-pickup-requests.md); about a warehouse, not one order: no order_id",
+		account: true,
+		data: {
+			pickup_id: int("the pickup request (GET /v1/pickups/{id})"),
+			warehouse_id: int("the warehouse"),
+			logistic_id: int("the courier"),
+			courier: str("the courier's name"),
+			pickup_date: str("the day it was asked for (IST date)"),
+			slot: str("the time window asked for (IST)"),
+			expected_package_count: int("parcels announced"),
+			courier_pickup_id: nullableStr("the courier's reference"),
+		},
+		required: ["pickup_id", "warehouse_id", "logistic_id", "pickup_date"],
+	},
 	[WEBHOOK_TEST_TYPE]: {
 		summary: "A test event (POST /v1/webhooks/{id}/test), to that endpoint only",
 		data: { endpoint_id: int("the endpoint"), message: str("a fixed text") },

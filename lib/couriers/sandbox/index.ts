@@ -12,6 +12,7 @@ import type {
 	CourierLabel,
 	NdrActionDetails,
 	PickupLocation,
+	PickupRequest,
 	RegisterResult,
 	TrackingScan,
 } from "../types";
@@ -22,6 +23,7 @@ import {
 	parseLabel,
 	parseLookup,
 	parseNdrUpdate,
+	parsePickupAnswer,
 	parsePush,
 	parseTrack,
 	parseTrackMany,
@@ -29,6 +31,7 @@ import {
 	toCancel,
 	toCreateForm,
 	toNdrUpdate,
+	toPickupBody,
 	toWarehouse,
 } from "./mapper";
 import { callCourier, callCourierFile } from "./proxy";
@@ -169,6 +172,35 @@ export class SandboxAdapter implements CourierAdapter {
 			json: toNdrUpdate(awb_number, act, details),
 		});
 		return parseNdrUpdate(res, this.settings.courierCode, awb_number);
+	}
+
+	/** `POST /fm/request/new/` (Delhivery's pickup request): the courier's pickup id; refusals with its words. */
+	async requestPickup(req: PickupRequest): Promise<{ pickup_id: string }> {
+		const res = await callCourier(this.settings, {
+			method: "POST",
+			path: "/fm/request/new/",
+			json: toPickupBody(req),
+		});
+		return { pickup_id: parsePickupAnswer(res, this.settings.courierCode, "pickup request").pickup_id };
+	}
+
+	/** `POST /fm/request/<pickup_id>/edit/` (the sandbox's own call): moves the request; the same id. */
+	async reschedulePickup(pickup_id: string, req: PickupRequest): Promise<{ pickup_id: string }> {
+		const res = await callCourier(this.settings, {
+			method: "POST",
+			path: `/fm/request/${encodeURIComponent(pickup_id)}/edit/`,
+			json: toPickupBody(req),
+		});
+		return { pickup_id: parsePickupAnswer(res, this.settings.courierCode, "pickup reschedule").pickup_id };
+	}
+
+	/** `POST /fm/request/<pickup_id>/cancel/` (the sandbox's own call); refused once collected. */
+	async cancelPickup(pickup_id: string): Promise<{ cancelled: boolean }> {
+		const res = await callCourier(this.settings, {
+			method: "POST",
+			path: `/fm/request/${encodeURIComponent(pickup_id)}/cancel/`,
+		});
+		return { cancelled: parsePickupAnswer(res, this.settings.courierCode, "pickup cancel").cancelled };
 	}
 
 	/**

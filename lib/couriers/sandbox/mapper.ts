@@ -21,6 +21,7 @@ import {
 	type NdrActionDetails,
 	NoCourierLabel,
 	type PickupLocation,
+	type PickupRequest,
 	type RegisterResult,
 	type TrackingScan,
 } from "../types";
@@ -35,6 +36,8 @@ import {
 	type WireNdrAction,
 	type WireNdrRequest,
 	type WireNdrResponse,
+	type WirePickupRequest,
+	type WirePickupResponse,
 	type WirePushScan,
 	type WireShipment,
 	type WireTrackResponse,
@@ -437,6 +440,43 @@ export function parseWarehouse(res: ProxyResponse, courierCode: string, loc: Pic
 	const body = res.body as WireWarehouseResponse;
 	if (res.status >= 400 || body.success !== true) throw new CourierRefused(textOf(body), courierCode);
 	return { courier_location_id: body.data?.name ?? loc.warehouse_code };
+}
+
+/** The body of a pickup request or reschedule (time `HH:mm` → `HH:mm:00`). */
+export function toPickupBody(req: PickupRequest): WirePickupRequest {
+	return {
+		pickup_location: req.pickup_location_code,
+		pickup_date: req.date,
+		pickup_time: `${req.time}:00`,
+		expected_package_count: req.expected_packages,
+	};
+}
+
+/**
+ * Reads an answer of the pickup calls ({@link WirePickupResponse}): the pickup id (and, for a
+ * cancel, whether it is cancelled). 4xx with words → CourierRefused (`error.message`, else the
+ * field-keyed words); credentials refused, 404, 5xx or no id → CourierUnavailable.
+ */
+export function parsePickupAnswer(
+	res: ProxyResponse,
+	courierCode: string,
+	what: string,
+): { pickup_id: string; cancelled: boolean } {
+	guard(res, courierCode, what);
+	const body = res.body as WirePickupResponse & Record<string, unknown>;
+	if (res.status >= 400 && res.status < 500) {
+		const words =
+			body.error?.message ??
+			Object.values(body)
+				.filter((v): v is string => typeof v === "string")
+				.join("; ");
+		throw new CourierRefused(words || `${what} refused (HTTP ${res.status})`, courierCode);
+	}
+	const id = body.pickup_id;
+	if (res.status >= 500 || (typeof id !== "number" && typeof id !== "string") || String(id) === "") {
+		throw new CourierUnavailable(`${courierCode} ${what}: no pickup id in the answer (HTTP ${res.status})`);
+	}
+	return { pickup_id: String(id), cancelled: body.status === "cancelled" };
 }
 
 /** Media types a courier label file may have (anything else is not a label we can serve). */

@@ -141,6 +141,34 @@ export interface WireWarehouse {
 	gstin?: string | null;
 }
 
+/**
+ * `POST /fm/request/new/` (Delhivery's pickup request, as the simulator serves it per sandbox
+ * courier) and the sandbox's own `POST /fm/request/<pickup_id>/edit/` (same body: the new day,
+ * time and count). Date `YYYY-MM-DD` and time `HH:mm:ss`, both IST.
+ */
+export interface WirePickupRequest {
+	pickup_location: string;
+	pickup_date: string;
+	pickup_time: string;
+	expected_package_count: number;
+}
+
+/**
+ * Answer of the pickup calls: 201 (new) / 200 (edit, cancel) with the pickup's id and what the
+ * courier holds; a refusal is 400 `{error:{message}}` (plus `pr_exist: true` for a second request
+ * for the same location and day). `POST /fm/request/<pickup_id>/cancel/` answers `status: "cancelled"`.
+ */
+export interface WirePickupResponse {
+	pickup_id?: number | string;
+	pickup_location_name?: string;
+	pickup_date?: string;
+	pickup_time?: string;
+	expected_package_count?: number;
+	status?: "open" | "cancelled";
+	pr_exist?: boolean;
+	error?: { message?: string };
+}
+
 export interface WireWarehouseResponse {
 	success: boolean;
 	data?: { name: string; pincode: string; message: string };

@@ -588,6 +588,47 @@ export const CATALOGUE = {
 			"a courier weight file that cannot be read as a whole (its header lacks a column, it is not CSV, it is larger than 8 MB); lines that cannot be read are exceptions instead",
 		spec: "ours (docs/decisions/0105-weight-discrepancies.md)",
 	},
+	pickup_not_found: {
+		status: 404,
+		message: "pickup request not found",
+		description: "no such pickup request on the caller's account (missing and another account's alike)",
+		spec: "ours (docs/decisions/0107-pickup-requests.md)",
+	},
+	invalid_pickup_date: {
+		status: 400,
+		message: (why: string) => why,
+		description:
+			"the pickup day or slot cannot be asked for: in the past, more than 7 days ahead, a Sunday or holiday for that courier at the warehouse, today after the courier's cut-off, or a slot already begun (`next_pickup_date` says the first day that can)",
+		spec: "ours (docs/decisions/0107-pickup-requests.md)",
+	},
+	pickup_exists: {
+		status: 409,
+		message: (day: string) =>
+			`a pickup is already requested for this warehouse and courier on ${day}: change that one (PATCH) instead`,
+		description: "a live pickup request for the same warehouse, courier and day exists (`pickup` is it)",
+		spec: "ours (docs/decisions/0107-pickup-requests.md)",
+	},
+	pickup_not_changeable: {
+		status: 409,
+		message: (id: number, status: string) =>
+			`pickup request ${id} is ${status}: only a requested or scheduled pickup can be changed or cancelled`,
+		description:
+			"the pickup was collected, missed or cancelled (`status` says which); a collected pickup cannot be cancelled",
+		spec: "ours (docs/decisions/0107-pickup-requests.md)",
+	},
+	pickup_failed: {
+		status: 422,
+		message: (words: string) => words,
+		description:
+			"the courier refused the pickup request, its change or its cancellation (the message is the courier's words), or takes no pickup requests through its API",
+		spec: "§2.11 status classes (422: the courier refused); docs/decisions/0107-pickup-requests.md",
+	},
+	pickup_unavailable: {
+		status: 503,
+		message: (courier: string) => `${courier} could not be reached; the pickup request is unchanged, retry`,
+		description: "the courier could not be reached to change or cancel a pickup; nothing changed",
+		spec: "ours (docs/decisions/0107-pickup-requests.md)",
+	},
 	discrepancy_not_found: {
 		status: 404,
 		message: "weight discrepancy not found",
@@ -837,6 +878,13 @@ export const CATALOGUE = {
 		message: "orderId must be a positive integer",
 		description: "label by order: the path id is not a positive integer",
 		spec: "§7 (documents exception)",
+		body: "documents_message",
+	},
+	"documents.bad_schedule_pickup": {
+		status: 400,
+		message: "schedule_pickup must be a boolean",
+		description: "manifest: `schedule_pickup` present and not true or false",
+		spec: "ours (docs/decisions/0107-pickup-requests.md)",
 		body: "documents_message",
 	},
 	"documents.bad_order_ids": {

@@ -125,15 +125,18 @@ const NOT_CODES = new Set([
 	"logistic_id",
 	"logistic_ids",
 	"manifest_nos",
+	"next_pickup_date",
 	"order_id",
 	"order_ids",
 	"pickup_address_id",
 	"request_id",
 	"retry_after",
 	"row_no",
+	"schedule_pickup",
 	"sender_address_id",
 	"sender_id",
 	"shipment_type",
+	"warehouse_id",
 ]);
 
 describe("error catalogue (lib/platform/errors/catalogue.ts)", () => {
