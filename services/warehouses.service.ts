@@ -49,6 +49,7 @@ import {
 	PICKUPS_ROUTES,
 } from "../lib/contracts/http/pickups";
 import { WAREHOUSES_ROUTES } from "../lib/contracts/http/warehouses";
+import { PICKUP_MAX_PACKAGES } from "../lib/contracts/warehouses";
 import { senderOf } from "../lib/platform/auth";
 import { setting } from "../lib/platform/config";
 import { EventOutboxRelay } from "../lib/platform/merchant-events-outbox";
@@ -367,7 +368,7 @@ export default defineService<WarehousesVars>()({
 				sender_id: { type: "number", integer: true, positive: true },
 				warehouse_id: { type: "number", integer: true, positive: true },
 				logistic_id: { type: "number", integer: true, positive: true },
-				expected_package_count: { type: "number", integer: true, min: 1, max: 1000 },
+				expected_package_count: { type: "number", integer: true, min: 1, max: PICKUP_MAX_PACKAGES },
 			},
 			async handler(ctx) {
 				const { sender_id, ...input } = ctx.params;

@@ -9,7 +9,7 @@
  * booking and warehouses (./source.ts).
  */
 import type { Context } from "moleculer";
-import { type Caller, type CallMeta, call, type LabelInfo } from "../contracts";
+import { type Caller, type CallMeta, call, type LabelInfo, PICKUP_MAX_PACKAGES } from "../contracts";
 import { errorBodyOf, fail } from "../platform/errors";
 import { parsePositiveInt } from "../shared/fields";
 import { verifyLabelToken } from "../shared/label-link";
@@ -245,7 +245,7 @@ async function manifestPickups(
 						sender_id,
 						warehouse_id: m.pickup_address_id,
 						logistic_id: m.logistic_id,
-						expected_package_count: Math.min(m.parcels.length, 1000),
+						expected_package_count: Math.min(m.parcels.length, PICKUP_MAX_PACKAGES),
 					},
 					{ unavailable: false },
 				);
