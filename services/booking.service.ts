@@ -6,7 +6,8 @@
  * POST /v1/shipping/book/sync (same attempt/outbox/claim path, courier called inline).
  * Internal (lib/contracts/booking.ts): `booking.getShipment` {sender_id, order_id} → ShipmentRecord | null.
  * Internal: `booking.awbOwner` {awb_number} → {sender_id, order_id} | null (signed label links);
- * `booking.pickupScans` {questions} → the first pickup scan per (account, warehouse, courier, IST day).
+ * `booking.pickupScans` {questions} → the first pickup scan per (account, warehouse, courier, IST day);
+ * `booking.shipmentByAwb` {awb_number} → the live shipment for the buyer's tracking page, or null.
  * Worker: `booking.processAttempt` {attempt_id} — handed each job of BullMQ queue "booking".
  * Ops: `booking.relayOutbox` → {delivered, failed}, `booking.sweep` → {enqueued}.
  * Tracking (issue 7; lib/booking/tracking.ts): `booking.tracking` — GET /v1/orders/{id}/tracking;
@@ -76,6 +77,7 @@ import {
 	parseTrackingQuery,
 	pollOnce,
 	sandboxEvent,
+	shipmentByAwb,
 	trackingOf,
 } from "../lib/booking/tracking";
 import { processAttempt } from "../lib/booking/worker";
@@ -570,6 +572,22 @@ export default defineService<BookingVars>()({
 			},
 			async handler(ctx): Promise<{ first_scan_at: string | null; shipments: number }[]> {
 				return pickupScans(this.db, ctx.params.questions);
+			},
+		},
+
+		/**
+		 * Internal (the buyer's tracking page, issue 29; docs/decisions/0108-buyer-tracking-page.md):
+		 * `{awb_number, scan_limit?}` (1–64 characters; scans 1–100, default 50) → the live booked
+		 * shipment holding the AWB (account, order, courier, status, promised `edd`, newest scans
+		 * oldest first) or null (unknown, cancelled, failed). Nothing about the buyer.
+		 */
+		shipmentByAwb: {
+			params: {
+				awb_number: { type: "string", min: 1, max: 64 },
+				scan_limit: { type: "number", integer: true, min: 1, max: 100, optional: true },
+			},
+			async handler(ctx) {
+				return shipmentByAwb(this.deps(), ctx.params.awb_number, ctx.params.scan_limit ?? 50);
 			},
 		},
 

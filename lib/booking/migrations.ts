@@ -327,4 +327,14 @@ export const BOOKING_MIGRATIONS: Migration[] = [
 				WHERE picked_up_at IS NOT NULL AND warehouse_id IS NOT NULL`);
 		},
 	},
+	{
+		// The buyer's tracking page (issue 29; docs/decisions/0108-buyer-tracking-page.md): the delivery date the
+		// booking's quote promised (null for attempts before, and for couriers without transit data).
+		name: "013-attempts-edd",
+		async up({ sequelize, transaction }) {
+			await sequelize.query(`ALTER TABLE booking.attempts ADD COLUMN IF NOT EXISTS edd date`, {
+				transaction,
+			});
+		},
+	},
 ];

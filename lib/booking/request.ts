@@ -195,6 +195,8 @@ export async function openAttempt(
 		to_pin: lane.to_pin,
 		// the pickup it travels with (GET /v1/pickups `picked_up`: booking.pickupScans)
 		warehouse_id: p.warehouse.id,
+		// the promise the buyer's tracking page shows (issue 29)
+		edd: p.quote.edd,
 	});
 	if ("conflict" in res) throw conflictFor(input.order_id, res.conflict);
 	return res;

@@ -21,6 +21,7 @@
 import type { ServiceBroker } from "moleculer";
 import { broadcast, type Caller, type CourierInfo, call } from "../contracts";
 import {
+	type AwbShipmentView,
 	type MarkManifestedParams,
 	type PollResult,
 	type PushAnswer,
@@ -55,6 +56,7 @@ import { claimPush, releasePush } from "./push-replay";
 import { deliverNow } from "./relay";
 import {
 	type AwbScans,
+	bookedShipmentByAwb,
 	type DueShipment,
 	type IngestResult,
 	ingestScans,
@@ -606,5 +608,34 @@ export async function trackingOf(
 		scan_limit: q.scan_limit,
 		status_name: known ? statusNameOf(status) : status,
 		order_status_id: known ? orderStatusIdOf(status) : 0,
+	};
+}
+
+/**
+ * `booking.shipmentByAwb` (the buyer's tracking page, issue 29;
+ * docs/decisions/0108-buyer-tracking-page.md): the live booked shipment holding `awb_number`
+ * — its account and order (for the page's brand and the AWB look-up's phone check), courier,
+ * folded status, promised delivery date and newest `scan_limit` scans (oldest first) — or
+ * null when no live booking holds it (unknown, cancelled, failed). Nothing about the buyer.
+ */
+export async function shipmentByAwb(
+	deps: BookingDeps,
+	awb_number: string,
+	scan_limit: number,
+): Promise<AwbShipmentView | null> {
+	const row = await bookedShipmentByAwb(deps.db, awb_number);
+	if (!row) return null;
+	const { scans } = await scansOf(deps.db, Number(row.attempt_id), scan_limit);
+	const at = row.shipment_status_at ?? row.booked_at;
+	return {
+		sender_id: Number(row.sender_id),
+		order_id: Number(row.order_id),
+		awb_number,
+		logistic_id: row.logistic_id,
+		courier_name: row.courier_name,
+		status: row.shipment_status ?? "booked",
+		status_at: at ? new Date(at).toISOString() : null,
+		edd: row.edd,
+		scans: scans.map((s) => ({ at: new Date(s.at).toISOString(), location: s.location, status: s.status })),
 	};
 }

@@ -459,6 +459,7 @@ export async function fallOver(
 			courier_name: pick.courier.logistic_name,
 			mode: "auto",
 			charges: chargesOf(pick.quote),
+			edd: pick.quote.edd,
 			direction: a.direction,
 			via: a.via,
 			chain,

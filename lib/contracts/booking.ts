@@ -145,6 +145,25 @@ export interface OrderBookingState {
 	direction: ShipmentDirection;
 }
 
+/**
+ * A live booked shipment as the buyer's tracking page shows it (issue 29; `booking.shipmentByAwb`):
+ * nothing about the buyer. Times ISO-8601 UTC; `edd` an IST day.
+ */
+export interface AwbShipmentView {
+	sender_id: number;
+	order_id: number;
+	awb_number: string;
+	logistic_id: number;
+	courier_name: string;
+	/** the folded normalized status (`booked` before any scan) */
+	status: ShipmentStatus;
+	status_at: string | null;
+	/** the delivery date the booking's quote promised (IST `YYYY-MM-DD`), or null */
+	edd: string | null;
+	/** the newest scans (at most `scan_limit`), oldest first */
+	scans: { at: string; location: string; status: ShipmentStatus }[];
+}
+
 /** One question of `booking.pickupScans`: a pickup request's account, warehouse, courier and IST day. */
 export interface PickupScanQuestion {
 	sender_id: number;
@@ -197,6 +216,14 @@ export interface BookingActions {
 	"booking.pickupScans": {
 		params: { questions: PickupScanQuestion[] };
 		result: { first_scan_at: string | null; shipments: number }[];
+	};
+	/**
+	 * Internal (the buyer's tracking page, issue 29): the live booked shipment holding
+	 * `awb_number`, or null (unknown, cancelled, failed).
+	 */
+	"booking.shipmentByAwb": {
+		params: { awb_number: string; scan_limit?: number };
+		result: AwbShipmentView | null;
 	};
 	/** Ops: delivers due outbox rows now. */
 	"booking.relayOutbox": { params: Record<string, never>; result: { delivered: number; failed: number } };

@@ -19,6 +19,7 @@ import type { BookingActions, BookingEvents } from "./booking";
 import type { DocumentsActions, DocumentsEvents } from "./documents";
 import type { IntakeActions, IntakeEvents } from "./intake";
 import type { NdrActions, NdrEvents } from "./ndr";
+import type { NotificationsActions, NotificationsEvents } from "./notifications";
 import type { PincodeActions, PincodeEvents } from "./pincode";
 import type { PlatformActions, PlatformEvents } from "./platform";
 import type { RatesActions, RatesEvents } from "./rates";
@@ -33,6 +34,7 @@ export * from "./common";
 export * from "./documents";
 export * from "./intake";
 export * from "./ndr";
+export * from "./notifications";
 export * from "./pincode";
 export * from "./platform";
 export * from "./rates";
@@ -50,6 +52,7 @@ export interface Actions
 		DocumentsActions,
 		NdrActions,
 		WebhooksActions,
+		NotificationsActions,
 		PlatformActions {}
 
 /** Every event: name → payload. Events are notifications (drop a cache), never state (docs/ARCHITECTURE.md §5). */
@@ -63,6 +66,7 @@ export interface Events
 		DocumentsEvents,
 		NdrEvents,
 		WebhooksEvents,
+		NotificationsEvents,
 		PlatformEvents {}
 
 export type ActionName = keyof Actions;

@@ -229,6 +229,11 @@ export interface OrderDetail extends Omit<OrderListRow, "receiver"> {
 	cod_status: CodStatus | null;
 	/** the courier's remittance that paid it (billing), rupees; null until remitted */
 	cod_remittance: { reference: string; remitted_on: string; amount: number } | null;
+	/**
+	 * the buyer's tracking page of the AWB (issue 29; lib/shared/label-link.ts `bookedTrackingPageUrl`,
+	 * a signed bearer link) when `booked`, else null
+	 */
+	tracking_page_url: string | null;
 	updated_at: string;
 }
 

@@ -25,6 +25,7 @@ import {
 	DOCS_ALIASES,
 	LINK_ALIASES,
 	OPS_ALIASES,
+	PAGE_ALIASES,
 	PROBE_ALIASES,
 	UPLOAD_ALIASES,
 	WEBHOOK_ALIASES,
@@ -222,6 +223,50 @@ function linksRoute(): RouteOptions {
 	};
 }
 
+/** A query value as one short string ("" when absent, repeated or not text; at most `max` characters kept). */
+function queryText(v: unknown, max: number): string {
+	return typeof v === "string" ? v.slice(0, max) : "";
+}
+
+/**
+ * `onBeforeCall` of the buyer's pages (issue 29; `mergeParams: false`): the action's params are
+ * exactly `{token, file, awb, phone_last4, lang, accept_language}` — the path's `token` and
+ * `file`, the query's `awb`, `phone_last4` and `lang`, the `Accept-Language` header — each a
+ * short string ("" when absent); then the request is counted per client address as a signed
+ * link's (the `limitLink` method).
+ */
+function pageBeforeCall(
+	this: LinkHookTarget,
+	_ctx: Context,
+	_route: unknown,
+	req: GwRequest,
+	res: ServerResponse,
+): Promise<void> {
+	const path = (req.$params as { params?: Record<string, unknown> } | undefined)?.params;
+	const query = (req.query ?? {}) as Record<string, unknown>;
+	req.$params = {
+		token: queryText(path?.token, 200),
+		file: queryText(path?.file, 100),
+		awb: queryText(query.awb, 100),
+		phone_last4: queryText(query.phone_last4, 20),
+		lang: queryText(query.lang, 10),
+		accept_language: queryText(req.headers["accept-language"], 200),
+	};
+	return this.limitLink(req, res);
+}
+
+/** The buyer's pages: no bearer, no body, params from {@link pageBeforeCall}. */
+function pagesRoute(): RouteOptions {
+	return {
+		...EVERY_ROUTE,
+		name: "pages",
+		aliases: withHead(PAGE_ALIASES),
+		mergeParams: false,
+		bodyParsers: false,
+		onBeforeCall: pageBeforeCall,
+	};
+}
+
 /**
  * The upload route (bearer): every alias of {@link UPLOAD_ALIASES} (the bulk
  * upload, a weight dispute, …) as a `stream` alias, the raw multipart body
@@ -313,7 +358,7 @@ export interface GatewayRouteContext {
 /**
  * Every route of the gateway, in the order `addRoute` must add them: probes
  * (first: see the module docs), docs, the dev IdP (only when on), webhooks,
- * links, upload, ops, api. Builds the OpenAPI document (a broken one throws).
+ * links, pages, upload, ops, api. Builds the OpenAPI document (a broken one throws).
  */
 export function gatewayRoutes(c: GatewayRouteContext): RouteOptions[] {
 	return [
@@ -322,6 +367,7 @@ export function gatewayRoutes(c: GatewayRouteContext): RouteOptions[] {
 		...(c.devIdp ? [devIdpRoute(c.trustProxy)] : []),
 		webhooksRoute(),
 		linksRoute(),
+		pagesRoute(),
 		uploadRoute(),
 		opsRoute(),
 		apiRoute(),

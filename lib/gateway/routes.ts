@@ -84,6 +84,14 @@ export const WEBHOOK_ALIASES = aliasesOf("courier_push") satisfies Record<string
 export const LINK_ALIASES = aliasesOf("link") satisfies Record<string, ActionName>;
 
 /**
+ * The buyer's pages (issue 29; docs/decisions/0108-buyer-tracking-page.md): the tracking page
+ * `/track/{token}` (a signed token in the path is the credential), the AWB look-up `/track` and
+ * the page's font. No bearer token; served by the gateway's `pages` route, rate-limited per
+ * client address as signed links; answers are HTML (the font: TrueType).
+ */
+export const PAGE_ALIASES = aliasesOf("page") satisfies Record<string, ActionName>;
+
+/**
  * Ops routes (`/v1/ops/*`; docs/decisions/0103-ops-routes.md): the ops bearer
  * token `OPS_API_TOKEN`, not a merchant's JWT; JSON bodies of 10 MB at most.
  */

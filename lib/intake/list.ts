@@ -30,7 +30,7 @@ import { setting } from "../platform/config";
 import { type CursorPosition, decodeCursor, encodeCursor } from "../platform/cursor";
 import { type ApiError, fail, failWith } from "../platform/errors";
 import { parsePositiveInt } from "../shared/fields";
-import { bookedLabelUrl } from "../shared/label-link";
+import { bookedLabelUrl, bookedTrackingPageUrl } from "../shared/label-link";
 import { toRupees } from "../shared/money";
 import {
 	BUCKETS,
@@ -480,6 +480,7 @@ export function orderDetail(
 		// a COD shipment billing has not heard of yet is pending; no AWB, no shipment: null
 		cod_status: cod && r.awb_number ? (codMoney?.cod_status ?? "pending") : null,
 		cod_remittance: cod && r.awb_number ? (codMoney?.remittance ?? null) : null,
+		tracking_page_url: bookedTrackingPageUrl(r.state, r.awb_number),
 		updated_at: r.updated_at,
 	};
 }

@@ -76,6 +76,11 @@ export const TAGS: readonly Tag[] = [
 		description: "Merchant webhook endpoints and their deliveries (Standard Webhooks; issue 11).",
 	},
 	{
+		name: "buyer",
+		description:
+			"What your buyers see (ours; docs/decisions/0108-buyer-tracking-page.md): the branded tracking page behind a signed link, the AWB look-up, and your brand's settings.",
+	},
+	{
 		name: "ops",
 		description:
 			"The operator's routes (`/v1/ops/*`, the ops token, not a merchant's): couriers' COD remittance files (ours; docs/decisions/0103-ops-routes.md).",
@@ -130,7 +135,7 @@ interface RouteTraits {
 	rawBody: boolean;
 	/** the edge text rule applies to its params (400 validation_failed; lib/gateway/text-rule.ts) */
 	textRule: boolean;
-	/** rate-limited per client address (signed links) */
+	/** rate-limited per client address (signed links, the buyer's pages) */
 	linkLimited: boolean;
 }
 
@@ -145,7 +150,7 @@ function traitsOf(kind: RouteKind, method: string): RouteTraits {
 		jsonBody: (api || kind === "ops") && writes,
 		rawBody: kind === "courier_push",
 		textRule: api,
-		linkLimited: kind === "link",
+		linkLimited: kind === "link" || kind === "page",
 	};
 }
 

@@ -14,7 +14,9 @@ import { type ApiError, fail, failWith, type TokenFailure } from "./errors";
 
 /**
  * Capabilities (spec §5; `billing.write`, ours: accept or dispute a weight
- * discrepancy, docs/decisions/0105-weight-discrepancies.md).
+ * discrepancy, docs/decisions/0105-weight-discrepancies.md; `settings.write`, ours: the
+ * brand of the buyer's tracking page, docs/decisions/0108-buyer-tracking-page.md, held by
+ * merchant and merchant_admin only).
  */
 export const CAPABILITIES = [
 	"orders.write",
@@ -22,6 +24,7 @@ export const CAPABILITIES = [
 	"warehouses.write",
 	"ndr.act",
 	"billing.write",
+	"settings.write",
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
@@ -39,7 +42,7 @@ export type Role = (typeof ROLES)[number];
 export const ROLE_CAPS: Record<Role, readonly Capability[]> = {
 	merchant: CAPABILITIES,
 	merchant_admin: CAPABILITIES,
-	merchant_ops: CAPABILITIES,
+	merchant_ops: CAPABILITIES.filter((c) => c !== "settings.write"),
 	merchant_finance: [],
 	merchant_support: ["ndr.act"],
 	merchant_staff: [],

@@ -41,8 +41,14 @@ export function isPrintableAwb(awb: unknown): awb is string {
 	return typeof awb === "string" && AWB_PATTERN.test(awb);
 }
 
-/** Domain separation of the link key (never the raw secret, never the cursor key). */
-const KEY_LABEL = "msa-label-link-v1";
+/**
+ * Domain separation of the link keys, per purpose (never the raw secret, never the cursor
+ * key, and a label link never opens a tracking page nor the reverse): label downloads, and
+ * the buyer's tracking page (issue 29; docs/decisions/0108-buyer-tracking-page.md).
+ */
+const KEY_LABELS = { label: "msa-label-link-v1", tracking: "msa-tracking-page-v1" } as const;
+/** What a signed link opens. */
+type LinkPurpose = keyof typeof KEY_LABELS;
 
 /** Length of the base64url HMAC-SHA256 tag (32 bytes, unpadded). */
 export const LINK_TAG_LENGTH = 43;
@@ -66,10 +72,10 @@ interface LinkKeys {
 	verify: KeyObject[];
 }
 
-let cached: LinkKeys | undefined;
+const cached: Partial<Record<LinkPurpose, LinkKeys>> = {};
 
-function derive(secret: string): KeyObject {
-	return createSecretKey(createHmac("sha256", secret).update(KEY_LABEL).digest());
+function derive(secret: string, purpose: LinkPurpose): KeyObject {
+	return createSecretKey(createHmac("sha256", secret).update(KEY_LABELS[purpose]).digest());
 }
 
 /**
@@ -77,15 +83,17 @@ function derive(secret: string): KeyObject {
  * @throws Error when `LABEL_LINK_SECRET` is not set (a deployment error: the
  *   processes that sign or verify refuse to start without it, lib/platform/system.ts)
  */
-function linkKeys(): LinkKeys {
+function linkKeys(purpose: LinkPurpose = "label"): LinkKeys {
 	const current = setting("LABEL_LINK_SECRET") ?? "";
 	const previousAll = setting("LABEL_LINK_PREVIOUS_SECRETS");
-	if (cached && cached.current === current && cached.previousAll === previousAll) return cached;
+	const hit = cached[purpose];
+	if (hit && hit.current === current && hit.previousAll === previousAll) return hit;
 	if (!current) throw new Error("LABEL_LINK_SECRET is required to sign and verify label links");
-	const sign = derive(current);
+	const sign = derive(current, purpose);
 	const previous = previousAll.filter((s) => s !== current);
-	cached = { current, previousAll, sign, verify: [sign, ...previous.map(derive)] };
-	return cached;
+	const keys = { current, previousAll, sign, verify: [sign, ...previous.map((s) => derive(s, purpose))] };
+	cached[purpose] = keys;
+	return keys;
 }
 
 /** True when a link secret is configured (for start-up checks). */
@@ -103,8 +111,13 @@ function tagOf(key: KeyObject, awb: string): string {
  * @throws Error when the AWB is not printable or no secret is configured
  */
 export function signLabelToken(awb: string): string {
-	if (!isPrintableAwb(awb)) throw new Error("cannot sign a label link for an unprintable AWB");
-	return `${awb}.${tagOf(linkKeys().sign, awb)}`;
+	return signToken(awb, "label");
+}
+
+/** {@link signLabelToken} for `purpose`. */
+function signToken(awb: string, purpose: LinkPurpose): string {
+	if (!isPrintableAwb(awb)) throw new Error(`cannot sign a ${purpose} link for an unprintable AWB`);
+	return `${awb}.${tagOf(linkKeys(purpose).sign, awb)}`;
 }
 
 /**
@@ -116,6 +129,11 @@ export function signLabelToken(awb: string): string {
  * input; throws only when no secret is configured.
  */
 export function verifyLabelToken(token: unknown): string | null {
+	return verifyToken(token, "label");
+}
+
+/** {@link verifyLabelToken} for `purpose`. */
+function verifyToken(token: unknown, purpose: LinkPurpose): string | null {
 	if (typeof token !== "string" || token.length === 0 || token.length > MAX_TOKEN_LENGTH) return null;
 	const dot = token.indexOf(".");
 	if (dot < 0 || token.indexOf(".", dot + 1) !== -1) return null;
@@ -124,7 +142,7 @@ export function verifyLabelToken(token: unknown): string | null {
 	if (!isPrintableAwb(awb) || tag.length !== LINK_TAG_LENGTH || !TAG_RE.test(tag)) return null;
 	const given = Buffer.from(tag, "latin1");
 	let ok = false;
-	for (const key of linkKeys().verify) {
+	for (const key of linkKeys(purpose).verify) {
 		const expected = Buffer.from(tagOf(key, awb), "latin1");
 		// equal lengths (both 43), so timingSafeEqual never throws; every key is tried
 		if (timingSafeEqual(given, expected)) ok = true;
@@ -164,4 +182,32 @@ export function labelLinkUrl(awb: string): string {
 export function bookedLabelUrl(state: string, awb_number: string | null | undefined): string | null {
 	if (state !== "booked" || !isPrintableAwb(awb_number)) return null;
 	return labelLinkUrl(awb_number);
+}
+
+/** Path prefix of the buyer's tracking page (before the token). */
+export const TRACKING_PAGE_PREFIX = "/track/";
+
+/**
+ * The buyer's tracking page token of an AWB (issue 29; docs/decisions/0108-buyer-tracking-page.md):
+ * `{awb}.{hmac}` as a label link's, under the same secrets and rotation, with its own derived key.
+ * @throws Error when the AWB is not printable or no secret is configured
+ */
+export function signTrackingToken(awb: string): string {
+	return signToken(awb, "tracking");
+}
+
+/** Verifies a tracking page token: the AWB, or null (as {@link verifyLabelToken}; a label token never passes). */
+export function verifyTrackingToken(token: unknown): string | null {
+	return verifyToken(token, "tracking");
+}
+
+/**
+ * The `tracking_page_url` of a booked order (issue 29): `/track/{awb}.{hmac}`, prefixed with
+ * `PUBLIC_BASE_URL` when configured; null when the order is not `booked` or has no printable AWB
+ * (as {@link bookedLabelUrl}).
+ * @throws Error when `LABEL_LINK_SECRET` is not set
+ */
+export function bookedTrackingPageUrl(state: string, awb_number: string | null | undefined): string | null {
+	if (state !== "booked" || !isPrintableAwb(awb_number)) return null;
+	return `${publicBase()}${TRACKING_PAGE_PREFIX}${signTrackingToken(awb_number)}`;
 }

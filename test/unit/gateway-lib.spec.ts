@@ -370,16 +370,23 @@ describe("gateway helpers", () => {
 				"documents",
 				"intake",
 				"ndr",
+				"notifications",
 				"pincode",
 				"rates",
 				"warehouses",
 				"webhooks",
 			]);
+			// literal paths before parameters (lib/gateway/routes.ts bySpecificity), then definition order
 			assert.deepEqual(m.get("warehouses"), [
 				"warehouses.list",
 				"warehouses.create",
+				"warehouses.createPickup",
+				"warehouses.pickups",
 				"warehouses.update",
 				"warehouses.remove",
+				"warehouses.pickup",
+				"warehouses.changePickup",
+				"warehouses.cancelPickup",
 			]);
 		});
 	});

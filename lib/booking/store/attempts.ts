@@ -185,6 +185,8 @@ export interface NewAttempt {
 	to_pin?: string | null;
 	/** the order's pickup warehouse (a fall-over keeps the failed attempt's) */
 	warehouse_id?: number | string | null;
+	/** the quote's estimated delivery date (IST `YYYY-MM-DD`), shown on the buyer's tracking page */
+	edd?: string | null;
 	/**
 	 * Delay (ms) before the `enqueue_booking` row is due: 0 for the worker; the
 	 * sync budget for book/sync, which books inline and leaves the job to the
@@ -274,11 +276,11 @@ async function insertAttempt(
 	await assertCredit(db, t, a.sender_id, a.charges?.total ?? 0);
 	const { rows } = await exec<StoredAttempt>(
 		db,
-		`INSERT INTO booking.attempts (order_id, sender_id, logistic_id, courier_name, mode, charges, state, direction, via, chain, from_pin, to_pin, warehouse_id)
-		 VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'queued', $7, $8, $9::jsonb, $10, $11, $12)
+		`INSERT INTO booking.attempts (order_id, sender_id, logistic_id, courier_name, mode, charges, state, direction, via, chain, from_pin, to_pin, warehouse_id, edd)
+		 VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'queued', $7, $8, $9::jsonb, $10, $11, $12, $13::date)
 		 ON CONFLICT (order_id) WHERE state IN ('queued', 'claimed', 'booked') DO NOTHING
 		 RETURNING *`,
-		[...attemptValues(a), a.from_pin ?? null, a.to_pin ?? null, a.warehouse_id ?? null],
+		[...attemptValues(a), a.from_pin ?? null, a.to_pin ?? null, a.warehouse_id ?? null, a.edd ?? null],
 		t,
 	);
 	if (!rows[0]) return { conflict: await liveAttempt(db, a.order_id, t) };
@@ -355,8 +357,8 @@ async function insertAttemptUnlimited(
 		`WITH lim AS (
 		   SELECT 1 FROM booking.accounts WHERE sender_id = $2 AND credit_limit_paise IS NOT NULL),
 		 a AS (
-		   INSERT INTO booking.attempts (order_id, sender_id, logistic_id, courier_name, mode, charges, state, direction, via, chain, from_pin, to_pin, warehouse_id)
-		   SELECT $1, $2, $3, $4, $5, $6::jsonb, 'queued', $7, $8, $9::jsonb, $13, $14, $15
+		   INSERT INTO booking.attempts (order_id, sender_id, logistic_id, courier_name, mode, charges, state, direction, via, chain, from_pin, to_pin, warehouse_id, edd)
+		   SELECT $1, $2, $3, $4, $5, $6::jsonb, 'queued', $7, $8, $9::jsonb, $13, $14, $15, $16::date
 		   WHERE NOT EXISTS (SELECT 1 FROM lim)
 		   ON CONFLICT (order_id) WHERE state IN ('queued', 'claimed', 'booked') DO NOTHING
 		   RETURNING *),
@@ -377,6 +379,7 @@ async function insertAttemptUnlimited(
 			a.from_pin ?? null,
 			a.to_pin ?? null,
 			a.warehouse_id ?? null,
+			a.edd ?? null,
 		],
 	);
 	const { x_limited, x_outbox, ...stored } = res[0];
@@ -910,4 +913,36 @@ export async function pickupScans(
 		first_scan_at: r.first_at ? new Date(r.first_at).toISOString() : null,
 		shipments: Number(r.shipments),
 	}));
+}
+
+/** A live booked shipment as the buyer's tracking page reads it (issue 29; `booking.shipmentByAwb`). */
+export interface AwbShipmentRow {
+	attempt_id: string;
+	sender_id: string;
+	order_id: string;
+	logistic_id: number;
+	courier_name: string;
+	shipment_status: ShipmentStatus | null;
+	shipment_status_at: Date | null;
+	booked_at: Date | null;
+	/** IST `YYYY-MM-DD` or null */
+	edd: string | null;
+}
+
+/**
+ * The live booked attempt holding `awb_number` (state `booked`; a cancelled or failed one is
+ * not a live shipment), with its folded status and promised delivery date; undefined when none.
+ */
+export async function bookedShipmentByAwb(
+	db: Sequelize,
+	awb_number: string,
+): Promise<AwbShipmentRow | undefined> {
+	const [row] = await select<AwbShipmentRow>(
+		db,
+		`SELECT attempt_id, sender_id, order_id, logistic_id, courier_name, shipment_status, shipment_status_at,
+		        booked_at, to_char(edd, 'YYYY-MM-DD') AS edd
+		   FROM booking.attempts WHERE awb_number = $1 AND state = 'booked'`,
+		[awb_number],
+	);
+	return row;
 }

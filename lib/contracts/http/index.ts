@@ -15,6 +15,7 @@ import { GATEWAY_ROUTES } from "./gateway";
 import { INTAKE_ROUTES } from "./intake";
 import { INTAKE_BULK_ROUTES } from "./intake-bulk";
 import { NDR_ROUTES } from "./ndr";
+import { NOTIFICATIONS_ROUTES } from "./notifications";
 import { PICKUPS_ROUTES } from "./pickups";
 import { PINCODE_ROUTES } from "./pincode";
 import { RATES_ROUTES } from "./rates";
@@ -31,6 +32,7 @@ export const ROUTES = {
 	...BILLING_ROUTES,
 	...NDR_ROUTES,
 	...WEBHOOKS_ROUTES,
+	...NOTIFICATIONS_ROUTES,
 	...WAREHOUSES_ROUTES,
 	...PICKUPS_ROUTES,
 	...DOCUMENTS_ROUTES,

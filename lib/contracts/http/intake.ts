@@ -557,6 +557,9 @@ const detailBody = closed(
 				amount: num("Amount remitted for this shipment, rupees."),
 			},
 		),
+		tracking_page_url: nstr(
+			"The buyer's tracking page of the AWB (issue 29; docs/decisions/0108-buyer-tracking-page.md): `/track/{awb}.{hmac}` (prefixed with `PUBLIC_BASE_URL` when set), a signed link that is itself the credential: give it to the buyer only. Null unless booked.",
+		),
 		updated_at: ts("Last change of the order row"),
 	},
 );

@@ -33,11 +33,22 @@ import type { JsonSchema, Operation, Parameter, Response } from "./types";
  * - `upload`: bearer token, the raw multipart stream (bulk upload);
  * - `courier_push`: courier scan webhooks, no token, the raw body;
  * - `link`: signed label links, no token, rate-limited per address;
+ * - `page`: the buyer's pages (`/track…`, issue 29): no token (a signed one in the path, or an
+ *   AWB and phone digits in the query), HTML, rate-limited per address as links;
  * - `probe`: liveness/readiness, answered by the local gateway;
  * - `docs`: the API reference (the "action" is a handler name of lib/openapi/serve.ts);
  * - `dev_idp`: the development identity provider (never documented).
  */
-export type RouteKind = "api" | "upload" | "courier_push" | "link" | "probe" | "docs" | "dev_idp" | "ops";
+export type RouteKind =
+	| "api"
+	| "upload"
+	| "courier_push"
+	| "link"
+	| "page"
+	| "probe"
+	| "docs"
+	| "dev_idp"
+	| "ops";
 
 /**
  * A documented error of a route: a catalogued code (its status and its

@@ -5,7 +5,7 @@
  * development IdP whose JWKS is served over HTTP (lib/platform/devidp.ts).
  */
 import { type BrokerOptions, type Context, ServiceBroker } from "moleculer";
-import { API_ALIASES, UPLOAD_ALIASES } from "../../../lib/gateway/routes";
+import { API_ALIASES, PAGE_ALIASES, UPLOAD_ALIASES } from "../../../lib/gateway/routes";
 import type { AuthUser } from "../../../lib/platform/auth";
 import type { DevIdp } from "../../../lib/platform/devidp";
 import { apiError, documentsError } from "../../../lib/platform/errors";
@@ -124,6 +124,12 @@ export const FAKES: any[] = [
 					return { data: { id: Number(ctx.params.id), deleted: 1 } };
 				},
 			},
+			// the pickup routes (issue 28) answer, so /ready sees warehouses whole
+			...Object.fromEntries(
+				Object.values(API_ALIASES)
+					.filter((a) => a.startsWith("warehouses.") && a.toLowerCase().includes("pickup"))
+					.map((a) => [a.slice("warehouses.".length), () => ({})]),
+			),
 			/** Internal (not aliased), broker-validated. */
 			usage: {
 				params: { warehouse_id: { type: "number", integer: true, positive: true } },
@@ -187,6 +193,15 @@ export const FAKES: any[] = [
 			Object.values(API_ALIASES)
 				.filter((a) => a.startsWith("webhooks."))
 				.map((a) => [a.slice("webhooks.".length), () => ({})]),
+		),
+	},
+	{
+		// every aliased notifications action answers (the buyer's pages and the brand settings)
+		name: "notifications",
+		actions: Object.fromEntries(
+			[...Object.values(API_ALIASES), ...Object.values(PAGE_ALIASES)]
+				.filter((a) => a.startsWith("notifications."))
+				.map((a) => [a.slice("notifications.".length), () => ({})]),
 		),
 	},
 ];

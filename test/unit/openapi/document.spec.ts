@@ -10,7 +10,13 @@ import assert from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import type { OpenAPIV3_1 } from "openapi-types";
 import { ROUTES } from "../../../lib/contracts/http";
-import { LINK_ALIASES, OPS_ALIASES, PROBE_ALIASES, WEBHOOK_ALIASES } from "../../../lib/gateway/routes";
+import {
+	LINK_ALIASES,
+	OPS_ALIASES,
+	PAGE_ALIASES,
+	PROBE_ALIASES,
+	WEBHOOK_ALIASES,
+} from "../../../lib/gateway/routes";
 import {
 	buildDocument,
 	createDocument,
@@ -136,6 +142,7 @@ describe("openapi: the document", () => {
 		const open = [
 			...Object.keys(WEBHOOK_ALIASES),
 			...Object.keys(LINK_ALIASES),
+			...Object.keys(PAGE_ALIASES),
 			...Object.keys(PROBE_ALIASES),
 		];
 		open.push("GET /v1/openapi.json", "GET /docs", "GET /docs/:file");
