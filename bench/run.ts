@@ -16,7 +16,8 @@
  *
  * Routes: GET /v1/pincode/{pin}, GET /v1/shipping/edd (issue 28: as fast as the
  * pincode route), GET /v1/shipping/serviceable, GET
- * /v1/orders/status, GET /v1/orders/{id}, GET /v1/orders (a page of 50),
+ * /v1/orders/status, GET /v1/orders/{id}, GET /v1/orders (a page of 50), GET /track/{token}
+ * (issue 29: the buyer's tracking page, at least half the pincode route's rate),
  * POST /v1/intake/order (each request a new order; ratio to c, and to b /
  * b-nats); then 202 → booked p50/p99 over BENCH_BOOKINGS bookings.
  * BENCH_DEFAULTS=off runs the system with the access log, metrics and the
@@ -120,7 +121,14 @@ async function main(): Promise<void> {
 			`\nmode: ${sys.mode}, ${connections} connections, ${duration} s per line, ${ACCOUNTS} accounts, production defaults ${defaultsOn ? "on" : "off (access log, metrics, account limiter)"}, node ${process.version}`,
 		);
 		// every account: a token, a warehouse and a few orders to read
-		const accounts: { auth: string; warehouseId: number; orderIds: number[]; orderNos: string[] }[] = [];
+		const accounts: {
+			auth: string;
+			warehouseId: number;
+			orderIds: number[];
+			orderNos: string[];
+			/** the tracking page path of the account's booked order */
+			page: string;
+		}[] = [];
 		for (let a = 0; a < ACCOUNTS; a++) {
 			const token = await sys.tokenFor(900_001 + a);
 			const c = client(base, token);
@@ -146,7 +154,12 @@ async function main(): Promise<void> {
 					orderNos.push(m.no);
 				}
 			}
-			accounts.push({ auth: `Bearer ${token}`, warehouseId: wh.body.data.id as number, orderIds, orderNos });
+			// the buyer's tracking page (issue 29): one booked order per account, its signed page link
+			const booked = await c.post("/v1/shipping/book/sync", { order_id: orderIds[0], logistic_id: 1 });
+			if (booked.status !== 200) throw new Error(`book/sync: ${JSON.stringify(booked.body)}`);
+			const detail = await c.get(`/v1/orders/${orderIds[0]}`);
+			const page = detail.body.tracking_page_url as string;
+			accounts.push({ auth: `Bearer ${token}`, warehouseId: wh.body.data.id as number, orderIds, orderNos, page });
 		}
 		const byToken = (path: (acc: (typeof accounts)[number], i: number) => string) => {
 			let i = 0;
@@ -212,6 +225,9 @@ async function main(): Promise<void> {
 				(acc: (typeof accounts)[number], i: number) => `/v1/orders/${acc.orderIds[i % READ_ORDERS]}`,
 			],
 			["GET /v1/orders (page of 50)", () => "/v1/orders?limit=50"],
+			// no bearer needed (the token in the path is the credential; the header is ignored); 20 pages, each
+			// rendered at most every 10 s per pod (lib/notifications/track.ts), so mostly the kept HTML
+			["GET /track/{token} (page)", (acc: (typeof accounts)[number]) => acc.page],
 		] as const) {
 			print(await cannon(title, { url: base, requests: byToken(path) }, sys.pids), vsB);
 		}

@@ -217,6 +217,35 @@ export const WRITE_ROUTES: WriteRoute[] = [
 		body: () => ({ event: "order.created" }),
 	},
 	{
+		key: "POST /v1/pickups",
+		method: "POST",
+		path: () => "/v1/pickups",
+		body: (w) => ({
+			warehouse_id: w.warehouse_id,
+			logistic_id: 2,
+			expected_package_count: 3,
+			slot: "16:00-19:00",
+		}),
+	},
+	{
+		key: "PATCH /v1/pickups/:id",
+		method: "PATCH",
+		path: () => "/v1/pickups/987654321",
+		body: () => ({ expected_package_count: 4, slot: "13:00-16:00" }),
+	},
+	{
+		key: "POST /v1/pickups/:id/cancel",
+		method: "POST",
+		path: () => "/v1/pickups/987654321/cancel",
+		body: () => ({}),
+	},
+	{
+		key: "PATCH /v1/settings/branding",
+		method: "PATCH",
+		path: () => "/v1/settings/branding",
+		body: () => ({ brand_name: "Asha Handlooms", colour: "#FFCC00", support_phone: "9876500000" }),
+	},
+	{
 		key: "POST /v1/documents/label",
 		method: "POST",
 		path: () => "/v1/documents/label",
@@ -265,6 +294,7 @@ export function useWorld(prefix: string, opts: { devIdp?: boolean } = {}): World
 				"ndr",
 				"documents",
 				"webhooks",
+				"notifications",
 			],
 		],
 		[
@@ -278,6 +308,7 @@ export function useWorld(prefix: string, opts: { devIdp?: boolean } = {}): World
 			"ndr",
 			"documents",
 			"webhooks",
+			"notifications",
 		],
 	);
 	before(async () => {

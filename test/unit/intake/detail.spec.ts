@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { API_ALIASES } from "../../../lib/gateway/routes";
 import { DEFAULT_TRACKING_URL_TEMPLATE } from "../../../lib/intake/list";
-import { labelLinkUrl } from "../../../lib/shared/label-link";
+import { labelLinkUrl, signTrackingToken } from "../../../lib/shared/label-link";
 import { newSender } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { createOrder, get, moveTo, sql, useReadSide } from "./list-helpers";
@@ -78,6 +78,7 @@ describe("GET /v1/orders/{id}", () => {
 			courier: null,
 			logistic_id: null,
 			tracking_url: null,
+			tracking_page_url: null,
 			label_url: null,
 			charges: null,
 			failure_reason: null,
@@ -173,6 +174,8 @@ describe("GET /v1/orders/{id}", () => {
 		assert.equal(d.tracking_url, DEFAULT_TRACKING_URL_TEMPLATE.replace("{awb}", awb));
 		// still booked once delivered: the signed label link of its AWB
 		assert.equal(d.label_url, labelLinkUrl(awb));
+		// and the buyer's tracking page, signed with its own key (issue 29)
+		assert.equal(d.tracking_page_url, `/track/${signTrackingToken(awb)}`);
 		assert.deepEqual(d.charges, {
 			freight_charge: 60,
 			cod_charge: 30,

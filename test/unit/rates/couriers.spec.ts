@@ -26,6 +26,8 @@ describe("rates.listCouriers / rates.getCourier (internal)", () => {
 			cod: true,
 			default_priority: 1,
 			active: true,
+			// data/sandbox-rates.json: an air courier, cut-off 15:00 IST, Monday to Saturday
+			pickup: { weekdays: [1, 2, 3, 4, 5, 6], cutoff_minutes: 15 * 60 },
 		});
 	});
 
