@@ -11,6 +11,7 @@
  */
 import { createHash } from "node:crypto";
 import type { MerchantEvent, MerchantEventBatch, ShipmentStatusChanged } from "../contracts";
+import { bookedTrackingPageUrl } from "../shared/label-link";
 import type { DeliverDeps } from "./deliver";
 import { fanOutMany, type IncomingEvent, sendersWithEndpoints } from "./store";
 import { enqueueDeliveries } from "./worker";
@@ -39,6 +40,18 @@ function isoOf(t: string): string {
 	return Number.isNaN(d.getTime()) ? new Date().toISOString() : d.toISOString();
 }
 
+/**
+ * `data` with the buyer's tracking page link (issue 29; lib/shared/label-link.ts
+ * `bookedTrackingPageUrl`) added to an `order.booked` or a `shipment.status_changed` of a
+ * live shipment whose AWB can be signed; other events unchanged.
+ */
+function withTrackingPage(type: string, data: Record<string, unknown>): Record<string, unknown> {
+	if (type !== "order.booked" && type !== "shipment.status_changed") return data;
+	const url = bookedTrackingPageUrl("booked", typeof data.awb_number === "string" ? data.awb_number : null);
+	if (url) data.tracking_page_url = url;
+	return data;
+}
+
 /** A publisher's event as the fan-out stores it (`order_id` null for an account-level event). */
 export function incomingOfMerchant(e: MerchantEvent): IncomingEvent {
 	return {
@@ -51,10 +64,12 @@ export function incomingOfMerchant(e: MerchantEvent): IncomingEvent {
 		seq: null,
 		occurred_at: isoOf(e.occurred_at),
 		// an account-level event (no order: `remittance.paid`) carries no order_id
-		data:
+		data: withTrackingPage(
+			e.type,
 			e.order_id === null || e.order_id === undefined
 				? { ...e.data }
 				: { ...e.data, order_id: Number(e.order_id) },
+		),
 	};
 }
 
@@ -75,6 +90,7 @@ export function incomingOfStatus(e: ShipmentStatusChanged): IncomingEvent {
 		status_name: e.status_name,
 		status_at: isoOf(e.status_at),
 	};
+	if (e.status !== "cancelled") withTrackingPage("shipment.status_changed", data);
 	if (e.manifest_no) data.manifest_no = e.manifest_no;
 	if (e.courier_status !== undefined) data.courier_status = e.courier_status;
 	if (e.remarks !== undefined) data.remarks = e.remarks;

@@ -16,6 +16,7 @@ import { strict as assert } from "node:assert";
 import type { ServiceBroker } from "moleculer";
 import { connect } from "nats";
 import { Webhook } from "standardwebhooks";
+import { signTrackingToken } from "../../lib/shared/label-link";
 import { newSender, startBroker } from "../helpers/broker";
 import { useCluster } from "../helpers/cluster";
 import { useEnv } from "../helpers/env";
@@ -145,6 +146,11 @@ describe("integration: merchant webhooks from the real flow, and a killed delive
 			assert.equal(one("order.booked").data.awb_number, booked.body.awb);
 			assert.ok(one("order.booked").data.courier);
 			assert.equal(one("order.booked").data.order_no, ref);
+			// the buyer's tracking page (issue 29), signed for this AWB
+			assert.equal(
+				one("order.booked").data.tracking_page_url,
+				`/track/${signTrackingToken(booked.body.awb as string)}`,
+			);
 			const statuses = all.filter((e) => e.type === "shipment.status_changed").map((e) => e.data.status);
 			assert.ok(statuses.indexOf("picked_up") < statuses.indexOf("delivered"), statuses.join());
 			const st = one("shipment.status_changed").data;

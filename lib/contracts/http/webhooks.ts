@@ -411,6 +411,9 @@ const EVENTS: Record<
 			courier: str("the courier's name"),
 			logistic_id: int("the courier"),
 			status: { const: "booked" },
+			tracking_page_url: str(
+				"the buyer's tracking page (docs/decisions/0108-buyer-tracking-page.md; a signed link: give it to the buyer only)",
+			),
 		},
 		required: ["awb_number", "courier"],
 	},
@@ -437,6 +440,7 @@ const EVENTS: Record<
 			manifest_no: str("the manifest, on `manifested`"),
 			courier_status: str("`undelivered` only: the courier's status words"),
 			remarks: nullableStr("`undelivered` only: the courier's remarks"),
+			tracking_page_url: str("the buyer's tracking page (absent once cancelled; a signed link)"),
 		},
 		required: ["awb_number", "status", "status_at"],
 	},

@@ -2,7 +2,8 @@
  * The buyer tracking page's pure parts (issue 29; lib/notifications/page.ts, page-text.ts,
  * lib/shared/label-link.ts): the language chosen from `?lang=` and `Accept-Language`, the
  * header's text colour on the brand colour (WCAG contrast), escaping of everything a merchant
- * or a courier wrote, the CSP pinning the one style block, and the page token's own key.
+ * or a courier wrote, the CSP pinning the one style block, and the page token's own key (under
+ * the test run's LABEL_LINK_SECRET, test/helpers/global.ts).
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -14,7 +15,6 @@ import {
 	verifyLabelToken,
 	verifyTrackingToken,
 } from "../../../lib/shared/label-link";
-import { useEnv } from "../../helpers/env";
 
 const brand = {
 	brand_name: 'Asha <b>"Handlooms"</b>',
@@ -26,8 +26,6 @@ const brand = {
 };
 
 describe("buyer tracking page: language, contrast, escaping, CSP, token", () => {
-	useEnv({ LABEL_LINK_SECRET: "unit-secret-for-tracking-page-tests-0123456789" });
-
 	it("language: ?lang= first, then Accept-Language by q, else English", () => {
 		assert.equal(pageLanguage("hi", "en"), "hi");
 		assert.equal(pageLanguage("fr", "hi-IN,hi;q=0.9,en;q=0.8"), "hi");
