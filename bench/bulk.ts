@@ -295,7 +295,7 @@ async function main(): Promise<void> {
 	// and the upload take (gateway, rates, pincode, warehouses), and the consumers in the background
 	// (webhooks takes the import's 85,000 order.created events; booking, billing, documents, ndr, the simulator).
 	const apiServices = ["gateway", "pincode", "rates", "warehouses"];
-	const backServices = ["documents", "booking", "billing", "ndr", "webhooks", "simulator"];
+	const backServices = ["documents", "booking", "billing", "ndr", "webhooks", "notifications", "simulator"];
 	const api = startProcess(
 		{
 			...common,

@@ -31,7 +31,10 @@ const groups: GroupSpec[] = [
 	{ name: "gateway", services: "gateway", replicas },
 	{ name: "intake", services: "intake", replicas },
 	{ name: "booking", services: "booking", replicas },
-	{ name: "core", services: "pincode,rates,warehouses,billing,ndr,webhooks,documents,simulator" },
+	{
+		name: "core",
+		services: "pincode,rates,warehouses,billing,ndr,webhooks,notifications,documents,simulator",
+	},
 ];
 
 async function run(c: ChaosCluster): Promise<void> {

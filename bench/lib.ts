@@ -188,7 +188,7 @@ export async function startSystem(env: Record<string, string | undefined> = {}):
 					{
 						...common,
 						TRANSPORTER: natsUrl,
-						SERVICES: `pincode,rates,warehouses,intake,booking,billing,ndr,webhooks${sim}`,
+						SERVICES: `pincode,rates,warehouses,intake,booking,billing,ndr,webhooks,notifications${sim}`,
 					},
 					logFile(),
 				),
@@ -198,7 +198,8 @@ export async function startSystem(env: Record<string, string | undefined> = {}):
 					courierApart
 						? {
 								...common,
-								SERVICES: "gateway,pincode,rates,warehouses,intake,booking,billing,documents,ndr,webhooks",
+								SERVICES:
+									"gateway,pincode,rates,warehouses,intake,booking,billing,documents,ndr,webhooks,notifications",
 							}
 						: common,
 					logFile(),

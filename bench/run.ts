@@ -159,7 +159,13 @@ async function main(): Promise<void> {
 			if (booked.status !== 200) throw new Error(`book/sync: ${JSON.stringify(booked.body)}`);
 			const detail = await c.get(`/v1/orders/${orderIds[0]}`);
 			const page = detail.body.tracking_page_url as string;
-			accounts.push({ auth: `Bearer ${token}`, warehouseId: wh.body.data.id as number, orderIds, orderNos, page });
+			accounts.push({
+				auth: `Bearer ${token}`,
+				warehouseId: wh.body.data.id as number,
+				orderIds,
+				orderNos,
+				page,
+			});
 		}
 		const byToken = (path: (acc: (typeof accounts)[number], i: number) => string) => {
 			let i = 0;

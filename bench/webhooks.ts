@@ -74,7 +74,8 @@ async function main(): Promise<void> {
 	const procs: StartedProcess[] = [
 		startProcess({
 			...env.common,
-			SERVICES: "gateway,documents,pincode,rates,warehouses,intake,booking,billing,simulator,ndr",
+			SERVICES:
+				"gateway,documents,pincode,rates,warehouses,intake,booking,billing,simulator,ndr,notifications",
 		}),
 		startProcess({ ...env.common, SERVICES: "webhooks", PORT: String(await freePort()) }),
 	];

@@ -30,6 +30,7 @@ export const DEPLOYMENTS = [
 	"warehouses",
 	"ndr",
 	"webhooks",
+	"notifications",
 	"pincode",
 	"simulator",
 ] as const;

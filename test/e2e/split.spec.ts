@@ -167,6 +167,7 @@ describe("e2e: every service in its own compiled process over NATS (issue 13)", 
 			"documents",
 			"ndr",
 			"webhooks",
+			"notifications",
 			"simulator",
 			"gateway",
 		];

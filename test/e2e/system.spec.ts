@@ -27,7 +27,7 @@ describe("e2e: npm start over NATS in two processes", function () {
 			startProcess({ ...common, SERVICES: "gateway,documents", NODEID: "e2e-edge" }),
 			startProcess({
 				...common,
-				SERVICES: "pincode,rates,warehouses,intake,booking,billing,simulator,ndr,webhooks",
+				SERVICES: "pincode,rates,warehouses,intake,booking,billing,simulator,ndr,webhooks,notifications",
 				NODEID: "e2e-core",
 			}),
 		];

@@ -51,7 +51,8 @@ describe("integration: billing under kill -9 while booking charges and payouts r
 		billingEnv = { ...common, SERVICES: "billing", NODEID: "bcrash-billing" };
 		core = startProcess({
 			...common,
-			SERVICES: "gateway,documents,pincode,rates,warehouses,intake,booking,ndr,webhooks,simulator",
+			SERVICES:
+				"gateway,documents,pincode,rates,warehouses,intake,booking,ndr,webhooks,notifications,simulator",
 			NODEID: "bcrash-core",
 		});
 		billing = startProcess(billingEnv);

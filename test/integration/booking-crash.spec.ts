@@ -136,7 +136,8 @@ describe("integration: exactly-once booking under kill -9 of the booking process
 		};
 		core = startProcess({
 			...common,
-			SERVICES: "gateway,documents,pincode,rates,warehouses,intake,billing,ndr,webhooks,simulator",
+			SERVICES:
+				"gateway,documents,pincode,rates,warehouses,intake,billing,ndr,webhooks,notifications,simulator",
 			NODEID: "crash-core",
 			SANDBOX_COURIER_DELAY_MS: String(COURIER_DELAY_MS),
 			SANDBOX_COURIER_HANG_MS: String(COURIER_HANG_MS),

@@ -48,7 +48,8 @@ describe("integration: bulk job under kill -9 of the intake process", function (
 		};
 		core = startProcess({
 			...common,
-			SERVICES: "gateway,documents,pincode,rates,warehouses,booking,billing,ndr,webhooks,simulator",
+			SERVICES:
+				"gateway,documents,pincode,rates,warehouses,booking,billing,ndr,webhooks,notifications,simulator",
 			NODEID: "bulkcrash-core",
 		});
 		intake = startProcess(intakeEnv);

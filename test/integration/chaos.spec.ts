@@ -25,7 +25,10 @@ describe("integration: availability under kill -9 and SIGTERM of service process
 				{ name: "gateway", services: "gateway" },
 				{ name: "intake", services: "intake", replicas: 2 },
 				{ name: "booking", services: "booking", replicas: 2 },
-				{ name: "core", services: "pincode,rates,warehouses,billing,ndr,webhooks,documents,simulator" },
+				{
+					name: "core",
+					services: "pincode,rates,warehouses,billing,ndr,webhooks,notifications,documents,simulator",
+				},
 			],
 			// a booking job in flight on a killed process runs again once its BullMQ lock expires
 			// (60 s by default): short here, so the verdict does not wait a minute for it
