@@ -7,21 +7,18 @@ import type { Sequelize, Transaction } from "sequelize";
 import type { MerchantEvent, PickupSlot, PickupStatus, PickupView } from "../contracts";
 import { exec, select } from "../platform/db";
 
-/** A `warehouses.pickups` row as read (ids as pg answers bigint: text). */
-export interface StoredPickup {
+/**
+ * A `warehouses.pickups` row as read: the view's fields, with the bigint ids as pg answers them
+ * (text), the account, and the times as Dates.
+ */
+export interface StoredPickup
+	extends Omit<
+		PickupView,
+		"id" | "warehouse_id" | "picked_up_at" | "missed_at" | "cancelled_at" | "created_at" | "updated_at"
+	> {
 	id: string;
 	sender_id: string;
 	warehouse_id: string;
-	logistic_id: number;
-	courier_name: string;
-	pickup_date: string;
-	slot: PickupSlot;
-	expected_package_count: number;
-	status: PickupStatus;
-	courier_pickup_id: string | null;
-	courier_note: string | null;
-	source: "api" | "manifest";
-	shipments_picked_up: number;
 	picked_up_at: Date | null;
 	missed_at: Date | null;
 	cancelled_at: Date | null;

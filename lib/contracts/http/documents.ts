@@ -98,18 +98,9 @@ const ORDER_IDS_BODY: JsonSchema = {
 
 /** Body of POST /v1/documents/manifest: the order ids and the pickup option (issue 28). */
 const MANIFEST_BODY: JsonSchema = {
-	type: "object",
-	description:
-		"Validated by hand (lib/documents/bulk.ts `parseOrderIds`; the same rules and messages for labels and manifests). Duplicates are dropped, the first position kept. Unknown keys are ignored.",
-	required: ["order_ids"],
+	...ORDER_IDS_BODY,
 	properties: {
-		order_ids: {
-			type: "array",
-			minItems: 1,
-			maxItems: MAX_BULK_LABELS,
-			items: idInput("an order id."),
-			description: `1 to ${MAX_BULK_LABELS} of the caller's order ids (more than ${MAX_BULK_LABELS} elements is refused before duplicates are dropped)`,
-		},
+		...ORDER_IDS_BODY.properties,
 		schedule_pickup: {
 			type: "boolean",
 			default: false,
