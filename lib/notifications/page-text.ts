@@ -31,6 +31,9 @@ export interface PageText {
 	lookup_phone: string;
 	lookup_submit: string;
 	lookup_hint: string;
+	/** the look-up's 400: a malformed AWB, phone digits not 4 digits */
+	bad_awb: string;
+	bad_phone: string;
 	status: Record<ShipmentStatus, string>;
 }
 
@@ -55,6 +58,8 @@ export const PAGE_TEXT: Record<PageLanguage, PageText> = {
 		lookup_phone: "Last 4 digits of your phone number",
 		lookup_submit: "Track",
 		lookup_hint: "Both are in the order message you received.",
+		bad_awb: "The tracking number is not valid.",
+		bad_phone: "Enter the last 4 digits of your phone number.",
 		status: {
 			booked: "Order confirmed",
 			manifested: "Ready to ship",
@@ -91,6 +96,8 @@ export const PAGE_TEXT: Record<PageLanguage, PageText> = {
 		lookup_phone: "आपके फ़ोन नंबर के आखिरी 4 अंक",
 		lookup_submit: "ट्रैक करें",
 		lookup_hint: "दोनों आपको मिले ऑर्डर संदेश में हैं।",
+		bad_awb: "ट्रैकिंग नंबर सही नहीं है।",
+		bad_phone: "फ़ोन नंबर के आखिरी 4 अंक लिखें।",
 		status: {
 			booked: "ऑर्डर कन्फ़र्म हुआ",
 			manifested: "भेजने के लिए तैयार",

@@ -10,6 +10,7 @@ import { Eta } from "eta";
 import type { Branding } from "../contracts";
 import type { ShipmentStatus } from "../shared/shipment-status";
 import { PAGE_TEXT, type PageLanguage, type PageText } from "./page-text";
+import { brandView } from "./store";
 
 /** What a tracking page shows. Times ISO-8601 UTC; `edd` an IST day. */
 export interface PageModel {
@@ -244,14 +245,7 @@ export function renderTracking(m: PageModel): RenderedPage {
 export function renderLookup(m: LookupModel): RenderedPage {
 	const t = PAGE_TEXT[m.lang];
 	const body = eta.render("@lookup", { t, m, lang: m.lang });
-	const brand: Branding = {
-		brand_name: null,
-		logo_url: null,
-		colour: null,
-		support_phone: null,
-		support_email: null,
-		updated_at: null,
-	};
+	const brand = brandView(undefined);
 	const title = m.notFound ? t.not_found_title : t.lookup_title;
 	return shell(m.lang, brand, title, body, `/track?lang=${m.lang === "en" ? "hi" : "en"}`);
 }

@@ -16,7 +16,8 @@ interface StoredBrand {
 	updated_at: Date | null;
 }
 
-const view = (r: StoredBrand | undefined): Branding => ({
+/** A stored brand as the API answers it; no row: the neutral brand (every field null). */
+export const brandView = (r: StoredBrand | undefined): Branding => ({
 	brand_name: r?.brand_name ?? null,
 	logo_url: r?.logo_url ?? null,
 	colour: r?.colour ?? null,
@@ -34,7 +35,7 @@ export async function brandOf(db: Sequelize, sender: number): Promise<Branding> 
 		`SELECT ${COLUMNS} FROM notifications.brands WHERE sender_id = $1`,
 		[sender],
 	);
-	return view(row);
+	return brandView(row);
 }
 
 /** Writes the account's whole brand (`b`: every field, null clears) in one upsert; the brand after. */
@@ -52,5 +53,5 @@ export async function saveBrand(
 		 RETURNING ${COLUMNS}`,
 		[sender, b.brand_name, b.logo_url, b.colour, b.support_phone, b.support_email],
 	);
-	return view(row);
+	return brandView(row);
 }

@@ -23,7 +23,7 @@ import {
 } from "../shared/label-link";
 import { CALL_OPTIONS, type NotificationsDeps } from "./deps";
 import { PAGE_FONTS, type RenderedPage, renderLookup, renderTracking } from "./page";
-import { type PageLanguage, pageLanguage } from "./page-text";
+import { PAGE_TEXT, type PageLanguage, pageLanguage } from "./page-text";
 import { brandOf } from "./store";
 
 /** What a page action answers: the gateway writes it with these headers. */
@@ -132,13 +132,9 @@ export async function trackLookup(via: Caller, p: PageParams): Promise<PageAnswe
 	if (awb === "" && p.phone_last4 === "")
 		return html(200, renderLookup({ lang, notFound: false, problem: null, awb: "" }), "no-store");
 	const problem = !isPrintableAwb(awb)
-		? lang === "hi"
-			? "ट्रैकिंग नंबर सही नहीं है।"
-			: "The tracking number is not valid."
+		? PAGE_TEXT[lang].bad_awb
 		: !/^\d{4}$/.test(p.phone_last4)
-			? lang === "hi"
-				? "फ़ोन नंबर के आखिरी 4 अंक लिखें।"
-				: "Enter the last 4 digits of your phone number."
+			? PAGE_TEXT[lang].bad_phone
 			: null;
 	if (problem) return html(400, renderLookup({ lang, notFound: false, problem, awb }), "no-store");
 	const s = await shipmentOf(via, awb);

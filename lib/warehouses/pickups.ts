@@ -22,7 +22,6 @@ import {
 	type CourierInfo,
 	call,
 	type MerchantEvent,
-	PICKUP_STATUSES,
 	PICKUPS_DEFAULT_LIMIT,
 	PICKUPS_MAX_LIMIT,
 	type PickupSlot,
@@ -33,8 +32,9 @@ import {
 } from "../contracts";
 import { adapterFor, type CourierAdapter, CourierRefused } from "../couriers";
 import { type CursorPosition, decodeCursor, encodeCursor } from "../platform/cursor";
-import { fail, failWith, validationFailed } from "../platform/errors";
+import { errorBodyOf, fail, failWith, validationFailed } from "../platform/errors";
 import { nextPickupDay } from "../shared/calendar";
+import { parsePositiveInt } from "../shared/fields";
 import { addDays, isCalendarDay, istDay } from "../shared/ist-date";
 import { CALL_OPTIONS, messageOf, type WarehousesDeps } from "./deps";
 import { findWarehouse } from "./operations";
@@ -197,11 +197,25 @@ export async function createPickup(
 	}
 }
 
-/** A positive integer id from the path, or 404 `pickup_not_found`. */
+/** A positive integer id from the path (lib/shared/fields.ts `parsePositiveInt`), or 404 `pickup_not_found`. */
 export function pickupIdOf(raw: unknown): number {
-	const n = typeof raw === "string" && /^[1-9]\d{0,17}$/.test(raw) ? Number(raw) : Number.NaN;
-	if (!Number.isSafeInteger(n)) throw fail("pickup_not_found");
+	const n = parsePositiveInt(raw, { trim: false });
+	if (n === null) throw fail("pickup_not_found");
 	return n;
+}
+
+/**
+ * A change or cancel at the courier: its answer, or the API's error — 422 `pickup_failed`
+ * with the courier's words when it refused, 503 `pickup_unavailable` when it could not be
+ * reached (either way nothing changed here: the caller's transaction rolls back).
+ */
+async function atCourier<T>(c: CourierInfo, work: () => Promise<T>): Promise<T> {
+	try {
+		return await work();
+	} catch (err) {
+		if (err instanceof CourierRefused) throw fail("pickup_failed", err.message);
+		throw fail("pickup_unavailable", c.logistic_name);
+	}
 }
 
 /** `GET /v1/pickups/{id}`: one of the caller's requests, or 404 `pickup_not_found`. */
@@ -310,26 +324,14 @@ async function courierChange(
 ): Promise<{ courier_pickup_id?: string; courier_note?: string | null }> {
 	if (row.status === "requested" || !row.courier_pickup_id) return {};
 	const adapter = pickupAdapter(c);
-	const ask = async (work: () => Promise<{ pickup_id: string }>) => {
-		try {
-			return await work();
-		} catch (err) {
-			if (err instanceof CourierRefused) throw fail("pickup_failed", err.message);
-			throw fail("pickup_unavailable", c.logistic_name);
-		}
-	};
 	const reference = row.courier_pickup_id;
-	if (adapter.reschedulePickup) {
-		const { pickup_id } = await ask(() =>
-			(adapter.reschedulePickup as NonNullable<CourierAdapter["reschedulePickup"]>)(
-				reference,
-				requestOf(w, next),
-			),
-		);
+	const reschedule = adapter.reschedulePickup?.bind(adapter);
+	if (reschedule) {
+		const { pickup_id } = await atCourier(c, () => reschedule(reference, requestOf(w, next)));
 		return { courier_pickup_id: pickup_id, courier_note: null };
 	}
 	if (moved) {
-		const { pickup_id } = await ask(() => adapter.requestPickup(requestOf(w, next)));
+		const { pickup_id } = await atCourier(c, () => adapter.requestPickup(requestOf(w, next)));
 		return {
 			courier_pickup_id: pickup_id,
 			courier_note: `${c.logistic_name} has no call to move a pickup request: a new one (${pickup_id}) was made for ${next.pickup_date}; the one for ${row.pickup_date} (${reference}) lapses without parcels`,
@@ -372,14 +374,11 @@ export async function cancelPickup(
 		if (row.status === "scheduled" && row.courier_pickup_id) {
 			const c = await courierFor(via, row.logistic_id);
 			const adapter = adapterFor(c);
-			if (adapter.cancelPickup) {
-				try {
-					await adapter.cancelPickup(row.courier_pickup_id);
-					note = null;
-				} catch (err) {
-					if (err instanceof CourierRefused) throw fail("pickup_failed", err.message);
-					throw fail("pickup_unavailable", c.logistic_name);
-				}
+			const cancel = adapter.cancelPickup?.bind(adapter);
+			const reference = row.courier_pickup_id;
+			if (cancel) {
+				await atCourier(c, () => cancel(reference));
+				note = null;
 			} else {
 				note = `${c.logistic_name} has no call to cancel a pickup request: it lapses when no parcel is handed over`;
 			}
@@ -438,11 +437,6 @@ export async function pickupPage(
 				rows.length > limit && last ? encodeCursor(LIST_KIND, { s: sender, id: last.id, f: key }) : null,
 		},
 	};
-}
-
-/** True when `s` is a pickup status. */
-export function isPickupStatus(s: unknown): s is PickupStatus {
-	return typeof s === "string" && (PICKUP_STATUSES as readonly string[]).includes(s);
 }
 
 /** The merchant event of a missed pickup (`pickup.missed`; no order: about a warehouse). */
@@ -572,7 +566,8 @@ export async function ensurePickup(
 		const pickup = await createPickup(deps, via, sender, { ...input, pickup_date: day }, "manifest", now);
 		return { pickup, created: true };
 	} catch (err) {
-		const existing = (err as { data?: { body?: { pickup?: PickupView } } }).data?.body?.pickup;
+		// a request made for that day between the read above and the insert (409 `pickup_exists`)
+		const existing = errorBodyOf(err)?.body.pickup as PickupView | undefined;
 		if (existing) return { pickup: existing, created: false };
 		throw err;
 	}

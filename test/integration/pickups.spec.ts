@@ -157,6 +157,14 @@ function scenario(cluster: Cluster, core: () => ServiceBroker, rx: Receiver, pat
 		assert.equal(moved.body.slot, "13:00-16:00");
 		assert.equal(moved.body.courier_pickup_id, p.courier_pickup_id);
 		assert.deepEqual(await simRow(p.courier_pickup_id), { date: later, status: "open", n: 5 });
+		// moving onto a day another live request of this warehouse and courier holds: 409 with that one
+		const other = await api.post("/v1/pickups", { warehouse_id, logistic_id: 1, expected_package_count: 1 });
+		assert.equal(other.status, 201, JSON.stringify(other.body));
+		const onto = await api.patch(`/v1/pickups/${other.body.id}`, { pickup_date: later });
+		assert.equal(onto.status, 409, JSON.stringify(onto.body));
+		assert.equal(onto.body.error, "pickup_exists");
+		assert.equal(onto.body.pickup.id, p.id);
+		assert.equal((await api.post(`/v1/pickups/${other.body.id}/cancel`)).body.status, "cancelled");
 		const noField = await api.patch(`/v1/pickups/${p.id}`, {});
 		assert.equal(noField.status, 400);
 		assert.deepEqual(noField.body.details, ["body: no updatable field"]);
@@ -281,6 +289,16 @@ function scenario(cluster: Cluster, core: () => ServiceBroker, rx: Receiver, pat
 			`/v1/pickups?limit=2&cursor=${encodeURIComponent(list.body.pagination.nextCursor)}`,
 		);
 		assert.ok(next.body.data.every((x: { id: number }) => x.id < list.body.data[1].id));
+		// the list's limits: at most 100 a page, a status of the closed list
+		const tooMany = await api.get("/v1/pickups?limit=101");
+		assert.equal(tooMany.status, 400, JSON.stringify(tooMany.body));
+		assert.deepEqual(tooMany.body.details, ["limit: must be at most 100"]);
+		const badStatus = await api.get("/v1/pickups?status=lost");
+		assert.equal(badStatus.status, 400);
+		assert.match(
+			badStatus.body.details[0],
+			/^status: must be one of requested, scheduled, picked_up, missed, cancelled/,
+		);
 	});
 }
 
