@@ -784,6 +784,93 @@ export const SETTINGS = {
 	}),
 	NDR_NOTIFIER: oneOf(["sandbox"], { dflt: "sandbox", doc: "buyer notifier of NDR cases", readBy: ["ndr"] }),
 
+	// --- buyer notifications (issue 29; lib/notifications/providers) ----------------------------------
+	NOTIFY_SMS_PROVIDER: oneOf(["sandbox", "msg91"], {
+		dflt: "sandbox",
+		doc: "provider of buyer SMS (sandbox: records `simulated`, sends nothing)",
+		readBy: ["notifications"],
+	}),
+	NOTIFY_WHATSAPP_PROVIDER: oneOf(["sandbox", "whatsapp_cloud"], {
+		dflt: "sandbox",
+		doc: "provider of buyer WhatsApp messages (sandbox: records `simulated`, sends nothing)",
+		readBy: ["notifications"],
+	}),
+	NOTIFY_EMAIL_PROVIDER: oneOf(["sandbox", "smtp"], {
+		dflt: "sandbox",
+		doc: "provider of buyer e-mail (sandbox: records `simulated`, sends nothing)",
+		readBy: ["notifications"],
+	}),
+	NOTIFY_SEND_ATTEMPTS: integer({
+		dflt: 6,
+		min: 1,
+		max: 20,
+		doc: "tries of one buyer message at a provider that is unreachable or answers 5xx / 429",
+		readBy: ["notifications"],
+	}),
+	NOTIFY_RETRY_MS: ms({
+		dflt: 30_000,
+		min: 10,
+		doc: "first backoff between a buyer message's tries (doubling)",
+		readBy: ["notifications"],
+	}),
+	MSG91_BASE_URL: httpUrl({
+		doc: "MSG91 API base URL (default https://control.msg91.com)",
+		readBy: ["notifications"],
+	}),
+	MSG91_AUTH_KEY: text({ doc: "MSG91 auth key (header `authkey`)", readBy: ["notifications"], secret: true }),
+	MSG91_SENDER: text({ doc: "MSG91 DLT-registered sender header (6 letters)", readBy: ["notifications"] }),
+	MSG91_TEMPLATES: text({
+		doc: 'MSG91 flow templates: JSON `{"<event>.<lang>": {"template_id": …, "dlt_template_id": …}}`',
+		readBy: ["notifications"],
+	}),
+	MSG91_CALLBACK_TOKEN: text({
+		doc: "token MSG91's delivery-report and inbound-SMS webhooks carry (`?token=`)",
+		readBy: ["notifications"],
+		secret: true,
+	}),
+	MSG91_TIMEOUT_MS: ms({ dflt: 10_000, doc: "MSG91 per-call timeout", readBy: ["notifications"] }),
+	WHATSAPP_BASE_URL: httpUrl({
+		doc: "WhatsApp Cloud API base URL (default https://graph.facebook.com)",
+		readBy: ["notifications"],
+	}),
+	WHATSAPP_API_VERSION: textOr({
+		dflt: "v21.0",
+		doc: "Graph API version of the WhatsApp Cloud API",
+		readBy: ["notifications"],
+	}),
+	WHATSAPP_PHONE_NUMBER_ID: text({ doc: "WhatsApp Business phone number id", readBy: ["notifications"] }),
+	WHATSAPP_TOKEN: text({ doc: "WhatsApp Cloud API access token", readBy: ["notifications"], secret: true }),
+	WHATSAPP_APP_SECRET: text({
+		doc: "Meta app secret: key of the webhooks' `X-Hub-Signature-256`",
+		readBy: ["notifications"],
+		secret: true,
+		keepSpaces: true,
+	}),
+	WHATSAPP_VERIFY_TOKEN: text({
+		doc: "token of the WhatsApp webhook's subscription check (`hub.verify_token`)",
+		readBy: ["notifications"],
+		secret: true,
+	}),
+	WHATSAPP_TEMPLATES: text({
+		doc: 'approved WhatsApp template names: JSON `{"<event>": "<name>"}` (default the event\'s name)',
+		readBy: ["notifications"],
+	}),
+	WHATSAPP_TIMEOUT_MS: ms({
+		dflt: 10_000,
+		doc: "WhatsApp Cloud API per-call timeout",
+		readBy: ["notifications"],
+	}),
+	SMTP_URL: text({
+		doc: "SMTP server of buyer e-mail, `smtp://user:pass@host:port` or `smtps://…`",
+		readBy: ["notifications"],
+		secret: true,
+	}),
+	SMTP_FROM: text({
+		doc: "sender address of buyer e-mail (the brand name is its display name)",
+		readBy: ["notifications"],
+	}),
+	SMTP_TIMEOUT_MS: ms({ dflt: 15_000, doc: "SMTP connection and answer timeout", readBy: ["notifications"] }),
+
 	// --- webhooks -----------------------------------------------------------------------------------
 	WEBHOOK_SECRET_KEY: text({
 		doc: "key encrypting the endpoints' signing secrets at rest (default derived from LABEL_LINK_SECRET)",
