@@ -26,6 +26,81 @@ export interface Branding {
 	updated_at: string | null;
 }
 
+/** The channels of buyer messages. */
+export type BuyerChannel = "sms" | "whatsapp" | "email";
+
+/** The buyer events (`GET/PATCH /v1/settings/notifications` `events`). */
+export type BuyerEventName =
+	| "shipped"
+	| "out_for_delivery"
+	| "delivered"
+	| "failed_delivery"
+	| "rto_initiated";
+
+/**
+ * An account's buyer-message preferences (`GET/PATCH /v1/settings/notifications`; issue 29,
+ * docs/decisions/0109-buyer-messages.md). `quiet_hours` IST `HH:MM`; `updated_at` UTC, null until set.
+ */
+export interface NotificationPreferences {
+	channels: Record<BuyerChannel, boolean>;
+	events: Record<BuyerEventName, boolean>;
+	/** messages made inside are held until `end` (IST); a window may span midnight */
+	quiet_hours: { start: string; end: string } | null;
+	language: "en" | "hi";
+	/** `apply`: a buyer's answer to a failed delivery goes to the courier at once; `approve`: it waits for you */
+	ndr_buyer_answers: "apply" | "approve";
+	/** the provider each channel is configured with (`NOTIFY_<CHANNEL>_PROVIDER`), e.g. `sandbox`, `msg91` */
+	providers: Record<BuyerChannel, string>;
+	updated_at: string | null;
+}
+
+/** Body of `PATCH /v1/settings/notifications` (validated by the route's schema). */
+export interface PreferencesPatch {
+	/** a missing (or null) key keeps its value */
+	channels?: Partial<Record<BuyerChannel, boolean | null>>;
+	events?: Partial<Record<BuyerEventName, boolean | null>>;
+	quiet_hours?: { start: string; end: string } | null;
+	language?: "en" | "hi";
+	ndr_buyer_answers?: "apply" | "approve";
+}
+
+/**
+ * One buyer message (`GET /v1/orders/{id}/notifications`, the test send). `status`: `queued`,
+ * `held` (quiet hours, until `hold_until`), `sent` (the provider accepted it), `delivered` /
+ * `failed` (the provider's delivery report, or a refusal), `simulated` (sandbox: nothing sent),
+ * `suppressed` (the buyer opted out). The recipient is masked. Times ISO-8601 UTC.
+ */
+export interface MessageView {
+	id: number;
+	order_id: number | null;
+	awb_number: string | null;
+	event: BuyerEventName | "test";
+	channel: BuyerChannel;
+	lang: "en" | "hi";
+	recipient: string;
+	status: "queued" | "held" | "sent" | "delivered" | "failed" | "simulated" | "suppressed";
+	provider: string | null;
+	provider_ref: string | null;
+	/** the text as sent (SMS, WhatsApp) or the e-mail's text part */
+	body: string;
+	error: string | null;
+	/** tries at the provider so far */
+	tries: number;
+	hold_until: string | null;
+	created_at: string;
+	sent_at: string | null;
+	delivered_at: string | null;
+	failed_at: string | null;
+	updated_at: string;
+}
+
+/** What `notifications.callback` answers the gateway (a provider's callback). */
+export interface CallbackAnswer {
+	reports: number;
+	updated: number;
+	opted_out: number;
+}
+
 /** An HTML (or font) answer of a buyer page: the gateway writes `body` with the action's meta headers. */
 export type PageBody = string | Buffer;
 
@@ -40,6 +115,51 @@ export interface NotificationsActions {
 	"notifications.trackLookup": { params: PageParams; result: PageBody };
 	/** GET /track/assets/:file: the page's Devanagari font. */
 	"notifications.trackAsset": { params: PageParams; result: PageBody };
+	/** GET /track/:token/stop: the opt-out page (one button). */
+	"notifications.stopPage": { params: PageParams; result: PageBody };
+	/** POST /track/:token/stop: the shipment's buyer contacts opted out of the merchant's messages. */
+	"notifications.stop": { params: PageParams; result: PageBody };
+	/** GET /v1/settings/notifications. */
+	"notifications.preferences": {
+		params: RouteParams<Routes["notifications.preferences"]>;
+		result: NotificationPreferences;
+	};
+	/** PATCH /v1/settings/notifications. */
+	"notifications.setPreferences": {
+		params: RouteParams<Routes["notifications.setPreferences"]>;
+		result: NotificationPreferences;
+	};
+	/** POST /v1/settings/notifications/test: a test message now. */
+	"notifications.testSend": { params: RouteParams<Routes["notifications.testSend"]>; result: MessageView };
+	/** GET /v1/orders/:id/notifications: the order's buyer messages. */
+	"notifications.orderMessages": {
+		params: RouteParams<Routes["notifications.orderMessages"]>;
+		result: { order_id: number; messages: MessageView[] };
+	};
+	/** POST /v1/notifications/callbacks/:provider: a provider's signed callback (raw body, base64). */
+	"notifications.callback": { params: CallbackParams; result: CallbackAnswer };
+	/** GET /v1/notifications/callbacks/:provider: a provider's subscription check (the challenge as text). */
+	"notifications.callbackCheck": { params: CallbackParams; result: string };
+	/** Worker of BullMQ queue `notify-send`: sends one message. */
+	"notifications.sendMessage": { params: { id: number }; result: { id: number; status: string } };
+	/** Internal (ndr's list): the newest failed-delivery message of each AWB. */
+	"notifications.ndrMessages": {
+		params: { sender_id: number; awb_numbers: string[] };
+		result: Record<string, MessageView>;
+	};
+	/** Ops / tests: re-adds the jobs of pending messages now. */
+	"notifications.sweep": { params: Record<string, never>; result: { enqueued: number } };
+}
+
+/** What the gateway's push route passes a provider callback (lib/gateway/route-options.ts `webhookParams`). */
+export interface CallbackParams {
+	provider: string;
+	/** the raw body, base64 */
+	body: string;
+	/** lower-case names; no Authorization or Cookie */
+	headers: Record<string, string>;
+	/** the query string's single values */
+	query: Record<string, string>;
 }
 
 /** What the gateway's page route passes (lib/gateway/route-options.ts `pageBeforeCall`): short strings, "" when absent. */
@@ -50,6 +170,10 @@ export interface PageParams {
 	phone_last4: string;
 	lang: string;
 	accept_language: string;
+	/** POST pages: the form's fields (`application/x-www-form-urlencoded`, each a short string); {} for GET */
+	form: Record<string, string>;
+	/** `GET` or `POST` */
+	method: string;
 }
 
 export type NotificationsEvents = Record<never, never>;

@@ -101,11 +101,13 @@ function devIdpBeforeCall(trustProxy: number): (ctx: Context, route: unknown, re
 }
 
 /**
- * `onBeforeCall` of the courier webhook route (`mergeParams: false`, raw body
- * parser): the action's params become `{courier, body, headers}`: the path's
- * courier code, the raw body bytes as base64 (the signature covers them
- * exactly; an absent body is empty) and the request headers (lower-cased by
- * node; repeated ones joined with ", "; never `authorization` or `cookie`).
+ * `onBeforeCall` of the signed push route (`mergeParams: false`, raw body
+ * parser): courier scan pushes and message providers' callbacks. The action's
+ * params become `{courier | provider, body, headers, query}`: the path's
+ * courier code or provider name, the raw body bytes as base64 (the signature
+ * covers them exactly; an absent body is empty), the request headers
+ * (lower-cased by node; repeated ones joined with ", "; never `authorization`
+ * or `cookie`) and the query string's single values (500 characters at most).
  */
 function webhookParams(_ctx: Context, _route: unknown, req: GwRequest): void {
 	const path = (req.$params as { params?: Record<string, unknown> } | undefined)?.params;
@@ -115,7 +117,16 @@ function webhookParams(_ctx: Context, _route: unknown, req: GwRequest): void {
 		if (v === undefined || k === "authorization" || k === "cookie") continue;
 		headers[k] = Array.isArray(v) ? v.join(", ") : v;
 	}
-	req.$params = { courier: String(path?.courier ?? ""), body: raw.toString("base64"), headers };
+	const query: Record<string, string> = {};
+	for (const [k, v] of Object.entries((req.query ?? {}) as Record<string, unknown>))
+		if (typeof v === "string") query[k] = v.slice(0, 500);
+	req.$params = {
+		...(path?.courier !== undefined ? { courier: String(path.courier) } : {}),
+		...(path?.provider !== undefined ? { provider: String(path.provider) } : {}),
+		body: raw.toString("base64"),
+		headers,
+		query,
+	};
 }
 
 /** The gateway method the signed-link route's hook calls (moleculer-web calls it with the service as `this`). */
@@ -201,7 +212,7 @@ function webhooksRoute(): RouteOptions {
 	return {
 		...EVERY_ROUTE,
 		name: "webhooks",
-		aliases: WEBHOOK_ALIASES,
+		aliases: withHead(WEBHOOK_ALIASES),
 		mergeParams: false,
 		// couriers sign the exact bytes: keep the body raw, whatever its content type (512 KB:
 		// passed base64 to booking, it stays under NATS' 1 MB message size)
@@ -230,9 +241,10 @@ function queryText(v: unknown, max: number): string {
 
 /**
  * `onBeforeCall` of the buyer's pages (issue 29; `mergeParams: false`): the action's params are
- * exactly `{token, file, awb, phone_last4, lang, accept_language}` — the path's `token` and
- * `file`, the query's `awb`, `phone_last4` and `lang`, the `Accept-Language` header — each a
- * short string ("" when absent); then the request is counted per client address as a signed
+ * exactly `{token, file, awb, phone_last4, lang, accept_language, form, method}` — the path's
+ * `token` and `file`, the query's `awb`, `phone_last4` and `lang`, the `Accept-Language` header
+ * — each a short string ("" when absent), a POST's form fields (at most 20, each a string of at
+ * most 500 characters) and the method; then the request is counted per client address as a signed
  * link's (the `limitLink` method).
  */
 function pageBeforeCall(
@@ -244,6 +256,11 @@ function pageBeforeCall(
 ): Promise<void> {
 	const path = (req.$params as { params?: Record<string, unknown> } | undefined)?.params;
 	const query = (req.query ?? {}) as Record<string, unknown>;
+	const form: Record<string, string> = {};
+	const body = req.body;
+	if (req.method === "POST" && body && typeof body === "object" && !Buffer.isBuffer(body))
+		for (const [k, v] of Object.entries(body as Record<string, unknown>).slice(0, 20))
+			if (typeof v === "string") form[k.slice(0, 40)] = v.slice(0, 500);
 	req.$params = {
 		token: queryText(path?.token, 200),
 		file: queryText(path?.file, 100),
@@ -251,18 +268,20 @@ function pageBeforeCall(
 		phone_last4: queryText(query.phone_last4, 20),
 		lang: queryText(query.lang, 10),
 		accept_language: queryText(req.headers["accept-language"], 200),
+		form,
+		method: req.method === "POST" ? "POST" : "GET",
 	};
 	return this.limitLink(req, res);
 }
 
-/** The buyer's pages: no bearer, no body, params from {@link pageBeforeCall}. */
+/** The buyer's pages: no bearer; a POST's form (URL-encoded, 8 KB at most); params from {@link pageBeforeCall}. */
 function pagesRoute(): RouteOptions {
 	return {
 		...EVERY_ROUTE,
 		name: "pages",
 		aliases: withHead(PAGE_ALIASES),
 		mergeParams: false,
-		bodyParsers: false,
+		bodyParsers: { urlencoded: { extended: false, limit: "8kb" } },
 		onBeforeCall: pageBeforeCall,
 	};
 }

@@ -1,7 +1,7 @@
 /**
- * What the notifications modules (./branding.ts, ./track.ts) need of the running
+ * What the notifications modules (./branding.ts, ./track.ts, ./dispatch.ts, ./preferences.ts) need of the running
  * `notifications` service: built by the service's `deps()` method, so the modules are plain
- * functions. SQL only through ./store.ts.
+ * functions. SQL only through ./store.ts (brands) and ./message-store.ts (messages, preferences, opt-outs).
  */
 import type { Logger, ServiceBroker } from "moleculer";
 import type { Sequelize } from "sequelize";

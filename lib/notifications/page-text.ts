@@ -34,6 +34,14 @@ export interface PageText {
 	/** the look-up's 400: a malformed AWB, phone digits not 4 digits */
 	bad_awb: string;
 	bad_phone: string;
+	/** the opt-out page (`/track/{token}/stop`) */
+	stop_title: string;
+	stop_body: string;
+	stop_button: string;
+	stopped_title: string;
+	stopped_body: string;
+	/** the link at the tracking page's foot */
+	stop_link: string;
 	status: Record<ShipmentStatus, string>;
 }
 
@@ -58,6 +66,13 @@ export const PAGE_TEXT: Record<PageLanguage, PageText> = {
 		lookup_phone: "Last 4 digits of your phone number",
 		lookup_submit: "Track",
 		lookup_hint: "Both are in the order message you received.",
+		stop_title: "Stop messages about your orders?",
+		stop_body:
+			"You will get no more SMS, WhatsApp or e-mail messages about your orders from this seller. Your parcels are still delivered, and this page still works.",
+		stop_button: "Stop messages",
+		stopped_title: "Messages stopped",
+		stopped_body: "This seller will send you no more messages about your orders.",
+		stop_link: "Stop messages about my orders",
 		bad_awb: "The tracking number is not valid.",
 		bad_phone: "Enter the last 4 digits of your phone number.",
 		status: {
@@ -96,6 +111,13 @@ export const PAGE_TEXT: Record<PageLanguage, PageText> = {
 		lookup_phone: "आपके फ़ोन नंबर के आखिरी 4 अंक",
 		lookup_submit: "ट्रैक करें",
 		lookup_hint: "दोनों आपको मिले ऑर्डर संदेश में हैं।",
+		stop_title: "अपने ऑर्डर के संदेश बंद करें?",
+		stop_body:
+			"इस विक्रेता से आपके ऑर्डर के बारे में आगे कोई SMS, WhatsApp या ई-मेल संदेश नहीं आएगा। आपके पार्सल फिर भी डिलीवर होंगे और यह पेज चलता रहेगा।",
+		stop_button: "संदेश बंद करें",
+		stopped_title: "संदेश बंद कर दिए गए",
+		stopped_body: "यह विक्रेता आपको आपके ऑर्डर के बारे में आगे कोई संदेश नहीं भेजेगा।",
+		stop_link: "मेरे ऑर्डर के संदेश बंद करें",
 		bad_awb: "ट्रैकिंग नंबर सही नहीं है।",
 		bad_phone: "फ़ोन नंबर के आखिरी 4 अंक लिखें।",
 		status: {

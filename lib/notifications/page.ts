@@ -127,7 +127,8 @@ const TRACKING = `<section class="card" aria-labelledby="status">
 <section class="card" aria-labelledby="history">
 <h2 id="history"><%= it.t.history %></h2>
 <% if (it.m.scans.length === 0) { %><p class="muted"><%= it.t.no_scans %></p><% } else { %><ol><% for (const s of it.m.scans) { %><li><strong><%= it.t.status[s.status] %></strong><span><%= s.location %></span><span><time datetime="<%= s.at %>"><%= it.fmtTime(s.at) %></time></span></li><% } %></ol><% } %>
-</section>`;
+</section>
+<p class="muted"><a href="<%= it.m.path %>/stop?lang=<%= it.m.lang %>"><%= it.t.stop_link %></a></p>`;
 
 const LOOKUP = `<% if (it.m.notFound) { %><section class="card" aria-labelledby="nf"><h1 id="nf"><%= it.t.not_found_title %></h1><p class="muted"><%= it.t.not_found_body %></p></section><% } %>
 <section class="card" aria-labelledby="find">
@@ -144,7 +145,14 @@ const LOOKUP = `<% if (it.m.notFound) { %><section class="card" aria-labelledby=
 <p class="muted"><%= it.t.lookup_hint %></p>
 </section>`;
 
+const STOP = `<section class="card" aria-labelledby="stop">
+<% if (it.done) { %><h1 id="stop"><%= it.t.stopped_title %></h1><p class="muted"><%= it.t.stopped_body %></p><% } else { %><h1 id="stop"><%= it.t.stop_title %></h1><p class="muted"><%= it.t.stop_body %></p>
+<form method="post" action="<%= it.action %>"><button type="submit"><%= it.t.stop_button %></button></form><% } %>
+<p><a href="<%= it.back %>"><%= it.t.title %></a></p>
+</section>`;
+
 eta.loadTemplate("@shell", SHELL);
+eta.loadTemplate("@stop", STOP);
 eta.loadTemplate("@tracking", TRACKING);
 eta.loadTemplate("@lookup", LOOKUP);
 
@@ -239,6 +247,27 @@ export function renderTracking(m: PageModel): RenderedPage {
 	});
 	const title = `${t.status[m.status]} · ${m.brand.brand_name ?? t.title}`;
 	return shell(m.lang, m.brand, title, body, `${m.path}?lang=${m.lang === "en" ? "hi" : "en"}`);
+}
+
+/**
+ * The opt-out page of a shipment (`/track/{token}/stop`): the question and one button (GET), or
+ * the confirmation (`done`, after the POST). `path`: the tracking page's path.
+ */
+export function renderStop(m: {
+	lang: PageLanguage;
+	brand: Branding;
+	path: string;
+	done: boolean;
+}): RenderedPage {
+	const t = PAGE_TEXT[m.lang];
+	const body = eta.render("@stop", {
+		t,
+		done: m.done,
+		action: `${m.path}/stop?lang=${m.lang}`,
+		back: `${m.path}?lang=${m.lang}`,
+	});
+	const title = m.done ? t.stopped_title : t.stop_title;
+	return shell(m.lang, m.brand, title, body, `${m.path}/stop?lang=${m.lang === "en" ? "hi" : "en"}`);
 }
 
 /** The look-up form (`GET /track`), or the 404 page (the form under “not found”). */

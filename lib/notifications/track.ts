@@ -22,7 +22,9 @@ import {
 	verifyTrackingToken,
 } from "../shared/label-link";
 import { CALL_OPTIONS, type NotificationsDeps } from "./deps";
-import { PAGE_FONTS, type RenderedPage, renderLookup, renderTracking } from "./page";
+import { mobileOf } from "./dispatch";
+import { optOut } from "./message-store";
+import { PAGE_FONTS, type RenderedPage, renderLookup, renderStop, renderTracking } from "./page";
 import { PAGE_TEXT, type PageLanguage, pageLanguage } from "./page-text";
 import { brandOf } from "./store";
 
@@ -157,6 +159,47 @@ export async function trackLookup(via: Caller, p: PageParams): Promise<PageAnswe
 		},
 		body: "",
 	};
+}
+
+/**
+ * `GET /track/{token}/stop` (the question and one button) and `POST` (the opt-out): the live
+ * shipment's delivery phone and e-mail get no more messages from its merchant; pending ones are
+ * suppressed. A GET changes nothing (link previews and mail scanners open links). The 404 page
+ * for a bad token or a dead shipment.
+ * @throws 503 `service_unavailable` when booking or intake cannot answer
+ */
+export async function stopPage(deps: NotificationsDeps, via: Caller, p: PageParams): Promise<PageAnswer> {
+	const lang = pageLanguage(p.lang, p.accept_language);
+	const awb = verifyTrackingToken(p.token);
+	if (!awb) return notFound(lang);
+	const s = await shipmentOf(via, awb);
+	if (!s) return notFound(lang);
+	const done = p.method === "POST";
+	if (done) {
+		const order = await call(
+			via,
+			"intake.getOrder",
+			{ sender_id: s.sender_id, order_id: s.order_id },
+			CALL_OPTIONS,
+		);
+		const contacts = [
+			mobileOf(order?.consignee?.phone),
+			order?.consignee?.email?.trim().toLowerCase() || null,
+		];
+		await optOut(
+			deps.db,
+			s.sender_id,
+			contacts.filter((c): c is string => !!c),
+			"link",
+		);
+	}
+	const page = renderStop({
+		lang,
+		brand: await brandFor(deps, s.sender_id),
+		path: `${TRACKING_PAGE_PREFIX}${p.token}`,
+		done,
+	});
+	return html(200, page, "no-store");
 }
 
 /** The font files, read once. */

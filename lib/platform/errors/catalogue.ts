@@ -509,8 +509,15 @@ export const CATALOGUE = {
 			why === "mismatch"
 				? "the webhook signature is missing, does not match the body, or its timestamp is outside the accepted window"
 				: "this push was already received (a replayed signature)",
-		description: "a courier push whose signature is missing, wrong, outside the window, or replayed",
+		description:
+			"a courier push or a message provider's callback whose signature (or token) is missing, wrong, outside the window, or replayed",
 		spec: "§4.3 (courier pushes)",
+	},
+	too_many_test_messages: {
+		status: 429,
+		message: (n: number) => `at most ${n} test messages an hour; try again later`,
+		description: "more test messages in the last hour than an account may send (buyer messages, issue 29)",
+		spec: "docs/decisions/0109-buyer-messages.md",
 	},
 	not_booked: {
 		status: 409,

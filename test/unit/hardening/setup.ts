@@ -246,6 +246,22 @@ export const WRITE_ROUTES: WriteRoute[] = [
 		body: () => ({ brand_name: "Asha Handlooms", colour: "#FFCC00", support_phone: "9876500000" }),
 	},
 	{
+		key: "PATCH /v1/settings/notifications",
+		method: "PATCH",
+		path: () => "/v1/settings/notifications",
+		body: () => ({
+			channels: { whatsapp: true },
+			quiet_hours: { start: "21:00", end: "08:00" },
+			language: "hi",
+		}),
+	},
+	{
+		key: "POST /v1/settings/notifications/test",
+		method: "POST",
+		path: () => "/v1/settings/notifications/test",
+		body: () => ({ channel: "sms", to: "9876543210" }),
+	},
+	{
 		key: "POST /v1/documents/label",
 		method: "POST",
 		path: () => "/v1/documents/label",
