@@ -2,8 +2,7 @@
  * `ndr` service: failed deliveries (issue 9; spec §2.10, §4.2 `POST
  * /v1/shipping/ndr`, §4.6, §7; DOMAIN.md "Tracking and NDR"; decisions in
  * docs/decisions/0038-ndr-cases.md). Owns the PostgreSQL schema `ndr` (cases,
- * failed attempts, actions, comments, buyer notifications;
- * lib/ndr/migrations.ts).
+ * failed attempts, actions, comments; lib/ndr/migrations.ts).
  *
  * - Cases come from the durable channel `shipment.status_changed` (consumer
  *   group `ndr`, at-least-once; lib/ndr/cases.ts): `undelivered` opens the
@@ -19,8 +18,9 @@
  *   (lib/ndr/act-status.ts): the courier's later decision on a sent act
  *   (Delhivery decides NDR uploads asynchronously) → action `accepted` /
  *   `refused` (a refused act puts the case back in `action_required`).
- * - Buyer notifications through lib/ndr/notifier.ts (`NDR_NOTIFIER`, the
- *   sandbox notifier records `simulated` and never sends).
+ * - The buyer's failed-delivery message is the notifications service's (issue
+ *   29, docs/decisions/0109-buyer-messages.md): the list's `notification`
+ *   comes from `notifications.ndrMessages` (lib/ndr/requests.ts).
  *
  * Handlers parse and answer; the work is in plain functions over `NdrDeps`
  * (lib/ndr/deps.ts, built by `deps()`): lib/ndr/requests.ts (list, counts,
@@ -35,7 +35,6 @@ import { applyStatusEvent } from "../lib/ndr/cases";
 import { messageOf, type NdrDeps } from "../lib/ndr/deps";
 import { parseComment, parseNdrListQuery, parseNdrOrderId } from "../lib/ndr/list";
 import { NDR_MIGRATIONS } from "../lib/ndr/migrations";
-import { type Notifier, notifierFor } from "../lib/ndr/notifier";
 import { policyPass } from "../lib/ndr/policy";
 import { addComment, countsFor, listPage, requestAct } from "../lib/ndr/requests";
 import { type NdrSettings, ndrSettings } from "../lib/ndr/settings";
@@ -52,7 +51,6 @@ interface NdrVars {
 	/** relays `ndr.event_outbox` (ndr.opened / ndr.closed) to `merchant.events` (issue 11) */
 	eventRelay: EventOutboxRelay | undefined;
 	settings: NdrSettings;
-	notifier: Notifier;
 	timer: NodeJS.Timeout | undefined;
 	/** a timer pass in progress (a pass never overlaps the previous one of this pod) */
 	passing: Promise<unknown> | undefined;
@@ -77,7 +75,6 @@ export default defineService<NdrVars>()({
 				broker: this.broker,
 				settings: this.settings,
 				logger: this.logger,
-				notifier: this.notifier,
 				callOptions: (u) => this.callOptions(u),
 			};
 		},
@@ -208,7 +205,7 @@ export default defineService<NdrVars>()({
 		/**
 		 * Ops / tests: one policy pass now (lib/ndr/policy.ts), as of `now`
 		 * (ISO-8601; default the clock) → {@link NdrTickResult}
-		 * `{reattempted, rto, failed, notified}`. Not aliased over HTTP.
+		 * `{reattempted, rto, failed}`. Not aliased over HTTP.
 		 */
 		tick: {
 			params: { now: { type: "string", optional: true, min: 1, max: 64 } },
@@ -230,7 +227,6 @@ export default defineService<NdrVars>()({
 	},
 	created() {
 		this.settings = ndrSettings();
-		this.notifier = notifierFor();
 		this.timer = undefined;
 		this.passing = undefined;
 	},

@@ -45,15 +45,20 @@ export const NDR_REASONS = [
 /** One NDR reason code. */
 export type NdrReason = (typeof NDR_REASONS)[number];
 
-/** The buyer notification of a case (lib/ndr/notifier.ts), as a list row shows it. */
+/**
+ * The buyer's message about a case's latest failed attempt, as a list row shows it: the
+ * notifications service's `failed_delivery` message (issue 29, docs/decisions/0109-buyer-messages.md;
+ * `template` the event's name), or for a case opened before it, the record ndr kept then
+ * (`template` `ndr_attempt_failed`).
+ */
 export interface NdrNotificationView {
 	channel: string;
 	template: string;
 	/**
-	 * `queued` (not handed to the provider yet), `sent`, `delivered` (only when a
-	 * provider reported delivery), `failed`, `simulated` (the sandbox: nothing was sent)
+	 * `queued`, `held` (quiet hours), `sent`, `delivered` (only when a provider reported
+	 * delivery), `failed`, `simulated` (the sandbox: nothing was sent), `suppressed` (opted out)
 	 */
-	status: "queued" | "sent" | "delivered" | "failed" | "simulated";
+	status: "queued" | "held" | "sent" | "delivered" | "failed" | "simulated" | "suppressed";
 	provider: string | null;
 	/** the buyer's number, masked (last 4 digits), or null when the order had none usable */
 	recipient: string | null;
@@ -211,8 +216,6 @@ export interface NdrTickResult {
 	rto: number;
 	/** automatic re-attempts that failed (retried after `NDR_POLICY_RETRY_MS`) */
 	failed: number;
-	/** queued buyer notifications handed to the notifier */
-	notified: number;
 }
 
 /** Answer of `ndr.checkActStatus` (one poll of a sent act's outcome, lib/ndr/act-status.ts). */
@@ -236,7 +239,7 @@ export interface NdrActions {
 	/**
 	 * Ops / tests: one policy pass now, as of `now` (ISO-8601; default the
 	 * clock): automatic re-attempts after the deadline, RTO after the last
-	 * attempt, queued buyer notifications.
+	 * attempt.
 	 */
 	"ndr.tick": { params: { now?: string }; result: NdrTickResult };
 	/**

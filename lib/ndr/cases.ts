@@ -4,8 +4,8 @@
  *
  * - `undelivered` opens the shipment's case (in `action_required`, with the
  *   courier's reason mapped by ./reasons.ts, what the list needs of the order
- *   from `intake.getOrder` and of the shipment from `booking.getShipment`,
- *   and a queued buyer notification handed to the notifier after commit), or
+ *   from `intake.getOrder` and of the shipment from `booking.getShipment`; the
+ *   buyer's message is the notifications service's, from the same channel), or
  *   counts a new failed attempt on its open case;
  * - `delivered` closes it in tab `delivered` (delivered after NDR);
  * - `rto_initiated`, `rto_in_transit`, `rto_delivered` close it in tab `rto`;
@@ -18,17 +18,8 @@
  */
 import { type Caller, call, type ShipmentStatusChanged } from "../contracts";
 import type { NdrDeps } from "./deps";
-import { messageOf } from "./deps";
-import { buyerPhone, NDR_OPENED_TEMPLATE } from "./notifier";
 import { ndrReasonOf } from "./reasons";
-import {
-	type CaseOpening,
-	closeLiveCase,
-	notificationById,
-	recordUndelivered,
-	settleNotification,
-	type UndeliveredOutcome,
-} from "./store";
+import { type CaseOpening, closeLiveCase, recordUndelivered, type UndeliveredOutcome } from "./store";
 
 /** Statuses that close a case, and the tab they close it in. */
 const CLOSING: Partial<Record<string, "delivered" | "rto" | "closed">> = {
@@ -40,9 +31,6 @@ const CLOSING: Partial<Record<string, "delivered" | "rto" | "closed">> = {
 	damaged: "closed",
 	cancelled: "closed",
 };
-
-/** The channel a buyer notification goes on. */
-const NOTIFY_CHANNEL = "sms";
 
 /**
  * Applies one `shipment.status_changed` event (see the module doc). Answers
@@ -74,17 +62,9 @@ async function applyUndelivered(
 	let reason = ndrReasonOf(e.remarks);
 	if (reason === "other") reason = ndrReasonOf(e.courier_status);
 	const attempt = { event: e, reason, words };
-	const vars = { awb_number: e.awb_number, reason };
-	const note = { channel: NOTIFY_CHANNEL, template: NDR_OPENED_TEMPLATE, vars };
-	let out = await recordUndelivered(deps.db, attempt, deps.settings.deadlineMs, null, note);
+	const out = await recordUndelivered(deps.db, attempt, deps.settings.deadlineMs, null);
 	if (out.kind !== "needs_opening") return out;
-	const opening = await openingOf(deps, via, e);
-	out = await recordUndelivered(deps.db, attempt, deps.settings.deadlineMs, opening, {
-		...note,
-		vars: { ...vars, order_no: opening.customer_order_no, courier: opening.courier_name },
-	});
-	if (out.kind === "opened") await deliverNotification(deps, out.notification_id);
-	return out;
+	return recordUndelivered(deps.db, attempt, deps.settings.deadlineMs, await openingOf(deps, via, e));
 }
 
 /**
@@ -112,32 +92,5 @@ async function openingOf(deps: NdrDeps, via: Caller, e: ShipmentStatusChanged): 
 		consignee_name: order?.consignee.name ?? null,
 		consignee_city: order?.consignee.city ?? null,
 		consignee_pincode: order?.consignee.pincode ?? null,
-		buyer_phone: buyerPhone(order?.consignee.phone),
 	};
-}
-
-/**
- * Hands a queued notification to the notifier and records its answer. A
- * notifier failure is logged and the row stays `queued` (the policy pass
- * hands it over again). Answers whether the row was settled.
- */
-export async function deliverNotification(deps: NdrDeps, id: number, now = new Date()): Promise<boolean> {
-	const n = await notificationById(deps.db, id);
-	if (n?.status !== "queued") return false;
-	try {
-		const outcome = await deps.notifier.send(
-			{
-				id,
-				channel: n.channel === "whatsapp" ? "whatsapp" : "sms",
-				template: n.template,
-				to: n.recipient,
-				vars: n.vars,
-			},
-			now,
-		);
-		return await settleNotification(deps.db, id, outcome);
-	} catch (err) {
-		deps.logger.warn(`ndr notification ${id}: ${messageOf(err)} (retried by the policy pass)`);
-		return false;
-	}
 }

@@ -1,13 +1,12 @@
 /**
  * What the ndr modules (./cases.ts, ./policy.ts, the service) need of the
- * running service: its database, broker, settings, logger, notifier and the
+ * running service: its database, broker, settings, logger and the
  * options of its calls to other services.
  */
 import type { Logger, ServiceBroker } from "moleculer";
 import type { Sequelize } from "sequelize";
 import type { CallOptions } from "../contracts";
 import type { UnreachableCode } from "../platform/errors";
-import type { Notifier } from "./notifier";
 import type { NdrSettings } from "./settings";
 
 export interface NdrDeps {
@@ -15,7 +14,6 @@ export interface NdrDeps {
 	broker: ServiceBroker;
 	settings: NdrSettings;
 	logger: Logger;
-	notifier: Notifier;
 	/** call options: the configured timeout, and the 503 code a failure becomes (default `service_unavailable`) */
 	callOptions(unavailable?: UnreachableCode | false): CallOptions;
 }

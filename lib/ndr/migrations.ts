@@ -17,9 +17,11 @@
  *   request id or the error; for a courier that decides acts later (Delhivery) the
  *   outcome polled afterwards (`accepted` / `refused`, `courier_remarks`, `checked_at`).
  * - `ndr.comments`: merchant comments on a case.
- * - `ndr.notifications`: buyer notifications (lib/ndr/notifier.ts); `status`
- *   queued, sent, delivered (a provider's report only), failed, simulated (the
- *   sandbox: nothing sent).
+ * - `ndr.notifications`: the buyer notifications ndr recorded before buyer
+ *   messages moved to the notifications service (issue 29); nothing writes it now,
+ *   the list still shows a row's record for cases opened then. `status` queued,
+ *   sent, delivered (a provider's report only), failed, simulated (the sandbox:
+ *   nothing sent).
  */
 
 import type { Migration } from "../platform/db";

@@ -18,24 +18,19 @@
  * 3. any other due case gets a `RE-ATTEMPT` on the merchant's behalf through
  *    ./courier-action.ts `sendNdrAction` (recorded by `system`): accepted →
  *    tab `action_requested`; refused or unreachable → recorded as failed and
- *    tried again `policyRetryMs` later;
- * 4. hands queued buyer notifications older than a minute (a hand-over lost
- *    to a crash) to the notifier again.
+ *    tried again `policyRetryMs` later.
+ * The buyer's messages are the notifications service's (issue 29).
  */
 import { type Caller, call, type NdrTickResult } from "../contracts";
 import { recordSentAction } from "./act-status";
-import { deliverNotification } from "./cases";
 import { sendNdrAction } from "./courier-action";
 import { messageOf, type NdrDeps } from "./deps";
-import { type CaseRow, leaseDueCases, queuedNotifications, recordAction, releaseLease } from "./store";
-
-/** Age (ms, real time) after which a still-queued notification is handed over again. */
-const REQUEUE_AFTER_MS = 60_000;
+import { type CaseRow, leaseDueCases, recordAction, releaseLease } from "./store";
 
 /** Runs one policy pass as of `now` (see the module doc). */
 export async function policyPass(deps: NdrDeps, via: Caller, now: Date): Promise<NdrTickResult> {
 	const s = deps.settings;
-	const out: NdrTickResult = { reattempted: 0, rto: 0, failed: 0, notified: 0 };
+	const out: NdrTickResult = { reattempted: 0, rto: 0, failed: 0 };
 	// batch after batch while full and moving (a case whose RTO could not be requested is released: bounded)
 	for (let round = 0; round < 20; round++) {
 		const due = await leaseDueCases(deps.db, now, s.maxAttempts, s.batch, s.leaseMs);
@@ -50,8 +45,6 @@ export async function policyPass(deps: NdrDeps, via: Caller, now: Date): Promise
 		}
 		if (due.length < s.batch || !moved) break;
 	}
-	const queued = await queuedNotifications(deps.db, new Date(Date.now() - REQUEUE_AFTER_MS), 100);
-	for (const n of queued) if (await deliverNotification(deps, n.id, now)) out.notified++;
 	return out;
 }
 

@@ -9,6 +9,7 @@ import type { Context } from "moleculer";
 import {
 	type CallMeta,
 	call,
+	type MessageView,
 	type NdrActAnswer,
 	type NdrActInput,
 	type NdrComment,
@@ -19,7 +20,7 @@ import type { AuthUser } from "../platform/auth";
 import { errorBodyOf, fail, validationFailed } from "../platform/errors";
 import { recordSentAction } from "./act-status";
 import { sendNdrAction } from "./courier-action";
-import type { NdrDeps } from "./deps";
+import { messageOf, type NdrDeps } from "./deps";
 import { commentOf, countsOf, type NdrListQuery, ndrOrderNotFound, nextCursorOf, rowOf } from "./list";
 import {
 	countCases,
@@ -49,14 +50,59 @@ export async function listPage(deps: NdrDeps, sender: number, q: NdrListQuery): 
 	});
 	const more = rows.length > q.limit;
 	const page = rows.slice(0, q.limit);
+	const data = page.map((r) => rowOf(r, deps.settings.maxAttempts));
+	const messages = await buyerMessages(
+		deps,
+		sender,
+		data.map((r) => r.awb_number),
+	);
+	for (const r of data) {
+		const m = messages[r.awb_number];
+		if (m)
+			r.notification = {
+				channel: m.channel,
+				template: m.event,
+				status: m.status,
+				provider: m.provider,
+				recipient: m.recipient,
+				sent_at: m.sent_at,
+				delivered_at: m.delivered_at,
+				failed_at: m.failed_at,
+				error: m.error,
+				created_at: m.created_at,
+			};
+	}
 	return {
-		data: page.map((r) => rowOf(r, deps.settings.maxAttempts)),
+		data,
 		pagination: {
 			mode: "cursor",
 			limit: q.limit,
 			nextCursor: nextCursorOf(sender, q, page[page.length - 1]?.id, more),
 		},
 	};
+}
+
+/**
+ * The newest `failed_delivery` buyer message of each AWB (`notifications.ndrMessages`, 1 s);
+ * {} when the notifications service cannot answer (the rows keep what ndr recorded, if anything).
+ */
+async function buyerMessages(
+	deps: NdrDeps,
+	sender_id: number,
+	awb_numbers: string[],
+): Promise<Record<string, MessageView>> {
+	if (awb_numbers.length === 0) return {};
+	try {
+		return await call(
+			deps.broker,
+			"notifications.ndrMessages",
+			{ sender_id, awb_numbers },
+			{ timeout: 1000 },
+		);
+	} catch (err) {
+		deps.logger.warn(`ndr list: buyer messages not read (${messageOf(err)})`);
+		return {};
+	}
 }
 
 /** `GET /v1/ndr/counts`: account `sender`'s cases per tab (no filters). */

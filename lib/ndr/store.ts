@@ -12,7 +12,6 @@
 import type { Sequelize, Transaction } from "sequelize";
 import type { NdrReason, NdrTab, ShipmentStatusChanged } from "../contracts";
 import { exec, numbersIn, type StoredRow, select } from "../platform/db";
-import type { NotificationOutcome, NotificationOutcomeStatus } from "./notifier";
 
 /** Statuses of an open case (the merchant can still act). */
 export const OPEN_STATUSES = ["action_required", "action_requested"] as const;
@@ -80,10 +79,7 @@ export interface CaseOpening
 		| "consignee_name"
 		| "consignee_city"
 		| "consignee_pincode"
-	> {
-	/** the buyer's phone for the notification (10 digits) or null */
-	buyer_phone: string | null;
-}
+	> {}
 
 /** The failed attempt an `undelivered` event reports. */
 export interface FailedAttempt {
@@ -97,8 +93,8 @@ export interface FailedAttempt {
 export type UndeliveredOutcome =
 	| { kind: "duplicate" }
 	| { kind: "needs_opening" }
-	| { kind: "opened"; case_id: number; notification_id: number }
-	/** a case opened already closed: the shipment's closing event was processed first (no buyer notification) */
+	| { kind: "opened"; case_id: number }
+	/** a case opened already closed: the shipment's closing event was processed first */
 	| { kind: "opened_closed"; case_id: number }
 	| { kind: "attempt"; case_id: number; attempts: number };
 
@@ -131,7 +127,7 @@ export async function liveCaseOf(
  * `action_required` with a new deadline `at + deadlineMs` and the new
  * reason); without one, `opening` (the order's facts) is needed
  * (`needs_opening` when not given) and a case is opened in
- * `action_required` with a `queued` buyer notification.
+ * `action_required` (the buyer's message is the notifications service's, issue 29).
  * @throws when another consumer opened the AWB's case meanwhile (unique index): the channel redelivers
  */
 export async function recordUndelivered(
@@ -139,7 +135,6 @@ export async function recordUndelivered(
 	a: FailedAttempt,
 	deadlineMs: number,
 	opening: CaseOpening | null,
-	notification: { channel: string; template: string; vars: Record<string, string> },
 ): Promise<UndeliveredOutcome> {
 	const e = a.event;
 	const at = new Date(e.status_at);
@@ -235,20 +230,7 @@ export async function recordUndelivered(
 			);
 			return { kind: "opened_closed", case_id } as const;
 		}
-		const n = await select<{ id: string }>(
-			db,
-			`INSERT INTO ndr.notifications (case_id, channel, template, recipient, vars, status)
-			 VALUES ($1, $2, $3, $4, $5::jsonb, 'queued') RETURNING id`,
-			[
-				case_id,
-				notification.channel,
-				notification.template,
-				o.buyer_phone,
-				JSON.stringify(notification.vars),
-			],
-			t,
-		);
-		return { kind: "opened", case_id, notification_id: Number(n[0].id) } as const;
+		return { kind: "opened", case_id } as const;
 	});
 }
 
@@ -542,65 +524,6 @@ export async function insertComment(
 		case_id: Number(r.case_id),
 		order_id: Number(r.order_id),
 	};
-}
-
-/** A notification as stored. */
-export interface NotificationRow {
-	id: number;
-	case_id: number;
-	channel: string;
-	template: string;
-	recipient: string | null;
-	vars: Record<string, string>;
-	status: "queued" | NotificationOutcomeStatus;
-}
-
-/** A notification row as pg returns it (bigint ids as text). */
-type StoredNotification = StoredRow<NotificationRow, "id" | "case_id">;
-
-/** Queued notifications created before `before` (a previous hand-over was lost), oldest first. */
-export async function queuedNotifications(
-	db: Sequelize,
-	before: Date,
-	limit: number,
-): Promise<NotificationRow[]> {
-	const rows = await select<StoredNotification>(
-		db,
-		`SELECT id, case_id, channel, template, recipient, vars, status FROM ndr.notifications
-		 WHERE status = 'queued' AND created_at < $1 ORDER BY id LIMIT $2`,
-		[before, limit],
-	);
-	return rows.map((r) => ({
-		...r,
-		id: Number(r.id),
-		case_id: Number(r.case_id),
-	}));
-}
-
-/** One notification by id, or null. */
-export async function notificationById(db: Sequelize, id: number): Promise<NotificationRow | null> {
-	const rows = await select<StoredNotification>(
-		db,
-		"SELECT id, case_id, channel, template, recipient, vars, status FROM ndr.notifications WHERE id = $1",
-		[id],
-	);
-	return rows.length ? { ...rows[0], id, case_id: Number(rows[0].case_id) } : null;
-}
-
-/** Records what the notifier answered (only over a `queued` row: a second hand-over changes nothing). */
-export async function settleNotification(
-	db: Sequelize,
-	id: number,
-	o: NotificationOutcome,
-): Promise<boolean> {
-	const r = await exec(
-		db,
-		`UPDATE ndr.notifications SET status = $2, provider = $3, provider_ref = $4, sent_at = $5, delivered_at = $6,
-		   failed_at = $7, error = $8, updated_at = now()
-		 WHERE id = $1 AND status = 'queued'`,
-		[id, o.status, o.provider, o.provider_ref, o.sent_at, o.delivered_at, o.failed_at, o.error],
-	);
-	return r.count > 0;
 }
 
 /** A list row as read (case columns plus the latest action, the notification and the comment count). */

@@ -782,7 +782,6 @@ export const SETTINGS = {
 		doc: "first backoff between NDR act tries",
 		readBy: ["ndr"],
 	}),
-	NDR_NOTIFIER: oneOf(["sandbox"], { dflt: "sandbox", doc: "buyer notifier of NDR cases", readBy: ["ndr"] }),
 
 	// --- buyer notifications (issue 29; lib/notifications/providers) ----------------------------------
 	NOTIFY_SMS_PROVIDER: oneOf(["sandbox", "msg91"], {

@@ -43,9 +43,20 @@ describe("integration: NDR over HTTP, the ndr service in its own broker over NAT
 			["gateway", "documents"],
 			["pincode", "rates", "warehouses", "intake"],
 			["booking", "billing", "simulator"],
-			["ndr"],
+			["ndr", "notifications"],
 		],
-		["pincode", "rates", "warehouses", "intake", "booking", "billing", "simulator", "documents", "ndr"],
+		[
+			"pincode",
+			"rates",
+			"warehouses",
+			"intake",
+			"booking",
+			"billing",
+			"simulator",
+			"documents",
+			"ndr",
+			"notifications",
+		],
 	);
 
 	/** A merchant (token of `role`) with a warehouse. */
@@ -102,7 +113,7 @@ describe("integration: NDR over HTTP, the ndr service in its own broker over NAT
 		const m = await merchant();
 		const { order_id, awb, forward_id } = await pickedUp(m);
 		await event(m, order_id, "undelivered", "Consignee not available");
-		const row = await rowIn(m, "action_required", order_id, (r) => r.notification?.status !== "queued");
+		const row = await rowIn(m, "action_required", order_id, (r) => r.notification?.status === "simulated");
 		assert.equal(row.awb_number, awb);
 		assert.equal(row.forward_id, forward_id);
 		assert.equal(row.reason, "consignee_unavailable");
@@ -112,7 +123,8 @@ describe("integration: NDR over HTTP, the ndr service in its own broker over NAT
 		assert.equal(row.attempts, 1);
 		assert.ok(row.notification, "the buyer notification is on the row");
 		assert.equal(row.notification.channel, "sms");
-		// the sandbox notifier sends nothing: it records `simulated`, never a delivery that did not happen
+		// the notifications service's message; the sandbox provider sends nothing: `simulated`, never a delivery
+		assert.equal(row.notification.template, "failed_delivery");
 		assert.equal(row.notification.status, "simulated");
 		assert.equal(row.notification.delivered_at, null);
 

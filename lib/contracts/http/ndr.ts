@@ -138,7 +138,8 @@ const ACTION_VIEW: JsonSchema = {
 
 /** `notification` of a row (lib/contracts/ndr.ts `NdrNotificationView`). */
 const NOTIFICATION_VIEW: JsonSchema = {
-	description: "the buyer notification sent when the case opened and how it landed (spec §2.10), or null",
+	description:
+		"the buyer's message about the latest failed attempt and how it landed (spec §2.10): the notifications service's `failed_delivery` message on the newest channel (docs/decisions/0109-buyer-messages.md), or for a case opened before it the record kept then; null when the buyer has no contact, the event is switched off, or the notifications service could not be asked within 1 s",
 	oneOf: [
 		{ type: "null" },
 		{
@@ -158,12 +159,12 @@ const NOTIFICATION_VIEW: JsonSchema = {
 			],
 			properties: {
 				channel: str("e.g. `sms`"),
-				template: str("e.g. `ndr_attempt_failed`"),
+				template: str("`failed_delivery` (`ndr_attempt_failed` on a case opened before buyer messages)"),
 				status: {
 					type: "string",
-					enum: ["queued", "sent", "delivered", "failed", "simulated"],
+					enum: ["queued", "held", "sent", "delivered", "failed", "simulated", "suppressed"],
 					description:
-						"`queued` (not handed to the provider yet), `sent` (a provider accepted it), `delivered` (only when a provider reported the delivery), `failed` (`error` says why), `simulated` (the sandbox notifier: nothing was sent to the buyer; `sent_at` and `delivered_at` stay null)",
+						"`queued` (not handed to the provider yet), `held` (quiet hours), `sent` (a provider accepted it), `delivered` (only when a provider reported the delivery), `failed` (`error` says why), `simulated` (the sandbox: nothing was sent to the buyer; `sent_at` and `delivered_at` stay null), `suppressed` (the buyer opted out)",
 				},
 				provider: nullableStr("the provider that took it"),
 				recipient: nullableStr("the buyer's number masked (`******1234`), or null"),

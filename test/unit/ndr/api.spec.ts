@@ -11,6 +11,7 @@ import { type ActionName, NDR_TABS, type ParamsOf } from "../../../lib/contracts
 import { ROLES, type Role } from "../../../lib/platform/auth";
 import { getSequelize, select } from "../../../lib/platform/db";
 import { newSender, rejects } from "../../helpers/broker";
+import { eventually } from "../../helpers/poll";
 import {
 	addOrder,
 	bodyOf,
@@ -123,15 +124,38 @@ describe("ndr service: list, counts, comments, actions", function () {
 			assert.equal(r.attempts, 1);
 			assert.equal(r.max_attempts, 3);
 			assert.ok(r.action_deadline_at);
-			// the sandbox notifier sends nothing: simulated, no send or delivery time
-			assert.equal(r.notification.status, "simulated");
-			assert.equal(r.notification.sent_at, null);
-			assert.equal(r.notification.delivered_at, null);
-			assert.equal(r.notification.recipient, "******6780");
-			assert.equal(r.notification.template, "ndr_attempt_failed");
+			// events days old tell the buyer nothing now (notifications skips them): no message on the row
+			assert.equal(r.notification, null);
 			assert.equal(r.payment_mode, "prepaid");
 			assert.equal(r.consignee.city, "Mumbai");
 			assert.match(r.forward_id, /^bk_\d+$/);
+		});
+
+		it("a fresh failed attempt: the row's notification is the notifications service's buyer message", async () => {
+			const s2 = newSender();
+			const o = addOrder(s2);
+			await publish(statusEvent(o));
+			const r = await eventually(
+				async () => {
+					const { res } = await callAs("ndr.list", { tab: "action_required" }, s2);
+					return res.data.find((x) => x.order_id === o.order_id && x.notification?.status === "simulated");
+				},
+				{ what: "the row with its buyer message settled" },
+			);
+			// the sandbox provider sends nothing: simulated, no send or delivery time
+			assert.equal(r.notification?.provider, "sandbox");
+			assert.equal(r.notification?.channel, "sms");
+			assert.equal(r.notification?.template, "failed_delivery");
+			assert.equal(r.notification?.sent_at, null);
+			assert.equal(r.notification?.delivered_at, null);
+			assert.equal(r.notification?.recipient, "******6780");
+			// ndr records none of its own any more
+			const own = await select(
+				getSequelize(),
+				"SELECT 1 FROM ndr.notifications n JOIN ndr.cases c ON c.id = n.case_id WHERE c.sender_id = $1",
+				[s2],
+			);
+			assert.equal(own.length, 0);
 		});
 
 		it("a cursor is bound to the account and the filters", async () => {

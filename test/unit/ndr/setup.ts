@@ -119,7 +119,8 @@ export function useNdrBroker(): void {
 		process.env.SANDBOX_COURIER_PORT = String(await freePort());
 		delete process.env.SANDBOX_COURIER_URL;
 		current = new ServiceBroker(testBrokerOptions(false));
-		for (const s of ["simulator", "booking", "ndr"] as const) current.createService(loadServiceSchema(s));
+		for (const s of ["simulator", "booking", "ndr", "notifications"] as const)
+			current.createService(loadServiceSchema(s));
 		for (const f of fakes) current.createService(f);
 		await current.start();
 	});
