@@ -31,6 +31,7 @@ import { type CallOptions, SHIPMENT_STATUS_CHANNEL } from "../lib/contracts";
 import { NDR_ROUTES } from "../lib/contracts/http/ndr";
 import { parseNdrActBody } from "../lib/ndr/act-input";
 import { ACT_STATUS_QUEUE, checkActStatus } from "../lib/ndr/act-status";
+import { buyerAnswer, buyerCase } from "../lib/ndr/buyer";
 import { applyStatusEvent } from "../lib/ndr/cases";
 import { messageOf, type NdrDeps } from "../lib/ndr/deps";
 import { parseComment, parseNdrListQuery, parseNdrOrderId } from "../lib/ndr/list";
@@ -177,7 +178,13 @@ export default defineService<NdrVars>()({
 			async handler(ctx) {
 				const sender = senderOf(ctx);
 				const input = parseNdrActBody(ctx.params);
-				return requestAct(this.deps(), ctx, sender, ctx.meta.user as AuthUser, input);
+				return requestAct(
+					this.deps(),
+					ctx,
+					sender,
+					{ by: "merchant", actor: (ctx.meta.user as AuthUser).sub },
+					input,
+				);
 			},
 		},
 
@@ -199,6 +206,52 @@ export default defineService<NdrVars>()({
 			},
 			async handler(ctx) {
 				return checkActStatus(this.deps(), ctx, ctx.params.action_id, ctx.params.n ?? 0);
+			},
+		},
+
+		/**
+		 * Internal (the buyer's tracking page, issue 29; lib/ndr/buyer.ts):
+		 * `{sender_id, awb_number}` → the AWB's live case as the buyer's page needs
+		 * it ({@link NdrBuyerCase}), or null (none, or another account's). Not aliased.
+		 */
+		buyerCase: {
+			params: {
+				sender_id: { type: "number", integer: true, positive: true },
+				awb_number: { type: "string", min: 1, max: 100 },
+			},
+			async handler(ctx) {
+				return buyerCase(this.deps(), ctx.params.sender_id, ctx.params.awb_number);
+			},
+		},
+
+		/**
+		 * Internal (the tracking page's form, issue 29; lib/ndr/buyer.ts `buyerAnswer`): the
+		 * buyer's answer to the latest failed attempt, applied as an action `by: buyer` (or kept
+		 * for the merchant's approval). → the answer as kept on the case. Errors: 409
+		 * `no_open_ndr`, `ndr_attempt_changed`; 400 `validation_failed`; 503 `ndr_unavailable`,
+		 * `service_unavailable`. Not aliased.
+		 */
+		buyerAnswer: {
+			timeout: 20_000,
+			params: {
+				sender_id: { type: "number", integer: true, positive: true },
+				awb_number: { type: "string", min: 1, max: 100 },
+				attempt_no: { type: "number", integer: true, positive: true },
+				choice: { type: "enum", values: ["reattempt", "update", "decline"] },
+				details: {
+					type: "object",
+					strict: "remove",
+					props: {
+						deferred_date: { type: "string", max: 10, optional: true },
+						address_1: { type: "string", max: 255, optional: true },
+						landmark: { type: "string", max: 255, optional: true },
+						phone: { type: "string", max: 20, optional: true },
+					},
+				},
+				apply: { type: "boolean" },
+			},
+			async handler(ctx) {
+				return buyerAnswer(this.deps(), ctx, ctx.params);
 			},
 		},
 

@@ -11,7 +11,8 @@
  * - the buyer's pages (gateway route kind `page`: no bearer token, rate-limited per client
  *   address): `notifications.trackingPage` GET /track/:token, `notifications.trackLookup`
  *   GET /track, `notifications.trackAsset` GET /track/assets/:file.
- *   `notifications.stopPage` / `notifications.stop` GET / POST /track/:token/stop (opt-out);
+ *   `notifications.stopPage` / `notifications.stop` GET / POST /track/:token/stop (opt-out),
+ *   `notifications.answerNdr` POST /track/:token/ndr (a failed delivery answered by the buyer);
  * - `notifications.preferences` / `notifications.setPreferences` GET / PATCH
  *   /v1/settings/notifications, `notifications.testSend` POST /v1/settings/notifications/test
  *   (capability `settings.write`), `notifications.orderMessages` GET /v1/orders/:id/notifications;
@@ -56,6 +57,7 @@ import { changePreferences, preferencesOf, preferencesView } from "../lib/notifi
 import { checkProviders, closeProviders } from "../lib/notifications/providers";
 import { CallbackRejected } from "../lib/notifications/providers/types";
 import {
+	answerNdr,
 	forgetPage,
 	type PageAnswer,
 	stopPage,
@@ -215,6 +217,17 @@ export default defineService<NotificationsVars>()({
 			params: PAGE_PARAMS,
 			async handler(ctx) {
 				return answer(ctx, await stopPage(this.deps(), ctx, { ...ctx.params, method: "POST" }));
+			},
+		},
+
+		/**
+		 * POST /track/:token/ndr: the buyer's answer to a failed delivery (lib/notifications/track.ts
+		 * `answerNdr`): 303 to the page; the form again (400 / 409 / 503); the 404 page. Errors: 503.
+		 */
+		answerNdr: {
+			params: PAGE_PARAMS,
+			async handler(ctx) {
+				return answer(ctx, await answerNdr(this.deps(), ctx, { ...ctx.params, method: "POST" }));
 			},
 		},
 

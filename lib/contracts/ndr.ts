@@ -73,7 +73,7 @@ export interface NdrNotificationView {
 export interface NdrActionView {
 	act: "RE-ATTEMPT" | "DEFER_DLV" | "EDIT_DETAILS" | "RTO";
 	/** `merchant` (POST /v1/shipping/ndr) or `system` (the deadline policy) */
-	by: "merchant" | "system";
+	by: "merchant" | "system" | "buyer";
 	/**
 	 * `sent` (handed to the courier, its decision not known yet), `failed` (not
 	 * handed over), then, for a courier that decides later (Delhivery), `accepted`
@@ -132,8 +132,52 @@ export interface NdrRow {
 	consignee: { name: string | null; city: string | null; pincode: string | null };
 	comments: number;
 	notification: NdrNotificationView | null;
+	/** the buyer's answer on the tracking page to the latest attempt (issue 29), or null */
+	buyer_answer: NdrBuyerAnswer | null;
 	opened_at: string;
 	updated_at: string;
+}
+
+/**
+ * A buyer's answer on the tracking page to a case's latest failed attempt (issue 29;
+ * docs/decisions/0110-buyer-ndr-answers.md): `applied` (sent as an action `by: buyer`),
+ * `awaiting_approval` (the merchant's `ndr_buyer_answers: approve`: act on it with `POST
+ * /v1/shipping/ndr`), `failed` (the courier refused it: `error`). `at` ISO-8601 UTC.
+ */
+export interface NdrBuyerAnswer {
+	attempt_no: number;
+	choice: "reattempt" | "update" | "decline";
+	/** `deferred_date` (IST day), or `address_1`, `landmark`, `phone`, as the buyer gave them */
+	details: Record<string, unknown>;
+	status: "applied" | "awaiting_approval" | "failed";
+	error: string | null;
+	at: string;
+}
+
+/** The buyer's view of an AWB's live NDR case (`ndr.buyerCase`, for the tracking page). */
+export interface NdrBuyerCase {
+	order_id: number;
+	awb_number: string;
+	logistic_id: number;
+	/** `action_required`: waiting for an answer; `action_requested`: the merchant acted; `rto` */
+	tab: NdrTab | "closed";
+	attempts: number;
+	max_attempts: number;
+	first_pending_at: string;
+	reason: string;
+	buyer_answer: NdrBuyerAnswer | null;
+}
+
+/** Params of `ndr.buyerAnswer` (built by the notifications service from the page's form). */
+export interface NdrBuyerAnswerInput {
+	sender_id: number;
+	awb_number: string;
+	/** the attempt the page showed */
+	attempt_no: number;
+	choice: "reattempt" | "update" | "decline";
+	details: { deferred_date?: string; address_1?: string; landmark?: string; phone?: string };
+	/** false: keep it for the merchant's approval */
+	apply: boolean;
 }
 
 /** 200 answer of `GET /v1/ndr` (§2.12 envelope). */
@@ -242,6 +286,10 @@ export interface NdrActions {
 	 * attempt.
 	 */
 	"ndr.tick": { params: { now?: string }; result: NdrTickResult };
+	/** Internal (the tracking page, issue 29): the buyer's view of an AWB's live case, or null. */
+	"ndr.buyerCase": { params: { sender_id: number; awb_number: string }; result: NdrBuyerCase | null };
+	/** Internal (the tracking page, issue 29): the buyer's answer to the latest failed attempt. */
+	"ndr.buyerAnswer": { params: NdrBuyerAnswerInput; result: NdrBuyerAnswer };
 	/**
 	 * Worker of BullMQ queue `ndr-act-status` (lib/ndr/act-status.ts): asks the
 	 * courier for the outcome of sent action `action_id` (poll number `n`, from 0)

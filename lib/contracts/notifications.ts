@@ -119,6 +119,8 @@ export interface NotificationsActions {
 	"notifications.stopPage": { params: PageParams; result: PageBody };
 	/** POST /track/:token/stop: the shipment's buyer contacts opted out of the merchant's messages. */
 	"notifications.stop": { params: PageParams; result: PageBody };
+	/** POST /track/:token/ndr: the buyer's answer to a failed delivery (a form post). */
+	"notifications.answerNdr": { params: PageParams; result: PageBody };
 	/** GET /v1/settings/notifications. */
 	"notifications.preferences": {
 		params: RouteParams<Routes["notifications.preferences"]>;

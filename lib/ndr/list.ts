@@ -208,6 +208,7 @@ export function rowOf(r: ListRowDb, maxAttempts: number): NdrRow {
 		consignee: { name: r.consignee_name, city: r.consignee_city, pincode: r.consignee_pincode },
 		comments: r.comments,
 		notification,
+		buyer_answer: r.buyer_answer,
 		opened_at: String(iso(r.created_at)),
 		updated_at: String(iso(r.updated_at)),
 	};

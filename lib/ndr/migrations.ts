@@ -17,6 +17,8 @@
  *   request id or the error; for a courier that decides acts later (Delhivery) the
  *   outcome polled afterwards (`accepted` / `refused`, `courier_remarks`, `checked_at`).
  * - `ndr.comments`: merchant comments on a case.
+ * - `ndr.cases.buyer_answer` (007): the buyer's answer on the tracking page to the case's latest
+ *   attempt (`{attempt_no, choice, details, status, at}`); `ndr.actions.by` may be `buyer`.
  * - `ndr.notifications`: the buyer notifications ndr recorded before buyer
  *   messages moved to the notifications service (issue 29); nothing writes it now,
  *   the list still shows a row's record for cases opened then. `status` queued,
@@ -248,6 +250,19 @@ export const NDR_MIGRATIONS: Migration[] = [
 				`UPDATE ndr.notifications SET status = 'simulated', sent_at = NULL, delivered_at = NULL, updated_at = now()
 				 WHERE provider = 'sandbox' AND status IN ('sent', 'delivered')`,
 			);
+		},
+	},
+	{
+		// Failed deliveries answered by the buyer on the tracking page (issue 29): an action may be the
+		// buyer's; an answer waiting for the merchant's approval is kept on its case.
+		name: "007-buyer-answers",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q("ALTER TABLE ndr.actions DROP CONSTRAINT IF EXISTS actions_by_check");
+			await q(
+				"ALTER TABLE ndr.actions ADD CONSTRAINT actions_by_check CHECK (by IN ('merchant', 'system', 'buyer'))",
+			);
+			await q("ALTER TABLE ndr.cases ADD COLUMN IF NOT EXISTS buyer_answer jsonb NULL");
 		},
 	},
 ];

@@ -93,11 +93,23 @@ async function autoReattempt(deps: NdrDeps, via: Caller, c: CaseRow, now: Date):
 }
 
 /**
- * Moves a case whose attempts are exhausted to RTO. A sandbox courier's
- * simulator first emits `rto_initiated` for the AWB (if it cannot, the lease
- * is released and the next pass tries again). Answers whether it moved.
+ * Moves a case to RTO, recorded by `who` (the policy when its attempts are exhausted, or the
+ * buyer who declined the parcel: issue 29). A sandbox courier's simulator first emits
+ * `rto_initiated` for the AWB (couriers have no RTO request in their NDR API; a real courier
+ * returns the parcel after its own last attempt). If that cannot be asked, the lease is released
+ * and nothing is recorded. Answers whether it moved.
  */
-async function requestRto(deps: NdrDeps, via: Caller, c: CaseRow, now: Date): Promise<boolean> {
+export async function requestRto(
+	deps: NdrDeps,
+	via: Caller,
+	c: CaseRow,
+	now: Date,
+	who: { by: "system" | "buyer"; actor: string; reason: string } = {
+		by: "system",
+		actor: "system",
+		reason: `${c.attempts} failed delivery attempts`,
+	},
+): Promise<boolean> {
 	try {
 		const courier = await call(via, "rates.getCourier", { logistic_id: c.logistic_id }, deps.callOptions());
 		if (courier?.adapter === "sandbox") {
@@ -118,9 +130,9 @@ async function requestRto(deps: NdrDeps, via: Caller, c: CaseRow, now: Date): Pr
 		sender_id: c.sender_id,
 		order_id: c.order_id,
 		act: "RTO",
-		by: "system",
-		actor: "system",
-		details: { reason: `${c.attempts} failed delivery attempts` },
+		by: who.by,
+		actor: who.actor,
+		details: { reason: who.reason },
 		status: "sent",
 		request_id: null,
 		error_code: null,

@@ -136,10 +136,16 @@ export async function addComment(
 	return commentOf(row, c.awb_number);
 }
 
+/** Who asks for an act: the merchant (`actor` its token's `sub`) or the buyer on the tracking page. */
+export interface ActRequester {
+	by: "merchant" | "buyer";
+	actor: string;
+}
+
 /**
- * Sends the merchant's act `input` on the open case of its order to the
- * courier (lib/ndr/courier-action.ts, with the NDR retry policy) and records
- * it by `user.sub`: `sent` with the courier's request id, or `failed` with
+ * Sends an act `input` on the open case of its order to the courier
+ * (lib/ndr/courier-action.ts, with the NDR retry policy) and records it by
+ * `who` (the merchant's `user.sub`, or the buyer: issue 29): `sent` with the courier's request id, or `failed` with
  * the courier's error (then rethrown); at a courier that decides later the
  * first status poll is scheduled. → {@link NdrActAnswer}.
  * Errors: 404 `order not found`; 409 `no_open_ndr`, `ndr_attempts_exhausted`;
@@ -151,7 +157,7 @@ export async function requestAct(
 	deps: NdrDeps,
 	ctx: Context<unknown, CallMeta>,
 	sender: number,
-	user: AuthUser,
+	who: ActRequester,
 	input: NdrActInput,
 ): Promise<NdrActAnswer> {
 	const c = await openCaseOfOrder(deps.db, sender, input.order_id);
@@ -176,8 +182,8 @@ export async function requestAct(
 		sender_id: sender,
 		order_id,
 		act: ndr_act,
-		by: "merchant" as const,
-		actor: user.sub,
+		by: who.by,
+		actor: who.actor,
 		details,
 		attempt_no: c.attempts,
 	};

@@ -42,8 +42,25 @@ export interface CaseRow {
 	deadline_at: Date | null;
 	closed_status: string | null;
 	closed_at: Date | null;
+	/** the buyer's answer on the tracking page to the latest attempt (issue 29), or null */
+	buyer_answer: BuyerAnswerOnCase | null;
 	created_at: Date;
 	updated_at: Date;
+}
+
+/**
+ * A buyer's answer to a failed delivery, kept on its case (lib/contracts/ndr.ts `NdrBuyerAnswer`):
+ * `applied` (sent to the courier as an action `by: buyer`), `awaiting_approval` (the merchant's
+ * `ndr_buyer_answers: approve`), `failed` (the courier refused it: `error`).
+ */
+export interface BuyerAnswerOnCase {
+	attempt_no: number;
+	choice: "reattempt" | "update" | "decline";
+	details: Record<string, unknown>;
+	status: "applied" | "awaiting_approval" | "failed";
+	error: string | null;
+	/** ISO-8601 UTC */
+	at: string;
 }
 
 const CASE_NUMBERS = [
@@ -313,7 +330,7 @@ export interface ActionRecord {
 	sender_id: number;
 	order_id: number;
 	act: "RE-ATTEMPT" | "DEFER_DLV" | "EDIT_DETAILS" | "RTO";
-	by: "merchant" | "system";
+	by: "merchant" | "system" | "buyer";
 	actor: string;
 	details: Record<string, unknown>;
 	/** as recorded when sent; `accepted` / `refused` come later from the courier (./act-status.ts) */
@@ -479,6 +496,14 @@ export async function openCaseOfOrder(
 		[sender_id, order_id],
 	);
 	return rows.length ? caseOf(rows[0]) : null;
+}
+
+/** Keeps the buyer's answer on a case (the newest answer replaces an older attempt's). */
+export async function setBuyerAnswer(db: Sequelize, case_id: number, a: BuyerAnswerOnCase): Promise<void> {
+	await exec(db, "UPDATE ndr.cases SET buyer_answer = $2::jsonb, updated_at = now() WHERE id = $1", [
+		case_id,
+		JSON.stringify(a),
+	]);
 }
 
 /** The account's newest case of an order (open or closed), or null. */

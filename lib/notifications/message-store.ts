@@ -1,6 +1,6 @@
 /**
  * SQL of buyer messages (schema `notifications`, ./migrations.ts 0002): the accounts'
- * preferences, the messages and their states, opt-outs, buyer answers to failed deliveries.
+ * preferences, the messages and their states, opt-outs.
  * Every function takes the `notifications` connection; none calls another service.
  */
 import type { Sequelize, Transaction } from "sequelize";
@@ -307,74 +307,6 @@ export async function optOut(
 		);
 		return added.length;
 	});
-}
-
-/** A buyer's answer to a failed delivery. */
-export interface BuyerAnswerRow {
-	id: number;
-	sender_id: number;
-	order_id: number;
-	awb_number: string;
-	attempt_no: number;
-	choice: "reattempt" | "update" | "decline";
-	details: Record<string, unknown>;
-	status: "applied" | "awaiting_approval" | "failed";
-	error: string | null;
-	created_at: Date;
-}
-
-/** The buyer's answer to attempt `attempt_no` of an AWB, or null. */
-export async function answerOf(
-	db: Sequelize,
-	awb_number: string,
-	attempt_no: number,
-): Promise<BuyerAnswerRow | null> {
-	const [row] = await select<BuyerAnswerRow>(
-		db,
-		"SELECT * FROM notifications.buyer_answers WHERE awb_number = $1 AND attempt_no = $2",
-		[awb_number, attempt_no],
-	);
-	return row ? { ...row, id: Number(row.id) } : null;
-}
-
-/**
- * Records a buyer's answer once per (AWB, attempt): the row, or null when that attempt was
- * answered already (the first answer stands).
- */
-export async function insertAnswer(
-	db: Sequelize,
-	a: Omit<BuyerAnswerRow, "id" | "created_at">,
-): Promise<BuyerAnswerRow | null> {
-	const [row] = await select<BuyerAnswerRow>(
-		db,
-		`INSERT INTO notifications.buyer_answers (sender_id, order_id, awb_number, attempt_no, choice, details, status, error)
-		 VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8) ON CONFLICT (awb_number, attempt_no) DO NOTHING RETURNING *`,
-		[
-			a.sender_id,
-			a.order_id,
-			a.awb_number,
-			a.attempt_no,
-			a.choice,
-			JSON.stringify(a.details),
-			a.status,
-			a.error,
-		],
-	);
-	return row ? { ...row, id: Number(row.id) } : null;
-}
-
-/** Sets the status (and error) of a recorded answer. */
-export async function settleAnswer(
-	db: Sequelize,
-	id: number,
-	status: BuyerAnswerRow["status"],
-	error: string | null,
-): Promise<void> {
-	await exec(db, "UPDATE notifications.buyer_answers SET status = $2, error = $3 WHERE id = $1", [
-		id,
-		status,
-		error,
-	]);
 }
 
 /** How many test messages the account made since `since`. */

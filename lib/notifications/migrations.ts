@@ -10,8 +10,6 @@
  *   `channel`), so a redelivered event makes no second message.
  * - `notifications.opt_outs` (0002): per account, the buyer contacts (10-digit mobile or
  *   lower-case e-mail) that asked for no more messages (a STOP reply or the link).
- * - `notifications.buyer_answers` (0002): a buyer's answer to a failed delivery on the tracking
- *   page, one per (AWB, NDR attempt).
  */
 import type { Migration } from "../platform/db";
 
@@ -97,21 +95,6 @@ export const NOTIFICATIONS_MIGRATIONS: Migration[] = [
 					source text NOT NULL CHECK (source IN ('reply', 'link')),
 					created_at timestamptz NOT NULL DEFAULT now(),
 					PRIMARY KEY (sender_id, recipient)
-				)`,
-			);
-			await q(
-				`CREATE TABLE IF NOT EXISTS notifications.buyer_answers (
-					id bigserial PRIMARY KEY,
-					sender_id bigint NOT NULL,
-					order_id bigint NOT NULL,
-					awb_number text NOT NULL,
-					attempt_no integer NOT NULL,
-					choice text NOT NULL CHECK (choice IN ('reattempt', 'update', 'decline')),
-					details jsonb NOT NULL,
-					status text NOT NULL CHECK (status IN ('applied', 'awaiting_approval', 'failed')),
-					error text,
-					created_at timestamptz NOT NULL DEFAULT now(),
-					UNIQUE (awb_number, attempt_no)
 				)`,
 			);
 		},

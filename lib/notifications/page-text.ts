@@ -42,7 +42,37 @@ export interface PageText {
 	stopped_body: string;
 	/** the link at the tracking page's foot */
 	stop_link: string;
+	/** the failed-delivery panel (issue 29, docs/decisions/0110-buyer-ndr-answers.md) */
+	ndr: NdrText;
 	status: Record<ShipmentStatus, string>;
+}
+
+/** The failed-delivery panel's words. */
+export interface NdrText {
+	title: string;
+	ask: string;
+	reattempt: string;
+	day: string;
+	update: string;
+	address_1: string;
+	landmark: string;
+	phone: string;
+	update_hint: string;
+	decline: string;
+	submit: string;
+	applied: string;
+	waiting: string;
+	failed: string;
+	seller_acted: string;
+	chose: Record<"reattempt" | "update" | "decline", string>;
+	bad_choice: string;
+	bad_day: string;
+	bad_address: string;
+	bad_landmark: string;
+	bad_phone: string;
+	nothing: string;
+	stale: string;
+	unavailable: string;
 }
 
 /** Every text of the page, per language. */
@@ -73,6 +103,36 @@ export const PAGE_TEXT: Record<PageLanguage, PageText> = {
 		stopped_title: "Messages stopped",
 		stopped_body: "This seller will send you no more messages about your orders.",
 		stop_link: "Stop messages about my orders",
+		ndr: {
+			title: "We could not deliver your parcel",
+			ask: "Tell us what to do next. Your answer goes to the courier.",
+			reattempt: "Deliver it on another day",
+			day: "Day",
+			update: "Correct my address or phone number",
+			address_1: "Address line (house, street, area)",
+			landmark: "Landmark",
+			phone: "Phone number",
+			update_hint: "The pincode cannot change.",
+			decline: "I do not want this parcel (it goes back to the seller)",
+			submit: "Send my answer",
+			applied: "Thank you. We have told the courier:",
+			waiting: "Thank you. The seller will confirm your request:",
+			failed: "The courier could not take your request. Please choose again:",
+			seller_acted: "The seller has asked the courier to deliver again.",
+			chose: {
+				reattempt: "deliver on the day you chose",
+				update: "deliver to your corrected address or phone",
+				decline: "return the parcel to the seller",
+			},
+			bad_choice: "Choose one of the options.",
+			bad_day: "Choose one of the listed days.",
+			bad_address: "The address line must be 3 to 255 characters.",
+			bad_landmark: "The landmark must be at most 255 characters.",
+			bad_phone: "Enter a 10-digit Indian mobile number.",
+			nothing: "Enter a new address line or phone number.",
+			stale: "Another delivery attempt failed since this page was shown: please answer again.",
+			unavailable: "We could not send your answer right now. Please try again in a minute.",
+		},
 		bad_awb: "The tracking number is not valid.",
 		bad_phone: "Enter the last 4 digits of your phone number.",
 		status: {
@@ -118,6 +178,36 @@ export const PAGE_TEXT: Record<PageLanguage, PageText> = {
 		stopped_title: "संदेश बंद कर दिए गए",
 		stopped_body: "यह विक्रेता आपको आपके ऑर्डर के बारे में आगे कोई संदेश नहीं भेजेगा।",
 		stop_link: "मेरे ऑर्डर के संदेश बंद करें",
+		ndr: {
+			title: "हम आपका पार्सल डिलीवर नहीं कर सके",
+			ask: "बताइए आगे क्या करें। आपका जवाब कूरियर को भेजा जाएगा।",
+			reattempt: "किसी और दिन डिलीवर करें",
+			day: "दिन",
+			update: "मेरा पता या फ़ोन नंबर ठीक करें",
+			address_1: "पता (मकान, गली, इलाका)",
+			landmark: "लैंडमार्क",
+			phone: "फ़ोन नंबर",
+			update_hint: "पिनकोड नहीं बदला जा सकता।",
+			decline: "मुझे यह पार्सल नहीं चाहिए (यह विक्रेता को वापस जाएगा)",
+			submit: "मेरा जवाब भेजें",
+			applied: "धन्यवाद। हमने कूरियर को बता दिया है:",
+			waiting: "धन्यवाद। विक्रेता आपके अनुरोध की पुष्टि करेंगे:",
+			failed: "कूरियर आपका अनुरोध नहीं ले सका। कृपया फिर से चुनें:",
+			seller_acted: "विक्रेता ने कूरियर से फिर से डिलीवर करने को कहा है।",
+			chose: {
+				reattempt: "आपके चुने हुए दिन डिलीवर करें",
+				update: "आपके ठीक किए गए पते या फ़ोन पर डिलीवर करें",
+				decline: "पार्सल विक्रेता को वापस भेजें",
+			},
+			bad_choice: "कोई एक विकल्प चुनें।",
+			bad_day: "दिए गए दिनों में से एक चुनें।",
+			bad_address: "पता 3 से 255 अक्षरों का होना चाहिए।",
+			bad_landmark: "लैंडमार्क अधिकतम 255 अक्षरों का हो सकता है।",
+			bad_phone: "10 अंकों का भारतीय मोबाइल नंबर लिखें।",
+			nothing: "नया पता या फ़ोन नंबर लिखें।",
+			stale: "इस पेज के बाद एक और डिलीवरी प्रयास विफल हुआ: कृपया फिर से जवाब दें।",
+			unavailable: "हम अभी आपका जवाब नहीं भेज सके। कृपया एक मिनट बाद फिर कोशिश करें।",
+		},
 		bad_awb: "ट्रैकिंग नंबर सही नहीं है।",
 		bad_phone: "फ़ोन नंबर के आखिरी 4 अंक लिखें।",
 		status: {

@@ -25,6 +25,31 @@ export interface PageModel {
 	scans: { at: string; location: string; status: ShipmentStatus }[];
 	/** the page's own path without a query (the language switch links to it) */
 	path: string;
+	/** the failed-delivery panel, while the shipment has a live NDR case (issue 29) */
+	ndr?: NdrPanel;
+}
+
+/**
+ * The failed-delivery panel: the form (`form`) while the latest attempt waits for the buyer's
+ * answer, or what was done with it (`answer`), or that the seller acted (`sellerActed`).
+ */
+export interface NdrPanel {
+	/** the attempt the form answers */
+	attempt: number;
+	form: boolean;
+	/** the days offered for a re-attempt: IST `YYYY-MM-DD` and its words */
+	days: { value: string; label: string }[];
+	answer: {
+		status: "applied" | "awaiting_approval" | "failed";
+		choice: "reattempt" | "update" | "decline";
+		day: string | null;
+		error: string | null;
+	} | null;
+	sellerActed: boolean;
+	/** a refused field's words (the 400 page), or null */
+	problem: string | null;
+	/** what the buyer typed (the 400 page keeps it) */
+	values: Record<string, string>;
 }
 
 /** What the look-up form page shows. */
@@ -86,7 +111,12 @@ li:last-child{padding-bottom:0}
 li strong{display:block}
 li span{display:block;color:#4A5160}
 label{display:block;font-weight:700;margin:12px 0 4px}
-input{width:100%;padding:10px;font-size:1rem;border:1px solid #6B7280;border-radius:6px}
+input,select,button{font-family:inherit}
+input,select{width:100%;padding:10px;font-size:1rem;border:1px solid #6B7280;border-radius:6px;background:#FFFFFF}
+input[type=radio]{width:auto;margin:0 8px 0 0}
+fieldset{border:1px solid #D8DCE3;border-radius:6px;margin:12px 0 0;padding:8px 12px 12px}
+legend{font-weight:700;padding:0 4px}
+label.choice{display:flex;align-items:center;margin:4px 0}
 button{margin-top:16px;padding:10px 20px;font-size:1rem;border:0;border-radius:6px;background:${accent};color:${fg}}
 .problem{color:#A4161A;font-weight:700}
 nav{max-width:640px;margin:0 auto;padding:0 16px 24px;text-align:right}
@@ -130,6 +160,30 @@ const TRACKING = `<section class="card" aria-labelledby="status">
 </section>
 <p class="muted"><a href="<%= it.m.path %>/stop?lang=<%= it.m.lang %>"><%= it.t.stop_link %></a></p>`;
 
+const NDR = `<section class="card ndr" aria-labelledby="ndr">
+<h2 id="ndr"><%= it.n.title %></h2>
+<% if (it.p.answer && !it.p.form) { %><p><%= it.p.answer.status === "applied" ? it.n.applied : it.n.waiting %> <strong><%= it.n.chose[it.p.answer.choice] %><% if (it.p.answer.day) { %> (<%= it.p.answer.day %>)<% } %></strong></p>
+<% } else if (it.p.sellerActed) { %><p><%= it.n.seller_acted %></p>
+<% } else if (it.p.form) { %><% if (it.p.answer && it.p.answer.status === "failed") { %><p class="problem" role="alert"><%= it.n.failed %> <%= it.p.answer.error %></p><% } %><% if (it.p.problem) { %><p class="problem" role="alert"><%= it.p.problem %></p><% } %>
+<p class="muted"><%= it.n.ask %></p>
+<form method="post" action="<%= it.action %>">
+<input type="hidden" name="attempt" value="<%= it.p.attempt %>">
+<fieldset><legend><label class="choice"><input type="radio" name="choice" value="reattempt"<%= it.p.values.choice === "reattempt" ? " checked" : "" %>> <%= it.n.reattempt %></label></legend>
+<label for="day"><%= it.n.day %></label>
+<select id="day" name="date"><% for (const d of it.p.days) { %><option value="<%= d.value %>"<%= it.p.values.date === d.value ? " selected" : "" %>><%= d.label %></option><% } %></select>
+</fieldset>
+<fieldset><legend><label class="choice"><input type="radio" name="choice" value="update"<%= it.p.values.choice === "update" ? " checked" : "" %>> <%= it.n.update %></label></legend>
+<label for="a1"><%= it.n.address_1 %></label><input id="a1" name="address_1" maxlength="255" autocomplete="street-address" value="<%= it.p.values.address_1 || "" %>">
+<label for="lm"><%= it.n.landmark %></label><input id="lm" name="landmark" maxlength="255" value="<%= it.p.values.landmark || "" %>">
+<label for="ph"><%= it.n.phone %></label><input id="ph" name="phone" inputmode="tel" maxlength="16" autocomplete="tel" value="<%= it.p.values.phone || "" %>">
+<p class="muted"><%= it.n.update_hint %></p>
+</fieldset>
+<fieldset><legend><label class="choice"><input type="radio" name="choice" value="decline"<%= it.p.values.choice === "decline" ? " checked" : "" %>> <%= it.n.decline %></label></legend>
+</fieldset>
+<button type="submit"><%= it.n.submit %></button>
+</form><% } %>
+</section>`;
+
 const LOOKUP = `<% if (it.m.notFound) { %><section class="card" aria-labelledby="nf"><h1 id="nf"><%= it.t.not_found_title %></h1><p class="muted"><%= it.t.not_found_body %></p></section><% } %>
 <section class="card" aria-labelledby="find">
 <h2 id="find"><%= it.t.lookup_title %></h2>
@@ -153,8 +207,14 @@ const STOP = `<section class="card" aria-labelledby="stop">
 
 eta.loadTemplate("@shell", SHELL);
 eta.loadTemplate("@stop", STOP);
+eta.loadTemplate("@ndr", NDR);
 eta.loadTemplate("@tracking", TRACKING);
 eta.loadTemplate("@lookup", LOOKUP);
+
+/** A day `YYYY-MM-DD` (IST) in the page's words, e.g. "Wed, 2 Dec". */
+export function dayLabel(lang: PageLanguage, day: string): string {
+	return FORMATS[lang].day.format(new Date(`${day}T12:00:00+05:30`));
+}
 
 /** Date formats per language (IST). */
 const FORMATS = {
@@ -238,13 +298,16 @@ export function renderTracking(m: PageModel): RenderedPage {
 		m.edd && !["delivered", "rto_delivered", "lost", "damaged", "cancelled"].includes(m.status)
 			? f.day.format(new Date(`${m.edd}T12:00:00+05:30`))
 			: null;
-	const body = eta.render("@tracking", {
+	const tracking = eta.render("@tracking", {
 		t,
 		m,
 		eddText,
 		fmtDay: (iso: string) => f.day.format(new Date(iso)),
 		fmtTime: (iso: string) => f.time.format(new Date(iso)),
 	});
+	const body = m.ndr
+		? eta.render("@ndr", { n: t.ndr, p: m.ndr, action: `${m.path}/ndr?lang=${m.lang}` }) + tracking
+		: tracking;
 	const title = `${t.status[m.status]} · ${m.brand.brand_name ?? t.title}`;
 	return shell(m.lang, m.brand, title, body, `${m.path}?lang=${m.lang === "en" ? "hi" : "en"}`);
 }

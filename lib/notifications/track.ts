@@ -14,7 +14,18 @@
  */
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { type AwbShipmentView, type Branding, type Caller, call, type PageParams } from "../contracts";
+import {
+	type AwbShipmentView,
+	type Branding,
+	type Caller,
+	call,
+	type NdrBuyerAnswerInput,
+	type NdrBuyerCase,
+	type PageParams,
+} from "../contracts";
+import { errorBodyOf } from "../platform/errors";
+import { isDeliveryDay } from "../shared/calendar";
+import { addDays, istDay } from "../shared/ist-date";
 import {
 	isPrintableAwb,
 	signTrackingToken,
@@ -24,8 +35,17 @@ import {
 import { CALL_OPTIONS, type NotificationsDeps } from "./deps";
 import { mobileOf } from "./dispatch";
 import { optOut } from "./message-store";
-import { PAGE_FONTS, type RenderedPage, renderLookup, renderStop, renderTracking } from "./page";
+import {
+	dayLabel,
+	type NdrPanel,
+	PAGE_FONTS,
+	type RenderedPage,
+	renderLookup,
+	renderStop,
+	renderTracking,
+} from "./page";
 import { PAGE_TEXT, type PageLanguage, pageLanguage } from "./page-text";
+import { preferencesOf } from "./preferences";
 import { brandOf } from "./store";
 
 /** What a page action answers: the gateway writes it with these headers. */
@@ -106,6 +126,7 @@ export async function trackingPage(deps: NotificationsDeps, via: Caller, p: Page
 	if (hit && hit.until > Date.now()) return html(200, hit.page, "private, max-age=60");
 	const s = await shipmentOf(via, awb);
 	if (!s) return notFound(lang);
+	const ndr = s.status === "undelivered" ? await ndrPanel(via, s.sender_id, awb, lang) : undefined;
 	const page = renderTracking({
 		lang,
 		brand: await brandFor(deps, s.sender_id),
@@ -116,10 +137,183 @@ export async function trackingPage(deps: NotificationsDeps, via: Caller, p: Page
 		edd: s.edd,
 		scans: [...s.scans].reverse(),
 		path: `${TRACKING_PAGE_PREFIX}${p.token}`,
+		ndr,
 	});
-	if (pages.size >= CACHE_MAX) pages.clear();
-	pages.set(key, { page, until: Date.now() + PAGE_TTL_MS });
+	// an undelivered shipment whose case ndr has not opened yet is not kept: the form comes in a moment
+	if (s.status !== "undelivered" || ndr) {
+		if (pages.size >= CACHE_MAX) pages.clear();
+		pages.set(key, { page, until: Date.now() + PAGE_TTL_MS });
+	}
 	return html(200, page, "private, max-age=60");
+}
+
+/** The days a buyer may ask a re-attempt on: tomorrow to 6 days ahead (IST), within the courier's DEFER window, delivery days only. */
+export function reattemptDays(first_pending_at: string, now = new Date()): string[] {
+	const today = istDay(now);
+	const last = addDays(istDay(new Date(first_pending_at)), BUYER_DAYS);
+	const out: string[] = [];
+	for (let i = 1; i <= BUYER_DAYS; i++) {
+		const d = addDays(today, i);
+		if (d > last) break;
+		if (isDeliveryDay(d)) out.push(d);
+	}
+	return out;
+}
+
+/** Days ahead a buyer may choose (the couriers' DEFER_DLV window). */
+const BUYER_DAYS = 6;
+
+/**
+ * The failed-delivery panel of an undelivered shipment (`ndr.buyerCase`, 2 s), or undefined when
+ * there is none to show (no live case, RTO) or ndr cannot answer (the page still renders).
+ */
+async function ndrPanel(
+	via: Caller,
+	sender_id: number,
+	awb_number: string,
+	lang: PageLanguage,
+	problem: string | null = null,
+	values: Record<string, string> = {},
+): Promise<NdrPanel | undefined> {
+	let c: NdrBuyerCase | null;
+	try {
+		c = await call(via, "ndr.buyerCase", { sender_id, awb_number }, { timeout: 2000 });
+	} catch {
+		return undefined;
+	}
+	if (!c || (c.tab !== "action_required" && c.tab !== "action_requested")) return undefined;
+	const a = c.buyer_answer && c.buyer_answer.attempt_no === c.attempts ? c.buyer_answer : null;
+	const days = reattemptDays(c.first_pending_at);
+	return {
+		attempt: c.attempts,
+		form: c.tab === "action_required" && (!a || a.status === "failed") && !!days.length,
+		days: days.map((value) => ({ value, label: dayLabel(lang, value) })),
+		answer: a
+			? {
+					status: a.status,
+					choice: a.choice,
+					day: typeof a.details.deferred_date === "string" ? dayLabel(lang, a.details.deferred_date) : null,
+					error: a.error,
+				}
+			: null,
+		sellerActed: c.tab === "action_requested" && !a,
+		problem,
+		values,
+	};
+}
+
+/**
+ * `POST /track/{token}/ndr`: the buyer's answer to the failed delivery (form fields `attempt`,
+ * `choice` `reattempt` | `update` | `decline`, `date`, `address_1`, `landmark`, `phone`),
+ * checked here in the buyer's language, then handed to ndr (`ndr.buyerAnswer`: the path of
+ * `POST /v1/shipping/ndr`, recorded `by: buyer`; or kept for the merchant with
+ * `ndr_buyer_answers: approve`). → 303 to the page, which says what was done; the form again
+ * (400) with what is wrong; 503 with the form when ndr or the courier cannot be reached; the
+ * 404 page for a bad token or a dead shipment.
+ * @throws 503 `service_unavailable` when booking cannot answer
+ */
+export async function answerNdr(deps: NotificationsDeps, via: Caller, p: PageParams): Promise<PageAnswer> {
+	const lang = pageLanguage(p.lang, p.accept_language);
+	const awb = verifyTrackingToken(p.token);
+	if (!awb) return notFound(lang);
+	const s = await shipmentOf(via, awb);
+	if (!s) return notFound(lang);
+	const f = p.form ?? {};
+	const t = PAGE_TEXT[lang].ndr;
+	const back = backTo(p.token, lang);
+	const c = await call(
+		via,
+		"ndr.buyerCase",
+		{ sender_id: s.sender_id, awb_number: awb },
+		{ timeout: 2000 },
+	).catch(() => null);
+	if (c?.tab !== "action_required") return back;
+	const choice = f.choice;
+	const details: NdrBuyerAnswerInput["details"] = {};
+	let problem: string | null = null;
+	if (choice === "reattempt") {
+		if (!reattemptDays(c.first_pending_at).includes(f.date ?? "")) problem = t.bad_day;
+		else details.deferred_date = f.date;
+	} else if (choice === "update") {
+		const address_1 = (f.address_1 ?? "").trim();
+		const landmark = (f.landmark ?? "").trim();
+		const phone = (f.phone ?? "").trim();
+		if (address_1 && (address_1.length < 3 || address_1.length > 255)) problem = t.bad_address;
+		else if (landmark.length > 255) problem = t.bad_landmark;
+		else if (phone && !mobileOf(phone)) problem = t.bad_phone;
+		else if (!address_1 && !phone) problem = t.nothing;
+		if (address_1) details.address_1 = address_1;
+		if (address_1 && landmark) details.landmark = landmark;
+		const mobile = mobileOf(phone);
+		if (mobile) details.phone = mobile;
+	} else if (choice !== "decline") problem = t.bad_choice;
+	const again = async (status: number, words: string) =>
+		formPage(deps, via, s, p.token, lang, status, await ndrPanel(via, s.sender_id, awb, lang, words, f));
+	if (problem) return again(400, problem);
+	if (Number(f.attempt) !== c.attempts) return again(409, t.stale);
+	const prefs = await preferencesOf(deps, s.sender_id);
+	try {
+		await call(
+			via,
+			"ndr.buyerAnswer",
+			{
+				sender_id: s.sender_id,
+				awb_number: awb,
+				attempt_no: Number(f.attempt) || 0,
+				choice: choice as NdrBuyerAnswerInput["choice"],
+				details,
+				apply: prefs.ndr_answers === "apply",
+			},
+			{ timeout: 20_000 },
+		);
+	} catch (err) {
+		const code = errorBodyOf(err)?.body?.error;
+		if (code === "ndr_attempt_changed") return again(409, t.stale);
+		if (code === "no_open_ndr") return back;
+		if (code === "validation_failed") return again(400, choice === "reattempt" ? t.bad_day : t.bad_address);
+		return again(503, t.unavailable);
+	}
+	forgetPage(awb);
+	return back;
+}
+
+/** 303 back to the tracking page (Post/Redirect/Get), which shows the answer's state. */
+function backTo(token: string, lang: PageLanguage): PageAnswer {
+	return {
+		status: 303,
+		type: "text/plain; charset=utf-8",
+		headers: {
+			Location: `${TRACKING_PAGE_PREFIX}${token}?lang=${lang}`,
+			"Referrer-Policy": "no-referrer",
+			"Cache-Control": "no-store",
+		},
+		body: "",
+	};
+}
+
+/** The tracking page with the form's panel (a 400 / 409 / 503 answer of the form). */
+async function formPage(
+	deps: NotificationsDeps,
+	_via: Caller,
+	s: AwbShipmentView,
+	token: string,
+	lang: PageLanguage,
+	status: number,
+	ndr: NdrPanel | undefined,
+): Promise<PageAnswer> {
+	const page = renderTracking({
+		lang,
+		brand: await brandFor(deps, s.sender_id),
+		awb_number: s.awb_number,
+		courier_name: s.courier_name,
+		status: s.status,
+		status_at: s.status_at,
+		edd: s.edd,
+		scans: [...s.scans].reverse(),
+		path: `${TRACKING_PAGE_PREFIX}${token}`,
+		ndr,
+	});
+	return html(status, page, "no-store");
 }
 
 /**

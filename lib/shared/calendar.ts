@@ -130,6 +130,14 @@ export function nextPickupDay(rules: PickupRules, state: string | null | undefin
 const deliveryOn = (n: number, state: ReadonlySet<number> | null): boolean =>
 	weekdayNumber(n) !== 0 && !holidayOn(n, state);
 
+/**
+ * Whether IST day `day` (`YYYY-MM-DD`) is a delivery day in `state`: not a Sunday, not a national
+ * holiday, not one of the state's (the days a buyer may ask a failed delivery to be tried again).
+ */
+export function isDeliveryDay(day: string, state?: string | null): boolean {
+	return deliveryOn(dayNumber(day), holidaysOf(state));
+}
+
 /** Day number of {@link afterTransit}. */
 function afterTransitNumber(from: number, n: number, state: ReadonlySet<number> | null): number {
 	let day = from;

@@ -24,6 +24,7 @@ import type { ShipmentStatusChanged } from "../../lib/contracts";
 import type { NotificationsDeps } from "../../lib/notifications/deps";
 import { onStatusChange } from "../../lib/notifications/dispatch";
 import type { ServiceName } from "../../lib/platform/config";
+import { getSequelize, select } from "../../lib/platform/db";
 import { newSender } from "../helpers/broker";
 import { type Cluster, useCluster } from "../helpers/cluster";
 import { orderBody, warehouseBody } from "../helpers/fixtures";
@@ -425,6 +426,164 @@ function scenario(cluster: Cluster, providers: () => Providers) {
 			["suppressed", "suppressed"],
 		);
 		assert.equal((await fetch(`${cluster.base}/track/not-a-token/stop`, { method: "POST" })).status, 404);
+	});
+
+	it("a failed delivery answered on the page: the message's link, the form, a refused field, DEFER_DLV by the buyer at the courier, one answer per attempt", async () => {
+		const s = await shipment(cluster);
+		await s.scan("picked_up");
+		const r = await s.api.post(`/v1/sandbox/orders/${s.order_id}/events`, {
+			event: "undelivered",
+			reason: "Consignee not available",
+		});
+		assert.equal(r.status, 200, JSON.stringify(r.body));
+		const msgs = await s.messages(
+			(m) => m.some((x) => x.event === "failed_delivery" && x.channel === "sms" && x.status === "simulated"),
+			"the failed-delivery message",
+		);
+		const sms = msgs.find((x) => x.event === "failed_delivery" && x.channel === "sms");
+		const link = /(\/track\/[^\s]+)$/.exec(sms.body)?.[1];
+		assert.ok(link, sms.body);
+		const page = await eventually(
+			async () => {
+				const p = await fetch(`${cluster.base}${link}?lang=en`);
+				const text = await p.text();
+				return p.status === 200 && text.includes('name="choice"') ? text : undefined;
+			},
+			{ what: "the page with the form", ms: 20_000 },
+		);
+		assert.match(page, /We could not deliver your parcel/);
+		assert.match(page, /<input type="hidden" name="attempt" value="1">/);
+		const days = [...page.matchAll(/<option value="(\d{4}-\d{2}-\d{2})"/g)].map((m) => m[1]);
+		assert.ok(days.length >= 3 && days.length <= 6, days.join());
+		const post = (form: Record<string, string>) =>
+			fetch(`${cluster.base}${link}/ndr?lang=en`, {
+				method: "POST",
+				redirect: "manual",
+				headers: { "content-type": "application/x-www-form-urlencoded" },
+				body: new URLSearchParams(form).toString(),
+			});
+		const bad = await post({ attempt: "1", choice: "update", phone: "12345" });
+		assert.equal(bad.status, 400);
+		assert.match(await bad.text(), /Enter a 10-digit Indian mobile number/);
+		const outside = await post({ attempt: "1", choice: "reattempt", date: "2020-01-01" });
+		assert.equal(outside.status, 400);
+		const ok = await post({ attempt: "1", choice: "reattempt", date: days[1] });
+		assert.equal(ok.status, 303);
+		assert.equal(ok.headers.get("location"), `${link}?lang=en`);
+		const row = await eventually(
+			async () => {
+				const l = await s.api.get("/v1/ndr?tab=action_requested&limit=100");
+				return (l.body.data as any[]).find((x) => x.order_id === s.order_id);
+			},
+			{ what: "the case in action_requested", ms: 20_000 },
+		);
+		assert.equal(row.last_action.act, "DEFER_DLV");
+		assert.equal(row.last_action.by, "buyer");
+		assert.equal(row.buyer_answer.status, "applied");
+		assert.equal(row.buyer_answer.choice, "reattempt");
+		assert.equal(row.buyer_answer.details.deferred_date, days[1]);
+		assert.equal(row.notification.template, "failed_delivery");
+		const acts = await select<{ act: string }>(
+			getSequelize(),
+			"SELECT act FROM simulator.ndr_actions WHERE waybill = $1",
+			[s.awb],
+		);
+		assert.deepEqual(
+			acts.map((a) => a.act),
+			["DEFER_DLV"],
+			"the courier got the buyer's answer",
+		);
+		const after = await (await fetch(`${cluster.base}${link}?lang=en`)).text();
+		assert.match(after, /We have told the courier/);
+		assert.ok(!after.includes('name="choice"'), "no second form for the same attempt");
+		const again = await post({ attempt: "1", choice: "decline" });
+		assert.equal(again.status, 303);
+		const acts2 = await select(getSequelize(), "SELECT act FROM simulator.ndr_actions WHERE waybill = $1", [
+			s.awb,
+		]);
+		assert.equal(acts2.length, 1, "one answer per attempt");
+	});
+
+	it("with ndr_buyer_answers approve the answer waits on the NDR row; a decline applied moves the case to RTO", async () => {
+		const s = await shipment(cluster);
+		const set = await s.api.patch("/v1/settings/notifications", { ndr_buyer_answers: "approve" });
+		assert.equal(set.body.ndr_buyer_answers, "approve");
+		await s.scan("picked_up");
+		await s.api.post(`/v1/sandbox/orders/${s.order_id}/events`, {
+			event: "undelivered",
+			reason: "Address incomplete",
+		});
+		const token = (await s.api.get(`/v1/orders/${s.order_id}`)).body.tracking_page_url.split("/track/")[1];
+		await eventually(
+			async () =>
+				(await (await fetch(`${cluster.base}/track/${token}`)).text()).includes('name="choice"')
+					? true
+					: undefined,
+			{ what: "the form", ms: 20_000 },
+		);
+		const form = new URLSearchParams({
+			attempt: "1",
+			choice: "update",
+			address_1: "Flat 4, 45 MG Road",
+			landmark: "Near the temple",
+		});
+		const r = await fetch(`${cluster.base}/track/${token}/ndr`, {
+			method: "POST",
+			redirect: "manual",
+			headers: { "content-type": "application/x-www-form-urlencoded" },
+			body: form.toString(),
+		});
+		assert.equal(r.status, 303);
+		const row = await eventually(
+			async () => {
+				const l = await s.api.get("/v1/ndr?tab=action_required&limit=100");
+				return (l.body.data as any[]).find((x) => x.order_id === s.order_id && x.buyer_answer);
+			},
+			{ what: "the answer on the row", ms: 20_000 },
+		);
+		assert.equal(row.buyer_answer.status, "awaiting_approval");
+		assert.deepEqual(row.buyer_answer.details, {
+			address_1: "Flat 4, 45 MG Road",
+			landmark: "Near the temple",
+		});
+		assert.equal(row.last_action, null, "nothing sent to the courier");
+		assert.match(
+			await (await fetch(`${cluster.base}/track/${token}`)).text(),
+			/The seller will confirm your request/,
+		);
+		// the same merchant switches to apply; another shipment's buyer declines
+		await s.api.patch("/v1/settings/notifications", { ndr_buyer_answers: "apply" });
+		const d = await shipment(cluster);
+		await d.scan("picked_up");
+		await d.api.post(`/v1/sandbox/orders/${d.order_id}/events`, {
+			event: "undelivered",
+			reason: "Refused by consignee",
+		});
+		const dt = (await d.api.get(`/v1/orders/${d.order_id}`)).body.tracking_page_url.split("/track/")[1];
+		await eventually(
+			async () =>
+				(await (await fetch(`${cluster.base}/track/${dt}`)).text()).includes('name="choice"')
+					? true
+					: undefined,
+			{ what: "the form", ms: 20_000 },
+		);
+		const dr = await fetch(`${cluster.base}/track/${dt}/ndr`, {
+			method: "POST",
+			redirect: "manual",
+			headers: { "content-type": "application/x-www-form-urlencoded" },
+			body: "attempt=1&choice=decline",
+		});
+		assert.equal(dr.status, 303);
+		const rto = await eventually(
+			async () => {
+				const l = await d.api.get("/v1/ndr?tab=rto&limit=100");
+				return (l.body.data as any[]).find((x) => x.order_id === d.order_id);
+			},
+			{ what: "the case in rto", ms: 20_000 },
+		);
+		assert.equal(rto.last_action.act, "RTO");
+		assert.equal(rto.last_action.by, "buyer");
+		assert.equal(rto.buyer_answer.choice, "decline");
 	});
 
 	it("the test send: SMS simulated, e-mail received by the SMTP server, 400 for a bad recipient", async () => {

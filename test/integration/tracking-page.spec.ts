@@ -37,6 +37,7 @@ const ALL: ServiceName[] = [
 	"booking",
 	"billing",
 	"simulator",
+	"ndr",
 	"notifications",
 ];
 const CHROMIUM = "/usr/bin/chromium";
@@ -249,7 +250,37 @@ describe("integration: the buyer's tracking page", function () {
 					"--disable-sync",
 				],
 			});
+			// an undelivered shipment: the page with the failed-delivery form (issue 29)
+			const u = await shipment(cluster, ["picked_up"]);
+			const nd = await u.api.post(`/v1/sandbox/orders/${u.order_id}/events`, {
+				event: "undelivered",
+				reason: "Consignee not available",
+			});
+			assert.equal(nd.status, 200, JSON.stringify(nd.body));
+			const ndrUrl = `${cluster.base}${u.detail.tracking_page_url}`;
+			await eventually(
+				async () => ((await (await fetch(ndrUrl)).text()).includes('name="choice"') ? true : undefined),
+				{ what: "the page with the form", ms: 20_000 },
+			);
 			try {
+				for (const lang of ["en", "hi"] as const) {
+					const page = await browser.newPage();
+					await page.setBypassCSP(true);
+					await page.setViewport({ width: 360, height: 740 });
+					const res = await page.goto(`${ndrUrl}?lang=${lang}`, { waitUntil: "load" });
+					assert.equal(res?.status(), 200);
+					await page.evaluate("document.fonts.ready.then(() => undefined)");
+					await page.screenshot({ path: join(OUT, `ndr-${lang}-360x740.png`), fullPage: true });
+					const radios = await page.evaluate("document.querySelectorAll('input[name=choice]').length");
+					assert.equal(radios, 3);
+					await page.addScriptTag({ content: axe.source });
+					const violations = (await page.evaluate(
+						"axe.run().then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact })))",
+					)) as { id: string; impact: string | null }[];
+					const grave = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+					assert.deepEqual(grave, [], `ndr form ${lang}: ${JSON.stringify(violations)}`);
+					await page.close();
+				}
 				for (const lang of ["en", "hi"] as const) {
 					for (const [width, height] of [
 						[360, 740],
@@ -296,7 +327,7 @@ describe("integration: the buyer's tracking page", function () {
 			[
 				["gateway", "documents"],
 				["pincode", "rates", "warehouses", "intake", "simulator"],
-				["booking", "billing"],
+				["booking", "billing", "ndr"],
 				["notifications"],
 			],
 			ALL.filter((s) => s !== "gateway"),

@@ -119,7 +119,12 @@ const ACTION_VIEW: JsonSchema = {
 			required: ["act", "by", "status", "request_id", "error", "courier_remarks", "checked_at", "at"],
 			properties: {
 				act: { type: "string", enum: [...NDR_ACTS, "RTO"] },
-				by: { type: "string", enum: ["merchant", "system"], description: "`system`: the deadline policy" },
+				by: {
+					type: "string",
+					enum: ["merchant", "system", "buyer"],
+					description:
+						"`system`: the deadline policy; `buyer`: the buyer's answer on the tracking page (docs/decisions/0110-buyer-ndr-answers.md)",
+				},
 				status: {
 					type: "string",
 					enum: ["sent", "failed", "accepted", "refused"],
@@ -131,6 +136,38 @@ const ACTION_VIEW: JsonSchema = {
 				courier_remarks: nullableStr("the courier's words on its later decision (why it refused), else null"),
 				checked_at: utc("when the courier was last asked for its decision, null when never", true),
 				at: utc("when"),
+			},
+		},
+	],
+};
+
+/** `buyer_answer` of a row (lib/contracts/ndr.ts `NdrBuyerAnswer`). */
+const BUYER_ANSWER_VIEW: JsonSchema = {
+	description:
+		"the buyer's answer on the tracking page to the latest failed attempt (docs/decisions/0110-buyer-ndr-answers.md), or null",
+	oneOf: [
+		{ type: "null" },
+		{
+			type: "object",
+			additionalProperties: false,
+			required: ["attempt_no", "choice", "details", "status", "error", "at"],
+			properties: {
+				attempt_no: { type: "integer", description: "the attempt answered" },
+				choice: {
+					type: "string",
+					enum: ["reattempt", "update", "decline"],
+					description:
+						"`reattempt` on `details.deferred_date` (DEFER_DLV), `update` of `details.address_1` / `landmark` / `phone` (EDIT_DETAILS), `decline` (RTO)",
+				},
+				details: { type: "object", description: "what the buyer gave" },
+				status: {
+					type: "string",
+					enum: ["applied", "awaiting_approval", "failed"],
+					description:
+						"`applied`: sent to the courier as an action `by: buyer`; `awaiting_approval` (your `ndr_buyer_answers: approve`): act on it with `POST /v1/shipping/ndr`; `failed`: the courier refused it (`error`)",
+				},
+				error: nullableStr("the courier's words of a refusal"),
+				at: utc("answered"),
 			},
 		},
 	],
@@ -207,6 +244,7 @@ const NDR_ROW: JsonSchema = {
 		"consignee",
 		"comments",
 		"notification",
+		"buyer_answer",
 		"opened_at",
 		"updated_at",
 	],
@@ -253,6 +291,7 @@ const NDR_ROW: JsonSchema = {
 		},
 		comments: int("comments on the case", { minimum: 0 }),
 		notification: NOTIFICATION_VIEW,
+		buyer_answer: BUYER_ANSWER_VIEW,
 		opened_at: utc("case opened"),
 		updated_at: utc("case last changed"),
 	},

@@ -365,6 +365,34 @@ export const NOTIFICATIONS_ROUTES = defineRoutes({
 		responses: { "200": htmlPage("Done: no more messages from this merchant."), "404": NOT_FOUND_PAGE },
 		errors: [{ code: "service_unavailable", when: "the shipment could not be read; retry" }],
 	},
+	"notifications.answerNdr": {
+		route: "POST /track/:token/ndr",
+		kind: "page",
+		tag: "buyer",
+		operationId: "track_answerNdr",
+		summary: "The buyer's answer to a failed delivery",
+		description:
+			"Ours (issue 29; docs/decisions/0110-buyer-ndr-answers.md): the form the tracking page shows while the shipment's NDR case waits for an answer (`application/x-www-form-urlencoded`): `attempt` (the attempt the page showed), `choice` `reattempt` with `date` (one of the listed days: tomorrow to 6 days ahead, IST, within the courier's window, delivery days only), `update` with `address_1` (3–255 characters), `landmark` (≤ 255) and/or `phone` (an Indian mobile; the pincode cannot change), or `decline`. The answer becomes the NDR action (`DEFER_DLV`, `EDIT_DETAILS`, or the case to RTO) through the path of `POST /v1/shipping/ndr`, recorded `by: buyer`; with the merchant's `ndr_buyer_answers: approve` it waits on the NDR row (`buyer_answer`) instead. One answer per attempt. Answers 303 to the page, which says what was done.",
+		path: { token: { description: "`{awb}.{hmac}`" } },
+		queryParams: [...LANG_PARAMS],
+		responses: {
+			"303": {
+				description: "Taken (or nothing left to answer): the tracking page, which says what was done.",
+				headers: {
+					Location: { description: "`/track/{token}?lang=…`", required: true, schema: { type: "string" } },
+				},
+			},
+			"400": htmlPage("The page with the form again and what is wrong."),
+			"404": NOT_FOUND_PAGE,
+			"409": htmlPage("A newer delivery attempt failed since the page was shown: the form for it."),
+		},
+		errors: [
+			{
+				code: "service_unavailable",
+				when: "the shipment could not be read; retry. When only the answer could not be sent (ndr or the courier unreachable), the 503 is the page with the form (HTML), to send again",
+			},
+		],
+	},
 	"notifications.preferences": {
 		route: "GET /v1/settings/notifications",
 		access: { auth: true },

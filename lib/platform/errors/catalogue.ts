@@ -766,6 +766,15 @@ export const CATALOGUE = {
 		description: "an NDR action for an order with no open NDR case",
 		spec: "§4.6",
 	},
+	ndr_attempt_changed: {
+		status: 409,
+		message: (attempts: number) =>
+			`a newer delivery attempt failed since this page was shown (attempt ${attempts}): answer again`,
+		description: "a buyer's answer to a failed delivery that is no longer the latest attempt (issue 29)",
+		spec: "docs/decisions/0110-buyer-ndr-answers.md",
+		internal:
+			"answered by ndr.buyerAnswer to the tracking page, which shows the form again (409 HTML); never a JSON answer of the API",
+	},
 	ndr_attempts_exhausted: {
 		status: 409,
 		message: (attempts: number, awb: string) =>
