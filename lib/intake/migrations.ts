@@ -322,4 +322,12 @@ CREATE TABLE IF NOT EXISTS intake.bulk_rows (
 			)`);
 		},
 	},
+	{
+		// the buyer's e-mail (issue 29, docs/decisions/0109-buyer-messages.md): optional `receiver.email` of
+		// order create, read by the notifications service for buyer e-mail
+		name: "0009-receiver-email",
+		async up({ sequelize, transaction }) {
+			await sequelize.query("ALTER TABLE intake.orders ADD COLUMN IF NOT EXISTS receiver_email text", { transaction });
+		},
+	},
 ];

@@ -168,6 +168,7 @@ export async function insertOrderRows(
 			state: r.state,
 			pin: r.pincode,
 			mob: r.mobile_no,
+			em: input.receiver_email,
 			pn: p.product_name,
 			sku: p.product_sku,
 			wt: p.physical_weight,
@@ -189,17 +190,17 @@ export async function insertOrderRows(
 		`INSERT INTO intake.orders (
 			sender_id, customer_order_no, shipment_type, channel, order_type, pickup_address_id, rto_address_id,
 			receiver_name, receiver_address_1, receiver_address_2, receiver_landmark, receiver_city, receiver_state,
-			receiver_pincode, receiver_mobile_no,
+			receiver_pincode, receiver_mobile_no, receiver_email,
 			product_name, product_sku, physical_weight, declared_order_total_paise, cod_amount_paise, length, width, height,
 			forward_source, old_fwd_awb_no, reverse_pickup_address_id, return_address,
 			order_date, order_from_source, state, status)
 		SELECT x.sid, x.ref, x.st, x.channel, x.ot, x.pickup, x.rto,
-			x.rn, x.a1, x.a2, x.lm, x.city, x.state, x.pin, x.mob,
+			x.rn, x.a1, x.a2, x.lm, x.city, x.state, x.pin, x.mob, x.em,
 			x.pn, x.sku, x.wt, x.decl, x.cod, x.len, x.wid, x.hgt,
 			x.fsrc, x.oawb, x.rpick, x.raddr,
 			COALESCE(x.od, now()), x.src, 'not_shipped', $2
 		FROM jsonb_to_recordset($1::jsonb) AS x(sid bigint, ref text, st smallint, channel text, ot smallint,
-			pickup bigint, rto bigint, rn text, a1 text, a2 text, lm text, city text, state text, pin text, mob text,
+			pickup bigint, rto bigint, rn text, a1 text, a2 text, lm text, city text, state text, pin text, mob text, em text,
 			pn text, sku text, wt numeric, decl bigint, cod bigint, len numeric, wid numeric, hgt numeric,
 			fsrc text, oawb text, rpick bigint, raddr jsonb, od timestamptz, src text)
 		ON CONFLICT (sender_id, customer_order_no) WHERE released_at IS NULL DO NOTHING
@@ -237,6 +238,8 @@ interface OrderRow {
 	receiver_state: string | null;
 	receiver_pincode: string;
 	receiver_mobile_no: string;
+	/** the buyer's e-mail (migration 0009), or null */
+	receiver_email: string | null;
 	product_name: string;
 	product_sku: string | null;
 	physical_weight: string;
@@ -269,7 +272,7 @@ const iso = (d: Date | string | null): string | null => (d === null ? null : new
  * Maps a row to the contract's {@link OrderRecord} (money in rupees, kg, cm,
  * timestamps ISO-8601 UTC): `shipment_type` → `direction`, `order_type` →
  * `payment_mode`, the `receiver_*` columns → `consignee` (phone = the stored
- * 10-digit mobile, email null, city/state "" when not given).
+ * 10-digit mobile, email the optional `receiver.email`, city/state "" when not given).
  */
 function toRecord(row: OrderRow): OrderRecord {
 	const direction = directionOfColumn(row.shipment_type);
@@ -286,7 +289,7 @@ function toRecord(row: OrderRow): OrderRecord {
 		consignee: {
 			name: row.receiver_name,
 			phone: row.receiver_mobile_no,
-			email: null,
+			email: row.receiver_email ?? null,
 			address_1: row.receiver_address_1,
 			address_2: row.receiver_address_2,
 			landmark: row.receiver_landmark,

@@ -113,6 +113,8 @@ export interface OrderInput {
 	direction: ShipmentDirection;
 	channel: string | null;
 	receiver: ReceiverInput;
+	/** the buyer's e-mail (`receiver.email`, lower-cased; issue 29), or null */
+	receiver_email: string | null;
 	product: ProductInput;
 	order: {
 		/** the warehouse the order ships from (reverse: returns to); null only for internal callers */
@@ -134,7 +136,8 @@ interface CheckedBody {
 	customer_order_no: string;
 	channel?: string | null;
 	/** the receiver block as the schema leaves it: its optional parts may be absent */
-	receiver: Pick<ReceiverFields, "name" | "address_1" | "pincode" | "mobile_no"> & Partial<ReceiverFields>;
+	receiver: Pick<ReceiverFields, "name" | "address_1" | "pincode" | "mobile_no"> &
+		Partial<ReceiverFields> & { email?: string | null };
 	product: {
 		product_name: string;
 		product_sku?: string | null;
@@ -297,6 +300,7 @@ export function parseOrderInput(body: unknown, kind: ShipmentDirection): OrderIn
 			pincode: r.pincode,
 			mobile_no: r.mobile_no,
 		},
+		receiver_email: opt(r.email),
 		product: {
 			product_name: p.product_name,
 			product_sku: opt(p.product_sku),

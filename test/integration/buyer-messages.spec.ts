@@ -144,8 +144,8 @@ function signed(value: Record<string, unknown>, secret = APP_SECRET) {
 	return { body, sig: `sha256=${createHmac("sha256", secret).update(body).digest("hex")}` };
 }
 
-/** A booked shipment of a new account with WhatsApp on, and its merchant's API. */
-async function shipment(cluster: Cluster) {
+/** A booked shipment of a new account with WhatsApp on (and the buyer's `email`, when given), and its merchant's API. */
+async function shipment(cluster: Cluster, email?: string) {
 	const sender = newSender();
 	const api = client(cluster.base, await cluster.idp.tokenFor(sender, "merchant"));
 	const on = await api.patch("/v1/settings/notifications", { channels: { whatsapp: true } });
@@ -153,7 +153,9 @@ async function shipment(cluster: Cluster) {
 	await api.patch("/v1/settings/branding", { brand_name: "Asha Handlooms" });
 	const wh = await api.post("/v1/warehouses", warehouseBody());
 	assert.equal(wh.status, 201, JSON.stringify(wh.body));
-	const o = await api.post("/v1/intake/order", orderBody(wh.body.data.id));
+	const body = orderBody(wh.body.data.id) as { receiver: Record<string, unknown> };
+	if (email) body.receiver.email = email;
+	const o = await api.post("/v1/intake/order", body);
 	assert.equal(o.status, 201, JSON.stringify(o.body));
 	const order_id = o.body.order_id as number;
 	const b = await api.post("/v1/shipping/book/sync", { order_id, logistic_id: 1 });
@@ -226,17 +228,26 @@ function scenario(cluster: Cluster, providers: () => Providers) {
 		assert.equal((await ops.get("/v1/settings/notifications")).body.language, "hi");
 	});
 
-	it("scans → one message per event and channel: SMS simulated, WhatsApp sent after a retried 500, the list", async () => {
+	it("scans → one message per event and channel: SMS simulated, WhatsApp sent after a retried 500, e-mail received, the list", async () => {
 		const p = providers();
 		p.failNext = 1;
-		const s = await shipment(cluster);
+		const mails = p.mails.length;
+		const s = await shipment(cluster, " Ravi.Kumar@Example.in ");
 		await s.scan("picked_up");
 		await s.scan("in_transit");
 		await s.scan("out_for_delivery");
 		const msgs = await s.messages(
-			(m) => m.length === 4 && m.every((x) => x.status !== "queued"),
+			(m) => m.length === 6 && m.every((x) => x.status !== "queued"),
 			"shipped and out-for-delivery messages settled",
 		);
+		const mail = msgs.find((m) => m.event === "shipped" && m.channel === "email");
+		assert.equal(mail.status, "sent", JSON.stringify(mail));
+		assert.equal(mail.recipient, "r***@example.in");
+		assert.equal(p.mails.length, mails + 2);
+		const raw = p.mails.find((m) => m.includes(`<msa-${mail.id}@shop.example>`)) ?? "";
+		assert.match(raw, /^To: ravi\.kumar@example\.in/m);
+		assert.match(raw, /^Subject: Your order .+ has shipped/m);
+		assert.match(raw, new RegExp(`^List-Unsubscribe:\\s+<[^>]*/track/${s.awb}\\.[^>]*/stop>`, "m"));
 		const of = (event: string, channel: string) =>
 			msgs.filter((m) => m.event === event && m.channel === channel);
 		for (const ev of ["shipped", "out_for_delivery"]) {
@@ -249,7 +260,7 @@ function scenario(cluster: Cluster, providers: () => Providers) {
 		}
 		assert.equal(
 			msgs.reduce((n, m) => n + m.tries, 0),
-			5,
+			7,
 			"one message took two tries",
 		);
 		const sms = of("shipped", "sms")[0];

@@ -111,6 +111,22 @@ function mobile(optional = false): Record<string, unknown> {
 	}, optional);
 }
 
+const EMAIL = /^[^\s@<>(),;:"\\]+@[^\s@<>(),;:"\\]+\.[^\s@<>(),;:"\\]+$/;
+
+/**
+ * The buyer's e-mail (optional; ours, issue 29): trimmed, lower-cased, at most 191 characters, one
+ * `@` and a dot in the domain, no spaces, quotes or brackets; "" counts as absent.
+ */
+function email(): Record<string, unknown> {
+	return rule((value, errors) => {
+		if (typeof value !== "string") return fail(errors, "must be a string", value);
+		const s = value.trim().toLowerCase();
+		if (s === "") return null;
+		if (s.length > 191 || !EMAIL.test(s)) return fail(errors, "must be an e-mail address", s);
+		return s;
+	}, true);
+}
+
 /** Number of decimals needed to write `n` (up to 6). */
 function decimals(n: number): number {
 	for (let d = 0; d <= 6; d++) {
@@ -242,6 +258,7 @@ export const receiverProps: ValidationSchema = {
 	state: text(0, 100, true),
 	pincode: pincode(),
 	mobile_no: mobile(),
+	email: email(),
 };
 
 /** The rules of a return's `order.return_address` (§2.2): the receiver's, every field optional. */

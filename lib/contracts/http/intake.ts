@@ -291,6 +291,10 @@ const COMMON_LEAVES: Record<string, Schema> = {
 		50,
 	),
 	...addressLeaves("receiver", false),
+	"receiver.email": {
+		...text("The buyer's e-mail (ours, issue 29): buyer messages by e-mail go to it (docs/decisions/0109-buyer-messages.md); lower-cased", 0, 191),
+		format: "email",
+	},
 	"product.product_name": text("Product name", 1, 255),
 	"product.product_sku": text("SKU", 0, 100),
 	"product.physical_weight": decimal("Dead weight, kg", { gt: 0, max: MAX_WEIGHT_KG, places: 3 }),

@@ -3,6 +3,7 @@
  * Broker, fake warehouses and body builders: ./setup.ts.
  */
 import assert from "node:assert/strict";
+import type { OrderRecord } from "../../../lib/contracts";
 import { userFor } from "../../../lib/platform/auth";
 import { as, newSender } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
@@ -57,6 +58,28 @@ describe("intake service", () => {
 			);
 		});
 
+		it("the buyer's optional e-mail is stored lower-cased (issue 29); blank counts as absent", async () => {
+			const s = newSender();
+			const body = withField(
+				forwardBody(warehouseOf(s), "EML-1"),
+				"receiver.email",
+				" Ravi.Kumar@Example.IN ",
+			);
+			const { result } = await create(s, body);
+			const order = (await broker().call("intake.getOrder", {
+				sender_id: s,
+				order_id: result.order_id,
+			})) as OrderRecord | null;
+			assert.equal(order?.consignee.email, "ravi.kumar@example.in");
+			const blank = withField(forwardBody(warehouseOf(s), "EML-2"), "receiver.email", "  ");
+			const r2 = await create(s, blank);
+			const o2 = (await broker().call("intake.getOrder", {
+				sender_id: s,
+				order_id: r2.result.order_id,
+			})) as OrderRecord | null;
+			assert.equal(o2?.consignee.email, null);
+		});
+
 		it("prepaid orders accept cod_amount absent or 0 and store 0", async () => {
 			const s = newSender();
 			const wh = warehouseOf(s);
@@ -105,6 +128,9 @@ describe("intake service", () => {
 			["receiver.mobile_no", "12345", "receiver.mobile_no"],
 			["receiver.mobile_no", "5876543210", "receiver.mobile_no"],
 			["receiver.mobile_no", "98765432101", "receiver.mobile_no"],
+			["receiver.email", "not-an-address", "receiver.email"],
+			["receiver.email", "a b@example.in", "receiver.email"],
+			["receiver.email", 42, "receiver.email"],
 			["product", undefined, "product"],
 			["product", [{ product_name: "a" }, { product_name: "b" }], "product"],
 			["product.product_name", undefined, "product.product_name"],
