@@ -327,7 +327,9 @@ CREATE TABLE IF NOT EXISTS intake.bulk_rows (
 		// order create, read by the notifications service for buyer e-mail
 		name: "0009-receiver-email",
 		async up({ sequelize, transaction }) {
-			await sequelize.query("ALTER TABLE intake.orders ADD COLUMN IF NOT EXISTS receiver_email text", { transaction });
+			await sequelize.query("ALTER TABLE intake.orders ADD COLUMN IF NOT EXISTS receiver_email text", {
+				transaction,
+			});
 		},
 	},
 ];

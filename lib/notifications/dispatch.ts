@@ -51,6 +51,7 @@ import {
 	type MessageLang,
 	ProviderUnavailable,
 } from "./providers/types";
+import { indianMobile } from "./providers/values";
 import { brandOf } from "./store";
 import { type MessageVars, NO_BRAND, renderEmailHtml, renderMessage, TEMPLATE_VARS } from "./templates";
 
@@ -85,14 +86,7 @@ export function pageLink(awb: string, suffix = ""): string {
 
 /** The buyer's phone as 10 digits (an Indian mobile; a +91 / 0 prefix and separators dropped), or null. */
 export function mobileOf(raw: string | null | undefined): string | null {
-	const d = String(raw ?? "").replace(/\D/g, "");
-	const ten =
-		d.length === 12 && d.startsWith("91")
-			? d.slice(2)
-			: d.length === 11 && d.startsWith("0")
-				? d.slice(1)
-				: d;
-	return /^[6-9]\d{9}$/.test(ten) ? ten : null;
+	return indianMobile(raw);
 }
 
 /** The buyer's contact on `channel` from the order's consignee, or null. */

@@ -292,7 +292,11 @@ const COMMON_LEAVES: Record<string, Schema> = {
 	),
 	...addressLeaves("receiver", false),
 	"receiver.email": {
-		...text("The buyer's e-mail (ours, issue 29): buyer messages by e-mail go to it (docs/decisions/0109-buyer-messages.md); lower-cased", 0, 191),
+		...text(
+			"The buyer's e-mail (ours, issue 29): buyer messages by e-mail go to it (docs/decisions/0109-buyer-messages.md); lower-cased",
+			0,
+			191,
+		),
 		format: "email",
 	},
 	"product.product_name": text("Product name", 1, 255),

@@ -8,19 +8,31 @@
  * Plus: the refusal to build without auth key, sender or templates, and no secret in any error.
  */
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Msg91Provider, msg91Provider, msg91Settings } from "../../../lib/notifications/providers/msg91";
 import type { WireRequest } from "../../../lib/notifications/providers/msg91/proxy";
 import {
 	CallbackRejected,
 	type CallbackRequest,
-	type OutboundMessage,
 	type Provider,
-	ProviderUnavailable,
 } from "../../../lib/notifications/providers/types";
+import {
+	assertNoSecret,
+	assertNotIndianMobiles,
+	assertUnavailable,
+	assertWireRequest,
+	type CallbackFixture,
+	captureOutput,
+	closedBase,
+	expectOutcome,
+	type FixtureResponse,
+	itMatchesSendFixtures,
+	loadFixtures,
+	Replay,
+	type Seen,
+	type SendFixture,
+	sendAgainstEach,
+} from "../../helpers/provider-replay";
 
 const DIR = join(__dirname, "../../fixtures/providers/msg91");
 const AUTH_KEY = "417263AbCdEf9Q7x2Lr9Vw6512ffa1P1";
@@ -30,94 +42,7 @@ const TEMPLATES = {
 	"delivered.hi": { template_id: "64f1c2a9d6fc05301b7a4e35", dlt_template_id: "1107169876543210042" },
 };
 
-interface FixtureResponse {
-	name: string;
-	status?: number;
-	delay_ms?: "timeout";
-	headers?: Record<string, string>;
-	body?: string;
-	expect: unknown;
-}
-interface SendFixture {
-	operation: "send";
-	source: string;
-	input: OutboundMessage;
-	request: WireRequest | null;
-	responses: FixtureResponse[];
-}
-interface CallbackCase {
-	name: string;
-	headers: Record<string, string>;
-	body: string;
-	expect: unknown;
-}
-interface CallbackFixture {
-	operation: "parseCallback";
-	source: string;
-	input: { method: "GET" | "POST"; query: Record<string, string> };
-	cases: CallbackCase[];
-}
-type Fixture = SendFixture | CallbackFixture;
-interface Seen {
-	method: string;
-	path: string;
-	query: Record<string, string>;
-	url: string;
-	headers: IncomingMessage["headers"];
-	raw: string;
-}
-
-const fixtures = new Map<string, Fixture>(
-	readdirSync(DIR)
-		.filter((f) => f.endsWith(".json"))
-		.map((f) => [f.replace(/\.json$/, ""), JSON.parse(readFileSync(join(DIR, f), "utf8")) as Fixture]),
-);
-const sends = [...fixtures].filter((e): e is [string, SendFixture] => e[1].operation === "send");
-const callbacks = [...fixtures].filter(
-	(e): e is [string, CallbackFixture] => e[1].operation === "parseCallback",
-);
-
-/** A replaying MSG91: answers queued responses in order (then `fallback`), records every request. */
-class Replay {
-	server!: Server;
-	base = "";
-	queue: FixtureResponse[] = [];
-	seen: Seen[] = [];
-	fallback: FixtureResponse | null = null;
-
-	async start(): Promise<void> {
-		this.server = createServer((req, res) => this.handle(req, res));
-		await new Promise<void>((r) => this.server.listen(0, "127.0.0.1", r));
-		this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-	}
-	reset(queue: FixtureResponse[]): void {
-		this.queue = [...queue];
-		this.seen = [];
-		this.server.closeAllConnections();
-	}
-	private handle(req: IncomingMessage, res: ServerResponse): void {
-		const chunks: Buffer[] = [];
-		req.on("data", (c: Buffer) => chunks.push(c));
-		req.on("end", () => {
-			const url = new URL(req.url ?? "/", this.base);
-			this.seen.push({
-				method: req.method ?? "",
-				path: url.pathname,
-				query: Object.fromEntries(url.searchParams),
-				url: req.url ?? "",
-				headers: req.headers,
-				raw: Buffer.concat(chunks).toString("utf8"),
-			});
-			const r = this.queue.shift() ?? this.fallback;
-			if (!r) {
-				res.writeHead(599).end();
-				return;
-			}
-			if (r.delay_ms === "timeout") return; // never answers
-			res.writeHead(r.status ?? 200, r.headers ?? {}).end(r.body ?? "");
-		});
-	}
-}
+const { all: fixtures, sends, callbacks } = loadFixtures(DIR);
 
 /** The environment of a provider against `base` (an object: process.env is never touched). */
 function envOf(base: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
@@ -134,42 +59,9 @@ function envOf(base: string, extra: Record<string, string | undefined> = {}): No
 
 /** Asserts `seen` is exactly `want` (raw body bytes and parsed JSON) and carries the key only in `authkey`. */
 function assertRequest(seen: Seen | undefined, want: WireRequest, label: string): void {
-	assert.ok(seen, `${label}: no request sent`);
-	assert.equal(seen.method, want.method, label);
-	assert.equal(seen.path, want.path, label);
-	assert.deepEqual(seen.query, {}, `${label}: no query string`);
-	assert.ok(!seen.url.includes(AUTH_KEY), `${label}: auth key in the URL`);
-	for (const [k, v] of Object.entries(want.headers))
-		assert.equal(seen.headers[k], v, `${label}: header ${k}`);
-	assert.equal(seen.headers.authkey, AUTH_KEY, `${label}: authkey header`);
-	assert.equal(seen.headers.authorization, undefined, label);
-	assert.equal(seen.raw, JSON.stringify(want.body), `${label}: body bytes`);
-	assert.deepEqual(JSON.parse(seen.raw), want.body, `${label}: JSON body`);
-}
-
-/** Asserts `run()` gives `expect`, or throws the kind (name, instance, status / message / retryAfterMs) it names. */
-async function expectOutcome(run: () => unknown, expect: unknown, label: string): Promise<void> {
-	const e = expect as { throws?: string; message?: string; status?: number; retryAfterMs?: number } | null;
-	if (e && typeof e === "object" && "throws" in e) {
-		await assert.rejects(
-			async () => run(),
-			(err: Error) => {
-				assert.equal(err.name, e.throws, `${label}: ${err.name} ${err.message}`);
-				if (e.throws === "ProviderUnavailable") assert.ok(err instanceof ProviderUnavailable, label);
-				if (e.throws === "CallbackRejected") {
-					assert.ok(err instanceof CallbackRejected, label);
-					assert.equal(err.status, e.status, `${label}: status`);
-				}
-				if (e.message !== undefined) assert.equal(err.message, e.message, label);
-				if (e.retryAfterMs !== undefined)
-					assert.equal((err as ProviderUnavailable).retryAfterMs, e.retryAfterMs, `${label}: retryAfterMs`);
-				return true;
-			},
-			label,
-		);
-		return;
-	}
-	assert.deepEqual(await run(), expect, label);
+	const got = assertWireRequest(seen, want, AUTH_KEY, label);
+	assert.equal(got.headers.authkey, AUTH_KEY, `${label}: authkey header`);
+	assert.equal(got.headers.authorization, undefined, label);
 }
 
 /** A POST callback with `body`, `headers` and `query`. */
@@ -186,10 +78,7 @@ describe("MSG91 SMS provider: golden wire fixtures", function () {
 		await srv.start();
 		provider = msg91Provider(envOf(srv.base));
 	});
-	after(() => {
-		srv.server.closeAllConnections();
-		srv.server.close();
-	});
+	after(() => srv.stop());
 
 	it("is the sms provider msg91, with fixtures for send and both webhooks, each citing its doc", () => {
 		assert.equal(provider.name, "msg91");
@@ -200,27 +89,14 @@ describe("MSG91 SMS provider: golden wire fixtures", function () {
 			assert.match(fx.source, /^https:\/\/(docs\.|control\.)?msg91\.com\//, file);
 	});
 
-	for (const [file, fx] of sends) {
-		for (const r of fx.responses) {
-			it(`${file}: ${r.name}`, async () => {
-				srv.reset([r]);
-				await expectOutcome(() => provider.send(fx.input), r.expect, `${file}/${r.name}`);
-				if (fx.request === null) {
-					assert.equal(srv.seen.length, 0, "nothing is sent");
-					return;
-				}
-				assertRequest(srv.seen[0], fx.request, `${file}/${r.name}`);
-				assert.equal(srv.seen.length, 1, "no retries inside the provider");
-			});
-		}
-	}
+	itMatchesSendFixtures(sends, srv, (m) => provider.send(m), assertRequest);
 
 	for (const [file, fx] of callbacks) {
 		for (const c of fx.cases) {
 			it(`${file}: ${c.name}`, async () => {
 				const query = { ...fx.input.query, token: CALLBACK_TOKEN };
 				await expectOutcome(
-					() => provider.parseCallback?.(post(c.body, c.headers, query)),
+					() => provider.parseCallback?.(post(c.body, c.headers ?? {}, query)),
 					c.expect,
 					`${file}/${c.name}`,
 				);
@@ -255,7 +131,7 @@ describe("MSG91 SMS provider: golden wire fixtures", function () {
 		for (const q of queries) {
 			for (const body of [dlr.body, "not a body at all {"]) {
 				assert.throws(
-					() => provider.parseCallback?.(post(body, dlr.headers, q)),
+					() => provider.parseCallback?.(post(body, dlr.headers ?? {}, q)),
 					(err: Error) => err instanceof CallbackRejected && err.status === 401,
 					JSON.stringify(q),
 				);
@@ -264,7 +140,7 @@ describe("MSG91 SMS provider: golden wire fixtures", function () {
 		const noToken = msg91Provider(envOf(srv.base, { MSG91_CALLBACK_TOKEN: undefined }));
 		for (const q of [{}, { token: "" }, { token: CALLBACK_TOKEN }] as Record<string, string>[]) {
 			assert.throws(
-				() => noToken.parseCallback?.(post(dlr.body, dlr.headers, q)),
+				() => noToken.parseCallback?.(post(dlr.body, dlr.headers ?? {}, q)),
 				(err: Error) => err instanceof CallbackRejected && err.status === 401,
 				`unconfigured ${JSON.stringify(q)}`,
 			);
@@ -272,28 +148,20 @@ describe("MSG91 SMS provider: golden wire fixtures", function () {
 	});
 
 	it("answers failed without a call for a number that is not an Indian mobile", async () => {
-		srv.reset([]);
 		const fx = fixtures.get("send-shipped-en") as SendFixture;
-		for (const to of ["12345", "5876543210", "447700900123"]) {
-			assert.deepEqual(await provider.send({ ...fx.input, to }), {
-				status: "failed",
-				error: "not an Indian mobile number",
-			});
-		}
-		assert.equal(srv.seen.length, 0);
+		await assertNotIndianMobiles(srv, (m) => provider.send(m), fx.input, [
+			"12345",
+			"5876543210",
+			"447700900123",
+		]);
 	});
 
 	it("a connection failure is ProviderUnavailable", async () => {
-		const dead = createServer();
-		await new Promise<void>((r) => dead.listen(0, "127.0.0.1", r));
-		const port = (dead.address() as AddressInfo).port;
-		await new Promise<void>((r) => dead.close(() => r()));
-		const p = msg91Provider(envOf(`http://127.0.0.1:${port}`));
-		await assert.rejects(p.send((fixtures.get("send-shipped-en") as SendFixture).input), (err: Error) => {
-			assert.ok(err instanceof ProviderUnavailable);
-			assert.match(err.message, /^MSG91 POST \/api\/v5\/flow\/: ECONNREFUSED$/);
-			return true;
-		});
+		const p = msg91Provider(envOf(await closedBase()));
+		await assertUnavailable(
+			p.send((fixtures.get("send-shipped-en") as SendFixture).input),
+			/^MSG91 POST \/api\/v5\/flow\/: ECONNREFUSED$/,
+		);
 	});
 
 	it("refuses to build without auth key, sender or templates, or with unreadable templates", () => {
@@ -339,34 +207,8 @@ describe("MSG91 SMS provider: golden wire fixtures", function () {
 	});
 
 	it("never puts the auth key or the callback token into an error, a result or a log line", async () => {
-		const lines: string[] = [];
-		const out = process.stdout.write.bind(process.stdout);
-		const errw = process.stderr.write.bind(process.stderr);
-		const con = {
-			log: console.log,
-			warn: console.warn,
-			error: console.error,
-			info: console.info,
-			debug: console.debug,
-		};
-		const grab = (...a: unknown[]) => {
-			lines.push(a.map(String).join(" "));
-		};
-		process.stdout.write = ((c: string | Uint8Array) => {
-			lines.push(String(c));
-			return true;
-		}) as typeof process.stdout.write;
-		process.stderr.write = ((c: string | Uint8Array) => {
-			lines.push(String(c));
-			return true;
-		}) as typeof process.stderr.write;
-		Object.assign(console, { log: grab, warn: grab, error: grab, info: grab, debug: grab });
-		const note = (v: unknown) => lines.push(JSON.stringify(v));
-		const noteErr = (err: unknown) => {
-			const e = err as Error;
-			lines.push(`${e.name}: ${e.message} ${e.stack ?? ""} ${JSON.stringify(e)}`);
-		};
-		try {
+		const lines = await captureOutput(async (c) => {
+			const { note, noteErr } = c;
 			const echoes: FixtureResponse[] = [
 				{
 					name: "400-echo",
@@ -389,17 +231,7 @@ describe("MSG91 SMS provider: golden wire fixtures", function () {
 				{ name: "500", status: 500, body: `oops ${AUTH_KEY}`, expect: null },
 				{ name: "timeout", delay_ms: "timeout", expect: null },
 			];
-			for (const f of [...echoes, ...sends.flatMap(([, fx]) => fx.responses)]) {
-				srv.reset([]);
-				srv.fallback = f;
-				for (const [, fx] of sends) {
-					try {
-						note(await provider.send(fx.input));
-					} catch (err) {
-						noteErr(err);
-					}
-				}
-			}
+			await sendAgainstEach(srv, echoes, sends, (m) => provider.send(m), c);
 			for (const q of [{}, { token: "wrong" }, { token: CALLBACK_TOKEN }] as Record<string, string>[])
 				for (const body of ["", "{", "data=%5B", '{"event":"ping"}']) {
 					try {
@@ -415,20 +247,7 @@ describe("MSG91 SMS provider: golden wire fixtures", function () {
 					noteErr(err);
 				}
 			}
-		} finally {
-			srv.fallback = null;
-			process.stdout.write = out;
-			process.stderr.write = errw;
-			Object.assign(console, con);
-		}
-		assert.ok(lines.length > 60, `${lines.length} lines`);
-		assert.ok(
-			lines.some((l) => l.includes("[redacted]")),
-			"echoed keys are redacted",
-		);
-		for (const l of lines) {
-			assert.ok(!l.includes(AUTH_KEY), `auth key printed: ${l.slice(0, 300)}`);
-			assert.ok(!l.includes(CALLBACK_TOKEN), `callback token printed: ${l.slice(0, 300)}`);
-		}
+		});
+		assertNoSecret(lines, 60, [AUTH_KEY, CALLBACK_TOKEN]);
 	});
 });

@@ -11,16 +11,11 @@
  */
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import {
 	CallbackRejected,
 	type CallbackRequest,
-	type OutboundMessage,
 	type Provider,
-	ProviderUnavailable,
 } from "../../../lib/notifications/providers/types";
 import {
 	validSignature,
@@ -29,99 +24,30 @@ import {
 	whatsAppSettings,
 } from "../../../lib/notifications/providers/whatsapp_cloud";
 import type { WireRequest } from "../../../lib/notifications/providers/whatsapp_cloud/proxy";
+import {
+	assertNoSecret,
+	assertNotIndianMobiles,
+	assertUnavailable,
+	assertWireRequest,
+	type CallbackFixture,
+	captureOutput,
+	closedBase,
+	expectOutcome,
+	type FixtureResponse,
+	itMatchesSendFixtures,
+	loadFixtures,
+	Replay,
+	type Seen,
+	type SendFixture,
+	sendAgainstEach,
+} from "../../helpers/provider-replay";
 
 const DIR = join(__dirname, "../../fixtures/providers/whatsapp_cloud");
 const TOKEN = "EAAGm0PX4ZCpsBAtestTOKENq8w3ZBkLm7";
 const APP_SECRET = "a1b2c3d4e5f60718293a4b5c6d7e8f90";
 const VERIFY_TOKEN = "verify-Hq3Zp7Lm";
 
-interface FixtureResponse {
-	name: string;
-	status?: number;
-	delay_ms?: "timeout";
-	headers?: Record<string, string>;
-	body?: string;
-	expect: unknown;
-}
-interface SendFixture {
-	operation: "send";
-	source: string;
-	input: OutboundMessage;
-	request: WireRequest;
-	responses: FixtureResponse[];
-}
-interface CallbackCase {
-	name: string;
-	body: string;
-	expect: unknown;
-}
-interface CallbackFixture {
-	operation: "parseCallback";
-	source: string;
-	input: { method: "POST" };
-	cases: CallbackCase[];
-}
-type Fixture = SendFixture | CallbackFixture;
-interface Seen {
-	method: string;
-	path: string;
-	url: string;
-	query: Record<string, string>;
-	headers: IncomingMessage["headers"];
-	raw: string;
-}
-
-const fixtures = new Map<string, Fixture>(
-	readdirSync(DIR)
-		.filter((f) => f.endsWith(".json"))
-		.map((f) => [f.replace(/\.json$/, ""), JSON.parse(readFileSync(join(DIR, f), "utf8")) as Fixture]),
-);
-const sends = [...fixtures].filter((e): e is [string, SendFixture] => e[1].operation === "send");
-const callbacks = [...fixtures].filter(
-	(e): e is [string, CallbackFixture] => e[1].operation === "parseCallback",
-);
-
-/** A replaying Graph API: answers queued responses in order (then `fallback`), records every request. */
-class Replay {
-	server!: Server;
-	base = "";
-	queue: FixtureResponse[] = [];
-	seen: Seen[] = [];
-	fallback: FixtureResponse | null = null;
-
-	async start(): Promise<void> {
-		this.server = createServer((req, res) => this.handle(req, res));
-		await new Promise<void>((r) => this.server.listen(0, "127.0.0.1", r));
-		this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-	}
-	reset(queue: FixtureResponse[]): void {
-		this.queue = [...queue];
-		this.seen = [];
-		this.server.closeAllConnections();
-	}
-	private handle(req: IncomingMessage, res: ServerResponse): void {
-		const chunks: Buffer[] = [];
-		req.on("data", (c: Buffer) => chunks.push(c));
-		req.on("end", () => {
-			const url = new URL(req.url ?? "/", this.base);
-			this.seen.push({
-				method: req.method ?? "",
-				path: url.pathname,
-				url: req.url ?? "",
-				query: Object.fromEntries(url.searchParams),
-				headers: req.headers,
-				raw: Buffer.concat(chunks).toString("utf8"),
-			});
-			const r = this.queue.shift() ?? this.fallback;
-			if (!r) {
-				res.writeHead(599).end();
-				return;
-			}
-			if (r.delay_ms === "timeout") return; // never answers
-			res.writeHead(r.status ?? 200, r.headers ?? {}).end(r.body ?? "");
-		});
-	}
-}
+const { all: fixtures, sends, callbacks } = loadFixtures<SendFixture<WireRequest>>(DIR);
 
 /** The environment of a provider against `base` (an object: process.env is never touched). */
 function envOf(base: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
@@ -157,41 +83,8 @@ function check(query: Record<string, string>): CallbackRequest {
 
 /** Asserts `seen` is exactly `want` (raw body bytes and parsed JSON) and carries the token only in `Authorization`. */
 function assertRequest(seen: Seen | undefined, want: WireRequest, label: string): void {
-	assert.ok(seen, `${label}: no request sent`);
-	assert.equal(seen.method, want.method, label);
-	assert.equal(seen.path, want.path, label);
-	assert.deepEqual(seen.query, {}, `${label}: no query string`);
-	assert.ok(!seen.url.includes(TOKEN), `${label}: token in the URL`);
-	for (const [k, v] of Object.entries(want.headers))
-		assert.equal(seen.headers[k], v, `${label}: header ${k}`);
-	assert.equal(seen.headers.authorization, `Bearer ${TOKEN}`, `${label}: Authorization`);
-	assert.equal(seen.raw, JSON.stringify(want.body), `${label}: body bytes`);
-	assert.deepEqual(JSON.parse(seen.raw), want.body, `${label}: JSON body`);
-}
-
-/** Asserts `run()` gives `expect`, or throws the kind (name, instance, status / message / retryAfterMs) it names. */
-async function expectOutcome(run: () => unknown, expect: unknown, label: string): Promise<void> {
-	const e = expect as { throws?: string; message?: string; status?: number; retryAfterMs?: number } | null;
-	if (e && typeof e === "object" && "throws" in e) {
-		await assert.rejects(
-			async () => run(),
-			(err: Error) => {
-				assert.equal(err.name, e.throws, `${label}: ${err.name} ${err.message}`);
-				if (e.throws === "ProviderUnavailable") assert.ok(err instanceof ProviderUnavailable, label);
-				if (e.throws === "CallbackRejected") {
-					assert.ok(err instanceof CallbackRejected, label);
-					assert.equal(err.status, e.status, `${label}: status`);
-				}
-				if (e.message !== undefined) assert.equal(err.message, e.message, label);
-				if (e.retryAfterMs !== undefined)
-					assert.equal((err as ProviderUnavailable).retryAfterMs, e.retryAfterMs, `${label}: retryAfterMs`);
-				return true;
-			},
-			label,
-		);
-		return;
-	}
-	assert.deepEqual(await run(), expect, label);
+	const got = assertWireRequest(seen, want, TOKEN, label);
+	assert.equal(got.headers.authorization, `Bearer ${TOKEN}`, `${label}: Authorization`);
 }
 
 /** Asserts `run` throws CallbackRejected with `status`. */
@@ -208,10 +101,7 @@ describe("WhatsApp Cloud API provider: golden wire fixtures", function () {
 		await srv.start();
 		provider = whatsAppCloudProvider(envOf(srv.base));
 	});
-	after(() => {
-		srv.server.closeAllConnections();
-		srv.server.close();
-	});
+	after(() => srv.stop());
 
 	it("is the whatsapp provider whatsapp_cloud, with fixtures for send and the webhooks, each citing Meta's docs", () => {
 		assert.equal(provider.name, "whatsapp_cloud");
@@ -222,16 +112,7 @@ describe("WhatsApp Cloud API provider: golden wire fixtures", function () {
 			assert.match(fx.source, /^https:\/\/developers\.facebook\.com\//, file);
 	});
 
-	for (const [file, fx] of sends) {
-		for (const r of fx.responses) {
-			it(`${file}: ${r.name}`, async () => {
-				srv.reset([r]);
-				await expectOutcome(() => provider.send(fx.input), r.expect, `${file}/${r.name}`);
-				assertRequest(srv.seen[0], fx.request, `${file}/${r.name}`);
-				assert.equal(srv.seen.length, 1, "no retries inside the provider");
-			});
-		}
-	}
+	itMatchesSendFixtures(sends, srv, (m) => provider.send(m), assertRequest);
 
 	for (const [file, fx] of callbacks) {
 		for (const c of fx.cases) {
@@ -301,15 +182,12 @@ describe("WhatsApp Cloud API provider: golden wire fixtures", function () {
 	});
 
 	it("answers failed without a call for a number that is not an Indian mobile", async () => {
-		srv.reset([]);
 		const fx = fixtures.get("send-shipped-en") as SendFixture;
-		for (const to of ["12345", "16315551181", "0000000000"]) {
-			assert.deepEqual(await provider.send({ ...fx.input, to }), {
-				status: "failed",
-				error: "not an Indian mobile number",
-			});
-		}
-		assert.equal(srv.seen.length, 0);
+		await assertNotIndianMobiles(srv, (m) => provider.send(m), fx.input, [
+			"12345",
+			"16315551181",
+			"0000000000",
+		]);
 	});
 
 	it("sends no components for a message without variables", async () => {
@@ -321,16 +199,11 @@ describe("WhatsApp Cloud API provider: golden wire fixtures", function () {
 	});
 
 	it("a connection failure is ProviderUnavailable", async () => {
-		const dead = createServer();
-		await new Promise<void>((r) => dead.listen(0, "127.0.0.1", r));
-		const port = (dead.address() as AddressInfo).port;
-		await new Promise<void>((r) => dead.close(() => r()));
-		const p = whatsAppCloudProvider(envOf(`http://127.0.0.1:${port}`));
-		await assert.rejects(p.send((fixtures.get("send-shipped-en") as SendFixture).input), (err: Error) => {
-			assert.ok(err instanceof ProviderUnavailable);
-			assert.equal(err.message, "WhatsApp POST /v21.0/106540352242922/messages: ECONNREFUSED");
-			return true;
-		});
+		const p = whatsAppCloudProvider(envOf(await closedBase()));
+		await assertUnavailable(
+			p.send((fixtures.get("send-shipped-en") as SendFixture).input),
+			"WhatsApp POST /v21.0/106540352242922/messages: ECONNREFUSED",
+		);
 	});
 
 	it("refuses to build without phone number id or token, or with unreadable templates", () => {
@@ -374,33 +247,6 @@ describe("WhatsApp Cloud API provider: golden wire fixtures", function () {
 	});
 
 	it("never puts the access token, app secret or verify token into an error, a result or a log line", async () => {
-		const lines: string[] = [];
-		const out = process.stdout.write.bind(process.stdout);
-		const errw = process.stderr.write.bind(process.stderr);
-		const con = {
-			log: console.log,
-			warn: console.warn,
-			error: console.error,
-			info: console.info,
-			debug: console.debug,
-		};
-		const grab = (...a: unknown[]) => {
-			lines.push(a.map(String).join(" "));
-		};
-		process.stdout.write = ((c: string | Uint8Array) => {
-			lines.push(String(c));
-			return true;
-		}) as typeof process.stdout.write;
-		process.stderr.write = ((c: string | Uint8Array) => {
-			lines.push(String(c));
-			return true;
-		}) as typeof process.stderr.write;
-		Object.assign(console, { log: grab, warn: grab, error: grab, info: grab, debug: grab });
-		const note = (v: unknown) => lines.push(JSON.stringify(v));
-		const noteErr = (err: unknown) => {
-			const e = err as Error;
-			lines.push(`${e.name}: ${e.message} ${e.stack ?? ""} ${JSON.stringify(e)}`);
-		};
 		const echo = (status: number, code: number) =>
 			({
 				name: `echo-${code}`,
@@ -410,7 +256,8 @@ describe("WhatsApp Cloud API provider: golden wire fixtures", function () {
 				}),
 				expect: null,
 			}) satisfies FixtureResponse;
-		try {
+		const lines = await captureOutput(async (c) => {
+			const { note, noteErr } = c;
 			const failures: FixtureResponse[] = [
 				echo(400, 100),
 				echo(400, 130429),
@@ -419,17 +266,7 @@ describe("WhatsApp Cloud API provider: golden wire fixtures", function () {
 				{ name: "500", status: 500, body: `oops ${TOKEN}`, expect: null },
 				{ name: "timeout", delay_ms: "timeout", expect: null },
 			];
-			for (const f of [...failures, ...sends.flatMap(([, fx]) => fx.responses)]) {
-				srv.reset([]);
-				srv.fallback = f;
-				for (const [, fx] of sends) {
-					try {
-						note(await provider.send(fx.input));
-					} catch (err) {
-						noteErr(err);
-					}
-				}
-			}
+			await sendAgainstEach(srv, failures, sends, (m) => provider.send(m), c);
 			for (const sig of [undefined, "sha256=00", sign("{", "x")])
 				for (const body of ["", "{", '{"object":"page"}']) {
 					try {
@@ -453,19 +290,7 @@ describe("WhatsApp Cloud API provider: golden wire fixtures", function () {
 			} catch (err) {
 				noteErr(err);
 			}
-		} finally {
-			srv.fallback = null;
-			process.stdout.write = out;
-			process.stderr.write = errw;
-			Object.assign(console, con);
-		}
-		assert.ok(lines.length > 50, `${lines.length} lines`);
-		assert.ok(
-			lines.some((l) => l.includes("[redacted]")),
-			"echoed tokens are redacted",
-		);
-		for (const l of lines)
-			for (const secret of [TOKEN, APP_SECRET, VERIFY_TOKEN])
-				assert.ok(!l.includes(secret), `secret printed: ${l.slice(0, 300)}`);
+		});
+		assertNoSecret(lines, 50, [TOKEN, APP_SECRET, VERIFY_TOKEN]);
 	});
 });

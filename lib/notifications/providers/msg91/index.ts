@@ -8,52 +8,28 @@
  * `?token=<MSG91_CALLBACK_TOKEN>` in their URL; the token is compared in constant time (HMAC digests
  * under a per-process random key, `crypto.timingSafeEqual`).
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import {
-	type CallbackContent,
-	CallbackRejected,
-	type CallbackRequest,
-	type OutboundMessage,
-	type Provider,
-	type SendResult,
-} from "../types";
+import { sameSecret, WireProvider } from "../http";
+import { type CallbackContent, CallbackRejected, type CallbackRequest, type Provider } from "../types";
 import { parseCallbackBody, parseFlowAnswer, toFlow } from "./mapper";
 import { send } from "./proxy";
 import { type Msg91Settings, msg91Settings } from "./settings";
 
+export { sameSecret } from "../http";
 export { indianMobile, msg91Time, parseCallbackBody, parseFlowAnswer, templateKey, toFlow } from "./mapper";
 export { type Msg91Settings, type Msg91Template, msg91Settings, parseMsg91Templates } from "./settings";
 
-/** Key of the constant-time comparisons (random per process: digests of equal inputs are equal, nothing else leaks). */
-const COMPARE_KEY = randomBytes(32);
-
-/** Whether `given` equals `expected`, in time independent of where they differ (empty `expected` never matches). */
-export function sameSecret(given: string, expected: string): boolean {
-	if (!expected) return false;
-	const a = createHmac("sha256", COMPARE_KEY).update(given, "utf8").digest();
-	const b = createHmac("sha256", COMPARE_KEY).update(expected, "utf8").digest();
-	return timingSafeEqual(a, b);
-}
-
-/** One MSG91 account behind the {@link Provider} interface: `name` `msg91`, channel `sms`. */
-export class Msg91Provider implements Provider {
-	readonly name = "msg91";
-	readonly channel = "sms" as const;
-
+/**
+ * One MSG91 account behind the {@link Provider} interface: `name` `msg91`, channel `sms`.
+ *
+ * `send(m)` sends through the Flow API (mapper module doc: request shape, var1… order, DLT fields) and
+ * answers `sent` with MSG91's request id, or `failed` (template not configured, not an Indian mobile,
+ * MSG91's refusal words, HTTP 401 auth key refused); it throws ProviderUnavailable on a timeout, a network
+ * error, HTTP 5xx / 429 / 408, a malformed 2xx answer.
+ */
+export class Msg91Provider extends WireProvider<Msg91Settings> {
 	/** @param settings the account's settings, see {@link msg91Settings} */
-	constructor(readonly settings: Msg91Settings) {}
-
-	/**
-	 * Sends `m` through the Flow API (mapper module doc: request shape, var1… order, DLT fields).
-	 * Answers `sent` with MSG91's request id, or `failed` (template not configured, not an Indian mobile,
-	 * MSG91's refusal words, HTTP 401 auth key refused).
-	 * @throws ProviderUnavailable on a timeout, a network error, HTTP 5xx / 429 / 408, a malformed 2xx answer
-	 */
-	async send(m: OutboundMessage): Promise<SendResult> {
-		const built = toFlow(m, this.settings);
-		if ("failed" in built) return built.failed;
-		const ans = await send(this.settings, built.request);
-		return parseFlowAnswer(ans, this.settings);
+	constructor(settings: Msg91Settings) {
+		super("msg91", "sms", settings, { build: toFlow, post: send, parse: parseFlowAnswer });
 	}
 
 	/**

@@ -31,6 +31,7 @@
  *   (`message` / `content` / `text`), time in `date` / `receivedAt` / `timestamp`; the mobile is
  *   normalised to 10 digits (non-Indian numbers are skipped).
  */
+import { JSON_HEADERS } from "../http";
 import {
 	type CallbackContent,
 	CallbackRejected,
@@ -40,33 +41,17 @@ import {
 	ProviderUnavailable,
 	type SendResult,
 } from "../types";
+import { indianMobile, isObj, type Obj, str } from "../values";
 import { redact, type WireAnswer, type WireRequest } from "./proxy";
 import type { Msg91Settings } from "./settings";
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown): string =>
-	typeof v === "string" ? v.trim() : typeof v === "number" ? String(v) : "";
+export { indianMobile } from "../values";
 
 /** The Flow API path (MSG91's docs write it with the trailing slash). */
 export const FLOW_PATH = "/api/v5/flow/";
 
 /** The headers of a Flow API call besides `authkey`. */
-export const FLOW_HEADERS: Readonly<Record<string, string>> = {
-	accept: "application/json",
-	"content-type": "application/json",
-};
-
-/**
- * The buyer's mobile as 10 digits (`9876543210`), from 10 digits, `91` + 10, `+91 …` or `0` + 10, or
- * null when it is not an Indian mobile (10 digits starting 6–9).
- */
-export function indianMobile(raw: string): string | null {
-	let d = raw.replace(/\D/g, "");
-	if (d.length === 12 && d.startsWith("91")) d = d.slice(2);
-	else if (d.length === 11 && d.startsWith("0")) d = d.slice(1);
-	return /^[6-9]\d{9}$/.test(d) ? d : null;
-}
+export const FLOW_HEADERS: Readonly<Record<string, string>> = JSON_HEADERS;
 
 /** The `MSG91_TEMPLATES` key of a message: `<event>.<lang>`. */
 export function templateKey(m: Pick<OutboundMessage, "event" | "lang">): string {

@@ -1,91 +1,34 @@
 /**
- * HTTP proxy of the MSG91 connector: one global `fetch` per call with an `AbortSignal.timeout`
- * covering the headers and the body read, an answer size cap, no retries (the notifications queue
- * retries a {@link ProviderUnavailable} with backoff).
+ * HTTP proxy of the MSG91 connector over the shared {@link fetchWire} (../http.ts): one `fetch` per call
+ * with a timeout covering the headers and the body read, redirects refused, an answer size cap, no
+ * retries (the notifications queue retries a `ProviderUnavailable` with backoff).
  *
  * Errors: timeout, connection failure, an answer over {@link MAX_ANSWER_BYTES}, HTTP 5xx or 429 →
- * {@link ProviderUnavailable} (with MSG91's `Retry-After` when given). Any other answer is returned
+ * `ProviderUnavailable` (with MSG91's `Retry-After` when given). Any other answer is returned
  * for the mapper. The auth key goes only into the `authkey` header: never into a URL, an error
  * message or a log line (messages are passed through {@link redact} besides).
  */
-import { ProviderUnavailable } from "../types";
+import { fetchWire, redact as redactSecret, type WireAnswer, type WireRequest } from "../http";
 import type { Msg91Settings } from "./settings";
 
-/** A request as the mapper builds it (the golden fixtures' `request`). */
-export interface WireRequest {
-	method: "POST";
-	/** path below the base URL, e.g. `/api/v5/flow/` */
-	path: string;
-	/** headers besides `authkey` (lower-case names) */
-	headers: Record<string, string>;
-	/** the JSON body */
-	body: unknown;
-}
-
-/** An answer below 500 other than 429, body as UTF-8 text. */
-export interface WireAnswer {
-	status: number;
-	text: string;
-}
-
-/** Most bytes read from one MSG91 answer (its answers are a few hundred bytes). */
-export const MAX_ANSWER_BYTES = 256 * 1024;
+export { MAX_ANSWER_BYTES, retryAfterMs, type WireAnswer, type WireRequest } from "../http";
 
 /** `s` with every occurrence of the auth key replaced by `[redacted]` (defence in depth for echoed words). */
 export function redact(s: string, settings: Pick<Msg91Settings, "authKey">): string {
-	return settings.authKey ? s.split(settings.authKey).join("[redacted]") : s;
-}
-
-/** Milliseconds of a `Retry-After` header (delta-seconds or an HTTP date), or undefined. */
-export function retryAfterMs(h: string | null, now = Date.now()): number | undefined {
-	if (!h) return undefined;
-	const t = h.trim();
-	if (/^\d+$/.test(t)) return Number(t) * 1000;
-	const at = Date.parse(t);
-	return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+	return redactSecret(s, settings.authKey);
 }
 
 /**
  * Performs `req` against `settings.baseUrl` with header `authkey`.
  * @throws ProviderUnavailable on a timeout, a network error, an oversized answer, HTTP 5xx or 429
  */
-export async function send(settings: Msg91Settings, req: WireRequest): Promise<WireAnswer> {
-	const url = `${settings.baseUrl}${req.path}`;
+export function send(settings: Msg91Settings, req: WireRequest): Promise<WireAnswer> {
 	const what = `MSG91 ${req.method} ${req.path}`;
-	let res: Response;
-	let bytes: Buffer;
-	try {
-		res = await fetch(url, {
-			method: req.method,
-			headers: { ...req.headers, authkey: settings.authKey },
-			body: JSON.stringify(req.body),
-			redirect: "error",
-			signal: AbortSignal.timeout(settings.timeoutMs),
-		});
-		const declared = Number(res.headers.get("content-length"));
-		if (declared > MAX_ANSWER_BYTES) {
-			await res.body?.cancel();
-			throw new ProviderUnavailable(`${what}: answer of ${declared} bytes is too large`);
-		}
-		bytes = Buffer.from(await res.arrayBuffer());
-	} catch (err) {
-		if (err instanceof ProviderUnavailable) throw err;
-		const e = err as Error & { cause?: { code?: string } };
-		if (e.name === "TimeoutError" || e.name === "AbortError")
-			throw new ProviderUnavailable(`${what}: no answer within ${settings.timeoutMs} ms`);
-		throw new ProviderUnavailable(redact(`${what}: ${e.cause?.code ?? e.message}`, settings));
-	}
-	if (bytes.length > MAX_ANSWER_BYTES)
-		throw new ProviderUnavailable(`${what}: answer of ${bytes.length} bytes is too large`);
-	if (res.status === 429)
-		throw new ProviderUnavailable(
-			`${what}: HTTP 429 (rate limited)`,
-			retryAfterMs(res.headers.get("retry-after")),
-		);
-	if (res.status >= 500)
-		throw new ProviderUnavailable(
-			`${what}: HTTP ${res.status}`,
-			retryAfterMs(res.headers.get("retry-after")),
-		);
-	return { status: res.status, text: bytes.toString("utf8") };
+	const auth = { authkey: settings.authKey };
+	return fetchWire(`${settings.baseUrl}${req.path}`, req, {
+		what,
+		auth,
+		secret: settings.authKey,
+		timeoutMs: settings.timeoutMs,
+	});
 }

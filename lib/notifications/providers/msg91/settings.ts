@@ -13,6 +13,7 @@
  * - `MSG91_TIMEOUT_MS` → per-call timeout in ms (default 10000)
  */
 import { setting } from "../../../platform/config";
+import { jsonObjectSetting } from "../values";
 
 /** MSG91's default API host (https://docs.msg91.com/sms/send-sms). */
 export const MSG91_DEFAULT_BASE_URL = "https://control.msg91.com";
@@ -47,18 +48,13 @@ export interface Msg91Settings {
  * @throws Error naming the variable and the offending key (never a value) when the JSON or a key is not allowed
  */
 export function parseMsg91Templates(raw: string): Record<string, Msg91Template> {
-	let parsed: unknown;
-	try {
-		parsed = JSON.parse(raw);
-	} catch {
-		throw new Error("MSG91_TEMPLATES is not valid JSON");
-	}
-	if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
-		throw new Error(
-			'MSG91_TEMPLATES must be a JSON object {"<event>.<lang>": {template_id, dlt_template_id}}',
-		);
+	const parsed = jsonObjectSetting(
+		raw,
+		"MSG91_TEMPLATES",
+		'{"<event>.<lang>": {template_id, dlt_template_id}}',
+	);
 	const out: Record<string, Msg91Template> = {};
-	for (const [key, v] of Object.entries(parsed as Record<string, unknown>)) {
+	for (const [key, v] of Object.entries(parsed)) {
 		if (!/^[a-z_]+\.(en|hi)$/.test(key))
 			throw new Error(`MSG91_TEMPLATES: key "${key}" is not "<event>.<lang>" (lang en or hi)`);
 		const o = (typeof v === "object" && v !== null ? v : {}) as Record<string, unknown>;

@@ -12,35 +12,19 @@
  * - event notifications `POST` with `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body under
  *   the app secret>`, compared in constant time (`crypto.timingSafeEqual` on equal-length digests).
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import {
-	type CallbackContent,
-	CallbackRejected,
-	type CallbackRequest,
-	type OutboundMessage,
-	type Provider,
-	type SendResult,
-} from "../types";
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { sameSecret, WireProvider } from "../http";
+import { type CallbackContent, CallbackRejected, type CallbackRequest, type Provider } from "../types";
 import { parseSendAnswer, parseWebhook, toMessage } from "./mapper";
 import { send } from "./proxy";
 import { type WhatsAppSettings, whatsAppSettings } from "./settings";
 
+export { sameSecret } from "../http";
 export { indianMobile, parseSendAnswer, parseWebhook, templateName, toMessage } from "./mapper";
 export { parseWhatsAppTemplates, type WhatsAppSettings, whatsAppSettings } from "./settings";
 
 /** Header of the webhook signature (lower case, as CallbackRequest gives headers). */
 export const SIGNATURE_HEADER = "x-hub-signature-256";
-
-/** Key of the constant-time token comparison (random per process). */
-const COMPARE_KEY = randomBytes(32);
-
-/** Whether `given` equals `expected`, in time independent of where they differ (empty `expected` never matches). */
-export function sameSecret(given: string, expected: string): boolean {
-	if (!expected) return false;
-	const a = createHmac("sha256", COMPARE_KEY).update(given, "utf8").digest();
-	const b = createHmac("sha256", COMPARE_KEY).update(expected, "utf8").digest();
-	return timingSafeEqual(a, b);
-}
 
 /**
  * Whether `header` is `sha256=<hex>` of the HMAC-SHA256 of `body` under `appSecret` (constant time;
@@ -54,26 +38,19 @@ export function validSignature(body: Buffer, header: string | undefined, appSecr
 	return timingSafeEqual(Buffer.from(m[1], "hex"), want);
 }
 
-/** One WhatsApp Business phone number behind the {@link Provider} interface: `name` `whatsapp_cloud`, channel `whatsapp`. */
-export class WhatsAppCloudProvider implements Provider {
-	readonly name = "whatsapp_cloud";
-	readonly channel = "whatsapp" as const;
-
+/**
+ * One WhatsApp Business phone number behind the {@link Provider} interface: `name` `whatsapp_cloud`,
+ * channel `whatsapp`.
+ *
+ * `send(m)` sends an approved template message (mapper module doc: template name, language, parameter
+ * order) and answers `sent` with the wamid, or `failed` (not an Indian mobile, a permanent Graph API
+ * error, the access token refused); it throws ProviderUnavailable on a timeout, a network error, HTTP
+ * 5xx / 429 / 408, a throttling or transient Graph API error, a 2xx without a message id.
+ */
+export class WhatsAppCloudProvider extends WireProvider<WhatsAppSettings> {
 	/** @param settings the number's settings, see {@link whatsAppSettings} */
-	constructor(readonly settings: WhatsAppSettings) {}
-
-	/**
-	 * Sends `m` as an approved template message (mapper module doc: template name, language, parameter
-	 * order). Answers `sent` with the wamid, or `failed` (not an Indian mobile, a permanent Graph API
-	 * error, the access token refused).
-	 * @throws ProviderUnavailable on a timeout, a network error, HTTP 5xx / 429 / 408, a throttling or
-	 *   transient Graph API error, a 2xx without a message id
-	 */
-	async send(m: OutboundMessage): Promise<SendResult> {
-		const built = toMessage(m, this.settings);
-		if ("failed" in built) return built.failed;
-		const ans = await send(this.settings, built.request);
-		return parseSendAnswer(ans, this.settings);
+	constructor(settings: WhatsAppSettings) {
+		super("whatsapp_cloud", "whatsapp", settings, { build: toMessage, post: send, parse: parseSendAnswer });
 	}
 
 	/**

@@ -28,6 +28,7 @@
  * type `text` (`text.body`) or `button` (a quick-reply tap, `button.text`) → replies, the sender's
  * `from` (`91XXXXXXXXXX`) normalised to 10 digits (non-Indian numbers are skipped).
  */
+import { JSON_HEADERS } from "../http";
 import {
 	type CallbackContent,
 	CallbackRejected,
@@ -37,19 +38,14 @@ import {
 	ProviderUnavailable,
 	type SendResult,
 } from "../types";
+import { indianMobile, isObj, type Obj, str } from "../values";
 import { redact, type WireAnswer, type WireRequest } from "./proxy";
 import type { WhatsAppSettings } from "./settings";
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown): string =>
-	typeof v === "string" ? v.trim() : typeof v === "number" ? String(v) : "";
+export { indianMobile } from "../values";
 
 /** The headers of a send besides `Authorization`. */
-export const SEND_HEADERS: Readonly<Record<string, string>> = {
-	accept: "application/json",
-	"content-type": "application/json",
-};
+export const SEND_HEADERS: Readonly<Record<string, string>> = JSON_HEADERS;
 
 /** Graph API error codes of throttling: retried later (ProviderUnavailable). */
 export const RATE_LIMIT_CODES: ReadonlySet<number> = new Set([4, 80007, 130429, 131048, 131056]);
@@ -57,17 +53,6 @@ export const RATE_LIMIT_CODES: ReadonlySet<number> = new Set([4, 80007, 130429, 
 export const TRANSIENT_CODES: ReadonlySet<number> = new Set([1, 2, 131000, 131016, 131057, 133004]);
 /** Graph API error codes of a refused access token. */
 export const AUTH_CODES: ReadonlySet<number> = new Set([0, 190]);
-
-/**
- * The buyer's mobile as 10 digits, from 10 digits, `91` + 10, `+91 …` or `0` + 10, or null when it is
- * not an Indian mobile (10 digits starting 6–9).
- */
-export function indianMobile(raw: string): string | null {
-	let d = raw.replace(/\D/g, "");
-	if (d.length === 12 && d.startsWith("91")) d = d.slice(2);
-	else if (d.length === 11 && d.startsWith("0")) d = d.slice(1);
-	return /^[6-9]\d{9}$/.test(d) ? d : null;
-}
 
 /** The approved template name of an event: `templates[event]`, else the event's own name. */
 export function templateName(event: string, templates: Readonly<Record<string, string>>): string {

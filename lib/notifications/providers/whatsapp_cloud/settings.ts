@@ -18,6 +18,7 @@
  * - `WHATSAPP_TIMEOUT_MS` → per-call timeout in ms (default 10000)
  */
 import { setting } from "../../../platform/config";
+import { jsonObjectSetting } from "../values";
 
 /** Meta's Graph API host (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages). */
 export const WHATSAPP_DEFAULT_BASE_URL = "https://graph.facebook.com";
@@ -48,16 +49,9 @@ export interface WhatsAppSettings {
  * @throws Error naming the variable and the offending key (never a value) when it is not allowed
  */
 export function parseWhatsAppTemplates(raw: string): Record<string, string> {
-	let parsed: unknown;
-	try {
-		parsed = JSON.parse(raw);
-	} catch {
-		throw new Error("WHATSAPP_TEMPLATES is not valid JSON");
-	}
-	if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
-		throw new Error('WHATSAPP_TEMPLATES must be a JSON object {"<event>": "<approved template name>"}');
+	const parsed = jsonObjectSetting(raw, "WHATSAPP_TEMPLATES", '{"<event>": "<approved template name>"}');
 	const out: Record<string, string> = {};
-	for (const [event, name] of Object.entries(parsed as Record<string, unknown>)) {
+	for (const [event, name] of Object.entries(parsed)) {
 		if (typeof name !== "string" || !/^[a-z0-9_]{1,512}$/.test(name))
 			throw new Error(
 				`WHATSAPP_TEMPLATES: "${event}" needs a template name of lower-case letters, digits and _`,
