@@ -140,7 +140,7 @@ export interface NdrRow {
 
 /**
  * A buyer's answer on the tracking page to a case's latest failed attempt (issue 29;
- * docs/decisions/0110-buyer-ndr-answers.md): `applied` (sent as an action `by: buyer`),
+ * docs/decisions/0110-buyer-ndr-answers.md): `pending` (being sent), `applied` (sent as an action `by: buyer`),
  * `awaiting_approval` (the merchant's `ndr_buyer_answers: approve`: act on it with `POST
  * /v1/shipping/ndr`), `failed` (the courier refused it: `error`). `at` ISO-8601 UTC.
  */
@@ -149,7 +149,7 @@ export interface NdrBuyerAnswer {
 	choice: "reattempt" | "update" | "decline";
 	/** `deferred_date` (IST day), or `address_1`, `landmark`, `phone`, as the buyer gave them */
 	details: Record<string, unknown>;
-	status: "applied" | "awaiting_approval" | "failed";
+	status: "pending" | "applied" | "awaiting_approval" | "failed";
 	error: string | null;
 	at: string;
 }

@@ -21,7 +21,7 @@ import { parseNdrActBody } from "./act-input";
 import type { NdrDeps } from "./deps";
 import { requestRto } from "./policy";
 import { requestAct } from "./requests";
-import { type BuyerAnswerOnCase, liveCaseOf, setBuyerAnswer } from "./store";
+import { type BuyerAnswerOnCase, type CaseRow, claimBuyerAnswer, liveCaseOf, setBuyerAnswer } from "./store";
 
 /** The buyer's view of an AWB's live case, or null (none, or another account's). */
 export async function buyerCase(
@@ -63,8 +63,38 @@ export async function buyerAnswer(
 		throw fail("no_open_ndr", c?.order_id ?? 0);
 	if (p.attempt_no !== c.attempts) throw fail("ndr_attempt_changed", c.attempts);
 	const before = c.buyer_answer;
-	if (before && before.attempt_no === c.attempts && before.status !== "failed") return before;
+	if (before && before.attempt_no === c.attempts && before.status !== "failed" && before.status !== "pending")
+		return before;
 	const base = { attempt_no: c.attempts, choice: p.choice, details: { ...p.details }, at: now.toISOString() };
+	// one request at a time per attempt: a double-submitted form (or two tabs) sends one action
+	const staleBefore = new Date(now.getTime() - CLAIM_STALE_MS);
+	if (!(await claimBuyerAnswer(deps.db, c.id, { ...base, status: "pending", error: null }, staleBefore))) {
+		const now2 = await liveCaseOf(deps.db, p.awb_number);
+		return now2?.buyer_answer ?? { ...base, status: "pending", error: null };
+	}
+	try {
+		const answer = await applyAnswer(deps, ctx, c, p, base, now);
+		await setBuyerAnswer(deps.db, c.id, answer);
+		return answer;
+	} catch (err) {
+		// nothing was decided: the claim goes, so the buyer can send the form again
+		await setBuyerAnswer(deps.db, c.id, before);
+		throw err;
+	}
+}
+
+/** How long a `pending` claim blocks another answer to the same attempt (a crashed request's claim lapses). */
+const CLAIM_STALE_MS = 60_000;
+
+/** The answer after it was applied or kept: the action through the merchant's path, or the RTO. */
+async function applyAnswer(
+	deps: NdrDeps,
+	ctx: Context<unknown, CallMeta>,
+	c: CaseRow,
+	p: NdrBuyerAnswerInput,
+	base: Omit<BuyerAnswerOnCase, "status" | "error">,
+	now: Date,
+): Promise<BuyerAnswerOnCase> {
 	let answer: BuyerAnswerOnCase;
 	if (!p.apply) answer = { ...base, status: "awaiting_approval", error: null };
 	else if (p.choice === "decline") {
@@ -98,6 +128,5 @@ export async function buyerAnswer(
 			answer = { ...base, status: "failed", error: String(body.message ?? "refused by the courier") };
 		}
 	}
-	await setBuyerAnswer(deps.db, c.id, answer);
 	return answer;
 }

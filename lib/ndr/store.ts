@@ -57,7 +57,8 @@ export interface BuyerAnswerOnCase {
 	attempt_no: number;
 	choice: "reattempt" | "update" | "decline";
 	details: Record<string, unknown>;
-	status: "applied" | "awaiting_approval" | "failed";
+	/** `pending` while the answer is being sent (a claim: a second submit of the form waits for it) */
+	status: "pending" | "applied" | "awaiting_approval" | "failed";
 	error: string | null;
 	/** ISO-8601 UTC */
 	at: string;
@@ -498,12 +499,40 @@ export async function openCaseOfOrder(
 	return rows.length ? caseOf(rows[0]) : null;
 }
 
-/** Keeps the buyer's answer on a case (the newest answer replaces an older attempt's). */
-export async function setBuyerAnswer(db: Sequelize, case_id: number, a: BuyerAnswerOnCase): Promise<void> {
-	await exec(db, "UPDATE ndr.cases SET buyer_answer = $2::jsonb, updated_at = now() WHERE id = $1", [
-		case_id,
-		JSON.stringify(a),
-	]);
+/**
+ * Claims the answer of attempt `attempt_no` of an `action_required` case for one buyer request:
+ * writes it as `pending` unless the attempt is answered already (a `pending` claim older than
+ * `staleBefore`, left by a crash, and a `failed` answer may be replaced). Answers whether this
+ * request holds the claim (a double-submitted form sends one action).
+ */
+export async function claimBuyerAnswer(
+	db: Sequelize,
+	case_id: number,
+	a: BuyerAnswerOnCase,
+	staleBefore: Date,
+): Promise<boolean> {
+	const { count } = await exec(
+		db,
+		`UPDATE ndr.cases SET buyer_answer = $2::jsonb, updated_at = now()
+		 WHERE id = $1 AND status = 'action_required' AND attempts = $3
+		   AND (buyer_answer IS NULL OR (buyer_answer->>'attempt_no')::int <> $3 OR buyer_answer->>'status' = 'failed'
+		     OR (buyer_answer->>'status' = 'pending' AND (buyer_answer->>'at')::timestamptz < $4))`,
+		[case_id, JSON.stringify(a), a.attempt_no, staleBefore],
+	);
+	return count > 0;
+}
+
+/** Keeps the buyer's answer on a case (the newest answer replaces an older attempt's; null removes it). */
+export async function setBuyerAnswer(
+	db: Sequelize,
+	case_id: number,
+	a: BuyerAnswerOnCase | null,
+): Promise<void> {
+	await exec(
+		db,
+		"UPDATE ndr.cases SET buyer_answer = NULLIF($2::jsonb, 'null'::jsonb), updated_at = now() WHERE id = $1",
+		[case_id, JSON.stringify(a)],
+	);
 }
 
 /** The account's newest case of an order (open or closed), or null. */

@@ -222,11 +222,15 @@ export async function applyReport(
 	return rows.map((r) => Number(r.id));
 }
 
-/** Messages still `queued` or `held` whose last change is older than `olderThan` (for the sweep). */
+/**
+ * Messages the sweep re-adds: `queued` with no change since `olderThan`, `held` whose quiet hours
+ * ended before it (a held message's delayed job is not re-added while it is still waiting).
+ */
 export async function pendingMessages(db: Sequelize, olderThan: Date, limit: number): Promise<MessageRow[]> {
 	const rows = await select<MessageRow>(
 		db,
-		`SELECT * FROM notifications.messages WHERE status IN ('queued', 'held') AND updated_at < $1
+		`SELECT * FROM notifications.messages
+		 WHERE status IN ('queued', 'held') AND updated_at < $1 AND (status = 'queued' OR hold_until < $1)
 		 ORDER BY updated_at LIMIT $2`,
 		[olderThan, limit],
 	);

@@ -61,6 +61,7 @@ export interface NdrText {
 	decline: string;
 	submit: string;
 	applied: string;
+	sending: string;
 	waiting: string;
 	failed: string;
 	seller_acted: string;
@@ -116,6 +117,7 @@ export const PAGE_TEXT: Record<PageLanguage, PageText> = {
 			decline: "I do not want this parcel (it goes back to the seller)",
 			submit: "Send my answer",
 			applied: "Thank you. We have told the courier:",
+			sending: "Thank you. We are sending your answer to the courier:",
 			waiting: "Thank you. The seller will confirm your request:",
 			failed: "The courier could not take your request. Please choose again:",
 			seller_acted: "The seller has asked the courier to deliver again.",
@@ -191,6 +193,7 @@ export const PAGE_TEXT: Record<PageLanguage, PageText> = {
 			decline: "मुझे यह पार्सल नहीं चाहिए (यह विक्रेता को वापस जाएगा)",
 			submit: "मेरा जवाब भेजें",
 			applied: "धन्यवाद। हमने कूरियर को बता दिया है:",
+			sending: "धन्यवाद। हम आपका जवाब कूरियर को भेज रहे हैं:",
 			waiting: "धन्यवाद। विक्रेता आपके अनुरोध की पुष्टि करेंगे:",
 			failed: "कूरियर आपका अनुरोध नहीं ले सका। कृपया फिर से चुनें:",
 			seller_acted: "विक्रेता ने कूरियर से फिर से डिलीवर करने को कहा है।",

@@ -40,7 +40,7 @@ export interface NdrPanel {
 	/** the days offered for a re-attempt: IST `YYYY-MM-DD` and its words */
 	days: { value: string; label: string }[];
 	answer: {
-		status: "applied" | "awaiting_approval" | "failed";
+		status: "pending" | "applied" | "awaiting_approval" | "failed";
 		choice: "reattempt" | "update" | "decline";
 		day: string | null;
 		error: string | null;
@@ -162,7 +162,7 @@ const TRACKING = `<section class="card" aria-labelledby="status">
 
 const NDR = `<section class="card ndr" aria-labelledby="ndr">
 <h2 id="ndr"><%= it.n.title %></h2>
-<% if (it.p.answer && !it.p.form) { %><p><%= it.p.answer.status === "applied" ? it.n.applied : it.n.waiting %> <strong><%= it.n.chose[it.p.answer.choice] %><% if (it.p.answer.day) { %> (<%= it.p.answer.day %>)<% } %></strong></p>
+<% if (it.p.answer && !it.p.form) { %><p><%= it.p.answer.status === "applied" ? it.n.applied : it.p.answer.status === "pending" ? it.n.sending : it.n.waiting %> <strong><%= it.n.chose[it.p.answer.choice] %><% if (it.p.answer.day) { %> (<%= it.p.answer.day %>)<% } %></strong></p>
 <% } else if (it.p.sellerActed) { %><p><%= it.n.seller_acted %></p>
 <% } else if (it.p.form) { %><% if (it.p.answer && it.p.answer.status === "failed") { %><p class="problem" role="alert"><%= it.n.failed %> <%= it.p.answer.error %></p><% } %><% if (it.p.problem) { %><p class="problem" role="alert"><%= it.p.problem %></p><% } %>
 <p class="muted"><%= it.n.ask %></p>

@@ -162,9 +162,9 @@ const BUYER_ANSWER_VIEW: JsonSchema = {
 				details: { type: "object", description: "what the buyer gave" },
 				status: {
 					type: "string",
-					enum: ["applied", "awaiting_approval", "failed"],
+					enum: ["pending", "applied", "awaiting_approval", "failed"],
 					description:
-						"`applied`: sent to the courier as an action `by: buyer`; `awaiting_approval` (your `ndr_buyer_answers: approve`): act on it with `POST /v1/shipping/ndr`; `failed`: the courier refused it (`error`)",
+						"`pending`: being sent to the courier (a second submit of the form waits for it); `applied`: sent to the courier as an action `by: buyer`; `awaiting_approval` (your `ndr_buyer_answers: approve`): act on it with `POST /v1/shipping/ndr`; `failed`: the courier refused it (`error`)",
 				},
 				error: nullableStr("the courier's words of a refusal"),
 				at: utc("answered"),
