@@ -10,7 +10,7 @@
  * changes nothing; closing only touches a case still open.
  */
 import type { Sequelize, Transaction } from "sequelize";
-import type { NdrReason, NdrTab, ShipmentStatusChanged } from "../contracts";
+import type { NdrBuyerAnswer, NdrReason, NdrTab, ShipmentStatusChanged } from "../contracts";
 import { exec, numbersIn, type StoredRow, select } from "../platform/db";
 
 /** Statuses of an open case (the merchant can still act). */
@@ -48,21 +48,8 @@ export interface CaseRow {
 	updated_at: Date;
 }
 
-/**
- * A buyer's answer to a failed delivery, kept on its case (lib/contracts/ndr.ts `NdrBuyerAnswer`):
- * `applied` (sent to the courier as an action `by: buyer`), `awaiting_approval` (the merchant's
- * `ndr_buyer_answers: approve`), `failed` (the courier refused it: `error`).
- */
-export interface BuyerAnswerOnCase {
-	attempt_no: number;
-	choice: "reattempt" | "update" | "decline";
-	details: Record<string, unknown>;
-	/** `pending` while the answer is being sent (a claim: a second submit of the form waits for it) */
-	status: "pending" | "applied" | "awaiting_approval" | "failed";
-	error: string | null;
-	/** ISO-8601 UTC */
-	at: string;
-}
+/** A buyer's answer to a failed delivery as kept on its case (`cases.buyer_answer`; the contract's shape). */
+export type BuyerAnswerOnCase = NdrBuyerAnswer;
 
 const CASE_NUMBERS = [
 	"id",

@@ -127,18 +127,7 @@ export async function trackingPage(deps: NotificationsDeps, via: Caller, p: Page
 	const s = await shipmentOf(via, awb);
 	if (!s) return notFound(lang);
 	const ndr = s.status === "undelivered" ? await ndrPanel(via, s.sender_id, awb, lang) : undefined;
-	const page = renderTracking({
-		lang,
-		brand: await brandFor(deps, s.sender_id),
-		awb_number: s.awb_number,
-		courier_name: s.courier_name,
-		status: s.status,
-		status_at: s.status_at,
-		edd: s.edd,
-		scans: [...s.scans].reverse(),
-		path: `${TRACKING_PAGE_PREFIX}${p.token}`,
-		ndr,
-	});
+	const page = await pageOf(deps, s, p.token, lang, ndr);
 	// an undelivered shipment whose case ndr has not opened yet is not kept: the form comes in a moment
 	if (s.status !== "undelivered" || ndr) {
 		if (pages.size >= CACHE_MAX) pages.clear();
@@ -247,8 +236,13 @@ export async function answerNdr(deps: NotificationsDeps, via: Caller, p: PagePar
 		const mobile = mobileOf(phone);
 		if (mobile) details.phone = mobile;
 	} else if (choice !== "decline") problem = t.bad_choice;
+	// the page with the form again (400 / 409 / 503), what is wrong above it
 	const again = async (status: number, words: string) =>
-		formPage(deps, via, s, p.token, lang, status, await ndrPanel(via, s.sender_id, awb, lang, words, f));
+		html(
+			status,
+			await pageOf(deps, s, p.token, lang, await ndrPanel(via, s.sender_id, awb, lang, words, f)),
+			"no-store",
+		);
 	if (problem) return again(400, problem);
 	if (Number(f.attempt) !== c.attempts) return again(409, t.stale);
 	const prefs = await preferencesOf(deps, s.sender_id);
@@ -291,17 +285,15 @@ function backTo(token: string, lang: PageLanguage): PageAnswer {
 	};
 }
 
-/** The tracking page with the form's panel (a 400 / 409 / 503 answer of the form). */
-async function formPage(
+/** The tracking page of shipment `s` (its link's `token`) in `lang`, with the failed-delivery panel when given. */
+async function pageOf(
 	deps: NotificationsDeps,
-	_via: Caller,
 	s: AwbShipmentView,
 	token: string,
 	lang: PageLanguage,
-	status: number,
 	ndr: NdrPanel | undefined,
-): Promise<PageAnswer> {
-	const page = renderTracking({
+): Promise<RenderedPage> {
+	return renderTracking({
 		lang,
 		brand: await brandFor(deps, s.sender_id),
 		awb_number: s.awb_number,
@@ -313,7 +305,6 @@ async function formPage(
 		path: `${TRACKING_PAGE_PREFIX}${token}`,
 		ndr,
 	});
-	return html(status, page, "no-store");
 }
 
 /**
