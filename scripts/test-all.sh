@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # README's test command, complete on a fresh Debian machine that has only Node (and on CI: .ci/run
 # execs this file): Node >= 22 when older, `npm ci`, PostgreSQL / Redis / nats-server / poppler-utils /
-# zbar-tools / chromium from Debian's packages when missing, PostgreSQL trust auth for 127.0.0.1 (what the tests'
+# zbar-tools / chromium / kubectl from Debian's packages when missing, PostgreSQL trust auth for 127.0.0.1 (what the tests'
 # TEST_PG_ADMIN_URL default, postgres://postgres@127.0.0.1:5432/postgres, expects), starts whichever of
 # PostgreSQL (5432), Redis (6379), NATS with JetStream (4222) does not answer, then `npm test`.
 # Idempotent: a second run installs and changes nothing. Never stops a server that answers.
@@ -50,6 +50,8 @@ missing_packages() {
   command -v zbarimg >/dev/null || pkgs+=(zbar-tools)
   # the buyer tracking page's browser tests (issue 29): Debian's Chromium, driven by puppeteer-core (no download)
   [ -x /usr/bin/chromium ] || pkgs+=(chromium)
+  # the manifests rendered by the real tool (issue 30): kubectl kustomize
+  command -v kubectl >/dev/null || pkgs+=(kubectl)
   echo "${pkgs[*]}"
 }
 ensure_packages() {
