@@ -344,6 +344,16 @@ function scenario(cluster: Cluster, providers: () => Providers) {
 		});
 		assert.equal(bad.status, 401);
 		assert.equal(((await bad.json()) as { error: string }).error, "invalid_signature");
+		// signed, but not the provider's format: 400, nothing applied
+		const junk = "not json";
+		const junkSig = `sha256=${createHmac("sha256", APP_SECRET).update(junk).digest("hex")}`;
+		const malformed = await fetch(url, {
+			method: "POST",
+			headers: { "content-type": "application/json", "x-hub-signature-256": junkSig },
+			body: junk,
+		});
+		assert.equal(malformed.status, 400);
+		assert.equal(((await malformed.json()) as { error: string }).error, "validation_failed");
 		const ok = await fetch(url, {
 			method: "POST",
 			headers: { "content-type": "application/json", "x-hub-signature-256": report.sig },
@@ -478,6 +488,10 @@ function scenario(cluster: Cluster, providers: () => Providers) {
 		assert.match(await bad.text(), /Enter a 10-digit Indian mobile number/);
 		const outside = await post({ attempt: "1", choice: "reattempt", date: "2020-01-01" });
 		assert.equal(outside.status, 400);
+		// a form of another attempt than the case's latest: 409 with the form for the latest
+		const stale = await post({ attempt: "2", choice: "reattempt", date: days[1] });
+		assert.equal(stale.status, 409);
+		assert.match(await stale.text(), /Another delivery attempt failed since this page was shown/);
 		// a double-submitted form (a double tap): one answer, one action at the courier
 		const [ok, twice] = await Promise.all([
 			post({ attempt: "1", choice: "reattempt", date: days[1] }),
@@ -631,6 +645,14 @@ function scenario(cluster: Cluster, providers: () => Providers) {
 		const bad = await api.post("/v1/settings/notifications/test", { channel: "sms", to: "12345" });
 		assert.equal(bad.status, 400, JSON.stringify(bad.body));
 		assert.deepEqual(bad.body.details, ["to: must be an Indian mobile number"]);
+		// 20 test messages an hour per account: two made above, 18 more, then 429
+		for (let i = 0; i < 18; i++) {
+			const r = await api.post("/v1/settings/notifications/test", { channel: "sms", to: "9876543210" });
+			assert.equal(r.status, 201, JSON.stringify(r.body));
+		}
+		const over = await api.post("/v1/settings/notifications/test", { channel: "sms", to: "9876543210" });
+		assert.equal(over.status, 429, JSON.stringify(over.body));
+		assert.equal(over.body.error, "too_many_test_messages");
 	});
 }
 
