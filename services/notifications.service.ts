@@ -159,7 +159,7 @@ export default defineService<NotificationsVars>()({
 		},
 
 		/**
-		 * PATCH /v1/settings/branding: any subset of the brand's fields (null clears). → 200 the
+		 * PATCH /v1/settings/branding, some or all of the brand's fields (null clears). → 200 the
 		 * brand. Errors: 400 `validation_failed` (a field, `body: no updatable field`); 403
 		 * (capability `settings.write`: merchant and merchant_admin).
 		 */
@@ -243,7 +243,7 @@ export default defineService<NotificationsVars>()({
 		},
 
 		/**
-		 * PATCH /v1/settings/notifications: any subset of channels, events, quiet hours (IST),
+		 * PATCH /v1/settings/notifications, some or all of channels, events, quiet hours (IST),
 		 * language, ndr_buyer_answers. → 200 the preferences. Errors: 400 `validation_failed`;
 		 * 403 (capability `settings.write`).
 		 */

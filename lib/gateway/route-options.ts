@@ -103,8 +103,8 @@ function devIdpBeforeCall(trustProxy: number): (ctx: Context, route: unknown, re
 /**
  * `onBeforeCall` of the signed push route (`mergeParams: false`, raw body
  * parser): courier scan pushes and message providers' callbacks. The action's
- * params become `{courier | provider, body, headers, query}`: the path's
- * courier code or provider name, the raw body bytes as base64 (the signature
+ * params become the path's parameters (`courier`, `provider`) as strings, plus
+ * `{body, headers, query}`: the raw body bytes as base64 (the signature
  * covers them exactly; an absent body is empty), the request headers
  * (lower-cased by node; repeated ones joined with ", "; never `authorization`
  * or `cookie`) and the query string's single values (500 characters at most).
@@ -120,9 +120,10 @@ function webhookParams(_ctx: Context, _route: unknown, req: GwRequest): void {
 	const query: Record<string, string> = {};
 	for (const [k, v] of Object.entries((req.query ?? {}) as Record<string, unknown>))
 		if (typeof v === "string") query[k] = v.slice(0, 500);
+	const named: Record<string, string> = {};
+	for (const [k, v] of Object.entries(path ?? {})) named[k] = String(v);
 	req.$params = {
-		...(path?.courier !== undefined ? { courier: String(path.courier) } : {}),
-		...(path?.provider !== undefined ? { provider: String(path.provider) } : {}),
+		...named,
 		body: raw.toString("base64"),
 		headers,
 		query,

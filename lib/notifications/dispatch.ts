@@ -42,6 +42,7 @@ import {
 	settleMessage,
 	testSendsSince,
 } from "./message-store";
+import { dayLabel } from "./page";
 import { holdUntil, preferencesOf } from "./preferences";
 import { providerFor, providerNamed } from "./providers";
 import {
@@ -103,16 +104,6 @@ function contactOf(
 	return mobileOf(c.phone);
 }
 
-/** A day `YYYY-MM-DD` (IST) in the message's words, e.g. "2 Dec" / "2 दिस॰". */
-function dayWords(day: string | null, lang: MessageLang): string {
-	if (!day) return "";
-	return new Intl.DateTimeFormat(lang === "hi" ? "hi-IN" : "en-IN", {
-		day: "numeric",
-		month: "short",
-		timeZone: "UTC",
-	}).format(new Date(`${day}T00:00:00Z`));
-}
-
 /** Adds (or re-adds: same job id) a message's send job, delayed to its `hold_until`. */
 export async function enqueueSend(row: Pick<MessageRow, "id" | "hold_until">): Promise<void> {
 	const delay = row.hold_until ? Math.max(0, new Date(row.hold_until).getTime() - Date.now()) : 0;
@@ -172,7 +163,7 @@ export async function onStatusChange(
 		awb: e.awb_number,
 		courier: shipment?.courier_name ?? "",
 		link: pageLink(e.awb_number),
-		edd: dayWords(shipment?.edd ?? null, lang),
+		edd: shipment?.edd ? dayLabel(lang, shipment.edd) : "",
 		support: brand.support_phone ?? brand.support_email ?? "",
 	};
 	const rendered = renderMessage(event, lang, vars);

@@ -79,22 +79,21 @@ export interface MessageRow {
 }
 
 /** A message to record (its first state decided by the caller: queued, held or suppressed). */
-export interface NewMessage {
-	sender_id: number;
-	order_id: number | null;
-	awb_number: string | null;
-	event: MessageEvent;
-	event_key: string;
-	seq: number;
-	channel: MessageChannel;
-	lang: MessageLang;
-	recipient: string;
-	vars: Record<string, string>;
-	body: string;
-	subject: string;
-	status: "queued" | "held" | "suppressed";
-	hold_until: Date | null;
-}
+export type NewMessage = Pick<
+	MessageRow,
+	| "sender_id"
+	| "order_id"
+	| "awb_number"
+	| "event"
+	| "event_key"
+	| "seq"
+	| "channel"
+	| "lang"
+	| "recipient"
+	| "vars"
+	| "body"
+	| "hold_until"
+> & { subject: string; status: "queued" | "held" | "suppressed" };
 
 const num = (r: MessageRow): MessageRow => ({
 	...r,

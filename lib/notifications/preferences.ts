@@ -9,14 +9,12 @@
  */
 import type { NotificationPreferences, PreferencesPatch } from "../contracts";
 import { validationFailed } from "../platform/errors";
+import { IST_OFFSET_MS } from "../shared/ist-date";
 import type { NotificationsDeps } from "./deps";
 import { preferencesRow, type StoredPreferences, savePreferences } from "./message-store";
 import { providerSettings } from "./providers";
-import type { MessageChannel } from "./providers/types";
+import { MESSAGE_CHANNELS } from "./providers/types";
 import { BUYER_EVENTS, type BuyerEvent } from "./templates";
-
-/** The channels, in the order the view lists them. */
-export const CHANNELS: readonly MessageChannel[] = ["sms", "whatsapp", "email"];
 
 /** The defaults of an account that never changed them. */
 export const DEFAULT_PREFERENCES: Omit<StoredPreferences, "updated_at"> = {
@@ -100,7 +98,7 @@ export async function changePreferences(
 		if (quiet_start === quiet_end) throw validationFailed(["quiet_hours: start and end must differ"]);
 	}
 	const saved = await savePreferences(deps.db, sender, {
-		channels: CHANNELS.filter((c) => channels.has(c)),
+		channels: MESSAGE_CHANNELS.filter((c) => channels.has(c)),
 		events: BUYER_EVENTS.filter((e) => events.has(e)),
 		quiet_start,
 		quiet_end,
@@ -110,16 +108,13 @@ export async function changePreferences(
 	return preferencesView(saved);
 }
 
-/** IST is UTC+05:30 all year. */
-const IST_OFFSET_MIN = 330;
-
 /**
  * When a message made at `now` may be sent: null (now) outside quiet hours, else the end of
  * the quiet hours (IST) as a UTC instant. A window may span midnight (`21:00`–`08:00`).
  */
 export function holdUntil(p: Pick<Preferences, "quiet_start" | "quiet_end">, now: Date): Date | null {
 	if (p.quiet_start === null || p.quiet_end === null) return null;
-	const ist = new Date(now.getTime() + IST_OFFSET_MIN * 60_000);
+	const ist = new Date(now.getTime() + IST_OFFSET_MS);
 	const minute = ist.getUTCHours() * 60 + ist.getUTCMinutes();
 	const { quiet_start: s, quiet_end: e } = p;
 	const inside = s < e ? minute >= s && minute < e : minute >= s || minute < e;

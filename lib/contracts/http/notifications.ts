@@ -12,7 +12,7 @@ import type { JsonSchema, Response } from "../../platform/openapi/types";
 import { PHONE_10_DIGITS } from "../../shared/fields";
 import { LINK_TAG_LENGTH } from "../../shared/label-link";
 
-/** Body of `PATCH /v1/settings/branding`: any subset; `null` clears a field (at least one: checked by the action). */
+/** Body of `PATCH /v1/settings/branding`, some or all of the fields; `null` clears a field (at least one: checked by the action). */
 export const BRANDING_BODY = {
 	$$strict: "remove",
 	brand_name: { type: "string", trim: true, min: 1, max: 80, optional: true, nullable: true },
@@ -65,7 +65,7 @@ const HHMM = {
 } as const;
 const ON_OFF = { type: "boolean", optional: true } as const;
 
-/** Body of `PATCH /v1/settings/notifications`: any subset (at least one field: checked by the action). */
+/** Body of `PATCH /v1/settings/notifications`, some or all of the fields (at least one: checked by the action). */
 export const PREFERENCES_BODY = {
 	$$strict: "remove",
 	channels: {
@@ -259,7 +259,7 @@ export const NOTIFICATIONS_ROUTES = defineRoutes({
 		operationId: "settings_setBranding",
 		summary: "Change your brand on the buyer's tracking page",
 		description:
-			"Ours (docs/decisions/0108-buyer-tracking-page.md): any subset of `brand_name` (1–80 characters), `logo_url` (https), `colour` (`#RRGGBB`), `support_phone` (10 digits), `support_email`; `null` clears one. Pages already open show it within a minute. Capability `settings.write` (merchant, merchant_admin); other roles are refused.",
+			"Ours (docs/decisions/0108-buyer-tracking-page.md). Some or all of `brand_name` (1–80 characters), `logo_url` (https), `colour` (`#RRGGBB`), `support_phone` (10 digits), `support_email`; `null` clears one. Pages already open show it within a minute. Capability `settings.write` (merchant, merchant_admin); other roles are refused.",
 		body: BRANDING_BODY,
 		responses: { "200": json("The brand after the change.", BRANDING) },
 		errors: [
@@ -410,7 +410,7 @@ export const NOTIFICATIONS_ROUTES = defineRoutes({
 		operationId: "settings_setNotifications",
 		summary: "Change your buyer-message preferences",
 		description:
-			"Ours (docs/decisions/0109-buyer-messages.md): any subset of `channels` and `events` (partial maps of booleans), `quiet_hours` (`{start, end}` IST `HH:MM`, different; null: none), `language` (`en`, `hi`), `ndr_buyer_answers` (`apply`, `approve`). Applies to messages made after it. Capability `settings.write` (merchant, merchant_admin).",
+			"Ours (docs/decisions/0109-buyer-messages.md). Some or all of `channels` and `events` (partial maps of booleans), `quiet_hours` (`{start, end}` IST `HH:MM`, different; null: none), `language` (`en`, `hi`), `ndr_buyer_answers` (`apply`, `approve`). Applies to messages made after it. Capability `settings.write` (merchant, merchant_admin).",
 		body: PREFERENCES_BODY,
 		responses: { "200": json("The preferences after the change.", PREFERENCES) },
 		errors: [

@@ -8,7 +8,7 @@ import { setting } from "../../platform/config";
 import { msg91Provider } from "./msg91";
 import { sandboxProvider } from "./sandbox";
 import { smtpProvider } from "./smtp";
-import type { MessageChannel, Provider } from "./types";
+import { MESSAGE_CHANNELS, type MessageChannel, type Provider } from "./types";
 import { whatsAppCloudProvider } from "./whatsapp_cloud";
 
 const built = new Map<MessageChannel, Provider>();
@@ -34,7 +34,7 @@ export function providerFor(channel: MessageChannel): Provider {
 
 /** The configured provider named `name` that takes callbacks, or undefined (sandbox and unconfigured names). */
 export function providerNamed(name: string): Provider | undefined {
-	for (const c of ["sms", "whatsapp", "email"] as const) {
+	for (const c of MESSAGE_CHANNELS) {
 		const p = providerFor(c);
 		if (p.name === name && p.name !== "sandbox") return p;
 	}
@@ -43,7 +43,7 @@ export function providerNamed(name: string): Provider | undefined {
 
 /** Builds every channel's provider now, so a missing setting stops the start. @throws Error */
 export function checkProviders(): void {
-	for (const c of ["sms", "whatsapp", "email"] as const) providerFor(c);
+	for (const c of MESSAGE_CHANNELS) providerFor(c);
 }
 
 /** Closes the providers' connections and forgets them (the service stops). */

@@ -18,8 +18,11 @@
  *   same message id as the provider's idempotency key where the provider has one.
  */
 
-/** The channels a buyer can be messaged on. */
-export type MessageChannel = "sms" | "whatsapp" | "email";
+/** The channels a buyer can be messaged on, in the order views list them. */
+export const MESSAGE_CHANNELS = ["sms", "whatsapp", "email"] as const;
+
+/** A channel a buyer can be messaged on. */
+export type MessageChannel = (typeof MESSAGE_CHANNELS)[number];
 
 /** The events a buyer is told about (template keys), plus `test` (a merchant's test send). */
 export type MessageEvent =
