@@ -14,6 +14,7 @@
 # Needs root (or a user allowed to run buildah) and buildah, mmdebstrap (Debian packages: installed when missing).
 #   bash scripts/image-build.sh            build
 #   IMAGE=msa:1.0.0 bash scripts/image-build.sh
+#   IMAGE_REBUILD_BASE=1 bash scripts/image-build.sh   make the stand-in again (it is kept between builds)
 set -euo pipefail
 
 log() { printf '[image-build] %s\n' "$*"; }
@@ -44,6 +45,11 @@ cleanup() {
 trap cleanup EXIT
 
 start=$(date +%s)
+# the stand-in is kept between builds (a rebuilt one has a new id, so every layer of the Dockerfile would be rebuilt
+# too): made again only when missing or with IMAGE_REBUILD_BASE=1
+if [ "${IMAGE_REBUILD_BASE:-0}" != 1 ] && buildah inspect --type image "localhost/node:$NODE_MAJOR-slim" >/dev/null 2>&1; then
+  log "stand-in node:$NODE_MAJOR-slim present (IMAGE_REBUILD_BASE=1 makes it again)"
+else
 # 1. Debian bookworm, minimal
 log "base: Debian bookworm (mmdebstrap --variant=minbase)"
 mmdebstrap --quiet --variant=minbase --include=ca-certificates bookworm "$WORK/rootfs.tar"
@@ -92,6 +98,7 @@ buildah tag "localhost/node:$NODE_MAJOR-slim" "docker.io/library/node:$NODE_MAJO
 buildah rm "$ctr" >/dev/null
 ctr=""
 log "stand-in node:$NODE_MAJOR-slim: Debian bookworm + Node $node_version ($(($(date +%s) - start)) s)"
+fi
 
 # 4. the Dockerfile, unchanged, without pulling
 log "buildah bud --pull=never -t $IMAGE"

@@ -12,7 +12,10 @@
 #
 #   bash scripts/image-run.sh -e HOST=127.0.0.1 -e PORT=3000     the zero-setup container (embedded PostgreSQL)
 #   IMAGE=msa:1.0.0 bash scripts/image-run.sh -e SERVICES=rates,pincode -e DATABASE_URL=… -e TRANSPORTER=…
-# SIGTERM / SIGINT to this script reach the image's PID 1 (tini) and stop it; the working container is removed.
+# SIGTERM / SIGINT to this script reach the image's PID 1 (tini) and stop it; the working container is removed and
+# the script exits with the container's exit code (0 after a graceful stop).
+# IMAGE_RUN_STATE=<file>: while the container runs, that file holds what `scripts/image-exec.sh <file> …` needs to
+# run a command inside it (as `docker exec`), e.g. the image's HEALTHCHECK.
 set -euo pipefail
 
 IMAGE=${IMAGE:-merchant-shipping-api:dev}
@@ -57,7 +60,24 @@ unshare --mount --pid --fork --propagation private -- sh -c '
 ' sh "$mnt" chroot --userspec="$uid:$gid" "$mnt" /usr/bin/env -i HOME="$home" "${ENVS[@]}" "${envs[@]}" \
   /bin/sh -c 'cd "$0" && exec "$@"' "$WORKDIR" "${ARGV[@]}" &
 child=$!
+if [ -n "${IMAGE_RUN_STATE:-}" ]; then
+  # the namespace's PID 1 is unshare's child: wait until it exists
+  for _ in $(seq 1 50); do pid1=$(pgrep -P "$child" | head -1 || true); [ -n "$pid1" ] && break; sleep 0.1; done
+  {
+    printf 'IMAGE=%q\nPID1=%q\nMNT=%q\nCUSER=%q\nCHOME=%q\nCWORKDIR=%q\n' "$IMAGE" "$pid1" "$mnt" "$uid:$gid" "$home" "$WORKDIR"
+    all=("${ENVS[@]}" "${envs[@]}")
+    printf 'CENV=('; [ ${#all[@]} -eq 0 ] || printf '%q ' "${all[@]}"; printf ')\n'
+  } > "$IMAGE_RUN_STATE"
+fi
 # unshare does not forward signals: they go to the namespace's PID 1 (tini, unshare's child), as a runtime sends them
 trap 'pkill -TERM -P "$child" 2>/dev/null || true' TERM INT
-wait "$child" || true
-wait "$child" 2>/dev/null || true
+set +e
+wait "$child"
+code=$?
+# a trapped signal interrupts `wait` (128 + signal) while the container is still stopping: wait for its own code
+while [ "$code" -gt 128 ] && kill -0 "$child" 2>/dev/null; do
+  wait "$child"
+  code=$?
+done
+[ -n "${IMAGE_RUN_STATE:-}" ] && rm -f "$IMAGE_RUN_STATE"
+exit "$code"

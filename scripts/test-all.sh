@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # README's test command, complete on a fresh Debian machine that has only Node (and on CI: .ci/run
 # execs this file): Node >= 22 when older, `npm ci`, PostgreSQL / Redis / nats-server / poppler-utils /
-# zbar-tools / chromium / kubectl from Debian's packages when missing, PostgreSQL trust auth for 127.0.0.1 (what the tests'
-# TEST_PG_ADMIN_URL default, postgres://postgres@127.0.0.1:5432/postgres, expects), starts whichever of
-# PostgreSQL (5432), Redis (6379), NATS with JetStream (4222) does not answer, then `npm test`.
+# zbar-tools / chromium / kubectl / buildah / mmdebstrap / podman from Debian's packages when missing, PostgreSQL trust
+# auth for 127.0.0.1 (what the tests' TEST_PG_ADMIN_URL default, postgres://postgres@127.0.0.1:5432/postgres, expects),
+# starts whichever of PostgreSQL (5432), Redis (6379), NATS with JetStream (4222) does not answer, then `npm test`,
+# then `npm run test:image` (the container image built and started; test/image/).
 # Idempotent: a second run installs and changes nothing. Never stops a server that answers.
 #   bash scripts/test-all.sh            do it
 #   bash scripts/test-all.sh --dry-run  print what it would install, configure and start; change nothing
@@ -52,6 +53,11 @@ missing_packages() {
   [ -x /usr/bin/chromium ] || pkgs+=(chromium)
   # the manifests rendered by the real tool (issue 30): kubectl kustomize
   command -v kubectl >/dev/null || pkgs+=(kubectl)
+  # the container image built and started (issue 30, `npm run test:image`): buildah builds it, mmdebstrap makes the
+  # node:24-slim stand-in, podman reads the image's config (scripts/image-build.sh, image-run.sh, image-exec.sh)
+  command -v buildah >/dev/null || pkgs+=(buildah)
+  command -v mmdebstrap >/dev/null || pkgs+=(mmdebstrap)
+  command -v podman >/dev/null || pkgs+=(podman)
   echo "${pkgs[*]}"
 }
 ensure_packages() {
@@ -147,6 +153,9 @@ main() {
   ensure_nats
   log "running: npm test"
   run npm test
+  # then the real image: built from the Dockerfile and started (root: buildah, unshare, chroot, nsenter)
+  log "running: npm run test:image"
+  run "${SUDO[@]}" env "PATH=$PATH" npm run test:image
 }
 
 # sourced (tests of the functions above): define only
