@@ -233,6 +233,8 @@ export class ChaosCluster {
 	private readsDone: Promise<void> = Promise.resolve();
 	private pending = new Set<Promise<void>>();
 	private rr = 0;
+	/** counter of the processes {@link replace} started (their keys: `<group>-r<n>`) */
+	private generation = 0;
 	/** gateways taken out of rotation (like a load balancer whose health check failed) */
 	private down = new Set<string>();
 
@@ -287,6 +289,45 @@ export class ChaosCluster {
 		rec.readyAt = await this.waitMemberReady(m);
 		this.down.delete(key);
 		return rec;
+	}
+
+	/**
+	 * One step of a rolling update (a Deployment's `maxSurge: 1, maxUnavailable: 0`): a new process of
+	 * member `key`'s group under a new key, node id and ports is started and waited for until ready (a
+	 * gateway then joins the rotation), then the old one is taken out of the rotation and stopped with
+	 * SIGTERM (its graceful stop awaited) and removed. Resolves with the new member's key.
+	 */
+	async replace(key: string): Promise<string> {
+		const old = this.members.get(key);
+		if (!old) throw new Error(`no member ${key}`);
+		const rec: FaultRecord = { name: `rolling ${key}`, at: Date.now() };
+		this.faults.push(rec);
+		const next = `${old.group}-r${++this.generation}`;
+		const port = old.gateway ? await freePort() : undefined;
+		const health = old.gateway ? undefined : String(await freePort());
+		const env = {
+			...old.env,
+			NODEID: `chaos-${next}`,
+			PORT: port === undefined ? old.env.PORT : String(port),
+			HEALTH_PORT: health,
+		};
+		const m: Member = {
+			...old,
+			key: next,
+			env,
+			proc: startProcess(env, { compiled: old.compiled, args: old.args }),
+			probe: `http://127.0.0.1:${old.gateway ? port : health}`,
+		};
+		rec.restartedAt = Date.now();
+		this.members.set(next, m);
+		if (m.gateway) this.down.add(next);
+		rec.readyAt = await this.waitMemberReady(m);
+		this.down.delete(next);
+		if (old.gateway) this.down.add(key);
+		await old.proc.stop("SIGTERM");
+		this.members.delete(key);
+		this.down.delete(key);
+		return next;
 	}
 
 	/** Stops the private NATS server (SIGKILL) for `downMs`, starts it again and waits for every member's readiness. */
