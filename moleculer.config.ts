@@ -41,6 +41,7 @@ import {
 import { PermissionsMiddleware } from "./lib/platform/auth";
 import { channelsMiddleware } from "./lib/platform/channels";
 import { loadConfig, type RuntimeConfig, setting } from "./lib/platform/config";
+import { DeadNodeRescue } from "./lib/platform/dead-node";
 import { jsonFormatter, RequestContextMiddleware } from "./lib/platform/logging";
 import { MetricsMiddleware, metricsOptions } from "./lib/platform/metrics";
 import { pacedStream } from "./lib/platform/paced-stream";
@@ -330,6 +331,8 @@ export default function brokerOptions(
 		middlewares: [
 			// first: the innermost wrapper of a remote call, inside Moleculer's ContextTracker
 			RemoteCallDeadline,
+			// second: resends a retry-safe call whose node died, each send still bounded by the deadline above
+			...(cfg.transporter ? [DeadNodeRescue()] : []),
 			RequestContextMiddleware,
 			MetricsMiddleware,
 			PermissionsMiddleware,

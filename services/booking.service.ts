@@ -60,7 +60,14 @@ import { BOOKING_MIGRATIONS } from "../lib/booking/migrations";
 import { parseBookInput, parseBookSyncInput } from "../lib/booking/params";
 import { forgetOldPushes } from "../lib/booking/push-replay";
 import { deliverNow, outboxBatch, relay, sweepOnce } from "../lib/booking/relay";
-import { bookInline, openAttempt, prepareBooking, queuedAnswer } from "../lib/booking/request";
+import {
+	bookInline,
+	openAttempt,
+	ownLiveAttempt,
+	prepareBooking,
+	queuedAnswer,
+	resumeInline,
+} from "../lib/booking/request";
 import { BOOKING_QUEUE, type BookingTimings, bookingTimings } from "../lib/booking/settings";
 import {
 	bookedAwbOwner,
@@ -244,8 +251,17 @@ export default defineService<BookingVars>()({
 				const sender = senderOf(ctx);
 				const input = parseBookInput(ctx.params);
 				const deps = this.deps();
-				const prepared = await prepareBooking(deps, ctx, sender, input.order_id, input.logistic_id);
-				const res = await openAttempt(deps, sender, input, prepared, "async", 0);
+				let res: Awaited<ReturnType<typeof openAttempt>>;
+				try {
+					const prepared = await prepareBooking(deps, ctx, sender, input.order_id, input.logistic_id);
+					res = await openAttempt(deps, sender, { ...input, call_key: ctx.id }, prepared, "async", 0);
+				} catch (err) {
+					// this call, sent again after its node died, had committed: its answer
+					const own = await ownLiveAttempt(deps, input.order_id, ctx.id, err);
+					if (!own) throw err;
+					ctx.meta.$statusCode = 202;
+					return queuedAnswer(own);
+				}
 				// Committed: deliver the outbox now; whatever fails is retried by the relay.
 				await deliverNow(deps, res.attempt.attempt_id, res.outbox);
 				ctx.meta.$statusCode = 202;
@@ -315,16 +331,26 @@ export default defineService<BookingVars>()({
 				const input = parseBookSyncInput(ctx.params);
 				const direction: ShipmentDirection = input.operation === "reverse" ? "reverse" : "forward";
 				const deps = this.deps();
-				const prepared = await prepareBooking(
-					deps,
-					ctx,
-					sender,
-					input.order_id,
-					input.logistic_id,
-					direction,
-				);
 				const budget = this.timings.syncBudgetMs;
-				const res = await openAttempt(deps, sender, input, prepared, "sync", budget);
+				let res: Awaited<ReturnType<typeof openAttempt>>;
+				try {
+					const prepared = await prepareBooking(
+						deps,
+						ctx,
+						sender,
+						input.order_id,
+						input.logistic_id,
+						direction,
+					);
+					res = await openAttempt(deps, sender, { ...input, call_key: ctx.id }, prepared, "sync", budget);
+				} catch (err) {
+					// this call, sent again after its node died, had committed: go on with its attempt
+					const own = await ownLiveAttempt(deps, input.order_id, ctx.id, err);
+					if (!own) throw err;
+					const answer = await resumeInline(deps, ctx, own, started + budget);
+					ctx.meta.$statusCode = answer.status;
+					return answer.body;
+				}
 				await deliverNow(deps, res.attempt.attempt_id, await orderUpdateRows(this.db, res.outbox));
 				const answer = await bookInline(deps, ctx, res.attempt, started + budget);
 				ctx.meta.$statusCode = answer.status;

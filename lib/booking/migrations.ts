@@ -337,4 +337,15 @@ export const BOOKING_MIGRATIONS: Migration[] = [
 			});
 		},
 	},
+	{
+		// A dead node costs no call (issue 30; docs/decisions/0113-dead-node-rescue.md): the context id of the
+		// booking call that created the attempt, so the same call sent again to another node is answered this
+		// attempt instead of 409 already_booked / booking_in_progress (null on older attempts and fall-overs).
+		name: "014-attempts-call-key",
+		async up({ sequelize, transaction }) {
+			await sequelize.query(`ALTER TABLE booking.attempts ADD COLUMN IF NOT EXISTS call_key text`, {
+				transaction,
+			});
+		},
+	},
 ];

@@ -19,7 +19,7 @@ import {
 	type ShipmentDirection,
 	type Warehouse,
 } from "../contracts";
-import { type ApiError, fail, failWith, validationFailed } from "../platform/errors";
+import { type ApiError, errorBodyOf, fail, failWith, validationFailed } from "../platform/errors";
 import { assertNotB2B } from "../shared/b2b";
 import { labelLinkUrl } from "../shared/label-link";
 import { laneOf } from "../shared/lane";
@@ -166,6 +166,26 @@ export async function prepareBooking(
 }
 
 /**
+ * A call sent again after the node running it died (lib/platform/dead-node.ts,
+ * docs/decisions/0113-dead-node-rescue.md) arrives with the same context id:
+ * when `err` is the 409 `already_booked` / `booking_in_progress` of order
+ * `order_id` and its live attempt was created by that very call (its
+ * `call_key` is `callKey`), that attempt, whose answer is the call's; else
+ * undefined (the 409 stands). Only the conflict path pays this query.
+ */
+export async function ownLiveAttempt(
+	deps: BookingDeps,
+	order_id: number,
+	callKey: string | undefined,
+	err: unknown,
+): Promise<AttemptRow | undefined> {
+	const code = errorBodyOf(err)?.body.error;
+	if (!callKey || (code !== "already_booked" && code !== "booking_in_progress")) return undefined;
+	const live = await liveAttempt(deps.db, order_id);
+	return live?.call_key === callKey ? live : undefined;
+}
+
+/**
  * Commits the attempt of a prepared booking (createAttempt: credit check,
  * attempt with its lane's pincodes, seq-1 order update, job due after `enqueueDelayMs`).
  * @throws 409 `already_booked` / `booking_in_progress` (a concurrent booking won),
@@ -174,7 +194,7 @@ export async function prepareBooking(
 export async function openAttempt(
 	deps: BookingDeps,
 	sender: number,
-	input: { order_id: number; logistic_id?: number },
+	input: { order_id: number; logistic_id?: number; call_key?: string },
 	p: Prepared,
 	via: "async" | "sync",
 	enqueueDelayMs: number,
@@ -197,9 +217,27 @@ export async function openAttempt(
 		warehouse_id: p.warehouse.id,
 		// the promise the buyer's tracking page shows (issue 29)
 		edd: p.quote.edd,
+		// the same call sent again after its node died is answered this attempt (ownLiveAttempt)
+		call_key: input.call_key,
 	});
 	if ("conflict" in res) throw conflictFor(input.order_id, res.conflict);
 	return res;
+}
+
+/**
+ * book/sync's answer for its own attempt `a`, found again by a resent call
+ * ({@link ownLiveAttempt}): booked → 200 with its AWB; otherwise the inline
+ * booking goes on ({@link bookInline}: a claim still held by the dead node
+ * hands over to the worker, 202).
+ */
+export async function resumeInline(
+	deps: BookingDeps,
+	via: Caller,
+	a: AttemptRow,
+	deadline: number,
+): Promise<{ status: 200; body: BookSyncAnswer } | { status: 202; body: BookAnswer }> {
+	if (a.state === "booked" && a.awb_number) return { status: 200, body: syncAnswer(a, a.awb_number) };
+	return bookInline(deps, via, a, deadline);
 }
 
 /**

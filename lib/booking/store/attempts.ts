@@ -94,6 +94,11 @@ export interface AttemptRow {
 	/** the pickup warehouse (bigint text as pg answers it; null on attempts before issue 28): pickups' `picked_up` */
 	warehouse_id: string | null;
 	/**
+	 * The Moleculer context id of the call that created it (issue 30): a call sent again after its node
+	 * died (lib/platform/dead-node.ts) carries the same id and is answered this attempt, not a 409.
+	 */
+	call_key: string | null;
+	/**
 	 * Only on a row returned by {@link claimAttempt}: whether an earlier attempt
 	 * of the order was failed and ambiguous at the claim (see {@link ambiguousAttempts}).
 	 * False stays false while this attempt is live: an earlier attempt is then
@@ -187,6 +192,8 @@ export interface NewAttempt {
 	warehouse_id?: number | string | null;
 	/** the quote's estimated delivery date (IST `YYYY-MM-DD`), shown on the buyer's tracking page */
 	edd?: string | null;
+	/** the creating call's context id ({@link AttemptRow.call_key}); a fall-over keeps none */
+	call_key?: string | null;
 	/**
 	 * Delay (ms) before the `enqueue_booking` row is due: 0 for the worker; the
 	 * sync budget for book/sync, which books inline and leaves the job to the
@@ -276,11 +283,18 @@ async function insertAttempt(
 	await assertCredit(db, t, a.sender_id, a.charges?.total ?? 0);
 	const { rows } = await exec<StoredAttempt>(
 		db,
-		`INSERT INTO booking.attempts (order_id, sender_id, logistic_id, courier_name, mode, charges, state, direction, via, chain, from_pin, to_pin, warehouse_id, edd)
-		 VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'queued', $7, $8, $9::jsonb, $10, $11, $12, $13::date)
+		`INSERT INTO booking.attempts (order_id, sender_id, logistic_id, courier_name, mode, charges, state, direction, via, chain, from_pin, to_pin, warehouse_id, edd, call_key)
+		 VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'queued', $7, $8, $9::jsonb, $10, $11, $12, $13::date, $14)
 		 ON CONFLICT (order_id) WHERE state IN ('queued', 'claimed', 'booked') DO NOTHING
 		 RETURNING *`,
-		[...attemptValues(a), a.from_pin ?? null, a.to_pin ?? null, a.warehouse_id ?? null, a.edd ?? null],
+		[
+			...attemptValues(a),
+			a.from_pin ?? null,
+			a.to_pin ?? null,
+			a.warehouse_id ?? null,
+			a.edd ?? null,
+			a.call_key ?? null,
+		],
 		t,
 	);
 	if (!rows[0]) return { conflict: await liveAttempt(db, a.order_id, t) };
@@ -357,8 +371,8 @@ async function insertAttemptUnlimited(
 		`WITH lim AS (
 		   SELECT 1 FROM booking.accounts WHERE sender_id = $2 AND credit_limit_paise IS NOT NULL),
 		 a AS (
-		   INSERT INTO booking.attempts (order_id, sender_id, logistic_id, courier_name, mode, charges, state, direction, via, chain, from_pin, to_pin, warehouse_id, edd)
-		   SELECT $1, $2, $3, $4, $5, $6::jsonb, 'queued', $7, $8, $9::jsonb, $13, $14, $15, $16::date
+		   INSERT INTO booking.attempts (order_id, sender_id, logistic_id, courier_name, mode, charges, state, direction, via, chain, from_pin, to_pin, warehouse_id, edd, call_key)
+		   SELECT $1, $2, $3, $4, $5, $6::jsonb, 'queued', $7, $8, $9::jsonb, $13, $14, $15, $16::date, $17
 		   WHERE NOT EXISTS (SELECT 1 FROM lim)
 		   ON CONFLICT (order_id) WHERE state IN ('queued', 'claimed', 'booked') DO NOTHING
 		   RETURNING *),
@@ -380,6 +394,7 @@ async function insertAttemptUnlimited(
 			a.to_pin ?? null,
 			a.warehouse_id ?? null,
 			a.edd ?? null,
+			a.call_key ?? null,
 		],
 	);
 	const { x_limited, x_outbox, ...stored } = res[0];

@@ -1,0 +1,380 @@
+/**
+ * A dead node costs no call when a replica remains (issue 30;
+ * docs/decisions/0113-dead-node-rescue.md).
+ *
+ * With NATS queue groups (moleculer.config.ts `QueueGroupCalls`) a request
+ * goes to whichever member of its action's group NATS picks; when that
+ * process dies (`kill -9`, an OOM kill) with the request in hand, nothing
+ * answers and the caller used to wait its whole timeout (4 s), then answer
+ * 503. Here:
+ *
+ * - **Liveness in one round trip.** Every node with a transporter answers
+ *   NATS requests on `<prefix>.ALIVE.<nodeID>` (a core NATS subscription,
+ *   answered in the client's callback). NATS drops a dead process's
+ *   subscriptions as soon as its connection closes, so a request there is
+ *   answered "no responders" (503) at once: {@link probeNode} tells a dead
+ *   node from a live one in about a millisecond, and a live but busy one
+ *   (no answer within {@link PROBE_TIMEOUT_MS}) counts as alive. Probes are
+ *   shared: one in flight per node, its answer reused for
+ *   {@link PROBE_REUSE_MS}.
+ * - **Only slow calls ask.** {@link DeadNodeRescue} (a `remoteAction`
+ *   middleware) leaves a remote call alone for {@link RESCUE_AFTER_MS}; if it
+ *   is still unanswered, it probes the nodes hosting the action, then again
+ *   every {@link RESCUE_EVERY_MS} until the call settles. A node found dead is
+ *   taken out of the registry at once (Moleculer's own heartbeat timeout,
+ *   6 s, would do it later) and remembered with the actions it hosted.
+ * - **Resent on a live node when safe.** A call to an action listed in
+ *   {@link RETRY_SAFE_ACTIONS}, sent before a node hosting it was found dead,
+ *   is sent again under the same context id (the queue group now holds live
+ *   members only): the first answer to that id settles the call, whichever
+ *   node sends it. At most {@link MAX_RESENDS} times, and only while the
+ *   call's own deadline leaves time. A call to any other action keeps
+ *   waiting, as before: it may be running on a live node.
+ *
+ * A retry-safe action is one whose second run, under the same context id,
+ * has the effect of one run and answers the caller correctly: every read;
+ * `intake.createOrder` (the same reference answers the same order, 200
+ * `deduped`); `booking.book` and `booking.bookSync` (the attempt records the
+ * context id as its `call_key`, and a conflict with an attempt of the same
+ * key answers that attempt, lib/booking/request.ts).
+ */
+import type { Context, Middleware, ServiceBroker } from "moleculer";
+import type { ActionName } from "../contracts";
+
+/** How long a remote call runs before the nodes hosting its action are probed (ms). */
+export const RESCUE_AFTER_MS = 250;
+/** Between two probes of a call still unanswered (ms). */
+export const RESCUE_EVERY_MS = 200;
+/** A probe with no answer within this time (ms) counts the node as alive (busy, not gone). */
+export const PROBE_TIMEOUT_MS = 500;
+/** A probe's answer serves every call asking about the same node within this time (ms). */
+export const PROBE_REUSE_MS = 100;
+/** Times one call is sent again. */
+export const MAX_RESENDS = 2;
+/** A resend needs at least this much of the call's deadline left (ms). */
+const MIN_LEFT_MS = 300;
+/** How long a dead node is remembered for calls still pending (ms). */
+const REMEMBER_MS = 30_000;
+
+/**
+ * Actions a caller may send again under the same context id (see the module
+ * comment for the rule). Reads of the HTTP API (its GET routes) and the
+ * internal reads of the order and booking paths, plus the writes made safe.
+ */
+export const RETRY_SAFE_ACTIONS: ReadonlySet<string> = new Set<ActionName>([
+	// writes whose second run is the first one's answer
+	"intake.createOrder",
+	"booking.book",
+	"booking.bookSync",
+	// outbox deliveries, idempotent by design (ordered by seq; once per attempt and kind; newest version kept)
+	"intake.applyBookingUpdate",
+	"intake.applyCodStatuses",
+	"billing.recordEntries",
+	// GET routes
+	"billing.wallet",
+	"billing.remittances",
+	"billing.remittanceSummary",
+	"billing.remittanceSettings",
+	"billing.remittance",
+	"billing.remittanceCsv",
+	"billing.discrepancies",
+	"billing.discrepancy",
+	"booking.tracking",
+	"booking.couriers",
+	"documents.label",
+	"documents.manifestCopy",
+	"documents.labelLink",
+	"intake.bulkJobs",
+	"intake.bulkJob",
+	"intake.bulkRowsCsv",
+	"intake.status",
+	"intake.listOrders",
+	"intake.listUnshipped",
+	"intake.unshippedErrorTypes",
+	"intake.unshippedCounts",
+	"intake.orderDetail",
+	"ndr.list",
+	"ndr.counts",
+	"notifications.preferences",
+	"notifications.orderMessages",
+	"warehouses.pickups",
+	"warehouses.pickup",
+	"warehouses.list",
+	"pincode.lookup",
+	"rates.serviceable",
+	"rates.edd",
+	"webhooks.list",
+	"webhooks.get",
+	"webhooks.deliveries",
+	// internal reads on the order and booking paths
+	"intake.getOrder",
+	"pincode.info",
+	"pincode.lookupMany",
+	"rates.quote",
+	"rates.getCourier",
+	"rates.listCouriers",
+	"warehouses.get",
+	"warehouses.resolve",
+]);
+
+/** What a probe found: `dead` (NATS: no responders), `alive` (answered, or busy past the probe's timeout). */
+export type Liveness = "dead" | "alive";
+
+/** The parts of the nats 2.x client used here. */
+interface NatsClient {
+	subscribe(
+		subject: string,
+		opts: { callback: (err: unknown, msg: { respond(): boolean }) => void },
+	): {
+		unsubscribe(): void;
+	};
+	request(subject: string, data?: Uint8Array, opts?: { timeout: number }): Promise<unknown>;
+}
+
+/** The transporter of a broker, as far as read here (Moleculer's NATS transporter). */
+function natsOf(broker: ServiceBroker): { client: NatsClient; prefix: string } | undefined {
+	// framework boundary: BaseTransporter's typing has neither `client` nor `prefix`
+	const tx = (broker.transit as unknown as { tx?: { client?: NatsClient; prefix?: string } } | undefined)?.tx;
+	if (!tx?.client || typeof tx.client.request !== "function" || !tx.prefix) return undefined;
+	return { client: tx.client, prefix: tx.prefix };
+}
+
+/** `<prefix>.ALIVE.<nodeID>`: the subject a node answers liveness probes on. */
+export function aliveSubject(prefix: string, nodeID: string): string {
+	return `${prefix}.ALIVE.${nodeID}`;
+}
+
+/** Per broker: shared probes and the dead nodes seen. */
+interface RescueState {
+	probes: Map<string, { at: number; answer: Promise<Liveness> }>;
+	/** node id → when it was found dead and the actions it hosted then */
+	dead: Map<string, { at: number; actions: Set<string> }>;
+}
+
+const states = new WeakMap<ServiceBroker, RescueState>();
+
+function stateOf(broker: ServiceBroker): RescueState {
+	let s = states.get(broker);
+	if (!s) {
+		s = { probes: new Map(), dead: new Map() };
+		states.set(broker, s);
+	}
+	return s;
+}
+
+/** True when `err` is the nats client's "no responders" (a 503 status on a request). */
+function isNoResponders(err: unknown): boolean {
+	return (err as { code?: unknown } | null)?.code === "503";
+}
+
+/**
+ * Whether node `nodeID` is alive, asked over NATS (`<prefix>.ALIVE.<nodeID>`):
+ * `dead` when NATS answers "no responders" (the node's connection is gone),
+ * `alive` on an answer or after {@link PROBE_TIMEOUT_MS} without one. One
+ * probe per node is shared by every caller for {@link PROBE_REUSE_MS}.
+ * Without a NATS transporter: always `alive`.
+ */
+export function probeNode(broker: ServiceBroker, nodeID: string): Promise<Liveness> {
+	const nats = natsOf(broker);
+	if (!nats) return Promise.resolve("alive");
+	const s = stateOf(broker);
+	const now = Date.now();
+	const cached = s.probes.get(nodeID);
+	if (cached && now - cached.at < PROBE_REUSE_MS) return cached.answer;
+	const answer = nats.client
+		.request(aliveSubject(nats.prefix, nodeID), undefined, { timeout: PROBE_TIMEOUT_MS })
+		.then(
+			(): Liveness => "alive",
+			(err: unknown): Liveness => (isNoResponders(err) ? "dead" : "alive"),
+		);
+	s.probes.set(nodeID, { at: now, answer });
+	return answer;
+}
+
+/** The remote nodes that host `action` in the registry now. */
+function remoteHosts(broker: ServiceBroker, action: string): string[] {
+	// typed as always a list; Moleculer answers undefined for an action no node has
+	const list = broker.registry.getActionEndpoints(action);
+	if (!list) return [];
+	const ids = new Set<string>();
+	for (const ep of list.endpoints) if (!ep.local) ids.add(ep.node.id);
+	return [...ids];
+}
+
+/** Every action node `nodeID` hosts in the registry now. */
+function actionsOf(broker: ServiceBroker, nodeID: string): Set<string> {
+	const out = new Set<string>();
+	// framework boundary: the registry's action catalog lists endpoints per action name
+	const list = broker.registry.getActionList({
+		onlyAvailable: false,
+		skipInternal: true,
+		withEndpoints: true,
+	}) as {
+		name: string;
+		endpoints?: { nodeID: string }[];
+	}[];
+	for (const a of list) if (a.endpoints?.some((e) => e.nodeID === nodeID)) out.add(a.name);
+	return out;
+}
+
+/**
+ * Records node `nodeID` as dead with the actions it hosted, and takes it out
+ * of the registry (as Moleculer's heartbeat timeout would, `$node.disconnected`
+ * with `unexpected: true`). A node that was only cut from NATS and comes back
+ * is found again by its next heartbeat (Moleculer asks it for its INFO).
+ */
+function markDead(broker: ServiceBroker, nodeID: string): void {
+	const s = stateOf(broker);
+	if (s.dead.has(nodeID)) return;
+	s.dead.set(nodeID, { at: Date.now(), actions: actionsOf(broker, nodeID) });
+	broker.logger.warn(`node ${nodeID} is gone (NATS: no responders): taken out of the registry`);
+	// framework boundary: NodeCatalog.disconnected is not on Moleculer's Registry typing
+	const nodes = (
+		broker.registry as unknown as { nodes?: { disconnected?(id: string, unexpected: boolean): void } }
+	).nodes;
+	nodes?.disconnected?.(nodeID, true);
+	const now = Date.now();
+	for (const [id, d] of s.dead) if (now - d.at > REMEMBER_MS) s.dead.delete(id);
+}
+
+/**
+ * Probes the remote hosts of `action` (marking the dead ones) and tells
+ * whether a node hosting it was found dead at or after `sentAt` (epoch ms):
+ * the call sent then may have been in its hands.
+ */
+async function lostWithDeadNode(
+	broker: ServiceBroker,
+	action: string,
+	sentAt: number,
+): Promise<string | undefined> {
+	const hosts = remoteHosts(broker, action);
+	const answers = await Promise.all(hosts.map((id) => probeNode(broker, id)));
+	hosts.forEach((id, i) => {
+		if (answers[i] === "dead") markDead(broker, id);
+	});
+	for (const [id, d] of stateOf(broker).dead) if (d.at >= sentAt && d.actions.has(action)) return id;
+	return undefined;
+}
+
+/** Remembers node ids Moleculer itself dropped (heartbeat timeout) with the actions they hosted. */
+function onNodeDisconnected(
+	broker: ServiceBroker,
+	payload: { node?: { id?: string }; unexpected?: boolean },
+): void {
+	const id = payload.node?.id;
+	if (!id || !payload.unexpected) return;
+	const s = stateOf(broker);
+	// its actions are already gone from the registry: remember it for every action
+	if (!s.dead.has(id)) s.dead.set(id, { at: Date.now(), actions: new Set(RETRY_SAFE_ACTIONS) });
+}
+
+/**
+ * The middleware (registered by moleculer.config.ts on brokers with a NATS
+ * transporter, right after `RemoteCallDeadline`, whose deadline still bounds
+ * every send): answers liveness probes for its own node, and watches each
+ * remote call as the module comment says. `opts.retrySafe` replaces
+ * {@link RETRY_SAFE_ACTIONS} (tests with actions of their own).
+ */
+export function DeadNodeRescue(opts: { retrySafe?: (action: string) => boolean } = {}): Middleware {
+	const retrySafe = opts.retrySafe ?? ((action: string) => RETRY_SAFE_ACTIONS.has(action));
+	let broker: ServiceBroker | undefined;
+	let responder: { unsubscribe(): void } | undefined;
+	const mw = {
+		name: "DeadNodeRescue",
+		created(b: ServiceBroker) {
+			broker = b;
+			b.localBus.on("$node.disconnected", (p: { node?: { id?: string }; unexpected?: boolean }) =>
+				onNodeDisconnected(b, p),
+			);
+			// as soon as NATS is connected, before the services start and announce themselves: a node is
+			// probe-able before anyone can call it (the nats client keeps the subscription over reconnects)
+			b.localBus.on("$transporter.connected", () => {
+				const nats = natsOf(b);
+				if (!nats || responder) return;
+				responder = nats.client.subscribe(aliveSubject(nats.prefix, b.nodeID), {
+					callback: (_err, msg) => {
+						msg.respond();
+					},
+				});
+			});
+		},
+		/** Last: probes are answered until the node has left (then NATS says "no responders"). */
+		async stopped() {
+			try {
+				responder?.unsubscribe();
+			} catch {
+				// the connection is already closed: nothing is subscribed
+			}
+		},
+		remoteAction(next: (ctx: Context) => Promise<unknown>) {
+			return function deadNodeRescue(ctx: Context): Promise<unknown> {
+				const first = next(ctx);
+				const b = broker;
+				const action = ctx.action?.name;
+				if (!b || !action || ctx.nodeID || !natsOf(b)) return first;
+				return watch(b, ctx, action, retrySafe(action), first, next);
+			};
+		},
+	};
+	return mw as unknown as Middleware;
+}
+
+/** Follows one remote call: probes after {@link RESCUE_AFTER_MS}, resends when its node died and the action allows. */
+function watch(
+	b: ServiceBroker,
+	ctx: Context,
+	action: string,
+	safe: boolean,
+	first: Promise<unknown>,
+	next: (ctx: Context) => Promise<unknown>,
+): Promise<unknown> {
+	const timeout = Number(ctx.options.timeout) || 0;
+	const startedAt = Date.now();
+	return new Promise((resolve, reject) => {
+		let current = first;
+		let sentAt = startedAt;
+		let resends = 0;
+		let done = false;
+		let timer: NodeJS.Timeout | undefined;
+		const follow = (p: Promise<unknown>) => {
+			p.then(
+				(v) => {
+					if (p !== current || done) return;
+					done = true;
+					clearTimeout(timer);
+					resolve(v);
+				},
+				(err: unknown) => {
+					if (p !== current || done) return;
+					done = true;
+					clearTimeout(timer);
+					reject(err);
+				},
+			);
+		};
+		const check = async () => {
+			if (done) return;
+			let lostOn: string | undefined;
+			try {
+				lostOn = await lostWithDeadNode(b, action, sentAt);
+			} catch {
+				lostOn = undefined;
+			}
+			if (done) return;
+			const left = timeout > 0 ? startedAt + timeout - Date.now() : Number.POSITIVE_INFINITY;
+			if (lostOn && safe && resends < MAX_RESENDS && left > MIN_LEFT_MS) {
+				resends++;
+				sentAt = Date.now();
+				b.logger.warn(
+					`call ${action} (${ctx.id}) may have been lost with node ${lostOn}: sent again (${resends}/${MAX_RESENDS})`,
+				);
+				// the same context id: the first answer to it settles the call, from whichever node
+				current = next(ctx);
+				follow(current);
+			}
+			timer = setTimeout(check, RESCUE_EVERY_MS);
+		};
+		follow(first);
+		timer = setTimeout(check, RESCUE_AFTER_MS);
+	});
+}

@@ -1,0 +1,162 @@
+/**
+ * A dead node costs no call when a replica remains (issue 30;
+ * lib/platform/dead-node.ts, docs/decisions/0113-dead-node-rescue.md), over
+ * the real NATS: two member processes host `deadtest.slowRead` (retry-safe
+ * for this spec) and `deadtest.slowWrite` (not), a broker in this process
+ * calls them through the queue group, and the member that received the call
+ * is killed with SIGKILL while it holds it.
+ *
+ * - the retry-safe call is answered by the other member within 1 s, and the
+ *   dead node is out of the caller's registry at once (not after the 6 s
+ *   heartbeat timeout);
+ * - the other call is not sent again (it may be running on a live node): it
+ *   times out as before and the live member never sees it;
+ * - `probeNode` says `dead` for the killed node, `alive` for the live one.
+ */
+import { strict as assert } from "node:assert";
+import { type ChildProcess, spawn } from "node:child_process";
+import { resolve } from "node:path";
+import { ServiceBroker } from "moleculer";
+import { DeadNodeRescue, probeNode } from "../../lib/platform/dead-node";
+import { testBrokerOptions } from "../helpers/broker";
+
+const root = resolve(__dirname, "../..");
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A member process and what it printed. */
+interface MemberProc {
+	id: string;
+	child: ChildProcess;
+	out: string;
+}
+
+function startMember(id: string, namespace: string): Promise<MemberProc> {
+	const child = spawn(
+		process.execPath,
+		["--require", "tsx/cjs", resolve(root, "test/fixtures/processes/dead-node-member.ts")],
+		{
+			cwd: root,
+			env: { ...process.env, NODEID: id, NAMESPACE: namespace },
+			stdio: ["ignore", "pipe", "pipe"],
+		},
+	);
+	const m: MemberProc = { id, child, out: "" };
+	child.stdout?.on("data", (d: Buffer) => {
+		m.out += d.toString();
+	});
+	child.stderr?.on("data", (d: Buffer) => {
+		m.out += d.toString();
+	});
+	return new Promise((ok, fail) => {
+		const end = Date.now() + 30_000;
+		const poll = setInterval(() => {
+			if (m.out.includes(`ready ${id}`)) {
+				clearInterval(poll);
+				ok(m);
+			} else if (child.exitCode !== null || Date.now() > end) {
+				clearInterval(poll);
+				fail(new Error(`member ${id} did not start: ${m.out}`));
+			}
+		}, 50);
+	});
+}
+
+function kill9(m: MemberProc): Promise<void> {
+	if (m.child.exitCode !== null || m.child.signalCode !== null) return Promise.resolve();
+	return new Promise((r) => {
+		m.child.once("exit", () => r());
+		m.child.kill("SIGKILL");
+	});
+}
+
+/** Resolves with the member that printed `got <tag>` (polls every 2 ms). */
+async function receiver(members: MemberProc[], tag: string, ms = 5000): Promise<MemberProc> {
+	const end = Date.now() + ms;
+	for (;;) {
+		const m = members.find((x) => x.out.includes(`got ${tag} `));
+		if (m) return m;
+		if (Date.now() > end) throw new Error(`no member received ${tag}`);
+		await sleep(2);
+	}
+}
+
+describe("integration: a call held by a node killed with SIGKILL (issue 30)", function () {
+	this.timeout(90_000);
+	const namespace = `${process.env.NAMESPACE}-dead`;
+	let caller: ServiceBroker;
+	let members: MemberProc[] = [];
+
+	async function twoMembers(): Promise<void> {
+		for (const m of members) await kill9(m);
+		const n = Date.now().toString(36);
+		members = await Promise.all([startMember(`dt-a-${n}`, namespace), startMember(`dt-b-${n}`, namespace)]);
+		const end = Date.now() + 15_000;
+		for (;;) {
+			const list = caller.registry.getActionEndpoints("deadtest.slowRead");
+			const nodes = new Set(list?.endpoints.map((e) => e.node.id) ?? []);
+			if (members.every((m) => nodes.has(m.id))) break;
+			if (Date.now() > end) throw new Error(`the caller does not see both members: ${[...nodes].join(",")}`);
+			await sleep(50);
+		}
+	}
+
+	before(async () => {
+		const base = testBrokerOptions(true, { nodeID: `dt-caller-${process.pid}`, namespace });
+		const middlewares = (base.middlewares ?? []).map((m) =>
+			(m as { name?: string }).name === "DeadNodeRescue"
+				? DeadNodeRescue({ retrySafe: (a) => a === "deadtest.slowRead" })
+				: m,
+		);
+		assert.ok(
+			middlewares.some((m) => (m as { name?: string }).name === "DeadNodeRescue"),
+			"the production options register DeadNodeRescue with a transporter",
+		);
+		caller = new ServiceBroker({ ...base, middlewares });
+		await caller.start();
+	});
+
+	after(async () => {
+		for (const m of members) await kill9(m);
+		await caller?.stop();
+	});
+
+	it("answers a retry-safe call from the live member within 1 s and drops the dead node from the registry at once", async () => {
+		await twoMembers();
+		const t0 = Date.now();
+		const call = caller.call<{ node: string; tag: string }, { ms: number; tag: string }>(
+			"deadtest.slowRead",
+			{ ms: 150, tag: "r1" },
+			{ timeout: 4000 },
+		);
+		const got = await receiver(members, "r1");
+		await kill9(got);
+		const answer = await call;
+		const took = Date.now() - t0;
+		const live = members.find((m) => m !== got) as MemberProc;
+		assert.equal(answer.node, live.id, "answered by the live member");
+		assert.equal(answer.tag, "r1");
+		assert.ok(took < 1000, `answered after ${took} ms`);
+		assert.ok(live.out.includes("got r1 "), "the live member received it again");
+		const nodes = new Set(
+			caller.registry.getActionEndpoints("deadtest.slowRead")?.endpoints.map((e) => e.node.id),
+		);
+		assert.ok(!nodes.has(got.id), `${got.id} still in the registry`);
+		assert.equal(await probeNode(caller, got.id), "dead");
+		assert.equal(await probeNode(caller, live.id), "alive");
+	});
+
+	it("does not send a call of an action that is not retry-safe again: it times out, the live member never sees it", async () => {
+		await twoMembers();
+		const call = caller.call("deadtest.slowWrite", { ms: 150, tag: "w1" }, { timeout: 1500 }).then(
+			() => undefined,
+			(err: Error) => err,
+		);
+		const got = await receiver(members, "w1");
+		await kill9(got);
+		const err = await call;
+		assert.ok(err, "the call failed");
+		assert.equal(err?.name, "RequestTimeoutError", String(err));
+		const live = members.find((m) => m !== got) as MemberProc;
+		assert.ok(!live.out.includes("got w1 "), "the live member received the call");
+	});
+});
