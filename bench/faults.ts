@@ -16,7 +16,8 @@
  *   group; 1 = one of each), CHAOS_RATE=10, CHAOS_GAP_MS=5000, CHAOS_FAULTS=comma list of
  *   booking,booking-term,intake,gateway,nats,kills (default all that apply), CHAOS_KILLS=0 (that many
  *   more kill -9, rotating over the booking and intake processes: the "ten kills" run is
- *   CHAOS_KILLS=10 CHAOS_FAULTS=kills))
+ *   CHAOS_KILLS=10 CHAOS_FAULTS=kills), CHAOS_LOGLEVEL (the processes' LOGLEVEL, default warn); after the table it
+ *   lists the failed requests and every log line of the processes that names one of them, a rescue or a timeout)
  */
 import { type ChaosCluster, formatFigures, type GroupSpec, startChaosCluster } from "../test/chaos/harness";
 
@@ -85,10 +86,35 @@ async function run(c: ChaosCluster): Promise<void> {
 			`${v.lostOrDuplicated.length} lost/duplicated, ${v.notBooked.length} not booked, ${v.sharedAwbs.length} shared AWBs, ${v.unfinished} unfinished`,
 	);
 	for (const s of [...v.lostOrDuplicated, ...v.notBooked].slice(0, 10)) console.log(`  ${s}`);
+	// each failed request: what it was, how long after the last fault before it, and what the processes said then
+	const t0 = c.faults[0]?.at ?? 0;
+	for (const r of c.requests.filter((x) => x.status === 0 || x.status >= 500).slice(0, 10)) {
+		const f = [...c.faults].reverse().find((x) => x.at <= r.start);
+		console.log(
+			`  failed: ${r.kind} ${r.status} ${r.code ?? r.error ?? ""}, sent ${f ? `${r.start - f.at} ms after "${f.name}"` : `at +${r.start - t0} ms`}, answered after ${r.end - r.start} ms`,
+		);
+	}
+	const failedIds = new Set(
+		c.requests.filter((x) => (x.status === 0 || x.status >= 500) && x.requestId).map((x) => x.requestId),
+	);
+	const notes = [...c.members.values()].flatMap((m) =>
+		m.proc
+			.output()
+			.split("\n")
+			.filter(
+				(l) => /sent again|is gone|timed out/i.test(l) || [...failedIds].some((id) => id && l.includes(id)),
+			)
+			.map((l) => `  ${m.key}: ${l.slice(0, 400)}`),
+	);
+	if (notes.length) console.log(`\nrescues and timeouts logged by the processes (${notes.length}):\n${notes.slice(-30).join("\n")}`);
 }
 
 async function main(): Promise<void> {
-	const c = await startChaosCluster({ groups, privateNats: true });
+	const c = await startChaosCluster({
+		groups,
+		privateNats: true,
+		env: process.env.CHAOS_LOGLEVEL ? { LOGLEVEL: process.env.CHAOS_LOGLEVEL } : {},
+	});
 	try {
 		await run(c);
 	} finally {

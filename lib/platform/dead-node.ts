@@ -55,6 +55,8 @@ export const MAX_RESENDS = 2;
 const MIN_LEFT_MS = 300;
 /** How long a dead node is remembered for calls still pending (ms). */
 const REMEMBER_MS = 30_000;
+/** Two findings of one node's death within this time (ms) are the same death (concurrent checks). */
+const SAME_DEATH_MS = 1_000;
 
 /**
  * Actions a caller may send again under the same context id (see the module
@@ -225,16 +227,19 @@ function actionsOf(broker: ServiceBroker, nodeID: string): Set<string> {
  */
 function markDead(broker: ServiceBroker, nodeID: string): void {
 	const s = stateOf(broker);
-	if (s.dead.has(nodeID)) return;
-	s.dead.set(nodeID, { at: Date.now(), actions: actionsOf(broker, nodeID) });
+	const now = Date.now();
+	for (const [id, d] of s.dead) if (now - d.at > REMEMBER_MS) s.dead.delete(id);
+	// a node found dead while in the registry died now, even if an earlier process under the same node id died
+	// before (a restarted pod keeps its name): only the same death seen by two concurrent checks is skipped
+	const seen = s.dead.get(nodeID);
+	if (seen && now - seen.at < SAME_DEATH_MS) return;
+	s.dead.set(nodeID, { at: now, actions: actionsOf(broker, nodeID) });
 	broker.logger.warn(`node ${nodeID} is gone (NATS: no responders): taken out of the registry`);
 	// framework boundary: NodeCatalog.disconnected is not on Moleculer's Registry typing
 	const nodes = (
 		broker.registry as unknown as { nodes?: { disconnected?(id: string, unexpected: boolean): void } }
 	).nodes;
 	nodes?.disconnected?.(nodeID, true);
-	const now = Date.now();
-	for (const [id, d] of s.dead) if (now - d.at > REMEMBER_MS) s.dead.delete(id);
 }
 
 /**
@@ -264,8 +269,10 @@ function onNodeDisconnected(
 	const id = payload.node?.id;
 	if (!id || !payload.unexpected) return;
 	const s = stateOf(broker);
+	const seen = s.dead.get(id);
+	if (seen && Date.now() - seen.at < SAME_DEATH_MS) return;
 	// its actions are already gone from the registry: remember it for every action
-	if (!s.dead.has(id)) s.dead.set(id, { at: Date.now(), actions: new Set(RETRY_SAFE_ACTIONS) });
+	s.dead.set(id, { at: Date.now(), actions: new Set(RETRY_SAFE_ACTIONS) });
 }
 
 /**

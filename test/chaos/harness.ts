@@ -80,6 +80,8 @@ export interface RequestRecord {
 	error?: string;
 	/** the `error` code of a JSON error body (e.g. `service_unavailable`) */
 	code?: string;
+	/** the answer's `X-Request-Id` (the id every process's log lines of that request carry) */
+	requestId?: string;
 	/** the `Retry-After` header of the answer, when there was one */
 	retryAfter?: string;
 }
@@ -381,6 +383,8 @@ export class ChaosCluster {
 			const rec: RequestRecord = { kind, start, end: Date.now(), status: r.status };
 			if (kind === "read") rec.path = path;
 			if (r.status >= 400 && typeof parsed?.error === "string") rec.code = parsed.error;
+			const rid = r.headers.get("x-request-id");
+			if (rid !== null) rec.requestId = rid;
 			const retryAfter = r.headers.get("retry-after");
 			if (retryAfter !== null) rec.retryAfter = retryAfter;
 			this.requests.push(rec);

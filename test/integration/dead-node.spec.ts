@@ -145,6 +145,74 @@ describe("integration: a call held by a node killed with SIGKILL (issue 30)", fu
 		assert.equal(await probeNode(caller, live.id), "alive");
 	});
 
+	it("answers every one of 20 concurrent retry-safe calls within 1 s when the member holding some of them dies", async () => {
+		await twoMembers();
+		const t0 = Date.now();
+		const calls = Array.from({ length: 20 }, (_, i) =>
+			caller
+				.call<{ node: string; tag: string }, { ms: number; tag: string }>(
+					"deadtest.slowRead",
+					{ ms: 150, tag: `m${i}` },
+					{ timeout: 4000 },
+				)
+				.then(
+					(v) => ({ ok: v, ms: Date.now() - t0 }),
+					(err: Error) => ({ err: String(err), ms: Date.now() - t0 }),
+				),
+		);
+		const victim = await receiver(members, "m0");
+		await kill9(victim);
+		const answers = await Promise.all(calls);
+		const live = members.find((m) => m !== victim) as MemberProc;
+		for (const a of answers) {
+			assert.ok("ok" in a, JSON.stringify(a));
+			assert.equal(a.ok.node, live.id);
+			assert.ok(a.ms < 1000, `answered after ${a.ms} ms`);
+		}
+	});
+
+	it("a node id that died before and came back (a restarted pod keeps its name) is rescued again when it dies again", async () => {
+		await twoMembers();
+		const first = caller.call("deadtest.slowRead", { ms: 150, tag: "p1" }, { timeout: 4000 });
+		const victim = await receiver(members, "p1");
+		await kill9(victim);
+		await first;
+		// the same node id again, seen by the caller again
+		const again = await startMember(victim.id, namespace);
+		members = [...members.filter((m) => m !== victim), again];
+		const end = Date.now() + 15_000;
+		while (
+			!caller.registry.getActionEndpoints("deadtest.slowRead")?.endpoints.some((e) => e.node.id === again.id)
+		) {
+			if (Date.now() > end) throw new Error("the restarted member was not seen again");
+			await sleep(50);
+		}
+		const t0 = Date.now();
+		const calls = Array.from({ length: 10 }, (_, i) =>
+			caller
+				.call<{ node: string }, { ms: number; tag: string }>(
+					"deadtest.slowRead",
+					{ ms: 150, tag: `q${i}` },
+					{ timeout: 4000 },
+				)
+				.then(
+					(v) => ({ node: v.node, ms: Date.now() - t0 }),
+					(err: Error) => ({ node: String(err), ms: Date.now() - t0 }),
+				),
+		);
+		const endGot = Date.now() + 5000;
+		while (!again.out.includes("got q")) {
+			if (Date.now() > endGot) throw new Error("the restarted member received none of the calls");
+			await sleep(2);
+		}
+		await kill9(again);
+		const live = members.find((m) => m !== again) as MemberProc;
+		for (const a of await Promise.all(calls)) {
+			assert.equal(a.node, live.id, JSON.stringify(a));
+			assert.ok(a.ms < 1000, `answered after ${a.ms} ms`);
+		}
+	});
+
 	it("does not send a call of an action that is not retry-safe again: it times out, the live member never sees it", async () => {
 		await twoMembers();
 		const call = caller.call("deadtest.slowWrite", { ms: 150, tag: "w1" }, { timeout: 1500 }).then(
