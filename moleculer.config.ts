@@ -77,7 +77,7 @@ export function transporterLinkUp(broker: ServiceBroker): boolean {
 
 /** The parts of Moleculer's NATS transporter that {@link gapless} uses. */
 export interface BalancedTx {
-	subscriptions: { unsubscribe(): void }[];
+	subscriptions: QueueSubscription[];
 	client?: { flush(): Promise<void> };
 	makeBalancedSubscriptions(): Promise<unknown>;
 	subscribeBalancedRequest(action: string): unknown;
@@ -111,9 +111,38 @@ export function gapless(b: ServiceBroker, tx: BalancedTx): () => Promise<unknown
 				tx.subscribeBalancedEvent(event, def.group || svc.name);
 		}
 		await tx.client?.flush();
-		for (const s of old) s.unsubscribe();
+		await releaseAll(old);
 		await tx.client?.flush();
 	};
+}
+
+/** A queue-group subscription as the nats 2.x client gives it (`drain` from nats 2.x; fakes in tests may lack it). */
+export interface QueueSubscription {
+	unsubscribe(): void;
+	drain?(): Promise<void>;
+}
+
+/**
+ * Leaves queue-group subscriptions without losing a message NATS already
+ * routed to them: `drain()` sends UNSUB, then a flush round trip, and only
+ * then closes the subscription, so a request the server delivered before it
+ * processed the UNSUB still reaches its handler. `unsubscribe()` closes the
+ * subscription at once in the client, and such a request is dropped: its
+ * caller waits the whole request timeout. It happened ~1 s after a restart,
+ * when Moleculer's debounced INFO re-made the subscriptions (issue 30). A
+ * subscription that cannot drain (connection closed, a fake) is unsubscribed.
+ */
+export async function releaseAll(subs: QueueSubscription[]): Promise<void> {
+	await Promise.all(
+		subs.map(async (s) => {
+			if (typeof s.drain !== "function") return s.unsubscribe();
+			try {
+				await s.drain();
+			} catch {
+				s.unsubscribe();
+			}
+		}),
+	);
 }
 
 type CallFn = (action: string | ActionEndpoint, params?: unknown, opts?: CallingOptions) => Promise<unknown>;
@@ -232,13 +261,22 @@ export function QueueGroupCalls(): Middleware {
 			})().catch(() => undefined);
 		},
 		/**
-		 * Leaves the queue groups as the graceful stop begins (after the empty INFO and
+		 * Leaves the queue groups (drained: {@link releaseAll}) as the graceful stop begins (after the empty INFO and
 		 * `registry.stopDelay`): NATS stops handing this node new requests, so the
 		 * in-flight ones can drain (tracking) instead of a steady load keeping it busy
 		 * until `tracking.shutdownTimeout`. Answers to its own calls still arrive.
 		 */
 		async stopping(b: ServiceBroker) {
-			await b.transit?.tx?.unsubscribeFromBalancedCommands?.().catch(() => undefined);
+			// framework boundary: BaseTransporter's typing has no `subscriptions` (NATS internals)
+			const tx = b.transit?.tx as unknown as Partial<BalancedTx> | undefined;
+			if (!tx?.subscriptions) {
+				await b.transit?.tx?.unsubscribeFromBalancedCommands?.().catch(() => undefined);
+				return;
+			}
+			// drained, not dropped: a request NATS routed here before the UNSUB is still served (releaseAll)
+			const subs = tx.subscriptions;
+			tx.subscriptions = [];
+			await releaseAll(subs);
 		},
 		call(next: CallFn): CallFn {
 			return function queueGroupCall(action, params, opts = {}) {

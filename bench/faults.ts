@@ -17,8 +17,10 @@
  *   booking,booking-term,intake,gateway,nats,kills (default all that apply), CHAOS_KILLS=0 (that many
  *   more kill -9, rotating over the booking and intake processes: the "ten kills" run is
  *   CHAOS_KILLS=10 CHAOS_FAULTS=kills), CHAOS_LOGLEVEL (the processes' LOGLEVEL, default warn); after the table it
- *   lists the failed requests and every log line of the processes that names one of them, a rescue or a timeout)
+ *   lists the failed requests and every log line of the processes that names one of them, a rescue or a timeout),
+ *   CHAOS_LOG_DIR (each process's stdout appended to <dir>/<key>.log, whole, instead of its last 100 KB in memory))
  */
+import { existsSync, readFileSync } from "node:fs";
 import { type ChaosCluster, formatFigures, type GroupSpec, startChaosCluster } from "../test/chaos/harness";
 
 const replicas = Number(process.env.CHAOS_REPLICAS || 2);
@@ -98,15 +100,17 @@ async function run(c: ChaosCluster): Promise<void> {
 		c.requests.filter((x) => (x.status === 0 || x.status >= 500) && x.requestId).map((x) => x.requestId),
 	);
 	const notes = [...c.members.values()].flatMap((m) =>
-		m.proc
-			.output()
+		(m.logFile && existsSync(m.logFile) ? readFileSync(m.logFile, "utf8") : m.proc.output())
 			.split("\n")
 			.filter(
 				(l) => /sent again|is gone|timed out/i.test(l) || [...failedIds].some((id) => id && l.includes(id)),
 			)
 			.map((l) => `  ${m.key}: ${l.slice(0, 400)}`),
 	);
-	if (notes.length) console.log(`\nrescues and timeouts logged by the processes (${notes.length}):\n${notes.slice(-30).join("\n")}`);
+	if (notes.length)
+		console.log(
+			`\nrescues and timeouts logged by the processes (${notes.length}):\n${notes.slice(-30).join("\n")}`,
+		);
 }
 
 async function main(): Promise<void> {
@@ -114,6 +118,7 @@ async function main(): Promise<void> {
 		groups,
 		privateNats: true,
 		env: process.env.CHAOS_LOGLEVEL ? { LOGLEVEL: process.env.CHAOS_LOGLEVEL } : {},
+		logDir: process.env.CHAOS_LOG_DIR,
 	});
 	try {
 		await run(c);

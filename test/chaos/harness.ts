@@ -65,6 +65,8 @@ export interface Member {
 	compiled?: boolean;
 	/** its group's command line instead of start:prod's ({@link GroupSpec.args}) */
 	args?: string[];
+	/** the file its stdout is appended to ({@link ClusterOptions.logDir}) */
+	logFile?: string;
 }
 
 /** One HTTP request of the load. */
@@ -148,6 +150,11 @@ export interface ClusterOptions {
 	privateNats?: boolean;
 	/** extra environment for every process */
 	env?: Record<string, string | undefined>;
+	/**
+	 * append each process's stdout (its JSON log lines) to `<logDir>/<key>.log` instead of keeping the
+	 * last 100 KB in memory (a long run at LOGLEVEL=info; bench/faults.ts `CHAOS_LOG_DIR`)
+	 */
+	logDir?: string;
 	/**
 	 * run every process as production runs it (`startProcess(env, {compiled:true})`: package.json's
 	 * `start:prod`, compiled JavaScript in dist/; build first, see `buildOnce` in test/helpers/processes.ts)
@@ -271,7 +278,7 @@ export class ChaosCluster {
 
 	/** Starts (or restarts) a member's process under the same key, node id and ports. */
 	spawn(m: Member): void {
-		m.proc = startProcess(m.env, { compiled: m.compiled, args: m.args });
+		m.proc = startProcess(m.env, { compiled: m.compiled, args: m.args, stdoutFile: m.logFile });
 	}
 
 	/**
@@ -317,7 +324,12 @@ export class ChaosCluster {
 			...old,
 			key: next,
 			env,
-			proc: startProcess(env, { compiled: old.compiled, args: old.args }),
+			logFile: old.logFile?.replace(/[^/]*\.log$/, `${next}.log`),
+			proc: startProcess(env, {
+				compiled: old.compiled,
+				args: old.args,
+				stdoutFile: old.logFile?.replace(/[^/]*\.log$/, `${next}.log`),
+			}),
 			probe: `http://127.0.0.1:${old.gateway ? port : health}`,
 		};
 		rec.restartedAt = Date.now();
@@ -654,7 +666,12 @@ export async function startChaosCluster(opts: ClusterOptions): Promise<ChaosClus
 					gateway,
 					compiled: opts.compiled,
 					args: g.args,
-					proc: startProcess(env, { compiled: opts.compiled, args: g.args }),
+					logFile: opts.logDir ? join(opts.logDir, `${key}.log`) : undefined,
+					proc: startProcess(env, {
+						compiled: opts.compiled,
+						args: g.args,
+						stdoutFile: opts.logDir ? join(opts.logDir, `${key}.log`) : undefined,
+					}),
 					probe: `http://127.0.0.1:${gateway ? port : health}`,
 				};
 				c.members.set(key, m);
