@@ -18,12 +18,17 @@
  *   more kill -9, rotating over the booking and intake processes: the "ten kills" run is
  *   CHAOS_KILLS=10 CHAOS_FAULTS=kills), CHAOS_LOGLEVEL (the processes' LOGLEVEL, default warn); after the table it
  *   lists the failed requests and every log line of the processes that names one of them, a rescue or a timeout),
+ *   CHAOS_COMPILED=1 (the compiled build, as production runs it, instead of tsx: a restart then costs the other
+ *   processes far less CPU on a small machine),
  *   CHAOS_LOG_DIR (each process's stdout appended to <dir>/<key>.log, whole, instead of its last 100 KB in memory))
  */
 import { existsSync, readFileSync } from "node:fs";
 import { type ChaosCluster, formatFigures, type GroupSpec, startChaosCluster } from "../test/chaos/harness";
+import { buildOnce } from "../test/helpers/processes";
 
 const replicas = Number(process.env.CHAOS_REPLICAS || 2);
+/** CHAOS_COMPILED=1: every process as production runs it (`start:prod`, compiled dist/), not under tsx */
+const compiled = process.env.CHAOS_COMPILED === "1";
 const rate = Number(process.env.CHAOS_RATE || 10);
 const gap = Number(process.env.CHAOS_GAP_MS || 5000);
 const kills = Number(process.env.CHAOS_KILLS || 0);
@@ -114,8 +119,10 @@ async function run(c: ChaosCluster): Promise<void> {
 }
 
 async function main(): Promise<void> {
+	if (compiled) await buildOnce();
 	const c = await startChaosCluster({
 		groups,
+		compiled,
 		privateNats: true,
 		env: process.env.CHAOS_LOGLEVEL ? { LOGLEVEL: process.env.CHAOS_LOGLEVEL } : {},
 		logDir: process.env.CHAOS_LOG_DIR,
