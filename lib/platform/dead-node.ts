@@ -18,16 +18,19 @@
  *   shared: one in flight per node, its answer reused for
  *   {@link PROBE_REUSE_MS}.
  * - **Only slow calls ask.** {@link DeadNodeRescue} (a `remoteAction`
- *   middleware) leaves a remote call alone for {@link RESCUE_AFTER_MS}; if it
- *   is still unanswered, it probes the nodes hosting the action, then again
- *   every {@link RESCUE_EVERY_MS} until the call settles. A node found dead is
+ *   middleware) notes each remote call (one map entry: no timer and no
+ *   promise per call; one sweep every 50 ms while calls are pending) and
+ *   leaves it alone for {@link RESCUE_AFTER_MS}; if it is still unanswered,
+ *   it probes the nodes hosting the action, then again every
+ *   {@link RESCUE_EVERY_MS} until the call settles. A node found dead is
  *   taken out of the registry at once (Moleculer's own heartbeat timeout,
  *   6 s, would do it later) and remembered with the actions it hosted.
  * - **Resent on a live node when safe.** A call to an action listed in
  *   {@link RETRY_SAFE_ACTIONS}, sent before a node hosting it was found dead,
- *   is sent again under the same context id (the queue group now holds live
- *   members only): the first answer to that id settles the call, whichever
- *   node sends it. At most {@link MAX_RESENDS} times, and only while the
+ *   is published again through the transit under the same context id and
+ *   with the same settlers (the queue group now holds live members only): the
+ *   call's own promise and its deadlines are unchanged, and the first answer
+ *   to that id settles it, whichever node sends it. At most {@link MAX_RESENDS} times, and only while the
  *   call's own deadline leaves time. A call to any other action keeps
  *   waiting, as before: it may be running on a live node.
  *
@@ -55,6 +58,8 @@ export const MAX_RESENDS = 2;
 const MIN_LEFT_MS = 300;
 /** How long a dead node is remembered for calls still pending (ms). */
 const REMEMBER_MS = 30_000;
+/** A followed call is forgotten this long (ms) after its deadline even if the transit still lists it. */
+const REMEMBER_GRACE_MS = 1_000;
 /** Two findings of one node's death within this time (ms) are the same death (concurrent checks). */
 const SAME_DEATH_MS = 1_000;
 
@@ -284,12 +289,11 @@ function onNodeDisconnected(
  */
 export function DeadNodeRescue(opts: { retrySafe?: (action: string) => boolean } = {}): Middleware {
 	const retrySafe = opts.retrySafe ?? ((action: string) => RETRY_SAFE_ACTIONS.has(action));
-	let broker: ServiceBroker | undefined;
 	let responder: { unsubscribe(): void } | undefined;
+	let watcher: Watcher | undefined;
 	const mw = {
 		name: "DeadNodeRescue",
 		created(b: ServiceBroker) {
-			broker = b;
 			b.localBus.on("$node.disconnected", (p: { node?: { id?: string }; unexpected?: boolean }) =>
 				onNodeDisconnected(b, p),
 			);
@@ -305,83 +309,132 @@ export function DeadNodeRescue(opts: { retrySafe?: (action: string) => boolean }
 				});
 			});
 		},
-		/** Last: probes are answered until the node has left (then NATS says "no responders"). */
-		async stopped() {
+		remoteAction(next: (ctx: Context) => Promise<unknown>) {
+			return function deadNodeRescue(ctx: Context): Promise<unknown> {
+				const p = next(ctx);
+				const action = ctx.action?.name;
+				if (watcher && action && !ctx.nodeID) watcher.add(ctx, action, retrySafe(action));
+				return p;
+			};
+		},
+		started(b: ServiceBroker) {
+			const transit = b.transit as unknown as PendingTransit | undefined;
+			if (natsOf(b) && transit?.pendingRequests instanceof Map && typeof transit._sendRequest === "function")
+				watcher = new Watcher(b, transit);
+		},
+		stopped() {
+			watcher?.stop();
+			watcher = undefined;
 			try {
 				responder?.unsubscribe();
 			} catch {
 				// the connection is already closed: nothing is subscribed
 			}
 		},
-		remoteAction(next: (ctx: Context) => Promise<unknown>) {
-			return function deadNodeRescue(ctx: Context): Promise<unknown> {
-				const first = next(ctx);
-				const b = broker;
-				const action = ctx.action?.name;
-				if (!b || !action || ctx.nodeID || !natsOf(b)) return first;
-				return watch(b, ctx, action, retrySafe(action), first, next);
-			};
-		},
 	};
 	return mw as unknown as Middleware;
 }
 
-/** Follows one remote call: probes after {@link RESCUE_AFTER_MS}, resends when its node died and the action allows. */
-function watch(
-	b: ServiceBroker,
-	ctx: Context,
-	action: string,
-	safe: boolean,
-	first: Promise<unknown>,
-	next: (ctx: Context) => Promise<unknown>,
-): Promise<unknown> {
-	const timeout = Number(ctx.options.timeout) || 0;
-	const startedAt = Date.now();
-	return new Promise((resolve, reject) => {
-		let current = first;
-		let sentAt = startedAt;
-		let resends = 0;
-		let done = false;
-		let timer: NodeJS.Timeout | undefined;
-		const follow = (p: Promise<unknown>) => {
-			p.then(
-				(v) => {
-					if (p !== current || done) return;
-					done = true;
-					clearTimeout(timer);
-					resolve(v);
-				},
-				(err: unknown) => {
-					if (p !== current || done) return;
-					done = true;
-					clearTimeout(timer);
-					reject(err);
-				},
-			);
-		};
-		const check = async () => {
-			if (done) return;
-			let lostOn: string | undefined;
-			try {
-				lostOn = await lostWithDeadNode(b, action, sentAt);
-			} catch {
-				lostOn = undefined;
+/** The parts of Moleculer's Transit used to send a call again (framework boundary; guarded in test/unit/framework-patches.spec.ts). */
+interface PendingTransit {
+	/** calls awaiting their answer, by context id (removed when answered, or by the ErrorHandler on a timeout) */
+	pendingRequests: Map<string, { resolve(v: unknown): void; reject(e: unknown): void }>;
+	/** records the pending call under `ctx.id` with these settlers and publishes its request packet */
+	_sendRequest(ctx: Context, resolve: (v: unknown) => void, reject: (e: unknown) => void): unknown;
+}
+
+/** A remote call being followed. */
+interface Watched {
+	ctx: Context;
+	action: string;
+	safe: boolean;
+	/** epoch ms: first send, last send, end of its deadline, next check */
+	startedAt: number;
+	sentAt: number;
+	deadline: number;
+	nextCheck: number;
+	resends: number;
+	checking: boolean;
+}
+
+/** How often the followed calls are looked at (ms). */
+const SWEEP_MS = 50;
+
+/**
+ * Follows the remote calls of one broker without a timer or a promise per
+ * call: a call is one map entry, and one interval (running only while calls
+ * are followed, unref'd) looks at them every {@link SWEEP_MS}. A call whose
+ * context id left the transit's pending requests has settled and is
+ * forgotten. One unanswered for {@link RESCUE_AFTER_MS} is checked (its
+ * action's hosts probed), then every {@link RESCUE_EVERY_MS}; when a host was
+ * found dead after its last send and the action is retry-safe, its request
+ * is published again under the same context id with the same settlers, so
+ * the call's own promise (and every deadline on it) is unchanged and the
+ * first answer to that id, from whichever node, settles it.
+ */
+class Watcher {
+	private readonly calls = new Map<string, Watched>();
+	private timer: NodeJS.Timeout | undefined;
+
+	constructor(
+		private readonly b: ServiceBroker,
+		private readonly transit: PendingTransit,
+	) {}
+
+	add(ctx: Context, action: string, safe: boolean): void {
+		const now = Date.now();
+		const timeout = Number(ctx.options.timeout) || 0;
+		this.calls.set(ctx.id, {
+			ctx,
+			action,
+			safe,
+			startedAt: now,
+			sentAt: now,
+			deadline: timeout > 0 ? now + timeout : Number.POSITIVE_INFINITY,
+			nextCheck: now + RESCUE_AFTER_MS,
+			resends: 0,
+			checking: false,
+		});
+		if (!this.timer) {
+			this.timer = setInterval(() => this.sweep(), SWEEP_MS);
+			this.timer.unref();
+		}
+	}
+
+	stop(): void {
+		clearInterval(this.timer);
+		this.timer = undefined;
+		this.calls.clear();
+	}
+
+	private sweep(): void {
+		const now = Date.now();
+		for (const [id, w] of this.calls) {
+			// answered (or dropped at its timeout), or past its deadline
+			if (!this.transit.pendingRequests.has(id) || now > w.deadline + REMEMBER_GRACE_MS) {
+				this.calls.delete(id);
+				continue;
 			}
-			if (done) return;
-			const left = timeout > 0 ? startedAt + timeout - Date.now() : Number.POSITIVE_INFINITY;
-			if (lostOn && safe && resends < MAX_RESENDS && left > MIN_LEFT_MS) {
-				resends++;
-				sentAt = Date.now();
-				b.logger.warn(
-					`call ${action} (${ctx.id}) may have been lost with node ${lostOn}: sent again (${resends}/${MAX_RESENDS})`,
-				);
-				// the same context id: the first answer to it settles the call, from whichever node
-				current = next(ctx);
-				follow(current);
-			}
-			timer = setTimeout(check, RESCUE_EVERY_MS);
-		};
-		follow(first);
-		timer = setTimeout(check, RESCUE_AFTER_MS);
-	});
+			if (w.checking || now < w.nextCheck) continue;
+			w.checking = true;
+			void this.check(w).finally(() => {
+				w.checking = false;
+				w.nextCheck = Date.now() + RESCUE_EVERY_MS;
+			});
+		}
+		if (!this.calls.size) this.stop();
+	}
+
+	private async check(w: Watched): Promise<void> {
+		const lostOn = await lostWithDeadNode(this.b, w.action, w.sentAt).catch(() => undefined);
+		if (!lostOn || !w.safe || w.resends >= MAX_RESENDS || w.deadline - Date.now() <= MIN_LEFT_MS) return;
+		const pending = this.transit.pendingRequests.get(w.ctx.id);
+		if (!pending) return;
+		w.resends++;
+		w.sentAt = Date.now();
+		this.b.logger.warn(
+			`call ${w.action} (${w.ctx.id}) may have been lost with node ${lostOn}: sent again (${w.resends}/${MAX_RESENDS})`,
+		);
+		this.transit._sendRequest(w.ctx, pending.resolve, pending.reject);
+	}
 }

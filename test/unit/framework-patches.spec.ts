@@ -127,6 +127,16 @@ describe("framework patches: pinned upstream (docs/decisions/0087-framework-patc
 				"9e0ca038e36a8562",
 				"lib/platform/remote-deadline.ts",
 			],
+			"Transit#_sendRequest": [
+				untyped(Transit).prototype._sendRequest,
+				"280904911c9d7647",
+				"lib/platform/dead-node.ts: a call sent again under its context id with its settlers",
+			],
+			"Transit#responseHandler": [
+				untyped(Transit).prototype.responseHandler,
+				"15cea3eddaffd0f0",
+				"lib/platform/dead-node.ts: the first answer to a context id settles the call, a later one is an orphan",
+			],
 			"ErrorHandler.remoteAction": [
 				(m.ErrorHandler() as Record<string, Fn>).remoteAction,
 				"14510fa89aaed632",
