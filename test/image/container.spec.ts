@@ -19,8 +19,8 @@
  *   default grace period (30 s).
  *
  * Prints the build time, the image's size and layers, and each start and stop
- * time. Needs root (buildah, unshare, chroot, nsenter); the image is removed
- * afterwards.
+ * time. Needs root (buildah, unshare, chroot, nsenter); the image and the build
+ * stages this run left untagged are removed afterwards.
  */
 import { strict as assert } from "node:assert";
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
@@ -109,6 +109,14 @@ async function readyAt(c: Container, url: string, ms = 120_000): Promise<number>
 	}
 }
 
+/** Ids of the untagged ("dangling") images in containers-storage. */
+function dangling(): Set<string> {
+	const out = execFileSync("buildah", ["images", "--quiet", "--filter", "dangling=true"], {
+		encoding: "utf8",
+	});
+	return new Set(out.split("\n").filter(Boolean));
+}
+
 /** The distinct real uids of every process in the container (tini, node, the embedded PostgreSQL, this probe). */
 function uids(c: Container): string[] {
 	const r = c.exec("sh", "-c", "grep -h '^Uid:' /proc/[0-9]*/status | cut -f2 | sort -u");
@@ -120,7 +128,11 @@ describe("image: the real container image built and started (issue 30)", functio
 	this.timeout(20 * 60_000);
 	const started: Container[] = [];
 
+	/** dangling images (untagged build stages) present before this run's build: the others are this run's */
+	let danglingBefore = new Set<string>();
+
 	before(() => {
+		danglingBefore = dangling();
 		image = `localhost/msa-test:${process.env.MSA_TEST_RUN_ID}`.toLowerCase();
 		const t0 = Date.now();
 		execFileSync("bash", [join(root, "scripts/image-build.sh")], {
@@ -139,10 +151,13 @@ describe("image: the real container image built and started (issue 30)", functio
 
 	after(async () => {
 		for (const c of started) await c.stop();
-		try {
-			execFileSync("buildah", ["rmi", image], { stdio: "ignore" });
-		} catch {
-			// already gone
+		// this run's image, then the build stages it left untagged (~1 GB each); earlier ones stay as the layer cache
+		for (const id of [image, ...[...dangling()].filter((d) => !danglingBefore.has(d))]) {
+			try {
+				execFileSync("buildah", ["rmi", id], { stdio: "ignore" });
+			} catch {
+				// already gone, or still used by another image
+			}
 		}
 		rmSync(stateDir, { recursive: true, force: true });
 	});
