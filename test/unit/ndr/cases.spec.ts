@@ -258,7 +258,7 @@ describe("ndr service: cases and the deadline policy", function () {
 		// 3rd failed attempt: due at once, RTO (the sandbox courier emits rto_initiated)
 		await scan(s, id, "out_for_delivery");
 		await scan(s, id, "undelivered", "Refused by consignee");
-		await caseWhen(id, (x) => x.attempts === 3, "3rd attempt");
+		await caseWhen(id, (x) => x.attempts === 3 && x.status === "action_required", "3rd attempt");
 		const r3 = await tick(Date.now());
 		assert.ok(r3.rto >= 1);
 		const rto = (await casesOf(id))[0];
