@@ -46,6 +46,7 @@ import { jsonFormatter, RequestContextMiddleware } from "./lib/platform/logging"
 import { MetricsMiddleware, metricsOptions } from "./lib/platform/metrics";
 import { pacedStream } from "./lib/platform/paced-stream";
 import { RemoteCallDeadline } from "./lib/platform/remote-deadline";
+import { internalMiddlewares, RequestMetrics } from "./lib/platform/request-metrics";
 
 /**
  * Timeout (ms) of a call whose action declares none: below the 5 s no caller
@@ -345,7 +346,7 @@ export default function brokerOptions(
 	overrides: Partial<BrokerOptions> = {},
 ): BrokerOptions {
 	disablePretenuring();
-	return {
+	return withRequestMetrics({
 		namespace: cfg.namespace,
 		nodeID: setting("NODEID"),
 		transporter: cfg.transporter
@@ -378,5 +379,22 @@ export default function brokerOptions(
 			...(cfg.transporter ? [QueueGroupCalls()] : []),
 		],
 		...overrides,
+	});
+}
+
+/**
+ * `opts` with Moleculer's internal middlewares listed at the end of `middlewares`, its `Metrics` replaced by
+ * {@link RequestMetrics} (issue 32, docs/decisions/0114-request-metrics.md), and `internalMiddlewares: false`.
+ * A list that already holds them (options built from these options) is kept as it is; options whose caller set
+ * `internalMiddlewares` itself are answered unchanged.
+ */
+export function withRequestMetrics(opts: BrokerOptions): BrokerOptions {
+	if (opts.internalMiddlewares !== undefined) return opts;
+	const list = opts.middlewares ?? [];
+	if (list.includes(RequestMetrics as never)) return { ...opts, internalMiddlewares: false };
+	return {
+		...opts,
+		internalMiddlewares: false,
+		middlewares: [...list, ...(internalMiddlewares() as NonNullable<BrokerOptions["middlewares"]>)],
 	};
 }

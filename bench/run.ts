@@ -4,7 +4,7 @@
  * all services in one process by default, or split over NATS with
  * BENCH_SPLIT=1), with the production defaults on (access log at LOGLEVEL
  * info, metrics on their port, the account rate limiter on Redis with a limit
- * no bench account reaches, request ids), loaded with autocannon
+ * no bench account reaches, request ids), loaded with wrk (bench/wrk.ts) or autocannon (BENCH_LOADGEN)
  * (BENCH_CONNECTIONS=50 connections, BENCH_DURATION=10 s each) with bearer
  * tokens of 20 accounts in turn. Each route's figure is printed beside the
  * anchors measured in the same run (bench/anchor.ts, each its own process):
@@ -34,6 +34,7 @@ import { client } from "../test/helpers/flow";
 import { freePort } from "../test/helpers/net";
 import { measureInsertAnchor, startGatewayAnchor } from "./anchors";
 import { cpuSeconds, natsUrl, pct, split, startSystem } from "./lib";
+import { type WrkRequest, wrk, wrkAvailable } from "./wrk";
 
 const duration = Number(process.env.BENCH_DURATION || 10);
 const connections = Number(process.env.BENCH_CONNECTIONS || 50);
@@ -55,27 +56,68 @@ interface Figure {
 	p50: number;
 	p99: number;
 	bad: number;
+	/** answers, good and bad */
+	total: number;
 	cpuUs: number;
 }
 
 /**
- * Runs autocannon with the run's connections and duration against the processes `pids`; answers its figure
- * (non-2xx counted apart).
+ * The load generator: `BENCH_LOADGEN=wrk|autocannon`, default wrk when its binary is on PATH (bench/wrk.ts says
+ * why), else autocannon.
  */
-async function cannon(title: string, opts: autocannon.Options, pids: number[]): Promise<Figure> {
+const loadgen = process.env.BENCH_LOADGEN || (wrkAvailable() ? "wrk" : "autocannon");
+
+/**
+ * Loads `url` with the run's load generator for `seconds` over `conns` connections, the requests rotating over
+ * `list` (a body's `{{n}}` made unique per request); answers its figure (non-2xx counted apart) with the CPU the
+ * processes `pids` spent per request.
+ */
+async function cannon(
+	title: string,
+	url: string,
+	list: WrkRequest[],
+	pids: number[],
+	conns = connections,
+	seconds = duration,
+): Promise<Figure> {
 	const cpu = () => pids.reduce((n, pid) => n + cpuSeconds(pid), 0);
 	const cpu0 = cpu();
-	const r = await autocannon({ connections, duration, ...opts });
+	let total: number;
+	let bad: number;
+	let p50: number;
+	let p99: number;
+	if (loadgen === "wrk") {
+		({ total, bad, p50, p99 } = await wrk({ url, connections: conns, durationS: seconds, requests: list }));
+	} else {
+		let i = 0;
+		const r = await autocannon({
+			url,
+			connections: conns,
+			duration: seconds,
+			requests: [
+				{
+					setupRequest: (req) => {
+						const e = list[i++ % list.length];
+						const body = e.body?.replace("{{n}}", String(i));
+						return { ...req, method: e.method as "GET", path: e.path, headers: e.headers, body };
+					},
+				},
+			],
+		});
+		total = r.requests.total;
+		bad = r.non2xx + r.errors + r.timeouts;
+		p50 = r.latency.p50;
+		p99 = r.latency.p99;
+	}
 	const used = cpu() - cpu0;
-	const bad = r.non2xx + r.errors + r.timeouts;
-	const ok = r.requests.total - bad;
 	return {
 		title,
-		rps: ok / duration,
-		p50: r.latency.p50,
-		p99: r.latency.p99,
+		rps: (total - bad) / seconds,
+		p50,
+		p99,
 		bad,
-		cpuUs: r.requests.total ? (1e6 * used) / r.requests.total : 0,
+		total,
+		cpuUs: total ? (1e6 * used) / total : 0,
 	};
 }
 
@@ -92,19 +134,6 @@ function print(f: Figure, anchors: [string, number][]): void {
 	);
 }
 
-/** Requests of autocannon that rotate over `items`, one per request. */
-function rotating<T>(items: T[], make: (item: T) => autocannon.Request): autocannon.Request[] {
-	let i = 0;
-	return [
-		{
-			setupRequest: (req) => {
-				const it = items[i++ % items.length];
-				return { ...req, ...make(it) };
-			},
-		},
-	];
-}
-
 async function main(): Promise<void> {
 	const production = {
 		LOGLEVEL: "info",
@@ -118,7 +147,7 @@ async function main(): Promise<void> {
 	try {
 		const whId = sys.warehouseId;
 		console.log(
-			`\nmode: ${sys.mode}, ${connections} connections, ${duration} s per line, ${ACCOUNTS} accounts, production defaults ${defaultsOn ? "on" : "off (access log, metrics, account limiter)"}, node ${process.version}`,
+			`\nmode: ${sys.mode}, ${connections} connections, ${duration} s per line, ${ACCOUNTS} accounts, production defaults ${defaultsOn ? "on" : "off (access log, metrics, account limiter)"}, load ${loadgen}, node ${process.version}`,
 		);
 		// every account: a token, a warehouse and a few orders to read
 		const accounts: {
@@ -167,14 +196,19 @@ async function main(): Promise<void> {
 				page,
 			});
 		}
-		const byToken = (path: (acc: (typeof accounts)[number], i: number) => string) => {
-			let i = 0;
-			return rotating(accounts, (acc) => ({
-				method: "GET",
-				path: path(acc, i++),
-				headers: { authorization: acc.auth },
-			}));
-		};
+		/** One GET per account and index (the path may depend on both), the accounts in turn. */
+		const byToken = (
+			path: (acc: (typeof accounts)[number], i: number) => string,
+			n = ACCOUNTS * READ_ORDERS,
+		) =>
+			Array.from({ length: n }, (_, i): WrkRequest => {
+				const acc = accounts[i % accounts.length];
+				return {
+					method: "GET",
+					path: path(acc, Math.floor(i / accounts.length)),
+					headers: { authorization: acc.auth },
+				};
+			});
 
 		// anchors, each its own process, measured in this run
 		const anchor = await startGatewayAnchor(
@@ -185,17 +219,9 @@ async function main(): Promise<void> {
 		let b: Figure;
 		try {
 			const u = new URL(anchor.url);
-			await autocannon({
-				url: anchor.url,
-				connections: 10,
-				duration: 2,
-				requests: byToken(() => u.pathname),
-			});
-			b = await cannon(
-				`anchor ${anchorName}`,
-				{ url: anchor.url, requests: byToken(() => u.pathname) },
-				anchor.pids,
-			);
+			const list = byToken(() => u.pathname, ACCOUNTS);
+			await cannon("warm-up", u.origin, list, [], 10, 2);
+			b = await cannon(`anchor ${anchorName}`, u.origin, list, anchor.pids);
 		} finally {
 			await anchor.close();
 		}
@@ -206,12 +232,14 @@ async function main(): Promise<void> {
 		console.log(`anchor c (8 pg clients, INSERT)    ${c.toFixed(0).padStart(6)} inserts/s`);
 
 		// warm-up
-		await autocannon({
-			url: base,
-			connections: 10,
-			duration: 2,
-			requests: byToken(() => "/v1/shipping/serviceable?from_pin=110001&to_pin=560001&physical_weight=0.8"),
-		});
+		await cannon(
+			"warm-up",
+			base,
+			byToken(() => "/v1/shipping/serviceable?from_pin=110001&to_pin=560001&physical_weight=0.8", ACCOUNTS),
+			[],
+			10,
+			2,
+		);
 		const vsB: [string, number][] = [[anchorName, b.rps]];
 		for (const [title, path] of [
 			["GET /v1/pincode/{pin}", () => "/v1/pincode/560001"],
@@ -235,28 +263,24 @@ async function main(): Promise<void> {
 			// rendered at most every 10 s per pod (lib/notifications/track.ts), so mostly the kept HTML
 			["GET /track/{token} (page)", (acc: (typeof accounts)[number]) => acc.page],
 		] as const) {
-			print(await cannon(title, { url: base, requests: byToken(path) }, sys.pids), vsB);
+			print(await cannon(title, base, byToken(path), sys.pids), vsB);
 		}
 
-		let n = 0;
 		const create = await cannon(
 			"POST /v1/intake/order",
-			{
-				url: base,
-				requests: rotating(accounts, (acc) => {
-					n += 1;
-					return {
-						method: "POST",
-						path: "/v1/intake/order",
-						headers: { authorization: acc.auth, "content-type": "application/json" },
-						body: JSON.stringify(orderBody(acc.warehouseId, `BENCH-${run}-${n}`)),
-					};
+			base,
+			accounts.map(
+				(acc): WrkRequest => ({
+					method: "POST",
+					path: "/v1/intake/order",
+					headers: { authorization: acc.auth, "content-type": "application/json" },
+					body: JSON.stringify(orderBody(acc.warehouseId, `BENCH-${run}-{{n}}`)),
 				}),
-			},
+			),
 			sys.pids,
 		);
 		print(create, [["c", c], ...vsB]);
-		console.log(`  orders created: ${n}`);
+		console.log(`  create requests: ${create.total}`);
 
 		// 202 → booked over `bookings` orders
 		const ids: Array<{ order_id: number; no: string }> = [];

@@ -26,6 +26,7 @@ import {
 	Transporters,
 } from "moleculer";
 import { Sequelize, Transaction, UniqueConstraintError } from "sequelize";
+import { internalMiddlewares, RequestMetrics } from "../../lib/platform/request-metrics";
 import { type BalancedTx, type CallPromise, gapless, sealCtx } from "../../moleculer.config";
 
 /** A function as its source text names it (everything read here is plain upstream JavaScript). */
@@ -147,6 +148,31 @@ describe("framework patches: pinned upstream (docs/decisions/0087-framework-patc
 				"9315231b7d11c2a3",
 				"lib/platform/remote-deadline.ts",
 			],
+			"Metrics (middleware)": [
+				m.Metrics,
+				"1d303d9be57970da",
+				"lib/platform/request-metrics.ts RequestMetrics",
+			],
+			"GaugeMetric#set": [
+				untyped(untyped(moleculer.MetricTypes).Gauge).prototype.set,
+				"1a372804444df157",
+				"lib/platform/request-metrics.ts RequestMetrics (the fields it updates directly)",
+			],
+			"HistogramMetric#observe": [
+				untyped(untyped(moleculer.MetricTypes).Histogram).prototype.observe,
+				"ef73560211df1130",
+				"lib/platform/request-metrics.ts RequestMetrics (the fields it updates directly)",
+			],
+			"BaseMetric#changed": [
+				Object.getPrototypeOf(untyped(untyped(moleculer.MetricTypes).Gauge).prototype).changed,
+				"e29fece335bd55bc",
+				"lib/platform/request-metrics.ts RequestMetrics (setDirty, no metricChanged)",
+			],
+			"ServiceBroker#registerMiddlewares": [
+				broker.prototype.registerMiddlewares,
+				"a3f4f2fb3bf502f9",
+				"lib/platform/request-metrics.ts internalMiddlewares",
+			],
 			"PrometheusReporter#init": [
 				untyped(untyped(MetricReporters).Prometheus).prototype.init,
 				"101be4e8d73d27b0",
@@ -222,6 +248,17 @@ describe("framework patches: pinned upstream (docs/decisions/0087-framework-patc
 					`${name} (${typeof fn === "function" ? hashOf(fn) : "gone"}): check ${patch}`,
 			);
 		assert.deepEqual(changed, [], "upstream changed under a patch");
+	});
+
+	it("Moleculer's internal middlewares are the list internalMiddlewares() repeats, Metrics where RequestMetrics is", () => {
+		const src = readFileSync(
+			resolve(__dirname, "../../node_modules/moleculer/src/service-broker.js"),
+			"utf8",
+		);
+		const block = /const INTERNAL_MIDDLEWARES = \[([^\]]*)\]/.exec(src)?.[1] ?? "";
+		const upstream = [...block.matchAll(/"(\w+)"/g)].map((x) => x[1]);
+		const ours = internalMiddlewares().map((mw) => (mw === RequestMetrics ? "Metrics" : mw));
+		assert.deepEqual(ours, upstream);
 	});
 
 	it("Moleculer's call interceptor gives a middleware's own answer the previous call's ctx; sealCtx keeps its own", async () => {

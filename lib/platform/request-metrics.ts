@@ -1,0 +1,217 @@
+/**
+ * Moleculer's per-action request metrics, recorded without the per-call label work (issue 32,
+ * docs/decisions/0114-request-metrics.md; a framework patch, docs/decisions/0087-framework-patches.md §11).
+ *
+ * Moleculer's built-in `Metrics` middleware records five series per action call (`moleculer_request_total`,
+ * `_active` up and down, `_levels`, the `moleculer_request_time` histogram) through the registry's public
+ * methods, each of which builds the label set's key string again (`hashingLabels`), looks the item up and stamps
+ * `Date.now()`: on a light GET that was the largest JavaScript cost of the call after the HTTP parser.
+ * {@link RequestMetrics} is that middleware with its two action hooks replaced: per action and caller it looks
+ * the items up once (through the public `set`/`observe`, which create them) and afterwards updates the same
+ * fields the public methods update (value, timestamp, rate, sum, count, buckets, quantile window, dirty flag). The
+ * series, their names, labels, buckets and quantiles, and so the `/metrics` text, are Moleculer's own;
+ * test/unit/ops/request-metrics.spec.ts checks that the two record the same snapshot for the same calls. Events,
+ * transit and transporter metrics stay Moleculer's code (its hooks are kept).
+ *
+ * Use it in place of the internal one: the broker option `internalMiddlewares: false` and
+ * {@link internalMiddlewares} at the end of `middlewares` (moleculer.config.ts).
+ */
+
+import type { ActionSchema, Context, MetricRegistry, Middleware, ServiceBroker } from "moleculer";
+import * as moleculer from "moleculer";
+
+/** Moleculer's built-in middlewares (exported at run time, absent from its typings). */
+const BuiltIn = (
+	moleculer as unknown as { Middlewares: Record<string, (broker: ServiceBroker) => Middleware> }
+).Middlewares;
+
+/** Moleculer's request metric names (its `METRIC` constants). */
+const TOTAL = "moleculer.request.total";
+const ACTIVE = "moleculer.request.active";
+const ERRORS = "moleculer.request.error.total";
+const TIME = "moleculer.request.time";
+const LEVELS = "moleculer.request.levels";
+
+/** A counter's or gauge's item in a metric's `values` (Moleculer's shape). */
+interface ValueItem {
+	value: number;
+	timestamp: number;
+	rate?: { update(value: number): void };
+}
+
+/** A histogram's item (Moleculer's shape). */
+interface HistogramItem {
+	timestamp: number;
+	sum: number;
+	count: number;
+	lastValue: number;
+	bucketValues?: Record<number, number>;
+	quantileValues?: { add(value: number): void };
+	rate?: { update(value: number): void };
+}
+
+/** The parts of Moleculer's metric objects used here (public methods and the fields they write). */
+interface GaugeLike {
+	get(labels: object): ValueItem | undefined;
+	set(value: number, labels: object, timestamp?: number): ValueItem;
+	setDirty(): void;
+}
+interface HistogramLike {
+	observe(value: number, labels: object, timestamp?: number): HistogramItem;
+	setDirty(): void;
+	buckets?: number[];
+}
+
+/** The series of one action and caller, looked up once. */
+interface Slot {
+	labels: { service: string | null; action: string; caller: string | null; type: "local" | "remote" };
+	total: ValueItem;
+	active: ValueItem;
+	time: HistogramItem | null;
+}
+
+/**
+ * Moleculer's internal middlewares in its own order (`INTERNAL_MIDDLEWARES` of service-broker.js) with `Metrics`
+ * replaced by {@link RequestMetrics}: the tail of the broker's `middlewares` when `internalMiddlewares` is false
+ * (test/unit/framework-patches.spec.ts checks the list against the installed Moleculer's).
+ */
+export function internalMiddlewares(): (string | ((broker: ServiceBroker) => Middleware))[] {
+	return [
+		"ActionHook",
+		"Validator",
+		"Bulkhead",
+		"Cacher",
+		"ContextTracker",
+		"CircuitBreaker",
+		"Timeout",
+		"Retry",
+		"Fallback",
+		"ErrorHandler",
+		"Tracing",
+		RequestMetrics,
+		"Debounce",
+		"Throttle",
+	];
+}
+
+/**
+ * Moleculer's `Metrics` middleware for `broker` with cheaper action hooks (see the file head). When metrics are
+ * off, or a metric reporter of the broker listens to single changes (`metricChanged`, which the direct updates do
+ * not call), it is Moleculer's middleware unchanged.
+ */
+export function RequestMetrics(broker: ServiceBroker): Middleware {
+	const upstream = BuiltIn.Metrics(broker);
+	let direct = false;
+	let reg: MetricRegistry;
+	/** `moleculer_request_levels` items by call level (labelled by level only). */
+	const levelItems: ValueItem[] = [];
+
+	const hooks = (type: "local" | "remote") =>
+		function wrap(next: (ctx: Context) => Promise<unknown>, action: ActionSchema) {
+			const upstreamHook = (type === "local" ? upstream.localAction : upstream.remoteAction) as unknown as (
+				next: (ctx: Context) => Promise<unknown>,
+				action: ActionSchema,
+			) => (ctx: Context) => Promise<unknown>;
+			if (!direct) return upstreamHook.call(broker, next, action);
+			const service = (action.service as { fullName?: string } | undefined)?.fullName ?? null;
+			const name = action.name as string;
+			const total = reg.getMetric(TOTAL) as unknown as GaugeLike;
+			const active = reg.getMetric(ACTIVE) as unknown as GaugeLike;
+			const time = reg.getMetric(TIME) as unknown as HistogramLike;
+			const levels = reg.getMetric(LEVELS) as unknown as GaugeLike;
+			const buckets = time.buckets ?? [];
+			const slots = new Map<string | null, Slot>();
+
+			const slotOf = (caller: string | null): Slot => {
+				const labels = { service, action: name, caller, type };
+				// another endpoint's wrapper of the same remote action may have made the items already
+				const slot: Slot = {
+					labels,
+					total: total.get(labels) ?? total.set(0, labels),
+					active: active.get(labels) ?? active.set(0, labels),
+					time: null,
+				};
+				slots.set(caller, slot);
+				return slot;
+			};
+			const settle = (slot: Slot, started: number): void => {
+				const now = Date.now();
+				const ms = performance.now() - started;
+				const a = slot.active;
+				a.value -= 1;
+				a.timestamp = now;
+				a.rate?.update(a.value);
+				active.setDirty();
+				const h = slot.time;
+				if (!h) {
+					slot.time = time.observe(ms, slot.labels, now);
+					return;
+				}
+				h.timestamp = now;
+				h.sum += ms;
+				h.count += 1;
+				h.lastValue = ms;
+				if (h.bucketValues) for (const b of buckets) if (ms <= b) h.bucketValues[b] += 1;
+				h.quantileValues?.add(ms);
+				h.rate?.update(h.count);
+				time.setDirty();
+			};
+
+			return function requestMetrics(ctx: Context): Promise<unknown> {
+				const caller = ctx.caller ?? null;
+				const slot = slots.get(caller) ?? slotOf(caller);
+				const now = Date.now();
+				const t = slot.total;
+				t.value += 1;
+				t.timestamp = now;
+				t.rate?.update(t.value);
+				total.setDirty();
+				const a = slot.active;
+				a.value += 1;
+				a.timestamp = now;
+				a.rate?.update(a.value);
+				active.setDirty();
+				const level = ctx.level ?? 1;
+				const l = levelItems[level];
+				if (l) {
+					l.value += 1;
+					l.timestamp = now;
+					l.rate?.update(l.value);
+					levels.setDirty();
+				} else levelItems[level] = levels.set((levels.get({ level })?.value ?? 0) + 1, { level }, now);
+				const started = performance.now();
+				return next(ctx).then(
+					(res) => {
+						settle(slot, started);
+						return res;
+					},
+					(err: { name?: string; code?: unknown; type?: unknown } | undefined) => {
+						settle(slot, started);
+						reg.increment(ERRORS, {
+							...slot.labels,
+							errorName: err ? err.name : null,
+							errorCode: err ? err.code : null,
+							errorType: err ? err.type : null,
+						});
+						throw err;
+					},
+				);
+			};
+		};
+
+	return {
+		...upstream,
+		name: "Metrics",
+		created(this: ServiceBroker, b: ServiceBroker) {
+			(upstream.created as ((b: ServiceBroker) => void) | undefined)?.call(this, b);
+			if (!broker.isMetricsEnabled()) return;
+			reg = broker.metrics;
+			const reporters = (reg as unknown as { reporter?: { metricChanged: unknown }[] }).reporter ?? [];
+			const base = (moleculer.MetricReporters.Base as unknown as { prototype: { metricChanged: unknown } })
+				.prototype.metricChanged;
+			direct = reporters.every((r) => r.metricChanged === base);
+		},
+		localAction: hooks("local"),
+		remoteAction: hooks("remote"),
+	} as Middleware;
+}

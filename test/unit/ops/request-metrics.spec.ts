@@ -1,0 +1,148 @@
+/**
+ * RequestMetrics (lib/platform/request-metrics.ts, docs/decisions/0114-request-metrics.md) records the same
+ * request series as Moleculer's built-in Metrics middleware: two in-process brokers, one with Moleculer's
+ * internal middlewares as they come and one with the options of moleculer.config.ts (`withRequestMetrics`), run
+ * the same calls (two callers, a nested call, failures, a slow action), and their registries' snapshots of the
+ * five request metrics are compared.
+ */
+import assert from "node:assert/strict";
+import { type BrokerOptions, Errors, type MetricRegistry, ServiceBroker } from "moleculer";
+import { internalMiddlewares, RequestMetrics } from "../../../lib/platform/request-metrics";
+import { withRequestMetrics } from "../../../moleculer.config";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A broker with metrics on (no reporter) and the services the calls use. */
+async function start(opts: BrokerOptions): Promise<ServiceBroker> {
+	const b = new ServiceBroker({ logger: false, metrics: { enabled: true, reporter: [] }, ...opts });
+	b.createService({
+		name: "calc",
+		actions: {
+			add: (ctx) => (ctx.params as { a: number; b: number }).a + (ctx.params as { a: number; b: number }).b,
+			twice: async (ctx) => (await ctx.call("calc.add", { a: 1, b: 1 })) as number,
+			slow: async () => {
+				await sleep(120);
+				return "late";
+			},
+			fail: () => {
+				throw new Errors.MoleculerClientError("no such order", 404, "order_not_found");
+			},
+		},
+	});
+	b.createService({
+		name: "caller",
+		actions: { run: async (ctx) => ctx.call("calc.add", { a: 2, b: 3 }) },
+	});
+	await b.start();
+	return b;
+}
+
+/** The same calls on a broker. */
+async function drive(b: ServiceBroker): Promise<void> {
+	for (let i = 0; i < 5; i++) assert.equal(await b.call("calc.add", { a: i, b: 1 }), i + 1);
+	assert.equal(await b.call("calc.twice"), 2);
+	assert.equal(await b.call("caller.run"), 5);
+	assert.equal(await b.call("calc.slow"), "late");
+	for (let i = 0; i < 3; i++) await assert.rejects(b.call("calc.fail"), { code: 404 });
+}
+
+/** The snapshot of the request metrics, comparable across brokers (timings left out, counts kept). */
+function requestSeries(reg: MetricRegistry): Record<string, unknown> {
+	const out: Record<string, unknown> = {};
+	for (const name of [
+		"moleculer.request.total",
+		"moleculer.request.active",
+		"moleculer.request.error.total",
+		"moleculer.request.levels",
+	]) {
+		const items = reg.getMetric(name)?.snapshot() as unknown as { value: number; labels: object }[];
+		out[name] = items
+			.map((it) => ({ labels: it.labels, value: it.value }))
+			.sort((x: { labels: object }, y: { labels: object }) =>
+				JSON.stringify(x.labels).localeCompare(JSON.stringify(y.labels)),
+			);
+	}
+	return out;
+}
+
+type HistSnap = {
+	labels: { action: string; caller: string | null };
+	count: number;
+	sum: number;
+	buckets: Record<string, number>;
+	quantiles: Record<string, number>;
+};
+
+describe("ops: RequestMetrics records Moleculer's request series", () => {
+	let builtIn: ServiceBroker;
+	let ours: ServiceBroker;
+	before(async () => {
+		builtIn = await start({});
+		ours = await start(withRequestMetrics({}));
+		await drive(builtIn);
+		await drive(ours);
+	});
+	after(async () => {
+		await builtIn?.stop();
+		await ours?.stop();
+	});
+
+	it("is in the broker options in place of Moleculer's Metrics, internal middlewares in Moleculer's order", () => {
+		const opts = withRequestMetrics({ middlewares: [] });
+		assert.equal(opts.internalMiddlewares, false);
+		assert.deepEqual(opts.middlewares, internalMiddlewares());
+		assert.ok((opts.middlewares ?? []).includes(RequestMetrics as never));
+		assert.ok(!(opts.middlewares ?? []).includes("Metrics" as never));
+		// options built from these options are not given a second set
+		assert.deepEqual(withRequestMetrics(opts).middlewares, opts.middlewares);
+	});
+
+	it("the same totals, active gauges (back to 0), error counts and levels for the same calls", () => {
+		const a = requestSeries(builtIn.metrics);
+		const b = requestSeries(ours.metrics);
+		assert.deepEqual(b, a);
+		const total = b["moleculer.request.total"] as {
+			labels: { action: string; caller: string | null };
+			value: number;
+		}[];
+		assert.equal(total.find((t) => t.labels.action === "calc.add" && t.labels.caller === null)?.value, 5);
+		assert.equal(total.find((t) => t.labels.action === "calc.add" && t.labels.caller === "caller")?.value, 1);
+		const errors = b["moleculer.request.error.total"] as { labels: Record<string, unknown>; value: number }[];
+		assert.equal(errors.length, 1);
+		assert.equal(errors[0].value, 3);
+		assert.equal(errors[0].labels.errorCode, 404);
+		assert.equal(errors[0].labels.errorName, "MoleculerClientError");
+		for (const g of b["moleculer.request.active"] as { value: number }[]) assert.equal(g.value, 0);
+		const levels = b["moleculer.request.levels"] as { labels: { level: number }; value: number }[];
+		assert.deepEqual(
+			levels.map((l) => [l.labels.level, l.value]),
+			[
+				[1, 11],
+				[2, 2],
+			],
+		);
+	});
+
+	it("the same request-time histograms: counts, buckets (a slow call in none up to 100 ms), sums, quantiles", () => {
+		const snap = (reg: MetricRegistry) =>
+			(reg.getMetric("moleculer.request.time")?.snapshot() as unknown as HistSnap[]).sort((x, y) =>
+				JSON.stringify(x.labels).localeCompare(JSON.stringify(y.labels)),
+			);
+		const a = snap(builtIn.metrics);
+		const b = snap(ours.metrics);
+		assert.deepEqual(
+			b.map((h) => [h.labels, h.count, Object.keys(h.buckets), Object.keys(h.quantiles)]),
+			a.map((h) => [h.labels, h.count, Object.keys(h.buckets), Object.keys(h.quantiles)]),
+		);
+		const slow = b.find((h) => h.labels.action === "calc.slow");
+		assert.ok(slow && slow.count === 1 && slow.sum >= 115, JSON.stringify(slow));
+		// 120 ms of sleep: in no bucket up to 100 ms, in every bucket from 1 s (the wide margin is for a busy machine)
+		for (const [le, n] of Object.entries(slow.buckets))
+			if (Number(le) <= 100 || Number(le) >= 1000) assert.equal(n, Number(le) <= 100 ? 0 : 1, `le ${le}`);
+		assert.ok(slow.quantiles["0.5"] >= 115);
+		const add = b.find((h) => h.labels.action === "calc.add" && h.labels.caller === null);
+		assert.ok(add && add.count === 5 && add.sum < add.count * 100, JSON.stringify(add));
+		const top = Math.max(...Object.keys(add.buckets).map(Number));
+		assert.equal(add.buckets[top], 5);
+	});
+});
