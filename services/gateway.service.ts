@@ -114,7 +114,7 @@
  * without query, status, ms, request_id, sender_id; never tokens) when the
  * log level is info or finer.
  *
- * ## moleculer-web hooks and the two remaining overrides
+ * ## moleculer-web hooks and the three remaining overrides
  *
  * Everything above is done with moleculer-web 0.11's documented hooks:
  * `rootCallOptions` (request id, common headers, query parsing, `OPTIONS`
@@ -124,7 +124,7 @@
  * `authenticate` / `authorize` methods, and `settings.onError` (every error
  * answer, including 404/405/204 for URLs that match no alias).
  *
- * Two internal methods are still overridden, because no hook reaches them.
+ * Three internal methods are overridden, because no hook reaches them.
  * moleculer-web is therefore pinned to exactly 0.11.0 (package.json) and
  * test/unit/gateway/upstream.spec.ts fails when an upgrade changes them:
  * - `errorHandler`: upstream logs every 5xx with its stack at error level
@@ -134,6 +134,9 @@
  * - `sendResponse`: upstream warns on every 201 without `ctx.meta.$location`;
  *   our creates answer 201 with the id in the body and no `Location` header
  *   (§4.1, §4.5), so ours calls upstream's with that warning silenced.
+ * - `parseQueryString`: upstream parses the query with `qs` on every request
+ *   and drops the result when `req.query` is set, which `rootCallOptions`
+ *   always does; ours returns that `req.query` (issue 32, record 0115).
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
@@ -506,6 +509,20 @@ export default defineService<GatewayVars>()({
 		 */
 		errorHandler(req: GwRequest, res: ServerResponse, err: unknown): void {
 			this.sendError(req, res, err);
+		},
+
+		/**
+		 * OVERRIDE of moleculer-web's `parseQueryString(req)` (pinned, see file head): the path split off at the
+		 * first `?` after the first character, as upstream does, with the query `beginRequest` has already parsed
+		 * (`req.query`, flat strings) instead of a second parse with `qs` whose result upstream would drop (it keeps
+		 * a `req.query` already set). Without a `req.query` it parses as `beginRequest` does. Issue 32,
+		 * docs/decisions/0115-query-parsed-once.md.
+		 */
+		parseQueryString(req: GwRequest): { query: Record<string, unknown>; url: string } {
+			const url = req.url ?? "/";
+			const q = url.indexOf("?", 1);
+			if (q === -1) return { query: req.query ?? {}, url };
+			return { query: req.query ?? parseQuery(url.slice(q + 1)), url: url.slice(0, q) };
 		},
 
 		/**

@@ -1,7 +1,7 @@
 /**
- * Guards the two moleculer-web internals the gateway still overrides
- * (services/gateway.service.ts, file head): `errorHandler` and
- * `sendResponse`. moleculer-web is pinned to an exact version; these tests
+ * Guards the three moleculer-web internals the gateway still overrides
+ * (services/gateway.service.ts, file head): `errorHandler`,
+ * `parseQueryString` and `sendResponse`. moleculer-web is pinned to an exact version; these tests
  * fail when the installed version differs from the pin, when the gateway
  * overrides another upstream method, or when an overridden method changes
  * its signature or the behaviour the override exists for.
@@ -52,11 +52,35 @@ describe("gateway: moleculer-web overrides (pinned upstream)", () => {
 		assert.equal(pin, "0.11.0");
 	});
 
-	it("the gateway overrides exactly errorHandler and sendResponse of moleculer-web's methods", () => {
+	it("the gateway overrides exactly errorHandler, parseQueryString and sendResponse of moleculer-web's methods", () => {
 		const overridden = Object.keys(ours)
 			.filter((m) => m in upstream && !DOCUMENTED_HOOKS.includes(m))
 			.sort();
-		assert.deepEqual(overridden, ["errorHandler", "sendResponse"]);
+		assert.deepEqual(overridden, ["errorHandler", "parseQueryString", "sendResponse"]);
+	});
+
+	it("parseQueryString: ours splits the path as upstream does and returns the query beginRequest parsed", () => {
+		for (const url of [
+			"/v1/orders/status?order_no=A-1&x=2",
+			"/v1/pincode/560001",
+			"/?a=1",
+			"/v1/orders?",
+			"/a?b?c=1",
+		]) {
+			const up = upstream.parseQueryString.call({ settings: {} }, { url }) as { url: string; query: object };
+			const preset = { order_no: "given" };
+			const mine = ours.parseQueryString.call({}, { url, query: preset }) as { url: string; query: object };
+			assert.equal(mine.url, up.url, url);
+			assert.equal(mine.query, preset, url);
+			// without a preset query it parses as beginRequest does: flat strings, the same keys as upstream here
+			const bare = ours.parseQueryString.call({}, { url }) as { url: string; query: object };
+			assert.deepEqual(bare.query, up.query, url);
+		}
+		// upstream's parse is a second one: its handler keeps a req.query already set (asserted below by source)
+		assert.deepEqual(
+			(upstream.parseQueryString.call({ settings: {} }, { url: "/x?a[b]=1" }) as { query: object }).query,
+			{ a: { b: "1" } },
+		);
 	});
 
 	it("upstream errorHandler(req, res, err) logs a 5xx with its stack, then calls sendError", () => {
