@@ -93,19 +93,73 @@ export async function pincodeFacts(
 }
 
 /**
- * Prices a parsed lane query against the cached catalog (`rates.quote`):
- * never throws `lane_not_priced` (an unpriced lane answers `data: []`);
+ * Prices a parsed lane query against the cached catalog (`rates.quote`, and `rates.serviceable` through
+ * {@link serviceableQuote}): never throws `lane_not_priced` (an unpriced lane answers `data: []`);
  * 503 `rate_unavailable` on an unexpected failure.
+ *
+ * The answer is kept (frozen: callers share it) and given again for the same query while the catalog snapshot
+ * and both pincodes' cached facts are the same objects, until the earliest next cut-off of the couriers it
+ * prices (their `edd` and pickup day move then) or the next full hour, whichever comes first: the rule of the EDD
+ * answers (docs/decisions/0106-working-days-and-edd.md; issue 32, docs/decisions/0116-kept-quotes.md). A lane
+ * outcome recorded into the snapshot ({@link recordOutcome}) forgets every kept answer.
  */
 export async function runQuote(d: RatesDeps, ctx: Caller, q: LaneQuery): Promise<QuoteResult> {
 	const [snap, facts] = await Promise.all([getCatalog(d), pincodeFacts(d, ctx, [q.from_pin, q.to_pin])]);
+	const from = facts[q.from_pin];
+	const to = facts[q.to_pin];
+	const key = JSON.stringify(q);
+	const now = Date.now();
+	const hit = quoteAnswers.get(key);
+	if (hit && hit.snap === snap && hit.from === from && hit.to === to && now < hit.until) return hit.result;
+	let result: QuoteResult;
 	try {
-		return quoteLane(snap, facts[q.from_pin], facts[q.to_pin], q);
+		result = quoteLane(snap, from, to, q, new Date(now));
 	} catch (err) {
 		if (err instanceof ApiError) throw err;
 		d.logger.error("quote failed", (err as Error).message);
 		throw unavailable();
 	}
+	if (quoteAnswers.size >= QUOTE_CACHE_MAX) quoteAnswers.clear();
+	quoteAnswers.set(key, {
+		snap,
+		from,
+		to,
+		result: deepFreeze(result),
+		until: quoteValidUntil(snap, result, now),
+	});
+	return result;
+}
+
+/** Largest number of kept quote answers (distinct queries) before the store starts over. */
+const QUOTE_CACHE_MAX = 20_000;
+
+/** The quote answers already made, by query ({@link runQuote}). */
+const quoteAnswers = new Map<
+	string,
+	{ snap: CatalogSnapshot; from: PincodeInfo; to: PincodeInfo; result: QuoteResult; until: number }
+>();
+
+/**
+ * Until when (ms since epoch) a quote `result` made at `now` (ms since epoch) from `snap` holds: the next full hour
+ * (UTC), or an earlier next cut-off of a courier it prices.
+ */
+export function quoteValidUntil(snap: CatalogSnapshot, result: QuoteResult, now: number): number {
+	let until = Math.ceil((now + 1) / (EDD_MAX_AGE_S * 1000)) * EDD_MAX_AGE_S * 1000;
+	const at = new Date(now);
+	for (const row of result.data) {
+		const courier = snap.byId.get(row.logistic_id);
+		if (courier) until = Math.min(until, Date.parse(nextCutoff(courier.pickup, at)));
+	}
+	return until;
+}
+
+/** `x` and everything it holds, frozen (answers shared between callers). */
+function deepFreeze<T>(x: T): T {
+	if (x && typeof x === "object" && !Object.isFrozen(x)) {
+		Object.freeze(x);
+		for (const v of Object.values(x)) deepFreeze(v);
+	}
+	return x;
 }
 
 /**
@@ -262,7 +316,11 @@ export async function recordOutcome(d: RatesDeps, p: LaneOutcomeParams): Promise
 	const cur = d.catalog;
 	const key = laneKey(p.logistic_id, p.from_pin, p.to_pin);
 	const held = cur?.performance.get(key);
-	if (cur && perf && (!held || held.shipments <= perf.shipments)) cur.performance.set(key, perf);
+	if (cur && perf && (!held || held.shipments <= perf.shipments)) {
+		cur.performance.set(key, perf);
+		// kept quotes answered the lane's old performance
+		quoteAnswers.clear();
+	}
 	return { recorded: true };
 }
 

@@ -1,0 +1,80 @@
+/**
+ * Kept quote answers (lib/rates/operations.ts `runQuote`, docs/decisions/0116-kept-quotes.md): the same query is
+ * answered from memory while the catalog snapshot and the pincodes' facts are unchanged, until the next cut-off or
+ * full hour; a reload or a lane outcome makes it priced again.
+ */
+import { strict as assert } from "node:assert";
+import type { QuoteResult } from "../../../lib/contracts";
+import { getSequelize } from "../../../lib/platform/db";
+import type { CatalogSnapshot } from "../../../lib/rates/catalog";
+import { quoteValidUntil } from "../../../lib/rates/operations";
+import { byId, useRates } from "./setup";
+
+const lane = { from_pin: "110001", to_pin: "560001", physical_weight: "0.8" };
+
+describe("rates: kept quote answers", () => {
+	const t = useRates();
+
+	it("the same query twice is one answer, frozen; another query is priced on its own", async () => {
+		const a = await t.serviceable(lane);
+		const b = await t.serviceable(lane);
+		assert.ok(a.data.length > 0);
+		assert.equal(b, a, "the kept answer");
+		assert.ok(Object.isFrozen(a) && Object.isFrozen(a.data) && Object.isFrozen(a.data[0]));
+		const heavier = await t.serviceable({ ...lane, physical_weight: "4.2" });
+		assert.notEqual(heavier, a);
+		assert.ok(heavier.data[0].weight > a.data[0].weight, "priced for its own weight");
+	});
+
+	it("a catalog reload prices the query again, with the new rate card", async () => {
+		const before = await t.serviceable(lane);
+		const id = before.data[0].logistic_id;
+		const db = getSequelize();
+		const shift = (paise: number) =>
+			db.query(
+				"UPDATE rates.rate_cards SET first_slab_paise = first_slab_paise + $2 WHERE logistic_id = $1",
+				{
+					bind: [id, paise],
+				},
+			);
+		await shift(10_000);
+		try {
+			// unchanged snapshot: still the kept answer
+			assert.equal(await t.serviceable(lane), before);
+			await t.broker.call("rates.reload", {});
+			const after = await t.serviceable(lane);
+			assert.notEqual(after, before);
+			const was = byId(before, id);
+			const now = byId(after, id);
+			assert.ok(
+				was && now && now.freight_charge > was.freight_charge,
+				`${was?.freight_charge} → ${now?.freight_charge}`,
+			);
+		} finally {
+			await shift(-10_000);
+			await t.broker.call("rates.reload", {});
+		}
+	});
+
+	it("holds until the earliest next cut-off of the couriers it prices, at most the next full hour", () => {
+		const pickup = (cutoff_minutes: number) => ({ pickup: { weekdays: [1, 2, 3, 4, 5, 6], cutoff_minutes } });
+		const snap = {
+			byId: new Map<number, unknown>([
+				[1, pickup(14 * 60)],
+				[2, pickup(16 * 60)],
+			]),
+		} as unknown as CatalogSnapshot;
+		const result = (ids: number[]) =>
+			({ data: ids.map((logistic_id) => ({ logistic_id })), dropped_couriers: [] }) as unknown as QuoteResult;
+		// 08:10 UTC = 13:40 IST: courier 1's cut-off (14:00 IST = 08:30 UTC) comes before the full hour
+		const at = Date.parse("2026-11-27T08:10:00Z");
+		assert.equal(
+			new Date(quoteValidUntil(snap, result([2, 1]), at)).toISOString(),
+			"2026-11-27T08:30:00.000Z",
+		);
+		// courier 2 alone: its cut-off (10:30 UTC) is after the full hour (09:00 UTC)
+		assert.equal(new Date(quoteValidUntil(snap, result([2]), at)).toISOString(), "2026-11-27T09:00:00.000Z");
+		// nothing priced: the full hour
+		assert.equal(new Date(quoteValidUntil(snap, result([]), at)).toISOString(), "2026-11-27T09:00:00.000Z");
+	});
+});
