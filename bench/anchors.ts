@@ -69,11 +69,12 @@ export interface GatewayAnchor {
 
 /**
  * Anchor b (one process) or, with `nats` (a NATS URL), b-nats (the gateway
- * and the service in two processes over NATS, namespace `namespace`).
+ * and the service in two processes over NATS, namespace `namespace`); with `verify: false` the floor anchor
+ * (the same, no token verification).
  */
 export async function startGatewayAnchor(
 	auth: AnchorAuth,
-	opts: { nats?: string; namespace?: string } = {},
+	opts: { nats?: string; namespace?: string; verify?: boolean } = {},
 ): Promise<GatewayAnchor> {
 	const port = await freePort();
 	const common = {
@@ -83,6 +84,7 @@ export async function startGatewayAnchor(
 		ANCHOR_ISSUER: auth.issuer,
 		ANCHOR_AUDIENCE: auth.audience,
 		ANCHOR_NAMESPACE: opts.namespace ?? `anchor-${port}`,
+		ANCHOR_VERIFY: opts.verify === false ? "0" : "1",
 	};
 	const procs = opts.nats
 		? [

@@ -13,6 +13,8 @@
  *          verification by jose per request (no cache, log or metrics)
  *   b-nats the same in two processes over NATS (BENCH_SPLIT=1)
  *   c      8 pg clients looping INSERT … ON CONFLICT DO NOTHING RETURNING id
+ *   floor  b (or b-nats) without the token verification: what moleculer-web itself costs, printed as a share
+ *          of b so a goal above it reads as one no route served through moleculer-web can reach here
  *
  * Routes: GET /v1/pincode/{pin}, GET /v1/shipping/edd (issue 28: as fast as the
  * pincode route), GET /v1/shipping/serviceable, GET
@@ -225,9 +227,26 @@ async function main(): Promise<void> {
 		} finally {
 			await anchor.close();
 		}
+		// the floor: the same gateway anchor without verifying the token (what moleculer-web itself costs here)
+		const floorAnchor = await startGatewayAnchor(sys.auth, {
+			...(split ? { nats: natsUrl, namespace: `floor-${run}` } : {}),
+			verify: false,
+		});
+		let floor: Figure;
+		try {
+			const u = new URL(floorAnchor.url);
+			const list = byToken(() => u.pathname, ACCOUNTS);
+			await cannon("warm-up", u.origin, list, [], 10, 2);
+			floor = await cannon("floor", u.origin, list, floorAnchor.pids);
+		} finally {
+			await floorAnchor.close();
+		}
 		const c = await measureInsertAnchor(sys.databaseUrl, duration);
 		console.log(
 			`anchor ${anchorName.padEnd(27)} ${b.rps.toFixed(0).padStart(6)} req/s   p50 ${String(b.p50).padStart(4)} ms   p99 ${String(b.p99).padStart(4)} ms   CPU ${b.cpuUs.toFixed(0).padStart(4)} µs/req`,
+		);
+		console.log(
+			`floor (${anchorName} without verifying) ${floor.rps.toFixed(0).padStart(6)} req/s   p50 ${String(floor.p50).padStart(4)} ms   p99 ${String(floor.p99).padStart(4)} ms   CPU ${floor.cpuUs.toFixed(0).padStart(4)} µs/req   ${ratio(floor.rps, b.rps).padStart(6)} of ${anchorName}`,
 		);
 		console.log(`anchor c (8 pg clients, INSERT)    ${c.toFixed(0).padStart(6)} inserts/s`);
 

@@ -9,7 +9,10 @@
  * {@link RequestMetrics} is that middleware with its two action hooks replaced: per action and caller it looks
  * the items up once (through the public `set`/`observe`, which create them) and afterwards updates the same
  * fields the public methods update (value, timestamp, rate, sum, count, buckets, quantile window, dirty flag). The
- * series, their names, labels, buckets and quantiles, and so the `/metrics` text, are Moleculer's own;
+ * quantile window keeps at most {@link QUANTILE_SAMPLES_PER_BUCKET} samples per time slice ({@link sampleInto}), so
+ * above that rate the quantiles, min, mean and variance are estimates from a uniform sample; `_sum`, `_count` and
+ * the buckets stay exact. The series, their names, labels, buckets and quantiles, and so the `/metrics` text, are
+ * Moleculer's own;
  * test/unit/ops/request-metrics.spec.ts checks that the two record the same snapshot for the same calls. Events,
  * transit and transporter metrics stay Moleculer's code (its hooks are kept).
  *
@@ -46,8 +49,39 @@ interface HistogramItem {
 	count: number;
 	lastValue: number;
 	bucketValues?: Record<number, number>;
-	quantileValues?: { add(value: number): void };
+	quantileValues?: QuantileWindow;
 	rate?: { update(value: number): void };
+}
+
+/** Moleculer's `TimeWindowQuantiles` of a histogram item: a ring of buckets, each the samples of a time slice. */
+interface QuantileWindow {
+	ringBuckets: { count: number; samples: number[] }[];
+	currentBucket: number;
+	setDirty(): void;
+}
+
+/**
+ * Most samples a quantile bucket keeps (one bucket is a tenth of Moleculer's default 60 s window, so 20,000 for the
+ * window per action and caller).
+ */
+export const QUANTILE_SAMPLES_PER_BUCKET = 2000;
+
+/**
+ * Adds `value` to the current bucket of `w` as Moleculer's `TimeWindowQuantiles#add` does while the bucket holds
+ * fewer than {@link QUANTILE_SAMPLES_PER_BUCKET} samples; past that, as a uniform reservoir sample of every value
+ * the bucket saw (Algorithm R: the n-th value replaces a random slot with probability K/n). Upstream keeps every
+ * value of the last 60 s and sorts them all at each scrape: at thousands of calls a second that is millions of
+ * numbers per action held and collected by the garbage collector. `count` still counts every value.
+ */
+export function sampleInto(w: QuantileWindow, value: number): void {
+	const b = w.ringBuckets[w.currentBucket];
+	b.count += 1;
+	if (b.samples.length < QUANTILE_SAMPLES_PER_BUCKET) b.samples.push(value);
+	else {
+		const j = Math.floor(Math.random() * b.count);
+		if (j < QUANTILE_SAMPLES_PER_BUCKET) b.samples[j] = value;
+	}
+	w.setDirty();
 }
 
 /** The parts of Moleculer's metric objects used here (public methods and the fields they write). */
@@ -152,7 +186,7 @@ export function RequestMetrics(broker: ServiceBroker): Middleware {
 				h.count += 1;
 				h.lastValue = ms;
 				if (h.bucketValues) for (const b of buckets) if (ms <= b) h.bucketValues[b] += 1;
-				h.quantileValues?.add(ms);
+				if (h.quantileValues) sampleInto(h.quantileValues, ms);
 				h.rate?.update(h.count);
 				time.setDirty();
 			};

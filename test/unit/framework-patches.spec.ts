@@ -163,6 +163,31 @@ describe("framework patches: pinned upstream (docs/decisions/0087-framework-patc
 				"ef73560211df1130",
 				"lib/platform/request-metrics.ts RequestMetrics (the fields it updates directly)",
 			],
+			"TimeWindowQuantiles#add": [
+				untyped(untyped(moleculer.MetricTypes).Histogram).TimeWindowQuantiles.prototype.add,
+				"0f5858ec3c24ae28",
+				"lib/platform/request-metrics.ts sampleInto",
+			],
+			"TimeWindowQuantiles#rotate": [
+				untyped(untyped(moleculer.MetricTypes).Histogram).TimeWindowQuantiles.prototype.rotate,
+				"36633a78b31fa901",
+				"lib/platform/request-metrics.ts sampleInto (ringBuckets / currentBucket)",
+			],
+			"TimeWindowQuantiles#snapshot": [
+				untyped(untyped(moleculer.MetricTypes).Histogram).TimeWindowQuantiles.prototype.snapshot,
+				"30fcb863275114b9",
+				"lib/platform/request-metrics.ts sampleInto (reads every bucket's samples)",
+			],
+			"Bucket#add": [
+				untyped(untyped(moleculer.MetricTypes).Histogram).Bucket.prototype.add,
+				"e079ef923ba4e93e",
+				"lib/platform/request-metrics.ts sampleInto",
+			],
+			"Bucket#clear": [
+				untyped(untyped(moleculer.MetricTypes).Histogram).Bucket.prototype.clear,
+				"2a010310b7f4824f",
+				"lib/platform/request-metrics.ts sampleInto",
+			],
 			"BaseMetric#changed": [
 				Object.getPrototypeOf(untyped(untyped(moleculer.MetricTypes).Gauge).prototype).changed,
 				"e29fece335bd55bc",

@@ -7,7 +7,11 @@
  */
 import assert from "node:assert/strict";
 import { type BrokerOptions, Errors, type MetricRegistry, ServiceBroker } from "moleculer";
-import { internalMiddlewares, RequestMetrics } from "../../../lib/platform/request-metrics";
+import {
+	internalMiddlewares,
+	QUANTILE_SAMPLES_PER_BUCKET,
+	RequestMetrics,
+} from "../../../lib/platform/request-metrics";
 import { withRequestMetrics } from "../../../moleculer.config";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -144,5 +148,41 @@ describe("ops: RequestMetrics records Moleculer's request series", () => {
 		assert.ok(add && add.count === 5 && add.sum < add.count * 100, JSON.stringify(add));
 		const top = Math.max(...Object.keys(add.buckets).map(Number));
 		assert.equal(add.buckets[top], 5);
+	});
+
+	it("the quantile window keeps a bounded uniform sample; count, sum and buckets stay exact", async () => {
+		const n = QUANTILE_SAMPLES_PER_BUCKET * 3;
+		for (let i = 0; i < n; i++) await ours.call("calc.add", { a: i, b: 0 });
+		const metric = ours.metrics.getMetric("moleculer.request.time") as unknown as {
+			get(labels: object): {
+				count: number;
+				bucketValues: Record<string, number>;
+				quantileValues: { ringBuckets: { count: number; samples: number[] }[]; currentBucket: number };
+			};
+		};
+		const item = metric.get({ service: "calc", action: "calc.add", caller: null, type: "local" });
+		assert.equal(item.count, n + 5);
+		const top = Math.max(...Object.keys(item.bucketValues).map(Number));
+		assert.equal(item.bucketValues[top], n + 5);
+		const held = item.quantileValues.ringBuckets.reduce((k, b) => k + b.samples.length, 0);
+		const seen = item.quantileValues.ringBuckets.reduce((k, b) => k + b.count, 0);
+		assert.equal(seen, n + 5, "every value counted");
+		assert.ok(held <= QUANTILE_SAMPLES_PER_BUCKET * 2, `${held} samples held for ${seen} values`);
+		// upstream, for the same calls, holds every value
+		for (let i = 0; i < n; i++) await builtIn.call("calc.add", { a: i, b: 0 });
+		const up = (builtIn.metrics.getMetric("moleculer.request.time") as unknown as typeof metric).get({
+			service: "calc",
+			action: "calc.add",
+			caller: null,
+			type: "local",
+		});
+		assert.equal(
+			up.quantileValues.ringBuckets.reduce((k, b) => k + b.samples.length, 0),
+			n + 5,
+		);
+		const snap = (ours.metrics.getMetric("moleculer.request.time")?.snapshot() as unknown as HistSnap[]).find(
+			(h) => h.labels.action === "calc.add" && h.labels.caller === null,
+		);
+		assert.ok(snap && snap.quantiles["0.5"] > 0 && snap.quantiles["0.5"] <= snap.quantiles["0.99"]);
 	});
 });
