@@ -12,9 +12,8 @@
  * quantile window keeps at most {@link QUANTILE_SAMPLES_PER_BUCKET} samples per time slice ({@link sampleInto}), so
  * above that rate the quantiles, min, mean and variance are estimates from a uniform sample; `_sum`, `_count` and
  * the buckets stay exact. The series, their names, labels, buckets and quantiles, and so the `/metrics` text, are
- * Moleculer's own;
- * test/unit/ops/request-metrics.spec.ts checks that the two record the same snapshot for the same calls. Events,
- * transit and transporter metrics stay Moleculer's code (its hooks are kept).
+ * Moleculer's own; test/unit/ops/request-metrics.spec.ts checks that the two record the same snapshot for the same
+ * calls. Events, transit and transporter metrics stay Moleculer's code (its hooks are kept).
  *
  * Use it in place of the internal one: the broker option `internalMiddlewares: false` and
  * {@link internalMiddlewares} at the end of `middlewares` (moleculer.config.ts).
