@@ -149,7 +149,7 @@ import { IdempotencyKeys, IdempotentReplay, wantsIdempotency } from "../lib/gate
 import { clientAddress, EdgeLimiter } from "../lib/gateway/rate-limit";
 import { gatewayRoutes } from "../lib/gateway/route-options";
 import { API_ALIASES, actionsByService, DEV_IDP_ALIASES, UPLOAD_ALIASES } from "../lib/gateway/routes";
-import { bearerToken, cachedVerifier } from "../lib/gateway/tokens";
+import { bearerToken, type CachedVerifier, cachedVerifier } from "../lib/gateway/tokens";
 import type { GwRequest, RouteOptions } from "../lib/gateway/web-types";
 import { type AuthUser, checkAccess, createVerifier, invalidToken } from "../lib/platform/auth";
 import { loadConfig, setting } from "../lib/platform/config";
@@ -198,7 +198,7 @@ const { NotFoundError } = ApiGateway.Errors;
 /** Instance state of the gateway (set in `created`). */
 interface GatewayVars {
 	/** Verifies a bearer token into an AuthUser (cached); undefined without AUTH_JWKS_URL. */
-	verifyToken?: (token: string) => Promise<AuthUser>;
+	verifyToken?: CachedVerifier;
 	/** Services (→ their aliased actions) that must be reachable for `/ready`. */
 	requiredActions: Map<string, string[]>;
 	/** Write access-log lines (read per request). */
@@ -344,9 +344,11 @@ export default defineService<GatewayVars>()({
 		 * or 401 `{error:"Invalid or expired token", code}` (§5.6).
 		 */
 		async authenticate(_ctx: Context, _route: unknown, req: GwRequest): Promise<AuthUser> {
-			const token = bearerToken(req.headers.authorization);
-			if (!this.verifyToken) throw invalidToken("jwks_unavailable");
-			return this.verifyToken(token);
+			if (!this.verifyToken) {
+				bearerToken(req.headers.authorization);
+				throw invalidToken("jwks_unavailable");
+			}
+			return this.verifyToken.forHeader(req.headers.authorization);
 		},
 
 		/**

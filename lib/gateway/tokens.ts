@@ -55,34 +55,71 @@ function expOf(token: string): number | undefined {
 	}
 }
 
+/** A verifier with a cache of successful verifications ({@link cachedVerifier}). */
+export interface CachedVerifier {
+	/** The user of bearer token `token` (§5.6 401 errors from the verifier). */
+	(token: string): Promise<AuthUser>;
+	/**
+	 * The user of an `Authorization` header value: a header seen before answers its cached user without parsing
+	 * it again; otherwise {@link bearerToken} (401 `Authentication required` when absent or malformed) and the
+	 * verifier.
+	 */
+	forHeader(header: string | string[] | undefined): Promise<AuthUser>;
+}
+
+/** Characters of a credential's end that key the cache (the signature's last bytes: distinct per token). */
+const TAIL = 32;
+
 /**
  * Wraps a verifier (token → AuthUser, throwing the §5.6 401 errors) with a
  * bounded cache of successful verifications. The returned users are frozen.
+ *
+ * Entries are keyed by the last {@link TAIL} characters of the credential (the token, or the whole header for
+ * `forHeader`) and hold the credential itself: a hit needs the exact same string (one comparison), so a forged
+ * token sharing a tail is verified afresh, and a long credential is not hashed whole on every request (issue 32).
+ * Two credentials with the same tail take turns in one entry.
  */
 export function cachedVerifier(
 	verify: (token: string) => Promise<AuthUser>,
 	opts: TokenCacheOptions = {},
-): (token: string) => Promise<AuthUser> {
+): CachedVerifier {
 	const maxEntries = opts.maxEntries ?? 10_000;
 	const maxAgeMs = opts.maxAgeMs ?? 60_000;
 	const now = opts.now ?? Date.now;
-	const cache = new Map<string, Entry>();
-	return async (token: string) => {
-		const hit = cache.get(token);
-		const t = now();
-		if (hit !== undefined) {
-			if (hit.until > t) return hit.user;
-			cache.delete(token);
-		}
+	const cache = new Map<string, Entry & { credential: string }>();
+	const tailOf = (credential: string) => (credential.length > TAIL ? credential.slice(-TAIL) : credential);
+	const cached = (credential: string, t: number): AuthUser | undefined => {
+		const key = tailOf(credential);
+		const hit = cache.get(key);
+		if (hit === undefined || hit.credential !== credential) return undefined;
+		if (hit.until > t) return hit.user;
+		cache.delete(key);
+		return undefined;
+	};
+	const verifyAndKeep = async (credential: string, token: string, t: number): Promise<AuthUser> => {
 		const user = await verify(token);
 		Object.freeze(user.caps);
 		Object.freeze(user);
 		const exp = expOf(token);
 		const until = Math.min(exp === undefined ? t : exp * 1000, t + maxAgeMs);
 		if (until > t) {
-			if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
-			cache.set(token, { user, until });
+			const key = tailOf(credential);
+			if (!cache.has(key) && cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
+			cache.set(key, { user, until, credential });
 		}
 		return user;
 	};
+	const byToken = async (token: string): Promise<AuthUser> => {
+		const t = now();
+		return cached(token, t) ?? verifyAndKeep(token, token, t);
+	};
+	const forHeader = async (header: string | string[] | undefined): Promise<AuthUser> => {
+		const t = now();
+		if (typeof header === "string") {
+			const user = cached(header, t);
+			if (user) return user;
+		}
+		return verifyAndKeep(header as string, bearerToken(header), t);
+	};
+	return Object.assign(byToken, { forHeader });
 }

@@ -136,6 +136,38 @@ describe("gateway helpers", () => {
 			assert.equal(seen.length, 2, "the genuine token is still cached");
 		});
 
+		it("forHeader: a header seen before answers its user without parsing; a malformed one is 401 before any verification", async () => {
+			const idp = await createDevIdp();
+			const token = await idp.tokenFor(31);
+			const seen: string[] = [];
+			const verify = cachedVerifier(async (t: string) => {
+				seen.push(t);
+				if (t !== token) throw invalidToken("token_invalid");
+				return userFor(31);
+			});
+			const a = await verify.forHeader(`Bearer ${token}`);
+			const b = await verify.forHeader(`Bearer ${token}`);
+			assert.equal(a, b);
+			assert.equal(a.sender_id, 31);
+			assert.deepEqual(seen, [token]);
+			// another spelling of the same credential is its own entry, verified once
+			await verify.forHeader(`bearer  ${token}`);
+			await verify.forHeader(`bearer  ${token}`);
+			assert.deepEqual(seen, [token, token]);
+			for (const bad of [undefined, "", "Basic abc", `Bearer ${token} extra`, ["Bearer x", "Bearer y"]]) {
+				const err = await rejects(() => verify.forHeader(bad as string));
+				assert.equal(err.code, 401, String(bad));
+				assert.deepEqual(err.data.body, { error: "Authentication required" });
+			}
+			assert.equal(seen.length, 2, "nothing verified for a malformed header");
+			// a different token ending in the same characters as a cached one is verified, never taken for it
+			const forged = `eyJhbGciOiJub25lIn0.${token.slice(-60)}`;
+			assert.equal(forged.slice(-32), token.slice(-32));
+			const err = await rejects(() => verify.forHeader(`Bearer ${forged}`));
+			assert.deepEqual(err.data.body, { error: "Invalid or expired token", code: "token_invalid" });
+			assert.deepEqual(seen, [token, token, forged]);
+		});
+
 		it("never caches a token without a readable exp", async () => {
 			let calls = 0;
 			const verify = cachedVerifier(async () => {
