@@ -75,6 +75,10 @@ describe("framework patches: pinned upstream (docs/decisions/0087-framework-patc
 		const nats = untyped(untyped(Transporters).NATS);
 		const m = Middlewares;
 		const channels = untyped(Adapters);
+		const metricTypes = untyped(moleculer.MetricTypes);
+		const histogram = untyped(metricTypes.Histogram);
+		const quantiles = untyped(histogram.TimeWindowQuantiles).prototype;
+		const bucket = untyped(histogram.Bucket).prototype;
 		/** name → [function, recorded hash, the patch that depends on it (moleculer.config.ts unless said)] */
 		const table: Record<string, [unknown, string, string]> = {
 			"ServiceBroker#call": [broker.prototype.call, "92daeb7c8f8d1c89", "QueueGroupCalls: balancedCall"],
@@ -154,42 +158,34 @@ describe("framework patches: pinned upstream (docs/decisions/0087-framework-patc
 				"lib/platform/request-metrics.ts RequestMetrics",
 			],
 			"GaugeMetric#set": [
-				untyped(untyped(moleculer.MetricTypes).Gauge).prototype.set,
+				untyped(metricTypes.Gauge).prototype.set,
 				"1a372804444df157",
 				"lib/platform/request-metrics.ts RequestMetrics (the fields it updates directly)",
 			],
 			"HistogramMetric#observe": [
-				untyped(untyped(moleculer.MetricTypes).Histogram).prototype.observe,
+				histogram.prototype.observe,
 				"ef73560211df1130",
 				"lib/platform/request-metrics.ts RequestMetrics (the fields it updates directly)",
 			],
 			"TimeWindowQuantiles#add": [
-				untyped(untyped(moleculer.MetricTypes).Histogram).TimeWindowQuantiles.prototype.add,
+				quantiles.add,
 				"0f5858ec3c24ae28",
 				"lib/platform/request-metrics.ts sampleInto",
 			],
 			"TimeWindowQuantiles#rotate": [
-				untyped(untyped(moleculer.MetricTypes).Histogram).TimeWindowQuantiles.prototype.rotate,
+				quantiles.rotate,
 				"36633a78b31fa901",
 				"lib/platform/request-metrics.ts sampleInto (ringBuckets / currentBucket)",
 			],
 			"TimeWindowQuantiles#snapshot": [
-				untyped(untyped(moleculer.MetricTypes).Histogram).TimeWindowQuantiles.prototype.snapshot,
+				quantiles.snapshot,
 				"30fcb863275114b9",
 				"lib/platform/request-metrics.ts sampleInto (reads every bucket's samples)",
 			],
-			"Bucket#add": [
-				untyped(untyped(moleculer.MetricTypes).Histogram).Bucket.prototype.add,
-				"e079ef923ba4e93e",
-				"lib/platform/request-metrics.ts sampleInto",
-			],
-			"Bucket#clear": [
-				untyped(untyped(moleculer.MetricTypes).Histogram).Bucket.prototype.clear,
-				"2a010310b7f4824f",
-				"lib/platform/request-metrics.ts sampleInto",
-			],
+			"Bucket#add": [bucket.add, "e079ef923ba4e93e", "lib/platform/request-metrics.ts sampleInto"],
+			"Bucket#clear": [bucket.clear, "2a010310b7f4824f", "lib/platform/request-metrics.ts sampleInto"],
 			"BaseMetric#changed": [
-				Object.getPrototypeOf(untyped(untyped(moleculer.MetricTypes).Gauge).prototype).changed,
+				Object.getPrototypeOf(untyped(metricTypes.Gauge).prototype).changed,
 				"e29fece335bd55bc",
 				"lib/platform/request-metrics.ts RequestMetrics (setDirty, no metricChanged)",
 			],
