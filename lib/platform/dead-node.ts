@@ -348,8 +348,7 @@ interface Watched {
 	ctx: Context;
 	action: string;
 	safe: boolean;
-	/** epoch ms: first send, last send, end of its deadline, next check */
-	startedAt: number;
+	/** epoch ms: last send, end of its deadline, next check */
 	sentAt: number;
 	deadline: number;
 	nextCheck: number;
@@ -388,7 +387,6 @@ class Watcher {
 			ctx,
 			action,
 			safe,
-			startedAt: now,
 			sentAt: now,
 			deadline: timeout > 0 ? now + timeout : Number.POSITIVE_INFINITY,
 			nextCheck: now + RESCUE_AFTER_MS,
