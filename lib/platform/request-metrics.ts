@@ -95,6 +95,14 @@ interface HistogramLike {
 	buckets?: number[];
 }
 
+/** Adds `by` to a counter's or gauge's `item` of `metric` at `now` (epoch ms), as `GaugeMetric#set` updates it. */
+function bump(metric: GaugeLike, item: ValueItem, by: number, now: number): void {
+	item.value += by;
+	item.timestamp = now;
+	item.rate?.update(item.value);
+	metric.setDirty();
+}
+
 /** The series of one action and caller, looked up once. */
 interface Slot {
 	labels: { service: string | null; action: string; caller: string | null; type: "local" | "remote" };
@@ -170,11 +178,7 @@ export function RequestMetrics(broker: ServiceBroker): Middleware {
 			const settle = (slot: Slot, started: number): void => {
 				const now = Date.now();
 				const ms = performance.now() - started;
-				const a = slot.active;
-				a.value -= 1;
-				a.timestamp = now;
-				a.rate?.update(a.value);
-				active.setDirty();
+				bump(active, slot.active, -1, now);
 				const h = slot.time;
 				if (!h) {
 					slot.time = time.observe(ms, slot.labels, now);
@@ -194,24 +198,12 @@ export function RequestMetrics(broker: ServiceBroker): Middleware {
 				const caller = ctx.caller ?? null;
 				const slot = slots.get(caller) ?? slotOf(caller);
 				const now = Date.now();
-				const t = slot.total;
-				t.value += 1;
-				t.timestamp = now;
-				t.rate?.update(t.value);
-				total.setDirty();
-				const a = slot.active;
-				a.value += 1;
-				a.timestamp = now;
-				a.rate?.update(a.value);
-				active.setDirty();
+				bump(total, slot.total, 1, now);
+				bump(active, slot.active, 1, now);
 				const level = ctx.level ?? 1;
 				const l = levelItems[level];
-				if (l) {
-					l.value += 1;
-					l.timestamp = now;
-					l.rate?.update(l.value);
-					levels.setDirty();
-				} else levelItems[level] = levels.set((levels.get({ level })?.value ?? 0) + 1, { level }, now);
+				if (l) bump(levels, l, 1, now);
+				else levelItems[level] = levels.set((levels.get({ level })?.value ?? 0) + 1, { level }, now);
 				const started = performance.now();
 				return next(ctx).then(
 					(res) => {
