@@ -144,13 +144,18 @@ const quoteAnswers = new Map<
  * (UTC), or an earlier next cut-off of a courier it prices.
  */
 export function quoteValidUntil(snap: CatalogSnapshot, result: QuoteResult, now: number): number {
-	let until = Math.ceil((now + 1) / (EDD_MAX_AGE_S * 1000)) * EDD_MAX_AGE_S * 1000;
+	let until = nextFullHour(now);
 	const at = new Date(now);
 	for (const row of result.data) {
 		const courier = snap.byId.get(row.logistic_id);
 		if (courier) until = Math.min(until, Date.parse(nextCutoff(courier.pickup, at)));
 	}
 	return until;
+}
+
+/** The next full hour (UTC) after `now` (both epoch ms): how long a kept EDD answer or quote holds at most. */
+function nextFullHour(now: number): number {
+	return Math.ceil((now + 1) / (EDD_MAX_AGE_S * 1000)) * EDD_MAX_AGE_S * 1000;
 }
 
 /** `x` and everything it holds, frozen (answers shared between callers). */
@@ -230,7 +235,7 @@ export async function earliestDelivery(
 			best = row;
 	}
 	// at most the next full hour (UTC): the answer, and its ETag, stay the same until then
-	const cap = Math.ceil((now.getTime() + 1) / (EDD_MAX_AGE_S * 1000)) * EDD_MAX_AGE_S * 1000;
+	const cap = nextFullHour(now.getTime());
 	const courier = best ? snap.byId.get(best.logistic_id) : undefined;
 	const cutoff = courier ? Date.parse(nextCutoff(courier.pickup, now)) : cap;
 	const pickup = courier ? nextPickupDay(courier.pickup, facts[q.from_pin].state, now) : null;

@@ -1,13 +1,14 @@
 /**
  * Kept quote answers (lib/rates/operations.ts `runQuote`, docs/decisions/0116-kept-quotes.md): the same query is
  * answered from memory while the catalog snapshot and the pincodes' facts are unchanged, until the next cut-off or
- * full hour; a reload or a lane outcome makes it priced again.
+ * full hour; a reload (a new snapshot, or new pincode facts) or a lane outcome makes it priced again.
  */
 import { strict as assert } from "node:assert";
 import type { QuoteResult } from "../../../lib/contracts";
 import { getSequelize } from "../../../lib/platform/db";
 import type { CatalogSnapshot } from "../../../lib/rates/catalog";
-import { quoteValidUntil } from "../../../lib/rates/operations";
+import type { RatesDeps } from "../../../lib/rates/deps";
+import { quoteValidUntil, reloadCatalog } from "../../../lib/rates/operations";
 import { byId, useRates } from "./setup";
 
 const lane = { from_pin: "110001", to_pin: "560001", physical_weight: "0.8" };
@@ -54,6 +55,19 @@ describe("rates: kept quote answers", () => {
 			await shift(-10_000);
 			await t.broker.call("rates.reload", {});
 		}
+	});
+
+	it("a new catalog snapshot alone (the pincode facts kept, as a periodic or sync reload keeps them) prices the query again", async () => {
+		const before = await t.serviceable(lane);
+		assert.equal(await t.serviceable(lane), before);
+		const rates = t.broker.getLocalService("rates") as unknown as { deps(): RatesDeps };
+		const deps = rates.deps();
+		const facts = deps.pincodeCache.get(lane.to_pin);
+		await reloadCatalog(deps);
+		assert.equal(deps.pincodeCache.get(lane.to_pin), facts, "the pincode facts are the same objects");
+		const after = await t.serviceable(lane);
+		assert.notEqual(after, before);
+		assert.deepEqual(after, before, "same catalog rows, same prices");
 	});
 
 	it("holds until the earliest next cut-off of the couriers it prices, at most the next full hour", () => {
