@@ -213,41 +213,28 @@ async function main(): Promise<void> {
 			});
 
 		// anchors, each its own process, measured in this run
-		const anchor = await startGatewayAnchor(
-			sys.auth,
-			split ? { nats: natsUrl, namespace: `anchor-${run}` } : {},
-		);
 		const anchorName = split ? "b-nats" : "b";
-		let b: Figure;
-		try {
-			const u = new URL(anchor.url);
-			const list = byToken(() => u.pathname, ACCOUNTS);
-			await cannon("warm-up", u.origin, list, [], 10, 2);
-			b = await cannon(`anchor ${anchorName}`, u.origin, list, anchor.pids);
-		} finally {
-			await anchor.close();
-		}
+		/** Starts a gateway anchor, warms it up, loads it as the routes are loaded, stops it. */
+		const measureGateway = async (title: string, verify: boolean): Promise<Figure> => {
+			const anchor = await startGatewayAnchor(sys.auth, {
+				...(split ? { nats: natsUrl, namespace: `${verify ? "anchor" : "floor"}-${run}` } : {}),
+				verify,
+			});
+			try {
+				const u = new URL(anchor.url);
+				const list = byToken(() => u.pathname, ACCOUNTS);
+				await cannon("warm-up", u.origin, list, [], 10, 2);
+				return await cannon(title, u.origin, list, anchor.pids);
+			} finally {
+				await anchor.close();
+			}
+		};
+		const b = await measureGateway(`anchor ${anchorName}`, true);
 		// the floor: the same gateway anchor without verifying the token (what moleculer-web itself costs here)
-		const floorAnchor = await startGatewayAnchor(sys.auth, {
-			...(split ? { nats: natsUrl, namespace: `floor-${run}` } : {}),
-			verify: false,
-		});
-		let floor: Figure;
-		try {
-			const u = new URL(floorAnchor.url);
-			const list = byToken(() => u.pathname, ACCOUNTS);
-			await cannon("warm-up", u.origin, list, [], 10, 2);
-			floor = await cannon("floor", u.origin, list, floorAnchor.pids);
-		} finally {
-			await floorAnchor.close();
-		}
+		const floor = await measureGateway(`floor (${anchorName} without verifying)`, false);
 		const c = await measureInsertAnchor(sys.databaseUrl, duration);
-		console.log(
-			`anchor ${anchorName.padEnd(27)} ${b.rps.toFixed(0).padStart(6)} req/s   p50 ${String(b.p50).padStart(4)} ms   p99 ${String(b.p99).padStart(4)} ms   CPU ${b.cpuUs.toFixed(0).padStart(4)} µs/req`,
-		);
-		console.log(
-			`floor (${anchorName} without verifying) ${floor.rps.toFixed(0).padStart(6)} req/s   p50 ${String(floor.p50).padStart(4)} ms   p99 ${String(floor.p99).padStart(4)} ms   CPU ${floor.cpuUs.toFixed(0).padStart(4)} µs/req   ${ratio(floor.rps, b.rps).padStart(6)} of ${anchorName}`,
-		);
+		print(b, []);
+		print(floor, [[anchorName, b.rps]]);
 		console.log(`anchor c (8 pg clients, INSERT)    ${c.toFixed(0).padStart(6)} inserts/s`);
 
 		// warm-up

@@ -62,12 +62,10 @@ function script(requests: WrkRequest[]): string {
 local entries = {
 ${entries}
 }
-local threads = {}
 local counter = 1
 function setup(thread)
   thread:set("tid", counter)
   counter = counter + 1
-  table.insert(threads, thread)
 end
 local i = 0
 function request()
@@ -78,9 +76,9 @@ function request()
   return wrk.format(e.method, e.path, e.headers, body)
 end
 function done(summary, latency, requests)
-  io.write(string.format("WRK_RESULT %d %d %d %d %d %d %d\\n", summary.requests,
+  io.write(string.format("WRK_RESULT %d %d %d %d %d %d\\n", summary.requests,
     summary.errors.status, summary.errors.connect + summary.errors.read + summary.errors.write, summary.errors.timeout,
-    latency:percentile(50), latency:percentile(99), 0))
+    latency:percentile(50), latency:percentile(99)))
 end
 `;
 }
