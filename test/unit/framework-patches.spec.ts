@@ -167,6 +167,16 @@ describe("framework patches: pinned upstream (docs/decisions/0087-framework-patc
 				"ef73560211df1130",
 				"lib/platform/request-metrics.ts RequestMetrics (the fields it updates directly)",
 			],
+			"HistogramMetric#generateItemSnapshot": [
+				histogram.prototype.generateItemSnapshot,
+				"a0dc94312b228087",
+				"lib/platform/request-metrics.ts countedBuckets (bucketValues read per bound)",
+			],
+			"HistogramMetric#resetItem": [
+				histogram.prototype.resetItem,
+				"67f4c37e64b3d105",
+				"lib/platform/request-metrics.ts countedBuckets (a reset replaces bucketValues)",
+			],
 			"TimeWindowQuantiles#add": [
 				quantiles.add,
 				"0f5858ec3c24ae28",

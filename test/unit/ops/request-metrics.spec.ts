@@ -164,6 +164,15 @@ describe("ops: RequestMetrics records Moleculer's request series", () => {
 		assert.equal(item.count, n + 5);
 		const top = Math.max(...Object.keys(item.bucketValues).map(Number));
 		assert.equal(item.bucketValues[top], n + 5);
+		// cumulative counts per bound: these trivial calls are mostly under 1 ms and all under 5 s
+		assert.ok(item.bucketValues[1] > n / 2, `le 1: ${item.bucketValues[1]} of ${n + 5}`);
+		assert.equal(item.bucketValues[5000], n + 5);
+		const bounds = Object.keys(item.bucketValues).map(Number);
+		for (let i = 1; i < bounds.length; i++)
+			assert.ok(
+				item.bucketValues[bounds[i]] >= item.bucketValues[bounds[i - 1]],
+				`le ${bounds[i]} below le ${bounds[i - 1]}`,
+			);
 		const held = item.quantileValues.ringBuckets.reduce((k, b) => k + b.samples.length, 0);
 		const seen = item.quantileValues.ringBuckets.reduce((k, b) => k + b.count, 0);
 		assert.equal(seen, n + 5, "every value counted");
@@ -184,5 +193,31 @@ describe("ops: RequestMetrics records Moleculer's request series", () => {
 			(h) => h.labels.action === "calc.add" && h.labels.caller === null,
 		);
 		assert.ok(snap && snap.quantiles["0.5"] > 0 && snap.quantiles["0.5"] <= snap.quantiles["0.99"]);
+	});
+	it("bucket counts kept in a typed array read the same through Moleculer's snapshot, and count again after a reset", async () => {
+		const labels = { service: "calc", action: "calc.twice", caller: null, type: "local" };
+		const metric = ours.metrics.getMetric("moleculer.request.time") as unknown as {
+			get(labels: object): { count: number; bucketValues: Record<string, number> };
+			reset(labels: object): void;
+			snapshot(): HistSnap[];
+		};
+		for (let i = 0; i < 4; i++) await ours.call("calc.twice");
+		const before = metric.get(labels);
+		assert.equal(before.count, 5);
+		// after the first observation (upstream's observe) the item's buckets are accessors over the counts
+		const desc = Object.getOwnPropertyDescriptor(before.bucketValues, "100");
+		assert.ok(desc?.get && desc.enumerable, "le 100 is an enumerable accessor");
+		const snap = () =>
+			metric.snapshot().find((h) => h.labels.action === "calc.twice" && h.labels.caller === null);
+		assert.equal(snap()?.buckets["100"], 5);
+		assert.equal(snap()?.buckets["10000"], 5);
+		// a reset (Moleculer's resetItem) gives the item a plain object of zeros: counting starts again from it
+		metric.reset(labels);
+		assert.equal(snap()?.buckets["100"], 0);
+		for (let i = 0; i < 3; i++) await ours.call("calc.twice");
+		assert.equal(metric.get(labels).count, 3);
+		assert.equal(snap()?.buckets["100"], 3);
+		assert.equal(snap()?.buckets["10000"], 3);
+		assert.ok((snap()?.buckets["1"] ?? -1) >= 0 && (snap()?.buckets["1"] ?? 4) <= 3);
 	});
 });
