@@ -363,7 +363,7 @@ export default function brokerOptions(
 		heartbeatInterval: HEARTBEAT_INTERVAL_S,
 		heartbeatTimeout: HEARTBEAT_TIMEOUT_S,
 		logger: {
-			type: "Console",
+			type: "StdoutSink",
 			options: { level: cfg.logLevel, formatter: jsonFormatter, colors: false, moduleColors: false },
 		},
 		metrics: metricsOptions(),

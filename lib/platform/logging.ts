@@ -15,7 +15,9 @@
  *   (absent for a root call), so the call tree can be rebuilt from the logs.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { Context, Middleware } from "moleculer";
+import { format } from "node:util";
+import { type Context, Loggers, type Middleware } from "moleculer";
+import { writeLine } from "./stdout-sink";
 
 /** Trace fields of the call being handled (see the module comment). */
 export interface TraceFields {
@@ -81,3 +83,49 @@ export function jsonFormatter(
 		}),
 	];
 }
+
+/** What Moleculer passes a logger for each logger it makes: service, module, node. */
+type LoggerBindings = Parameters<
+	Loggers.Formatted<Loggers.Formatted.FormattedLoggerOptions>["getLogHandler"]
+>[0];
+
+/** Moleculer's log levels, most severe first (`Loggers.LEVELS`). */
+const LEVELS = Loggers.LEVELS as readonly string[];
+/** Index of `warn` in {@link LEVELS}: this level and the more severe ones go to stderr. */
+const WARN = LEVELS.indexOf("warn");
+
+/**
+ * Moleculer's Console logger with its standard-output lines made asynchronous (issue 32,
+ * docs/decisions/0095-asynchronous-access-log.md). A `Formatted` logger, Moleculer's documented way to add a
+ * logger, registered as the type `StdoutSink` (moleculer.config.ts): the same options, formatter and level rules as
+ * `Console`. Lines of `info`, `debug` and `trace` go to the process's asynchronous stdout (lib/platform/stdout-sink.ts
+ * `writeLine`, with the access log) instead of the synchronous `console.log` — Node writes to a pipe or a file
+ * synchronously, so every such line was a blocking write on the event loop (one per created order, for one).
+ * `warn`, `error` and `fatal` go to stderr synchronously, as Console writes them, so a line about a failure is
+ * written before the process goes on (or dies). The text of each line is what Console prints (`util.format` of the
+ * formatter's output).
+ */
+export class StdoutSinkLogger extends Loggers.Formatted<Loggers.Formatted.FormattedLoggerOptions> {
+	/**
+	 * The handler for a logger of `bindings` (service, module): null when its level logs nothing; else writes the
+	 * formatted line of each call at or above the level (see the class comment for where).
+	 */
+	override getLogHandler(bindings: LoggerBindings): ((type: string, args: unknown[]) => void) | null {
+		const level = bindings ? this.getLogLevel(bindings.mod) : null;
+		if (!level) return null;
+		const levelIdx = LEVELS.indexOf(level);
+		const formatter = this.getFormatter(bindings);
+		return (type, args) => {
+			const typeIdx = LEVELS.indexOf(type);
+			if (typeIdx > levelIdx) return;
+			const line = `${format(...formatter(type, args))}\n`;
+			if (typeIdx <= WARN) process.stderr.write(line);
+			else writeLine(line);
+		};
+	}
+}
+// Moleculer's typing of `register` takes an instance; at run time it is the class that `resolve` constructs
+Loggers.register(
+	"StdoutSink",
+	StdoutSinkLogger as unknown as Loggers.Base<Loggers.Formatted.FormattedLoggerOptions>,
+);

@@ -1,7 +1,14 @@
 /** Request ids on log lines (lib/platform/logging.ts). */
 import { strict as assert } from "node:assert";
-import { ServiceBroker } from "moleculer";
-import { currentRequestId, jsonFormatter, RequestContextMiddleware } from "../../lib/platform/logging";
+import { Loggers, ServiceBroker } from "moleculer";
+import {
+	currentRequestId,
+	jsonFormatter,
+	RequestContextMiddleware,
+	StdoutSinkLogger,
+} from "../../lib/platform/logging";
+import { captureLines } from "../../lib/platform/stdout-sink";
+import brokerOptions from "../../moleculer.config";
 
 describe("logging: request id on every log line", () => {
 	let broker: ServiceBroker;
@@ -53,5 +60,72 @@ describe("logging: request id on every log line", () => {
 
 	it("has no request id outside a call", () => {
 		assert.equal(currentRequestId(), undefined);
+	});
+});
+
+describe("logging: the StdoutSink logger (info and below asynchronous, warn and above on stderr)", () => {
+	it("writes info lines through the asynchronous stdout sink, warn and error to stderr at once, nothing below its level", async () => {
+		const broker = new ServiceBroker({
+			nodeID: "sink-test",
+			logger: { type: "StdoutSink", options: { level: "info", formatter: jsonFormatter, colors: false } },
+			middlewares: [RequestContextMiddleware as any],
+		});
+		broker.createService({
+			name: "probe",
+			actions: {
+				speak() {
+					this.logger.debug("too fine");
+					this.logger.info("order created", { sender_id: 7 });
+					this.logger.warn("courier slow");
+					this.logger.error("courier down");
+					return true;
+				},
+			},
+		});
+		const sink: string[] = [];
+		const stderr: string[] = [];
+		const release = captureLines((line) => sink.push(line));
+		const write = process.stderr.write;
+		process.stderr.write = ((chunk: string | Uint8Array) => {
+			stderr.push(String(chunk));
+			return true;
+		}) as typeof process.stderr.write;
+		try {
+			await broker.start();
+			await broker.call("probe.speak", {}, { requestID: "req-sink" });
+		} finally {
+			process.stderr.write = write;
+			release();
+			await broker.stop();
+		}
+		const mine = (lines: string[]) =>
+			lines.filter((l) => l.includes('"mod":"probe"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+		const info = mine(sink).filter((l) => l.request_id !== undefined);
+		assert.deepEqual(
+			info.map((l) => [l.level, l.msg, l.request_id]),
+			[["info", "order created { sender_id: 7 }", "req-sink"]],
+		);
+		assert.ok(
+			sink.every((l) => l.endsWith("\n")),
+			"one line per write, newline-terminated",
+		);
+		assert.deepEqual(
+			mine(stderr).map((l) => [l.level, l.msg]),
+			[
+				["warn", "courier slow"],
+				["error", "courier down"],
+			],
+		);
+		// the service's and the broker's own info lines (started, stopped) took the same way
+		assert.ok(mine(sink).some((l) => l.msg === "Service 'probe' started."));
+		assert.ok(sink.some((l) => l.includes('"mod":"broker"')));
+		assert.ok(!stderr.some((l) => l.includes('"level":"info"')));
+	});
+
+	it("is the logger of the production broker options, with the JSON formatter", () => {
+		const opts = brokerOptions() as { logger: { type: string; options: { formatter: unknown } } };
+		assert.equal(opts.logger.type, "StdoutSink");
+		assert.equal(opts.logger.options.formatter, jsonFormatter);
+		assert.ok(new StdoutSinkLogger({}) instanceof Loggers.Formatted);
 	});
 });
