@@ -155,6 +155,7 @@ import { type AuthUser, checkAccess, createVerifier, invalidToken } from "../lib
 import { loadConfig, setting } from "../lib/platform/config";
 import { failWith } from "../lib/platform/errors";
 import { defineService, type Mixin } from "../lib/platform/service";
+import { answerJson } from "../lib/platform/shared-answers";
 import { flushStdoutSink, writeLine } from "../lib/platform/stdout-sink";
 import { transporterLinkUp } from "../moleculer.config";
 
@@ -525,6 +526,16 @@ export default defineService<GatewayVars>()({
 			const q = url.indexOf("?", 1);
 			if (q === -1) return { query: req.query ?? {}, url };
 			return { query: req.query ?? parseQuery(url.slice(q + 1)), url: url.slice(0, q) };
+		},
+
+		/**
+		 * moleculer-web's `encodeResponse(req, res, data)` hook (its CHANGELOG: "You can overwrite it"): the JSON of
+		 * an answer, made once for an answer an action shares between requests (kept quotes, EDD answers:
+		 * lib/platform/shared-answers.ts `answerJson`), each time for any other. Issue 32,
+		 * docs/decisions/0117-shared-answer-json.md.
+		 */
+		encodeResponse(_req: GwRequest, _res: ServerResponse, data: unknown): string {
+			return answerJson(data);
 		},
 
 		/**

@@ -43,6 +43,7 @@ import { createHash } from "node:crypto";
 import { EDD_QUERY, RATES_ROUTES } from "../lib/contracts/http/rates";
 import { loadConfig } from "../lib/platform/config";
 import { defineService } from "../lib/platform/service";
+import { answerJson } from "../lib/platform/shared-answers";
 import { createRatesDeps, type RatesDeps, type RatesSettings } from "../lib/rates/deps";
 import { RATES_MIGRATIONS } from "../lib/rates/migrations";
 import {
@@ -146,7 +147,7 @@ export default defineService<RatesVars>()({
 				const maxAge = Math.max(0, Math.floor((Date.parse(answer.valid_until) - now.getTime()) / 1000));
 				let tag = ETAGS.get(answer);
 				if (!tag) {
-					tag = createHash("sha256").update(JSON.stringify(answer)).digest("base64url").slice(0, 27);
+					tag = createHash("sha256").update(answerJson(answer)).digest("base64url").slice(0, 27);
 					ETAGS.set(answer, tag);
 				}
 				ctx.meta.$responseHeaders = { "Cache-Control": `private, max-age=${maxAge}`, ETag: `"${tag}"` };

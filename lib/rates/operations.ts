@@ -24,6 +24,7 @@ import {
 	type ShipmentDirection,
 } from "../contracts";
 import { ApiError, failWith } from "../platform/errors";
+import { shareAnswer } from "../platform/shared-answers";
 import { nextCutoff, nextPickupDay } from "../shared/calendar";
 import { type CatalogSnapshot, courierInfo, laneKey, lanePerformanceOf } from "./catalog";
 import type { RatesDeps } from "./deps";
@@ -124,7 +125,7 @@ export async function runQuote(d: RatesDeps, ctx: Caller, q: LaneQuery): Promise
 		snap,
 		from,
 		to,
-		result: deepFreeze(result),
+		result: shareAnswer(result),
 		until: quoteValidUntil(snap, result, now),
 	});
 	return result;
@@ -156,15 +157,6 @@ export function quoteValidUntil(snap: CatalogSnapshot, result: QuoteResult, now:
 /** The next full hour (UTC) after `now` (both epoch ms): how long a kept EDD answer or quote holds at most. */
 function nextFullHour(now: number): number {
 	return Math.ceil((now + 1) / (EDD_MAX_AGE_S * 1000)) * EDD_MAX_AGE_S * 1000;
-}
-
-/** `x` and everything it holds, frozen (answers shared between callers). */
-function deepFreeze<T>(x: T): T {
-	if (x && typeof x === "object" && !Object.isFrozen(x)) {
-		Object.freeze(x);
-		for (const v of Object.values(x)) deepFreeze(v);
-	}
-	return x;
 }
 
 /**
@@ -253,7 +245,8 @@ export async function earliestDelivery(
 		valid_until: new Date(until).toISOString(),
 	};
 	if (eddAnswers.size >= EDD_CACHE_MAX) eddAnswers.clear();
-	eddAnswers.set(key, { snap, answer, until });
+	// frozen and marked: every caller gets this object until `until`; the gateway encodes it once
+	eddAnswers.set(key, { snap, answer: shareAnswer(answer), until });
 	return answer;
 }
 

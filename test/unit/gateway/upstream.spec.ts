@@ -10,14 +10,18 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import ApiGateway from "moleculer-web";
+import { shareAnswer } from "../../../lib/platform/shared-answers";
 import gatewaySchema from "../../../services/gateway.service";
 
 type Method = (this: unknown, ...args: unknown[]) => unknown;
 const upstream = (ApiGateway as unknown as { methods: Record<string, Method> }).methods;
 const ours = gatewaySchema.methods as Record<string, Method>;
 
-/** The `authenticate` / `authorize` methods are moleculer-web's documented hooks, not overrides. */
-const DOCUMENTED_HOOKS = ["authenticate", "authorize"];
+/**
+ * moleculer-web's documented hooks, not overrides: `authenticate` / `authorize`, and `encodeResponse` (its
+ * CHANGELOG: "You can overwrite it in order to use other response encoding instead of JSON").
+ */
+const DOCUMENTED_HOOKS = ["authenticate", "authorize", "encodeResponse"];
 
 /** A ServerResponse stand-in recording what a method wrote. */
 function fakeResponse() {
@@ -57,6 +61,18 @@ describe("gateway: moleculer-web overrides (pinned upstream)", () => {
 			.filter((m) => m in upstream && !DOCUMENTED_HOOKS.includes(m))
 			.sort();
 		assert.deepEqual(overridden, ["errorHandler", "parseQueryString", "sendResponse"]);
+	});
+
+	it("encodeResponse: ours is upstream's JSON, made once for a shared answer", () => {
+		for (const data of [{ a: 1, b: [1, "x", null] }, [1, 2], "text", 42, null, undefined])
+			assert.equal(
+				ours.encodeResponse.call({}, {}, {}, data),
+				upstream.encodeResponse.call({}, {}, {}, data),
+			);
+		const kept = shareAnswer({ data: [{ logistic_id: 1, total: 99.5 }] });
+		const first = ours.encodeResponse.call({}, {}, {}, kept);
+		assert.equal(first, JSON.stringify(kept));
+		assert.equal(ours.encodeResponse.call({}, {}, {}, kept), first);
 	});
 
 	it("parseQueryString: ours splits the path as upstream does and returns the query beginRequest parsed", () => {

@@ -1,0 +1,52 @@
+/**
+ * Answers made once and given to many requests (issue 32, docs/decisions/0117-shared-answer-json.md).
+ *
+ * An action that keeps an answer and returns the same object again (the kept quotes of
+ * `GET /v1/shipping/serviceable` and `rates.quote`, the EDD answers: lib/rates/operations.ts) marks it with
+ * {@link shareAnswer}, which freezes it whole, since every caller holds the same object. The gateway encodes
+ * every answer with {@link answerJson} (moleculer-web's `encodeResponse` hook, services/gateway.service.ts): the
+ * JSON of a marked answer is made once and kept while the object lives (a WeakMap, so it goes with the answer);
+ * any other answer is encoded each time. In one process the gateway receives the action's own object; over NATS
+ * it receives a decoded copy, which is not marked and is encoded as any answer.
+ */
+
+/** Answers marked by {@link shareAnswer}. */
+const shared = new WeakSet<object>();
+/** The JSON of each shared answer already encoded. */
+const texts = new WeakMap<object, string>();
+
+/** `x` and everything it holds, frozen (an object already frozen is taken as frozen whole). */
+export function deepFreeze<T>(x: T): T {
+	if (x && typeof x === "object" && !Object.isFrozen(x)) {
+		Object.freeze(x);
+		for (const v of Object.values(x)) deepFreeze(v);
+	}
+	return x;
+}
+
+/**
+ * Marks `answer` (an object or array) as given to many requests: freezes it and everything it holds
+ * ({@link deepFreeze}), so its JSON cannot change, and returns it.
+ */
+export function shareAnswer<T extends object>(answer: T): T {
+	deepFreeze(answer);
+	shared.add(answer);
+	return answer;
+}
+
+/**
+ * The JSON text of an HTTP answer (`JSON.stringify`; what moleculer-web's own `encodeResponse` does): made once
+ * for an answer marked by {@link shareAnswer}, each time for any other value.
+ */
+export function answerJson(data: unknown): string {
+	if (data !== null && typeof data === "object" && shared.has(data)) {
+		let text = texts.get(data);
+		if (text === undefined) {
+			text = JSON.stringify(data);
+			texts.set(data, text);
+		}
+		return text;
+	}
+	// JSON.stringify(undefined) is undefined, as upstream's encodeResponse answers it
+	return JSON.stringify(data) as string;
+}

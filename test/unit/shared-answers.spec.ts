@@ -1,0 +1,65 @@
+/** Answers shared between requests and their JSON made once (lib/platform/shared-answers.ts, issue 32). */
+import assert from "node:assert/strict";
+import { answerJson, deepFreeze, shareAnswer } from "../../lib/platform/shared-answers";
+
+/** An answer whose `reads` counts how often its `total` was read (what encoding it costs). */
+function counted(): {
+	answer: { id: number; rows: { total: number }[]; readonly total: number };
+	reads: () => number;
+} {
+	let n = 0;
+	const answer = { id: 7, rows: [{ total: 12.5 }] } as {
+		id: number;
+		rows: { total: number }[];
+		total: number;
+	};
+	Object.defineProperty(answer, "total", {
+		enumerable: true,
+		get: () => {
+			n++;
+			return 12.5;
+		},
+	});
+	return { answer, reads: () => n };
+}
+
+describe("shared answers: frozen whole, JSON made once", () => {
+	it("a shared answer's JSON is made once and is JSON.stringify's text", () => {
+		const { answer, reads } = counted();
+		const shared = shareAnswer(answer);
+		assert.equal(shared, answer);
+		const before = reads(); // freezing reads every value once
+		const text = answerJson(shared);
+		assert.equal(text, '{"id":7,"rows":[{"total":12.5}],"total":12.5}');
+		assert.equal(answerJson(shared), text);
+		assert.equal(answerJson(shared), text);
+		assert.equal(reads() - before, 1);
+	});
+
+	it("an answer not shared is encoded each time, whatever it is", () => {
+		const { answer, reads } = counted();
+		answerJson(answer);
+		answerJson(answer);
+		assert.equal(reads(), 2);
+		// a frozen answer that was not shared is not taken for one
+		const frozen = Object.freeze({ a: [1] });
+		assert.equal(answerJson(frozen), '{"a":[1]}');
+		assert.equal(answerJson("x"), '"x"');
+		assert.equal(answerJson(null), "null");
+		assert.equal(answerJson(undefined), undefined);
+	});
+
+	it("sharing freezes the answer and everything it holds", () => {
+		const a = shareAnswer({ data: [{ edd: "2026-12-01", range: { min_days: 2 } }] });
+		assert.ok(Object.isFrozen(a) && Object.isFrozen(a.data) && Object.isFrozen(a.data[0].range));
+		assert.throws(() => {
+			(a.data[0].range as { min_days: number }).min_days = 3;
+		}, TypeError);
+		assert.throws(() => {
+			a.data.push({ edd: "x", range: { min_days: 1 } });
+		}, TypeError);
+		// deepFreeze alone marks nothing
+		const b = deepFreeze({ n: 1 });
+		assert.ok(Object.isFrozen(b));
+	});
+});
