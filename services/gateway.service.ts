@@ -121,7 +121,8 @@
  * never matching an alias, a trailing slash matching none either, the
  * access-log line), route `aliases` with
  * `mappingPolicy: "restrict"`, `onBeforeCall` (body shape), the
- * `authenticate` / `authorize` methods, and `settings.onError` (every error
+ * `authenticate` / `authorize` methods, `encodeResponse` (a shared answer's
+ * JSON made once, record 0117), and `settings.onError` (every error
  * answer, including 404/405/204 for URLs that match no alias).
  *
  * Three internal methods are overridden, because no hook reaches them.

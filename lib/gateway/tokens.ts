@@ -119,7 +119,9 @@ export function cachedVerifier(
 			const user = cached(header, t);
 			if (user) return user;
 		}
-		return verifyAndKeep(header as string, bearerToken(header), t);
+		// 401 unless the header is one well-formed bearer credential, so from here on it is a string
+		const token = bearerToken(header);
+		return verifyAndKeep(header as string, token, t);
 	};
 	return Object.assign(byToken, { forHeader });
 }

@@ -13,8 +13,9 @@
  * above that rate the quantiles, min, mean and variance are estimates from a uniform sample; `_sum`, `_count` and
  * the buckets stay exact. The buckets' cumulative counts are kept in a typed array behind the item's `bucketValues`
  * ({@link countedBuckets}), because Moleculer's object of them is a dictionary-mode hash in V8. The series, their
- * names, labels, buckets and quantiles, and so the `/metrics` text, are Moleculer's own; test/unit/ops/request-metrics.spec.ts checks that the two record the same snapshot for the same
- * calls. Events, transit and transporter metrics stay Moleculer's code (its hooks are kept).
+ * names, labels, buckets and quantiles, and so the `/metrics` text, are Moleculer's own;
+ * test/unit/ops/request-metrics.spec.ts checks that the two record the same snapshot for the same calls. Events,
+ * transit and transporter metrics stay Moleculer's code (its hooks are kept).
  *
  * Use it in place of the internal one: the broker option `internalMiddlewares: false` and
  * {@link internalMiddlewares} at the end of `middlewares` (moleculer.config.ts).
@@ -126,7 +127,7 @@ export interface CountedBuckets {
  * Replaces `item.bucketValues` (Moleculer's object keyed by bound: 1, 5, …, 10000 ms) with accessors over a
  * Float64Array holding the same counts, and returns both. Moleculer's object has integer keys up to 10,000, so V8
  * keeps it in dictionary mode and every `bucketValues[b] += 1` of an observation is a hash lookup and store: twelve
- * of each per action call, measured at about 1 µs per call. The typed array is incremented directly
+ * of each per action call, the largest part of what metrics added to a call. The typed array is incremented directly
  * ({@link RequestMetrics}); Moleculer's own readers and writers (`generateItemSnapshot` reads
  * `item.bucketValues[b]` per bound, `observe` adds to it) go through the accessors and see the same numbers. A
  * reset (`resetItem`) gives the item a new plain object: the caller compares `item.bucketValues` with `view`

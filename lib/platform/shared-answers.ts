@@ -7,7 +7,7 @@
  * every answer with {@link answerJson} (moleculer-web's `encodeResponse` hook, services/gateway.service.ts): the
  * JSON of a marked answer is made once and kept while the object lives (a WeakMap, so it goes with the answer);
  * any other answer is encoded each time. In one process the gateway receives the action's own object; over NATS
- * it receives a decoded copy, which is not marked and is encoded as any answer.
+ * it receives a decoded copy, which is not marked and is encoded per request.
  */
 
 /** Answers marked by {@link shareAnswer}. */

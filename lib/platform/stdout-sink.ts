@@ -1,17 +1,13 @@
 /**
- * The process's asynchronous stdout for high-volume lines (issue 32, docs/decisions/0095-asynchronous-access-log.md; the
- * gateway's access log, one line per request, and the broker's log lines at `info` and below, lib/platform/logging.ts
- * `StdoutSinkLogger`). `process.stdout.write` is
- * synchronous on Linux when stdout is a pipe or a file (as under a container
- * runtime), so a line per request blocked the event loop on every request.
- * Here lines go to a sonic-boom stream on fd 1 (pino's destination): written
- * by the thread pool, lines arriving while a write is in flight are batched
- * into the next one, and every write is at most 4096 bytes (PIPE_BUF, so a
- * write to a pipe is atomic and never interleaves with a line another
- * writer puts on fd 1 synchronously, e.g. a library's `console.log`). Nothing waits for a size threshold, so a line
- * is written as soon as the previous write is done. {@link flushStdoutSink}
- * writes what is left synchronously: called when the gateway stops and on
- * process exit.
+ * The process's asynchronous stdout for high-volume lines (issue 32, docs/decisions/0095-asynchronous-access-log.md):
+ * the gateway's access log, one line per request, and the broker's log lines at `info` and below
+ * (lib/platform/logging.ts `StdoutSinkLogger`). `process.stdout.write` is synchronous on Linux when stdout is a pipe
+ * or a file (as under a container runtime), so a line per request blocked the event loop on every request. Here
+ * lines go to a sonic-boom stream on fd 1 (pino's destination): written by the thread pool, lines arriving while a
+ * write is in flight are batched into the next one, and every write is at most 4096 bytes (PIPE_BUF, so a write to a
+ * pipe is atomic and never interleaves with a line another writer puts on fd 1 synchronously, e.g. a library's
+ * `console.log`). Nothing waits for a size threshold, so a line is written as soon as the previous write is done.
+ * {@link flushStdoutSink} writes what is left synchronously: called when the gateway stops and on process exit.
  */
 import SonicBoom from "sonic-boom";
 

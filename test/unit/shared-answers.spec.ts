@@ -58,8 +58,14 @@ describe("shared answers: frozen whole, JSON made once", () => {
 		assert.throws(() => {
 			a.data.push({ edd: "x", range: { min_days: 1 } });
 		}, TypeError);
-		// deepFreeze alone marks nothing
+		// deepFreeze alone marks nothing: the answer is still encoded each time
 		const b = deepFreeze({ n: 1 });
 		assert.ok(Object.isFrozen(b));
+		const { answer, reads } = counted();
+		deepFreeze(answer);
+		const before = reads();
+		answerJson(answer);
+		answerJson(answer);
+		assert.equal(reads() - before, 2);
 	});
 });
