@@ -139,8 +139,21 @@ async function main(): Promise<void> {
 			);
 		const redisCalls = async () =>
 			[...(await redis.info("commandstats")).matchAll(/calls=(\d+)/g)].reduce((s, m) => s + Number(m[1]), 0);
+		// the servers' own CPU (same host): PostgreSQL's processes (backends and background workers, read from
+		// pg_stat_activity at the start: a backend that starts during the load is not counted) and Redis's INFO cpu
+		const pgPids = (await pg.query<{ pid: number }>("SELECT pid FROM pg_stat_activity")).rows.map(
+			(x) => x.pid,
+		);
+		const pgCpu = () => pgPids.reduce((n, pid) => n + cpuSeconds(pid), 0);
+		const redisCpu = async () =>
+			[...(await redis.info("cpu")).matchAll(/used_cpu_(?:sys|user):([\d.]+)/g)].reduce(
+				(s, m) => s + Number(m[1]),
+				0,
+			);
 		const x0 = await xacts();
 		const r0 = await redisCalls();
+		const pgCpu0 = pgCpu();
+		const redisCpu0 = await redisCpu();
 		const cpu0 = sys.pids.reduce((n, pid) => n + cpuSeconds(pid), 0);
 		loadStart = Date.now();
 		const r = await autocannon({
@@ -153,6 +166,8 @@ async function main(): Promise<void> {
 		requests = r.requests.total;
 		loadEnd = Date.now();
 		const cpu = sys.pids.reduce((n, pid) => n + cpuSeconds(pid), 0) - cpu0;
+		const pgUsed = pgCpu() - pgCpu0;
+		const redisUsed = (await redisCpu()) - redisCpu0;
 		await new Promise((ok) => setTimeout(ok, 1500)); // pg_stat_database is updated by the backends lazily
 		const x1 = await xacts();
 		const r1 = await redisCalls();
@@ -161,6 +176,9 @@ async function main(): Promise<void> {
 		);
 		console.log(
 			`per request: ${((x1 - x0) / requests).toFixed(2)} PostgreSQL transactions (statements outside a transaction count one each, the whole run's background work included), ${((r1 - r0) / requests).toFixed(2)} Redis commands (every client of this Redis counted)`,
+		);
+		console.log(
+			`servers' CPU per request: PostgreSQL ${((1e6 * pgUsed) / requests).toFixed(0)} µs, Redis ${((1e6 * redisUsed) / requests).toFixed(0)} µs`,
 		);
 	} finally {
 		await pg.end();
