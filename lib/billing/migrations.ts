@@ -47,7 +47,7 @@
  *   fee + settled and net = gross − deductions.
  */
 import type { Migration } from "../platform/db";
-import { eventOutboxDdl } from "../platform/merchant-events-outbox";
+import { eventOutboxDdl, eventOutboxRangesMigration } from "../platform/merchant-events-outbox";
 
 export const BILLING_MIGRATIONS: Migration[] = [
 	{
@@ -331,4 +331,6 @@ export const BILLING_MIGRATIONS: Migration[] = [
 			);
 		},
 	},
+	// a relay woken by a commit reads from the smallest id it added (docs/decisions/0118-event-outbox-ranges.md)
+	eventOutboxRangesMigration("008-event-outbox-ranges", "billing"),
 ];

@@ -29,7 +29,7 @@
  */
 
 import type { Migration } from "../platform/db";
-import { eventOutboxDdl } from "../platform/merchant-events-outbox";
+import { eventOutboxDdl, eventOutboxRangesMigration } from "../platform/merchant-events-outbox";
 import { undeliveredByIdMigration } from "../platform/outbox";
 
 export const BOOKING_MIGRATIONS: Migration[] = [
@@ -348,4 +348,6 @@ export const BOOKING_MIGRATIONS: Migration[] = [
 			});
 		},
 	},
+	// a relay woken by a commit reads from the smallest id it added (docs/decisions/0118-event-outbox-ranges.md)
+	eventOutboxRangesMigration("015-event-outbox-ranges", "booking"),
 ];

@@ -16,7 +16,7 @@
  */
 
 import type { Migration } from "../platform/db";
-import { eventOutboxDdl } from "../platform/merchant-events-outbox";
+import { eventOutboxDdl, eventOutboxRangesMigration } from "../platform/merchant-events-outbox";
 import { undeliveredByIdMigration } from "../platform/outbox";
 
 /** Ordered migrations for `DbMixin("intake", INTAKE_MIGRATIONS)`. */
@@ -332,4 +332,6 @@ CREATE TABLE IF NOT EXISTS intake.bulk_rows (
 			});
 		},
 	},
+	// a relay woken by a commit reads from the smallest id it added (docs/decisions/0118-event-outbox-ranges.md)
+	eventOutboxRangesMigration("0010-event-outbox-ranges", "intake"),
 ];

@@ -27,7 +27,7 @@
  */
 
 import type { Migration } from "../platform/db";
-import { eventOutboxDdl } from "../platform/merchant-events-outbox";
+import { eventOutboxDdl, eventOutboxRangesMigration } from "../platform/merchant-events-outbox";
 import { undeliveredByIdMigration } from "../platform/outbox";
 
 /** Ordered migrations for `DbMixin("ndr", NDR_MIGRATIONS)`. */
@@ -265,4 +265,6 @@ export const NDR_MIGRATIONS: Migration[] = [
 			await q("ALTER TABLE ndr.cases ADD COLUMN IF NOT EXISTS buyer_answer jsonb NULL");
 		},
 	},
+	// a relay woken by a commit reads from the smallest id it added (docs/decisions/0118-event-outbox-ranges.md)
+	eventOutboxRangesMigration("008-event-outbox-ranges", "ndr"),
 ];

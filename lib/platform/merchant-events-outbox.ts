@@ -14,8 +14,9 @@
  * s of CPU in the importing process and as much in the consumer). The consumer
  * stores each event once by its `event_id`, so a round taken again after a
  * crash and published with other rows adds nothing twice. The relay wakes on
- * the table's `NOTIFY` (sent at commit) and polls every `EVENT_OUTBOX_POLL_MS`
- * (1000) as a fallback; a round's rows are locked `FOR UPDATE SKIP LOCKED` in
+ * the table's `NOTIFY` (sent at commit, naming the smallest id the insert
+ * added: the pass reads from there) and polls every `EVENT_OUTBOX_POLL_MS`
+ * (1000) from the table's start as a fallback; a round's rows are locked `FOR UPDATE SKIP LOCKED` in
  * the transaction that publishes and marks them, so several pods of a service
  * share the work; a failed publish is retried with capped exponential backoff
  * (lib/platform/outbox.ts `outboxRetryDelayMs`).
@@ -27,7 +28,7 @@ import type { Sequelize } from "sequelize";
 import { MERCHANT_EVENTS_CHANNEL, type MerchantEvent, type MerchantEventBatch } from "../contracts";
 import { publishToChannel } from "./channels";
 import { loadConfig, setting } from "./config";
-import { exec, select } from "./db";
+import { exec, type Migration, select } from "./db";
 import { outboxRetryDelayMs } from "./outbox";
 
 /** Schemas that keep an event outbox. */
@@ -61,6 +62,51 @@ export function eventOutboxDdl(schema: EventOutboxSchema): string[] {
 		`CREATE TRIGGER event_outbox_notify AFTER INSERT ON ${schema}.event_outbox
 		 FOR EACH STATEMENT EXECUTE FUNCTION ${schema}.event_outbox_notify()`,
 	];
+}
+
+/**
+ * A migration of a publishing service making its event outbox announce what
+ * each insert added (docs/decisions/0118-event-outbox-ranges.md): the
+ * statement trigger NOTIFYs the smallest id the statement inserted (the
+ * payload, decimal text; no notification for an insert of no rows), so the
+ * relay woken by it reads from there (`id >= that`) instead of from the
+ * table's start; the id-ordered `(id) WHERE delivered_at IS NULL` index
+ * (lib/platform/outbox.ts `undeliveredByIdMigration`'s, under the same
+ * name) replaces the `(next_attempt_at, id)` one where a schema still has it.
+ */
+export function eventOutboxRangesMigration(name: string, schema: EventOutboxSchema): Migration {
+	return {
+		name,
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(
+				`CREATE INDEX IF NOT EXISTS event_outbox_undelivered_id ON ${schema}.event_outbox (id) WHERE delivered_at IS NULL`,
+			);
+			await q(`DROP INDEX IF EXISTS ${schema}.event_outbox_due`);
+			await q(`CREATE OR REPLACE FUNCTION ${schema}.event_outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+				DECLARE lo bigint;
+				BEGIN
+					SELECT min(id) INTO lo FROM new_rows;
+					IF lo IS NOT NULL THEN PERFORM pg_notify('${eventOutboxChannel(schema)}', lo::text); END IF;
+					RETURN NULL;
+				END $$`);
+			await q(`DROP TRIGGER IF EXISTS event_outbox_notify ON ${schema}.event_outbox`);
+			await q(`CREATE TRIGGER event_outbox_notify AFTER INSERT ON ${schema}.event_outbox
+				REFERENCING NEW TABLE AS new_rows
+				FOR EACH STATEMENT EXECUTE FUNCTION ${schema}.event_outbox_notify()`);
+		},
+	};
+}
+
+/**
+ * Where a relay woken by notification `payload` must read from: the smallest
+ * id the notifying insert added ({@link eventOutboxRangesMigration}), or 0 (the
+ * table's start) for any other payload (a trigger from before that migration
+ * sends an empty one).
+ */
+export function notifiedFrom(payload: string | undefined): number {
+	const id = payload && /^[1-9][0-9]{0,18}$/.test(payload) ? Number(payload) : 0;
+	return Number.isSafeInteger(id) ? id : 0;
 }
 
 /** Rows taken per relay round (locked, published, marked in one transaction), sent as one message (~300 bytes an event: far below NATS's 1 MB). */
@@ -102,6 +148,12 @@ export class EventOutboxRelay {
 	private running: Promise<unknown> | undefined;
 	private again = false;
 	private stopped = false;
+	/**
+	 * Where the next pass reads from: the smallest id announced by a
+	 * notification since the last pass began, 0 when a pass from the table's
+	 * start is due (at start, on the poll timer), null when nothing is pending.
+	 */
+	private from: number | null = 0;
 
 	constructor(
 		private readonly db: Sequelize,
@@ -114,11 +166,12 @@ export class EventOutboxRelay {
 	/** Starts listening and polling (the LISTEN connection is best effort: polling covers its loss). */
 	async start(): Promise<void> {
 		this.stopped = false;
-		this.timer = setInterval(() => this.kick(), this.pollMs);
+		this.from = 0;
+		this.timer = setInterval(() => this.wake(0), this.pollMs);
 		try {
 			const c = new Client({ connectionString: loadConfig().databaseUrl });
 			c.on("error", (err) => this.logger.warn(`${this.schema} event outbox listener: ${err.message}`));
-			c.on("notification", () => this.kick());
+			c.on("notification", (n) => this.wake(notifiedFrom(n.payload)));
 			await c.connect();
 			await c.query(`LISTEN ${eventOutboxChannel(this.schema)}`);
 			this.listener = c;
@@ -140,14 +193,32 @@ export class EventOutboxRelay {
 		await this.running;
 	}
 
-	/** Runs a relay pass now (or right after the one in progress). */
+	/**
+	 * What a commit notification does (`from`: {@link notifiedFrom} of its
+	 * payload) and the poll timer does (`from` 0): notes that rows from id
+	 * `from` on may be due and runs a pass now, or right after the one in
+	 * progress.
+	 */
+	wake(from: number): void {
+		this.from = this.from === null ? from : Math.min(this.from, from);
+		this.kick();
+	}
+
+	/** Resolves once no pass is running or due to run after the one in progress. */
+	async idle(): Promise<void> {
+		while (this.running) await this.running;
+	}
+
+	/** Runs a relay pass now (or right after the one in progress), from where {@link wake} noted (the start when nothing was). */
 	kick(): void {
 		if (this.stopped) return;
 		if (this.running) {
 			this.again = true;
 			return;
 		}
-		this.running = this.pass()
+		const from = this.from ?? 0;
+		this.from = null;
+		this.running = this.pass(from)
 			.catch((err: Error) => this.logger.warn(`${this.schema} event outbox relay: ${err.message}`))
 			.finally(() => {
 				this.running = undefined;
@@ -159,9 +230,18 @@ export class EventOutboxRelay {
 	}
 
 	/**
-	 * Publishes due rows, a round of at most {@link BATCH} at a time, until a
-	 * round comes back short or a publish fails. Answers how many were
-	 * delivered.
+	 * Publishes due rows with ids from `from` on (default: all), a round of at
+	 * most {@link BATCH} at a time, until a round comes back short or a publish
+	 * fails; each round reads on after the last id of the one before. Answers
+	 * how many were delivered.
+	 *
+	 * Why `from`: a delivered row leaves a dead entry in the undelivered index
+	 * until VACUUM, and PostgreSQL's bitmap scan of that index visits each of
+	 * them and its heap block, so a round read from the table's start costs in
+	 * proportion to every row delivered since the last VACUUM. A notified pass
+	 * reads from the smallest id committed since the last pass began; rows it
+	 * cannot see there (in backoff, or left by a relay that died) are read by
+	 * the poll timer's pass from the start.
 	 *
 	 * A round is one transaction: its rows are locked `FOR UPDATE SKIP
 	 * LOCKED` (other relays skip them), published, then marked delivered, so
@@ -173,19 +253,20 @@ export class EventOutboxRelay {
 	 * per-event key adds nothing twice. A failed publish counts a try and
 	 * reschedules the round's rows with backoff, in the same transaction.
 	 */
-	async pass(): Promise<number> {
+	async pass(from = 0): Promise<number> {
 		let delivered = 0;
+		let after = from;
 		for (;;) {
 			const round = await this.db.transaction(async (transaction) => {
 				const rows = await select<{ id: string; event: MerchantEvent; tries: number }>(
 					this.db,
 					`SELECT id, event, tries FROM ${this.schema}.event_outbox
-					 WHERE delivered_at IS NULL AND next_attempt_at <= now()
+					 WHERE delivered_at IS NULL AND next_attempt_at <= now() AND id >= $2
 					 ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-					[BATCH],
+					[BATCH, after],
 					transaction,
 				);
-				if (!rows.length) return { n: 0, failed: false };
+				if (!rows.length) return { n: 0, failed: false, last: after };
 				const ids = rows.map((r) => Number(r.id));
 				const batch: MerchantEventBatch = { events: rows.map((r) => r.event) };
 				try {
@@ -208,7 +289,7 @@ export class EventOutboxRelay {
 						[ids, rows.map((r) => outboxRetryDelayMs(r.tries + 1, RETRY_BASE_MS)), msg.slice(0, 1000)],
 						transaction,
 					);
-					return { n: 0, failed: true };
+					return { n: 0, failed: true, last: after };
 				}
 				await exec(
 					this.db,
@@ -217,10 +298,11 @@ export class EventOutboxRelay {
 					[ids],
 					transaction,
 				);
-				return { n: ids.length, failed: false };
+				return { n: ids.length, failed: false, last: ids[ids.length - 1] };
 			});
 			delivered += round.n;
 			if (round.failed || round.n < BATCH || this.stopped) return delivered;
+			after = round.last + 1;
 		}
 	}
 }

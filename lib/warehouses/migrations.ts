@@ -21,7 +21,7 @@
 
 import { PICKUP_MAX_PACKAGES } from "../contracts/warehouses";
 import type { Migration } from "../platform/db";
-import { eventOutboxDdl } from "../platform/merchant-events-outbox";
+import { eventOutboxDdl, eventOutboxRangesMigration } from "../platform/merchant-events-outbox";
 
 /** Name of the unique index enforcing one name per account (used to map 23505 to a 400). */
 export const NAME_UNIQUE_INDEX = "warehouses_sender_name_uq";
@@ -154,4 +154,6 @@ export const WAREHOUSES_MIGRATIONS: Migration[] = [
 			for (const sql of eventOutboxDdl("warehouses")) await q(sql);
 		},
 	},
+	// a relay woken by a commit reads from the smallest id it added (docs/decisions/0118-event-outbox-ranges.md)
+	eventOutboxRangesMigration("0004_event_outbox_ranges", "warehouses"),
 ];

@@ -3,18 +3,26 @@
  * benchmark): due rows leave as one `merchant.events` message per round of at
  * most 200, oldest first, and are marked delivered; a round that cannot be
  * published stays in the outbox with a backoff and its error, and goes out
- * once the channel is back. Real PostgreSQL (the ndr schema's outbox, no ndr
+ * once the channel is back; a relay woken by a commit reads from the smallest
+ * id that commit added (docs/decisions/0118-event-outbox-ranges.md), the poll
+ * timer's pass from the table's start. Real PostgreSQL (the ndr schema's outbox, no ndr
  * service running) and the channels of an in-process broker (Redis Streams).
  */
 import assert from "node:assert/strict";
 import { type AddressInfo, connect, createServer, type Socket } from "node:net";
 import { ServiceBroker } from "moleculer";
+import { Client } from "pg";
 import { MERCHANT_EVENTS_CHANNEL, type MerchantEvent, type MerchantEventBatch } from "../../../lib/contracts";
 import { NDR_MIGRATIONS } from "../../../lib/ndr/migrations";
 import { channelSubscriptions } from "../../../lib/platform/channels";
 import { loadConfig } from "../../../lib/platform/config";
 import { exec, getSequelize, migrate, select } from "../../../lib/platform/db";
-import { batchMsgId, EventOutboxRelay } from "../../../lib/platform/merchant-events-outbox";
+import {
+	batchMsgId,
+	EventOutboxRelay,
+	eventOutboxChannel,
+	notifiedFrom,
+} from "../../../lib/platform/merchant-events-outbox";
 import brokerOptions from "../../../moleculer.config";
 import { testBrokerOptions } from "../../helpers/broker";
 import { eventually } from "../../helpers/poll";
@@ -50,8 +58,11 @@ describe("event outbox relay: one channel message per round", function () {
 	});
 	after(() => broker?.stop());
 
-	/** Inserts `n` due ndr.opened events of this spec; answers their event ids in insertion order. */
-	async function insertEvents(n: number, from: number): Promise<string[]> {
+	/**
+	 * Inserts `n` ndr.opened events of this spec, due now (or in an hour when `inBackoff`, as a failed
+	 * round leaves them); answers their event ids in insertion order.
+	 */
+	async function insertEvents(n: number, from: number, inBackoff = false): Promise<string[]> {
 		const events: MerchantEvent[] = Array.from({ length: n }, (_, i) => ({
 			event_id: `${tag}:${from + i}`,
 			type: "ndr.opened",
@@ -62,8 +73,10 @@ describe("event outbox relay: one channel message per round", function () {
 		}));
 		await exec(
 			getSequelize(),
-			"INSERT INTO ndr.event_outbox (event) SELECT x FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t(x, i) ORDER BY i",
-			[JSON.stringify(events)],
+			`INSERT INTO ndr.event_outbox (event, next_attempt_at)
+			 SELECT x, now() + CASE WHEN $2 THEN interval '1 hour' ELSE interval '0' END
+			 FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t(x, i) ORDER BY i`,
+			[JSON.stringify(events), inBackoff],
 		);
 		return events.map((e) => e.event_id);
 	}
@@ -213,6 +226,100 @@ describe("event outbox relay: one channel message per round", function () {
 			for (const sock of sockets) sock.destroy();
 			await viaForwarder.stop().catch(() => undefined);
 			await new Promise((r) => forwarder.close(r));
+		}
+	});
+
+	/** The outbox ids of event ids `eventIds` of this spec, in id order. */
+	async function rowIds(eventIds: string[]): Promise<number[]> {
+		const rows = await select<{ id: string }>(
+			getSequelize(),
+			"SELECT id FROM ndr.event_outbox WHERE event->>'event_id' = ANY($1::text[]) ORDER BY id",
+			[eventIds],
+		);
+		return rows.map((r) => Number(r.id));
+	}
+
+	/** Whether the row of event id `eventId` is marked delivered. */
+	async function delivered(eventId: string): Promise<boolean> {
+		const [r] = await select<{ delivered: boolean }>(
+			getSequelize(),
+			"SELECT delivered_at IS NOT NULL AS delivered FROM ndr.event_outbox WHERE event->>'event_id' = $1",
+			[eventId],
+		);
+		return r.delivered;
+	}
+
+	it("announces the smallest id of each insert in the NOTIFY payload, and nothing for an insert of no rows", async () => {
+		const c = new Client({ connectionString: loadConfig().databaseUrl });
+		const heard: string[] = [];
+		c.on("notification", (n) => heard.push(String(n.payload)));
+		await c.connect();
+		try {
+			await c.query(`LISTEN ${eventOutboxChannel("ndr")}`);
+			await exec(
+				getSequelize(),
+				"INSERT INTO ndr.event_outbox (event) SELECT x FROM jsonb_array_elements('[]'::jsonb) AS t(x)",
+			);
+			const ids = await rowIds(await insertEvents(3, 3000));
+			await eventually(() => heard, { what: "the insert's notification", ok: (h) => h.length > 0 });
+			await new Promise((r) => setTimeout(r, 200)); // room for a wrong second one
+			assert.deepEqual(heard, [String(ids[0])]);
+			assert.equal(notifiedFrom(heard[0]), ids[0]);
+		} finally {
+			await c.end();
+		}
+		await exec(getSequelize(), "UPDATE ndr.event_outbox SET delivered_at = now() WHERE delivered_at IS NULL");
+	});
+
+	it("reads a payload as a row id, anything else as the table's start", () => {
+		assert.equal(notifiedFrom("1234"), 1234);
+		assert.equal(notifiedFrom("9007199254740991"), 9007199254740991);
+		for (const bad of [undefined, "", "0", "-5", "12a", " 12", "1e3", "9007199254740993", "01"])
+			assert.equal(notifiedFrom(bad), 0, String(bad));
+	});
+
+	it("a pass woken by a commit reads from the id it announced; a due row below it waits for the poll's pass from the start", async () => {
+		got.length = 0;
+		const relay = new EventOutboxRelay(getSequelize(), "ndr", broker, logger, 60_000);
+		await relay.start();
+		try {
+			await relay.idle();
+			// a row in backoff (as a failed round leaves it): announced, read, not due
+			const [held] = await insertEvents(1, 4000, true);
+			const [low] = await insertEvents(1, 4001);
+			await eventually(() => got, {
+				what: "the first row's round",
+				ok: (g) => g.some((b) => b.events.some((e) => e.event_id === low)),
+			});
+			await relay.idle();
+			assert.equal(await delivered(held), false);
+			// its backoff ends (no insert, no notification), then a later commit wakes the relay
+			await exec(
+				getSequelize(),
+				"UPDATE ndr.event_outbox SET next_attempt_at = now() WHERE event->>'event_id' = $1",
+				[held],
+			);
+			const [later] = await insertEvents(1, 4002);
+			await eventually(() => got, {
+				what: "the later row's round",
+				ok: (g) => g.some((b) => b.events.some((e) => e.event_id === later)),
+			});
+			await relay.idle();
+			assert.deepEqual(
+				got.flatMap((b) => b.events.map((e) => e.event_id)),
+				[low, later],
+				"the woken passes read from the ids announced",
+			);
+			assert.equal(await delivered(held), false);
+			relay.wake(0); // the poll timer's pass
+			await relay.idle();
+			assert.equal(await delivered(held), true);
+			assert.deepEqual(
+				got.flatMap((b) => b.events.map((e) => e.event_id)),
+				[low, later, held],
+			);
+		} finally {
+			await relay.stop();
 		}
 	});
 
