@@ -8,20 +8,27 @@
  * PostgreSQL: each migrated outbox table copied with its indexes (`LIKE …
  * INCLUDING ALL`) into a schema of this test, 20,000 undelivered rows (the
  * first 50 in backoff), and the plan of a relay round: no sort, an index scan
- * that stops after the round's rows.
+ * that stops after the round's rows. Booking's look-up of an attempt's pending
+ * `enqueue_booking` row (settle, book/sync, fall-over) is an index scan by
+ * attempt id, however many rows were delivered since the last VACUUM
+ * (docs/decisions/0119-outbox-enqueue-by-attempt.md).
  */
 import assert from "node:assert/strict";
+import { BILLING_MIGRATIONS } from "../../lib/billing/migrations";
 import { BOOKING_MIGRATIONS } from "../../lib/booking/migrations";
 import { DOCUMENTS_MIGRATIONS } from "../../lib/documents/migrations";
 import { INTAKE_MIGRATIONS } from "../../lib/intake/migrations";
 import { NDR_MIGRATIONS } from "../../lib/ndr/migrations";
 import { exec, getSequelize, migrate, select } from "../../lib/platform/db";
+import { WAREHOUSES_MIGRATIONS } from "../../lib/warehouses/migrations";
 
 /** The outbox tables relays read, and the service migrations that make them. */
 const TABLES = [
 	{ schema: "intake", table: "event_outbox", payload: "event" },
 	{ schema: "ndr", table: "event_outbox", payload: "event" },
 	{ schema: "booking", table: "event_outbox", payload: "event" },
+	{ schema: "billing", table: "event_outbox", payload: "event" },
+	{ schema: "warehouses", table: "event_outbox", payload: "event" },
 	{ schema: "booking", table: "outbox", payload: "payload" },
 	{ schema: "documents", table: "outbox", payload: "payload" },
 ] as const;
@@ -42,6 +49,8 @@ describe("outbox relays read the oldest due rows by id (no sort of every due row
 		await migrate(db, "ndr", NDR_MIGRATIONS);
 		await migrate(db, "booking", BOOKING_MIGRATIONS);
 		await migrate(db, "documents", DOCUMENTS_MIGRATIONS);
+		await migrate(db, "billing", BILLING_MIGRATIONS);
+		await migrate(db, "warehouses", WAREHOUSES_MIGRATIONS);
 		await exec(db, `CREATE SCHEMA "${mine}"`);
 	});
 	after(() => exec(getSequelize(), `DROP SCHEMA IF EXISTS "${mine}" CASCADE`));
@@ -99,4 +108,55 @@ describe("outbox relays read the oldest due rows by id (no sort of every due row
 			assert.ok(Number(scan["Rows Removed by Filter"] ?? 0) <= 50, JSON.stringify(scan));
 		});
 	}
+
+	it("booking.outbox: an attempt's pending enqueue_booking row is one index look-up, with 19,990 delivered rows not yet vacuumed", async () => {
+		const db = getSequelize();
+		const copy = `"${mine}"."booking_outbox_enqueue"`;
+		await exec(db, `CREATE TABLE ${copy} (LIKE booking.outbox INCLUDING ALL)`);
+		await exec(
+			db,
+			`INSERT INTO ${copy} (kind, payload)
+			 SELECT 'enqueue_booking', jsonb_build_object('attempt_id', g, 'order_id', g) FROM generate_series(1, 20000) g`,
+		);
+		// delivered rows leave their undelivered-index entries behind until VACUUM (autovacuum may be off)
+		await exec(db, `UPDATE ${copy} SET delivered_at = now() WHERE id <= 19990`);
+		await exec(db, `ANALYZE ${copy}`);
+		const [pending] = await select<{ id: string }>(
+			db,
+			`SELECT id FROM ${copy} WHERE (payload->>'attempt_id')::bigint = 19995`,
+		);
+		// the predicate of lib/booking/store/attempts.ts (settle's skip, skipEnqueue, enqueueNow)
+		const [{ "QUERY PLAN": out }] = await select<{
+			"QUERY PLAN": Array<{ Plan: Record<string, unknown> }>;
+		}>(
+			db,
+			`EXPLAIN (ANALYZE, FORMAT JSON) UPDATE ${copy} SET next_attempt_at = now()
+			 WHERE kind = 'enqueue_booking' AND delivered_at IS NULL AND (payload->>'attempt_id')::bigint = $1
+			 RETURNING id`,
+			[19995],
+		);
+		const nodes = nodesOf(out[0].Plan);
+		assert.equal(out[0].Plan["Actual Rows"], 1, "the pending row is updated");
+		const scan = nodes.find((n) => n["Node Type"] === "Index Scan");
+		assert.ok(scan, JSON.stringify(nodes.map((n) => n["Node Type"])));
+		const [used] = await select<{ indexdef: string }>(
+			db,
+			"SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = $2",
+			[mine, scan["Index Name"]],
+		);
+		assert.match(
+			used.indexdef,
+			/attempt_id.*WHERE \(\(kind = 'enqueue_booking'::text\) AND \(delivered_at IS NULL\)\)/,
+		);
+		assert.ok(
+			!nodes.some((n) => String(n["Node Type"]).startsWith("Bitmap")),
+			JSON.stringify(nodes.map((n) => n["Node Type"])),
+		);
+		const [after] = await select<{ due: boolean }>(
+			db,
+			`SELECT next_attempt_at <= now() AS due FROM ${copy} WHERE id = $1`,
+			[pending.id],
+		);
+		assert.equal(after.due, true);
+	});
 });
