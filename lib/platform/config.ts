@@ -349,8 +349,8 @@ export const SETTINGS = {
 	}),
 	EVENT_OUTBOX_POLL_MS: ms({
 		dflt: 1000,
-		doc: "fallback poll of the event outboxes",
-		readBy: ["booking", "intake", "ndr"],
+		doc: "fallback poll of the event outboxes, read from the table's start",
+		readBy: ["billing", "booking", "intake", "ndr", "warehouses"],
 	}),
 	MSA_V8_PRETENURING: oneOf(["on", "off"], {
 		dflt: "off",
