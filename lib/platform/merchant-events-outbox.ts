@@ -16,10 +16,11 @@
  * crash and published with other rows adds nothing twice. The relay wakes on
  * the table's `NOTIFY` (sent at commit, naming the smallest id the insert
  * added: the pass reads from there) and polls every `EVENT_OUTBOX_POLL_MS`
- * (1000) from the table's start as a fallback; a round's rows are locked `FOR UPDATE SKIP LOCKED` in
- * the transaction that publishes and marks them, so several pods of a service
- * share the work; a failed publish is retried with capped exponential backoff
- * (lib/platform/outbox.ts `outboxRetryDelayMs`).
+ * (1000) from the table's start as a fallback; a round's rows are locked
+ * `FOR UPDATE SKIP LOCKED` in the transaction that publishes and marks them,
+ * so several pods of a service share the work; a failed publish is retried
+ * with capped exponential backoff (lib/platform/outbox.ts
+ * `outboxRetryDelayMs`).
  */
 import { createHash } from "node:crypto";
 import type { ServiceBroker } from "moleculer";
