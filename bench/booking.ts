@@ -8,6 +8,7 @@
  *           (open loop): 202 p50/p99 (client), sustained bookings/s (booked
  *           attempts over first created_at → last booked_at) and
  *           202 → booked p50/p99 from the database (booking.attempts created_at → booked_at)
+ *           and the CPU per booking of the system's processes and of PostgreSQL's (same host)
  *   sync    POST /v1/shipping/book/sync, BENCH_SYNC orders over BENCH_SYNC_CONNECTIONS
  *           concurrent clients: p50/p99 (client); skipped with a note if it answers 501
  *
@@ -19,7 +20,7 @@
  */
 import { Client } from "pg";
 import { orderBody } from "../test/helpers/fixtures";
-import { type BenchSystem, pct, split, startSystem } from "./lib";
+import { type BenchSystem, cpuSeconds, pct, postgresCpuMeter, split, startSystem } from "./lib";
 
 // offered above the 150/s target: a sustained rate can only reach what is offered
 const rate = Number(process.env.BENCH_RATE || 180);
@@ -62,6 +63,10 @@ async function asyncBookings(sys: BenchSystem, db: Client): Promise<void> {
 	const ids = await createOrders(sys, n, "ASYNC");
 	const answered: number[] = [];
 	const errors = new Map<string, number>();
+	// what the bookings cost until they settle: the system's processes and PostgreSQL's (same host)
+	const systemCpu = () => sys.pids.reduce((n, pid) => n + cpuSeconds(pid), 0);
+	const cpu0 = systemCpu();
+	const pgCpu = await postgresCpuMeter(db);
 	const t0 = Date.now();
 	// Open loop: request i leaves at t0 + i/rate whatever the previous answers.
 	await Promise.all(
@@ -84,6 +89,7 @@ async function asyncBookings(sys: BenchSystem, db: Client): Promise<void> {
 			await sleep(250);
 		}
 	})();
+	const cpu = { system: systemCpu() - cpu0, postgres: pgCpu() };
 	const { rows } = await db.query<{
 		state: string;
 		ms: string | null;
@@ -108,6 +114,10 @@ async function asyncBookings(sys: BenchSystem, db: Client): Promise<void> {
 	);
 	console.log(
 		`  202 -> booked ${figures(booked.map((r) => Number(r.ms)))}   (booking.attempts created_at -> booked_at)`,
+	);
+	// a guard steadier than the rate on a shared machine: CPU per booking, from the first request until all settled
+	console.log(
+		`  CPU per booking: system ${((1000 * cpu.system) / n).toFixed(2)} ms, PostgreSQL ${((1000 * cpu.postgres) / n).toFixed(2)} ms (its processes at the start of the phase)`,
 	);
 	// issue 32: one process >= 150 bookings/s with 202 -> booked p99 < 1.5 s; split over NATS >= 120 bookings/s
 	const p99 = pct(

@@ -48,6 +48,19 @@ export function cpuSeconds(pid: number): number {
 	}
 }
 
+/**
+ * A meter of PostgreSQL's own CPU (same host): the backends and background
+ * workers listed in `pg_stat_activity` when it is made (a backend that starts
+ * later is not counted). Answers a function giving the CPU seconds they have
+ * used since.
+ */
+export async function postgresCpuMeter(pg: Client): Promise<() => number> {
+	const pids = (await pg.query<{ pid: number }>("SELECT pid FROM pg_stat_activity")).rows.map((r) => r.pid);
+	const used = () => pids.reduce((n, pid) => n + cpuSeconds(pid), 0);
+	const at0 = used();
+	return () => used() - at0;
+}
+
 /** Peak RSS (VmHWM of /proc/<pid>/status) of a process in MB. */
 export function peakRssMb(pid: number): number {
 	const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));

@@ -21,7 +21,7 @@ import IORedis from "ioredis";
 import { Client } from "pg";
 import { orderBody } from "../test/helpers/fixtures";
 import { freePort } from "../test/helpers/net";
-import { cpuSeconds, startSystem } from "./lib";
+import { cpuSeconds, postgresCpuMeter, startSystem } from "./lib";
 
 const duration = Number(process.env.BENCH_DURATION || 10);
 const connections = Number(process.env.BENCH_CONNECTIONS || 50);
@@ -139,12 +139,7 @@ async function main(): Promise<void> {
 			);
 		const redisCalls = async () =>
 			[...(await redis.info("commandstats")).matchAll(/calls=(\d+)/g)].reduce((s, m) => s + Number(m[1]), 0);
-		// the servers' own CPU (same host): PostgreSQL's processes (backends and background workers, read from
-		// pg_stat_activity at the start: a backend that starts during the load is not counted) and Redis's INFO cpu
-		const pgPids = (await pg.query<{ pid: number }>("SELECT pid FROM pg_stat_activity")).rows.map(
-			(x) => x.pid,
-		);
-		const pgCpu = () => pgPids.reduce((n, pid) => n + cpuSeconds(pid), 0);
+		// the servers' own CPU (same host): PostgreSQL's processes (bench/lib.ts postgresCpuMeter) and Redis's INFO cpu
 		const redisCpu = async () =>
 			[...(await redis.info("cpu")).matchAll(/used_cpu_(?:sys|user):([\d.]+)/g)].reduce(
 				(s, m) => s + Number(m[1]),
@@ -152,7 +147,7 @@ async function main(): Promise<void> {
 			);
 		const x0 = await xacts();
 		const r0 = await redisCalls();
-		const pgCpu0 = pgCpu();
+		const pgCpu = await postgresCpuMeter(pg);
 		const redisCpu0 = await redisCpu();
 		const cpu0 = sys.pids.reduce((n, pid) => n + cpuSeconds(pid), 0);
 		loadStart = Date.now();
@@ -166,7 +161,7 @@ async function main(): Promise<void> {
 		requests = r.requests.total;
 		loadEnd = Date.now();
 		const cpu = sys.pids.reduce((n, pid) => n + cpuSeconds(pid), 0) - cpu0;
-		const pgUsed = pgCpu() - pgCpu0;
+		const pgUsed = pgCpu();
 		const redisUsed = (await redisCpu()) - redisCpu0;
 		await new Promise((ok) => setTimeout(ok, 1500)); // pg_stat_database is updated by the backends lazily
 		const x1 = await xacts();
