@@ -20,7 +20,7 @@
  */
 import { Client } from "pg";
 import { orderBody } from "../test/helpers/fixtures";
-import { type BenchSystem, cpuSeconds, pct, postgresCpuMeter, split, startSystem } from "./lib";
+import { type BenchSystem, cpuMeter, pct, postgresCpuMeter, split, startSystem } from "./lib";
 
 // offered above the 150/s target: a sustained rate can only reach what is offered
 const rate = Number(process.env.BENCH_RATE || 180);
@@ -64,8 +64,7 @@ async function asyncBookings(sys: BenchSystem, db: Client): Promise<void> {
 	const answered: number[] = [];
 	const errors = new Map<string, number>();
 	// what the bookings cost until they settle: the system's processes and PostgreSQL's (same host)
-	const systemCpu = () => sys.pids.reduce((n, pid) => n + cpuSeconds(pid), 0);
-	const cpu0 = systemCpu();
+	const systemCpu = cpuMeter(sys.pids);
 	const pgCpu = await postgresCpuMeter(db);
 	const t0 = Date.now();
 	// Open loop: request i leaves at t0 + i/rate whatever the previous answers.
@@ -89,7 +88,7 @@ async function asyncBookings(sys: BenchSystem, db: Client): Promise<void> {
 			await sleep(250);
 		}
 	})();
-	const cpu = { system: systemCpu() - cpu0, postgres: pgCpu() };
+	const cpu = { system: systemCpu(), postgres: pgCpu() };
 	const { rows } = await db.query<{
 		state: string;
 		ms: string | null;

@@ -49,16 +49,24 @@ export function cpuSeconds(pid: number): number {
 }
 
 /**
- * A meter of PostgreSQL's own CPU (same host): the backends and background
- * workers listed in `pg_stat_activity` when it is made (a backend that starts
- * later is not counted). Answers a function giving the CPU seconds they have
- * used since.
+ * A meter of the CPU of processes `pids` (same host): answers a function
+ * giving the CPU seconds (user + system) they have used since the meter was
+ * made.
  */
-export async function postgresCpuMeter(pg: Client): Promise<() => number> {
-	const pids = (await pg.query<{ pid: number }>("SELECT pid FROM pg_stat_activity")).rows.map((r) => r.pid);
+export function cpuMeter(pids: readonly number[]): () => number {
 	const used = () => pids.reduce((n, pid) => n + cpuSeconds(pid), 0);
 	const at0 = used();
 	return () => used() - at0;
+}
+
+/**
+ * A {@link cpuMeter} of PostgreSQL's own processes (same host): the backends
+ * and background workers listed in `pg_stat_activity` when it is made (a
+ * backend that starts later is not counted).
+ */
+export async function postgresCpuMeter(pg: Client): Promise<() => number> {
+	const pids = (await pg.query<{ pid: number }>("SELECT pid FROM pg_stat_activity")).rows.map((r) => r.pid);
+	return cpuMeter(pids);
 }
 
 /** Peak RSS (VmHWM of /proc/<pid>/status) of a process in MB. */

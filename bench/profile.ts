@@ -21,7 +21,7 @@ import IORedis from "ioredis";
 import { Client } from "pg";
 import { orderBody } from "../test/helpers/fixtures";
 import { freePort } from "../test/helpers/net";
-import { cpuSeconds, postgresCpuMeter, startSystem } from "./lib";
+import { cpuMeter, postgresCpuMeter, startSystem } from "./lib";
 
 const duration = Number(process.env.BENCH_DURATION || 10);
 const connections = Number(process.env.BENCH_CONNECTIONS || 50);
@@ -149,7 +149,7 @@ async function main(): Promise<void> {
 		const r0 = await redisCalls();
 		const pgCpu = await postgresCpuMeter(pg);
 		const redisCpu0 = await redisCpu();
-		const cpu0 = sys.pids.reduce((n, pid) => n + cpuSeconds(pid), 0);
+		const systemCpu = cpuMeter(sys.pids);
 		loadStart = Date.now();
 		const r = await autocannon({
 			url: sys.base,
@@ -160,7 +160,7 @@ async function main(): Promise<void> {
 		});
 		requests = r.requests.total;
 		loadEnd = Date.now();
-		const cpu = sys.pids.reduce((n, pid) => n + cpuSeconds(pid), 0) - cpu0;
+		const cpu = systemCpu();
 		const pgUsed = pgCpu();
 		const redisUsed = (await redisCpu()) - redisCpu0;
 		await new Promise((ok) => setTimeout(ok, 1500)); // pg_stat_database is updated by the backends lazily

@@ -35,7 +35,7 @@ import { orderBody, warehouseBody } from "../test/helpers/fixtures";
 import { client } from "../test/helpers/flow";
 import { freePort } from "../test/helpers/net";
 import { measureInsertAnchor, startGatewayAnchor } from "./anchors";
-import { cpuSeconds, natsUrl, pct, split, startSystem } from "./lib";
+import { cpuMeter, natsUrl, pct, split, startSystem } from "./lib";
 import { type WrkRequest, wrk, wrkAvailable } from "./wrk";
 
 const duration = Number(process.env.BENCH_DURATION || 10);
@@ -82,8 +82,7 @@ async function cannon(
 	conns = connections,
 	seconds = duration,
 ): Promise<Figure> {
-	const cpu = () => pids.reduce((n, pid) => n + cpuSeconds(pid), 0);
-	const cpu0 = cpu();
+	const cpu = cpuMeter(pids);
 	let total: number;
 	let bad: number;
 	let p50: number;
@@ -111,7 +110,7 @@ async function cannon(
 		p50 = r.latency.p50;
 		p99 = r.latency.p99;
 	}
-	const used = cpu() - cpu0;
+	const used = cpu();
 	return {
 		title,
 		rps: (total - bad) / seconds,
