@@ -351,9 +351,10 @@ export const BOOKING_MIGRATIONS: Migration[] = [
 	// a relay woken by a commit reads from the smallest id it added (docs/decisions/0118-event-outbox-ranges.md)
 	eventOutboxRangesMigration("015-event-outbox-ranges", "booking"),
 	{
-		// An attempt's pending `enqueue_booking` row found by its attempt id (docs/decisions/0119-outbox-enqueue-by-attempt.md):
-		// settling an attempt, book/sync and a fall-over look it up by `payload->>'attempt_id'`, which the
-		// undelivered index could only answer by visiting every row delivered since the last VACUUM.
+		// An attempt's pending `enqueue_booking` row found by its attempt id
+		// (docs/decisions/0119-outbox-enqueue-by-attempt.md): settling an attempt, book/sync and a fall-over look
+		// it up by `payload->>'attempt_id'`, which the undelivered index could only answer by visiting every row
+		// delivered since the last VACUUM.
 		name: "016-outbox-enqueue-by-attempt",
 		async up({ sequelize, transaction }) {
 			await sequelize.query(

@@ -211,7 +211,7 @@ export class EventOutboxRelay {
 	}
 
 	/** Runs a relay pass now (or right after the one in progress), from where {@link wake} noted (the start when nothing was). */
-	kick(): void {
+	private kick(): void {
 		if (this.stopped) return;
 		if (this.running) {
 			this.again = true;
