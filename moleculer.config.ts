@@ -25,6 +25,8 @@
  * - Metrics (issue 13, lib/platform/metrics.ts): Moleculer's Prometheus reporter plus
  *   our own metrics at `GET /metrics` on `METRICS_PORT` (default 9100; `0` /
  *   `off` disables metrics).
+ * - Transport serializer: CBOR, with records for a packet whose payload repeats an object shape
+ *   (lib/platform/transport-serializer.ts; docs/decisions/0042, 0120).
  * - Durable channels (`@moleculer/channels`, lib/platform/channels.ts): NATS JetStream
  *   with a transporter, else Redis Streams with `REDIS_URL`, else in process.
  */
@@ -47,6 +49,7 @@ import { MetricsMiddleware, metricsOptions } from "./lib/platform/metrics";
 import { pacedStream } from "./lib/platform/paced-stream";
 import { RemoteCallDeadline } from "./lib/platform/remote-deadline";
 import { internalMiddlewares, RequestMetrics } from "./lib/platform/request-metrics";
+import { ShapeAwareCbor } from "./lib/platform/transport-serializer";
 
 /**
  * Timeout (ms) of a call whose action declares none: below the 5 s no caller
@@ -352,7 +355,7 @@ export default function brokerOptions(
 		transporter: cfg.transporter
 			? { type: "NATS", options: { url: cfg.transporter, maxReconnectAttempts: -1, noAsyncTraces: true } }
 			: undefined,
-		serializer: "CBOR",
+		serializer: new ShapeAwareCbor(),
 		// NATS queue groups (only with a transporter: without one the broker would skip local event handlers)
 		disableBalancer: Boolean(cfg.transporter),
 		requestTimeout: REQUEST_TIMEOUT_MS,
