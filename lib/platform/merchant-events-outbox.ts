@@ -15,7 +15,8 @@
  * stores each event once by its `event_id`, so a round taken again after a
  * crash and published with other rows adds nothing twice. The relay wakes on
  * the table's `NOTIFY` (sent at commit, naming the smallest id the insert
- * added: the pass reads from there) and polls every `EVENT_OUTBOX_POLL_MS`
+ * added: the pass reads from there; received over the process's one LISTEN
+ * connection, lib/platform/pg-listen.ts) and polls every `EVENT_OUTBOX_POLL_MS`
  * (1000) from the table's start as a fallback; a round's rows are locked
  * `FOR UPDATE SKIP LOCKED` in the transaction that publishes and marks them,
  * so several pods of a service share the work; a failed publish is retried
@@ -24,13 +25,13 @@
  */
 import { createHash } from "node:crypto";
 import type { ServiceBroker } from "moleculer";
-import { Client } from "pg";
 import type { Sequelize } from "sequelize";
 import { MERCHANT_EVENTS_CHANNEL, type MerchantEvent, type MerchantEventBatch } from "../contracts";
 import { publishToChannel } from "./channels";
 import { loadConfig, setting } from "./config";
 import { exec, type Migration, select } from "./db";
 import { outboxRetryDelayMs } from "./outbox";
+import { listen } from "./pg-listen";
 
 /** Schemas that keep an event outbox. */
 export type EventOutboxSchema = "intake" | "booking" | "ndr" | "billing" | "warehouses";
@@ -144,7 +145,7 @@ interface RelayLogger {
 
 /** Relays one schema's event outbox to the `merchant.events` channel (see the module doc). */
 export class EventOutboxRelay {
-	private listener: Client | undefined;
+	private unlisten: (() => Promise<void>) | undefined;
 	private timer: NodeJS.Timeout | undefined;
 	private running: Promise<unknown> | undefined;
 	private again = false;
@@ -164,18 +165,22 @@ export class EventOutboxRelay {
 		private readonly pollMs = setting("EVENT_OUTBOX_POLL_MS"),
 	) {}
 
-	/** Starts listening and polling (the LISTEN connection is best effort: polling covers its loss). */
+	/**
+	 * Starts listening and polling. The LISTEN is on the process's one shared
+	 * connection (lib/platform/pg-listen.ts) and best effort: polling covers its loss.
+	 */
 	async start(): Promise<void> {
 		this.stopped = false;
 		this.from = 0;
 		this.timer = setInterval(() => this.wake(0), this.pollMs);
 		try {
-			const c = new Client({ connectionString: loadConfig().databaseUrl });
-			c.on("error", (err) => this.logger.warn(`${this.schema} event outbox listener: ${err.message}`));
-			c.on("notification", (n) => this.wake(notifiedFrom(n.payload)));
-			await c.connect();
-			await c.query(`LISTEN ${eventOutboxChannel(this.schema)}`);
-			this.listener = c;
+			const unlisten = await listen(loadConfig().databaseUrl, eventOutboxChannel(this.schema), {
+				onNotify: (payload) => this.wake(notifiedFrom(payload)),
+				onError: (err) => this.logger.warn(`${this.schema} event outbox listener: ${err.message}`),
+			});
+			// stopped while the LISTEN was in flight: leave the channel at once
+			if (this.stopped) await unlisten();
+			else this.unlisten = unlisten;
 		} catch (err) {
 			this.logger.warn(
 				`${this.schema} event outbox: LISTEN failed (polling only): ${(err as Error).message}`,
@@ -189,8 +194,8 @@ export class EventOutboxRelay {
 		this.stopped = true;
 		if (this.timer) clearInterval(this.timer);
 		this.timer = undefined;
-		await this.listener?.end().catch(() => undefined);
-		this.listener = undefined;
+		await this.unlisten?.().catch(() => undefined);
+		this.unlisten = undefined;
 		await this.running;
 	}
 
