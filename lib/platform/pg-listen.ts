@@ -65,8 +65,13 @@ class ListenConnection {
 		c.on("end", () => {
 			if (this.client === c) this.client = undefined;
 		});
-		await c.connect();
-		for (const channel of this.channels.keys()) await c.query(`LISTEN ${channel}`);
+		try {
+			await c.connect();
+			for (const channel of this.channels.keys()) await c.query(`LISTEN ${channel}`);
+		} catch (err) {
+			await c.end().catch(() => undefined);
+			throw err;
+		}
 		this.client = c;
 		return c;
 	}
