@@ -18,8 +18,9 @@
  *   shared: one in flight per node, its answer reused for
  *   {@link PROBE_REUSE_MS}.
  * - **Only slow calls ask.** {@link DeadNodeRescue} (a `remoteAction`
- *   middleware) notes each remote call (one map entry: no timer and no
- *   promise per call; one sweep every 50 ms while calls are pending) and
+ *   middleware) notes each remote call (one map entry, removed as the call
+ *   settles: no timer and no promise of its own per call; one sweep every
+ *   50 ms while calls are pending) and
  *   leaves it alone for {@link RESCUE_AFTER_MS}; if it is still unanswered,
  *   it probes the nodes hosting the action, then again every
  *   {@link RESCUE_EVERY_MS} until the call settles. A node found dead is
@@ -287,7 +288,9 @@ function onNodeDisconnected(
  * remote call as the module comment says. `opts.retrySafe` replaces
  * {@link RETRY_SAFE_ACTIONS} (tests with actions of their own).
  */
-export function DeadNodeRescue(opts: { retrySafe?: (action: string) => boolean } = {}): Middleware {
+export function DeadNodeRescue(
+	opts: { retrySafe?: (action: string) => boolean } = {},
+): Middleware & { followed(): number } {
 	const retrySafe = opts.retrySafe ?? ((action: string) => RETRY_SAFE_ACTIONS.has(action));
 	let responder: { unsubscribe(): void } | undefined;
 	let watcher: Watcher | undefined;
@@ -313,9 +316,19 @@ export function DeadNodeRescue(opts: { retrySafe?: (action: string) => boolean }
 			return function deadNodeRescue(ctx: Context): Promise<unknown> {
 				const p = next(ctx);
 				const action = ctx.action?.name;
-				if (watcher && action && !ctx.nodeID) watcher.add(ctx, action, retrySafe(action));
+				if (watcher && action && !ctx.nodeID) {
+					const w = watcher;
+					w.add(ctx, action, retrySafe(action));
+					// forgotten as it settles: a fast call's context is not kept until the next sweep
+					const settled = () => w.forget(ctx.id);
+					p.then(settled, settled);
+				}
 				return p;
 			};
+		},
+		/** How many remote calls this broker follows now: the unsettled ones (tests). */
+		followed(): number {
+			return watcher?.size ?? 0;
 		},
 		started(b: ServiceBroker) {
 			const transit = b.transit as unknown as PendingTransit | undefined;
@@ -332,7 +345,7 @@ export function DeadNodeRescue(opts: { retrySafe?: (action: string) => boolean }
 			}
 		},
 	};
-	return mw as unknown as Middleware;
+	return mw as unknown as Middleware & { followed(): number };
 }
 
 /** The parts of Moleculer's Transit used to send a call again (framework boundary; guarded in test/unit/framework-patches.spec.ts). */
@@ -360,11 +373,11 @@ interface Watched {
 const SWEEP_MS = 50;
 
 /**
- * Follows the remote calls of one broker without a timer or a promise per
- * call: a call is one map entry, and one interval (running only while calls
- * are followed, unref'd) looks at them every {@link SWEEP_MS}. A call whose
- * context id left the transit's pending requests has settled and is
- * forgotten. One unanswered for {@link RESCUE_AFTER_MS} is checked (its
+ * Follows the remote calls of one broker without a timer or a promise of its
+ * own per call: a call is one map entry, removed as the call settles, and one
+ * interval (running only while calls are followed, unref'd) looks at them
+ * every {@link SWEEP_MS}. A call whose context id left the transit's pending
+ * requests has settled and is forgotten there too. One unanswered for {@link RESCUE_AFTER_MS} is checked (its
  * action's hosts probed), then every {@link RESCUE_EVERY_MS}; when a host was
  * found dead after its last send and the action is retry-safe, its request
  * is published again under the same context id with the same settlers, so
@@ -397,6 +410,16 @@ class Watcher {
 			this.timer = setInterval(() => this.sweep(), SWEEP_MS);
 			this.timer.unref();
 		}
+	}
+
+	/** Stops following the call of context id `id` (it settled). */
+	forget(id: string): void {
+		this.calls.delete(id);
+	}
+
+	/** How many calls are followed. */
+	get size(): number {
+		return this.calls.size;
 	}
 
 	stop(): void {

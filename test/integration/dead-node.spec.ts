@@ -85,6 +85,7 @@ describe("integration: a call held by a node killed with SIGKILL (issue 30)", fu
 	const namespace = `${process.env.NAMESPACE}-dead`;
 	let caller: ServiceBroker;
 	let members: MemberProc[] = [];
+	const rescue = DeadNodeRescue({ retrySafe: (a) => a === "deadtest.slowRead" });
 
 	async function twoMembers(): Promise<void> {
 		for (const m of members) await kill9(m);
@@ -103,9 +104,7 @@ describe("integration: a call held by a node killed with SIGKILL (issue 30)", fu
 	before(async () => {
 		const base = testBrokerOptions(true, { nodeID: `dt-caller-${process.pid}`, namespace });
 		const middlewares = (base.middlewares ?? []).map((m) =>
-			(m as { name?: string }).name === "DeadNodeRescue"
-				? DeadNodeRescue({ retrySafe: (a) => a === "deadtest.slowRead" })
-				: m,
+			(m as { name?: string }).name === "DeadNodeRescue" ? rescue : m,
 		);
 		assert.ok(
 			middlewares.some((m) => (m as { name?: string }).name === "DeadNodeRescue"),
@@ -118,6 +117,20 @@ describe("integration: a call held by a node killed with SIGKILL (issue 30)", fu
 	after(async () => {
 		for (const m of members) await kill9(m);
 		await caller?.stop();
+	});
+
+	it("follows a call while it is unanswered and forgets it as it settles, not at the next sweep", async () => {
+		await twoMembers();
+		const call = caller.call<{ node: string; tag: string }, { ms: number; tag: string }>(
+			"deadtest.slowRead",
+			{ ms: 100, tag: "f1" },
+			{ timeout: 4000 },
+		);
+		await receiver(members, "f1");
+		assert.equal(rescue.followed(), 1, "the call in flight is followed");
+		assert.equal((await call).tag, "f1");
+		await Promise.resolve(); // the settle reaction runs right after the caller's
+		assert.equal(rescue.followed(), 0, "forgotten as it settled");
 	});
 
 	it("answers a retry-safe call from the live member within 1 s and drops the dead node from the registry at once", async () => {
