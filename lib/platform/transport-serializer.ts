@@ -28,11 +28,12 @@ function repeatedObjects(v: unknown): boolean {
 
 /**
  * Whether a packet's payload repeats an object shape: its answer or event data (`data`) or a call's parameters
- * (`params`) is such an array, or holds one as an own property (a page's `data`, a batch's rows).
+ * (`params`) is such an array, or holds one as an own property (a page's `data`, a batch's rows). Bytes (a label
+ * PDF, a Buffer of any size) are never looked into: their keys are their indices.
  */
 export function repeatsShapes(packet: { data?: unknown; params?: unknown }): boolean {
 	for (const body of [packet.data, packet.params]) {
-		if (typeof body !== "object" || body === null) continue;
+		if (typeof body !== "object" || body === null || ArrayBuffer.isView(body)) continue;
 		if (repeatedObjects(body)) return true;
 		if (Array.isArray(body)) continue;
 		for (const key in body) if (repeatedObjects((body as Record<string, unknown>)[key])) return true;

@@ -104,6 +104,21 @@ describe("transport serializer: CBOR, records where a shape repeats", () => {
 		assert.equal(repeatsShapes({ data: { nested: { deeper: rows } } }), false);
 	});
 
+	it("never looks into bytes: a Buffer answer is written as before without reading its keys", () => {
+		const pdf = Buffer.alloc(64 * 1024, 7);
+		// an own key a scan of the Buffer's keys would read (after its 65,536 indices)
+		Object.defineProperty(pdf, "rows", {
+			enumerable: true,
+			get() {
+				throw new Error("the Buffer's keys were scanned");
+			},
+		});
+		assert.equal(repeatsShapes({ data: pdf }), false);
+		assert.equal(repeatsShapes({ params: { order_ids: [1, 2] }, data: new Uint8Array(16) }), false);
+		const clean = { data: Buffer.alloc(64 * 1024, 7) };
+		assert.deepStrictEqual(ours.serialize(clean), previous.serialize(clean));
+	});
+
 	it("keeps what a local call passes: Dates, Buffers, undefined, nested arrays, shapes in any key order", () => {
 		const repeated = { data: Array.from({ length: REPEATED_SHAPES }, () => mixed) };
 		assert.equal(repeatsShapes(repeated), true);
