@@ -8,7 +8,7 @@
  *
  * For each: calls/s and the CPU per call of the caller and of the callee (/proc). The difference between the
  * two rows is what our broker options add to every hop of the split topology (the middlewares, the serializer,
- * the queue groups), without HTTP. docs/decisions/0113 (a call forgotten as it settles) was found with it.
+ * the queue groups, metrics), without HTTP.
  *
  * Usage: npm run bench:hop   (env: TEST_NATS_URL, BENCH_DURATION, BENCH_CONNECTIONS)
  */

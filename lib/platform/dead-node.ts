@@ -377,8 +377,9 @@ const SWEEP_MS = 50;
  * own per call: a call is one map entry, removed as the call settles, and one
  * interval (running only while calls are followed, unref'd) looks at them
  * every {@link SWEEP_MS}. A call whose context id left the transit's pending
- * requests has settled and is forgotten there too. One unanswered for {@link RESCUE_AFTER_MS} is checked (its
- * action's hosts probed), then every {@link RESCUE_EVERY_MS}; when a host was
+ * requests (dropped at its timeout without settling) is forgotten there. One
+ * unanswered for {@link RESCUE_AFTER_MS} is checked (its action's hosts
+ * probed), then every {@link RESCUE_EVERY_MS}; when a host was
  * found dead after its last send and the action is retry-safe, its request
  * is published again under the same context id with the same settlers, so
  * the call's own promise (and every deadline on it) is unchanged and the

@@ -129,7 +129,7 @@ describe("integration: a call held by a node killed with SIGKILL (issue 30)", fu
 		await receiver(members, "f1");
 		assert.equal(rescue.followed(), 1, "the call in flight is followed");
 		assert.equal((await call).tag, "f1");
-		await Promise.resolve(); // the settle reaction runs right after the caller's
+		await Promise.resolve(); // one more turn: the settle reaction may be queued beside the caller's
 		assert.equal(rescue.followed(), 0, "forgotten as it settled");
 	});
 
