@@ -2,7 +2,8 @@
  * Moleculer broker options (docs/ARCHITECTURE.md §2, STACK-NOTES "Moleculer
  * 0.15").
  *
- * - NATS transporter from `TRANSPORTER` (nats 2.x client); none means in-process.
+ * - NATS transporter from `TRANSPORTER` (nats 2.x client); none means in-process. Its packets
+ *   leave once per turn of the event loop (lib/platform/publish-per-turn.ts; docs/decisions/0122).
  * - Availability (issue 12, docs/decisions/0047-availability.md):
  *   with a transporter, `disableBalancer: true`: a request goes to the NATS
  *   queue group of its action (`MOL.REQB.<action>`), so NATS, which sees a
@@ -47,6 +48,7 @@ import { DeadNodeRescue } from "./lib/platform/dead-node";
 import { jsonFormatter, RequestContextMiddleware } from "./lib/platform/logging";
 import { MetricsMiddleware, metricsOptions } from "./lib/platform/metrics";
 import { pacedStream } from "./lib/platform/paced-stream";
+import { PublishPerTurn } from "./lib/platform/publish-per-turn";
 import { RemoteCallDeadline } from "./lib/platform/remote-deadline";
 import { internalMiddlewares, RequestMetrics } from "./lib/platform/request-metrics";
 import { ShapeAwareCbor } from "./lib/platform/transport-serializer";
@@ -380,6 +382,8 @@ export default function brokerOptions(
 			PermissionsMiddleware,
 			channelsMiddleware(cfg),
 			...(cfg.transporter ? [QueueGroupCalls()] : []),
+			// a turn's NATS packets in one socket write (docs/decisions/0122)
+			...(cfg.transporter ? [PublishPerTurn()] : []),
 		],
 		...overrides,
 	});
