@@ -35,13 +35,13 @@ function countWrites(b: ServiceBroker): { writes: string[]; stop(): void } {
 
 describe("integration: NATS packets leave once per turn (PublishPerTurn)", function () {
 	this.timeout(30_000);
-	const namespace = `${process.env.NAMESPACE}-coalesce`;
+	const namespace = `${process.env.NAMESPACE}-per-turn`;
 	let caller: ServiceBroker;
 	let callee: ServiceBroker;
 	const received: number[] = [];
 
 	before(async () => {
-		callee = new ServiceBroker(testBrokerOptions(true, { namespace, nodeID: "coalesce-callee" }));
+		callee = new ServiceBroker(testBrokerOptions(true, { namespace, nodeID: "per-turn-callee" }));
 		callee.createService({
 			name: "echo",
 			actions: {
@@ -52,7 +52,7 @@ describe("integration: NATS packets leave once per turn (PublishPerTurn)", funct
 				},
 			},
 		});
-		caller = new ServiceBroker(testBrokerOptions(true, { namespace, nodeID: "coalesce-caller" }));
+		caller = new ServiceBroker(testBrokerOptions(true, { namespace, nodeID: "per-turn-caller" }));
 		await Promise.all([callee.start(), caller.start()]);
 		await caller.waitForServices(["echo"], 10_000);
 	});
@@ -117,13 +117,13 @@ describe("integration: NATS packets leave once per turn (PublishPerTurn)", funct
 		);
 		assert.equal(err.code, "MAX_PAYLOAD_EXCEEDED", String(err));
 		assert.ok(Date.now() - t0 < 2_000, `rejected after ${Date.now() - t0} ms`);
-		// the transporter goes on: the next call of the same turn's kind answers
+		// the broker goes on: a call of normal size right after it is answered
 		assert.deepEqual(await caller.call("echo.n", { i: 7 }), { i: 7 });
 	});
 
 	it("still sends a packet queued in the turn its connection starts to disconnect", async () => {
 		const nc: NatsConnection = await connect({ servers: process.env.TEST_NATS_URL });
-		const leaving = new ServiceBroker(testBrokerOptions(true, { namespace, nodeID: "coalesce-leaving" }));
+		const leaving = new ServiceBroker(testBrokerOptions(true, { namespace, nodeID: "per-turn-leaving" }));
 		try {
 			await leaving.start();
 			const subject = `${namespace}.probe.last`;
