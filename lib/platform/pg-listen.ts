@@ -85,7 +85,8 @@ class ListenConnection {
 				return;
 			}
 			const c = await this.connected();
-			await c.query(`LISTEN ${channel}`);
+			// a channel that had subscribers is already listened to by a connection just opened
+			if (!subs) await c.query(`LISTEN ${channel}`);
 			this.channels.set(channel, new Set([...(subs ?? []), sub]));
 		});
 	}

@@ -107,6 +107,24 @@ describe("pg LISTEN: one connection per process and database", function () {
 		});
 		assert.deepEqual(a.got, ["again"]);
 		assert.deepEqual(b.got, ["new"]);
+
+		// lost again; this time the next subscription is to a channel that still has subscribers
+		const [pid2] = await backends();
+		await admin.query("SELECT pg_terminate_backend($1)", [pid2]);
+		await eventually(() => b.errors, { what: "the second loss reported", ok: (e) => e.length > 0 });
+		const c = recorder();
+		const offC = await listen(url, "msa_spec_c", c);
+		await notify("msa_spec_c", "third");
+		await notify("msa_spec_d", "fourth");
+		await eventually(() => [a.got, b.got, c.got], {
+			what: "every channel on the third connection",
+			ok: () => a.got.length === 2 && b.got.length === 2 && c.got.length === 1,
+		});
+		assert.deepEqual(a.got, ["again", "third"]);
+		assert.deepEqual(c.got, ["third"]);
+		assert.deepEqual(b.got, ["new", "fourth"]);
+		assert.equal((await backends()).length, 1);
+		await offC();
 		await offA();
 		await offB();
 		await eventually(backends, { what: "the backend gone", ok: (p) => p.length === 0 });
