@@ -18,9 +18,9 @@
  *   shared: one in flight per node, its answer reused for
  *   {@link PROBE_REUSE_MS}.
  * - **Only slow calls ask.** {@link DeadNodeRescue} (a `remoteAction`
- *   middleware) notes each remote call (one map entry, removed as the call
- *   settles: no timer and no promise of its own per call; one sweep every
- *   50 ms while calls are pending) and
+ *   middleware) notes each remote call (one map entry, removed by a `then`
+ *   reaction as the call settles: no timer per call; one sweep every 50 ms
+ *   while calls are pending) and
  *   leaves it alone for {@link RESCUE_AFTER_MS}; if it is still unanswered,
  *   it probes the nodes hosting the action, then again every
  *   {@link RESCUE_EVERY_MS} until the call settles. A node found dead is
@@ -373,8 +373,8 @@ interface Watched {
 const SWEEP_MS = 50;
 
 /**
- * Follows the remote calls of one broker without a timer or a promise of its
- * own per call: a call is one map entry, removed as the call settles, and one
+ * Follows the remote calls of one broker without a timer per call: a call is
+ * one map entry, removed as the call settles ({@link Watcher.forget}), and one
  * interval (running only while calls are followed, unref'd) looks at them
  * every {@link SWEEP_MS}. A call whose context id left the transit's pending
  * requests (dropped at its timeout without settling) is forgotten there. One
