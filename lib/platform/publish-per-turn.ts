@@ -13,6 +13,11 @@ import type { Middleware } from "moleculer";
 /** The transporter's `send` (Moleculer's `BaseTransporter#send`): topic, serialized packet, the packet's meta. */
 export type SendFn = (topic: string, data: Buffer, meta: object) => Promise<void>;
 
+/** The transporter the hook is bound to: its `disconnect` (Moleculer's `BaseTransporter#disconnect`). */
+interface Disconnectable {
+	disconnect(): Promise<void> | undefined;
+}
+
 /** A packet waiting for the end of the turn, and its `send` promise's settlers. */
 interface Queued {
 	topic: string;
@@ -30,26 +35,44 @@ interface Queued {
  * once the client took the packet and rejects with the client's error (NatsError `MAX_PAYLOAD_EXCEEDED`,
  * `CONNECTION_CLOSED`, …), one turn later, so Moleculer still fails such a call at once rather than at its timeout.
  * A packet sent while there is no connection is dropped by the transporter, as before.
+ *
+ * The hook is called with the transporter as `this` (Moleculer's `wrapMethod`), and the transporter's `disconnect` is
+ * wrapped as well: it hands the queue to the client before the client's closing flush (a PING), and from then until
+ * the disconnect settles `send` hands each packet over at once. A packet sent before a disconnect is written before
+ * the connection closes, however soon the server's PONG comes back.
  */
 export function PublishPerTurn(): Middleware {
-	/** Wraps the transporter's `send` of one broker (one queue per transit). */
-	function transporterSend(next: SendFn): SendFn {
+	/** Wraps the transporter's `send` of one broker (one queue per transit), and its `disconnect`. */
+	function transporterSend(this: Disconnectable, next: SendFn): SendFn {
 		let queued: Queued[] = [];
+		/** true from a disconnect's start to its end: packets go to the client at once */
+		let closing = false;
+		const publish = (q: Queued): void => {
+			try {
+				next(q.topic, q.data, q.meta).then(q.resolve, q.reject);
+			} catch (err) {
+				// Moleculer's NATS `send` calls the client's `publish`, which throws rather than rejects
+				q.reject(err);
+			}
+		};
 		const publishQueued = (): void => {
 			const batch = queued;
 			queued = [];
-			for (const q of batch) {
-				try {
-					next(q.topic, q.data, q.meta).then(q.resolve, q.reject);
-				} catch (err) {
-					// Moleculer's NATS `send` calls the client's `publish`, which throws rather than rejects
-					q.reject(err);
-				}
-			}
+			for (const q of batch) publish(q);
+		};
+		const disconnect = this.disconnect;
+		this.disconnect = function (this: Disconnectable) {
+			publishQueued();
+			closing = true;
+			return Promise.resolve(disconnect.call(this)).finally(() => {
+				closing = false;
+			});
 		};
 		return (topic, data, meta) =>
 			new Promise<void>((resolve, reject) => {
-				if (queued.push({ topic, data, meta, resolve, reject }) === 1) setImmediate(publishQueued);
+				const q = { topic, data, meta, resolve, reject };
+				if (closing) publish(q);
+				else if (queued.push(q) === 1) setImmediate(publishQueued);
 			});
 	}
 	return {

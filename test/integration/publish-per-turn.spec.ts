@@ -19,7 +19,7 @@ interface ClientInternals {
 }
 
 const clientOf = (b: ServiceBroker): ClientInternals =>
-	(b.transit?.tx as unknown as { client: ClientInternals }).client;
+	(b.transit!.tx as unknown as { client: ClientInternals }).client;
 
 /** Records every socket write of `b`'s NATS connection (as text) until `stop` is called. */
 function countWrites(b: ServiceBroker): { writes: string[]; stop(): void } {
@@ -30,7 +30,12 @@ function countWrites(b: ServiceBroker): { writes: string[]; stop(): void } {
 		writes.push(Buffer.from(frame).toString("latin1"));
 		return send.call(this, frame);
 	};
-	return { writes, stop: () => void (transport.send = send) };
+	return {
+		writes,
+		stop: () => {
+			transport.send = send;
+		},
+	};
 }
 
 describe("integration: NATS packets leave once per turn (PublishPerTurn)", function () {
@@ -121,30 +126,41 @@ describe("integration: NATS packets leave once per turn (PublishPerTurn)", funct
 		assert.deepEqual(await caller.call("echo.n", { i: 7 }), { i: 7 });
 	});
 
-	it("still sends a packet queued in the turn its connection starts to disconnect", async () => {
+	it("still sends the packets queued as its connection starts to disconnect and sent during it, however soon the PONG comes", async () => {
 		const nc: NatsConnection = await connect({ servers: process.env.TEST_NATS_URL });
 		const leaving = new ServiceBroker(testBrokerOptions(true, { namespace, nodeID: "per-turn-leaving" }));
 		try {
 			await leaving.start();
 			const subject = `${namespace}.probe.last`;
-			const sub = nc.subscribe(subject, { max: 1 });
+			const sub = nc.subscribe(subject, { max: 2 });
 			await nc.flush();
 			const tx = leaving.transit?.tx as unknown as {
 				send(topic: string, data: Buffer, meta: object): Promise<void>;
 				disconnect(): Promise<void>;
 			};
+			// in the timers phase, so the loop polls its sockets before it reaches the check phase
+			await new Promise((r) => setTimeout(r, 0));
 			const sent = tx.send(subject, Buffer.from("last packet"), {});
-			// the same turn: the packet is still queued when the disconnect starts
-			await tx.disconnect();
-			await sent;
-			const got = await Promise.race([
+			const disconnected = tx.disconnect();
+			// a packet sent once the disconnect has begun (Moleculer's own transporter publishes it until it closes)
+			const sentDuring = tx.send(subject, Buffer.from("sent during the disconnect"), {});
+			// let the client write its closing PING, then hold the loop while the server's PONG comes back: the
+			// poll phase then reads the PONG and closes the connection before any setImmediate of this turn runs
+			await Promise.resolve();
+			const until = Date.now() + 200;
+			while (Date.now() < until) {
+				// hold the event loop
+			}
+			await disconnected;
+			await Promise.all([sent, sentDuring]);
+			const got: string[] = [];
+			await Promise.race([
 				(async () => {
-					for await (const m of sub) return Buffer.from(m.data).toString();
-					return "no message";
+					for await (const m of sub) got.push(Buffer.from(m.data).toString());
 				})(),
-				new Promise<string>((r) => setTimeout(() => r("timed out"), 3_000)),
+				new Promise((r) => setTimeout(r, 3_000)),
 			]);
-			assert.equal(got, "last packet");
+			assert.deepEqual(got, ["last packet", "sent during the disconnect"]);
 		} finally {
 			await leaving.stop().catch(() => undefined);
 			await nc.close();
