@@ -59,9 +59,47 @@ export const RequestContextMiddleware = {
 } satisfies Middleware;
 
 /**
+ * The keys every line carries (see {@link jsonFormatter}), `data` and `__proto__`: a logged field of one of these
+ * names goes under `data` (an object without a prototype).
+ */
+const LINE_KEYS = new Set([
+	"ts",
+	"level",
+	"msg",
+	"request_id",
+	"call_id",
+	"parent_id",
+	"nodeID",
+	"ns",
+	"mod",
+	"svc",
+	"data",
+	"__proto__",
+]);
+
+/** True for an object literal (prototype `Object.prototype` or null): its fields become the line's fields. */
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+	if (typeof v !== "object" || v === null) return false;
+	const proto = Object.getPrototypeOf(v);
+	return proto === Object.prototype || proto === null;
+}
+
+/** An Error as a JSON field (JSON.stringify writes an Error as `{}`): its name, message, code and stack. */
+function errorField(e: Error): Record<string, unknown> {
+	return { name: e.name, message: e.message, code: (e as { code?: unknown }).code, stack: e.stack };
+}
+
+/**
  * Console logger formatter: one JSON object per line
- * `{ts, level, msg, request_id?, call_id?, parent_id?, nodeID, ns, mod, svc}`
- * (`ts` epoch ms; the trace fields only inside a call).
+ * `{ts, level, msg, request_id?, call_id?, parent_id?, nodeID, ns, mod, svc, …fields, data?}`
+ * (`ts` epoch ms; the trace fields only inside a call; docs/decisions/0123-structured-log-fields.md).
+ *
+ * - The strings and numbers of a call are its `msg`, joined by spaces.
+ * - The fields of an object literal passed to the logger (`logger.info("order created", { order_id })`) are fields of
+ *   the line, after the keys above; a field named like one of them goes under `data` instead. An Error among those
+ *   fields is written as `{name, message, code, stack}`.
+ * - Any other object (an Error, an array, a class instance) is printed into `msg` by Moleculer's object printer
+ *   (`util.inspect`, depth 2), as is every argument of a call whose fields JSON cannot write (a BigInt, a cycle).
  */
 export function jsonFormatter(
 	this: unknown,
@@ -71,17 +109,44 @@ export function jsonFormatter(
 	{ printArgs }: { printArgs: (a: unknown[]) => unknown[] },
 ): string[] {
 	const t = scope.getStore();
-	return [
-		JSON.stringify({
-			ts: Date.now(),
-			level: type,
-			msg: printArgs(args).join(" "),
-			request_id: t?.request_id,
-			call_id: t?.call_id,
-			parent_id: t?.parent_id,
-			...bindings,
-		}),
-	];
+	/** The line's own keys, with `msg` */
+	const head = (msg: string): Record<string, unknown> => ({
+		ts: Date.now(),
+		level: type,
+		msg,
+		request_id: t?.request_id,
+		call_id: t?.call_id,
+		parent_id: t?.parent_id,
+		...bindings,
+	});
+	const words: unknown[] = [];
+	const objects: Record<string, unknown>[] = [];
+	for (const a of args) {
+		if (isPlainObject(a)) objects.push(a);
+		else words.push(a);
+	}
+	const line = head(
+		words.length === 1 && typeof words[0] === "string" ? words[0] : printArgs(words).join(" "),
+	);
+	if (objects.length === 0) return [JSON.stringify(line)];
+	let data: Record<string, unknown> | undefined;
+	for (const o of objects) {
+		for (const k of Object.keys(o)) {
+			const v = o[k] instanceof Error ? errorField(o[k]) : o[k];
+			if (!LINE_KEYS.has(k)) line[k] = v;
+			else {
+				data ??= Object.create(null) as Record<string, unknown>;
+				data[k] = v;
+			}
+		}
+	}
+	if (data) line.data = data;
+	try {
+		return [JSON.stringify(line)];
+	} catch {
+		// a field JSON cannot write (a BigInt, a cycle): the whole call printed into msg, as Moleculer prints it
+		return [JSON.stringify(head(printArgs(args).join(" ")))];
+	}
 }
 
 /** What Moleculer passes a logger for each logger it makes: service, module, node. */
@@ -118,7 +183,9 @@ export class StdoutSinkLogger extends Loggers.Formatted<Loggers.Formatted.Format
 		return (type, args) => {
 			const typeIdx = LEVELS.indexOf(type);
 			if (typeIdx > levelIdx) return;
-			const line = `${format(...formatter(type, args))}\n`;
+			const parts = formatter(type, args);
+			// the JSON formatter answers one string: written as it is (util.format would only copy it)
+			const line = `${parts.length === 1 && typeof parts[0] === "string" ? parts[0] : format(...parts)}\n`;
 			if (typeIdx <= WARN) process.stderr.write(line);
 			else writeLine(line);
 		};
