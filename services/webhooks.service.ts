@@ -36,7 +36,7 @@ import { defineService } from "../lib/platform/service";
 import { parseCreate, parseId, parsePatch, webhookNotFound } from "../lib/webhooks/api";
 import { type DeliveryBatch, deliveryBatch, EndpointSlots } from "../lib/webhooks/deliver";
 import type { WebhooksDeps } from "../lib/webhooks/deps";
-import { incomingOfMerchantMessage, incomingOfStatus, receive } from "../lib/webhooks/fanout";
+import { incomingOfStatus, receive, receiveMerchantMessage } from "../lib/webhooks/fanout";
 import { WEBHOOK_MIGRATIONS } from "../lib/webhooks/migrations";
 import {
 	createWebhook,
@@ -229,9 +229,12 @@ export default defineService<WebhooksVars>()({
 		[MERCHANT_EVENTS_CHANNEL]: {
 			group: "webhooks",
 			maxInFlight: 50,
-			/** A publisher's batch of events, or one event (at-least-once): each stored and fanned out once. */
+			/**
+			 * A publisher's batch of events, or one event (at-least-once): each stored and fanned out once; the events of
+			 * accounts without an enabled endpoint dropped before they are converted.
+			 */
 			async handler(payload) {
-				await receive(this.deps(), ...incomingOfMerchantMessage(payload));
+				await receiveMerchantMessage(this.deps(), payload);
 			},
 		},
 		[SHIPMENT_STATUS_CHANNEL]: {

@@ -112,10 +112,23 @@ export function incomingOfStatus(e: ShipmentStatusChanged): IncomingEvent {
  * {@link MerchantEventBatch}, or a lone {@link MerchantEvent} (sent before
  * publishers batched).
  */
-export function incomingOfMerchantMessage(m: MerchantEvent | MerchantEventBatch): IncomingEvent[] {
-	return "events" in m && Array.isArray(m.events)
-		? m.events.map(incomingOfMerchant)
-		: [incomingOfMerchant(m as MerchantEvent)];
+export function merchantEventsOf(m: MerchantEvent | MerchantEventBatch): MerchantEvent[] {
+	return "events" in m && Array.isArray(m.events) ? m.events : [m as MerchantEvent];
+}
+
+/**
+ * {@link receive} for one `merchant.events` message: the events of accounts without an enabled endpoint are dropped
+ * before they are converted (their message id and timestamp are never computed), the others converted by
+ * {@link incomingOfMerchant}, stored and fanned out. Answers the number of new deliveries.
+ * @throws on a database failure (the channel redelivers the whole message)
+ */
+export async function receiveMerchantMessage(
+	deps: DeliverDeps,
+	m: MerchantEvent | MerchantEventBatch,
+): Promise<number> {
+	const all = merchantEventsOf(m);
+	const keep = await sendersWithEndpoints(deps.db, [...new Set(all.map((e) => Number(e.sender_id)))]);
+	return storeAndEnqueue(deps, all.filter((e) => keep.has(Number(e.sender_id))).map(incomingOfMerchant));
 }
 
 /**
@@ -131,7 +144,14 @@ export async function receive(deps: DeliverDeps, ...all: IncomingEvent[]): Promi
 	// an account without an enabled endpoint has nothing to deliver and needs no order reference kept: a
 	// delivery whose event misses its order's number (or a status event its courier) asks intake at send time
 	const keep = await sendersWithEndpoints(deps.db, [...new Set(all.map((e) => e.sender_id))]);
-	const events = all.filter((e) => keep.has(e.sender_id));
+	return storeAndEnqueue(
+		deps,
+		all.filter((e) => keep.has(e.sender_id)),
+	);
+}
+
+/** Stores `events` (all of accounts with an enabled endpoint), fans them out and adds the jobs; see {@link receive}. */
+async function storeAndEnqueue(deps: DeliverDeps, events: IncomingEvent[]): Promise<number> {
 	if (!events.length) return 0;
 	const created = await fanOutMany(deps.db, events);
 	try {
