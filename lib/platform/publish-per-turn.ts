@@ -64,9 +64,14 @@ export function PublishPerTurn(): Middleware {
 		this.disconnect = function (this: Disconnectable) {
 			publishQueued();
 			closing = true;
-			return Promise.resolve(disconnect.call(this)).finally(() => {
+			try {
+				return Promise.resolve(disconnect.call(this)).finally(() => {
+					closing = false;
+				});
+			} catch (err) {
 				closing = false;
-			});
+				throw err;
+			}
 		};
 		return (topic, data, meta) =>
 			new Promise<void>((resolve, reject) => {
