@@ -112,7 +112,7 @@ export function incomingOfStatus(e: ShipmentStatusChanged): IncomingEvent {
  * {@link MerchantEventBatch}, or a lone {@link MerchantEvent} (sent before
  * publishers batched).
  */
-export function merchantEventsOf(m: MerchantEvent | MerchantEventBatch): MerchantEvent[] {
+function merchantEventsOf(m: MerchantEvent | MerchantEventBatch): MerchantEvent[] {
 	return "events" in m && Array.isArray(m.events) ? m.events : [m as MerchantEvent];
 }
 
