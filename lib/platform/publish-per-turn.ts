@@ -64,14 +64,10 @@ export function PublishPerTurn(): Middleware {
 		this.disconnect = function (this: Disconnectable) {
 			publishQueued();
 			closing = true;
-			try {
-				return Promise.resolve(disconnect.call(this)).finally(() => {
-					closing = false;
-				});
-			} catch (err) {
+			// a disconnect that throws rejects instead, so `closing` is reset either way
+			return new Promise<void>((resolve) => resolve(disconnect.call(this))).finally(() => {
 				closing = false;
-				throw err;
-			}
+			});
 		};
 		return (topic, data, meta) =>
 			new Promise<void>((resolve, reject) => {
