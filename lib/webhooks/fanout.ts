@@ -126,9 +126,7 @@ export async function receiveMerchantMessage(
 	deps: DeliverDeps,
 	m: MerchantEvent | MerchantEventBatch,
 ): Promise<number> {
-	const all = merchantEventsOf(m);
-	const keep = await sendersWithEndpoints(deps.db, [...new Set(all.map((e) => Number(e.sender_id)))]);
-	return storeAndEnqueue(deps, all.filter((e) => keep.has(Number(e.sender_id))).map(incomingOfMerchant));
+	return receiveKept(deps, merchantEventsOf(m), (e) => Number(e.sender_id), incomingOfMerchant);
 }
 
 /**
@@ -141,17 +139,28 @@ export async function receiveMerchantMessage(
  * @throws on a database failure (the channel redelivers the whole message)
  */
 export async function receive(deps: DeliverDeps, ...all: IncomingEvent[]): Promise<number> {
-	// an account without an enabled endpoint has nothing to deliver and needs no order reference kept: a
-	// delivery whose event misses its order's number (or a status event its courier) asks intake at send time
-	const keep = await sendersWithEndpoints(deps.db, [...new Set(all.map((e) => e.sender_id))]);
-	return storeAndEnqueue(
+	return receiveKept(
 		deps,
-		all.filter((e) => keep.has(e.sender_id)),
+		all,
+		(e) => e.sender_id,
+		(e) => e,
 	);
 }
 
-/** Stores `events` (all of accounts with an enabled endpoint), fans them out and adds the jobs; see {@link receive}. */
-async function storeAndEnqueue(deps: DeliverDeps, events: IncomingEvent[]): Promise<number> {
+/**
+ * {@link receive} over events of any form: `senderOf` names each event's account, and only the events of accounts
+ * with an enabled endpoint are converted by `toIncoming`, stored and fanned out.
+ */
+async function receiveKept<E>(
+	deps: DeliverDeps,
+	all: E[],
+	senderOf: (e: E) => number,
+	toIncoming: (e: E) => IncomingEvent,
+): Promise<number> {
+	// an account without an enabled endpoint has nothing to deliver and needs no order reference kept: a
+	// delivery whose event misses its order's number (or a status event its courier) asks intake at send time
+	const keep = await sendersWithEndpoints(deps.db, [...new Set(all.map(senderOf))]);
+	const events = all.filter((e) => keep.has(senderOf(e))).map(toIncoming);
 	if (!events.length) return 0;
 	const created = await fanOutMany(deps.db, events);
 	try {
