@@ -17,6 +17,13 @@ function ephemeralStart(): number {
 	return 32768;
 }
 
+/**
+ * Ports the Fetch standard's "bad port" list blocks at or above 10000 (https://fetch.spec.whatwg.org/#port-blocking):
+ * Node's `fetch` refuses them (`TypeError: fetch failed`, cause `bad port`), so a server on one is unreachable to
+ * the tests' clients (seen in a CI run: a gateway on 10080).
+ */
+const FETCH_BAD_PORTS = new Set([10080]);
+
 /** Ports this process has handed out (never twice). */
 const handedOut = new Set<number>();
 
@@ -35,8 +42,8 @@ function canListen(port: number): Promise<boolean> {
  * kernel's ephemeral range: a port the kernel handed out itself (`listen(0)`)
  * is an ephemeral one, and an outgoing connection (PostgreSQL, Redis, NATS:
  * a test opens hundreds) could take it as its source port before the server
- * binds it (EADDRINUSE, seen in a CI run). Never the same port twice in a
- * process.
+ * binds it (EADDRINUSE, seen in a CI run). Never a port `fetch` blocks, never
+ * the same port twice in a process.
  * @throws Error when no port of 10000 … (ephemeral start − 1) is free after 200 tries
  */
 export async function freePort(): Promise<number> {
@@ -44,7 +51,7 @@ export async function freePort(): Promise<number> {
 	const hi = Math.max(lo + 1000, ephemeralStart() - 1);
 	for (let i = 0; i < 200; i++) {
 		const port = lo + Math.floor(Math.random() * (hi - lo));
-		if (handedOut.has(port)) continue;
+		if (handedOut.has(port) || FETCH_BAD_PORTS.has(port)) continue;
 		if (await canListen(port)) {
 			handedOut.add(port);
 			return port;
