@@ -41,6 +41,7 @@ import {
 	type Middleware,
 	ServiceBroker,
 } from "moleculer";
+import { AnswerText } from "./lib/platform/answer-text";
 import { PermissionsMiddleware } from "./lib/platform/auth";
 import { channelsMiddleware } from "./lib/platform/channels";
 import { loadConfig, type RuntimeConfig, setting } from "./lib/platform/config";
@@ -384,6 +385,8 @@ export default function brokerOptions(
 			...(cfg.transporter ? [QueueGroupCalls()] : []),
 			// a turn's NATS packets in one socket write (docs/decisions/0122)
 			...(cfg.transporter ? [PublishPerTurn()] : []),
+			// a gateway's call from another node is answered with the answer's JSON text (docs/decisions/0124)
+			...(cfg.transporter ? [AnswerText()] : []),
 		],
 		...overrides,
 	});

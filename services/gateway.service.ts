@@ -122,7 +122,8 @@
  * access-log line), route `aliases` with
  * `mappingPolicy: "restrict"`, `onBeforeCall` (body shape), the
  * `authenticate` / `authorize` methods, `encodeResponse` (a shared answer's
- * JSON made once, record 0117), and `settings.onError` (every error
+ * JSON made once, record 0117; a remote answer's JSON text written as it
+ * came, record 0124), and `settings.onError` (every error
  * answer, including 404/405/204 for URLs that match no alias).
  *
  * Three internal methods are overridden, because no hook reaches them.
@@ -152,6 +153,7 @@ import { gatewayRoutes } from "../lib/gateway/route-options";
 import { API_ALIASES, actionsByService, DEV_IDP_ALIASES, UPLOAD_ALIASES } from "../lib/gateway/routes";
 import { bearerToken, type CachedVerifier, cachedVerifier } from "../lib/gateway/tokens";
 import type { GwRequest, RouteOptions } from "../lib/gateway/web-types";
+import { answerTextOf } from "../lib/platform/answer-text";
 import { type AuthUser, checkAccess, createVerifier, invalidToken } from "../lib/platform/auth";
 import { loadConfig, setting } from "../lib/platform/config";
 import { failWith } from "../lib/platform/errors";
@@ -531,12 +533,13 @@ export default defineService<GatewayVars>()({
 
 		/**
 		 * moleculer-web's `encodeResponse(req, res, data)` hook (its CHANGELOG: "You can overwrite it"): the JSON of
-		 * an answer, made once for an answer an action shares between requests (kept quotes, EDD answers:
-		 * lib/platform/shared-answers.ts `answerJson`), each time for any other. Issue 32,
-		 * docs/decisions/0117-shared-answer-json.md.
+		 * an answer. An answer an action on another node sent as its JSON text (lib/platform/answer-text.ts,
+		 * docs/decisions/0124-answer-text-over-nats.md) is that text; otherwise the JSON is made once for an answer
+		 * an action shares between requests (kept quotes, EDD answers: lib/platform/shared-answers.ts
+		 * `answerJson`), each time for any other. Issue 32, docs/decisions/0117-shared-answer-json.md.
 		 */
 		encodeResponse(_req: GwRequest, _res: ServerResponse, data: unknown): string {
-			return answerJson(data);
+			return answerTextOf(data) ?? answerJson(data);
 		},
 
 		/**

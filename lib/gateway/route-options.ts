@@ -11,9 +11,11 @@
  * {@link linkBeforeCall} uses it (the gateway's `limitLink` method); the
  * other hooks never read `this`.
  */
+
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
 import { DOCS_HANDLERS, documentBytes, matches } from "../openapi/serve";
+import { ANSWER_TEXT_META } from "../platform/answer-text";
 import { gatewayFail } from "./errors";
 import { withHead } from "./head";
 import { verifyJsonDepth } from "./json-limits";
@@ -333,7 +335,7 @@ export function conditionalGet(
 	return null;
 }
 
-/** The bearer /v1 API route: JSON bodies of 1 MB at most, checked by {@link checkBody}. */
+/** The bearer /v1 API route: JSON bodies of 1 MB at most, checked by {@link checkBody}; its calls marked so a remote action answers JSON text (docs/decisions/0124). */
 function apiRoute(): RouteOptions {
 	return {
 		...EVERY_ROUTE,
@@ -347,6 +349,8 @@ function apiRoute(): RouteOptions {
 		bodyParsers: { json: { limit: "1mb", type: readsBody, verify: verifyJsonDepth() } },
 		onBeforeCall: checkBody,
 		onAfterCall: conditionalGet,
+		// an action on another node answers with its answer's JSON text (lib/platform/answer-text.ts)
+		callOptions: { meta: { [ANSWER_TEXT_META]: true } },
 	};
 }
 

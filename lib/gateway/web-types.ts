@@ -46,7 +46,7 @@ export interface RouteOptions {
 	/** path-to-regexp 8 options of the route's aliases (ours: `ROUTE_MATCHING`) */
 	pathToRegexpOptions?: { sensitive?: boolean; trailing?: boolean };
 	logging: boolean;
-	callOptions?: { nodeID: string };
+	callOptions?: { nodeID?: string; meta?: Record<string, unknown> };
 	authentication?: boolean;
 	authorization?: boolean;
 	onBeforeCall?: (ctx: Context, route: unknown, req: GwRequest, res: ServerResponse) => void | Promise<void>;

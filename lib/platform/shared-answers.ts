@@ -7,7 +7,8 @@
  * every answer with {@link answerJson} (moleculer-web's `encodeResponse` hook, services/gateway.service.ts): the
  * JSON of a marked answer is made once and kept while the object lives (a WeakMap, so it goes with the answer);
  * any other answer is encoded each time. In one process the gateway receives the action's own object; over NATS
- * it receives a decoded copy, which is not marked and is encoded per request.
+ * the action's process makes the JSON with {@link answerJson} and sends the text (lib/platform/answer-text.ts,
+ * docs/decisions/0124-answer-text-over-nats.md), so a marked answer's kept JSON serves remote gateways too.
  */
 
 /** Answers marked by {@link shareAnswer}. */

@@ -1,0 +1,86 @@
+/**
+ * A remote action called by the gateway for an HTTP answer sends the answer's JSON text, not the answer (issue 32,
+ * docs/decisions/0124-answer-text-over-nats.md).
+ *
+ * Split over NATS, a JSON answer used to be encoded three times: CBOR by the action's process, decoded from CBOR into
+ * objects by the gateway, then `JSON.stringify`'d by the gateway for the HTTP body. The gateway never reads the
+ * answer's fields: it only writes its JSON. So the gateway's API route marks its calls ({@link ANSWER_TEXT_META} in
+ * the call's meta, lib/gateway/route-options.ts), and this middleware, in the process that runs the action, answers
+ * such a call from another node with `{ [ANSWER_TEXT_KEY]: json }`: the JSON made once where the answer was made (a
+ * shared answer's kept JSON: lib/platform/shared-answers.ts), carried as one CBOR string, written by the gateway as
+ * it arrives ({@link answerTextOf}).
+ *
+ * Nothing else changes: a call from the same node (one process) gets the answer itself; a call without the mark (any
+ * internal caller, a nested call of the action) gets the answer itself; an answer that is not a plain object or array
+ * (a Buffer, a stream, a string, null) or that sets its own `$responseType` is passed as it is; errors are thrown as
+ * they were.
+ */
+import type { Context, Middleware, ServiceBroker } from "moleculer";
+import { answerJson } from "./shared-answers";
+
+/** The call meta key the gateway's API route sets to `true` on its action calls. */
+export const ANSWER_TEXT_META = "$answerText";
+
+/** The one key of the object that carries an answer's JSON text back to the gateway. */
+export const ANSWER_TEXT_KEY = "$answerJsonText";
+
+/** The gateway's service name: only its calls are answered as JSON text. */
+const GATEWAY = "gateway";
+
+/** The meta fields this middleware reads on the action's side. */
+interface AnswerMeta {
+	$answerText?: boolean;
+	$responseType?: string;
+	$responseHeaders?: Record<string, unknown>;
+}
+
+/** True for a plain object or an array (what moleculer-web writes as JSON), false for anything else. */
+function isJsonAnswer(x: unknown): x is object {
+	if (x === null || typeof x !== "object") return false;
+	if (Array.isArray(x)) return true;
+	const proto = Object.getPrototypeOf(x);
+	return proto === Object.prototype || proto === null;
+}
+
+/**
+ * The answer a marked gateway call gets: `{ [ANSWER_TEXT_KEY]: JSON text }` when `result` is a plain object or
+ * array and the action set no `$responseType` nor a `Content-Type` of its own, else `result` unchanged.
+ */
+export function answerTextFor(meta: AnswerMeta, result: unknown): unknown {
+	if (!isJsonAnswer(result) || meta.$responseType || meta.$responseHeaders?.["Content-Type"]) return result;
+	return { [ANSWER_TEXT_KEY]: answerJson(result) };
+}
+
+/**
+ * The JSON text of an answer the gateway received: the carried text of an answer made by
+ * {@link answerTextFor}, `undefined` for any other answer.
+ */
+export function answerTextOf(data: unknown): string | undefined {
+	if (data === null || typeof data !== "object") return undefined;
+	const text = (data as Record<string, unknown>)[ANSWER_TEXT_KEY];
+	return typeof text === "string" ? text : undefined;
+}
+
+/**
+ * Moleculer middleware (its `localAction` hook; moleculer.config.ts registers it with a transporter): answers a call
+ * marked {@link ANSWER_TEXT_META} by the gateway from another node with {@link answerTextFor}, and clears the mark
+ * in the call's meta (it goes back to the gateway with the answer's meta), so no later call of the same request
+ * carries it. Any other call runs as before.
+ */
+export function AnswerText(): Middleware {
+	let nodeID = "";
+	return {
+		name: "AnswerText",
+		created(broker: ServiceBroker) {
+			nodeID = broker.nodeID;
+		},
+		localAction(next: (ctx: Context) => Promise<unknown>) {
+			return function answerText(ctx: Context): Promise<unknown> {
+				const meta = ctx.meta as AnswerMeta;
+				if (meta.$answerText !== true || ctx.caller !== GATEWAY || ctx.nodeID === nodeID) return next(ctx);
+				meta.$answerText = false;
+				return next(ctx).then((result) => answerTextFor(meta, result));
+			};
+		},
+	} as Middleware;
+}

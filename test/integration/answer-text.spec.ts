@@ -1,0 +1,177 @@
+/**
+ * The gateway's calls to another node are answered with the answer's JSON text (lib/platform/answer-text.ts,
+ * docs/decisions/0124-answer-text-over-nats.md): brokers over real NATS with the system's broker options (the
+ * middleware included), a service named `gateway` as the caller, the mark set as the API route sets it.
+ */
+import assert from "node:assert/strict";
+import { type Context, ServiceBroker } from "moleculer";
+import { gatewayRoutes } from "../../lib/gateway/route-options";
+import {
+	ANSWER_TEXT_KEY,
+	ANSWER_TEXT_META,
+	answerTextFor,
+	answerTextOf,
+} from "../../lib/platform/answer-text";
+import { shareAnswer } from "../../lib/platform/shared-answers";
+import { testBrokerOptions } from "../helpers/broker";
+
+/** What the `orders` service answers (a page-like answer with the values JSON keeps and drops). */
+const PAGE = {
+	data: [{ order_id: 7, order_no: "A-1", cod_amount: null, value: 1234.5, name: "Ravi" }],
+	n: 1,
+};
+/** A shared answer (its JSON kept: lib/platform/shared-answers.ts). */
+const SHARED = shareAnswer({ quotes: [{ courier: "sandbox", total: 56.64 }] });
+
+/** The `orders` service: answers of every kind, and a nested call to the caller's node. */
+const orders = {
+	name: "orders",
+	actions: {
+		page: () => PAGE,
+		list: () => [1, "two", null],
+		shared: () => SHARED,
+		pdf(ctx: Context) {
+			(ctx.meta as Record<string, unknown>).$responseType = "application/pdf";
+			return Buffer.from("%PDF-1.7");
+		},
+		csv(ctx: Context) {
+			(ctx.meta as Record<string, unknown>).$responseType = "text/csv";
+			return { rows: 1 };
+		},
+		typed(ctx: Context) {
+			(ctx.meta as Record<string, unknown>).$responseHeaders = { "Content-Type": "application/geo+json" };
+			return { type: "Point" };
+		},
+		text: () => "plain",
+		none: () => null,
+		fail() {
+			throw new Error("refused");
+		},
+		/** calls `probe.answer` on the caller's node and answers what it got, and the mark it saw */
+		async outer(ctx: Context) {
+			const inner = await ctx.call("probe.answer");
+			return { inner };
+		},
+	},
+};
+
+/** Calls `action` with the API route's mark, as service `name` (the gateway, or another caller). */
+function callerService(name: string) {
+	return {
+		name,
+		actions: {
+			async call(ctx: Context<{ action: string }>) {
+				const result = await ctx.call(ctx.params.action, {}, { meta: { [ANSWER_TEXT_META]: true } });
+				return { result, markAfter: (ctx.meta as Record<string, unknown>)[ANSWER_TEXT_META] ?? null };
+			},
+		},
+	};
+}
+
+describe("integration: a gateway's remote call answered as JSON text (AnswerText)", function () {
+	this.timeout(30_000);
+	let gatewayNode: ServiceBroker;
+	let ordersNode: ServiceBroker;
+
+	before(async () => {
+		const namespace = `${process.env.NAMESPACE}-answertext`;
+		ordersNode = new ServiceBroker(testBrokerOptions(true, { namespace, nodeID: "answer-orders" }));
+		ordersNode.createService(orders);
+		gatewayNode = new ServiceBroker(testBrokerOptions(true, { namespace, nodeID: "answer-gateway" }));
+		gatewayNode.createService(callerService("gateway"));
+		gatewayNode.createService(callerService("other"));
+		gatewayNode.createService({
+			name: "probe",
+			actions: {
+				answer: (ctx: Context) => ({ mark: (ctx.meta as Record<string, unknown>)[ANSWER_TEXT_META] ?? null }),
+			},
+		});
+		await Promise.all([ordersNode.start(), gatewayNode.start()]);
+		await gatewayNode.waitForServices(["orders"], 10_000);
+		await ordersNode.waitForServices(["probe"], 10_000);
+	});
+	after(async () => {
+		await gatewayNode?.stop();
+		await ordersNode?.stop();
+	});
+
+	/** `gateway.call(action)`'s answer. */
+	const viaGateway = (action: string, as = "gateway") =>
+		gatewayNode.call(`${as}.call`, { action }) as Promise<{ result: unknown; markAfter: unknown }>;
+
+	it("answers an object or array with its JSON text, made where the answer was made; the mark comes back cleared", async () => {
+		const page = await viaGateway("orders.page");
+		assert.deepEqual(page.result, { [ANSWER_TEXT_KEY]: JSON.stringify(PAGE) });
+		assert.equal(page.markAfter, false, "no later call of the request carries the mark");
+		assert.equal(answerTextOf(page.result), JSON.stringify(PAGE));
+		const list = await viaGateway("orders.list");
+		assert.equal(answerTextOf(list.result), '[1,"two",null]');
+		assert.equal(answerTextOf((await viaGateway("orders.shared")).result), JSON.stringify(SHARED));
+	});
+
+	it("passes anything else as it is: a Buffer, an answer with its own type, a string, null, an error", async () => {
+		const pdf = (await viaGateway("orders.pdf")).result;
+		assert.ok(Buffer.isBuffer(pdf), "a Buffer stays a Buffer");
+		assert.equal(pdf.toString(), "%PDF-1.7");
+		assert.deepEqual((await viaGateway("orders.csv")).result, { rows: 1 });
+		assert.deepEqual((await viaGateway("orders.typed")).result, { type: "Point" });
+		assert.equal((await viaGateway("orders.text")).result, "plain");
+		assert.equal((await viaGateway("orders.none")).result, null);
+		await assert.rejects(viaGateway("orders.fail"), /refused/);
+	});
+
+	it("answers objects to any other caller, and to a nested call of the marked action", async () => {
+		assert.deepEqual((await viaGateway("orders.page", "other")).result, PAGE);
+		// orders.outer runs marked; its own call to probe (on the gateway's node) gets objects, the mark cleared
+		assert.deepEqual((await viaGateway("orders.outer")).result, {
+			[ANSWER_TEXT_KEY]: JSON.stringify({ inner: { mark: false } }),
+		});
+		// unmarked calls from the gateway: objects
+		assert.deepEqual(await gatewayNode.call("orders.page"), PAGE);
+	});
+
+	it("answers objects to a call from the same node (one process)", async () => {
+		const local = new ServiceBroker(
+			testBrokerOptions(true, {
+				namespace: `${process.env.NAMESPACE}-answertext-local`,
+				nodeID: "answer-one",
+			}),
+		);
+		local.createService(orders);
+		local.createService(callerService("gateway"));
+		await local.start();
+		try {
+			const r = (await local.call("gateway.call", { action: "orders.page" })) as { result: unknown };
+			assert.deepEqual(r.result, PAGE);
+			assert.equal(answerTextOf(r.result), undefined);
+		} finally {
+			await local.stop();
+		}
+	});
+
+	it("the gateway marks the calls of its bearer /v1 route only (JSON answers), not uploads, links, pages or probes", () => {
+		const routes = gatewayRoutes({ nodeID: "n1", devIdp: false, trustProxy: 0 });
+		const marked = routes.filter((r) => r.callOptions?.meta?.[ANSWER_TEXT_META] === true).map((r) => r.name);
+		assert.deepEqual(marked, ["api"]);
+	});
+
+	it("answerTextFor / answerTextOf: only plain objects and arrays are carried; only a carried text is read", () => {
+		class Row {
+			a = 1;
+		}
+		assert.deepEqual(answerTextFor({}, { a: 1 }), { [ANSWER_TEXT_KEY]: '{"a":1}' });
+		assert.deepEqual(answerTextFor({}, Object.assign(Object.create(null), { a: 1 })), {
+			[ANSWER_TEXT_KEY]: '{"a":1}',
+		});
+		const row = new Row();
+		assert.equal(answerTextFor({}, row), row, "a class instance is passed as it is");
+		const d = new Date(0);
+		assert.equal(answerTextFor({}, d), d);
+		assert.deepEqual(answerTextFor({ $responseType: "text/csv" }, { a: 1 }), { a: 1 });
+		assert.equal(answerTextOf({ a: 1 }), undefined);
+		assert.equal(answerTextOf([1]), undefined);
+		assert.equal(answerTextOf({ [ANSWER_TEXT_KEY]: 5 }), undefined);
+		assert.equal(answerTextOf(null), undefined);
+		assert.equal(answerTextOf("x"), undefined);
+	});
+});
