@@ -11,7 +11,6 @@
  * {@link linkBeforeCall} uses it (the gateway's `limitLink` method); the
  * other hooks never read `this`.
  */
-
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
 import { DOCS_HANDLERS, documentBytes, matches } from "../openapi/serve";
@@ -335,7 +334,10 @@ export function conditionalGet(
 	return null;
 }
 
-/** The bearer /v1 API route: JSON bodies of 1 MB at most, checked by {@link checkBody}; its calls marked so a remote action answers JSON text (docs/decisions/0124). */
+/**
+ * The bearer /v1 API route: JSON bodies of 1 MB at most, checked by {@link checkBody}; its calls are marked so an
+ * action on another node answers its JSON text (docs/decisions/0124-answer-text-over-nats.md).
+ */
 function apiRoute(): RouteOptions {
 	return {
 		...EVERY_ROUTE,

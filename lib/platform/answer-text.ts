@@ -24,8 +24,8 @@ export const ANSWER_TEXT_META = "$answerText";
 /** The one key of the object that carries an answer's JSON text back to the gateway. */
 export const ANSWER_TEXT_KEY = "$answerJsonText";
 
-/** The gateway's service name: only its calls are answered as JSON text. */
-const GATEWAY = "gateway";
+/** The gateway's service name (services/gateway.service.ts): only its calls are answered as JSON text. */
+export const ANSWER_TEXT_CALLER = "gateway";
 
 /** The meta fields this middleware reads on the action's side. */
 interface AnswerMeta {
@@ -77,7 +77,8 @@ export function AnswerText(): Middleware {
 		localAction(next: (ctx: Context) => Promise<unknown>) {
 			return function answerText(ctx: Context): Promise<unknown> {
 				const meta = ctx.meta as AnswerMeta;
-				if (meta.$answerText !== true || ctx.caller !== GATEWAY || ctx.nodeID === nodeID) return next(ctx);
+				if (meta.$answerText !== true || ctx.caller !== ANSWER_TEXT_CALLER || ctx.nodeID === nodeID)
+					return next(ctx);
 				meta.$answerText = false;
 				return next(ctx).then((result) => answerTextFor(meta, result));
 			};

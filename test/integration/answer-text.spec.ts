@@ -7,12 +7,14 @@ import assert from "node:assert/strict";
 import { type Context, ServiceBroker } from "moleculer";
 import { gatewayRoutes } from "../../lib/gateway/route-options";
 import {
+	ANSWER_TEXT_CALLER,
 	ANSWER_TEXT_KEY,
 	ANSWER_TEXT_META,
 	answerTextFor,
 	answerTextOf,
 } from "../../lib/platform/answer-text";
 import { shareAnswer } from "../../lib/platform/shared-answers";
+import { loadServiceSchema } from "../../lib/platform/system";
 import { testBrokerOptions } from "../helpers/broker";
 
 /** What the `orders` service answers (a page-like answer with the values JSON keeps and drops). */
@@ -153,6 +155,8 @@ describe("integration: a gateway's remote call answered as JSON text (AnswerText
 		const routes = gatewayRoutes({ nodeID: "n1", devIdp: false, trustProxy: 0 });
 		const marked = routes.filter((r) => r.callOptions?.meta?.[ANSWER_TEXT_META] === true).map((r) => r.name);
 		assert.deepEqual(marked, ["api"]);
+		// the middleware answers text to the caller of that name only
+		assert.equal(loadServiceSchema("gateway").name, ANSWER_TEXT_CALLER);
 	});
 
 	it("answerTextFor / answerTextOf: only plain objects and arrays are carried; only a carried text is read", () => {
