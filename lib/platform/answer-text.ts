@@ -16,6 +16,7 @@
  * they were.
  */
 import type { Context, Middleware, ServiceBroker } from "moleculer";
+import { isObjectLiteral } from "../shared/fields";
 import { answerJson } from "./shared-answers";
 
 /** The call meta key the gateway's API route sets to `true` on its action calls. */
@@ -34,20 +35,17 @@ interface AnswerMeta {
 	$responseHeaders?: Record<string, unknown>;
 }
 
-/** True for a plain object or an array (what moleculer-web writes as JSON), false for anything else. */
-function isJsonAnswer(x: unknown): x is object {
-	if (x === null || typeof x !== "object") return false;
-	if (Array.isArray(x)) return true;
-	const proto = Object.getPrototypeOf(x);
-	return proto === Object.prototype || proto === null;
-}
-
 /**
  * The answer a marked gateway call gets: `{ [ANSWER_TEXT_KEY]: JSON text }` when `result` is a plain object or
  * array and the action set no `$responseType` nor a `Content-Type` of its own, else `result` unchanged.
  */
 export function answerTextFor(meta: AnswerMeta, result: unknown): unknown {
-	if (!isJsonAnswer(result) || meta.$responseType || meta.$responseHeaders?.["Content-Type"]) return result;
+	if (
+		!(Array.isArray(result) || isObjectLiteral(result)) ||
+		meta.$responseType ||
+		meta.$responseHeaders?.["Content-Type"]
+	)
+		return result;
 	return { [ANSWER_TEXT_KEY]: answerJson(result) };
 }
 
@@ -83,5 +81,5 @@ export function AnswerText(): Middleware {
 				return next(ctx).then((result) => answerTextFor(meta, result));
 			};
 		},
-	} as Middleware;
+	} satisfies Middleware;
 }

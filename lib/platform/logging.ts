@@ -17,6 +17,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { format } from "node:util";
 import { type Context, Loggers, type Middleware } from "moleculer";
+import { isObjectLiteral } from "../shared/fields";
 import { writeLine } from "./stdout-sink";
 
 /** Trace fields of the call being handled (see the module comment). */
@@ -77,13 +78,6 @@ const LINE_KEYS = new Set([
 	"__proto__",
 ]);
 
-/** True for an object literal (prototype `Object.prototype` or null): its fields become the line's fields. */
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-	if (typeof v !== "object" || v === null) return false;
-	const proto = Object.getPrototypeOf(v);
-	return proto === Object.prototype || proto === null;
-}
-
 /** An Error as a JSON field (JSON.stringify writes an Error as `{}`): its name, message, code and stack. */
 function errorField(e: Error): Record<string, unknown> {
 	return { name: e.name, message: e.message, code: (e as { code?: unknown }).code, stack: e.stack };
@@ -122,7 +116,7 @@ export function jsonFormatter(
 	const words: unknown[] = [];
 	const objects: Record<string, unknown>[] = [];
 	for (const a of args) {
-		if (isPlainObject(a)) objects.push(a);
+		if (isObjectLiteral(a)) objects.push(a);
 		else words.push(a);
 	}
 	const line = head(

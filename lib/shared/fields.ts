@@ -40,6 +40,16 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /**
+ * True for an object literal: an object whose prototype is `Object.prototype` or null (what `{…}` and JSON.parse
+ * make). Unlike {@link isPlainObject}, false for a class instance, an Error, a Date, a Buffer.
+ */
+export function isObjectLiteral(v: unknown): v is Record<string, unknown> {
+	if (typeof v !== "object" || v === null) return false;
+	const proto = Object.getPrototypeOf(v);
+	return proto === Object.prototype || proto === null;
+}
+
+/**
  * Reads a boolean the legacy way: true/false, 1/0, "true"/"false", "1"/"0"
  * (strings case-insensitive, trimmed). Returns undefined for anything else.
  */
