@@ -20,7 +20,7 @@ function ephemeralStart(): number {
 /**
  * Ports the Fetch standard's "bad port" list blocks at or above 10000 (https://fetch.spec.whatwg.org/#port-blocking):
  * Node's `fetch` refuses them (`TypeError: fetch failed`, cause `bad port`), so a server on one is unreachable to
- * the tests' clients (seen in a CI run: a gateway on 10080).
+ * the tests' clients.
  */
 const FETCH_BAD_PORTS = new Set([10080]);
 
