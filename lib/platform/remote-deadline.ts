@@ -14,6 +14,7 @@
  * timed out while intake restarted took 15.1 s to stop on SIGTERM, every run.
  */
 import { type Context, Errors, type Middleware } from "moleculer";
+import { settleBy } from "./call-timeout";
 
 /**
  * How long after the caller's own timeout this middleware rejects (ms): the
@@ -24,11 +25,11 @@ import { type Context, Errors, type Middleware } from "moleculer";
 export const REMOTE_DEADLINE_GRACE_MS = 100;
 
 /**
- * Moleculer middleware (remote actions only): races the transit's request
- * with a timer of `ctx.options.timeout` + {@link REMOTE_DEADLINE_GRACE_MS}
- * ms; at the deadline it rejects with `RequestTimeoutError` (retryable, code
- * 504). A call without a timeout (`timeout: 0`) is passed through untouched.
- * The timer is cleared as soon as the request settles.
+ * Moleculer middleware (remote actions only): settles the transit's request
+ * by `ctx.options.timeout` + {@link REMOTE_DEADLINE_GRACE_MS} ms (lib/platform/call-timeout.ts
+ * `settleBy`, up to a deadline slot later); at the deadline it rejects with `RequestTimeoutError` (retryable,
+ * code 504). A call without a timeout (`timeout: 0`) is passed through untouched. The deadline is disarmed as
+ * soon as the request settles.
  */
 export const RemoteCallDeadline = {
 	name: "RemoteCallDeadline",
@@ -37,14 +38,11 @@ export const RemoteCallDeadline = {
 			const p = next(ctx);
 			const ms = Number(ctx.options.timeout);
 			if (!(ms > 0)) return p;
-			let timer: NodeJS.Timeout | undefined;
-			const deadline = new Promise<never>((_, reject) => {
-				timer = setTimeout(
-					() => reject(new Errors.RequestTimeoutError({ action: ctx.action?.name, nodeID: ctx.nodeID })),
-					ms + REMOTE_DEADLINE_GRACE_MS,
-				);
-			});
-			return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
+			return settleBy(
+				p,
+				ms + REMOTE_DEADLINE_GRACE_MS,
+				() => new Errors.RequestTimeoutError({ action: ctx.action?.name, nodeID: ctx.nodeID }),
+			);
 		};
 	},
 } satisfies Middleware;

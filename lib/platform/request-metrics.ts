@@ -23,6 +23,7 @@
 
 import type { ActionSchema, Context, MetricRegistry, Middleware, ServiceBroker } from "moleculer";
 import * as moleculer from "moleculer";
+import { CallTimeout } from "./call-timeout";
 
 /** Moleculer's built-in middlewares (exported at run time, absent from its typings). */
 const BuiltIn = (
@@ -155,7 +156,7 @@ export function countedBuckets(
 
 /**
  * Moleculer's internal middlewares in its own order (`INTERNAL_MIDDLEWARES` of service-broker.js) with `Metrics`
- * replaced by {@link RequestMetrics}: the tail of the broker's `middlewares` when `internalMiddlewares` is false
+ * replaced by {@link RequestMetrics} and `Timeout` by `CallTimeout` (lib/platform/call-timeout.ts): the tail of the broker's `middlewares` when `internalMiddlewares` is false
  * (test/unit/framework-patches.spec.ts checks the list against the installed Moleculer's).
  */
 export function internalMiddlewares(): (string | ((broker: ServiceBroker) => Middleware))[] {
@@ -166,7 +167,7 @@ export function internalMiddlewares(): (string | ((broker: ServiceBroker) => Mid
 		"Cacher",
 		"ContextTracker",
 		"CircuitBreaker",
-		"Timeout",
+		CallTimeout,
 		"Retry",
 		"Fallback",
 		"ErrorHandler",

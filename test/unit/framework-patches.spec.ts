@@ -26,6 +26,7 @@ import {
 	Transporters,
 } from "moleculer";
 import { Sequelize, Transaction, UniqueConstraintError } from "sequelize";
+import { CallTimeout } from "../../lib/platform/call-timeout";
 import { internalMiddlewares, RequestMetrics } from "../../lib/platform/request-metrics";
 import { type BalancedTx, type CallPromise, gapless, sealCtx } from "../../moleculer.config";
 
@@ -151,6 +152,11 @@ describe("framework patches: pinned upstream (docs/decisions/0087-framework-patc
 				(m.Timeout as unknown as (b: object) => Record<string, Fn>)({}).remoteAction,
 				"9315231b7d11c2a3",
 				"lib/platform/remote-deadline.ts",
+			],
+			"Timeout (middleware)": [
+				m.Timeout,
+				"90829217fb12f67e",
+				"lib/platform/call-timeout.ts CallTimeout (its defaults, log line, metric, stream event and error)",
 			],
 			"Metrics (middleware)": [
 				m.Metrics,
@@ -281,14 +287,16 @@ describe("framework patches: pinned upstream (docs/decisions/0087-framework-patc
 		assert.deepEqual(changed, [], "upstream changed under a patch");
 	});
 
-	it("Moleculer's internal middlewares are the list internalMiddlewares() repeats, Metrics where RequestMetrics is", () => {
+	it("Moleculer's internal middlewares are the list internalMiddlewares() repeats, Metrics where RequestMetrics is, Timeout where CallTimeout is", () => {
 		const src = readFileSync(
 			resolve(__dirname, "../../node_modules/moleculer/src/service-broker.js"),
 			"utf8",
 		);
 		const block = /const INTERNAL_MIDDLEWARES = \[([^\]]*)\]/.exec(src)?.[1] ?? "";
 		const upstream = [...block.matchAll(/"(\w+)"/g)].map((x) => x[1]);
-		const ours = internalMiddlewares().map((mw) => (mw === RequestMetrics ? "Metrics" : mw));
+		const ours = internalMiddlewares().map((mw) =>
+			mw === RequestMetrics ? "Metrics" : mw === CallTimeout ? "Timeout" : mw,
+		);
 		assert.deepEqual(ours, upstream);
 	});
 
