@@ -35,8 +35,12 @@ import type { DetailRowDb, ListRowDb, OrderListQuery } from "./list";
 const iso = (column: string): string =>
 	`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${column}`;
 
-/** Columns of a list row (./list.ts {@link ListRowDb}). */
-const LIST_COLUMNS = `order_id, customer_order_no, shipment_type, order_type, channel,
+/**
+ * Columns of a list row (./list.ts {@link ListRowDb}). `row_version` is the row version's `xmin` (the transaction
+ * that wrote it): every UPDATE writes a new version, so it changes whenever the row does (./list.ts keeps a row's
+ * answer under it).
+ */
+const LIST_COLUMNS = `order_id, xmin::text AS row_version, customer_order_no, shipment_type, order_type, channel,
 	declared_order_total_paise, cod_amount_paise, receiver_name, receiver_city, receiver_pincode,
 	pickup_address_id, state, status, bucket, awb_number, courier, logistic_id,
 	${iso("created_at")}, ${iso("booked_at")}, ${iso("status_at")}`;

@@ -29,8 +29,9 @@ import {
 import { setting } from "../platform/config";
 import { type CursorPosition, decodeCursor, encodeCursor } from "../platform/cursor";
 import { type ApiError, fail, failWith } from "../platform/errors";
+import { deepFreeze, keepAnswerJson } from "../platform/shared-answers";
 import { parsePositiveInt } from "../shared/fields";
-import { bookedLabelUrl, bookedTrackingPageUrl } from "../shared/label-link";
+import { bookedLabelUrl, bookedTrackingPageUrl, labelLinkInputs } from "../shared/label-link";
 import { toRupees } from "../shared/money";
 import {
 	BUCKETS,
@@ -307,6 +308,8 @@ export function trackingTemplate(): string {
 /** A list row as ./list-store.ts reads it (bigint and numeric columns as pg returns them). */
 export interface ListRowDb {
 	order_id: string;
+	/** the row version's `xmin` as text: changes with every write of the row (./list-store.ts) */
+	row_version: string;
 	customer_order_no: string;
 	shipment_type: number;
 	order_type: number;
@@ -399,20 +402,66 @@ export function listRow(r: ListRowDb, template = trackingTemplate()): OrderListR
 	};
 }
 
-/** One page of `GET /v1/orders` (§2.12 envelope) from up to `limit + 1` rows read. */
+/** Most list rows whose answer a process keeps ({@link keptListRow}; about 1.5 KB each, object and JSON). */
+export const KEPT_LIST_ROWS = 5_000;
+
+/** A list row's answer kept under the row version and the environment it was made in. */
+interface KeptListRow {
+	version: string;
+	env: string;
+	row: OrderListRow;
+	json: string;
+}
+
+/** The kept list rows of this process by `order_id`, oldest first (a row made again moves to the end). */
+const keptListRows = new Map<string, KeptListRow>();
+
+/** List rows kept by this process (for tests). */
+export function keptListRowCount(): number {
+	return keptListRows.size;
+}
+
+/**
+ * The answer of list row `r` ({@link listRow}, frozen) and its JSON, kept while the row version
+ * (`row_version`: every write of the row changes it) and `env` (what the answer depends on besides the row: the
+ * tracking template and the label links' inputs) stay the same. An order's row read again unchanged is neither
+ * shaped, signed nor encoded again. At most {@link KEPT_LIST_ROWS} are kept: the oldest made goes first.
+ */
+function keptListRow(r: ListRowDb, template: string, env: string): KeptListRow {
+	const kept = keptListRows.get(r.order_id);
+	if (kept !== undefined && kept.version === r.row_version && kept.env === env) return kept;
+	const row = deepFreeze(listRow(r, template));
+	const made = { version: r.row_version, env, row, json: JSON.stringify(row) };
+	if (kept !== undefined) keptListRows.delete(r.order_id);
+	else if (keptListRows.size >= KEPT_LIST_ROWS) {
+		const oldest = keptListRows.keys().next().value;
+		if (oldest !== undefined) keptListRows.delete(oldest);
+	}
+	keptListRows.set(r.order_id, made);
+	return made;
+}
+
+/**
+ * One page of `GET /v1/orders` (§2.12 envelope) from up to `limit + 1` rows read. The rows' answers are kept
+ * ({@link keptListRow}), and the page is frozen with its JSON assembled from theirs
+ * (lib/platform/shared-answers.ts `keepAnswerJson`: the text `JSON.stringify` would write).
+ */
 export function listPage(sender_id: number, q: OrderListQuery, rows: ListRowDb[]): CursorPage<OrderListRow> {
 	const more = rows.length > q.limit;
 	const page = more ? rows.slice(0, q.limit) : rows;
 	const last = page.at(-1);
 	const template = trackingTemplate();
-	return {
-		data: page.map((r) => listRow(r, template)),
-		pagination: {
-			mode: "cursor",
-			limit: q.limit,
-			nextCursor: nextCursorOf(sender_id, q, last ? Number(last.order_id) : undefined, more),
-		},
+	const env = `${template}\n${labelLinkInputs()}`;
+	const kept = page.map((r) => keptListRow(r, template, env));
+	const pagination: CursorPage<OrderListRow>["pagination"] = {
+		mode: "cursor",
+		limit: q.limit,
+		nextCursor: nextCursorOf(sender_id, q, last ? Number(last.order_id) : undefined, more),
 	};
+	return keepAnswerJson(
+		{ data: kept.map((k) => k.row), pagination },
+		`{"data":[${kept.map((k) => k.json).join(",")}],"pagination":${JSON.stringify(pagination)}}`,
+	);
 }
 
 /**

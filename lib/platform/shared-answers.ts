@@ -6,7 +6,7 @@
  * {@link shareAnswer}, which freezes it whole, since every caller holds the same object. The gateway encodes
  * every answer with {@link answerJson} (moleculer-web's `encodeResponse` hook, services/gateway.service.ts): the
  * JSON of a marked answer is made once and kept while the object lives (a WeakMap, so it goes with the answer);
- * any other answer is encoded each time. In one process the gateway receives the action's own object; over NATS
+ * any other answer is encoded each time. {@link keepAnswerJson} gives an answer the JSON its maker assembled. In one process the gateway receives the action's own object; over NATS
  * the action's process makes the JSON with {@link answerJson} and sends the text (lib/platform/answer-text.ts,
  * docs/decisions/0124-answer-text-over-nats.md), so a marked answer's kept JSON serves remote gateways too.
  */
@@ -32,6 +32,19 @@ export function deepFreeze<T>(x: T): T {
 export function shareAnswer<T extends object>(answer: T): T {
 	deepFreeze(answer);
 	shared.add(answer);
+	return answer;
+}
+
+/**
+ * Marks `answer` (an object or array) as one whose JSON text is `json`, which the caller made to be exactly
+ * `JSON.stringify(answer)` (e.g. from kept parts: lib/intake/list.ts `listPage`): freezes the answer whole
+ * ({@link deepFreeze}), so it cannot drift from its text, and {@link answerJson} writes the text without
+ * encoding the answer again. Returns `answer`.
+ */
+export function keepAnswerJson<T extends object>(answer: T, json: string): T {
+	deepFreeze(answer);
+	shared.add(answer);
+	texts.set(answer, json);
 	return answer;
 }
 

@@ -96,6 +96,14 @@ function linkKeys(purpose: LinkPurpose = "label"): LinkKeys {
 	return keys;
 }
 
+/**
+ * What a label link of an AWB depends on besides the AWB: the public base and the signing secret (one string, to
+ * compare; never written out). Answers kept with their links (lib/intake/list.ts) are made again when it changes.
+ */
+export function labelLinkInputs(): string {
+	return `${publicBase()}\n${setting("LABEL_LINK_SECRET") ?? ""}`;
+}
+
 /** True when a link secret is configured (for start-up checks). */
 export function labelLinkConfigured(): boolean {
 	return !!setting("LABEL_LINK_SECRET");
