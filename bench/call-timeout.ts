@@ -13,41 +13,18 @@
  * outer call and what the timeout adds to one action call (half the difference to none), for BENCH_ROUNDS (default
  * 3) rounds. Figures, not a test: compare within a round.
  */
-import { type BrokerOptions, ServiceBroker } from "moleculer";
+import type { BrokerOptions } from "moleculer";
 import { CallTimeout } from "../lib/platform/call-timeout";
 import { withRequestMetrics } from "../moleculer.config";
+import { timeOuterCalls } from "./action-calls";
 
 const calls = Number(process.env.BENCH_CALLS || 200_000);
 const rounds = Number(process.env.BENCH_ROUNDS || 3);
 const concurrency = Number(process.env.BENCH_CONCURRENCY || 50);
 
 /** ns per `noop.outer` call on a broker built from `opts` with the request timeout `requestTimeout` (ms). */
-async function timeCalls(opts: BrokerOptions, requestTimeout = 4_000): Promise<number> {
-	const broker = new ServiceBroker({ ...opts, logger: false, requestTimeout });
-	broker.createService({
-		name: "noop",
-		actions: {
-			a: () => ({ ok: true }),
-			outer: (ctx) => ctx.call("noop.a"),
-		},
-	});
-	await broker.start();
-	const run = async (n: number) => {
-		let left = n;
-		await Promise.all(
-			Array.from({ length: concurrency }, async () => {
-				while (left-- > 0) await broker.call("noop.outer");
-			}),
-		);
-	};
-	try {
-		await run(50_000);
-		const t0 = process.hrtime.bigint();
-		await run(calls);
-		return Number(process.hrtime.bigint() - t0) / calls;
-	} finally {
-		await broker.stop();
-	}
+function timeCalls(opts: BrokerOptions, requestTimeout = 4_000): Promise<number> {
+	return timeOuterCalls({ ...opts, requestTimeout }, calls, concurrency);
 }
 
 /** The production options with the timeout middleware `timeout` in CallTimeout's place. */

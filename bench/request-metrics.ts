@@ -11,33 +11,18 @@
  * Prints ns per outer call for each, and what metrics add to one action call (half the difference to off), for
  * BENCH_ROUNDS (default 3) rounds. Figures, not a test: a machine's speed changes them; compare within a round.
  */
-import { type BrokerOptions, ServiceBroker } from "moleculer";
+import type { BrokerOptions } from "moleculer";
 import { metricsOptions } from "../lib/platform/metrics";
 import { withRequestMetrics } from "../moleculer.config";
 import { freePort } from "../test/helpers/net";
+import { timeOuterCalls } from "./action-calls";
 
 const calls = Number(process.env.BENCH_CALLS || 200_000);
 const rounds = Number(process.env.BENCH_ROUNDS || 3);
 
-/** ns per `noop.outer` call on a broker built from `opts`. */
-async function timeCalls(opts: BrokerOptions): Promise<number> {
-	const broker = new ServiceBroker({ ...opts, logger: false });
-	broker.createService({
-		name: "noop",
-		actions: {
-			a: () => ({ ok: true }),
-			outer: (ctx) => ctx.call("noop.a"),
-		},
-	});
-	await broker.start();
-	try {
-		for (let i = 0; i < 50_000; i++) await broker.call("noop.outer");
-		const t0 = process.hrtime.bigint();
-		for (let i = 0; i < calls; i++) await broker.call("noop.outer");
-		return Number(process.hrtime.bigint() - t0) / calls;
-	} finally {
-		await broker.stop();
-	}
+/** ns per `noop.outer` call on a broker built from `opts`, one call after another. */
+function timeCalls(opts: BrokerOptions): Promise<number> {
+	return timeOuterCalls(opts, calls);
 }
 
 /** Metrics on, served on a free port (the Prometheus endpoint of moleculer.config.ts). */
