@@ -14,14 +14,14 @@ import { withRequestMetrics } from "../../../moleculer.config";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Lateness allowed past a deadline: a slot, plus a busy test machine's event loop. */
-const LATE_MS = DEADLINE_SLOT_MS + 60;
+const LATE_MS = DEADLINE_SLOT_MS + 150;
 
-/** A broker with metrics on (no reporter), a 200 ms request timeout, its warnings recorded in `warnings`. */
+/** A broker with metrics on (no reporter), a 300 ms request timeout, its warnings recorded in `warnings`. */
 async function start(opts: BrokerOptions, warnings: string[]): Promise<ServiceBroker> {
 	const b = new ServiceBroker({
 		logger: false,
 		metrics: { enabled: true, reporter: [] },
-		requestTimeout: 200,
+		requestTimeout: 300,
 		...opts,
 	});
 	const warn = b.logger.warn.bind(b.logger);
@@ -49,7 +49,11 @@ async function start(opts: BrokerOptions, warnings: string[]): Promise<ServiceBr
 			},
 			parent: async (ctx) => {
 				await sleep(50);
-				return ctx.call("calc.wait", { ms: 250 });
+				return ctx.call("calc.child");
+			},
+			child: async () => {
+				await sleep(250);
+				return "child";
 			},
 		},
 	});
@@ -115,10 +119,10 @@ describe("CallTimeout: Moleculer's call timeouts without a timer per call", () =
 	});
 
 	it("rejects a late call at the broker's requestTimeout with RequestTimeoutError 504, as Moleculer does", async () => {
-		const [a, b] = await both((x) => x.call("calc.wait", { ms: 400 }));
+		const [a, b] = await both((x) => x.call("calc.wait", { ms: 500 }));
 		assert.deepEqual(a.error, ["RequestTimeoutError", 504, { action: "calc.wait", nodeID: "ours" }]);
 		assert.deepEqual(b.error, ["RequestTimeoutError", 504, { action: "calc.wait", nodeID: "theirs" }]);
-		assert.ok(a.ms >= 199 && a.ms < 200 + LATE_MS, `timed out after ${a.ms} ms`);
+		assert.ok(a.ms >= 299 && a.ms < 300 + LATE_MS, `timed out after ${a.ms} ms`);
 	});
 
 	it("uses the call's timeout, then the action's own, and none for timeout 0", async () => {
@@ -128,7 +132,7 @@ describe("CallTimeout: Moleculer's call timeouts without a timer per call", () =
 		assert.deepEqual(b.error, ["RequestTimeoutError", 504, { action: "calc.own", nodeID: "ours" }]);
 		assert.equal(b2.error && (b2.error as unknown[])[0], "RequestTimeoutError");
 		assert.ok(b.ms >= 29 && b.ms < 30 + LATE_MS, `timed out after ${b.ms} ms`);
-		const [c, d] = await both((x) => x.call("calc.wait", { ms: 250 }, { timeout: 0 }));
+		const [c, d] = await both((x) => x.call("calc.wait", { ms: 350 }, { timeout: 0 }));
 		assert.equal(c.value, "done");
 		assert.equal(d.value, "done");
 	});
@@ -147,13 +151,18 @@ describe("CallTimeout: Moleculer's call timeouts without a timer per call", () =
 	});
 
 	it("counts and logs each timed-out call as Moleculer does", async () => {
-		await sleep(300); // the late calls above have ended
-		assert.deepEqual(timeouts(mine), timeouts(moleculers));
-		assert.ok((timeouts(mine)["calc.wait"] ?? 0) >= 1, JSON.stringify(timeouts(mine)));
-		assert.deepEqual(
-			ours.filter((w) => w.includes("timed out")).sort(),
-			theirs.filter((w) => w.includes("timed out")).sort(),
-		);
+		await sleep(400); // the late calls above have ended
+		// the parent's deadline and its child's are the same instant, so whether the parent's fires first (and is
+		// counted) is a race in either middleware; the child's always fires, the parent's is left out of the comparison
+		const counted = (b: ServiceBroker) => {
+			const { "calc.parent": _, ...rest } = timeouts(b);
+			return rest;
+		};
+		assert.deepEqual(counted(mine), counted(moleculers));
+		assert.deepEqual(counted(mine), { "calc.wait": 1, "calc.own": 1, "calc.child": 1 });
+		const logged = (ws: string[]) =>
+			ws.filter((w) => w.includes("timed out") && !w.includes("calc.parent")).sort();
+		assert.deepEqual(logged(ours), logged(theirs));
 		assert.ok(ours.includes("Request 'calc.own' is timed out."), ours.join("\n"));
 	});
 });
