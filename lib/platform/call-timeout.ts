@@ -34,8 +34,10 @@ export interface Deadline {
 /**
  * Many deadlines on one interval timer: each deadline joins the set of its {@link DEADLINE_SLOT_MS} slot, and a
  * tick every slot width expires the sets whose slot has come. Arming and disarming is a set insertion and
- * deletion, where a `setTimeout` per deadline is an object in Node's timer lists and a system timer update. The
- * interval runs only while a deadline is pending (it keeps the process alive as a pending `setTimeout` would).
+ * deletion, where a `setTimeout` per deadline is an object in Node's timer lists and a system timer update. A slot's
+ * set stays until its tick, even emptied, and the interval runs until the first tick that finds nothing pending (it
+ * keeps the process alive as a pending `setTimeout` would): a call that settles within its own turn of the event
+ * loop, as a lookup in memory does, neither creates a set nor starts a timer once its slot has one.
  */
 export class DeadlineClock {
 	private readonly slots = new Map<number, Set<Deadline>>();
@@ -54,16 +56,14 @@ export class DeadlineClock {
 			this.slots.set(slot, set);
 		}
 		set.add(d);
-		if (this.pending++ === 0) this.start();
+		this.pending++;
+		if (this.timer === null) this.start();
 		return d;
 	}
 
 	/** Forgets `d` (an expired or already disarmed deadline is ignored). */
 	disarm(d: Deadline): void {
-		const set = this.slots.get(d.slot);
-		if (set === undefined || !set.delete(d)) return;
-		if (set.size === 0) this.slots.delete(d.slot);
-		if (--this.pending === 0) this.stop();
+		if (this.slots.get(d.slot)?.delete(d)) this.pending--;
 	}
 
 	/** Deadlines armed and neither expired nor disarmed. */
@@ -71,14 +71,21 @@ export class DeadlineClock {
 		return this.pending;
 	}
 
+	/** Whether the interval timer runs. */
+	running(): boolean {
+		return this.timer !== null;
+	}
+
 	private start(): void {
 		this.swept = Math.floor(performance.now() / DEADLINE_SLOT_MS);
 		this.timer = setInterval(() => this.tick(), DEADLINE_SLOT_MS);
 	}
 
+	/** Stops the interval; nothing is pending, so every set left is empty. */
 	private stop(): void {
 		if (this.timer !== null) clearInterval(this.timer);
 		this.timer = null;
+		this.slots.clear();
 	}
 
 	/** Expires every deadline whose slot is at or before now's. */
