@@ -156,8 +156,9 @@ export function countedBuckets(
 
 /**
  * Moleculer's internal middlewares in its own order (`INTERNAL_MIDDLEWARES` of service-broker.js) with `Metrics`
- * replaced by {@link RequestMetrics} and `Timeout` by `CallTimeout` (lib/platform/call-timeout.ts): the tail of the broker's `middlewares` when `internalMiddlewares` is false
- * (test/unit/framework-patches.spec.ts checks the list against the installed Moleculer's).
+ * replaced by {@link RequestMetrics} and `Timeout` by `CallTimeout` (lib/platform/call-timeout.ts): the tail of
+ * the broker's `middlewares` when `internalMiddlewares` is false (test/unit/framework-patches.spec.ts checks the
+ * list against the installed Moleculer's).
  */
 export function internalMiddlewares(): (string | ((broker: ServiceBroker) => Middleware))[] {
 	return [

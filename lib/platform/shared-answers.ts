@@ -6,9 +6,11 @@
  * {@link shareAnswer}, which freezes it whole, since every caller holds the same object. The gateway encodes
  * every answer with {@link answerJson} (moleculer-web's `encodeResponse` hook, services/gateway.service.ts): the
  * JSON of a marked answer is made once and kept while the object lives (a WeakMap, so it goes with the answer);
- * any other answer is encoded each time. {@link keepAnswerJson} gives an answer the JSON its maker assembled. In one process the gateway receives the action's own object; over NATS
- * the action's process makes the JSON with {@link answerJson} and sends the text (lib/platform/answer-text.ts,
- * docs/decisions/0124-answer-text-over-nats.md), so a marked answer's kept JSON serves remote gateways too.
+ * any other answer is encoded each time. {@link keepAnswerJson} gives an answer the JSON its maker assembled (a
+ * list page from its kept rows, lib/intake/list.ts). In one process the gateway receives the action's own object;
+ * over NATS the action's process makes the JSON with {@link answerJson} and sends the text
+ * (lib/platform/answer-text.ts, docs/decisions/0124-answer-text-over-nats.md), so a marked answer's kept JSON serves
+ * remote gateways too.
  */
 
 /** Answers marked by {@link shareAnswer}. */
