@@ -104,7 +104,7 @@ export class DeadlineClock {
 }
 
 /** The clock of every broker of this process. */
-export const deadlines = new DeadlineClock();
+const deadlines = new DeadlineClock();
 
 /**
  * `p`, or a rejection with `expired()`'s error once `ms` (> 0) milliseconds have passed (up to a
@@ -176,5 +176,5 @@ export function CallTimeout(broker: ServiceBroker): Middleware {
 		},
 		localAction: wrap,
 		remoteAction: wrap,
-	} as Middleware;
+	} satisfies Middleware;
 }

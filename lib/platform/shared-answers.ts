@@ -39,14 +39,11 @@ export function shareAnswer<T extends object>(answer: T): T {
 
 /**
  * Marks `answer` (an object or array) as one whose JSON text is `json`, which the caller made to be exactly
- * `JSON.stringify(answer)` (e.g. from kept parts: lib/intake/list.ts `listPage`): freezes the answer whole
- * ({@link deepFreeze}), so it cannot drift from its text, and {@link answerJson} writes the text without
- * encoding the answer again. Returns `answer`.
+ * `JSON.stringify(answer)` (e.g. from kept parts: lib/intake/list.ts `listPage`): a {@link shareAnswer} whose text
+ * is given, not made, so {@link answerJson} writes it without encoding the answer again. Returns `answer`.
  */
 export function keepAnswerJson<T extends object>(answer: T, json: string): T {
-	deepFreeze(answer);
-	shared.add(answer);
-	texts.set(answer, json);
+	texts.set(shareAnswer(answer), json);
 	return answer;
 }
 

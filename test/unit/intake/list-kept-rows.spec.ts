@@ -14,6 +14,7 @@ import {
 	parseOrderListQuery,
 } from "../../../lib/intake/list";
 import { answerJson } from "../../../lib/platform/shared-answers";
+import { setEnv } from "../../helpers/env";
 
 /** A first-page query of `limit` rows, no filters. */
 const query = (limit = 50): OrderListQuery => parseOrderListQuery({ limit: String(limit) }, 7);
@@ -49,20 +50,9 @@ function dbRow(id: number, version: string, status = "in_transit"): ListRowDb {
 let next = 9_000_000 + Math.floor(Math.random() * 1_000_000);
 
 describe("GET /v1/orders rows kept under their row version", () => {
-	const saved: { template?: string; secret?: string } = {};
-	before(() => {
-		saved.template = process.env.TRACKING_URL_TEMPLATE;
-		saved.secret = process.env.LABEL_LINK_SECRET;
-	});
-	afterEach(() => {
-		for (const [k, v] of [
-			["TRACKING_URL_TEMPLATE", saved.template],
-			["LABEL_LINK_SECRET", saved.secret],
-		] as const) {
-			if (v === undefined) delete process.env[k];
-			else process.env[k] = v;
-		}
-	});
+	/** Restores what the environment test changed (test/helpers/env.ts `setEnv`). */
+	let restore = () => {};
+	afterEach(() => restore());
 
 	it("writes a page as JSON.stringify would, made or kept, and a row read again unchanged is the kept one", () => {
 		const ids = Array.from({ length: 3 }, () => next++);
@@ -102,7 +92,10 @@ describe("GET /v1/orders rows kept under their row version", () => {
 
 	it("makes a row again when the tracking template or the label link secret changes", () => {
 		const id = next++;
-		process.env.TRACKING_URL_TEMPLATE = "https://one.test/{awb}";
+		restore = setEnv({
+			TRACKING_URL_TEMPLATE: "https://one.test/{awb}",
+			LABEL_LINK_SECRET: process.env.LABEL_LINK_SECRET,
+		});
 		const one = listPage(7, query(), [dbRow(id, "300")]);
 		process.env.TRACKING_URL_TEMPLATE = "https://two.test/{awb}";
 		const two = listPage(7, query(), [dbRow(id, "300")]);
