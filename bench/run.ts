@@ -25,7 +25,11 @@
  * BENCH_DEFAULTS=off runs the system with the access log, metrics and the
  * account limiter off (the column issue 32 compares).
  *
- * Usage: npm run bench   (env: BENCH_SPLIT=1, BENCH_DURATION, BENCH_CONNECTIONS, BENCH_BOOKINGS, BENCH_DEFAULTS)
+ * Each route line is measured in BENCH_ROUNDS turns (default 3) with its anchor (b or b-nats; c for create),
+ * and its ratio is to the anchor's rate alongside: a machine whose speed drifts during the run moves both sides.
+ *
+ * Usage: npm run bench   (env: BENCH_SPLIT=1, BENCH_DURATION, BENCH_CONNECTIONS, BENCH_BOOKINGS, BENCH_DEFAULTS,
+ * BENCH_ROUNDS)
  * Creates and drops its own database and Redis prefix (bench/lib.ts).
  * Sustained booking throughput and sync booking: bench/booking.ts (npm run bench:booking).
  */
@@ -127,12 +131,71 @@ function ratio(n: number, of: number): string {
 	return `${((100 * n) / of).toFixed(0)} %`;
 }
 
-/** Prints one figure with its ratios to the anchors given. */
-function print(f: Figure, anchors: [string, number][]): void {
-	const r = anchors.map(([name, v]) => `${ratio(f.rps, v).padStart(6)} of ${name}`).join("  ");
+/**
+ * Prints one figure with its ratios to the anchors given, each `[name, rate, shown]`: with `shown`, the anchor's
+ * rate follows its ratio (the rate measured alongside the route, see {@link alongside}).
+ */
+function print(f: Figure, anchors: [string, number, boolean?][]): void {
+	const r = anchors
+		.map(
+			([name, v, shown]) => `${ratio(f.rps, v).padStart(6)} of ${name}${shown ? ` (${v.toFixed(0)}/s)` : ""}`,
+		)
+		.join("  ");
 	console.log(
 		`${f.title.padEnd(34)} ${f.rps.toFixed(0).padStart(6)} req/s   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms   CPU ${f.cpuUs.toFixed(0).padStart(4)} µs/req   ${r}${f.bad ? `   (${f.bad} non-2xx/errors)` : ""}`,
 	);
+}
+
+/**
+ * Rounds of a route line (BENCH_ROUNDS, default 3; docs/decisions/0098-benchmark-anchors.md): the route and its
+ * anchor are loaded in turns of BENCH_DURATION / rounds seconds each, so a machine that speeds up or slows down
+ * during the run moves both sides of the ratio.
+ */
+const rounds = Math.max(1, Math.round(Number(process.env.BENCH_ROUNDS || 3)));
+
+/**
+ * The slices of one load merged into one figure: answers, errors and CPU summed; the rate over the whole time
+ * (slices of equal length); p50 and p99 the median slice's. Each slice opens its connections anew, so the worst
+ * slice's p99 would mostly show that start; the median slice's is what one continuous load of that length shows.
+ */
+function merged(parts: Figure[]): Figure {
+	const total = parts.reduce((n, f) => n + f.total, 0);
+	const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+	return {
+		title: parts[0].title,
+		rps: parts.reduce((n, f) => n + f.rps, 0) / parts.length,
+		p50: median(parts.map((f) => f.p50)),
+		p99: median(parts.map((f) => f.p99)),
+		bad: parts.reduce((n, f) => n + f.bad, 0),
+		total,
+		cpuUs: total ? parts.reduce((n, f) => n + f.cpuUs * f.total, 0) / total : 0,
+	};
+}
+
+/**
+ * One route line measured alongside its anchor: `rounds` turns of an anchor slice and a route slice of
+ * `seconds` / `rounds` s each (at least 2 s), in the order anchor-route, route-anchor, … so a steady drift of the
+ * machine's speed weighs on both alike. Answers the route's merged figure and the anchor's mean rate (per second)
+ * over its slices.
+ */
+async function alongside(
+	route: (seconds: number) => Promise<Figure>,
+	anchor: (seconds: number) => Promise<number>,
+	seconds = duration,
+): Promise<{ figure: Figure; anchorRate: number }> {
+	const slice = Math.max(2, Math.round(seconds / rounds));
+	const parts: Figure[] = [];
+	let anchorSum = 0;
+	for (let i = 0; i < rounds; i++) {
+		if (i % 2 === 0) {
+			anchorSum += await anchor(slice);
+			parts.push(await route(slice));
+		} else {
+			parts.push(await route(slice));
+			anchorSum += await anchor(slice);
+		}
+	}
+	return { figure: merged(parts), anchorRate: anchorSum / rounds };
 }
 
 async function main(): Promise<void> {
@@ -213,79 +276,106 @@ async function main(): Promise<void> {
 
 		// anchors, each its own process, measured in this run
 		const anchorName = split ? "b-nats" : "b";
-		/** Starts a gateway anchor, warms it up, loads it as the routes are loaded, stops it. */
-		const measureGateway = async (title: string, verify: boolean): Promise<Figure> => {
+		/** Starts a gateway anchor and warms it up; `load(seconds)` loads it as the routes are loaded. */
+		const gatewayAnchor = async (title: string, verify: boolean) => {
 			const anchor = await startGatewayAnchor(sys.auth, {
 				...(split ? { nats: natsUrl, namespace: `${verify ? "anchor" : "floor"}-${run}` } : {}),
 				verify,
 			});
+			const u = new URL(anchor.url);
+			const list = byToken(() => u.pathname, ACCOUNTS);
 			try {
-				const u = new URL(anchor.url);
-				const list = byToken(() => u.pathname, ACCOUNTS);
 				await cannon("warm-up", u.origin, list, [], 10, 2);
-				return await cannon(title, u.origin, list, anchor.pids);
-			} finally {
+			} catch (err) {
 				await anchor.close();
+				throw err;
 			}
+			return {
+				load: (seconds = duration) => cannon(title, u.origin, list, anchor.pids, connections, seconds),
+				close: () => anchor.close(),
+			};
 		};
-		const b = await measureGateway(`anchor ${anchorName}`, true);
-		// the floor: the same gateway anchor without verifying the token (what moleculer-web itself costs here)
-		const floor = await measureGateway(`floor (${anchorName} without verifying)`, false);
-		const c = await measureInsertAnchor(sys.databaseUrl, duration);
-		print(b, []);
-		print(floor, [[anchorName, b.rps]]);
-		console.log(`anchor c (8 pg clients, INSERT)    ${c.toFixed(0).padStart(6)} inserts/s`);
+		// anchor b stays up for the whole run: every route line is measured in turns with it (see `alongside`)
+		const anchorB = await gatewayAnchor(`anchor ${anchorName}`, true);
+		try {
+			const b = await anchorB.load();
+			// the floor: the same gateway anchor without verifying the token (what moleculer-web itself costs here)
+			const floorAnchor = await gatewayAnchor(`floor (${anchorName} without verifying)`, false);
+			let floor: Figure;
+			try {
+				floor = await floorAnchor.load();
+			} finally {
+				await floorAnchor.close();
+			}
+			const c = await measureInsertAnchor(sys.databaseUrl, duration);
+			print(b, []);
+			print(floor, [[anchorName, b.rps]]);
+			console.log(`anchor c (8 pg clients, INSERT)    ${c.toFixed(0).padStart(6)} inserts/s`);
+			console.log(
+				`routes: ${rounds} rounds each, in turns with ${anchorName} (or c), ratios to the anchor's rate alongside`,
+			);
 
-		// warm-up
-		await cannon(
-			"warm-up",
-			base,
-			byToken(() => "/v1/shipping/serviceable?from_pin=110001&to_pin=560001&physical_weight=0.8", ACCOUNTS),
-			[],
-			10,
-			2,
-		);
-		const vsB: [string, number][] = [[anchorName, b.rps]];
-		for (const [title, path] of [
-			["GET /v1/pincode/{pin}", () => "/v1/pincode/560001"],
-			["GET /v1/shipping/edd", () => "/v1/shipping/edd?from_pin=110001&to_pin=560001&payment_mode=cod"],
-			[
-				"GET /v1/shipping/serviceable",
-				() =>
-					"/v1/shipping/serviceable?from_pin=110001&to_pin=560001&physical_weight=0.8&order_type=1&collectable_amount=1499",
-			],
-			[
-				"GET /v1/orders/status",
-				(acc: (typeof accounts)[number], i: number) =>
-					`/v1/orders/status?order_no=${acc.orderNos[i % READ_ORDERS]}`,
-			],
-			[
-				"GET /v1/orders/{id}",
-				(acc: (typeof accounts)[number], i: number) => `/v1/orders/${acc.orderIds[i % READ_ORDERS]}`,
-			],
-			["GET /v1/orders (page of 50)", () => "/v1/orders?limit=50"],
-			// no bearer needed (the token in the path is the credential; the header is ignored); 20 pages, each
-			// rendered at most every 10 s per pod (lib/notifications/track.ts), so mostly the kept HTML
-			["GET /track/{token} (page)", (acc: (typeof accounts)[number]) => acc.page],
-		] as const) {
-			print(await cannon(title, base, byToken(path), sys.pids), vsB);
-		}
+			// warm-up
+			await cannon(
+				"warm-up",
+				base,
+				byToken(() => "/v1/shipping/serviceable?from_pin=110001&to_pin=560001&physical_weight=0.8", ACCOUNTS),
+				[],
+				10,
+				2,
+			);
+			const anchorRate = async (seconds: number) => (await anchorB.load(seconds)).rps;
+			for (const [title, path] of [
+				["GET /v1/pincode/{pin}", () => "/v1/pincode/560001"],
+				["GET /v1/shipping/edd", () => "/v1/shipping/edd?from_pin=110001&to_pin=560001&payment_mode=cod"],
+				[
+					"GET /v1/shipping/serviceable",
+					() =>
+						"/v1/shipping/serviceable?from_pin=110001&to_pin=560001&physical_weight=0.8&order_type=1&collectable_amount=1499",
+				],
+				[
+					"GET /v1/orders/status",
+					(acc: (typeof accounts)[number], i: number) =>
+						`/v1/orders/status?order_no=${acc.orderNos[i % READ_ORDERS]}`,
+				],
+				[
+					"GET /v1/orders/{id}",
+					(acc: (typeof accounts)[number], i: number) => `/v1/orders/${acc.orderIds[i % READ_ORDERS]}`,
+				],
+				["GET /v1/orders (page of 50)", () => "/v1/orders?limit=50"],
+				// no bearer needed (the token in the path is the credential; the header is ignored); 20 pages, each
+				// rendered at most every 10 s per pod (lib/notifications/track.ts), so mostly the kept HTML
+				["GET /track/{token} (page)", (acc: (typeof accounts)[number]) => acc.page],
+			] as const) {
+				const list = byToken(path);
+				const { figure, anchorRate: rate } = await alongside(
+					(seconds) => cannon(title, base, list, sys.pids, connections, seconds),
+					anchorRate,
+				);
+				print(figure, [[anchorName, rate, true]]);
+			}
 
-		const create = await cannon(
-			"POST /v1/intake/order",
-			base,
-			accounts.map(
+			// order create in turns with anchor c (its ratio goal), then its ratio to b's rate over the whole run
+			const createList = accounts.map(
 				(acc): WrkRequest => ({
 					method: "POST",
 					path: "/v1/intake/order",
 					headers: { authorization: acc.auth, "content-type": "application/json" },
 					body: JSON.stringify(orderBody(acc.warehouseId, `BENCH-${run}-{{n}}`)),
 				}),
-			),
-			sys.pids,
-		);
-		print(create, [["c", c], ...vsB]);
-		console.log(`  create requests: ${create.total}`);
+			);
+			const { figure: create, anchorRate: cRate } = await alongside(
+				(seconds) => cannon("POST /v1/intake/order", base, createList, sys.pids, connections, seconds),
+				(seconds) => measureInsertAnchor(sys.databaseUrl, seconds),
+			);
+			print(create, [
+				["c", cRate, true],
+				[anchorName, b.rps],
+			]);
+			console.log(`  create requests: ${create.total}`);
+		} finally {
+			await anchorB.close();
+		}
 
 		// 202 → booked over `bookings` orders
 		const ids: Array<{ order_id: number; no: string }> = [];
