@@ -13,16 +13,14 @@
  * else autocannon (as bench/run.ts). The order the two systems are started in was seen to favour the one started
  * second by a few percent with both sides alike (an A/A run): weigh a lever by both start orders, or beside an A/A run.
  */
-import autocannon from "autocannon";
 import { orderBody } from "../test/helpers/fixtures";
 import { freePort } from "../test/helpers/net";
 import { type BenchSystem, cpuMeter, startSystem } from "./lib";
-import { type WrkRequest, wrk, wrkAvailable } from "./wrk";
+import { generateLoad, loadgen, type WrkRequest } from "./wrk";
 
 const rounds = Number(process.env.BENCH_ROUNDS || 6);
 const slice = Number(process.env.BENCH_SLICE || 3);
 const connections = Number(process.env.BENCH_CONNECTIONS || 50);
-const loadgen = process.env.BENCH_LOADGEN || (wrkAvailable() ? "wrk" : "autocannon");
 
 /** One slice's figures: 2xx per second and the system's CPU per answer (µs). */
 interface Slice {
@@ -78,29 +76,12 @@ async function requestsOf(route: string, sys: BenchSystem): Promise<WrkRequest[]
 /** Loads `sys` with `list` for `seconds`; answers the slice's figures. */
 async function load(sys: BenchSystem, list: WrkRequest[], seconds: number): Promise<Slice> {
 	const cpu = cpuMeter(sys.pids);
-	let total: number;
-	let bad: number;
-	if (loadgen === "wrk") {
-		({ total, bad } = await wrk({ url: sys.base, connections, durationS: seconds, requests: list }));
-	} else {
-		let i = 0;
-		const r = await autocannon({
-			url: sys.base,
-			connections,
-			duration: seconds,
-			requests: [
-				{
-					setupRequest: (req) => {
-						const e = list[i++ % list.length];
-						const body = e.body?.replace("{{n}}", String(i));
-						return { ...req, method: e.method as "GET", path: e.path, headers: e.headers, body };
-					},
-				},
-			],
-		});
-		total = r.requests.total;
-		bad = r.non2xx + r.errors + r.timeouts;
-	}
+	const { total, bad } = await generateLoad({
+		url: sys.base,
+		connections,
+		durationS: seconds,
+		requests: list,
+	});
 	const used = cpu();
 	if (bad) throw new Error(`${bad} of ${total} answers were not 2xx`);
 	return { rps: total / seconds, cpuUs: total ? (1e6 * used) / total : 0 };

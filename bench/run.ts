@@ -33,14 +33,13 @@
  * Creates and drops its own database and Redis prefix (bench/lib.ts).
  * Sustained booking throughput and sync booking: bench/booking.ts (npm run bench:booking).
  */
-import autocannon from "autocannon";
 import { Client } from "pg";
 import { orderBody, warehouseBody } from "../test/helpers/fixtures";
 import { client } from "../test/helpers/flow";
 import { freePort } from "../test/helpers/net";
 import { measureInsertAnchor, startGatewayAnchor } from "./anchors";
 import { cpuMeter, natsUrl, pct, split, startSystem } from "./lib";
-import { type WrkRequest, wrk, wrkAvailable } from "./wrk";
+import { generateLoad, loadgen, type WrkRequest } from "./wrk";
 
 const duration = Number(process.env.BENCH_DURATION || 10);
 const connections = Number(process.env.BENCH_CONNECTIONS || 50);
@@ -68,12 +67,6 @@ interface Figure {
 }
 
 /**
- * The load generator: `BENCH_LOADGEN=wrk|autocannon`, default wrk when its binary is on PATH (bench/wrk.ts says
- * why), else autocannon.
- */
-const loadgen = process.env.BENCH_LOADGEN || (wrkAvailable() ? "wrk" : "autocannon");
-
-/**
  * Loads `url` with the run's load generator for `seconds` over `conns` connections, the requests rotating over
  * `list` (a body's `{{n}}` made unique per request); answers its figure (non-2xx counted apart) with the CPU the
  * processes `pids` spent per request.
@@ -87,33 +80,12 @@ async function cannon(
 	seconds = duration,
 ): Promise<Figure> {
 	const cpu = cpuMeter(pids);
-	let total: number;
-	let bad: number;
-	let p50: number;
-	let p99: number;
-	if (loadgen === "wrk") {
-		({ total, bad, p50, p99 } = await wrk({ url, connections: conns, durationS: seconds, requests: list }));
-	} else {
-		let i = 0;
-		const r = await autocannon({
-			url,
-			connections: conns,
-			duration: seconds,
-			requests: [
-				{
-					setupRequest: (req) => {
-						const e = list[i++ % list.length];
-						const body = e.body?.replace("{{n}}", String(i));
-						return { ...req, method: e.method as "GET", path: e.path, headers: e.headers, body };
-					},
-				},
-			],
-		});
-		total = r.requests.total;
-		bad = r.non2xx + r.errors + r.timeouts;
-		p50 = r.latency.p50;
-		p99 = r.latency.p99;
-	}
+	const { total, bad, p50, p99 } = await generateLoad({
+		url,
+		connections: conns,
+		durationS: seconds,
+		requests: list,
+	});
 	const used = cpu();
 	return {
 		title,

@@ -14,6 +14,7 @@ import { execFile, execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import autocannon from "autocannon";
 
 /** One request of the rotation. */
 export interface WrkRequest {
@@ -132,4 +133,46 @@ export async function wrk(opts: {
 	} finally {
 		rmSync(dir, { recursive: true, force: true });
 	}
+}
+
+/**
+ * The load generator of a run: `BENCH_LOADGEN=wrk|autocannon`, default wrk when its binary is on PATH (see the file
+ * head), else autocannon.
+ */
+export const loadgen = process.env.BENCH_LOADGEN || (wrkAvailable() ? "wrk" : "autocannon");
+
+/**
+ * Loads `url` with {@link loadgen} for `durationS` seconds over `connections` connections, the requests rotating
+ * over `requests` (a body's `{{n}}` made unique per request); answers what wrk answers (autocannon's figures in the
+ * same shape: non-2xx, errors and timeouts counted as `bad`).
+ */
+export async function generateLoad(opts: {
+	url: string;
+	connections: number;
+	durationS: number;
+	requests: WrkRequest[];
+}): Promise<WrkResult> {
+	if (loadgen === "wrk") return wrk(opts);
+	let i = 0;
+	const list = opts.requests;
+	const r = await autocannon({
+		url: opts.url,
+		connections: opts.connections,
+		duration: opts.durationS,
+		requests: [
+			{
+				setupRequest: (req) => {
+					const e = list[i++ % list.length];
+					const body = e.body?.replace("{{n}}", String(i));
+					return { ...req, method: e.method as "GET", path: e.path, headers: e.headers, body };
+				},
+			},
+		],
+	});
+	return {
+		total: r.requests.total,
+		bad: r.non2xx + r.errors + r.timeouts,
+		p50: r.latency.p50,
+		p99: r.latency.p99,
+	};
 }
