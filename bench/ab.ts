@@ -14,8 +14,8 @@
  * second by a few percent with both sides alike (an A/A run): weigh a lever by both start orders, or beside an A/A run.
  */
 import { orderBody } from "../test/helpers/fixtures";
-import { freePort } from "../test/helpers/net";
-import { type BenchSystem, cpuMeter, startSystem } from "./lib";
+import { median } from "../test/helpers/gc";
+import { type BenchSystem, cpuMeter, productionDefaults, startSystem } from "./lib";
 import { generateLoad, loadgen, type WrkRequest } from "./wrk";
 
 const rounds = Number(process.env.BENCH_ROUNDS || 6);
@@ -87,16 +87,13 @@ async function load(sys: BenchSystem, list: WrkRequest[], seconds: number): Prom
 	return { rps: total / seconds, cpuUs: total ? (1e6 * used) / total : 0 };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+/** `x` (a ratio) as a percentage, e.g. "102.9 %". */
+const share = (x: number) => `${(100 * x).toFixed(1)} %`;
 
 async function main(): Promise<void> {
 	const route = process.argv[2] ?? "pincode";
 	const production = async (side: string) => ({
-		LOGLEVEL: "info",
-		GATEWAY_ACCESS_LOG: "1",
-		METRICS_PORT: String(await freePort()),
-		RATE_LIMIT_ACCOUNT_PER_MIN: "100000000",
+		...(await productionDefaults()),
 		...(JSON.parse(process.env[`BENCH_${side}_ENV`] || "{}") as Record<string, string>),
 	});
 	const bFirst = process.env.BENCH_START === "BA";
@@ -127,7 +124,7 @@ async function main(): Promise<void> {
 		}
 		const rate = median(got.B.map((x, i) => x.rps / got.A[i].rps));
 		const cpu = median(got.B.map((x, i) => x.cpuUs / got.A[i].cpuUs));
-		console.log(`B / A, median of rounds: rate ${pct(rate)}, CPU per request ${pct(cpu)}`);
+		console.log(`B / A, median of rounds: rate ${share(rate)}, CPU per request ${share(cpu)}`);
 	} finally {
 		await second?.close();
 		await first.close();

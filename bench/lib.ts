@@ -86,6 +86,19 @@ export function pct(sorted: number[], p: number): number {
 	return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
+/**
+ * The production defaults a bench system runs with (record 0098): the access log at info, metrics on a free port,
+ * the account limiter on Redis with a limit no bench account reaches (request ids are always on).
+ */
+export async function productionDefaults(): Promise<Record<string, string>> {
+	return {
+		LOGLEVEL: "info",
+		GATEWAY_ACCESS_LOG: "1",
+		METRICS_PORT: String(await freePort()),
+		RATE_LIMIT_ACCOUNT_PER_MIN: "100000000",
+	};
+}
+
 /** A started system with one merchant (sender 900001) and its warehouse. */
 export interface BenchSystem {
 	/** e.g. `http://127.0.0.1:PORT` */

@@ -20,8 +20,7 @@ import autocannon from "autocannon";
 import IORedis from "ioredis";
 import { Client } from "pg";
 import { orderBody } from "../test/helpers/fixtures";
-import { freePort } from "../test/helpers/net";
-import { cpuMeter, postgresCpuMeter, startSystem } from "./lib";
+import { cpuMeter, postgresCpuMeter, productionDefaults, startSystem } from "./lib";
 
 const duration = Number(process.env.BENCH_DURATION || 10);
 const connections = Number(process.env.BENCH_CONNECTIONS || 50);
@@ -86,10 +85,7 @@ async function main(): Promise<void> {
 	rmSync(dir, { recursive: true, force: true });
 	mkdirSync(dir, { recursive: true });
 	const sys = await startSystem({
-		LOGLEVEL: "info",
-		GATEWAY_ACCESS_LOG: "1",
-		METRICS_PORT: String(await freePort()),
-		RATE_LIMIT_ACCOUNT_PER_MIN: "100000000",
+		...(await productionDefaults()),
 		...(process.env.BENCH_PROFILE === "0" ? {} : { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` }),
 		// e.g. BENCH_SYSTEM_ENV='{"RATE_LIMIT_ACCOUNT_PER_MIN":"0"}' to weigh one default
 		...(JSON.parse(process.env.BENCH_SYSTEM_ENV || "{}") as Record<string, string>),

@@ -36,9 +36,9 @@
 import { Client } from "pg";
 import { orderBody, warehouseBody } from "../test/helpers/fixtures";
 import { client } from "../test/helpers/flow";
-import { freePort } from "../test/helpers/net";
 import { measureInsertAnchor, startGatewayAnchor } from "./anchors";
-import { cpuMeter, natsUrl, pct, split, startSystem } from "./lib";
+import { cpuMeter, natsUrl, pct, productionDefaults, split, startSystem } from "./lib";
+import { alongside, type Figure } from "./turns";
 import { generateLoad, loadgen, type WrkRequest } from "./wrk";
 
 const duration = Number(process.env.BENCH_DURATION || 10);
@@ -49,22 +49,6 @@ const defaultsOn = process.env.BENCH_DEFAULTS !== "off";
 const ACCOUNTS = 20;
 /** Orders of each account made before the reads (a list page of 50 is full). */
 const READ_ORDERS = 60;
-
-/**
- * One measured line: requests per second (2xx only), p50 and p99 in ms, and the CPU time (user + system, every
- * thread) the server's processes spent per request, in µs: the steadier measure on a machine whose load generator
- * shares the cores.
- */
-interface Figure {
-	title: string;
-	rps: number;
-	p50: number;
-	p99: number;
-	bad: number;
-	/** answers, good and bad */
-	total: number;
-	cpuUs: number;
-}
 
 /**
  * Loads `url` with the run's load generator for `seconds` over `conns` connections, the requests rotating over
@@ -105,7 +89,7 @@ function ratio(n: number, of: number): string {
 
 /**
  * Prints one figure with its ratios to the anchors given, each `[name, rate, shown]`: with `shown`, the anchor's
- * rate follows its ratio (the rate measured alongside the route, see {@link alongside}).
+ * rate follows its ratio (the rate measured alongside the route, see bench/turns.ts `alongside`).
  */
 function print(f: Figure, anchors: [string, number, boolean?][]): void {
 	const r = anchors
@@ -119,64 +103,14 @@ function print(f: Figure, anchors: [string, number, boolean?][]): void {
 }
 
 /**
- * Rounds of a route line (BENCH_ROUNDS, default 3; docs/decisions/0098-benchmark-anchors.md): the route and its
- * anchor are loaded in turns of BENCH_DURATION / rounds seconds each, so a machine that speeds up or slows down
- * during the run moves both sides of the ratio.
+ * Rounds of a route line (BENCH_ROUNDS, default 3; bench/turns.ts `alongside`): the route and its anchor are loaded
+ * in turns of BENCH_DURATION / rounds seconds each, so a machine that speeds up or slows down during the run moves
+ * both sides of the ratio.
  */
 const rounds = Math.max(1, Math.round(Number(process.env.BENCH_ROUNDS || 3)));
 
-/**
- * The slices of one load merged into one figure: answers, errors and CPU summed; the rate over the whole time
- * (slices of equal length); p50 and p99 the median slice's. Each slice opens its connections anew, so the worst
- * slice's p99 would mostly show that start; the median slice's is what one continuous load of that length shows.
- */
-function merged(parts: Figure[]): Figure {
-	const total = parts.reduce((n, f) => n + f.total, 0);
-	const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-	return {
-		title: parts[0].title,
-		rps: parts.reduce((n, f) => n + f.rps, 0) / parts.length,
-		p50: median(parts.map((f) => f.p50)),
-		p99: median(parts.map((f) => f.p99)),
-		bad: parts.reduce((n, f) => n + f.bad, 0),
-		total,
-		cpuUs: total ? parts.reduce((n, f) => n + f.cpuUs * f.total, 0) / total : 0,
-	};
-}
-
-/**
- * One route line measured alongside its anchor: `rounds` turns of an anchor slice and a route slice of
- * `seconds` / `rounds` s each (at least 2 s), in the order anchor-route, route-anchor, … so a steady drift of the
- * machine's speed weighs on both alike. Answers the route's merged figure and the anchor's mean rate (per second)
- * over its slices.
- */
-async function alongside(
-	route: (seconds: number) => Promise<Figure>,
-	anchor: (seconds: number) => Promise<number>,
-	seconds = duration,
-): Promise<{ figure: Figure; anchorRate: number }> {
-	const slice = Math.max(2, Math.round(seconds / rounds));
-	const parts: Figure[] = [];
-	let anchorSum = 0;
-	for (let i = 0; i < rounds; i++) {
-		if (i % 2 === 0) {
-			anchorSum += await anchor(slice);
-			parts.push(await route(slice));
-		} else {
-			parts.push(await route(slice));
-			anchorSum += await anchor(slice);
-		}
-	}
-	return { figure: merged(parts), anchorRate: anchorSum / rounds };
-}
-
 async function main(): Promise<void> {
-	const production = {
-		LOGLEVEL: "info",
-		GATEWAY_ACCESS_LOG: "1",
-		METRICS_PORT: String(await freePort()),
-		RATE_LIMIT_ACCOUNT_PER_MIN: "100000000",
-	};
+	const production = await productionDefaults();
 	const off = { LOGLEVEL: "warn", METRICS_PORT: "off", RATE_LIMIT_ACCOUNT_PER_MIN: "0" };
 	const sys = await startSystem(defaultsOn ? production : off);
 	const { base, api, run } = sys;
@@ -323,6 +257,7 @@ async function main(): Promise<void> {
 				const { figure, anchorRate: rate } = await alongside(
 					(seconds) => cannon(title, base, list, sys.pids, connections, seconds),
 					anchorRate,
+					{ rounds, seconds: duration },
 				);
 				print(figure, [[anchorName, rate, true]]);
 			}
@@ -339,6 +274,7 @@ async function main(): Promise<void> {
 			const { figure: create, anchorRate: cRate } = await alongside(
 				(seconds) => cannon("POST /v1/intake/order", base, createList, sys.pids, connections, seconds),
 				(seconds) => measureInsertAnchor(sys.databaseUrl, seconds),
+				{ rounds, seconds: duration },
 			);
 			print(create, [
 				["c", cRate, true],
