@@ -87,13 +87,14 @@ export function pct(sorted: number[], p: number): number {
 }
 
 /**
- * The production defaults a bench system runs with (record 0098): the access log at info, metrics on a free port,
- * the account limiter on Redis with a limit no bench account reaches (request ids are always on).
+ * The production defaults a bench system runs with (record 0098): the log level info, so the access log is on with
+ * its default policy (`GATEWAY_ACCESS_LOG` unset: sampled, record 0127; a system's own environment may set it),
+ * metrics on a free port, the account limiter on Redis with a limit no bench account reaches (request ids are always
+ * on).
  */
 export async function productionDefaults(): Promise<Record<string, string>> {
 	return {
 		LOGLEVEL: "info",
-		GATEWAY_ACCESS_LOG: "1",
 		METRICS_PORT: String(await freePort()),
 		RATE_LIMIT_ACCOUNT_PER_MIN: "100000000",
 	};

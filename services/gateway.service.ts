@@ -110,9 +110,13 @@
  * else a new UUID; also the Moleculer `requestID` of every call made for the
  * request), `x-content-type-options: nosniff`, `cache-control: no-store`
  * (actions may override the latter). 401 answers carry `WWW-Authenticate: Bearer`.
- * One structured JSON access-log line per request on stdout (method, path
- * without query, status, ms, request_id, sender_id; never tokens) when the
- * log level is info or finer.
+ * A structured JSON access-log line on stdout (method, path without query,
+ * status, ms, request_id, sender_id; never tokens) when the log level is info
+ * or finer (`GATEWAY_ACCESS_LOG`, record 0127): by default for every request
+ * that is not a GET / HEAD, every answer ≥ 400, every request of
+ * `GATEWAY_ACCESS_LOG_SLOW_MS` or longer or left unfinished, and 1 in
+ * `GATEWAY_ACCESS_LOG_SAMPLE` of the other (fast, successful) reads, whose
+ * line carries `sampled: <that number>`; `GATEWAY_ACCESS_LOG=1`: every request.
  *
  * ## moleculer-web hooks and the three remaining overrides
  *
@@ -146,7 +150,16 @@ import ApiGateway from "moleculer-web";
 import type { CallMeta } from "../lib/contracts";
 import { answerFor, gatewayFail } from "../lib/gateway/errors";
 import { keepHeadLength } from "../lib/gateway/head";
-import { accessLogLine, isLabelLinkPath, parseQuery, pathOf, requestIdOf } from "../lib/gateway/http";
+import {
+	type AccessLogPolicy,
+	accessLogLine,
+	accessLogWeight,
+	EVERY_REQUEST,
+	isLabelLinkPath,
+	parseQuery,
+	pathOf,
+	requestIdOf,
+} from "../lib/gateway/http";
 import { IdempotencyKeys, IdempotentReplay, wantsIdempotency } from "../lib/gateway/idempotency";
 import { clientAddress, EdgeLimiter } from "../lib/gateway/rate-limit";
 import { gatewayRoutes } from "../lib/gateway/route-options";
@@ -205,8 +218,8 @@ interface GatewayVars {
 	verifyToken?: CachedVerifier;
 	/** Services (→ their aliased actions) that must be reachable for `/ready`. */
 	requiredActions: Map<string, string[]>;
-	/** Write access-log lines (read per request). */
-	accessLog: boolean;
+	/** Which requests get an access-log line (read per request); undefined: none. */
+	accessLog?: AccessLogPolicy;
 	/** The service with a logger whose `warn` is a no-op (see `sendResponse`). */
 	quietSelf: unknown;
 	/** The edge rate limits (per address on signed links, per account on bearer /v1 routes). */
@@ -564,10 +577,18 @@ export default defineService<GatewayVars>()({
 
 		/**
 		 * Queues the access-log line of a request for stdout (JSON; never tokens,
-		 * queries or bodies), written asynchronously (lib/platform/stdout-sink.ts).
+		 * queries or bodies), written asynchronously (lib/platform/stdout-sink.ts),
+		 * when the access-log policy takes it (lib/gateway/http.ts `accessLogWeight`:
+		 * every write, error, slow or unfinished request; 1 in `sampleEvery` of the
+		 * other GET / HEAD requests, whose line says `sampled: <sampleEvery>`).
 		 */
 		logAccess(req: GwRequest, res: ServerResponse): void {
+			const policy = this.accessLog;
+			if (!policy) return;
 			const d = process.hrtime(req.$startTime);
+			const ms = Math.round((d[0] * 1e3 + d[1] / 1e6) * 10) / 10;
+			const weight = accessLogWeight(policy, req.method, res.statusCode, ms, res.writableFinished);
+			if (weight === 0) return;
 			const ctx = req.$ctx;
 			writeLine(
 				accessLogLine({
@@ -576,9 +597,10 @@ export default defineService<GatewayVars>()({
 					method: req.method,
 					path: requestPath(req),
 					status: res.statusCode,
-					ms: Math.round((d[0] * 1e3 + d[1] / 1e6) * 10) / 10,
+					ms,
 					request_id: ctx?.requestID ?? undefined,
 					sender_id: ctx?.meta?.user?.sender_id,
+					sampled: weight > 1 ? weight : undefined,
 				}),
 			);
 		},
@@ -634,8 +656,17 @@ export default defineService<GatewayVars>()({
 		// listen address: `HOST`; the zero-setup start sets 127.0.0.1 (lib/platform/system.ts), else every interface
 		this.settings.ip = setting("HOST") ?? "0.0.0.0";
 		const devIdp = setting("MSA_DEV_IDP") === true;
+		// the access log (record 0127): at info or finer only; `sampled` (the default) or `1` (every request)
+		const accessLog = setting("GATEWAY_ACCESS_LOG");
 		this.accessLog =
-			setting("GATEWAY_ACCESS_LOG") === "1" && logsInfo(this.broker.options.logger, cfg.logLevel);
+			accessLog === "0" || !logsInfo(this.broker.options.logger, cfg.logLevel)
+				? undefined
+				: accessLog === "1"
+					? EVERY_REQUEST
+					: {
+							sampleEvery: setting("GATEWAY_ACCESS_LOG_SAMPLE"),
+							slowMs: setting("GATEWAY_ACCESS_LOG_SLOW_MS"),
+						};
 		this.trustProxy = cfg.trustProxy;
 		this.limiter = new EdgeLimiter(
 			{

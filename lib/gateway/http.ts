@@ -51,6 +51,8 @@ export interface AccessLogFields {
 	ms: number;
 	request_id: string | undefined;
 	sender_id: number | undefined;
+	/** set on a line written by the sample: it stands for this many fast successful reads (absent otherwise) */
+	sampled?: number;
 }
 
 /**
@@ -73,6 +75,7 @@ export function accessLogLine(f: AccessLogFields): string {
 			ms: f.ms,
 			request_id: f.request_id,
 			sender_id: f.sender_id ?? null,
+			sampled: f.sampled,
 		}) + "\n"
 	);
 }
@@ -83,4 +86,47 @@ const LABEL_LINK_PATH = /^\/v1\/documents\/label\/t(?:\/|$)/;
 /** True when `path` (no query string) is a signed label link path (spec §4.4; plain-text 404s, §7). */
 export function isLabelLinkPath(path: string): boolean {
 	return LABEL_LINK_PATH.test(path);
+}
+
+/**
+ * Which requests get an access-log line (`GATEWAY_ACCESS_LOG`, `GATEWAY_ACCESS_LOG_SAMPLE`,
+ * `GATEWAY_ACCESS_LOG_SLOW_MS`; issue 32, docs/decisions/0127-sampled-access-log.md).
+ */
+export interface AccessLogPolicy {
+	/** 1 in this many fast successful reads is written (1: every request) */
+	sampleEvery: number;
+	/** a request that took this long (ms, wall time) or longer is always written */
+	slowMs: number;
+}
+
+/** The policy of `GATEWAY_ACCESS_LOG=1`: a line for every request. */
+export const EVERY_REQUEST: AccessLogPolicy = { sampleEvery: 1, slowMs: 0 };
+
+/**
+ * Whether the request gets its access-log line, and how: `0` no line; `1` a line that is always written (every
+ * request that is not a GET or HEAD, every answer with a status of 400 or more, every request of `policy.slowMs` or
+ * longer, every request whose answer was not completely written (`finished` false: the client went away first), and
+ * every request when `policy.sampleEvery` is 1); `policy.sampleEvery` (> 1) a line written by the sample: a fast
+ * successful (status < 400) GET or HEAD is written with probability 1 / `sampleEvery`, chosen by `random()`
+ * (uniform in [0, 1)) so that no periodic pattern of clients (e.g. accounts taking turns) is always or never
+ * sampled. `ms` is the request's wall time (ms).
+ */
+export function accessLogWeight(
+	policy: AccessLogPolicy,
+	method: string | undefined,
+	status: number,
+	ms: number,
+	finished: boolean,
+	random: () => number = Math.random,
+): number {
+	const every = policy.sampleEvery;
+	if (
+		every <= 1 ||
+		status >= 400 ||
+		ms >= policy.slowMs ||
+		!finished ||
+		(method !== "GET" && method !== "HEAD")
+	)
+		return 1;
+	return random() * every < 1 ? every : 0;
 }

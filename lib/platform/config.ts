@@ -482,9 +482,21 @@ export const SETTINGS = {
 			return Number.isSafeInteger(n) && n >= 0 ? n : INVALID;
 		},
 	}),
-	GATEWAY_ACCESS_LOG: oneOf(["1", "0"], {
-		dflt: "1",
-		doc: "0 turns the per-request access log line off",
+	GATEWAY_ACCESS_LOG: oneOf(["sampled", "1", "0"], {
+		dflt: "sampled",
+		doc: "access-log lines: sampled (writes, errors, slow requests, a sample of the rest), 1 (every request), 0 (none)",
+		readBy: ["gateway"],
+	}),
+	GATEWAY_ACCESS_LOG_SAMPLE: integer({
+		dflt: 100,
+		min: 1,
+		doc: "sampled access log: 1 in this many fast successful GET / HEAD requests is logged",
+		readBy: ["gateway"],
+	}),
+	GATEWAY_ACCESS_LOG_SLOW_MS: integer({
+		dflt: 500,
+		min: 0,
+		doc: "sampled access log: a request taking this many ms or more is always logged",
 		readBy: ["gateway"],
 	}),
 

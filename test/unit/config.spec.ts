@@ -93,7 +93,7 @@ describe("configuration in one module (lib/platform/config.ts)", () => {
 			["WEBHOOK_MAX_AGE_H", "-1", 'WEBHOOK_MAX_AGE_H must be a number greater than 0 (got "-1")'],
 			["AUTH_JWKS_URL", "jwks.json", 'AUTH_JWKS_URL must be an http(s) URL (got "jwks.json")'],
 			["SERVICES", "gateway,payments", "SERVICES must be a comma list of services (known: pincode,"],
-			["GATEWAY_ACCESS_LOG", "off", 'GATEWAY_ACCESS_LOG must be 1 or 0 (got "off")'],
+			["GATEWAY_ACCESS_LOG", "off", 'GATEWAY_ACCESS_LOG must be sampled, 1 or 0 (got "off")'],
 			// a secret's value is never echoed, only its length
 			[
 				"OPS_API_TOKEN",

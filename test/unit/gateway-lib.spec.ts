@@ -6,7 +6,14 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import { Errors } from "moleculer";
 import { answerFor, GatewayError, isUnavailable } from "../../lib/gateway/errors";
-import { accessLogLine, parseQuery, pathOf, requestIdOf } from "../../lib/gateway/http";
+import {
+	accessLogLine,
+	accessLogWeight,
+	EVERY_REQUEST,
+	parseQuery,
+	pathOf,
+	requestIdOf,
+} from "../../lib/gateway/http";
 import { API_ALIASES, actionsByService, DEV_IDP_ALIASES } from "../../lib/gateway/routes";
 import { bearerToken, cachedVerifier } from "../../lib/gateway/tokens";
 import { type AuthUser, createVerifier, invalidToken, userFor } from "../../lib/platform/auth";
@@ -255,6 +262,67 @@ describe("gateway helpers", () => {
 			assert.equal(o.level, "info");
 			assert.equal(o.sender_id, null);
 			assert.equal(o.status, 200);
+			assert.equal("sampled" in o, false);
+			assert.equal(JSON.parse(accessLogLine({ ...o, sampled: 100 })).sampled, 100);
+		});
+
+		describe("accessLogWeight (record 0127)", () => {
+			const sampled = { sampleEvery: 100, slowMs: 500 };
+			const never = () => 0.999;
+			const always = () => 0;
+
+			it("always writes a write, an error, a slow or an unfinished request, whatever the draw", () => {
+				for (const [method, status, ms, finished] of [
+					["POST", 201, 1, true],
+					["PATCH", 200, 1, true],
+					["DELETE", 204, 1, true],
+					["GET", 400, 1, true],
+					["GET", 404, 1, true],
+					["GET", 429, 1, true],
+					["HEAD", 503, 1, true],
+					["GET", 200, 500, true],
+					["GET", 200, 1200.5, true],
+					["GET", 200, 1, false],
+				] as const) {
+					assert.equal(
+						accessLogWeight(sampled, method, status, ms, finished, never),
+						1,
+						`${method} ${status} ${ms}`,
+					);
+				}
+			});
+
+			it("a fast successful GET or HEAD is written when the draw is under 1 / sampleEvery, and says it stands for sampleEvery", () => {
+				for (const [method, status] of [
+					["GET", 200],
+					["HEAD", 200],
+					["GET", 304],
+				] as const) {
+					assert.equal(accessLogWeight(sampled, method, status, 499.9, true, never), 0);
+					assert.equal(accessLogWeight(sampled, method, status, 499.9, true, always), 100);
+					assert.equal(
+						accessLogWeight(sampled, method, status, 1, true, () => 0.0099),
+						100,
+					);
+					assert.equal(
+						accessLogWeight(sampled, method, status, 1, true, () => 0.01),
+						0,
+					);
+				}
+			});
+
+			it("EVERY_REQUEST (GATEWAY_ACCESS_LOG=1) writes every request with weight 1", () => {
+				assert.equal(accessLogWeight(EVERY_REQUEST, "GET", 200, 0.1, true, never), 1);
+				assert.equal(accessLogWeight({ sampleEvery: 1, slowMs: 500 }, "GET", 200, 0.1, true, never), 1);
+			});
+
+			it("with Math.random, about 1 in sampleEvery fast reads is written", () => {
+				let written = 0;
+				for (let i = 0; i < 100_000; i++)
+					written += accessLogWeight(sampled, "GET", 200, 1, true) > 0 ? 1 : 0;
+				// binomial(100000, 0.01): mean 1000, sd ≈ 31.5; ±200 is > 6 sd
+				assert.ok(written > 800 && written < 1200, String(written));
+			});
 		});
 	});
 

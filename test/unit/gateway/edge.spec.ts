@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { brotliCompressSync, deflateSync, gzipSync, zstdCompressSync } from "node:zlib";
 import type { Context, ServiceBroker } from "moleculer";
+import { type AccessLogPolicy, EVERY_REQUEST } from "../../../lib/gateway/http";
 import {
 	assertCleanText,
 	isCleanText,
@@ -434,9 +435,9 @@ describe("gateway: the edge (text rule, undecodable bodies, HEAD)", () => {
 		});
 
 		it("the access log records HEAD, with the GET's status", async () => {
-			const gw = broker.getLocalService("gateway") as unknown as { accessLog: boolean };
+			const gw = broker.getLocalService("gateway") as unknown as { accessLog?: AccessLogPolicy };
 			const lines: string[] = [];
-			gw.accessLog = true;
+			gw.accessLog = EVERY_REQUEST;
 			const release = captureLines((line) => lines.push(line));
 			try {
 				const h = await http(base, "HEAD", "/v1/orders/status?order_no=A", { token });
@@ -444,7 +445,7 @@ describe("gateway: the edge (text rule, undecodable bodies, HEAD)", () => {
 				await new Promise((r) => setTimeout(r, 50));
 			} finally {
 				release();
-				gw.accessLog = false;
+				gw.accessLog = undefined;
 			}
 			const entry = lines.map((l) => JSON.parse(l)).find((e) => e.path === "/v1/orders/status");
 			assert.equal(entry?.method, "HEAD", lines.join(""));

@@ -4,6 +4,7 @@
  */
 
 import assert from "node:assert/strict";
+import { EVERY_REQUEST } from "../../../lib/gateway/http";
 import { captureLines } from "../../../lib/platform/stdout-sink";
 import { newSender } from "../../helpers/broker";
 import { http, UUID_RE, useGateway } from "./setup";
@@ -51,7 +52,7 @@ describe("gateway: request ids, headers and access log", () => {
 			const sender = newSender();
 			const token = await g.idp.tokenFor(sender);
 			const lines: string[] = [];
-			gw.accessLog = true;
+			gw.accessLog = EVERY_REQUEST;
 			const release = captureLines((line) => lines.push(line));
 			try {
 				await http(g.base, "GET", "/v1/orders/status?order_no=SECRET-REF", {
@@ -61,7 +62,7 @@ describe("gateway: request ids, headers and access log", () => {
 				await http(g.base, "GET", "/nope?x=1", { headers: { "x-request-id": "log-2" } });
 			} finally {
 				release();
-				gw.accessLog = false;
+				gw.accessLog = undefined;
 			}
 			assert.equal(lines.length, 2);
 			const [a, b] = lines.map((l) => JSON.parse(l));
@@ -75,6 +76,42 @@ describe("gateway: request ids, headers and access log", () => {
 			assert.equal(b.status, 404);
 			assert.equal(b.sender_id, null);
 			assert.ok(!lines.join("").includes(token) && !lines.join("").includes("SECRET-REF"));
+		});
+
+		it("sampled (record 0127): fast successful reads only by the draw, every write, error and slow request always", async () => {
+			const gw = g.broker.getLocalService("gateway") as any;
+			const token = await g.idp.tokenFor(newSender());
+			const lines: string[] = [];
+			const release = captureLines((line) => lines.push(line));
+			const draw = Math.random;
+			const get = (id: string, path = "/v1/orders/status?order_no=A") =>
+				http(g.base, "GET", path, { token, headers: { "x-request-id": id } });
+			try {
+				gw.accessLog = { sampleEvery: 100, slowMs: 60_000 };
+				Math.random = () => 0.5; // out of the sample
+				assert.equal((await get("out-1")).status, 200);
+				assert.equal((await get("err-1", "/nope")).status, 404);
+				await http(g.base, "POST", "/v1/warehouses", {
+					token,
+					body: {},
+					headers: { "x-request-id": "write-1" },
+				});
+				Math.random = () => 0.001; // in the sample
+				assert.equal((await get("in-1")).status, 200);
+				Math.random = draw;
+				gw.accessLog = { sampleEvery: 100, slowMs: 0 }; // every request is "slow"
+				assert.equal((await get("slow-1")).status, 200);
+			} finally {
+				Math.random = draw;
+				release();
+				gw.accessLog = undefined;
+			}
+			const byId = new Map(lines.map((l) => JSON.parse(l)).map((o) => [o.request_id, o]));
+			assert.deepEqual([...byId.keys()].sort(), ["err-1", "in-1", "slow-1", "write-1"], lines.join(""));
+			assert.equal(byId.get("in-1").sampled, 100);
+			assert.equal(byId.get("in-1").status, 200);
+			for (const id of ["err-1", "write-1", "slow-1"]) assert.equal("sampled" in byId.get(id), false, id);
+			assert.equal(byId.get("write-1").method, "POST");
 		});
 	});
 });
