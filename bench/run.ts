@@ -23,13 +23,15 @@
  * POST /v1/intake/order (each request a new order; ratio to c, and to b /
  * b-nats); then 202 → booked p50/p99 over BENCH_BOOKINGS bookings.
  * BENCH_DEFAULTS=off runs the system with the access log, metrics and the
- * account limiter off (the column issue 32 compares).
+ * account limiter off (the column issue 32 compares). BENCH_SYSTEM_ENV (JSON)
+ * adds to the system's environment, e.g. '{"GATEWAY_ACCESS_LOG":"1"}' to weigh
+ * one setting against its default.
  *
  * Each route line is measured in BENCH_ROUNDS turns (default 3) with its anchor (b or b-nats; c for create),
  * and its ratio is to the anchor's rate alongside: a machine whose speed drifts during the run moves both sides.
  *
  * Usage: npm run bench   (env: BENCH_SPLIT=1, BENCH_DURATION, BENCH_CONNECTIONS, BENCH_BOOKINGS, BENCH_DEFAULTS,
- * BENCH_ROUNDS)
+ * BENCH_ROUNDS, BENCH_SYSTEM_ENV)
  * Creates and drops its own database and Redis prefix (bench/lib.ts).
  * Sustained booking throughput and sync booking: bench/booking.ts (npm run bench:booking).
  */
@@ -112,7 +114,10 @@ const rounds = Math.max(1, Math.round(Number(process.env.BENCH_ROUNDS || 3)));
 async function main(): Promise<void> {
 	const production = await productionDefaults();
 	const off = { LOGLEVEL: "warn", METRICS_PORT: "off", RATE_LIMIT_ACCOUNT_PER_MIN: "0" };
-	const sys = await startSystem(defaultsOn ? production : off);
+	const sys = await startSystem({
+		...(defaultsOn ? production : off),
+		...(JSON.parse(process.env.BENCH_SYSTEM_ENV || "{}") as Record<string, string>),
+	});
 	const { base, api, run } = sys;
 	try {
 		const whId = sys.warehouseId;

@@ -114,7 +114,8 @@
  * status, ms, request_id, sender_id; never tokens) when the log level is info
  * or finer (`GATEWAY_ACCESS_LOG`, record 0127): by default for every request
  * that is not a GET / HEAD, every answer ≥ 400, every request of
- * `GATEWAY_ACCESS_LOG_SLOW_MS` or longer or left unfinished, and 1 in
+ * `GATEWAY_ACCESS_LOG_SLOW_MS` or longer or left unfinished, every `/v1/ops/`
+ * request, and 1 in
  * `GATEWAY_ACCESS_LOG_SAMPLE` of the other (fast, successful) reads, whose
  * line carries `sampled: <that number>`; `GATEWAY_ACCESS_LOG=1`: every request.
  *
@@ -579,15 +580,24 @@ export default defineService<GatewayVars>()({
 		 * Queues the access-log line of a request for stdout (JSON; never tokens,
 		 * queries or bodies), written asynchronously (lib/platform/stdout-sink.ts),
 		 * when the access-log policy takes it (lib/gateway/http.ts `accessLogWeight`:
-		 * every write, error, slow or unfinished request; 1 in `sampleEvery` of the
-		 * other GET / HEAD requests, whose line says `sampled: <sampleEvery>`).
+		 * every write, error, slow or unfinished request and every ops request; 1 in
+		 * `sampleEvery` of the other GET / HEAD requests, whose line says
+		 * `sampled: <sampleEvery>`).
 		 */
 		logAccess(req: GwRequest, res: ServerResponse): void {
 			const policy = this.accessLog;
 			if (!policy) return;
 			const d = process.hrtime(req.$startTime);
 			const ms = Math.round((d[0] * 1e3 + d[1] / 1e6) * 10) / 10;
-			const weight = accessLogWeight(policy, req.method, res.statusCode, ms, res.writableFinished);
+			const path = requestPath(req);
+			const status = res.statusCode;
+			const weight = accessLogWeight(policy, {
+				method: req.method,
+				path,
+				status,
+				ms,
+				finished: res.writableFinished,
+			});
 			if (weight === 0) return;
 			const ctx = req.$ctx;
 			writeLine(
@@ -595,8 +605,8 @@ export default defineService<GatewayVars>()({
 					nodeID: this.broker.nodeID,
 					ns: this.broker.namespace,
 					method: req.method,
-					path: requestPath(req),
-					status: res.statusCode,
+					path,
+					status,
 					ms,
 					request_id: ctx?.requestID ?? undefined,
 					sender_id: ctx?.meta?.user?.sender_id,

@@ -102,30 +102,43 @@ export interface AccessLogPolicy {
 /** The policy of `GATEWAY_ACCESS_LOG=1`: a line for every request. */
 export const EVERY_REQUEST: AccessLogPolicy = { sampleEvery: 1, slowMs: 0 };
 
+/** Paths whose every request is logged whatever the policy: the ops routes act across accounts (record 0103). */
+const ALWAYS_LOGGED_PATH = /^\/v1\/ops\//;
+
+/** What {@link accessLogWeight} weighs of a finished (or cut-off) request. */
+export interface AccessLogRequest {
+	method: string | undefined;
+	/** path without the query string */
+	path: string;
+	status: number;
+	/** wall time, ms */
+	ms: number;
+	/** false when the answer was not completely written (the client went away first) */
+	finished: boolean;
+}
+
 /**
  * Whether the request gets its access-log line, and how: `0` no line; `1` a line that is always written (every
  * request that is not a GET or HEAD, every answer with a status of 400 or more, every request of `policy.slowMs` or
- * longer, every request whose answer was not completely written (`finished` false: the client went away first), and
- * every request when `policy.sampleEvery` is 1); `policy.sampleEvery` (> 1) a line written by the sample: a fast
- * successful (status < 400) GET or HEAD is written with probability 1 / `sampleEvery`, chosen by `random()`
- * (uniform in [0, 1)) so that no periodic pattern of clients (e.g. accounts taking turns) is always or never
- * sampled. `ms` is the request's wall time (ms).
+ * longer, every request whose answer was not completely written, every request under `/v1/ops/` (ops act across
+ * accounts, record 0103), and every request when `policy.sampleEvery` is 1); `policy.sampleEvery` (> 1) a line
+ * written by the sample: any other request (a fast successful GET or HEAD) is written with probability
+ * 1 / `sampleEvery`, chosen by `random()` (uniform in [0, 1)) so that no periodic pattern of clients (e.g. accounts
+ * taking turns) is always or never sampled. Record 0127.
  */
 export function accessLogWeight(
 	policy: AccessLogPolicy,
-	method: string | undefined,
-	status: number,
-	ms: number,
-	finished: boolean,
+	r: AccessLogRequest,
 	random: () => number = Math.random,
 ): number {
 	const every = policy.sampleEvery;
 	if (
 		every <= 1 ||
-		status >= 400 ||
-		ms >= policy.slowMs ||
-		!finished ||
-		(method !== "GET" && method !== "HEAD")
+		r.status >= 400 ||
+		r.ms >= policy.slowMs ||
+		!r.finished ||
+		(r.method !== "GET" && r.method !== "HEAD") ||
+		ALWAYS_LOGGED_PATH.test(r.path)
 	)
 		return 1;
 	return random() * every < 1 ? every : 0;

@@ -271,24 +271,36 @@ describe("gateway helpers", () => {
 			const never = () => 0.999;
 			const always = () => 0;
 
-			it("always writes a write, an error, a slow or an unfinished request, whatever the draw", () => {
-				for (const [method, status, ms, finished] of [
-					["POST", 201, 1, true],
-					["PATCH", 200, 1, true],
-					["DELETE", 204, 1, true],
-					["GET", 400, 1, true],
-					["GET", 404, 1, true],
-					["GET", 429, 1, true],
-					["HEAD", 503, 1, true],
-					["GET", 200, 500, true],
-					["GET", 200, 1200.5, true],
-					["GET", 200, 1, false],
-				] as const) {
-					assert.equal(
-						accessLogWeight(sampled, method, status, ms, finished, never),
-						1,
-						`${method} ${status} ${ms}`,
-					);
+			const req = (
+				method: string,
+				status: number,
+				ms: number,
+				finished = true,
+				path = "/v1/orders/status",
+			) => ({
+				method,
+				path,
+				status,
+				ms,
+				finished,
+			});
+
+			it("always writes a write, an error, a slow, an unfinished or an ops request, whatever the draw", () => {
+				for (const r of [
+					req("POST", 201, 1),
+					req("PATCH", 200, 1),
+					req("DELETE", 204, 1),
+					req("OPTIONS", 204, 1),
+					req("GET", 400, 1),
+					req("GET", 404, 1),
+					req("GET", 429, 1),
+					req("HEAD", 503, 1),
+					req("GET", 200, 500),
+					req("GET", 200, 1200.5),
+					req("GET", 200, 1, false),
+					req("GET", 200, 1, true, "/v1/ops/weight-discrepancies/7/images/1"),
+				]) {
+					assert.equal(accessLogWeight(sampled, r, never), 1, JSON.stringify(r));
 				}
 			});
 
@@ -298,28 +310,29 @@ describe("gateway helpers", () => {
 					["HEAD", 200],
 					["GET", 304],
 				] as const) {
-					assert.equal(accessLogWeight(sampled, method, status, 499.9, true, never), 0);
-					assert.equal(accessLogWeight(sampled, method, status, 499.9, true, always), 100);
+					assert.equal(accessLogWeight(sampled, req(method, status, 499.9), never), 0);
+					assert.equal(accessLogWeight(sampled, req(method, status, 499.9), always), 100);
 					assert.equal(
-						accessLogWeight(sampled, method, status, 1, true, () => 0.0099),
+						accessLogWeight(sampled, req(method, status, 1), () => 0.0099),
 						100,
 					);
 					assert.equal(
-						accessLogWeight(sampled, method, status, 1, true, () => 0.01),
+						accessLogWeight(sampled, req(method, status, 1), () => 0.01),
 						0,
 					);
 				}
+				// an ops-like path elsewhere is sampled like any read
+				assert.equal(accessLogWeight(sampled, req("GET", 200, 1, true, "/v1/orders/ops/x"), never), 0);
 			});
 
 			it("EVERY_REQUEST (GATEWAY_ACCESS_LOG=1) writes every request with weight 1", () => {
-				assert.equal(accessLogWeight(EVERY_REQUEST, "GET", 200, 0.1, true, never), 1);
-				assert.equal(accessLogWeight({ sampleEvery: 1, slowMs: 500 }, "GET", 200, 0.1, true, never), 1);
+				assert.equal(accessLogWeight(EVERY_REQUEST, req("GET", 200, 0.1), never), 1);
+				assert.equal(accessLogWeight({ sampleEvery: 1, slowMs: 500 }, req("GET", 200, 0.1), never), 1);
 			});
 
 			it("with Math.random, about 1 in sampleEvery fast reads is written", () => {
 				let written = 0;
-				for (let i = 0; i < 100_000; i++)
-					written += accessLogWeight(sampled, "GET", 200, 1, true) > 0 ? 1 : 0;
+				for (let i = 0; i < 100_000; i++) written += accessLogWeight(sampled, req("GET", 200, 1)) > 0 ? 1 : 0;
 				// binomial(100000, 0.01): mean 1000, sd ≈ 31.5; ±200 is > 6 sd
 				assert.ok(written > 800 && written < 1200, String(written));
 			});
