@@ -14,6 +14,9 @@
  *   one as `"\ud800"`), which is not Unicode text: PostgreSQL refuses it in
  *   `jsonb`, and UTF-8 encoding silently turns it into U+FFFD elsewhere.
  *
+ * A key is refused, too, when it names a property every JavaScript object inherits ({@link BUILT_IN_KEYS}:
+ * `toString`, `valueOf`, `constructor`, `__proto__`, …; docs/decisions/0128-built-in-property-keys.md).
+ *
  * Fields keep their own, stricter rules (e.g. lib/shared/fields.ts `CONTROL_CHARS`
  * refuses TAB/LF/CR too in names and addresses); this rule only guarantees that
  * no string past the gateway can make a database or a log line fail.
@@ -42,6 +45,20 @@ const LONE_SURROGATE = /\p{Cs}/u;
 export const CONTROL_MESSAGE = "must not contain control characters";
 /** Detail text for a string with an unpaired UTF-16 surrogate. */
 export const SURROGATE_MESSAGE = "must not contain unpaired surrogates";
+
+/**
+ * Keys refused at any depth: the names of the properties every JavaScript object inherits (`toString`,
+ * `valueOf`, `constructor`, `__proto__`, …; `Object.prototype`'s own names). A parsed JSON object with such an own
+ * key is no longer an ordinary object to code that converts or inspects it: `{"toString": ""}` makes `String()` of
+ * it, or of an array holding it, throw (fastest-validator's error messages did, answering 500), and `__proto__`
+ * replaces the prototype of an object it is assigned onto. No field of the API is named so
+ * (docs/decisions/0128-built-in-property-keys.md).
+ */
+export const BUILT_IN_KEYS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/** Detail text for an object with a key in {@link BUILT_IN_KEYS}. */
+export const BUILT_IN_KEY_MESSAGE =
+	"must not name a built-in property of objects (toString, constructor, __proto__, …)";
 
 /** Most `details` entries one refusal lists (a hostile body can hold thousands of bad strings). */
 export const MAX_TEXT_DETAILS = 20;
@@ -94,7 +111,7 @@ export function textViolations(value: unknown, root = ""): string[] {
 			let keyProblem: string | undefined;
 			for (let i = keys.length - 1; i >= 0; i--) {
 				const k = keys[i];
-				const p = textProblem(k);
+				const p = BUILT_IN_KEYS.has(k) ? BUILT_IN_KEY_MESSAGE : textProblem(k);
 				if (p) keyProblem ??= p;
 				else stack.push([(v as Record<string, unknown>)[k], segment(path, k)]);
 			}

@@ -88,6 +88,25 @@ describe("gateway: the edge text rule (unit)", () => {
 		assert.equal(isCleanText("\ude00\ud83d"), false);
 	});
 
+	it("a key naming a built-in property of objects is refused at any depth (record 0128); its value is not walked", () => {
+		const BUILT_IN =
+			"keys must not name a built-in property of objects (toString, constructor, __proto__, …)";
+		assert.deepEqual(textViolations(JSON.parse('{"channel":[{"toString":""}],"to":"9876543210"}')), [
+			`channel[0]: ${BUILT_IN}`,
+		]);
+		assert.deepEqual(textViolations(JSON.parse('{"valueOf":1,"a":{"b":{"__proto__":{"x":1}}}}')), [
+			`parameter names: ${BUILT_IN.slice("keys ".length)}`,
+			`a.b: ${BUILT_IN}`,
+		]);
+		for (const k of ["constructor", "hasOwnProperty", "isPrototypeOf", "toLocaleString", "__defineGetter__"])
+			assert.equal(textViolations({ o: { [k]: "\u0000" } }).length, 1, k);
+		// a name that merely contains one, or differs in case, is an ordinary key
+		assert.deepEqual(
+			textViolations({ o: { to_string: "", ToString: "", my_constructor: "", proto: "" } }),
+			[],
+		);
+	});
+
 	it("lists at most MAX_TEXT_DETAILS entries, and walks any depth without recursion", () => {
 		const many = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`k${i}`, "\u0000"]));
 		assert.equal(textViolations(many).length, MAX_TEXT_DETAILS);

@@ -101,6 +101,27 @@ describe("hardening: the edge text rule and undecodable bodies on the real servi
 		refused(await send(w, "POST", "/v1/warehouses", '{"\\u0000":1}'), "parameter names");
 	});
 
+	it("a key naming a built-in property of objects (record 0128): 400 naming its object, never 500", async () => {
+		const BUILT_IN =
+			"keys must not name a built-in property of objects (toString, constructor, __proto__, …)";
+		// the fuzzer's counterexample: an enum's failure message could not render the value (500)
+		const t = await send(
+			w,
+			"POST",
+			"/v1/settings/notifications/test",
+			'{"channel":[{"toString":""}],"to":"9876543210"}',
+		);
+		assertEnvelope(t, "/v1/");
+		assert.equal(t.status, 400, t.text);
+		assert.deepEqual(t.body.details, [`channel[0]: ${BUILT_IN}`], t.text);
+		const o = await send(w, "POST", "/v1/intake/order", '{"receiver":{"name":{"valueOf":1,"toString":""}}}');
+		assert.equal(o.status, 400, o.text);
+		assert.deepEqual(o.body.details, [`receiver.name: ${BUILT_IN}`], o.text);
+		const q = await send(w, "GET", "/v1/orders/status?toString=1&order_no=A");
+		assert.equal(q.status, 400, q.text);
+		assert.deepEqual(q.body.details, [`parameter names: ${BUILT_IN.slice("keys ".length)}`], q.text);
+	});
+
 	it("a gzip body that is not gzip is 400 invalid_body; a real one is read; utf-16 is 415", async () => {
 		const body = Buffer.from(JSON.stringify({ comment: "Buyer asked for an evening delivery" }));
 		const post = (b: Buffer, headers: Record<string, string>) =>
