@@ -122,7 +122,7 @@ export interface AccessLogRequest {
  * request that is not a GET or HEAD, every answer with a status of 400 or more, every request of `policy.slowMs` or
  * longer, every request whose answer was not completely written, every request under `/v1/ops/` (ops act across
  * accounts, record 0103), and every request when `policy.sampleEvery` is 1); `policy.sampleEvery` (> 1) a line
- * written by the sample: any other request (a fast successful GET or HEAD) is written with probability
+ * written by the sample: every other request (a fast successful GET or HEAD) is written with probability
  * 1 / `sampleEvery`, chosen by `random()` (uniform in [0, 1)) so that no periodic pattern of clients (e.g. accounts
  * taking turns) is always or never sampled. Record 0127.
  */
