@@ -251,7 +251,9 @@ export function mapHeader(cells: readonly string[]): HeaderMap {
 			columns.push(null);
 			continue;
 		}
-		const c = ALIASES[headerKey(h)];
+		const key = headerKey(h);
+		// own names only: `constructor` (a property of every object) is an unknown column like any other
+		const c = Object.hasOwn(ALIASES, key) ? ALIASES[key] : undefined;
 		if (!c) {
 			unknown.push(JSON.stringify(capText(neutralise(h.trim()), MAX_NAME_CHARS)));
 			columns.push(null);

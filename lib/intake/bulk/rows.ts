@@ -230,7 +230,7 @@ export async function createFromRow(
 	const data = await rowData(db, job.job_id, row_no);
 	if (!data) throw new Error(`bulk row ${job.job_id}/${row_no} has no data`);
 	const cells: RowCells = {};
-	for (const [k, v] of Object.entries(data)) if (k in COLUMN_FIELDS) cells[k as BulkColumn] = v;
+	for (const [k, v] of Object.entries(data)) if (Object.hasOwn(COLUMN_FIELDS, k)) cells[k as BulkColumn] = v;
 	const parsed = parseRow(cells, job.sender_address_id);
 	if (parsed.kind === "failed")
 		throw new Error(

@@ -51,6 +51,16 @@ describe("bulk parsing", () => {
 			},
 		);
 	});
+	it("a column named like a property of every object (Constructor, toString, __proto__) is unknown, not mapped", () => {
+		for (const name of ["constructor", "Constructor", "toString", "__proto__", "hasOwnProperty"]) {
+			assert.throws(
+				() => mapHeader([...TEMPLATE_COLUMNS, name]),
+				(e: unknown) =>
+					e instanceof HeaderError && e.message.endsWith(`unknown column(s): ${JSON.stringify(name)}`),
+				name,
+			);
+		}
+	});
 	it("reads CSV with BOM, quotes, embedded newlines and CRLF", async () => {
 		const csv = Buffer.from('\uFEFFa,b\r\n"x, y","multi\r\nline"\r\n\r\n"q""uote",2\r\n');
 		const rows = await all(readCsv(csv));
