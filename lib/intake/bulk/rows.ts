@@ -165,13 +165,19 @@ const SAME: Readonly<Record<string, string>> = {
 	pondicherry: "puducherry",
 };
 
+/** A place name squashed, in the directory's spelling when {@link SAME} knows another (own names only: "Constructor" is a place name, not Object's constructor). */
+function placeKey(name: string): string {
+	const k = squash(name);
+	return Object.hasOwn(SAME, k) ? SAME[k] : k;
+}
+
 /** Whether a written place name matches one of the directory's names. */
 function samePlace(written: string, names: Array<string | null | undefined>): boolean {
-	const w = SAME[squash(written)] ?? squash(written);
+	const w = placeKey(written);
 	if (!w) return true;
 	for (const n of names) {
 		if (!n) continue;
-		const d = SAME[squash(n)] ?? squash(n);
+		const d = placeKey(n);
 		if (d && (d === w || d.includes(w) || w.includes(d))) return true;
 	}
 	return false;

@@ -5,8 +5,9 @@ import ExcelJS from "exceljs";
 import { TEMPLATE_COLUMNS } from "../../../lib/contracts/http/intake-bulk-input";
 import { HeaderError, mapHeader, TEMPLATE_EXAMPLE } from "../../../lib/intake/bulk/columns";
 import { countCsvRecords, readCsv } from "../../../lib/intake/bulk/csv";
-import { parseRow } from "../../../lib/intake/bulk/rows";
+import { parseRow, pincodeMismatch } from "../../../lib/intake/bulk/rows";
 import { inspectXlsx, RowTagCounter, readXlsx } from "../../../lib/intake/bulk/xlsx";
+import type { OrderInput } from "../../../lib/intake/validation";
 import { neutralise } from "../../../lib/shared/csv-cell";
 
 async function all<T>(g: AsyncGenerator<T>): Promise<T[]> {
@@ -60,6 +61,17 @@ describe("bulk parsing", () => {
 				name,
 			);
 		}
+	});
+	it("pincodeMismatch: a city or state named like a property of every object is compared as text", () => {
+		const info = { found: true, city: "Bangalore", state: "Karnataka", district: "Bengaluru", metro: null };
+		const row = (city: string, state: string) =>
+			({ receiver: { city, state, pincode: "560001" } }) as OrderInput;
+		assert.equal(
+			pincodeMismatch(row("Constructor", "Karnataka"), info),
+			'pincode_mismatch: pincode 560001 city "Constructor" (directory: Bangalore)',
+		);
+		assert.match(String(pincodeMismatch(row("Bengaluru", "constructor"), info)), /state "constructor"/);
+		assert.equal(pincodeMismatch(row("Bengaluru", "Karnataka"), info), null);
 	});
 	it("reads CSV with BOM, quotes, embedded newlines and CRLF", async () => {
 		const csv = Buffer.from('\uFEFFa,b\r\n"x, y","multi\r\nline"\r\n\r\n"q""uote",2\r\n');
