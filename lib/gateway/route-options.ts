@@ -95,7 +95,9 @@ function readsBody(req: IncomingMessage): boolean {
 function devIdpBeforeCall(trustProxy: number): (ctx: Context, route: unknown, req: GwRequest) => void {
 	return (ctx: Context, _route: unknown, req: GwRequest): void => {
 		refuseAmbiguous(req);
-		assertCleanText(req.$params);
+		// keys named like Object.prototype's properties are the token route's own 400 invalid_request (OAuth's
+		// words, RFC 6749 §5.2): it reads only own string properties (services/devauth.service.ts; record 0128)
+		assertCleanText(req.$params, { builtInKeys: false });
 		// the login is throttled per client address too (services/devauth.service.ts)
 		(ctx.meta as { client_address?: string }).client_address = clientAddress(req, trustProxy);
 	};

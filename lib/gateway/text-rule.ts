@@ -20,11 +20,12 @@ export {
  * Throws 400 `validation_failed` (a {@link GatewayError} with `details`,
  * shaped per path by lib/gateway/errors.ts `answerFor`) when any string of
  * `params` (the params the action would receive: body, query and path
- * parameters merged) breaks the edge text rule. Called by the gateway's
- * `onBeforeCall` hooks, before authentication and before any action runs.
+ * parameters merged) breaks the edge text rule (`opts`: see `textViolations`).
+ * Called by the gateway's `onBeforeCall` hooks, before authentication and
+ * before any action runs.
  */
-export function assertCleanText(params: unknown): void {
-	const details = textViolations(params);
+export function assertCleanText(params: unknown, opts: { builtInKeys?: boolean } = {}): void {
+	const details = textViolations(params, "", opts);
 	if (details.length > 0) {
 		throw gatewayFailWith("validation_failed", details, details);
 	}

@@ -92,11 +92,15 @@ function segment(parent: string, key: string): string {
  * itself is never echoed). Walks iteratively (no recursion: the gateway bounds
  * JSON nesting at 32, but this must be safe on any value), own enumerable
  * keys only; stops after {@link MAX_TEXT_DETAILS} entries. Empty when clean.
+ * A key in {@link BUILT_IN_KEYS} is refused too, unless `opts.builtInKeys` is false.
  *
  * @param value a parsed JSON value, a query object, params…
  * @param root name of the top level in the detail paths ("" for a params object whose keys are field names)
+ * @param opts.builtInKeys false: keys named like `Object.prototype`'s properties pass (the development IdP's token
+ *   route, which answers such a body itself in OAuth's words)
  */
-export function textViolations(value: unknown, root = ""): string[] {
+export function textViolations(value: unknown, root = "", opts: { builtInKeys?: boolean } = {}): string[] {
+	const refuseBuiltIn = opts.builtInKeys !== false;
 	const out: string[] = [];
 	const stack: [unknown, string][] = [[value, root]];
 	while (stack.length > 0 && out.length < MAX_TEXT_DETAILS) {
@@ -111,7 +115,7 @@ export function textViolations(value: unknown, root = ""): string[] {
 			let keyProblem: string | undefined;
 			for (let i = keys.length - 1; i >= 0; i--) {
 				const k = keys[i];
-				const p = BUILT_IN_KEYS.has(k) ? BUILT_IN_KEY_MESSAGE : textProblem(k);
+				const p = refuseBuiltIn && BUILT_IN_KEYS.has(k) ? BUILT_IN_KEY_MESSAGE : textProblem(k);
 				if (p) keyProblem ??= p;
 				else stack.push([(v as Record<string, unknown>)[k], segment(path, k)]);
 			}
