@@ -115,9 +115,9 @@
  * or finer (`GATEWAY_ACCESS_LOG`, record 0127): by default for every request
  * that is not a GET / HEAD, every answer ≥ 400, every request of
  * `GATEWAY_ACCESS_LOG_SLOW_MS` or longer or left unfinished, every `/v1/ops/`
- * request, and 1 in
- * `GATEWAY_ACCESS_LOG_SAMPLE` of the other (fast, successful) reads, whose
- * line carries `sampled: <that number>`; `GATEWAY_ACCESS_LOG=1`: every request.
+ * request, and 1 in `GATEWAY_ACCESS_LOG_SAMPLE` of the other (fast,
+ * successful) reads, whose line carries `sampled: <that number>`;
+ * `GATEWAY_ACCESS_LOG=1`: every request.
  *
  * ## moleculer-web hooks and the three remaining overrides
  *
