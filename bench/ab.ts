@@ -15,7 +15,7 @@
  */
 import { orderBody } from "../test/helpers/fixtures";
 import { median } from "../test/helpers/gc";
-import { type BenchSystem, cpuMeter, productionDefaults, startSystem } from "./lib";
+import { type BenchSystem, cpuMeter, envFromJson, productionDefaults, startSystem } from "./lib";
 import { generateLoad, loadgen, type WrkRequest } from "./wrk";
 
 const rounds = Number(process.env.BENCH_ROUNDS || 6);
@@ -94,7 +94,7 @@ async function main(): Promise<void> {
 	const route = process.argv[2] ?? "pincode";
 	const production = async (side: string) => ({
 		...(await productionDefaults()),
-		...(JSON.parse(process.env[`BENCH_${side}_ENV`] || "{}") as Record<string, string>),
+		...envFromJson(`BENCH_${side}_ENV`),
 	});
 	const bFirst = process.env.BENCH_START === "BA";
 	const first = await startSystem(await production(bFirst ? "B" : "A"));

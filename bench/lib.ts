@@ -100,6 +100,30 @@ export async function productionDefaults(): Promise<Record<string, string>> {
 	};
 }
 
+/**
+ * The settings a bench adds to a system's environment from the JSON object in the variable `name` (e.g.
+ * `BENCH_SYSTEM_ENV='{"GATEWAY_ACCESS_LOG":"1"}'`); `{}` when unset.
+ * @throws Error naming the variable when it is not a JSON object of strings
+ */
+export function envFromJson(name: string): Record<string, string> {
+	const raw = process.env[name];
+	if (!raw) return {};
+	let v: unknown;
+	try {
+		v = JSON.parse(raw);
+	} catch (err) {
+		throw new Error(`${name} must be a JSON object of strings: ${(err as Error).message}`);
+	}
+	if (
+		v === null ||
+		typeof v !== "object" ||
+		Array.isArray(v) ||
+		Object.values(v).some((x) => typeof x !== "string")
+	)
+		throw new Error(`${name} must be a JSON object of strings, e.g. '{"GATEWAY_ACCESS_LOG":"1"}'`);
+	return v as Record<string, string>;
+}
+
 /** A started system with one merchant (sender 900001) and its warehouse. */
 export interface BenchSystem {
 	/** e.g. `http://127.0.0.1:PORT` */

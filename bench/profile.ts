@@ -20,7 +20,7 @@ import autocannon from "autocannon";
 import IORedis from "ioredis";
 import { Client } from "pg";
 import { orderBody } from "../test/helpers/fixtures";
-import { cpuMeter, postgresCpuMeter, productionDefaults, startSystem } from "./lib";
+import { cpuMeter, envFromJson, postgresCpuMeter, productionDefaults, startSystem } from "./lib";
 
 const duration = Number(process.env.BENCH_DURATION || 10);
 const connections = Number(process.env.BENCH_CONNECTIONS || 50);
@@ -88,7 +88,7 @@ async function main(): Promise<void> {
 		...(await productionDefaults()),
 		...(process.env.BENCH_PROFILE === "0" ? {} : { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` }),
 		// e.g. BENCH_SYSTEM_ENV='{"RATE_LIMIT_ACCOUNT_PER_MIN":"0"}' to weigh one default
-		...(JSON.parse(process.env.BENCH_SYSTEM_ENV || "{}") as Record<string, string>),
+		...envFromJson("BENCH_SYSTEM_ENV"),
 	});
 	let requests = 0;
 	let loadStart = 0;

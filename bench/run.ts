@@ -39,7 +39,7 @@ import { Client } from "pg";
 import { orderBody, warehouseBody } from "../test/helpers/fixtures";
 import { client } from "../test/helpers/flow";
 import { measureInsertAnchor, startGatewayAnchor } from "./anchors";
-import { cpuMeter, natsUrl, pct, productionDefaults, split, startSystem } from "./lib";
+import { cpuMeter, envFromJson, natsUrl, pct, productionDefaults, split, startSystem } from "./lib";
 import { alongside, type Figure } from "./turns";
 import { generateLoad, loadgen, type WrkRequest } from "./wrk";
 
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
 	const off = { LOGLEVEL: "warn", METRICS_PORT: "off", RATE_LIMIT_ACCOUNT_PER_MIN: "0" };
 	const sys = await startSystem({
 		...(defaultsOn ? production : off),
-		...(JSON.parse(process.env.BENCH_SYSTEM_ENV || "{}") as Record<string, string>),
+		...envFromJson("BENCH_SYSTEM_ENV"),
 	});
 	const { base, api, run } = sys;
 	try {
