@@ -154,8 +154,8 @@ import { keepHeadLength } from "../lib/gateway/head";
 import {
 	type AccessLogPolicy,
 	accessLogLine,
+	accessLogPolicy,
 	accessLogWeight,
-	EVERY_REQUEST,
 	isLabelLinkPath,
 	parseQuery,
 	pathOf,
@@ -666,17 +666,14 @@ export default defineService<GatewayVars>()({
 		// listen address: `HOST`; the zero-setup start sets 127.0.0.1 (lib/platform/system.ts), else every interface
 		this.settings.ip = setting("HOST") ?? "0.0.0.0";
 		const devIdp = setting("MSA_DEV_IDP") === true;
-		// the access log (record 0127): at info or finer only; `sampled` (the default) or `1` (every request)
-		const accessLog = setting("GATEWAY_ACCESS_LOG");
-		this.accessLog =
-			accessLog === "0" || !logsInfo(this.broker.options.logger, cfg.logLevel)
-				? undefined
-				: accessLog === "1"
-					? EVERY_REQUEST
-					: {
-							sampleEvery: setting("GATEWAY_ACCESS_LOG_SAMPLE"),
-							slowMs: setting("GATEWAY_ACCESS_LOG_SLOW_MS"),
-						};
+		// the access log (record 0127): at info or finer only
+		this.accessLog = logsInfo(this.broker.options.logger, cfg.logLevel)
+			? accessLogPolicy(
+					setting("GATEWAY_ACCESS_LOG"),
+					setting("GATEWAY_ACCESS_LOG_SAMPLE"),
+					setting("GATEWAY_ACCESS_LOG_SLOW_MS"),
+				)
+			: undefined;
 		this.trustProxy = cfg.trustProxy;
 		this.limiter = new EdgeLimiter(
 			{

@@ -102,6 +102,21 @@ export interface AccessLogPolicy {
 /** The policy of `GATEWAY_ACCESS_LOG=1`: a line for every request. */
 export const EVERY_REQUEST: AccessLogPolicy = { sampleEvery: 1, slowMs: 0 };
 
+/**
+ * The access-log policy of the settings (record 0127): `GATEWAY_ACCESS_LOG` `0` → none (undefined), `1` →
+ * {@link EVERY_REQUEST}, `sampled` → 1 in `sampleEvery` (`GATEWAY_ACCESS_LOG_SAMPLE`) of the fast successful reads,
+ * every request of `slowMs` (`GATEWAY_ACCESS_LOG_SLOW_MS`) or longer. The gateway also needs its log level at info
+ * or finer to write any line.
+ */
+export function accessLogPolicy(
+	mode: "sampled" | "1" | "0",
+	sampleEvery: number,
+	slowMs: number,
+): AccessLogPolicy | undefined {
+	if (mode === "0") return undefined;
+	return mode === "1" ? EVERY_REQUEST : { sampleEvery, slowMs };
+}
+
 /** Paths whose every request is logged whatever the policy: the ops routes act across accounts (record 0103). */
 const ALWAYS_LOGGED_PATH = /^\/v1\/ops\//;
 

@@ -8,6 +8,7 @@ import { Errors } from "moleculer";
 import { answerFor, GatewayError, isUnavailable } from "../../lib/gateway/errors";
 import {
 	accessLogLine,
+	accessLogPolicy,
 	accessLogWeight,
 	EVERY_REQUEST,
 	parseQuery,
@@ -17,6 +18,7 @@ import {
 import { API_ALIASES, actionsByService, DEV_IDP_ALIASES } from "../../lib/gateway/routes";
 import { bearerToken, cachedVerifier } from "../../lib/gateway/tokens";
 import { type AuthUser, createVerifier, invalidToken, userFor } from "../../lib/platform/auth";
+import { setting } from "../../lib/platform/config";
 import { createDevIdp } from "../../lib/platform/devidp";
 import { apiError, documentsConflict, documentsError } from "../../lib/platform/errors";
 import { compile, describe as describeFailure } from "../../lib/platform/validate";
@@ -328,6 +330,22 @@ describe("gateway helpers", () => {
 			it("EVERY_REQUEST (GATEWAY_ACCESS_LOG=1) writes every request with weight 1", () => {
 				assert.equal(accessLogWeight(EVERY_REQUEST, req("GET", 200, 0.1), never), 1);
 				assert.equal(accessLogWeight({ sampleEvery: 1, slowMs: 500 }, req("GET", 200, 0.1), never), 1);
+			});
+
+			it("the policy of the settings: sampled by default (1 in 100, slow from 500 ms), 1 every request, 0 none", () => {
+				const of = (env: Record<string, string>) =>
+					accessLogPolicy(
+						setting("GATEWAY_ACCESS_LOG", env),
+						setting("GATEWAY_ACCESS_LOG_SAMPLE", env),
+						setting("GATEWAY_ACCESS_LOG_SLOW_MS", env),
+					);
+				assert.deepEqual(of({}), { sampleEvery: 100, slowMs: 500 });
+				assert.deepEqual(of({ GATEWAY_ACCESS_LOG_SAMPLE: "10", GATEWAY_ACCESS_LOG_SLOW_MS: "250" }), {
+					sampleEvery: 10,
+					slowMs: 250,
+				});
+				assert.equal(of({ GATEWAY_ACCESS_LOG: "1" }), EVERY_REQUEST);
+				assert.equal(of({ GATEWAY_ACCESS_LOG: "0" }), undefined);
 			});
 
 			it("with Math.random, about 1 in sampleEvery fast reads is written", () => {
