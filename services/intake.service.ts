@@ -261,12 +261,16 @@ export default defineService<IntakeVars>()({
 		 * phone = the stored 10-digit mobile, city/state "" when not given;
 		 * product money rupees, weight kg, dimensions cm; `reverse` details for
 		 * returns; booking state and status; ISO-8601 UTC timestamps) or null when
-		 * it does not exist or is not that sender's.
+		 * it does not exist or is not that sender's. `for_booking: true` (booking's
+		 * checks before it opens an attempt) also marks the order
+		 * `booking_requested`, committed before the answer, so status reads know
+		 * booking may hold an attempt (docs/decisions/0129-status-without-booking.md).
 		 */
 		getOrder: {
-			params: { sender_id: idParam, order_id: idParam },
+			params: { sender_id: idParam, order_id: idParam, for_booking: { type: "boolean", optional: true } },
 			async handler(ctx) {
-				return orderRecord(this.deps(), ctx.params.sender_id, ctx.params.order_id);
+				const { sender_id, order_id, for_booking } = ctx.params;
+				return orderRecord(this.deps(), sender_id, order_id, for_booking === true);
 			},
 		},
 

@@ -136,7 +136,13 @@ export async function prepareBooking(
 	logistic_id: number | undefined,
 	direction?: ShipmentDirection,
 ): Promise<Prepared> {
-	const order = await call(via, "intake.getOrder", { sender_id: sender, order_id }, deps.callOptions());
+	// for_booking: intake records that an attempt may follow before one can exist (status reads rely on it)
+	const order = await call(
+		via,
+		"intake.getOrder",
+		{ sender_id: sender, order_id, for_booking: true },
+		deps.callOptions(),
+	);
 	if (!order || Number(order.sender_id) !== sender) {
 		throw fail("cannot create booking for another sender");
 	}

@@ -253,8 +253,11 @@ export interface IntakeActions {
 	};
 	/** GET /v1/orders/status (§2.4, §4.3). */
 	"intake.status": { params: RouteParams<IntakeRoutes["intake.status"]>; result: StatusRecord };
-	/** Internal: the sender's order, or null (missing and not theirs are the same). */
-	"intake.getOrder": { params: SenderOrder; result: OrderRecord | null };
+	/**
+	 * Internal: the sender's order, or null (missing and not theirs are the same). `for_booking`: booking reads
+	 * it to book it, and intake records that booking may now hold an attempt (docs/decisions/0129-status-without-booking.md).
+	 */
+	"intake.getOrder": { params: SenderOrder & { for_booking?: boolean }; result: OrderRecord | null };
 	/** Internal, from booking's outbox: idempotent and ordered by (attempt_id, seq). */
 	"intake.applyBookingUpdate": { params: BookingUpdate; result: { applied: boolean } };
 	/**

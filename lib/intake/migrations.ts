@@ -334,4 +334,17 @@ CREATE TABLE IF NOT EXISTS intake.bulk_rows (
 	},
 	// a relay woken by a commit reads from the smallest id it added (docs/decisions/0118-event-outbox-ranges.md)
 	eventOutboxRangesMigration("0010-event-outbox-ranges", "intake"),
+	{
+		// whether booking has read the order to book it (docs/decisions/0129-status-without-booking.md): set
+		// before any attempt can exist, so a status read of an order booking never read skips the call to
+		// booking. Rows older than the column read true (booking may have attempts for them); new rows false.
+		name: "0011-booking-requested",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(
+				"ALTER TABLE intake.orders ADD COLUMN IF NOT EXISTS booking_requested boolean NOT NULL DEFAULT true",
+			);
+			await q("ALTER TABLE intake.orders ALTER COLUMN booking_requested SET DEFAULT false");
+		},
+	},
 ];

@@ -195,13 +195,17 @@ export async function adoptOrphans(
 	return { count };
 }
 
-/** `intake.getOrder`: the sender's {@link OrderRecord} or null (./store.ts `getOrder`). */
+/**
+ * `intake.getOrder`: the sender's {@link OrderRecord} or null (./store.ts `getOrder`); `forBooking`
+ * marks the order `booking_requested` first (booking is about to book it).
+ */
 export function orderRecord(
 	deps: IntakeDeps,
 	sender_id: number,
 	order_id: number,
+	forBooking = false,
 ): Promise<OrderRecord | null> {
-	return getOrder(deps.db, sender_id, order_id);
+	return getOrder(deps.db, sender_id, order_id, forBooking);
 }
 
 /** `intake.warehouseUsage`: the open orders shipping from the warehouse (./store.ts `warehouseUsage`). */

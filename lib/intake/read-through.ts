@@ -6,7 +6,8 @@
  * update until intake acknowledges it).
  *
  * Rule: when intake's stored state is one that a newer booking attempt would
- * replace (`not_shipped`, `failed`), `intake.status` asks booking
+ * replace (`not_shipped`, `failed`) and booking has read the order to book it
+ * (`booking_requested`), `intake.status` asks booking
  * (`booking.orderState`, short timeout) for the order's latest attempt and
  * answers booking's state when that attempt is newer than the last update
  * intake applied. If booking cannot be asked (down, slow), intake answers what
@@ -19,9 +20,15 @@ import type { StoredStatus } from "./store";
 /** Timeout of the `booking.orderState` call of a status read (ms). */
 export const BOOKING_STATE_TIMEOUT_MS = 1_000;
 
-/** Whether booking may know a newer attempt than intake's stored state (`not_shipped` or `failed`). */
+/**
+ * Whether booking may know a newer attempt than intake's stored state: the
+ * state is `not_shipped` or `failed` and booking has read the order to book it
+ * (`booking_requested`, set before booking can create an attempt; an order
+ * booking never read has no attempt to read through,
+ * docs/decisions/0129-status-without-booking.md).
+ */
 export function mayLag(s: StoredStatus): boolean {
-	return s.record.state === "not_shipped" || s.record.state === "failed";
+	return s.booking_requested && (s.record.state === "not_shipped" || s.record.state === "failed");
 }
 
 /**

@@ -330,15 +330,29 @@ function toRecord(row: OrderRow): OrderRecord {
 	};
 }
 
-/** The caller's order, or null (not found and not yours are the same). */
+/**
+ * The caller's order, or null (not found and not yours are the same).
+ * `forBooking`: booking reads the order to book it; in the same statement the
+ * row's `booking_requested` becomes true (once; committed before the answer), so
+ * a status read of an order whose flag is still false knows booking holds no
+ * attempt for it (docs/decisions/0129-status-without-booking.md).
+ */
 export async function getOrder(
 	db: Sequelize,
 	sender_id: number,
 	order_id: number,
+	forBooking = false,
 ): Promise<OrderRecord | null> {
 	const rows = await select<OrderRow>(
 		db,
-		`SELECT * FROM intake.orders WHERE order_id = $1 AND sender_id = $2`,
+		forBooking
+			? // a data-modifying WITH runs whether or not the SELECT reads it; the SELECT sees the row as it was
+				`WITH requested AS (
+					UPDATE intake.orders SET booking_requested = true
+					WHERE order_id = $1 AND sender_id = $2 AND NOT booking_requested
+				)
+				SELECT * FROM intake.orders WHERE order_id = $1 AND sender_id = $2`
+			: `SELECT * FROM intake.orders WHERE order_id = $1 AND sender_id = $2`,
 		[order_id, sender_id],
 	);
 	return rows.length ? toRecord(rows[0]) : null;
@@ -352,6 +366,8 @@ export interface StoredStatus {
 	booking_attempt_id: number | null;
 	/** the order number was released (booking cancelled) */
 	released: boolean;
+	/** booking has read the order to book it ({@link getOrder} `forBooking`): it may hold an attempt */
+	booking_requested: boolean;
 }
 
 /** Key of a status read in {@link findStatuses}: `<sender_id>:<order_no>`. */
@@ -380,12 +396,12 @@ export async function findStatuses(
 			| "courier"
 			| "failure_reason"
 			| "created_at"
-		> & { booking_attempt_id: string | null; released_at: Date | null }
+		> & { booking_attempt_id: string | null; released_at: Date | null; booking_requested: boolean }
 	>(
 		db,
 		`SELECT DISTINCT ON (sender_id, customer_order_no)
 			order_id, sender_id, customer_order_no, state, status, awb_number, courier, failure_reason, created_at,
-			booking_attempt_id, released_at
+			booking_attempt_id, released_at, booking_requested
 		FROM intake.orders
 		WHERE (sender_id, customer_order_no) IN (SELECT * FROM unnest($1::bigint[], $2::text[]))
 		ORDER BY sender_id, customer_order_no, (released_at IS NULL) DESC, order_id DESC`,
@@ -408,6 +424,7 @@ export async function findStatuses(
 			order_id: Number(r.order_id),
 			booking_attempt_id: num(r.booking_attempt_id),
 			released: r.released_at !== null,
+			booking_requested: r.booking_requested,
 		});
 	}
 	return out;

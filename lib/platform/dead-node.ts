@@ -114,7 +114,7 @@ export const RETRY_SAFE_ACTIONS: ReadonlySet<string> = new Set<ActionName>([
 	"webhooks.list",
 	"webhooks.get",
 	"webhooks.deliveries",
-	// internal reads on the order and booking paths
+	// internal reads on the order and booking paths (getOrder's `for_booking` mark is set once: idempotent)
 	"intake.getOrder",
 	"pincode.info",
 	"pincode.lookupMany",

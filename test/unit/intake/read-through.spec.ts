@@ -1,15 +1,19 @@
 /**
  * intake service: read-your-writes of GET /v1/orders/status (issue 6; lib/intake/read-through.ts):
- * while intake's stored state is `not_shipped` or `failed`, booking's view of
+ * while intake's stored state is `not_shipped` or `failed` and booking has read
+ * the order to book it (`intake.getOrder` with `for_booking`), booking's view of
  * a newer attempt (`booking.orderState`) is answered; when booking cannot be
- * asked (down, slow), intake's own record.
+ * asked (down, slow), intake's own record. An order booking never read is
+ * answered without asking booking (docs/decisions/0129-status-without-booking.md).
  * A fake `booking` service answers `booking.orderState` in the contract's shape.
  */
 import assert from "node:assert/strict";
 import type { OrderBookingState } from "../../../lib/contracts";
+import { INTAKE_MIGRATIONS } from "../../../lib/intake/migrations";
+import { getSequelize } from "../../../lib/platform/db";
 import { as, newSender } from "../../helpers/broker";
 import { callAs, fakeService } from "../../helpers/call";
-import { book, broker, create, forwardBody, useIntake, warehouseOf } from "./setup";
+import { book, broker, create, forwardBody, rowsFor, useIntake, warehouseOf } from "./setup";
 
 /** order_id → booking's answer. */
 const known = new Map<number, OrderBookingState>();
@@ -59,14 +63,64 @@ describe("intake service", () => {
 	});
 
 	describe("intake.status reads booking's state through while its update is on the way", () => {
-		async function order() {
+		/** Booking's first step before it opens an attempt (lib/booking/request.ts prepareBooking). */
+		const readForBooking = (s: number, id: number) =>
+			callAs(broker(), "intake.getOrder", { sender_id: s, order_id: id, for_booking: true }) as Promise<any>;
+
+		/** A new order of a new sender; `requested` (default): booking has read it to book it. */
+		async function order(requested = true) {
 			const s = newSender();
 			const body = forwardBody(warehouseOf(s));
 			const { result } = await create(s, body);
+			const id = result.order_id as number;
+			if (requested) await readForBooking(s, id);
 			const status = () =>
 				callAs(broker(), "intake.status", { order_no: body.customer_order_no }, as(s)) as Promise<any>;
-			return { s, id: result.order_id as number, status };
+			return { s, id, status };
 		}
+
+		it("an order booking never read to book it: booking is not asked; once read, it is", async () => {
+			const { s, id, status } = await order(false);
+			const [fresh] = await rowsFor(s);
+			assert.equal(fresh.booking_requested, false, "a new order: booking has not read it");
+			// booking cannot hold an attempt for it; were it to claim one, intake would not ask
+			known.set(id, state(40));
+			const before = asked.length;
+			assert.equal((await status()).state, "not_shipped");
+			assert.equal(asked.length, before, "booking asked about an order it never read to book");
+			// the read for booking answers the order as the plain read does, and marks the row
+			const plain = await callAs(broker(), "intake.getOrder", { sender_id: s, order_id: id });
+			assert.deepEqual(await readForBooking(s, id), plain);
+			const [marked] = await rowsFor(s);
+			assert.equal(marked.booking_requested, true);
+			assert.equal(
+				marked.updated_at.getTime(),
+				fresh.updated_at.getTime(),
+				"the mark is not a change of the order",
+			);
+			assert.equal((await status()).state, "booking_in_progress");
+			assert.deepEqual(asked.slice(before), [id]);
+			// a plain read does not mark; another sender's order is neither answered nor marked
+			const other = await order(false);
+			assert.equal(await readForBooking(s, other.id), null);
+			assert.equal((await rowsFor(other.s))[0].booking_requested, false);
+			await callAs(broker(), "intake.getOrder", { sender_id: other.s, order_id: other.id });
+			assert.equal((await rowsFor(other.s))[0].booking_requested, false);
+		});
+
+		it("migration 0011: orders from before the column read as requested (booking may hold attempts), new ones not", async () => {
+			const db = getSequelize();
+			const old = await order(false);
+			await db.query("ALTER TABLE intake.orders DROP COLUMN booking_requested");
+			const m = INTAKE_MIGRATIONS.find((x) => x.name === "0011-booking-requested");
+			assert.ok(m);
+			await db.transaction((transaction) => m.up({ sequelize: db, schema: "intake", transaction }));
+			assert.equal((await rowsFor(old.s))[0].booking_requested, true, "an order from before the column");
+			known.set(old.id, state(41));
+			assert.equal((await old.status()).state, "booking_in_progress", "so its status asks booking");
+			const fresh = await order(false);
+			assert.equal((await rowsFor(fresh.s))[0].booking_requested, false, "an order created after it");
+		});
 
 		it("concurrent status reads share booking calls: 20 reads, each its own answer, far fewer calls", async () => {
 			const orders = await Promise.all(Array.from({ length: 20 }, () => order()));
