@@ -24,16 +24,8 @@
  */
 import type { Sequelize } from "sequelize";
 import { coalesce } from "../platform/coalesce";
-import { select } from "../platform/db";
+import { isoColumn as iso, select } from "../platform/db";
 import type { DetailRowDb, ListRowDb, OrderListQuery } from "./list";
-
-/**
- * `column` as ISO-8601 UTC text with milliseconds (what `Date#toISOString`
- * writes), formatted by PostgreSQL: a page of rows then needs no Date parsing
- * and formatting in Node (the largest per-row cost of the list once measured).
- */
-const iso = (column: string): string =>
-	`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${column}`;
 
 /**
  * Columns of a list row (./list.ts {@link ListRowDb}). `row_version` is the row version's `xmin` (the transaction

@@ -20,7 +20,7 @@ import {
 	type StatusRecord,
 	type WarehouseUsage,
 } from "../contracts";
-import { exec, select } from "../platform/db";
+import { exec, isoColumn, select } from "../platform/db";
 import { bookedLabelUrl } from "../shared/label-link";
 import { toRupees } from "../shared/money";
 import { type ShipmentStatus, TERMINAL_STATUSES } from "../shared/shipment-status";
@@ -395,13 +395,19 @@ export async function findStatuses(
 			| "awb_number"
 			| "courier"
 			| "failure_reason"
-			| "created_at"
-		> & { booking_attempt_id: string | null; released_at: Date | null; booking_requested: boolean }
+		> & {
+			created_at: string;
+			booking_attempt_id: string | null;
+			released: boolean;
+			booking_requested: boolean;
+		}
 	>(
 		db,
+		// created_at as ISO text made by PostgreSQL: no Date parsed and formatted per status read
 		`SELECT DISTINCT ON (sender_id, customer_order_no)
-			order_id, sender_id, customer_order_no, state, status, awb_number, courier, failure_reason, created_at,
-			booking_attempt_id, released_at, booking_requested
+			order_id, sender_id, customer_order_no, state, status, awb_number, courier, failure_reason,
+			${isoColumn("created_at")},
+			booking_attempt_id, released_at IS NOT NULL AS released, booking_requested
 		FROM intake.orders
 		WHERE (sender_id, customer_order_no) IN (SELECT * FROM unnest($1::bigint[], $2::text[]))
 		ORDER BY sender_id, customer_order_no, (released_at IS NULL) DESC, order_id DESC`,
@@ -418,12 +424,12 @@ export async function findStatuses(
 				courier: booked ? r.courier : null,
 				status: r.status,
 				failure_reason: r.state === "failed" ? r.failure_reason : null,
-				created_at: iso(r.created_at)!,
+				created_at: r.created_at,
 				label_url: bookedLabelUrl(r.state, r.awb_number),
 			},
 			order_id: Number(r.order_id),
 			booking_attempt_id: num(r.booking_attempt_id),
-			released: r.released_at !== null,
+			released: r.released,
 			booking_requested: r.booking_requested,
 		});
 	}

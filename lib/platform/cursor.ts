@@ -55,8 +55,33 @@ export function cursorSecretConfigured(): boolean {
 	return !!(setting("CURSOR_SECRET") ?? setting("LABEL_LINK_SECRET"));
 }
 
-function sign(payload: string): Buffer {
-	return createHmac("sha256", cursorKey()).update(payload).digest();
+/** Most signatures {@link signature} keeps. */
+const KEPT_SIGNATURES = 1_000;
+/** Signatures (base64url) by payload, made under {@link signedUnder}; the oldest made goes first. */
+const signatures = new Map<string, string>();
+let signedUnder: KeyObject | undefined;
+
+/**
+ * The base64url HMAC-SHA256 of `payload` under the cursor key. The last {@link KEPT_SIGNATURES} are kept
+ * (forgotten when the key changes): a list read again (a dashboard refreshed, the bench) makes the same next
+ * cursor, and the page after it verifies the cursor the page before made, so most cursors are signed once.
+ */
+function signature(payload: string): string {
+	const key = cursorKey();
+	if (key !== signedUnder) {
+		signatures.clear();
+		signedUnder = key;
+	}
+	let sig = signatures.get(payload);
+	if (sig === undefined) {
+		sig = createHmac("sha256", key).update(payload).digest("base64url");
+		if (signatures.size >= KEPT_SIGNATURES) {
+			const oldest = signatures.keys().next().value;
+			if (oldest !== undefined) signatures.delete(oldest);
+		}
+		signatures.set(payload, sig);
+	}
+	return sig;
 }
 
 /** 400 `cursor: unrecognised shape` (§7, list endpoints): the §2.11 envelope, that text as code and message. */
@@ -72,7 +97,7 @@ export function cursorUnrecognised(): ApiError {
  */
 export function encodeCursor(kind: string, position: CursorPosition): string {
 	const payload = Buffer.from(JSON.stringify({ k: kind, p: position })).toString("base64url");
-	return `${payload}.${sign(payload).toString("base64url")}`;
+	return `${payload}.${signature(payload)}`;
 }
 
 const B64URL = /^[A-Za-z0-9_-]+$/;
@@ -103,7 +128,7 @@ export function decodeCursor<P extends CursorPosition = CursorPosition>(
 		throw cursorUnrecognised();
 	// compare the canonical text: base64url decoding ignores the spare bits of the last character
 	const given = Buffer.from(sig);
-	const want = Buffer.from(sign(payload).toString("base64url"));
+	const want = Buffer.from(signature(payload));
 	if (given.length !== want.length || !timingSafeEqual(given, want)) throw cursorUnrecognised();
 	let body: unknown;
 	try {

@@ -233,6 +233,15 @@ export async function select<T extends object>(
 	return (await run<T>(sequelize, sql, bind, transaction)).rows;
 }
 
+/**
+ * Select-list item: timestamptz `column` as ISO-8601 UTC text with milliseconds (what `Date#toISOString`
+ * writes, e.g. `2026-11-30T13:04:21.123Z`), formatted by PostgreSQL and named `column`: rows then need no Date
+ * parsing and formatting in Node (the largest per-row cost of the orders list once measured; issue 32).
+ * `column` is a trusted column name, never input.
+ */
+export const isoColumn = (column: string): string =>
+	`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${column}`;
+
 /** Runs DML and returns the affected row count plus any RETURNING rows. */
 export async function exec<T extends object = Record<string, unknown>>(
 	sequelize: Sequelize,

@@ -100,6 +100,22 @@ describe("cursors (lib/platform/cursor.ts)", () => {
 		assert.deepEqual(decodeCursor("wallet", byCursor), { id: 5 }, "CURSOR_SECRET wins");
 	});
 
+	it("kept signatures are only a cache: a cursor made 1,500 cursors ago still reads; a secret change forgets them", () => {
+		process.env.CURSOR_SECRET = "kept-one";
+		const first = encodeCursor("orders", { id: 1 });
+		for (let i = 2; i <= 1_500; i++)
+			assert.deepEqual(decodeCursor("orders", encodeCursor("orders", { id: i })), { id: i });
+		assert.equal(encodeCursor("orders", { id: 1 }), first, "signed again, the same cursor");
+		assert.deepEqual(decodeCursor("orders", first), { id: 1 });
+		process.env.CURSOR_SECRET = "kept-two";
+		refused("orders", first);
+		const second = encodeCursor("orders", { id: 1 });
+		assert.notEqual(second, first);
+		process.env.CURSOR_SECRET = "kept-one";
+		refused("orders", second);
+		assert.deepEqual(decodeCursor("orders", first), { id: 1 });
+	});
+
 	it("needs a secret: without one it is a configuration error, not a client error", () => {
 		delete process.env.CURSOR_SECRET;
 		delete process.env.LABEL_LINK_SECRET;
