@@ -458,8 +458,12 @@ export function listPage(sender_id: number, q: OrderListQuery, rows: ListRowDb[]
 		limit: q.limit,
 		nextCursor: nextCursorOf(sender_id, q, last ? Number(last.order_id) : undefined, more),
 	};
+	// the array frozen here, its rows when kept: keepAnswerJson's freeze stops at what is frozen already
+	const data = kept.map((k) => k.row);
+	Object.freeze(data);
+	Object.freeze(pagination);
 	return keepAnswerJson(
-		{ data: kept.map((k) => k.row), pagination },
+		{ data, pagination },
 		`{"data":[${kept.map((k) => k.json).join(",")}],"pagination":${JSON.stringify(pagination)}}`,
 	);
 }
