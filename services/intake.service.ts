@@ -262,9 +262,9 @@ export default defineService<IntakeVars>()({
 		 * product money rupees, weight kg, dimensions cm; `reverse` details for
 		 * returns; booking state and status; ISO-8601 UTC timestamps) or null when
 		 * it does not exist or is not that sender's. `for_booking: true` (booking's
-		 * checks before it opens an attempt) also marks the order
-		 * `booking_requested`, committed before the answer, so status reads know
-		 * booking may hold an attempt (docs/decisions/0129-status-without-booking.md).
+		 * checks before it opens an attempt) also enters the order in
+		 * `intake.booking_requests`, committed before the answer, so status reads
+		 * know booking may hold an attempt (docs/decisions/0129-status-without-booking.md).
 		 */
 		getOrder: {
 			params: { sender_id: idParam, order_id: idParam, for_booking: { type: "boolean", optional: true } },

@@ -335,16 +335,21 @@ CREATE TABLE IF NOT EXISTS intake.bulk_rows (
 	// a relay woken by a commit reads from the smallest id it added (docs/decisions/0118-event-outbox-ranges.md)
 	eventOutboxRangesMigration("0010-event-outbox-ranges", "intake"),
 	{
-		// whether booking has read the order to book it (docs/decisions/0129-status-without-booking.md): set
-		// before any attempt can exist, so a status read of an order booking never read skips the call to
-		// booking. Rows older than the column read true (booking may have attempts for them); new rows false.
-		name: "0011-booking-requested",
+		// the orders booking has read to book them (docs/decisions/0129-status-without-booking.md): a row is
+		// written before any attempt can exist, so a status read of an order without one skips the call to
+		// booking. A table of its own, not a column: marking a column would write a new version of the whole
+		// order row and of every index on it, once per booking. Orders that may already have an attempt
+		// (not shipped or failed when the table is made) are entered as requested.
+		name: "0011-booking-requests",
 		async up({ sequelize, transaction }) {
 			const q = (sql: string) => sequelize.query(sql, { transaction });
-			await q(
-				"ALTER TABLE intake.orders ADD COLUMN IF NOT EXISTS booking_requested boolean NOT NULL DEFAULT true",
-			);
-			await q("ALTER TABLE intake.orders ALTER COLUMN booking_requested SET DEFAULT false");
+			await q(`CREATE TABLE IF NOT EXISTS intake.booking_requests (
+				order_id bigint PRIMARY KEY,
+				requested_at timestamptz NOT NULL DEFAULT now()
+			)`);
+			await q(`INSERT INTO intake.booking_requests (order_id)
+				SELECT order_id FROM intake.orders WHERE state IN ('not_shipped', 'failed')
+				ON CONFLICT DO NOTHING`);
 		},
 	},
 ];

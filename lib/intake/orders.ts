@@ -197,7 +197,7 @@ export async function adoptOrphans(
 
 /**
  * `intake.getOrder`: the sender's {@link OrderRecord} or null (./store.ts `getOrder`); `forBooking`
- * marks the order `booking_requested` first (booking is about to book it).
+ * enters the order in `intake.booking_requests` first (booking is about to book it).
  */
 export function orderRecord(
 	deps: IntakeDeps,

@@ -7,7 +7,7 @@
  *
  * Rule: when intake's stored state is one that a newer booking attempt would
  * replace (`not_shipped`, `failed`) and booking has read the order to book it
- * (`booking_requested`), `intake.status` asks booking
+ * (in `intake.booking_requests`), `intake.status` asks booking
  * (`booking.orderState`, short timeout) for the order's latest attempt and
  * answers booking's state when that attempt is newer than the last update
  * intake applied. If booking cannot be asked (down, slow), intake answers what
@@ -23,9 +23,9 @@ export const BOOKING_STATE_TIMEOUT_MS = 1_000;
 /**
  * Whether booking may know a newer attempt than intake's stored state: the
  * state is `not_shipped` or `failed` and booking has read the order to book it
- * (`booking_requested`, set before booking can create an attempt; an order
- * booking never read has no attempt to read through,
- * docs/decisions/0129-status-without-booking.md).
+ * (`booking_requested`: the order is in `intake.booking_requests`, entered
+ * before booking can create an attempt; an order booking never read has no
+ * attempt to read through, docs/decisions/0129-status-without-booking.md).
  */
 export function mayLag(s: StoredStatus): boolean {
 	return s.booking_requested && (s.record.state === "not_shipped" || s.record.state === "failed");

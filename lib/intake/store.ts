@@ -332,10 +332,10 @@ function toRecord(row: OrderRow): OrderRecord {
 
 /**
  * The caller's order, or null (not found and not yours are the same).
- * `forBooking`: booking reads the order to book it; in the same statement the
- * row's `booking_requested` becomes true (once; committed before the answer), so
- * a status read of an order whose flag is still false knows booking holds no
- * attempt for it (docs/decisions/0129-status-without-booking.md).
+ * `forBooking`: booking reads the order to book it; the same statement enters
+ * the order in `intake.booking_requests` (once; committed before the answer), so
+ * a status read of an order not entered there knows booking holds no attempt
+ * for it (docs/decisions/0129-status-without-booking.md).
  */
 export async function getOrder(
 	db: Sequelize,
@@ -346,10 +346,11 @@ export async function getOrder(
 	const rows = await select<OrderRow>(
 		db,
 		forBooking
-			? // a data-modifying WITH runs whether or not the SELECT reads it; the SELECT sees the row as it was
+			? // a data-modifying WITH runs whether or not the SELECT reads it
 				`WITH requested AS (
-					UPDATE intake.orders SET booking_requested = true
-					WHERE order_id = $1 AND sender_id = $2 AND NOT booking_requested
+					INSERT INTO intake.booking_requests (order_id)
+					SELECT order_id FROM intake.orders WHERE order_id = $1 AND sender_id = $2
+					ON CONFLICT DO NOTHING
 				)
 				SELECT * FROM intake.orders WHERE order_id = $1 AND sender_id = $2`
 			: `SELECT * FROM intake.orders WHERE order_id = $1 AND sender_id = $2`,
@@ -366,7 +367,7 @@ export interface StoredStatus {
 	booking_attempt_id: number | null;
 	/** the order number was released (booking cancelled) */
 	released: boolean;
-	/** booking has read the order to book it ({@link getOrder} `forBooking`): it may hold an attempt */
+	/** booking has read the order to book it (in `intake.booking_requests`, {@link getOrder} `forBooking`): it may hold an attempt */
 	booking_requested: boolean;
 }
 
@@ -407,8 +408,9 @@ export async function findStatuses(
 		`SELECT DISTINCT ON (sender_id, customer_order_no)
 			order_id, sender_id, customer_order_no, state, status, awb_number, courier, failure_reason,
 			${isoColumn("created_at")},
-			booking_attempt_id, released_at IS NOT NULL AS released, booking_requested
-		FROM intake.orders
+			booking_attempt_id, released_at IS NOT NULL AS released,
+			EXISTS (SELECT FROM intake.booking_requests r WHERE r.order_id = o.order_id) AS booking_requested
+		FROM intake.orders o
 		WHERE (sender_id, customer_order_no) IN (SELECT * FROM unnest($1::bigint[], $2::text[]))
 		ORDER BY sender_id, customer_order_no, (released_at IS NULL) DESC, order_id DESC`,
 		[keys.map((k) => k.sender_id), keys.map((k) => k.order_no)],

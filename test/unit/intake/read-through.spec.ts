@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import type { OrderBookingState } from "../../../lib/contracts";
 import { INTAKE_MIGRATIONS } from "../../../lib/intake/migrations";
-import { getSequelize } from "../../../lib/platform/db";
+import { getSequelize, select } from "../../../lib/platform/db";
 import { as, newSender } from "../../helpers/broker";
 import { callAs, fakeService } from "../../helpers/call";
 import { book, broker, create, forwardBody, rowsFor, useIntake, warehouseOf } from "./setup";
@@ -79,47 +79,55 @@ describe("intake service", () => {
 			return { s, id, status };
 		}
 
+		/** Whether `intake.booking_requests` holds order `id`. */
+		const requested = async (id: number) =>
+			(await select(getSequelize(), "SELECT 1 FROM intake.booking_requests WHERE order_id = $1", [id]))
+				.length === 1;
+
 		it("an order booking never read to book it: booking is not asked; once read, it is", async () => {
 			const { s, id, status } = await order(false);
+			assert.equal(await requested(id), false, "a new order: booking has not read it");
 			const [fresh] = await rowsFor(s);
-			assert.equal(fresh.booking_requested, false, "a new order: booking has not read it");
 			// booking cannot hold an attempt for it; were it to claim one, intake would not ask
 			known.set(id, state(40));
 			const before = asked.length;
 			assert.equal((await status()).state, "not_shipped");
 			assert.equal(asked.length, before, "booking asked about an order it never read to book");
-			// the read for booking answers the order as the plain read does, and marks the row
+			// the read for booking answers the order as the plain read does, and enters it as requested
 			const plain = await callAs(broker(), "intake.getOrder", { sender_id: s, order_id: id });
 			assert.deepEqual(await readForBooking(s, id), plain);
-			const [marked] = await rowsFor(s);
-			assert.equal(marked.booking_requested, true);
-			assert.equal(
-				marked.updated_at.getTime(),
-				fresh.updated_at.getTime(),
-				"the mark is not a change of the order",
-			);
+			assert.equal(await requested(id), true);
+			assert.deepEqual(await readForBooking(s, id), plain, "read for booking again: the same answer");
+			assert.deepEqual(await rowsFor(s), [fresh], "the order's row is not written");
 			assert.equal((await status()).state, "booking_in_progress");
 			assert.deepEqual(asked.slice(before), [id]);
-			// a plain read does not mark; another sender's order is neither answered nor marked
+			// a plain read does not enter it; another sender's order is neither answered nor entered
 			const other = await order(false);
 			assert.equal(await readForBooking(s, other.id), null);
-			assert.equal((await rowsFor(other.s))[0].booking_requested, false);
+			assert.equal(await requested(other.id), false);
 			await callAs(broker(), "intake.getOrder", { sender_id: other.s, order_id: other.id });
-			assert.equal((await rowsFor(other.s))[0].booking_requested, false);
+			assert.equal(await requested(other.id), false);
 		});
 
-		it("migration 0011: orders from before the column read as requested (booking may hold attempts), new ones not", async () => {
+		it("migration 0011: orders not shipped or failed before it count as requested (booking may hold attempts)", async () => {
 			const db = getSequelize();
 			const old = await order(false);
-			await db.query("ALTER TABLE intake.orders DROP COLUMN booking_requested");
-			const m = INTAKE_MIGRATIONS.find((x) => x.name === "0011-booking-requested");
+			const booked = await order(false);
+			await book(booked.s, booked.id);
+			await db.query("DROP TABLE intake.booking_requests");
+			const m = INTAKE_MIGRATIONS.find((x) => x.name === "0011-booking-requests");
 			assert.ok(m);
 			await db.transaction((transaction) => m.up({ sequelize: db, schema: "intake", transaction }));
-			assert.equal((await rowsFor(old.s))[0].booking_requested, true, "an order from before the column");
+			assert.equal(await requested(old.id), true, "a not-shipped order from before the table");
+			assert.equal(
+				await requested(booked.id),
+				false,
+				"a booked one: any later attempt is read for booking first",
+			);
 			known.set(old.id, state(41));
 			assert.equal((await old.status()).state, "booking_in_progress", "so its status asks booking");
 			const fresh = await order(false);
-			assert.equal((await rowsFor(fresh.s))[0].booking_requested, false, "an order created after it");
+			assert.equal(await requested(fresh.id), false, "an order created after it");
 		});
 
 		it("concurrent status reads share booking calls: 20 reads, each its own answer, far fewer calls", async () => {
