@@ -62,11 +62,13 @@ const signatures = new Map<string, string>();
 let signedUnder: KeyObject | undefined;
 
 /**
- * The base64url HMAC-SHA256 of `payload` under the cursor key. The last {@link KEPT_SIGNATURES} are kept
- * (forgotten when the key changes): a list read again (a dashboard refreshed, the bench) makes the same next
- * cursor, and the page after it verifies the cursor the page before made, so most cursors are signed once.
+ * The base64url HMAC-SHA256 of `payload` under the cursor key. The signatures of the last {@link KEPT_SIGNATURES}
+ * cursors made are kept (forgotten when the key changes): a list read again (a dashboard refreshed, the bench)
+ * makes the same next cursor, and the page after it verifies the cursor the page before made, so most cursors are
+ * signed once. `keep` false (verifying what a client sent): a kept signature is read, a new one is not kept, so
+ * made-up cursors cannot push out the kept ones.
  */
-function signature(payload: string): string {
+function signature(payload: string, keep: boolean): string {
 	const key = cursorKey();
 	if (key !== signedUnder) {
 		signatures.clear();
@@ -75,6 +77,7 @@ function signature(payload: string): string {
 	let sig = signatures.get(payload);
 	if (sig === undefined) {
 		sig = createHmac("sha256", key).update(payload).digest("base64url");
+		if (!keep) return sig;
 		if (signatures.size >= KEPT_SIGNATURES) {
 			const oldest = signatures.keys().next().value;
 			if (oldest !== undefined) signatures.delete(oldest);
@@ -82,6 +85,11 @@ function signature(payload: string): string {
 		signatures.set(payload, sig);
 	}
 	return sig;
+}
+
+/** Signatures kept in this process (for tests). */
+export function keptSignatureCount(): number {
+	return signatures.size;
 }
 
 /** 400 `cursor: unrecognised shape` (§7, list endpoints): the §2.11 envelope, that text as code and message. */
@@ -97,7 +105,7 @@ export function cursorUnrecognised(): ApiError {
  */
 export function encodeCursor(kind: string, position: CursorPosition): string {
 	const payload = Buffer.from(JSON.stringify({ k: kind, p: position })).toString("base64url");
-	return `${payload}.${signature(payload)}`;
+	return `${payload}.${signature(payload, true)}`;
 }
 
 const B64URL = /^[A-Za-z0-9_-]+$/;
@@ -128,7 +136,7 @@ export function decodeCursor<P extends CursorPosition = CursorPosition>(
 		throw cursorUnrecognised();
 	// compare the canonical text: base64url decoding ignores the spare bits of the last character
 	const given = Buffer.from(sig);
-	const want = Buffer.from(signature(payload));
+	const want = Buffer.from(signature(payload, false));
 	if (given.length !== want.length || !timingSafeEqual(given, want)) throw cursorUnrecognised();
 	let body: unknown;
 	try {

@@ -11,6 +11,7 @@ import {
 	cursorSecretConfigured,
 	decodeCursor,
 	encodeCursor,
+	keptSignatureCount,
 } from "../../lib/platform/cursor";
 import { errorBodyOf } from "../../lib/platform/errors";
 
@@ -114,6 +115,21 @@ describe("cursors (lib/platform/cursor.ts)", () => {
 		process.env.CURSOR_SECRET = "kept-one";
 		refused("orders", second);
 		assert.deepEqual(decodeCursor("orders", first), { id: 1 });
+	});
+
+	it("made-up cursors are refused and their signatures not kept (they cannot push the real ones out)", () => {
+		process.env.CURSOR_SECRET = "kept-fresh"; // a new key: nothing kept yet
+		for (let i = 1; i <= 10; i++) encodeCursor("orders", { id: i });
+		assert.equal(keptSignatureCount(), 10);
+		for (let i = 0; i < 50; i++) {
+			const payload = Buffer.from(JSON.stringify({ k: "orders", p: { id: 1_000 + i } })).toString(
+				"base64url",
+			);
+			refused("orders", `${payload}.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`);
+		}
+		assert.equal(keptSignatureCount(), 10, "a refused cursor's signature was kept");
+		assert.deepEqual(decodeCursor("orders", encodeCursor("orders", { id: 3 })), { id: 3 });
+		assert.equal(keptSignatureCount(), 10, "a cursor made again is found, not kept twice");
 	});
 
 	it("needs a secret: without one it is a configuration error, not a client error", () => {
