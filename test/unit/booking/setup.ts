@@ -99,6 +99,8 @@ const applied = new Set<string>();
 export const intakeFailures = new Map<number, number>();
 /** Every lane outcome the fake `rates.recordLaneOutcome` received (tracking: delivered / RTO delivered). */
 export const laneOutcomes: LaneOutcomeParams[] = [];
+/** The orders the fake `intake.getOrder` was asked for with `for_booking: true` (record 0129), in order. */
+export const readsForBooking: number[] = [];
 /** Fake actions ("rates.quote", …) that currently fail as if their service were unreachable. */
 export const down = new Set<string>();
 
@@ -131,6 +133,7 @@ const fakes = [
 		"intake",
 		{
 			getOrder(ctx) {
+				if (ctx.params.for_booking === true) readsForBooking.push(Number(ctx.params.order_id));
 				const o = orders.get(Number(ctx.params.order_id));
 				return o && o.sender_id === Number(ctx.params.sender_id) ? structuredClone(o) : null;
 			},

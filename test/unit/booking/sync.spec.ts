@@ -18,6 +18,7 @@ import {
 	bodyOf,
 	book,
 	finalUpdate,
+	readsForBooking,
 	settled,
 	simCalls,
 	simPackages,
@@ -149,6 +150,18 @@ describe("booking: POST /v1/shipping/book/sync", function () {
 		});
 		assert.equal((await simPackages(o.customer_order_no)).length, 1);
 		assert.equal((await ledgerOf(row.attempt_id)).length, 1);
+	});
+
+	it("book, book/sync and reverse read the order for booking (intake.getOrder with for_booking)", async () => {
+		// intake's status reads ask booking only about orders read so (docs/decisions/0129-status-without-booking.md)
+		const s = newSender();
+		const [a, b, r] = [addOrder(s), addOrder(s), addOrder(s, { direction: "reverse" })];
+		const before = readsForBooking.length;
+		await book(broker(), s, { order_id: a.order_id, logistic_id: 2 });
+		await bookSync(broker(), s, { order_id: b.order_id, logistic_id: 2 });
+		await bookSync(broker(), s, { order_id: r.order_id, logistic_id: 3, operation: "reverse" });
+		assert.deepEqual(readsForBooking.slice(before), [a.order_id, b.order_id, r.order_id]);
+		await settled(a.order_id);
 	});
 
 	it("reverse: operation reverse books a return order with its courier", async () => {
