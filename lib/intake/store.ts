@@ -343,6 +343,7 @@ export async function getOrder(
 	order_id: number,
 	forBooking = false,
 ): Promise<OrderRecord | null> {
+	const read = "SELECT * FROM intake.orders WHERE order_id = $1 AND sender_id = $2";
 	const rows = await select<OrderRow>(
 		db,
 		forBooking
@@ -352,8 +353,8 @@ export async function getOrder(
 					SELECT order_id FROM intake.orders WHERE order_id = $1 AND sender_id = $2
 					ON CONFLICT DO NOTHING
 				)
-				SELECT * FROM intake.orders WHERE order_id = $1 AND sender_id = $2`
-			: `SELECT * FROM intake.orders WHERE order_id = $1 AND sender_id = $2`,
+				${read}`
+			: read,
 		[order_id, sender_id],
 	);
 	return rows.length ? toRecord(rows[0]) : null;

@@ -22,9 +22,7 @@ const texts = new WeakMap<object, string>();
 export function deepFreeze<T>(x: T): T {
 	if (x && typeof x === "object" && !Object.isFrozen(x)) {
 		Object.freeze(x);
-		// an array by index: a page's array of (already frozen) kept rows is walked without a copy
-		if (Array.isArray(x)) for (let i = 0; i < x.length; i++) deepFreeze(x[i]);
-		else for (const v of Object.values(x)) deepFreeze(v);
+		for (const v of Object.values(x)) deepFreeze(v);
 	}
 	return x;
 }
