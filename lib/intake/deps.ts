@@ -11,8 +11,8 @@ import type { Sequelize } from "sequelize";
 import type { BookingUpdate, OrderBookingState } from "../contracts";
 import { call } from "../contracts/call";
 import { coalesce, groupCommit } from "../platform/coalesce";
-import type { DetailRowDb, ListRowDb, OrderListQuery } from "./list";
-import { orderPageReader, orderRowReader } from "./list-store";
+import type { ListRowDb, OrderListQuery } from "./list";
+import { type DetailRead, orderPageReader, orderRowReader } from "./list-store";
 import { BOOKING_STATE_TIMEOUT_MS } from "./read-through";
 import {
 	applyBookingUpdates,
@@ -34,8 +34,11 @@ export interface IntakeWriters {
 	createOrder: (order: OrderToInsert) => Promise<InsertResult>;
 	/** booking updates of concurrent calls applied together (lib/platform/coalesce.ts); the keys applied */
 	bookingUpdates: (us: BookingUpdate[]) => Promise<Set<string>>;
-	/** `GET /v1/orders/{id}`: the sender's order row or null; concurrent reads share statements (./list-store.ts) */
-	orderRow: (sender_id: number, order_id: number) => Promise<DetailRowDb | null>;
+	/**
+	 * `GET /v1/orders/{id}`: the sender's order row, UNCHANGED when its version is `kept` (the version whose answer
+	 * the caller holds), or null; concurrent reads share statements (./list-store.ts `orderRowReader`)
+	 */
+	orderRow: (sender_id: number, order_id: number, kept?: string) => Promise<DetailRead>;
 	/** `GET /v1/orders/status`: the stored status under the sender's reference or null; concurrent reads share statements (./store.ts `findStatuses`) */
 	storedStatus: (sender_id: number, order_no: string) => Promise<StoredStatus | null>;
 	/** `GET /v1/orders` pages; concurrent requests share statements (./list-store.ts) */

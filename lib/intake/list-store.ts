@@ -27,18 +27,21 @@ import { coalesce } from "../platform/coalesce";
 import { isoColumn as iso, select } from "../platform/db";
 import type { DetailRowDb, ListRowDb, OrderListQuery } from "./list";
 
+/** Columns of a list row after its key and version (./list.ts {@link ListRowDb}). */
+const LIST_FIELDS = `customer_order_no, shipment_type, order_type, channel,
+	declared_order_total_paise, cod_amount_paise, receiver_name, receiver_city, receiver_pincode,
+	pickup_address_id, state, status, bucket, awb_number, courier, logistic_id,
+	${iso("created_at")}, ${iso("booked_at")}, ${iso("status_at")}`;
+
 /**
  * Columns of a list row (./list.ts {@link ListRowDb}). `row_version` is the row version's `xmin` (the transaction
  * that wrote it): every UPDATE writes a new version, so it changes whenever the row does (./list.ts keeps a row's
  * answer under it).
  */
-const LIST_COLUMNS = `order_id, xmin::text AS row_version, customer_order_no, shipment_type, order_type, channel,
-	declared_order_total_paise, cod_amount_paise, receiver_name, receiver_city, receiver_pincode,
-	pickup_address_id, state, status, bucket, awb_number, courier, logistic_id,
-	${iso("created_at")}, ${iso("booked_at")}, ${iso("status_at")}`;
+const LIST_COLUMNS = `order_id, xmin::text AS row_version, ${LIST_FIELDS}`;
 
-/** Columns of the detail (./list.ts {@link DetailRowDb}): the list's and the rest of the row. */
-const DETAIL_COLUMNS = `${LIST_COLUMNS},
+/** Columns of the detail after its key and version (./list.ts {@link DetailRowDb}): the list's and the rest of the row. */
+const DETAIL_FIELDS = `${LIST_FIELDS},
 	receiver_address_1, receiver_address_2, receiver_landmark, receiver_state, receiver_mobile_no,
 	product_name, product_sku, physical_weight, length, width, height, rto_address_id,
 	forward_source, old_fwd_awb_no, reverse_pickup_address_id, return_address, order_from_source,
@@ -304,43 +307,67 @@ export function orderPageReader(
 }
 
 /**
- * The detail rows of many `{sender_id, order_id}` pairs in one statement
- * (`WHERE (order_id, sender_id) IN (unnest …)`), keyed `<sender_id>:<order_id>`:
- * a pair whose order is missing or another sender's has no entry (§1 rule 4).
+ * What a detail read answers for one order of its sender: the whole row, or {@link UNCHANGED} when the row version
+ * is the one the reader said it holds the answer of (./list.ts `keptOrderDetail`); null when the order is missing or
+ * another sender's (§1 rule 4).
+ */
+export type DetailRead = DetailRowDb | typeof UNCHANGED | null;
+
+/** A detail read's answer for a row whose version is the one the reader holds: no column but the version was read. */
+export const UNCHANGED = "unchanged";
+
+/** A detail read of one order: its sender, id and the row version whose answer the reader holds ("" none). */
+export interface DetailKey {
+	sender_id: number;
+	order_id: number;
+	kept: string;
+}
+
+/**
+ * The detail reads of many orders in one statement (`unnest` of the keys joined to `intake.orders` on both
+ * `order_id` and `sender_id`), keyed `<sender_id>:<order_id>:<kept>`: a key whose order is missing or another
+ * sender's has no entry (§1 rule 4). An order whose row version (`xmin`) is the key's `kept` version is read
+ * without its other columns (the `LATERAL` part is empty) and answers {@link UNCHANGED}: nothing of the row is
+ * sent, parsed or shaped again (docs/decisions/0131-kept-order-details.md).
  */
 export async function orderRowsOf(
 	db: Sequelize,
-	pairs: { sender_id: number; order_id: number }[],
-): Promise<Map<string, DetailRowDb>> {
-	const rows = await select<DetailRowDb & { owner_id: string }>(
+	keys: DetailKey[],
+): Promise<Map<string, DetailRowDb | typeof UNCHANGED>> {
+	/** a row as read: the key, the version and, unless unchanged, `fresh` and every other column */
+	type Read = DetailRowDb & { owner_id: string; kept_version: string | null; fresh: true | null };
+	const rows = await select<Read>(
 		db,
-		`SELECT sender_id AS owner_id, ${DETAIL_COLUMNS} FROM intake.orders
-		WHERE (order_id, sender_id) IN (SELECT * FROM unnest($1::bigint[], $2::bigint[]))`,
-		[pairs.map((p) => p.order_id), pairs.map((p) => p.sender_id)],
+		`SELECT k.k_sender AS owner_id, k.k_kept AS kept_version, o.order_id, o.xmin::text AS row_version, d.*
+		FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS k(k_order, k_sender, k_kept)
+		JOIN intake.orders o ON o.order_id = k.k_order AND o.sender_id = k.k_sender
+		LEFT JOIN LATERAL (SELECT true AS fresh, ${DETAIL_FIELDS} WHERE o.xmin::text IS DISTINCT FROM k.k_kept) d ON true`,
+		[keys.map((k) => k.order_id), keys.map((k) => k.sender_id), keys.map((k) => k.kept || null)],
 	);
-	const out = new Map<string, DetailRowDb>();
-	for (const { owner_id, ...row } of rows) out.set(`${owner_id}:${row.order_id}`, row);
+	const out = new Map<string, DetailRowDb | typeof UNCHANGED>();
+	for (const { owner_id, kept_version, fresh, ...row } of rows)
+		out.set(`${owner_id}:${row.order_id}:${kept_version ?? ""}`, fresh ? row : UNCHANGED);
 	return out;
 }
 
 /**
- * The sender's order row (hidden or not) for the detail (`GET /v1/orders/{id}`),
- * or null (missing and not theirs are the same). Concurrent
- * reads share statements: those that arrive while one is in flight share the next
- * ({@link orderRowsOf}, lib/platform/coalesce.ts); a lone read pays nothing extra.
+ * The sender's order row (hidden or not) for the detail (`GET /v1/orders/{id}`), {@link UNCHANGED} when its version
+ * is `kept` (the version whose answer the caller holds; "" none), or null (missing and not theirs are the same).
+ * Concurrent reads share statements: those that arrive while one is in flight share the next ({@link orderRowsOf},
+ * lib/platform/coalesce.ts); a lone read pays nothing extra.
  */
 export function orderRowReader(
 	db: Sequelize,
-): (sender_id: number, order_id: number) => Promise<DetailRowDb | null> {
+): (sender_id: number, order_id: number, kept?: string) => Promise<DetailRead> {
 	const run = coalesce(async (keys: string[]) => {
-		const pairs = keys.map((k) => {
-			const [sender_id, order_id] = k.split(":").map(Number);
-			return { sender_id, order_id };
+		const reads = keys.map((k): DetailKey => {
+			const [sender_id, order_id, kept] = k.split(":");
+			return { sender_id: Number(sender_id), order_id: Number(order_id), kept };
 		});
-		return orderRowsOf(db, pairs);
+		return orderRowsOf(db, reads);
 	}, MAX_BATCH);
-	return async (sender_id, order_id) => {
-		const key = `${sender_id}:${order_id}`;
+	return async (sender_id, order_id, kept = "") => {
+		const key = `${sender_id}:${order_id}:${kept}`;
 		return (await run([key])).get(key) ?? null;
 	};
 }

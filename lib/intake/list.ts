@@ -8,6 +8,7 @@
  * docs/decisions/0030-orders-read-side.md.
  */
 import { createHash } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import {
 	type BookingState,
 	COD_STATUSES,
@@ -29,7 +30,7 @@ import {
 import { setting } from "../platform/config";
 import { type CursorPosition, decodeCursor, encodeCursor } from "../platform/cursor";
 import { type ApiError, fail, failWith } from "../platform/errors";
-import { deepFreeze, keepAnswerJson } from "../platform/shared-answers";
+import { deepFreeze, keepAnswerJson, shareAnswer } from "../platform/shared-answers";
 import { parsePositiveInt } from "../shared/fields";
 import { bookedLabelUrl, bookedTrackingPageUrl, labelLinkInputs } from "../shared/label-link";
 import { toRupees } from "../shared/money";
@@ -413,8 +414,8 @@ interface KeptListRow {
 	json: string;
 }
 
-/** The kept list rows of this process by `order_id`, oldest first (a row made again moves to the end). */
-const keptListRows = new Map<string, KeptListRow>();
+/** The kept list rows of this process by `order_id` (the least recently read goes first). */
+const keptListRows = new LRUCache<string, KeptListRow>({ max: KEPT_LIST_ROWS });
 
 /** List rows kept by this process (for tests). */
 export function keptListRowCount(): number {
@@ -425,18 +426,13 @@ export function keptListRowCount(): number {
  * The answer of list row `r` ({@link listRow}, frozen) and its JSON, kept while the row version
  * (`row_version`: every write of the row changes it) and `env` (what the answer depends on besides the row: the
  * tracking template and the label links' inputs) stay the same. An order's row read again unchanged is neither
- * shaped, signed nor encoded again. At most {@link KEPT_LIST_ROWS} are kept: the oldest made goes first.
+ * shaped, signed nor encoded again. At most {@link KEPT_LIST_ROWS} are kept: the least recently read goes first.
  */
 function keptListRow(r: ListRowDb, template: string, env: string): KeptListRow {
 	const kept = keptListRows.get(r.order_id);
 	if (kept !== undefined && kept.version === r.row_version && kept.env === env) return kept;
 	const row = deepFreeze(listRow(r, template));
 	const made = { version: r.row_version, env, row, json: JSON.stringify(row) };
-	if (kept !== undefined) keptListRows.delete(r.order_id);
-	else if (keptListRows.size >= KEPT_LIST_ROWS) {
-		const oldest = keptListRows.keys().next().value;
-		if (oldest !== undefined) keptListRows.delete(oldest);
-	}
 	keptListRows.set(r.order_id, made);
 	return made;
 }
@@ -536,4 +532,44 @@ export function orderDetail(
 		tracking_page_url: bookedTrackingPageUrl(r.state, r.awb_number),
 		updated_at: r.updated_at,
 	};
+}
+
+/** Most order details whose answer a process keeps ({@link keptOrderDetail}; about 3 KB each, object and JSON). */
+export const KEPT_ORDER_DETAILS = 5_000;
+
+/** An order detail's answer kept under the row version it was made from. */
+export interface KeptOrderDetail {
+	/** the row version (`xmin`) the answer was made from */
+	version: string;
+	answer: OrderDetail;
+}
+
+/** The kept order details of this process by `<sender_id>:<order_id>` (the least recently read goes first). */
+const keptOrderDetails = new LRUCache<string, KeptOrderDetail>({ max: KEPT_ORDER_DETAILS });
+
+/** Order details kept by this process (for tests). */
+export function keptOrderDetailCount(): number {
+	return keptOrderDetails.size;
+}
+
+/**
+ * The kept detail answer of the sender's order, if any: the caller reads the row with its version
+ * (./list-store.ts `orderRowReader` `kept`), and gives this answer when the row is unchanged.
+ */
+export function keptOrderDetail(sender_id: number, order_id: number): KeptOrderDetail | undefined {
+	return keptOrderDetails.get(`${sender_id}:${order_id}`);
+}
+
+/**
+ * `GET /v1/orders/{id}` of an order without an AWB ({@link orderDetail} of the row alone, frozen and marked as a
+ * shared answer, so its JSON is made once: lib/platform/shared-answers.ts), kept under the row version: such an
+ * answer depends on nothing but the row (no charges, label, COD money, tracking URL or signed link without an AWB),
+ * so while the row version stays the same it is the answer. An order with an AWB is shaped per read and not kept
+ * (its answer joins other services' answers). At most {@link KEPT_ORDER_DETAILS} are kept
+ * (docs/decisions/0131-kept-order-details.md).
+ */
+export function unbookedOrderDetail(sender_id: number, r: DetailRowDb): OrderDetail {
+	const answer = shareAnswer(orderDetail(r, null, null));
+	if (!r.awb_number) keptOrderDetails.set(`${sender_id}:${r.order_id}`, { version: r.row_version, answer });
+	return answer;
 }

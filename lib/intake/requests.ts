@@ -23,7 +23,15 @@ import {
 } from "../contracts";
 import { EDIT_WINDOW_DAYS } from "../contracts/http/intake-input";
 import type { IntakeDeps } from "./deps";
-import { listPage, type OrderListQuery, orderDetail, orderNotFound } from "./list";
+import {
+	keptOrderDetail,
+	listPage,
+	type OrderListQuery,
+	orderDetail,
+	orderNotFound,
+	unbookedOrderDetail,
+} from "./list";
+import { UNCHANGED } from "./list-store";
 import { BOOKING_STATE_TIMEOUT_MS } from "./read-through";
 import {
 	errorTypeEntries,
@@ -55,7 +63,9 @@ export async function listOrders(
 }
 
 /**
- * `GET /v1/orders/{id}`: the caller's order; once it has an AWB,
+ * `GET /v1/orders/{id}`: the caller's order. Without an AWB its answer is kept under the row version and given
+ * again while the row is unchanged (./list.ts `unbookedOrderDetail`, docs/decisions/0131-kept-order-details.md);
+ * once it has an AWB,
  * `booking.getShipment`, `documents.labelInfo` and, for a COD order,
  * `billing.codStatus` are asked in parallel ({@link DETAIL_CALL_TIMEOUT_MS}
  * each; the label's download time only when it is of the order's current AWB).
@@ -67,9 +77,12 @@ export async function orderDetailOf(
 	sender: number,
 	order_id: number,
 ): Promise<OrderDetail> {
-	const row = await deps.orderRow(sender, order_id);
-	if (!row) throw orderNotFound();
-	if (!row.awb_number) return orderDetail(row, null, null);
+	const kept = keptOrderDetail(sender, order_id);
+	const row = await deps.orderRow(sender, order_id, kept?.version);
+	// UNCHANGED answers only a read that passed a kept version
+	if (row === UNCHANGED && kept !== undefined) return kept.answer;
+	if (row === null || row === UNCHANGED) throw orderNotFound();
+	if (!row.awb_number) return unbookedOrderDetail(sender, row);
 	const key = { sender_id: sender, order_id };
 	const opts = { timeout: DETAIL_CALL_TIMEOUT_MS };
 	const awb_number = row.awb_number;

@@ -108,7 +108,7 @@ describe("GET /v1/orders rows kept under their row version", () => {
 		assert.equal(answerJson(three), JSON.stringify(three));
 	});
 
-	it("keeps at most KEPT_LIST_ROWS rows, the oldest made going first", () => {
+	it("keeps at most KEPT_LIST_ROWS rows, the least recently read going first", () => {
 		const start = next++;
 		const first = listPage(7, query(), [dbRow(start, "400")]).data[0];
 		assert.equal(listPage(7, query(), [dbRow(start, "400")]).data[0], first, "kept while young");

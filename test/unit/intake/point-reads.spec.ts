@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { intakeWriters } from "../../../lib/intake/deps";
+import { UNCHANGED } from "../../../lib/intake/list-store";
 import { getSequelize } from "../../../lib/platform/db";
 import { newSender } from "../../helpers/broker";
 import { broker, create, forwardBody, useIntake, warehouseOf } from "./setup";
@@ -26,8 +27,9 @@ describe("intake: coalesced detail and status reads (one statement per wave, per
 			w.orderRow(b, id),
 			w.orderRow(a, id + 1_000_000),
 		]);
-		assert.equal(Number(mine?.order_id), id);
-		assert.equal(mine?.customer_order_no, ref);
+		assert.ok(mine !== null && mine !== UNCHANGED);
+		assert.equal(Number(mine.order_id), id);
+		assert.equal(mine.customer_order_no, ref);
 		assert.equal(
 			(mine as unknown as Record<string, unknown>).owner_id,
 			undefined,
