@@ -323,30 +323,61 @@ export interface DetailKey {
 	kept: string;
 }
 
+/** The keys of detail reads joined to their orders (on `order_id` and the sender: §1 rule 4). */
+const DETAIL_KEYS_JOINED = `FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS k(k_order, k_sender, k_kept)
+	JOIN intake.orders o ON o.order_id = k.k_order AND o.sender_id = k.k_sender`;
+
+/** A detail read's row as read: its key (sender, kept version), its version and, when read whole, the rest. */
+type KeyedRow<T> = T & { owner_id: string; kept_version: string | null };
+
+/** `keys` as the statements bind them (`kept` "" as null). */
+const keyValues = (keys: DetailKey[]): unknown[] => [
+	keys.map((k) => k.order_id),
+	keys.map((k) => k.sender_id),
+	keys.map((k) => k.kept || null),
+];
+
 /**
- * The detail reads of many orders in one statement (`unnest` of the keys joined to `intake.orders` on both
- * `order_id` and `sender_id`), keyed `<sender_id>:<order_id>:<kept>`: a key whose order is missing or another
- * sender's has no entry (§1 rule 4). An order whose row version (`xmin`) is the key's `kept` version is read
- * without its other columns (the `LATERAL` part is empty) and answers {@link UNCHANGED}: nothing of the row is
- * sent, parsed or shaped again (docs/decisions/0131-kept-order-details.md).
+ * The detail reads of many orders, keyed `<sender_id>:<order_id>:<kept>`: a key whose order is missing or another
+ * sender's has no entry (§1 rule 4). The keys that hold no version are read whole in one statement; those that hold
+ * one are read as their version only (key and `xmin`: nothing else of the row is sent or parsed) in another, in
+ * parallel, and answer {@link UNCHANGED} when the version is the one held; the orders whose version moved on are
+ * then read whole (docs/decisions/0131-kept-order-details.md).
  */
 export async function orderRowsOf(
 	db: Sequelize,
 	keys: DetailKey[],
 ): Promise<Map<string, DetailRowDb | typeof UNCHANGED>> {
-	/** a row as read: the key, the version and, unless unchanged, `fresh` and every other column */
-	type Read = DetailRowDb & { owner_id: string; kept_version: string | null; fresh: true | null };
-	const rows = await select<Read>(
-		db,
-		`SELECT k.k_sender AS owner_id, k.k_kept AS kept_version, o.order_id, o.xmin::text AS row_version, d.*
-		FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS k(k_order, k_sender, k_kept)
-		JOIN intake.orders o ON o.order_id = k.k_order AND o.sender_id = k.k_sender
-		LEFT JOIN LATERAL (SELECT true AS fresh, ${DETAIL_FIELDS} WHERE o.xmin::text IS DISTINCT FROM k.k_kept) d ON true`,
-		[keys.map((k) => k.order_id), keys.map((k) => k.sender_id), keys.map((k) => k.kept || null)],
-	);
+	const whole = (ks: DetailKey[]) =>
+		ks.length === 0
+			? []
+			: select<KeyedRow<DetailRowDb>>(
+					db,
+					`SELECT k.k_sender AS owner_id, k.k_kept AS kept_version, o.order_id, o.xmin::text AS row_version,
+					${DETAIL_FIELDS} ${DETAIL_KEYS_JOINED}`,
+					keyValues(ks),
+				);
+	const held = keys.filter((k) => k.kept !== "");
+	const [rows, versions] = await Promise.all([
+		whole(keys.filter((k) => k.kept === "")),
+		held.length === 0
+			? []
+			: select<KeyedRow<{ order_id: string; row_version: string }>>(
+					db,
+					`SELECT k.k_sender AS owner_id, k.k_kept AS kept_version, o.order_id, o.xmin::text AS row_version
+					${DETAIL_KEYS_JOINED}`,
+					keyValues(held),
+				),
+	]);
 	const out = new Map<string, DetailRowDb | typeof UNCHANGED>();
-	for (const { owner_id, kept_version, fresh, ...row } of rows)
-		out.set(`${owner_id}:${row.order_id}:${kept_version ?? ""}`, fresh ? row : UNCHANGED);
+	const moved: DetailKey[] = [];
+	for (const v of versions) {
+		if (v.row_version === v.kept_version) out.set(`${v.owner_id}:${v.order_id}:${v.kept_version}`, UNCHANGED);
+		else
+			moved.push({ sender_id: Number(v.owner_id), order_id: Number(v.order_id), kept: v.kept_version ?? "" });
+	}
+	for (const { owner_id, kept_version, ...row } of [...rows, ...(await whole(moved))])
+		out.set(`${owner_id}:${row.order_id}:${kept_version ?? ""}`, row);
 	return out;
 }
 
