@@ -85,8 +85,10 @@ interface IntakeSettings {
 	bulkNice: number;
 }
 
-/** State set in `created` / `started` (the writers of {@link IntakeWriters}: made in `started`, they need the db). */
-interface IntakeVars extends IntakeWriters {
+/** State set in `created` / `started`. */
+interface IntakeVars {
+	/** the coalescing readers and writers ({@link IntakeWriters}: made in `started`, they need the db) */
+	writers: IntakeWriters;
 	/** relays `intake.event_outbox` (order.created) to the `merchant.events` channel (issue 11; made in `started`) */
 	eventRelay: EventOutboxRelay | undefined;
 	warehouseCache: WarehouseCache;
@@ -132,12 +134,7 @@ export default defineService<IntakeVars>()({
 				db: this.db,
 				logger: this.logger,
 				warehouseCache: this.warehouseCache,
-				createOrder: this.createOrder,
-				bookingUpdates: this.bookingUpdates,
-				orderPages: this.orderPages,
-				orderRow: this.orderRow,
-				storedStatus: this.storedStatus,
-				bookingState: this.bookingState,
+				...this.writers,
 			};
 		},
 	},
@@ -740,16 +737,7 @@ export default defineService<IntakeVars>()({
 	 */
 	async started() {
 		if (!labelLinkConfigured()) throw new Error("intake: LABEL_LINK_SECRET is required (signed label links)");
-		const { createOrder, bookingUpdates, orderPages, orderRow, storedStatus, bookingState } = intakeWriters(
-			this.db,
-			this.broker,
-		);
-		this.orderRow = orderRow;
-		this.storedStatus = storedStatus;
-		this.createOrder = createOrder;
-		this.bookingUpdates = bookingUpdates;
-		this.orderPages = orderPages;
-		this.bookingState = bookingState;
+		this.writers = intakeWriters(this.db, this.broker);
 		// bulk jobs left queued/processing (a lost enqueue, a crashed pod): re-add their queue entries
 		void requeueAtStart(this.deps());
 		if (this.settings.bulkRole === "only") {

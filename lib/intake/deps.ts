@@ -12,7 +12,13 @@ import type { BookingUpdate, OrderBookingState } from "../contracts";
 import { call } from "../contracts/call";
 import { coalesce, groupCommit } from "../platform/coalesce";
 import type { ListRowDb, OrderListQuery } from "./list";
-import { type DetailRead, orderPageReader, orderRowReader } from "./list-store";
+import {
+	type DetailRead,
+	type ListRowVersion,
+	orderPageReader,
+	orderRowReader,
+	orderVersionReader,
+} from "./list-store";
 import { BOOKING_STATE_TIMEOUT_MS } from "./read-through";
 import {
 	applyBookingUpdates,
@@ -43,6 +49,8 @@ export interface IntakeWriters {
 	storedStatus: (sender_id: number, order_no: string) => Promise<StoredStatus | null>;
 	/** `GET /v1/orders` pages; concurrent requests share statements (./list-store.ts) */
 	orderPages: (sender_id: number, q: OrderListQuery) => Promise<ListRowDb[]>;
+	/** `GET /v1/orders` pages read as their rows' key and version only; concurrent requests share statements (./list-store.ts) */
+	orderVersions: (sender_id: number, q: OrderListQuery) => Promise<ListRowVersion[]>;
 	/**
 	 * Booking's state of the sender's order (read-your-writes of the status read, ./read-through.ts):
 	 * concurrent reads share one `booking.orderStates` call (timeout BOOKING_STATE_TIMEOUT_MS);
@@ -108,6 +116,7 @@ export function intakeWriters(db: Sequelize, broker: ServiceBroker): IntakeWrite
 		}),
 		bookingUpdates: coalesce((us: BookingUpdate[]) => applyBookingUpdates(db, us)),
 		orderPages: orderPageReader(db),
+		orderVersions: orderVersionReader(db),
 		orderRow: orderRowReader(db),
 		storedStatus: async (sender_id, order_no) => {
 			const key = statusKey(sender_id, order_no);

@@ -40,6 +40,15 @@ const LIST_FIELDS = `customer_order_no, shipment_type, order_type, channel,
  */
 const LIST_COLUMNS = `order_id, xmin::text AS row_version, ${LIST_FIELDS}`;
 
+/** Columns of a page read as its rows' versions only ({@link ListRowVersion}). */
+const VERSION_COLUMNS = "order_id, xmin::text AS row_version";
+
+/** A list row read as its key and version only (./list.ts keeps rows' answers under the version). */
+export interface ListRowVersion {
+	order_id: string;
+	row_version: string;
+}
+
 /** Columns of the detail after its key and version (./list.ts {@link DetailRowDb}): the list's and the rest of the row. */
 const DETAIL_FIELDS = `${LIST_FIELDS},
 	receiver_address_1, receiver_address_2, receiver_landmark, receiver_state, receiver_mobile_no,
@@ -202,7 +211,7 @@ function shapeOf(q: OrderListQuery): string {
  * `lower(receiver_city)` = `lower(city)`; the date bounds are `created_at`
  * (from inclusive, before exclusive: IST midnights computed by ./list.ts).
  */
-function pageQuery(q: OrderListQuery, ref: (name: string, type: string) => string): string {
+function pageQuery(q: OrderListQuery, ref: (name: string, type: string) => string, columns: string): string {
 	const keyset = isKeyset(q);
 	const s = ref("sender", "bigint");
 	const where = [
@@ -211,24 +220,28 @@ function pageQuery(q: OrderListQuery, ref: (name: string, type: string) => strin
 		...FILTERS.filter((f) => f.has(q)).map((f) => f.where(ref(f.name, f.type))),
 		`order_id < ${ref("before", "bigint")}`,
 	];
-	return `SELECT ${LIST_COLUMNS} FROM intake.orders WHERE ${where.join(" AND ")}
+	return `SELECT ${columns} FROM intake.orders WHERE ${where.join(" AND ")}
 		ORDER BY ${keyset ? "sender_id, " : ""}order_id DESC LIMIT ${ref("lim", "integer")}`;
 }
 
-/** The page statement of one request ({@link pageQuery} with bound values). */
-export function listOrdersStatement(sender_id: number, q: OrderListQuery): Statement {
+/** The page statement of one request ({@link pageQuery} with bound values), reading `columns` (default a row's). */
+export function listOrdersStatement(sender_id: number, q: OrderListQuery, columns = LIST_COLUMNS): Statement {
 	const vals = valuesOf({ sender_id, q });
 	const values: unknown[] = [];
 	const refs = new Map<string, string>();
-	const text = pageQuery(q, (name, type) => {
-		let r = refs.get(name);
-		if (r === undefined) {
-			values.push(vals[name]);
-			r = `$${values.length}::${type}`;
-			refs.set(name, r);
-		}
-		return r;
-	});
+	const text = pageQuery(
+		q,
+		(name, type) => {
+			let r = refs.get(name);
+			if (r === undefined) {
+				values.push(vals[name]);
+				r = `$${values.length}::${type}`;
+				refs.set(name, r);
+			}
+			return r;
+		},
+		columns,
+	);
 	return { text, values };
 }
 
@@ -239,12 +252,16 @@ export function listOrdersStatement(sender_id: number, q: OrderListQuery): State
  * bound, limit, filters), each joined LATERAL to its {@link pageQuery}. Rows
  * carry `i`, the position of their request.
  */
-export function batchStatement(requests: PageRequest[]): Statement {
+export function batchStatement(requests: PageRequest[], columns = LIST_COLUMNS): Statement {
 	const cols: Array<[name: string, type: string]> = [["i", "integer"]];
-	const inner = pageQuery(requests[0].q, (name, type) => {
-		if (!cols.some(([n]) => n === name)) cols.push([name, type]);
-		return `k.${name}`;
-	});
+	const inner = pageQuery(
+		requests[0].q,
+		(name, type) => {
+			if (!cols.some(([n]) => n === name)) cols.push([name, type]);
+			return `k.${name}`;
+		},
+		columns,
+	);
 	const rows = requests.map(valuesOf);
 	return {
 		text: `SELECT k.i, page.* FROM unnest(${cols.map(([, type], n) => `$${n + 1}::${type}[]`).join(", ")})
@@ -255,18 +272,22 @@ export function batchStatement(requests: PageRequest[]): Statement {
 }
 
 /**
- * Reads the pages of requests of one shape: the rows of each, newest first.
+ * Reads the pages of requests of one shape, each row as `columns`: the rows of each, newest first.
  * One request: its own statement (planned for its values); several: one
  * {@link batchStatement}.
  */
-async function readPages(db: Sequelize, requests: PageRequest[]): Promise<ListRowDb[][]> {
+async function readPages<T extends { order_id: string }>(
+	db: Sequelize,
+	requests: PageRequest[],
+	columns: string,
+): Promise<T[][]> {
 	if (requests.length === 1) {
-		const st = listOrdersStatement(requests[0].sender_id, requests[0].q);
-		return [await select<ListRowDb>(db, st.text, st.values)];
+		const st = listOrdersStatement(requests[0].sender_id, requests[0].q, columns);
+		return [await select<T>(db, st.text, st.values)];
 	}
-	const st = batchStatement(requests);
-	const rows = await select<ListRowDb & { i: number }>(db, st.text, st.values);
-	const pages: ListRowDb[][] = requests.map(() => []);
+	const st = batchStatement(requests, columns);
+	const rows = await select<T & { i: number }>(db, st.text, st.values);
+	const pages: T[][] = requests.map(() => []);
 	for (const r of rows) pages[r.i].push(r);
 	// LATERAL rows come out in each page's order; an explicit order costs little on sorted input
 	for (const p of pages) p.sort((a, b) => Number(b.order_id) - Number(a.order_id));
@@ -289,14 +310,33 @@ const MAX_BATCH = 32;
 export function orderPageReader(
 	db: Sequelize,
 ): (sender_id: number, q: OrderListQuery) => Promise<ListRowDb[]> {
-	const byShape = new Map<string, (keys: string[]) => Promise<Map<string, ListRowDb[]>>>();
+	return pageReader<ListRowDb>(db, LIST_COLUMNS);
+}
+
+/**
+ * The page reader of {@link orderPageReader} reading each row as its key and version only ({@link ListRowVersion}):
+ * a page read again (./list.ts `keptListPage`) is answered from the kept rows when every version is a kept one,
+ * with nothing else of the rows sent or parsed (docs/decisions/0132-kept-list-pages.md).
+ */
+export function orderVersionReader(
+	db: Sequelize,
+): (sender_id: number, q: OrderListQuery) => Promise<ListRowVersion[]> {
+	return pageReader<ListRowVersion>(db, VERSION_COLUMNS);
+}
+
+/** A coalescing page reader (per shape) of pages read as `columns`. */
+function pageReader<T extends { order_id: string }>(
+	db: Sequelize,
+	columns: string,
+): (sender_id: number, q: OrderListQuery) => Promise<T[]> {
+	const byShape = new Map<string, (keys: string[]) => Promise<Map<string, T[]>>>();
 	return async (sender_id, q) => {
 		const shape = shapeOf(q);
 		let run = byShape.get(shape);
 		if (!run) {
 			run = coalesce(async (keys: string[]) => {
 				const requests = keys.map((k) => JSON.parse(k) as PageRequest);
-				const pages = await readPages(db, requests);
+				const pages = await readPages<T>(db, requests, columns);
 				return new Map(keys.map((k, i) => [k, pages[i]]));
 			}, MAX_BATCH);
 			byShape.set(shape, run);

@@ -28,9 +28,9 @@ import {
 	ORDERS_MAX_LIMIT,
 } from "../contracts/http/intake-input";
 import { setting } from "../platform/config";
-import { type CursorPosition, decodeCursor, encodeCursor } from "../platform/cursor";
+import { type CursorPosition, currentCursorKey, decodeCursor, encodeCursor } from "../platform/cursor";
 import { type ApiError, fail, failWith } from "../platform/errors";
-import { deepFreeze, keepAnswerJson, shareAnswer } from "../platform/shared-answers";
+import { answerJson, deepFreeze, keepAnswerJson, shareAnswer } from "../platform/shared-answers";
 import { parsePositiveInt } from "../shared/fields";
 import { bookedLabelUrl, bookedTrackingPageUrl, labelLinkInputs } from "../shared/label-link";
 import { toRupees } from "../shared/money";
@@ -41,6 +41,7 @@ import {
 	orderStatusIdOf,
 	statusNameOf,
 } from "../shared/shipment-status";
+import type { ListRowVersion } from "./list-store";
 
 /** Tracking page when `TRACKING_URL_TEMPLATE` is unset (example.com is reserved: nothing leaks to a real site). */
 export const DEFAULT_TRACKING_URL_TEMPLATE = setting("TRACKING_URL_TEMPLATE", {});
@@ -408,6 +409,8 @@ export const KEPT_LIST_ROWS = 5_000;
 
 /** A list row's answer kept under the row version and the environment it was made in. */
 interface KeptListRow {
+	/** the row's `order_id` as read */
+	id: string;
 	version: string;
 	env: string;
 	row: OrderListRow;
@@ -432,7 +435,7 @@ function keptListRow(r: ListRowDb, template: string, env: string): KeptListRow {
 	const kept = keptListRows.get(r.order_id);
 	if (kept !== undefined && kept.version === r.row_version && kept.env === env) return kept;
 	const row = deepFreeze(listRow(r, template));
-	const made = { version: r.row_version, env, row, json: JSON.stringify(row) };
+	const made = { id: r.order_id, version: r.row_version, env, row, json: JSON.stringify(row) };
 	keptListRows.set(r.order_id, made);
 	return made;
 }
@@ -440,19 +443,107 @@ function keptListRow(r: ListRowDb, template: string, env: string): KeptListRow {
 /**
  * One page of `GET /v1/orders` (§2.12 envelope) from up to `limit + 1` rows read. The rows' answers are kept
  * ({@link keptListRow}), and the page is frozen with its JSON assembled from theirs
- * (lib/platform/shared-answers.ts `keepAnswerJson`: the text `JSON.stringify` would write).
+ * (lib/platform/shared-answers.ts `keepAnswerJson`: the text `JSON.stringify` would write). The page is kept as
+ * listed ({@link listedPage}).
  */
 export function listPage(sender_id: number, q: OrderListQuery, rows: ListRowDb[]): CursorPage<OrderListRow> {
-	const more = rows.length > q.limit;
-	const page = more ? rows.slice(0, q.limit) : rows;
-	const last = page.at(-1);
 	const template = trackingTemplate();
 	const env = `${template}\n${labelLinkInputs()}`;
-	const kept = page.map((r) => keptListRow(r, template, env));
+	const page = rows.length > q.limit ? rows.slice(0, q.limit) : rows;
+	return listed(
+		sender_id,
+		q,
+		env,
+		page.map((r) => keptListRow(r, template, env)),
+		rows.length,
+	);
+}
+
+/** A page this process answered lately: its rows, how many rows were read for it, and the answer. */
+export interface ListedPage {
+	/** the environment its rows were made in (./list.ts `keptListRow`) */
+	env: string;
+	/** the cursor key its next cursor was signed with (lib/platform/cursor.ts) */
+	cursorKey: object;
+	rows: KeptListRow[];
+	/** rows read for it (up to `limit + 1`: one more says a next page exists) */
+	read: number;
+	answer: CursorPage<OrderListRow>;
+}
+
+/** Bytes of page JSON the listed pages keep at most (their rows are kept by `keptListRows` as well). */
+const LISTED_PAGES_BYTES = 16 * 1024 * 1024;
+
+/** The pages (`<sender_id>` and query) this process listed lately, the least recently read going first. */
+const listedPages = new LRUCache<string, ListedPage>({
+	maxSize: LISTED_PAGES_BYTES,
+	sizeCalculation: (p) => Math.max(1, answerJson(p.answer).length),
+});
+
+/**
+ * The page (account, filters, cursor, limit) this process listed lately, if any: reading it again reads the rows'
+ * versions first ({@link keptListPage}).
+ */
+export function listedPage(sender_id: number, q: OrderListQuery): ListedPage | undefined {
+	return listedPages.get(`${sender_id}:${JSON.stringify(q)}`);
+}
+
+/**
+ * The page of `GET /v1/orders` listed before (`was`), read again as its rows' versions (up to `limit + 1`,
+ * ./list-store.ts `orderVersionReader`): the same answer when the same rows come back unchanged (same ids, same
+ * versions, same count read) in the same environment under the same cursor key; else, when every row is kept under
+ * its version, the answer {@link listPage} would make from the whole rows, made from the kept ones; null when any
+ * row is not kept so (new, changed, let go, or the environment changed): the caller reads the page whole.
+ */
+export function keptListPage(
+	was: ListedPage,
+	sender_id: number,
+	q: OrderListQuery,
+	versions: ListRowVersion[],
+): CursorPage<OrderListRow> | null {
+	const env = `${trackingTemplate()}\n${labelLinkInputs()}`;
+	const n = Math.min(versions.length, q.limit);
+	if (env === was.env && versions.length === was.read && was.cursorKey === currentCursorKey()) {
+		let same = true;
+		for (let i = 0; i < n && same; i++)
+			same = versions[i].order_id === was.rows[i].id && versions[i].row_version === was.rows[i].version;
+		if (same) return was.answer;
+	}
+	const kept: KeptListRow[] = [];
+	for (let i = 0; i < n; i++) {
+		const k = keptListRows.get(versions[i].order_id);
+		if (k === undefined || k.version !== versions[i].row_version || k.env !== env) return null;
+		kept.push(k);
+	}
+	return listed(sender_id, q, env, kept, versions.length);
+}
+
+/** The page of `rows` (`read` rows read for it), kept as listed ({@link listedPage}). */
+function listed(
+	sender_id: number,
+	q: OrderListQuery,
+	env: string,
+	rows: KeptListRow[],
+	read: number,
+): CursorPage<OrderListRow> {
+	const cursorKey = currentCursorKey();
+	const answer = pageOf(sender_id, q, rows, read > q.limit);
+	listedPages.set(`${sender_id}:${JSON.stringify(q)}`, { env, cursorKey, rows, read, answer });
+	return answer;
+}
+
+/** The page of kept rows `kept` (`more`: a next page exists), frozen with its JSON assembled from the rows'. */
+function pageOf(
+	sender_id: number,
+	q: OrderListQuery,
+	kept: KeptListRow[],
+	more: boolean,
+): CursorPage<OrderListRow> {
+	const last = kept.at(-1);
 	const pagination: CursorPage<OrderListRow>["pagination"] = {
 		mode: "cursor",
 		limit: q.limit,
-		nextCursor: nextCursorOf(sender_id, q, last ? Number(last.order_id) : undefined, more),
+		nextCursor: nextCursorOf(sender_id, q, last ? last.row.order_id : undefined, more),
 	};
 	// the array frozen here, its rows when kept: keepAnswerJson's freeze stops at what is frozen already
 	const data = kept.map((k) => k.row);

@@ -24,7 +24,9 @@ import {
 import { EDIT_WINDOW_DAYS } from "../contracts/http/intake-input";
 import type { IntakeDeps } from "./deps";
 import {
+	keptListPage,
 	keptOrderDetail,
+	listedPage,
 	listPage,
 	type OrderListQuery,
 	orderDetail,
@@ -53,12 +55,22 @@ import {
 /** Timeout of the booking / documents calls of `intake.orderDetail` (ms). */
 export const DETAIL_CALL_TIMEOUT_MS = 3_000;
 
-/** `GET /v1/orders`: one cursor page of the caller's orders (./list.ts `listPage`, rows through `orderPages`). */
+/**
+ * `GET /v1/orders`: one cursor page of the caller's orders (./list.ts `listPage`, rows through `orderPages`). A page
+ * this process listed lately is first read as its rows' versions (`orderVersions`) and answered from the kept rows
+ * when every one is kept under its version (./list.ts `keptListPage`); otherwise it is read whole
+ * (docs/decisions/0132-kept-list-pages.md).
+ */
 export async function listOrders(
 	deps: IntakeDeps,
 	sender: number,
 	q: OrderListQuery,
 ): Promise<CursorPage<OrderListRow>> {
+	const was = listedPage(sender, q);
+	if (was !== undefined) {
+		const kept = keptListPage(was, sender, q, await deps.orderVersions(sender, q));
+		if (kept !== null) return kept;
+	}
 	return listPage(sender, q, await deps.orderPages(sender, q));
 }
 

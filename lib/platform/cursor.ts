@@ -50,6 +50,15 @@ function cursorKey(): KeyObject {
 	return cachedKey.key;
 }
 
+/**
+ * The key cursors are signed with now (the same object while the secret is unchanged): a kept answer that holds a
+ * cursor is given again only under the key it was signed with (lib/intake/list.ts `keptListPage`).
+ * @throws Error when no cursor secret is configured
+ */
+export function currentCursorKey(): object {
+	return cursorKey();
+}
+
 /** True when a cursor key is configured (for start-up checks). */
 export function cursorSecretConfigured(): boolean {
 	return !!(setting("CURSOR_SECRET") ?? setting("LABEL_LINK_SECRET"));
