@@ -172,7 +172,7 @@ import { type AuthUser, checkAccess, createVerifier, invalidToken } from "../lib
 import { loadConfig, setting } from "../lib/platform/config";
 import { failWith } from "../lib/platform/errors";
 import { defineService, type Mixin } from "../lib/platform/service";
-import { answerJson } from "../lib/platform/shared-answers";
+import { answerBody } from "../lib/platform/shared-answers";
 import { flushStdoutSink, writeLine } from "../lib/platform/stdout-sink";
 import { transporterLinkUp } from "../moleculer.config";
 
@@ -552,8 +552,8 @@ export default defineService<GatewayVars>()({
 		 * an action shares between requests (kept quotes, EDD answers: lib/platform/shared-answers.ts
 		 * `answerJson`), each time for any other. Issue 32, docs/decisions/0117-shared-answer-json.md.
 		 */
-		encodeResponse(_req: GwRequest, _res: ServerResponse, data: unknown): string {
-			return answerTextOf(data) ?? answerJson(data);
+		encodeResponse(_req: GwRequest, _res: ServerResponse, data: unknown): string | Buffer {
+			return answerTextOf(data) ?? answerBody(data);
 		},
 
 		/**

@@ -63,3 +63,26 @@ export function answerJson(data: unknown): string {
 	// JSON.stringify(undefined) is undefined, as upstream's encodeResponse answers it
 	return JSON.stringify(data) as string;
 }
+
+/** Shortest JSON of a shared answer whose body is kept as bytes ({@link answerBody}). */
+const BODY_BYTES_MIN = 4096;
+/** The UTF-8 bytes of each shared answer's JSON of at least {@link BODY_BYTES_MIN} characters. */
+const bodies = new WeakMap<object, Buffer>();
+
+/**
+ * The HTTP body of an answer: {@link answerJson}, except that a shared answer whose JSON is long (a list page) is
+ * given as its UTF-8 bytes, made once: Node writes a Buffer body as it is (after the head, in one `writev`), where
+ * a string body is joined to the head and encoded again for every response.
+ */
+export function answerBody(data: unknown): string | Buffer {
+	const text = answerJson(data);
+	if (text === undefined || text.length < BODY_BYTES_MIN || data === null || typeof data !== "object")
+		return text;
+	if (!shared.has(data)) return text;
+	let body = bodies.get(data);
+	if (body === undefined) {
+		body = Buffer.from(text);
+		bodies.set(data, body);
+	}
+	return body;
+}

@@ -1,6 +1,6 @@
 /** Answers shared between requests and their JSON made once (lib/platform/shared-answers.ts, issue 32). */
 import assert from "node:assert/strict";
-import { answerJson, deepFreeze, shareAnswer } from "../../lib/platform/shared-answers";
+import { answerBody, answerJson, deepFreeze, shareAnswer } from "../../lib/platform/shared-answers";
 
 /** An answer whose `reads` counts how often its `total` was read (what encoding it costs). */
 function counted(): {
@@ -67,5 +67,22 @@ describe("shared answers: frozen whole, JSON made once", () => {
 		answerJson(answer);
 		answerJson(answer);
 		assert.equal(reads() - before, 2);
+	});
+
+	it("the body of a long shared answer is its JSON's UTF-8 bytes, made once; any other body is the JSON text", () => {
+		const rows = Array.from({ length: 80 }, (_, i) => ({
+			order_id: i,
+			receiver: { city: "Bengaluru", note: "₹ paid" },
+		}));
+		const page = shareAnswer({ data: rows });
+		const body = answerBody(page);
+		assert.ok(Buffer.isBuffer(body));
+		assert.equal(body.toString("utf8"), JSON.stringify(page));
+		assert.equal(body.length, Buffer.byteLength(JSON.stringify(page)), "bytes, not characters");
+		assert.equal(answerBody(page), body, "made once");
+		const fresh = { data: rows.map((r) => ({ ...r })) };
+		assert.equal(answerBody(fresh), JSON.stringify(fresh), "not shared: text, made each time");
+		const small = shareAnswer({ ok: true });
+		assert.equal(answerBody(small), '{"ok":true}', "short: text");
 	});
 });

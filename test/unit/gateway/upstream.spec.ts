@@ -73,6 +73,14 @@ describe("gateway: moleculer-web overrides (pinned upstream)", () => {
 		const first = ours.encodeResponse.call({}, {}, {}, kept);
 		assert.equal(first, JSON.stringify(kept));
 		assert.equal(ours.encodeResponse.call({}, {}, {}, kept), first);
+		// a long shared answer (a list page) is its JSON's UTF-8 bytes, made once
+		const page = shareAnswer({
+			data: Array.from({ length: 150 }, (_, i) => ({ order_id: i, city: "Bengaluru ₹" })),
+		});
+		const body = ours.encodeResponse.call({}, {}, {}, page);
+		assert.ok(Buffer.isBuffer(body));
+		assert.equal(body.toString("utf8"), upstream.encodeResponse.call({}, {}, {}, page));
+		assert.equal(ours.encodeResponse.call({}, {}, {}, page), body);
 	});
 
 	it("parseQueryString: ours splits the path as upstream does and returns the query beginRequest parsed", () => {
