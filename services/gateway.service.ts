@@ -552,7 +552,7 @@ export default defineService<GatewayVars>()({
 		 * an action shares between requests (kept quotes, EDD answers: lib/platform/shared-answers.ts
 		 * `answerJson`), each time for any other. Issue 32, docs/decisions/0117-shared-answer-json.md.
 		 */
-		encodeResponse(_req: GwRequest, _res: ServerResponse, data: unknown): string | Buffer {
+		encodeResponse(_req: GwRequest, _res: ServerResponse, data: unknown): string | Uint8Array {
 			return answerTextOf(data) ?? answerBody(data);
 		},
 

@@ -14,7 +14,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
 import { DOCS_HANDLERS, documentBytes, matches } from "../openapi/serve";
-import { ANSWER_TEXT_META } from "../platform/answer-text";
+import { ANSWER_BYTES, ANSWER_TEXT_META } from "../platform/answer-text";
 import { gatewayFail } from "./errors";
 import { withHead } from "./head";
 import { verifyJsonDepth } from "./json-limits";
@@ -354,7 +354,7 @@ function apiRoute(): RouteOptions {
 		onBeforeCall: checkBody,
 		onAfterCall: conditionalGet,
 		// an action on another node answers with its answer's JSON text (lib/platform/answer-text.ts)
-		callOptions: { meta: { [ANSWER_TEXT_META]: true } },
+		callOptions: { meta: { [ANSWER_TEXT_META]: ANSWER_BYTES } },
 	};
 }
 

@@ -10,6 +10,11 @@
  * shared answer's kept JSON: lib/platform/shared-answers.ts), carried as one CBOR string, written by the gateway as
  * it arrives ({@link answerTextOf}).
  *
+ * A gateway that also writes bytes marks its calls {@link ANSWER_BYTES}: a long shared answer (a list page) is then
+ * carried as its kept UTF-8 bytes under {@link ANSWER_BYTES_KEY} (lib/platform/shared-answers.ts `answerBody`),
+ * neither encoded to UTF-8 by the action's process nor decoded by the gateway for each request
+ * (docs/decisions/0132-kept-list-pages.md). A gateway that marks `true` (an earlier release) gets text only.
+ *
  * Nothing else changes: a call from the same node (one process) gets the answer itself; a call without the mark (any
  * internal caller, a nested call of the action) gets the answer itself; an answer that is not a plain object or array
  * (a Buffer, a stream, a string, null) or that sets its own `$responseType` is passed as it is; errors are thrown as
@@ -17,46 +22,60 @@
  */
 import type { Context, Middleware, ServiceBroker } from "moleculer";
 import { isObjectLiteral } from "../shared/fields";
-import { answerJson } from "./shared-answers";
+import { answerBody, answerJson } from "./shared-answers";
 
-/** The call meta key the gateway's API route sets to `true` on its action calls. */
+/**
+ * The call meta key the gateway's API route sets on its action calls: `true` (JSON text) or {@link ANSWER_BYTES}
+ * (JSON text, or bytes for a long shared answer).
+ */
 export const ANSWER_TEXT_META = "$answerText";
+
+/** The mark of a gateway that writes carried bytes as well as carried text. */
+export const ANSWER_BYTES = 2;
 
 /** The one key of the object that carries an answer's JSON text back to the gateway. */
 export const ANSWER_TEXT_KEY = "$answerJsonText";
+
+/** The one key of the object that carries an answer's JSON as UTF-8 bytes back to a gateway marking {@link ANSWER_BYTES}. */
+export const ANSWER_BYTES_KEY = "$answerJsonBytes";
 
 /** The gateway's service name (services/gateway.service.ts): only its calls are answered as JSON text. */
 export const ANSWER_TEXT_CALLER = "gateway";
 
 /** The meta fields this middleware reads on the action's side. */
 interface AnswerMeta {
-	$answerText?: boolean;
+	$answerText?: boolean | typeof ANSWER_BYTES;
 	$responseType?: string;
 	$responseHeaders?: Record<string, unknown>;
 }
 
 /**
  * The answer a marked gateway call gets: `{ [ANSWER_TEXT_KEY]: JSON text }` when `result` is a plain object or
- * array and the action set no `$responseType` nor a `Content-Type` of its own, else `result` unchanged.
+ * array and the action set no `$responseType` nor a `Content-Type` of its own, else `result` unchanged. With `bytes`
+ * (the gateway marked {@link ANSWER_BYTES}) a long shared answer is `{ [ANSWER_BYTES_KEY]: its kept UTF-8 bytes }`.
  */
-export function answerTextFor(meta: AnswerMeta, result: unknown): unknown {
+export function answerTextFor(meta: AnswerMeta, result: unknown, bytes = false): unknown {
 	if (
 		!(Array.isArray(result) || isObjectLiteral(result)) ||
 		meta.$responseType ||
 		meta.$responseHeaders?.["Content-Type"]
 	)
 		return result;
-	return { [ANSWER_TEXT_KEY]: answerJson(result) };
+	if (!bytes) return { [ANSWER_TEXT_KEY]: answerJson(result) };
+	const body = answerBody(result);
+	return typeof body === "string" ? { [ANSWER_TEXT_KEY]: body } : { [ANSWER_BYTES_KEY]: body };
 }
 
 /**
- * The JSON text of an answer the gateway received: the carried text of an answer made by
+ * The JSON of an answer the gateway received: the carried text or UTF-8 bytes of an answer made by
  * {@link answerTextFor}, `undefined` for any other answer.
  */
-export function answerTextOf(data: unknown): string | undefined {
+export function answerTextOf(data: unknown): string | Uint8Array | undefined {
 	if (data === null || typeof data !== "object") return undefined;
 	const text = (data as Record<string, unknown>)[ANSWER_TEXT_KEY];
-	return typeof text === "string" ? text : undefined;
+	if (typeof text === "string") return text;
+	const bytes = (data as Record<string, unknown>)[ANSWER_BYTES_KEY];
+	return bytes instanceof Uint8Array ? bytes : undefined;
 }
 
 /**
@@ -75,10 +94,15 @@ export function AnswerText(): Middleware {
 		localAction(next: (ctx: Context) => Promise<unknown>) {
 			return function answerText(ctx: Context): Promise<unknown> {
 				const meta = ctx.meta as AnswerMeta;
-				if (meta.$answerText !== true || ctx.caller !== ANSWER_TEXT_CALLER || ctx.nodeID === nodeID)
+				const mark = meta.$answerText;
+				if (
+					(mark !== true && mark !== ANSWER_BYTES) ||
+					ctx.caller !== ANSWER_TEXT_CALLER ||
+					ctx.nodeID === nodeID
+				)
 					return next(ctx);
 				meta.$answerText = false;
-				return next(ctx).then((result) => answerTextFor(meta, result));
+				return next(ctx).then((result) => answerTextFor(meta, result, mark === ANSWER_BYTES));
 			};
 		},
 	} satisfies Middleware;

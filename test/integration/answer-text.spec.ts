@@ -7,6 +7,8 @@ import assert from "node:assert/strict";
 import { type Context, ServiceBroker } from "moleculer";
 import { gatewayRoutes } from "../../lib/gateway/route-options";
 import {
+	ANSWER_BYTES,
+	ANSWER_BYTES_KEY,
 	ANSWER_TEXT_CALLER,
 	ANSWER_TEXT_KEY,
 	ANSWER_TEXT_META,
@@ -24,6 +26,10 @@ const PAGE = {
 };
 /** A shared answer (its JSON kept: lib/platform/shared-answers.ts). */
 const SHARED = shareAnswer({ quotes: [{ courier: "sandbox", total: 56.64 }] });
+/** A long shared answer (a list page: its JSON 4,096 characters or more, kept as bytes). */
+const LONG = shareAnswer({
+	data: Array.from({ length: 120 }, (_, i) => ({ order_id: i, city: "Bengaluru", note: "₹ collected" })),
+});
 
 /** The `orders` service: answers of every kind, and a nested call to the caller's node. */
 const orders = {
@@ -32,6 +38,7 @@ const orders = {
 		page: () => PAGE,
 		list: () => [1, "two", null],
 		shared: () => SHARED,
+		long: () => LONG,
 		pdf(ctx: Context) {
 			(ctx.meta as Record<string, unknown>).$responseType = "application/pdf";
 			return Buffer.from("%PDF-1.7");
@@ -57,13 +64,14 @@ const orders = {
 	},
 };
 
-/** Calls `action` with the API route's mark, as service `name` (the gateway, or another caller). */
+/** Calls `action` with a mark (the API route's unless `mark` is given), as service `name` (the gateway, or another caller). */
 function callerService(name: string) {
 	return {
 		name,
 		actions: {
-			async call(ctx: Context<{ action: string }>) {
-				const result = await ctx.call(ctx.params.action, {}, { meta: { [ANSWER_TEXT_META]: true } });
+			async call(ctx: Context<{ action: string; mark?: unknown }>) {
+				const mark = ctx.params.mark ?? ANSWER_BYTES;
+				const result = await ctx.call(ctx.params.action, {}, { meta: { [ANSWER_TEXT_META]: mark } });
 				return { result, markAfter: (ctx.meta as Record<string, unknown>)[ANSWER_TEXT_META] ?? null };
 			},
 		},
@@ -98,8 +106,8 @@ describe("integration: a gateway's remote call answered as JSON text (AnswerText
 	});
 
 	/** `gateway.call(action)`'s answer. */
-	const viaGateway = (action: string, as = "gateway") =>
-		gatewayNode.call(`${as}.call`, { action }) as Promise<{ result: unknown; markAfter: unknown }>;
+	const viaGateway = (action: string, as = "gateway", mark?: unknown) =>
+		gatewayNode.call(`${as}.call`, { action, mark }) as Promise<{ result: unknown; markAfter: unknown }>;
 
 	it("answers an object or array with its JSON text, made where the answer was made; the mark comes back cleared", async () => {
 		const page = await viaGateway("orders.page");
@@ -109,6 +117,22 @@ describe("integration: a gateway's remote call answered as JSON text (AnswerText
 		const list = await viaGateway("orders.list");
 		assert.equal(answerTextOf(list.result), '[1,"two",null]');
 		assert.equal(answerTextOf((await viaGateway("orders.shared")).result), JSON.stringify(SHARED));
+	});
+
+	it("a long shared answer crosses as its kept UTF-8 bytes to a gateway marking bytes, as text to one marking true", async () => {
+		const bytes = (await viaGateway("orders.long")).result as Record<string, unknown>;
+		const body = bytes[ANSWER_BYTES_KEY];
+		assert.ok(Buffer.isBuffer(body), "bytes cross NATS as a Buffer");
+		assert.equal(body.toString("utf8"), JSON.stringify(LONG));
+		assert.equal(answerTextOf(bytes), body);
+		// an earlier release's gateway marks true: text only
+		const text = (await viaGateway("orders.long", "gateway", true)).result;
+		assert.deepEqual(text, { [ANSWER_TEXT_KEY]: JSON.stringify(LONG) });
+		// a short shared answer is text either way; an unknown mark is no mark
+		assert.deepEqual((await viaGateway("orders.shared")).result, {
+			[ANSWER_TEXT_KEY]: JSON.stringify(SHARED),
+		});
+		assert.deepEqual((await viaGateway("orders.page", "gateway", 3)).result, PAGE);
 	});
 
 	it("passes anything else as it is: a Buffer, an answer with its own type, a string, null, an error", async () => {
@@ -153,7 +177,9 @@ describe("integration: a gateway's remote call answered as JSON text (AnswerText
 
 	it("the gateway marks the calls of its bearer /v1 route only (JSON answers), not uploads, links, pages or probes", () => {
 		const routes = gatewayRoutes({ nodeID: "n1", devIdp: false, trustProxy: 0 });
-		const marked = routes.filter((r) => r.callOptions?.meta?.[ANSWER_TEXT_META] === true).map((r) => r.name);
+		const marked = routes
+			.filter((r) => r.callOptions?.meta?.[ANSWER_TEXT_META] === ANSWER_BYTES)
+			.map((r) => r.name);
 		assert.deepEqual(marked, ["api"]);
 		// the middleware answers text to the caller of that name only
 		assert.equal(loadServiceSchema("gateway").name, ANSWER_TEXT_CALLER);
@@ -177,5 +203,8 @@ describe("integration: a gateway's remote call answered as JSON text (AnswerText
 		assert.equal(answerTextOf({ [ANSWER_TEXT_KEY]: 5 }), undefined);
 		assert.equal(answerTextOf(null), undefined);
 		assert.equal(answerTextOf("x"), undefined);
+		assert.equal(answerTextOf({ [ANSWER_BYTES_KEY]: "not bytes" }), undefined);
+		const bytes = Buffer.from("{}");
+		assert.equal(answerTextOf({ [ANSWER_BYTES_KEY]: bytes }), bytes);
 	});
 });

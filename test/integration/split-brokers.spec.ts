@@ -59,6 +59,31 @@ describe("integration: services split over NATS", function () {
 		);
 	});
 
+	it("a list page read again over NATS (its JSON carried as bytes) is the same page, and another account's is its own", async () => {
+		const owner = newSender();
+		const mine = client(c.base, await c.idp.tokenFor(owner));
+		const theirs = client(c.base, await c.idp.tokenFor(newSender()));
+		const wh = await mine.post("/v1/warehouses", warehouseBody());
+		const made: number[] = [];
+		for (let i = 0; i < 12; i++) {
+			const r = await mine.post("/v1/intake/order", orderBody(wh.body.data.id));
+			assert.equal(r.status, 201);
+			made.unshift(r.body.order_id as number);
+		}
+		for (let i = 0; i < 2; i++) {
+			const page = await mine.get("/v1/orders");
+			assert.equal(page.status, 200);
+			assert.deepEqual(
+				page.body.data.map((o: { order_id: number }) => o.order_id),
+				made,
+			);
+			assert.ok(JSON.stringify(page.body).length > 4096, "a long page");
+			assert.deepEqual(page.body.pagination, { mode: "cursor", limit: 50, nextCursor: null });
+		}
+		const other = await theirs.get("/v1/orders");
+		assert.deepEqual(other.body.data, []);
+	});
+
 	it("keeps merchants apart across nodes: another account sees 404s", async () => {
 		const owner = newSender();
 		const stranger = newSender();
