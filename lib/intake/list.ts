@@ -651,6 +651,11 @@ export function keptOrderDetail(sender_id: number, order_id: number): KeptOrderD
 	return keptOrderDetails.get(`${sender_id}:${order_id}`);
 }
 
+/** Lets go of the kept detail answer of the sender's order (it has an AWB now: its answer is made per read). */
+export function forgetOrderDetail(sender_id: number, order_id: number): void {
+	keptOrderDetails.delete(`${sender_id}:${order_id}`);
+}
+
 /**
  * `GET /v1/orders/{id}` of an order without an AWB ({@link orderDetail} of the row alone, frozen and marked as a
  * shared answer, so its JSON is made once: lib/platform/shared-answers.ts), kept under the row version: such an

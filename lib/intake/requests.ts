@@ -24,6 +24,7 @@ import {
 import { EDIT_WINDOW_DAYS } from "../contracts/http/intake-input";
 import type { IntakeDeps } from "./deps";
 import {
+	forgetOrderDetail,
 	keptListPage,
 	keptOrderDetail,
 	listedPage,
@@ -95,6 +96,8 @@ export async function orderDetailOf(
 	if (row === UNCHANGED && kept !== undefined) return kept.answer;
 	if (row === null || row === UNCHANGED) throw orderNotFound();
 	if (!row.awb_number) return unbookedOrderDetail(sender, row);
+	// booked since its answer was kept: that answer will not serve again, so the next read does not ask for it
+	if (kept !== undefined) forgetOrderDetail(sender, order_id);
 	const key = { sender_id: sender, order_id };
 	const opts = { timeout: DETAIL_CALL_TIMEOUT_MS };
 	const awb_number = row.awb_number;
