@@ -471,13 +471,17 @@ export interface ListedPage {
 	answer: CursorPage<OrderListRow>;
 }
 
-/** Bytes of page JSON the listed pages keep at most (their rows are kept by `keptListRows` as well). */
+/**
+ * Bytes the listed pages' answers hold at most: each page's JSON text and, once written, its UTF-8 bytes
+ * (lib/platform/shared-answers.ts `answerBody`), counted as twice the text. Their rows are kept by `keptListRows` as
+ * well.
+ */
 const LISTED_PAGES_BYTES = 16 * 1024 * 1024;
 
 /** The pages (`<sender_id>` and query) this process listed lately, the least recently read going first. */
 const listedPages = new LRUCache<string, ListedPage>({
 	maxSize: LISTED_PAGES_BYTES,
-	sizeCalculation: (p) => Math.max(1, answerJson(p.answer).length),
+	sizeCalculation: (p) => Math.max(1, 2 * answerJson(p.answer).length),
 });
 
 /**
