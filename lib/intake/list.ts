@@ -476,7 +476,7 @@ export interface ListedPage {
  * (lib/platform/shared-answers.ts `answerBody`), counted as twice the text. Their rows are kept by `keptListRows` as
  * well.
  */
-const LISTED_PAGES_BYTES = 16 * 1024 * 1024;
+const LISTED_PAGES_BYTES = 8 * 1024 * 1024;
 
 /** The pages (`<sender_id>` and query) this process listed lately, the least recently read going first. */
 const listedPages = new LRUCache<string, ListedPage>({
@@ -629,8 +629,8 @@ export function orderDetail(
 	};
 }
 
-/** Most order details whose answer a process keeps ({@link keptOrderDetail}; about 3 KB each, object and JSON). */
-export const KEPT_ORDER_DETAILS = 5_000;
+/** Most order details whose answer a process keeps ({@link keptOrderDetail}; a few KB each, object and JSON). */
+export const KEPT_ORDER_DETAILS = 2_000;
 
 /** An order detail's answer kept under the row version it was made from. */
 export interface KeptOrderDetail {
