@@ -16,7 +16,9 @@
  * Cursors carry no expiry: a position stays meaningful (keyset paging), and
  * rotating the secret invalidates every cursor issued before.
  */
+
 import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import { setting } from "./config";
 import { type ApiError, type ErrorCode, fail } from "./errors";
 
@@ -35,12 +37,13 @@ const KEY_LABEL = "msa-cursor-v1";
 let cachedKey: { secret: string; key: KeyObject } | undefined;
 
 /**
- * The HMAC key: HMAC-SHA256(secret, "msa-cursor-v1") of `CURSOR_SECRET`, else
- * `LABEL_LINK_SECRET` (read at each use, so a test or the zero-setup start can
- * set them before the first cursor).
+ * The HMAC key cursors are signed with now: HMAC-SHA256(secret, "msa-cursor-v1") of `CURSOR_SECRET`, else
+ * `LABEL_LINK_SECRET` (read at each use, so a test or the zero-setup start can set them before the first cursor).
+ * The same object while the secret is unchanged, so a kept answer that holds a cursor is given again only under
+ * the key it was signed with (lib/intake/list.ts `keptListPage`).
  * @throws Error when neither is configured (a deployment error, not the client's)
  */
-function cursorKey(): KeyObject {
+export function currentCursorKey(): KeyObject {
 	const secret = setting("CURSOR_SECRET") ?? setting("LABEL_LINK_SECRET");
 	if (!secret) throw new Error("CURSOR_SECRET (or LABEL_LINK_SECRET) is required to sign page cursors");
 	if (cachedKey?.secret !== secret) {
@@ -50,15 +53,6 @@ function cursorKey(): KeyObject {
 	return cachedKey.key;
 }
 
-/**
- * The key cursors are signed with now (the same object while the secret is unchanged): a kept answer that holds a
- * cursor is given again only under the key it was signed with (lib/intake/list.ts `keptListPage`).
- * @throws Error when no cursor secret is configured
- */
-export function currentCursorKey(): object {
-	return cursorKey();
-}
-
 /** True when a cursor key is configured (for start-up checks). */
 export function cursorSecretConfigured(): boolean {
 	return !!(setting("CURSOR_SECRET") ?? setting("LABEL_LINK_SECRET"));
@@ -66,19 +60,19 @@ export function cursorSecretConfigured(): boolean {
 
 /** Most signatures {@link signature} keeps. */
 const KEPT_SIGNATURES = 1_000;
-/** Signatures (base64url) by payload, made under {@link signedUnder}; the oldest made goes first. */
-const signatures = new Map<string, string>();
+/** Signatures (base64url) by payload, made under {@link signedUnder}; the least recently used goes first. */
+const signatures = new LRUCache<string, string>({ max: KEPT_SIGNATURES });
 let signedUnder: KeyObject | undefined;
 
 /**
- * The base64url HMAC-SHA256 of `payload` under the cursor key. The signatures of the last {@link KEPT_SIGNATURES}
- * cursors made are kept (forgotten when the key changes): a list read again (a dashboard refreshed, the bench)
+ * The base64url HMAC-SHA256 of `payload` under the cursor key. The signatures of the {@link KEPT_SIGNATURES}
+ * cursors used last are kept (forgotten when the key changes): a list read again (a dashboard refreshed, the bench)
  * makes the same next cursor, and the page after it verifies the cursor the page before made, so most cursors are
  * signed once. `keep` false (verifying what a client sent): a kept signature is read, a new one is not kept, so
  * made-up cursors cannot push out the kept ones.
  */
 function signature(payload: string, keep: boolean): string {
-	const key = cursorKey();
+	const key = currentCursorKey();
 	if (key !== signedUnder) {
 		signatures.clear();
 		signedUnder = key;
@@ -86,12 +80,7 @@ function signature(payload: string, keep: boolean): string {
 	let sig = signatures.get(payload);
 	if (sig === undefined) {
 		sig = createHmac("sha256", key).update(payload).digest("base64url");
-		if (!keep) return sig;
-		if (signatures.size >= KEPT_SIGNATURES) {
-			const oldest = signatures.keys().next().value;
-			if (oldest !== undefined) signatures.delete(oldest);
-		}
-		signatures.set(payload, sig);
+		if (keep) signatures.set(payload, sig);
 	}
 	return sig;
 }
