@@ -363,8 +363,13 @@ export interface DetailKey {
 	kept: string;
 }
 
-/** The keys of detail reads joined to their orders (on `order_id` and the sender: §1 rule 4). */
-const DETAIL_KEYS_JOINED = `FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS k(k_order, k_sender, k_kept)
+/**
+ * A detail read's statement selecting `columns` after each order's key (sender, version held) and version: the keys
+ * joined to their orders on `order_id` and the sender (§1 rule 4).
+ */
+const detailReadSql = (columns: string): string =>
+	`SELECT k.k_sender AS owner_id, k.k_kept AS kept_version, o.order_id, o.xmin::text AS row_version${columns}
+	FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS k(k_order, k_sender, k_kept)
 	JOIN intake.orders o ON o.order_id = k.k_order AND o.sender_id = k.k_sender`;
 
 /** A detail read's row as read: its key (sender, kept version), its version and, when read whole, the rest. */
@@ -391,23 +396,11 @@ export async function orderRowsOf(
 	const whole = (ks: DetailKey[]) =>
 		ks.length === 0
 			? []
-			: select<KeyedRow<DetailRowDb>>(
-					db,
-					`SELECT k.k_sender AS owner_id, k.k_kept AS kept_version, o.order_id, o.xmin::text AS row_version,
-					${DETAIL_FIELDS} ${DETAIL_KEYS_JOINED}`,
-					keyValues(ks),
-				);
+			: select<KeyedRow<DetailRowDb>>(db, detailReadSql(`, ${DETAIL_FIELDS}`), keyValues(ks));
 	const held = keys.filter((k) => k.kept !== "");
 	const [rows, versions] = await Promise.all([
 		whole(keys.filter((k) => k.kept === "")),
-		held.length === 0
-			? []
-			: select<KeyedRow<{ order_id: string; row_version: string }>>(
-					db,
-					`SELECT k.k_sender AS owner_id, k.k_kept AS kept_version, o.order_id, o.xmin::text AS row_version
-					${DETAIL_KEYS_JOINED}`,
-					keyValues(held),
-				),
+		held.length === 0 ? [] : select<KeyedRow<ListRowVersion>>(db, detailReadSql(""), keyValues(held)),
 	]);
 	const out = new Map<string, DetailRowDb | typeof UNCHANGED>();
 	const moved: DetailKey[] = [];

@@ -448,7 +448,7 @@ function keptListRow(r: ListRowDb, template: string, env: string): KeptListRow {
  */
 export function listPage(sender_id: number, q: OrderListQuery, rows: ListRowDb[]): CursorPage<OrderListRow> {
 	const template = trackingTemplate();
-	const env = `${template}\n${labelLinkInputs()}`;
+	const env = rowsEnv(template);
 	const page = rows.length > q.limit ? rows.slice(0, q.limit) : rows;
 	return listed(
 		sender_id,
@@ -484,12 +484,18 @@ const listedPages = new LRUCache<string, ListedPage>({
 	sizeCalculation: (p) => Math.max(1, 2 * answerJson(p.answer).length),
 });
 
+/** The key of a listed page: the account and its parsed query (filters, cursor bound, limit). */
+const pageKey = (sender_id: number, q: OrderListQuery): string => `${sender_id}:${JSON.stringify(q)}`;
+
+/** What list rows' answers depend on besides the row: the tracking URL template and the label links' inputs. */
+const rowsEnv = (template: string): string => `${template}\n${labelLinkInputs()}`;
+
 /**
  * The page (account, filters, cursor, limit) this process listed lately, if any: reading it again reads the rows'
  * versions first ({@link keptListPage}).
  */
 export function listedPage(sender_id: number, q: OrderListQuery): ListedPage | undefined {
-	return listedPages.get(`${sender_id}:${JSON.stringify(q)}`);
+	return listedPages.get(pageKey(sender_id, q));
 }
 
 /**
@@ -505,7 +511,7 @@ export function keptListPage(
 	q: OrderListQuery,
 	versions: ListRowVersion[],
 ): CursorPage<OrderListRow> | null {
-	const env = `${trackingTemplate()}\n${labelLinkInputs()}`;
+	const env = rowsEnv(trackingTemplate());
 	const n = Math.min(versions.length, q.limit);
 	if (env === was.env && versions.length === was.read && was.cursorKey === currentCursorKey()) {
 		let same = true;
@@ -532,7 +538,7 @@ function listed(
 ): CursorPage<OrderListRow> {
 	const cursorKey = currentCursorKey();
 	const answer = pageOf(sender_id, q, rows, read > q.limit);
-	listedPages.set(`${sender_id}:${JSON.stringify(q)}`, { env, cursorKey, rows, read, answer });
+	listedPages.set(pageKey(sender_id, q), { env, cursorKey, rows, read, answer });
 	return answer;
 }
 
