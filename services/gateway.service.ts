@@ -151,6 +151,7 @@ import ApiGateway from "moleculer-web";
 import type { CallMeta } from "../lib/contracts";
 import { answerFor, gatewayFail } from "../lib/gateway/errors";
 import { keepHeadLength } from "../lib/gateway/head";
+import { heldAnswerBody, offerHeldAnswer } from "../lib/gateway/held-answers";
 import {
 	type AccessLogPolicy,
 	accessLogLine,
@@ -375,7 +376,8 @@ export default defineService<GatewayVars>()({
 		 * the target action's `access` rule (lib/platform/auth.ts `checkAccess`) before
 		 * the handler runs: 403 `Read-only role`, 403 `forbidden` with `cap`;
 		 * then claims a POST's `Idempotency-Key` (lib/gateway/idempotency.ts:
-		 * 400 / 409 / 422, or the stored answer replayed).
+		 * 400 / 409 / 422, or the stored answer replayed). A read then names the answer bytes this gateway holds for
+		 * it (lib/gateway/held-answers.ts, docs/decisions/0133-held-answers.md).
 		 */
 		async authorize(
 			ctx: Context<unknown, CallMeta>,
@@ -387,6 +389,7 @@ export default defineService<GatewayVars>()({
 			if (user) await this.limiter.account(user.sender_id, res);
 			checkAccess(user, req.$action?.access);
 			if (user && wantsIdempotency(req)) await this.idempotency.begin(req, res, user.sender_id);
+			offerHeldAnswer(ctx, req);
 		},
 
 		/**
@@ -550,10 +553,12 @@ export default defineService<GatewayVars>()({
 		 * an answer. An answer an action on another node sent as its JSON text (lib/platform/answer-text.ts,
 		 * docs/decisions/0124-answer-text-over-nats.md) is that text; otherwise the JSON is made once for an answer
 		 * an action shares between requests (kept quotes, EDD answers: lib/platform/shared-answers.ts
-		 * `answerJson`), each time for any other. Issue 32, docs/decisions/0117-shared-answer-json.md.
+		 * `answerJson`), each time for any other. Issue 32, docs/decisions/0117-shared-answer-json.md. An answer that
+		 * names the bytes this gateway holds for the request is those bytes (lib/gateway/held-answers.ts,
+		 * docs/decisions/0133-held-answers.md).
 		 */
-		encodeResponse(_req: GwRequest, _res: ServerResponse, data: unknown): string | Uint8Array {
-			return answerTextOf(data) ?? answerBody(data);
+		encodeResponse(req: GwRequest, _res: ServerResponse, data: unknown): string | Uint8Array {
+			return heldAnswerBody(req, data) ?? answerTextOf(data) ?? answerBody(data);
 		},
 
 		/**

@@ -15,6 +15,12 @@
  * neither encoded to UTF-8 by the action's process nor decoded by the gateway for each request
  * (docs/decisions/0132-kept-list-pages.md). A gateway that marks `true` (an earlier release) gets text only.
  *
+ * Bytes held by the gateway (docs/decisions/0133-held-answers.md): such bytes travel with their tag
+ * ({@link ANSWER_TAG_KEY}, lib/platform/shared-answers.ts `answerTag`); a gateway that kept the bytes of an earlier
+ * answer to the same request names their tag in the call's meta ({@link ANSWER_HELD_META}), and when the answer made
+ * for this call has that tag, only the tag comes back ({@link ANSWER_SAME_KEY}): the gateway writes the bytes it
+ * holds (lib/gateway/held-answers.ts), and a list page no longer crosses NATS while it is unchanged.
+ *
  * Nothing else changes: a call from the same node (one process) gets the answer itself; a call without the mark (any
  * internal caller, a nested call of the action) gets the answer itself; an answer that is not a plain object or array
  * (a Buffer, a stream, a string, null) or that sets its own `$responseType` is passed as it is; errors are thrown as
@@ -22,7 +28,7 @@
  */
 import type { Context, Middleware, ServiceBroker } from "moleculer";
 import { isObjectLiteral } from "../shared/fields";
-import { answerBody, answerJson } from "./shared-answers";
+import { answerBody, answerJson, answerTag } from "./shared-answers";
 
 /**
  * The call meta key the gateway's API route sets on its action calls: `true` (JSON text) or {@link ANSWER_BYTES}
@@ -39,12 +45,26 @@ export const ANSWER_TEXT_KEY = "$answerJsonText";
 /** The one key of the object that carries an answer's JSON as UTF-8 bytes back to a gateway marking {@link ANSWER_BYTES}. */
 export const ANSWER_BYTES_KEY = "$answerJsonBytes";
 
+/** The tag of carried bytes ({@link ANSWER_BYTES_KEY}), beside them: what the gateway may name in {@link ANSWER_HELD_META} later. */
+export const ANSWER_TAG_KEY = "$answerJsonTag";
+
+/**
+ * The call meta key naming the tag of the bytes the gateway holds for this request (an earlier answer's
+ * {@link ANSWER_TAG_KEY}); only read with the {@link ANSWER_BYTES} mark.
+ */
+export const ANSWER_HELD_META = "$answerHeld";
+
+/** The one key of the answer that tells the gateway its held bytes are the answer: their tag. */
+export const ANSWER_SAME_KEY = "$answerSame";
+
 /** The gateway's service name (services/gateway.service.ts): only its calls are answered as JSON text. */
 export const ANSWER_TEXT_CALLER = "gateway";
 
 /** The meta fields this middleware reads on the action's side. */
 interface AnswerMeta {
 	$answerText?: boolean | typeof ANSWER_BYTES;
+	/** {@link ANSWER_HELD_META} */
+	$answerHeld?: unknown;
 	$responseType?: string;
 	$responseHeaders?: Record<string, unknown>;
 }
@@ -52,9 +72,11 @@ interface AnswerMeta {
 /**
  * The answer a marked gateway call gets: `{ [ANSWER_TEXT_KEY]: JSON text }` when `result` is a plain object or
  * array and the action set no `$responseType` nor a `Content-Type` of its own, else `result` unchanged. With `bytes`
- * (the gateway marked {@link ANSWER_BYTES}) a long shared answer is `{ [ANSWER_BYTES_KEY]: its kept UTF-8 bytes }`.
+ * (the gateway marked {@link ANSWER_BYTES}) a long shared answer is `{ [ANSWER_BYTES_KEY]: its kept UTF-8 bytes,
+ * [ANSWER_TAG_KEY]: their tag }`, or `{ [ANSWER_SAME_KEY]: tag }` when `held` (what the gateway named in
+ * {@link ANSWER_HELD_META}) is that tag.
  */
-export function answerTextFor(meta: AnswerMeta, result: unknown, bytes = false): unknown {
+export function answerTextFor(meta: AnswerMeta, result: unknown, bytes = false, held?: unknown): unknown {
 	if (
 		!(Array.isArray(result) || isObjectLiteral(result)) ||
 		meta.$responseType ||
@@ -63,7 +85,9 @@ export function answerTextFor(meta: AnswerMeta, result: unknown, bytes = false):
 		return result;
 	if (!bytes) return { [ANSWER_TEXT_KEY]: answerJson(result) };
 	const body = answerBody(result);
-	return typeof body === "string" ? { [ANSWER_TEXT_KEY]: body } : { [ANSWER_BYTES_KEY]: body };
+	if (typeof body === "string") return { [ANSWER_TEXT_KEY]: body };
+	const tag = answerTag(result as object);
+	return held === tag ? { [ANSWER_SAME_KEY]: tag } : { [ANSWER_BYTES_KEY]: body, [ANSWER_TAG_KEY]: tag };
 }
 
 /**
@@ -80,9 +104,10 @@ export function answerTextOf(data: unknown): string | Uint8Array | undefined {
 
 /**
  * Moleculer middleware (its `localAction` hook; moleculer.config.ts registers it with a transporter): answers a call
- * marked {@link ANSWER_TEXT_META} by the gateway from another node with {@link answerTextFor}, and clears the mark
- * in the call's meta (it goes back to the gateway with the answer's meta), so no later call of the same request
- * carries it. Any other call runs as before.
+ * marked {@link ANSWER_TEXT_META} by the gateway from another node with {@link answerTextFor} (the tag the gateway
+ * holds, {@link ANSWER_HELD_META}, read with it), and clears the mark and the tag in the call's meta (it goes back to
+ * the gateway with the answer's meta), so no later call of the same request carries them. Any other call runs as
+ * before.
  */
 export function AnswerText(): Middleware {
 	let nodeID = "";
@@ -102,7 +127,9 @@ export function AnswerText(): Middleware {
 				)
 					return next(ctx);
 				meta.$answerText = false;
-				return next(ctx).then((result) => answerTextFor(meta, result, mark === ANSWER_BYTES));
+				const held = meta.$answerHeld;
+				if (held !== undefined) meta.$answerHeld = undefined;
+				return next(ctx).then((result) => answerTextFor(meta, result, mark === ANSWER_BYTES, held));
 			};
 		},
 	} satisfies Middleware;

@@ -10,8 +10,10 @@
  * list page from its kept rows, lib/intake/list.ts). In one process the gateway receives the action's own object;
  * over NATS the action's process makes the JSON with {@link answerJson} and sends the text
  * (lib/platform/answer-text.ts, docs/decisions/0124-answer-text-over-nats.md), so a marked answer's kept JSON serves
- * remote gateways too.
+ * remote gateways too. A long shared answer's bytes carry a tag ({@link answerTag}), so a gateway that holds them is
+ * answered with the tag alone (lib/platform/answer-text.ts, docs/decisions/0133-held-answers.md).
  */
+import { createHash } from "node:crypto";
 
 /** Answers marked by {@link shareAnswer}. */
 const shared = new WeakSet<object>();
@@ -85,4 +87,24 @@ export function answerBody(data: unknown): string | Buffer {
 		bodies.set(data, body);
 	}
 	return body;
+}
+
+/** The tag of each shared answer's kept bytes ({@link answerTag}). */
+const tags = new WeakMap<object, string>();
+
+/**
+ * The tag of a shared answer whose body is kept as bytes ({@link answerBody} gave a Buffer): the SHA-256 of those
+ * bytes (base64url, 43 characters), made once per answer; two processes keeping the same bytes give the same tag.
+ * `undefined` for any other answer. A gateway holding bytes under this tag holds exactly these bytes
+ * (docs/decisions/0133-held-answers.md).
+ */
+export function answerTag(data: object): string | undefined {
+	let tag = tags.get(data);
+	if (tag === undefined) {
+		const body = bodies.get(data);
+		if (body === undefined) return undefined;
+		tag = createHash("sha256").update(body).digest("base64url");
+		tags.set(data, tag);
+	}
+	return tag;
 }

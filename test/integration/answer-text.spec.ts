@@ -4,11 +4,15 @@
  * middleware included), a service named `gateway` as the caller, the mark set as the API route sets it.
  */
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { type Context, ServiceBroker } from "moleculer";
 import { gatewayRoutes } from "../../lib/gateway/route-options";
 import {
 	ANSWER_BYTES,
 	ANSWER_BYTES_KEY,
+	ANSWER_HELD_META,
+	ANSWER_SAME_KEY,
+	ANSWER_TAG_KEY,
 	ANSWER_TEXT_CALLER,
 	ANSWER_TEXT_KEY,
 	ANSWER_TEXT_META,
@@ -30,6 +34,9 @@ const SHARED = shareAnswer({ quotes: [{ courier: "sandbox", total: 56.64 }] });
 const LONG = shareAnswer({
 	data: Array.from({ length: 120 }, (_, i) => ({ order_id: i, city: "Bengaluru", note: "₹ collected" })),
 });
+
+/** What `probe.held` saw of the held tag when `orders.longAfterProbe` called it. */
+let heldSeenByNestedCall: unknown;
 
 /** The `orders` service: answers of every kind, and a nested call to the caller's node. */
 const orders = {
@@ -61,6 +68,11 @@ const orders = {
 			const inner = await ctx.call("probe.answer");
 			return { inner };
 		},
+		/** a long shared answer, after calling `probe.held` on the caller's node (what it saw of the held tag) */
+		async longAfterProbe(ctx: Context) {
+			heldSeenByNestedCall = await ctx.call("probe.held");
+			return LONG;
+		},
 	},
 };
 
@@ -69,9 +81,11 @@ function callerService(name: string) {
 	return {
 		name,
 		actions: {
-			async call(ctx: Context<{ action: string; mark?: unknown }>) {
+			async call(ctx: Context<{ action: string; mark?: unknown; held?: string }>) {
 				const mark = ctx.params.mark ?? ANSWER_BYTES;
-				const result = await ctx.call(ctx.params.action, {}, { meta: { [ANSWER_TEXT_META]: mark } });
+				const meta: Record<string, unknown> = { [ANSWER_TEXT_META]: mark };
+				if (ctx.params.held !== undefined) meta[ANSWER_HELD_META] = ctx.params.held;
+				const result = await ctx.call(ctx.params.action, {}, { meta });
 				return { result, markAfter: (ctx.meta as Record<string, unknown>)[ANSWER_TEXT_META] ?? null };
 			},
 		},
@@ -94,6 +108,7 @@ describe("integration: a gateway's remote call answered as JSON text (AnswerText
 			name: "probe",
 			actions: {
 				answer: (ctx: Context) => ({ mark: (ctx.meta as Record<string, unknown>)[ANSWER_TEXT_META] ?? null }),
+				held: (ctx: Context) => ({ held: (ctx.meta as Record<string, unknown>)[ANSWER_HELD_META] ?? null }),
 			},
 		});
 		await Promise.all([ordersNode.start(), gatewayNode.start()]);
@@ -106,8 +121,11 @@ describe("integration: a gateway's remote call answered as JSON text (AnswerText
 	});
 
 	/** `gateway.call(action)`'s answer. */
-	const viaGateway = (action: string, as = "gateway", mark?: unknown) =>
-		gatewayNode.call(`${as}.call`, { action, mark }) as Promise<{ result: unknown; markAfter: unknown }>;
+	const viaGateway = (action: string, as = "gateway", mark?: unknown, held?: string) =>
+		gatewayNode.call(`${as}.call`, { action, mark, held }) as Promise<{
+			result: unknown;
+			markAfter: unknown;
+		}>;
 
 	it("answers an object or array with its JSON text, made where the answer was made; the mark comes back cleared", async () => {
 		const page = await viaGateway("orders.page");
@@ -133,6 +151,31 @@ describe("integration: a gateway's remote call answered as JSON text (AnswerText
 			[ANSWER_TEXT_KEY]: JSON.stringify(SHARED),
 		});
 		assert.deepEqual((await viaGateway("orders.page", "gateway", 3)).result, PAGE);
+	});
+
+	it("carried bytes come with their tag (SHA-256); a gateway naming that tag gets the tag alone, any other gets the bytes", async () => {
+		const first = (await viaGateway("orders.long")).result as Record<string, unknown>;
+		const tag = first[ANSWER_TAG_KEY] as string;
+		assert.equal(tag, createHash("sha256").update(JSON.stringify(LONG)).digest("base64url"));
+		assert.deepEqual((await viaGateway("orders.long", "gateway", undefined, tag)).result, {
+			[ANSWER_SAME_KEY]: tag,
+		});
+		const other = (await viaGateway("orders.long", "gateway", undefined, `${tag.slice(1)}x`))
+			.result as Record<string, unknown>;
+		assert.equal((other[ANSWER_BYTES_KEY] as Buffer).toString("utf8"), JSON.stringify(LONG));
+		assert.equal(other[ANSWER_TAG_KEY], tag);
+		// text answers, an earlier release's mark and other callers ignore a held tag
+		assert.deepEqual((await viaGateway("orders.shared", "gateway", undefined, tag)).result, {
+			[ANSWER_TEXT_KEY]: JSON.stringify(SHARED),
+		});
+		assert.deepEqual((await viaGateway("orders.long", "gateway", true, tag)).result, {
+			[ANSWER_TEXT_KEY]: JSON.stringify(LONG),
+		});
+		assert.deepEqual((await viaGateway("orders.long", "other", undefined, tag)).result, LONG);
+		// the action's own calls do not carry the tag on
+		const nested = (await viaGateway("orders.longAfterProbe", "gateway", undefined, tag)).result;
+		assert.deepEqual(nested, { [ANSWER_SAME_KEY]: tag });
+		assert.deepEqual(heldSeenByNestedCall, { held: null });
 	});
 
 	it("passes anything else as it is: a Buffer, an answer with its own type, a string, null, an error", async () => {

@@ -5,6 +5,7 @@
  * permission middleware inside services for internal callers.
  */
 import { strict as assert } from "node:assert";
+import { heldAnswerCounts } from "../../lib/gateway/held-answers";
 import { as, newSender, rejects } from "../helpers/broker";
 import { callAs } from "../helpers/call";
 import { useCluster } from "../helpers/cluster";
@@ -59,18 +60,28 @@ describe("integration: services split over NATS", function () {
 		);
 	});
 
-	it("a list page read again over NATS (its JSON carried as bytes) is the same page, and another account's is its own", async () => {
+	it("a list page read again over NATS is written from the bytes the gateway holds while unchanged; a change and another account's page are their own", async () => {
 		const owner = newSender();
 		const mine = client(c.base, await c.idp.tokenFor(owner));
 		const theirs = client(c.base, await c.idp.tokenFor(newSender()));
-		const wh = await mine.post("/v1/warehouses", warehouseBody());
 		const made: number[] = [];
-		for (let i = 0; i < 12; i++) {
-			const r = await mine.post("/v1/intake/order", orderBody(wh.body.data.id));
-			assert.equal(r.status, 201);
-			made.unshift(r.body.order_id as number);
+		const theirsMade: number[] = [];
+		const warehouses: number[] = [];
+		for (const [who, ids] of [
+			[mine, made],
+			[theirs, theirsMade],
+		] as const) {
+			const wh = await who.post("/v1/warehouses", warehouseBody());
+			warehouses.push(wh.body.data.id as number);
+			for (let i = 0; i < 12; i++) {
+				const r = await who.post("/v1/intake/order", orderBody(wh.body.data.id));
+				assert.equal(r.status, 201);
+				ids.unshift(r.body.order_id as number);
+			}
 		}
-		for (let i = 0; i < 2; i++) {
+		const served = heldAnswerCounts().served;
+		const text: string[] = [];
+		for (let i = 0; i < 3; i++) {
 			const page = await mine.get("/v1/orders");
 			assert.equal(page.status, 200);
 			assert.deepEqual(
@@ -79,9 +90,33 @@ describe("integration: services split over NATS", function () {
 			);
 			assert.ok(JSON.stringify(page.body).length > 4096, "a long page");
 			assert.deepEqual(page.body.pagination, { mode: "cursor", limit: 50, nextCursor: null });
+			text.push(JSON.stringify(page.body));
 		}
-		const other = await theirs.get("/v1/orders");
-		assert.deepEqual(other.body.data, []);
+		assert.equal(text[1], text[0]);
+		assert.equal(text[2], text[0]);
+		assert.equal(heldAnswerCounts().served - served, 2, "the 2nd and 3rd reads were written from held bytes");
+		// the other account, same path, after the first account's bytes are held: its own orders
+		for (let i = 0; i < 2; i++) {
+			const other = await theirs.get("/v1/orders");
+			assert.deepEqual(
+				other.body.data.map((o: { order_id: number }) => o.order_id),
+				theirsMade,
+			);
+		}
+		assert.equal(heldAnswerCounts().served - served, 3);
+		// a change: the next read carries the new page, not the held one
+		const hidden = await mine.post(`/v1/orders/${made[0]}/hide`, {});
+		assert.equal(hidden.status, 200);
+		const after = await mine.get("/v1/orders");
+		assert.deepEqual(
+			after.body.data.map((o: { order_id: number }) => o.order_id),
+			made.slice(1),
+		);
+		const created = await mine.post("/v1/intake/order", orderBody(warehouses[0]));
+		assert.equal(created.status, 201);
+		const newest = await mine.get("/v1/orders");
+		assert.equal(newest.body.data[0].order_id, created.body.order_id, "the new order heads the page");
+		assert.equal(heldAnswerCounts().served - served, 3, "changed pages were carried, not held ones");
 	});
 
 	it("keeps merchants apart across nodes: another account sees 404s", async () => {
