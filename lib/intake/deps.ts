@@ -75,8 +75,12 @@ export type IntakeDbDeps = Pick<IntakeDeps, "db">;
 const CREATE_WAVE_MAX = 100;
 /** Status reads per statement. */
 const MAX_POINT_READS = 100;
-/** Create waves in flight at once (each on its own pooled connection). */
-const CREATE_WAVES_IN_FLIGHT = 2;
+/**
+ * Create waves in flight at once: one (docs/decisions/0134-one-create-wave-in-flight.md). A wave's statement costs
+ * PostgreSQL about as much fixed (round trip, commit, the statement trigger) as five of its rows, so the creates that
+ * arrive during a wave are better in the next one than in a second statement beside it.
+ */
+const CREATE_WAVES_IN_FLIGHT = 1;
 
 /**
  * The {@link IntakeWriters} over `db` and `broker` (made in the service's `started`: they need the db).
