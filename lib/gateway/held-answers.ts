@@ -28,7 +28,7 @@ interface HeldAnswer {
 	body: Uint8Array;
 }
 
-/** The request's key and the answer held for it, on the request (never sent). */
+/** The request's key and the answer held for it, on the request (never sent): set by {@link offerHeldAnswer}. */
 type HeldRequest = GwRequest & { $heldKey?: string; $held?: HeldAnswer };
 
 /** Held answers by request key (account, action, parameters), least recently used dropped first. */
@@ -40,17 +40,31 @@ const held = new LRUCache<string, HeldAnswer>({
 /** Answers written from held bytes since the process started. */
 let servedFromHeld = 0;
 
+/** Actions that answered with tagged bytes: only their reads are offered (others cost no key). */
+const taggedActions = new Set<string>();
+
 /**
- * `onBeforeCall` part of the API route: for a GET or HEAD of an authenticated account in a process with a
- * transporter, notes the request's key on `req` and, when bytes are held for it, names their tag in the call's meta
- * ({@link ANSWER_HELD_META}) and keeps them on `req` for {@link heldAnswerBody}.
+ * The key of a read (GET, HEAD) of an authenticated account in a process with a transporter: account, action and
+ * parameters; `undefined` for any other request.
  */
-export function offerHeldAnswer(ctx: Context, req: GwRequest): void {
-	if (!ctx.broker.transit || (req.method !== "GET" && req.method !== "HEAD")) return;
+function readKey(ctx: Context | undefined, req: GwRequest): string | undefined {
+	if (!ctx?.broker.transit || (req.method !== "GET" && req.method !== "HEAD")) return undefined;
 	const sender = (ctx.meta as { user?: { sender_id?: number } }).user?.sender_id;
 	const action = req.$action?.name;
-	if (sender === undefined || action === undefined) return;
-	const key = `${sender}\n${action}\n${JSON.stringify(req.$params ?? {})}`;
+	if (sender === undefined || action === undefined) return undefined;
+	return `${sender}\n${action}\n${JSON.stringify(req.$params ?? {})}`;
+}
+
+/**
+ * `authorize` part of the API route (services/gateway.service.ts, after the account's limit and access rule): for a
+ * read of an action that has answered with tagged bytes, when bytes are held for the request's key ({@link readKey}),
+ * names their tag in the call's meta ({@link ANSWER_HELD_META}) and keeps them on `req` for {@link heldAnswerBody}.
+ */
+export function offerHeldAnswer(ctx: Context, req: GwRequest): void {
+	const action = req.$action?.name;
+	if (action === undefined || !taggedActions.has(action)) return;
+	const key = readKey(ctx, req);
+	if (key === undefined) return;
 	const r = req as HeldRequest;
 	r.$heldKey = key;
 	const h = held.get(key);
@@ -62,7 +76,7 @@ export function offerHeldAnswer(ctx: Context, req: GwRequest): void {
 /**
  * The body to write for `data` as far as held answers go: the held bytes when the action answered
  * `{ [ANSWER_SAME_KEY]: tag }` for the tag offered; `undefined` for any other answer, after keeping carried bytes with
- * their tag for the request's key (a GET or HEAD {@link offerHeldAnswer} keyed).
+ * their tag for a read's key ({@link readKey}; its action's reads are offered from then on).
  * @throws Error when the action names a tag other than the one offered (never: it answers only what was named)
  */
 export function heldAnswerBody(req: GwRequest, data: unknown): Uint8Array | undefined {
@@ -77,8 +91,11 @@ export function heldAnswerBody(req: GwRequest, data: unknown): Uint8Array | unde
 	}
 	const body = (data as Record<string, unknown>)[ANSWER_BYTES_KEY];
 	const tag = (data as Record<string, unknown>)[ANSWER_TAG_KEY];
-	if (r.$heldKey !== undefined && body instanceof Uint8Array && typeof tag === "string")
-		held.set(r.$heldKey, { tag, body });
+	if (!(body instanceof Uint8Array) || typeof tag !== "string") return undefined;
+	const key = r.$heldKey ?? readKey(r.$ctx as Context | undefined, r);
+	if (key === undefined) return undefined;
+	held.set(key, { tag, body });
+	if (r.$action?.name) taggedActions.add(r.$action.name);
 	return undefined;
 }
 

@@ -21,54 +21,74 @@ function callOf(sender: number | undefined, transit: boolean): Context {
 	} as unknown as Context;
 }
 
-/** A routed request as moleculer-web hands it over. */
-function requestOf(method: string, params: Record<string, unknown>): GwRequest {
-	return { method, $action: { name: "intake.listOrders" }, $params: params } as unknown as GwRequest;
+/** A routed request as moleculer-web hands it over, made in call `ctx`. */
+function requestOf(method: string, params: Record<string, unknown>, ctx: Context): GwRequest {
+	return {
+		method,
+		$ctx: ctx,
+		$action: { name: "intake.listOrders" },
+		$params: params,
+	} as unknown as GwRequest;
+}
+
+/** A call and its request: `offerHeldAnswer` as the gateway's `authorize` runs it, and what it named. */
+function offered(
+	sender: number | undefined,
+	method: string,
+	params: Record<string, unknown>,
+	transit = true,
+) {
+	const ctx = callOf(sender, transit);
+	const req = requestOf(method, params, ctx);
+	offerHeldAnswer(ctx, req);
+	return { req, named: (ctx.meta as Record<string, unknown>)[ANSWER_HELD_META] };
 }
 
 describe("unit: the gateway's held answers", () => {
 	const bytes = Buffer.from(JSON.stringify({ data: [{ order_id: 1 }] }));
 
 	it("keeps carried bytes per account and request, names their tag on the next identical read, serves them on `same`", () => {
-		const first = requestOf("GET", { limit: "50", sender_marker: 7101 });
-		offerHeldAnswer(callOf(7101, true), first);
-		assert.equal(heldAnswerBody(first, { [ANSWER_BYTES_KEY]: bytes, [ANSWER_TAG_KEY]: "t1" }), undefined);
+		const params = { limit: "50" };
+		const first = offered(7101, "GET", params);
+		assert.equal(first.named, undefined);
+		assert.equal(heldAnswerBody(first.req, { [ANSWER_BYTES_KEY]: bytes, [ANSWER_TAG_KEY]: "t1" }), undefined);
 
-		const again = requestOf("GET", { limit: "50", sender_marker: 7101 });
-		const ctx = callOf(7101, true);
-		offerHeldAnswer(ctx, again);
-		assert.equal((ctx.meta as Record<string, unknown>)[ANSWER_HELD_META], "t1");
+		const again = offered(7101, "GET", params);
+		assert.equal(again.named, "t1");
 		const served = heldAnswerCounts().served;
-		assert.equal(heldAnswerBody(again, { [ANSWER_SAME_KEY]: "t1" }), bytes);
+		assert.equal(heldAnswerBody(again.req, { [ANSWER_SAME_KEY]: "t1" }), bytes);
 		assert.equal(heldAnswerCounts().served, served + 1);
 
-		// another account, the same request: nothing named
-		const other = callOf(7102, true);
-		offerHeldAnswer(other, requestOf("GET", { limit: "50", sender_marker: 7101 }));
-		assert.equal((other.meta as Record<string, unknown>)[ANSWER_HELD_META], undefined);
+		// other parameters, another account: nothing named
+		assert.equal(offered(7101, "GET", { limit: "10" }).named, undefined);
+		assert.equal(offered(7102, "GET", params).named, undefined);
 		// a HEAD is answered as its GET: offered the same bytes
-		const head = callOf(7101, true);
-		offerHeldAnswer(head, requestOf("HEAD", { limit: "50", sender_marker: 7101 }));
-		assert.equal((head.meta as Record<string, unknown>)[ANSWER_HELD_META], "t1");
+		assert.equal(offered(7101, "HEAD", params).named, "t1");
 	});
 
 	it("offers nothing for writes, without an account, or in a process without a transporter", () => {
-		for (const [ctx, method] of [
-			[callOf(7101, true), "POST"],
-			[callOf(undefined, true), "GET"],
-			[callOf(7101, false), "GET"],
+		const params = { limit: "20" };
+		for (const [sender, method, transit] of [
+			[7104, "POST", true],
+			[undefined, "GET", true],
+			[7104, "GET", false],
 		] as const) {
-			const req = requestOf(method, { limit: "50", sender_marker: 7101 });
-			offerHeldAnswer(ctx, req);
-			assert.equal((ctx.meta as Record<string, unknown>)[ANSWER_HELD_META], undefined);
-			// and keeps nothing from such a request
+			const { req } = offered(sender, method, params, transit);
+			// keeps nothing from such a request
 			assert.equal(heldAnswerBody(req, { [ANSWER_BYTES_KEY]: bytes, [ANSWER_TAG_KEY]: "t9" }), undefined);
 		}
+		for (const [sender, method, transit] of [
+			[7104, "POST", true],
+			[undefined, "GET", true],
+			[7104, "GET", false],
+		] as const)
+			assert.equal(offered(sender, method, params, transit).named, undefined);
+		// the same read of an account with a transporter was not kept either: nothing to name
+		assert.equal(offered(7104, "GET", params).named, undefined);
 	});
 
 	it("refuses a `same` naming a tag it did not offer, and passes every other answer on", () => {
-		const req = requestOf("GET", { limit: "10", sender_marker: 7103 });
-		offerHeldAnswer(callOf(7103, true), req);
+		const { req } = offered(7103, "GET", { limit: "10" });
 		assert.throws(() => heldAnswerBody(req, { [ANSWER_SAME_KEY]: "t1" }), /tag not offered/);
 		assert.equal(heldAnswerBody(req, { data: [] }), undefined);
 		assert.equal(heldAnswerBody(req, null), undefined);
