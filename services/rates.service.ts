@@ -124,7 +124,7 @@ export default defineService<RatesVars>()({
 		 */
 		serviceable: {
 			access: RATES_ROUTES["rates.serviceable"].access,
-			async handler(ctx) {
+			handler(ctx) {
 				return serviceableQuote(this.deps(), ctx, parseServiceableQuery(ctx.params));
 			},
 		},

@@ -105,6 +105,8 @@ export async function pincodeFacts(
  * outcome recorded into the snapshot ({@link recordOutcome}) forgets every kept answer.
  */
 export async function runQuote(d: RatesDeps, ctx: Caller, q: LaneQuery): Promise<QuoteResult> {
+	const kept = keptQuote(d, q);
+	if (kept) return kept;
 	const [snap, facts] = await Promise.all([getCatalog(d), pincodeFacts(d, ctx, [q.from_pin, q.to_pin])]);
 	const from = facts[q.from_pin];
 	const to = facts[q.to_pin];
@@ -129,6 +131,22 @@ export async function runQuote(d: RatesDeps, ctx: Caller, q: LaneQuery): Promise
 		until: quoteValidUntil(snap, result, now),
 	});
 	return result;
+}
+
+/**
+ * The answer {@link runQuote} keeps for `q`, when it holds now, found without awaiting anything: the catalog
+ * snapshot it was made from is the one loaded, both pincodes' cached facts are the objects it was made from
+ * (their recency refreshed, as {@link pincodeFacts} refreshes it), and its `until` has not passed. Else
+ * `undefined`, and {@link runQuote} goes the whole way (loads what is missing, checks again, prices).
+ */
+export function keptQuote(d: RatesDeps, q: LaneQuery): QuoteResult | undefined {
+	const snap = d.catalog;
+	if (!snap) return undefined;
+	const hit = quoteAnswers.get(JSON.stringify(q));
+	if (!hit || hit.snap !== snap || Date.now() >= hit.until) return undefined;
+	if (d.pincodeCache.get(q.from_pin) !== hit.from || d.pincodeCache.get(q.to_pin) !== hit.to)
+		return undefined;
+	return hit.result;
 }
 
 /** Largest number of kept quote answers (distinct queries) before the store starts over. */
@@ -163,9 +181,22 @@ function nextFullHour(now: number): number {
  * `rates.serviceable` (spec §4.2): {@link runQuote}, and 422
  * `{error:"lane_not_priced", message, dropped_couriers}` when no courier
  * prices the lane (the message names an unknown pincode when that is why).
+ * A kept answer that holds ({@link keptQuote}) is answered at once, not as a promise (issue 32).
+ * @throws ApiError 422 `lane_not_priced` (synchronously for a kept answer); the promise rejects with what
+ *   {@link runQuote} throws
  */
-export async function serviceableQuote(d: RatesDeps, ctx: Caller, q: LaneQuery): Promise<QuoteResult> {
-	const res = await runQuote(d, ctx, q);
+export function serviceableQuote(
+	d: RatesDeps,
+	ctx: Caller,
+	q: LaneQuery,
+): QuoteResult | Promise<QuoteResult> {
+	const kept = keptQuote(d, q);
+	if (kept) return servedLane(kept, q);
+	return runQuote(d, ctx, q).then((res) => servedLane(res, q));
+}
+
+/** `res` when it prices the lane; else 422 `lane_not_priced` ({@link serviceableQuote}). */
+function servedLane(res: QuoteResult, q: LaneQuery): QuoteResult {
 	if (res.data.length === 0) {
 		const unknown = res.dropped_couriers.find((x) => x.reason === "unknown_pincode");
 		const message = unknown

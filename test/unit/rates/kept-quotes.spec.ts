@@ -8,7 +8,9 @@ import type { QuoteResult } from "../../../lib/contracts";
 import { getSequelize } from "../../../lib/platform/db";
 import type { CatalogSnapshot } from "../../../lib/rates/catalog";
 import type { RatesDeps } from "../../../lib/rates/deps";
-import { quoteValidUntil, reloadCatalog } from "../../../lib/rates/operations";
+import { keptQuote, quoteValidUntil, reloadCatalog } from "../../../lib/rates/operations";
+import { parseServiceableQuery } from "../../../lib/rates/params";
+import { rejects } from "../../helpers/broker";
 import { byId, useRates } from "./setup";
 
 const lane = { from_pin: "110001", to_pin: "560001", physical_weight: "0.8" };
@@ -68,6 +70,39 @@ describe("rates: kept quote answers", () => {
 		const after = await t.serviceable(lane);
 		assert.notEqual(after, before);
 		assert.deepEqual(after, before, "same catalog rows, same prices");
+	});
+
+	it("new facts of a pincode (an entry replaced, as after its time to live) price the query again; none cached, no kept answer", async () => {
+		const rates = t.broker.getLocalService("rates") as unknown as { deps(): RatesDeps };
+		const deps = rates.deps();
+		const before = await t.serviceable(lane);
+		const facts = deps.pincodeCache.get(lane.to_pin);
+		assert.ok(facts);
+		deps.pincodeCache.set(lane.to_pin, { ...facts });
+		const after = await t.serviceable(lane);
+		assert.notEqual(after, before, "priced again for the new facts");
+		assert.deepEqual(after, before);
+		assert.equal(await t.serviceable(lane), after, "and kept again");
+		assert.equal(keptQuote(deps, parseServiceableQuery(lane)), after, "found without awaiting");
+		deps.pincodeCache.clear();
+		assert.equal(
+			keptQuote(deps, parseServiceableQuery(lane)),
+			undefined,
+			"a pincode not cached: the whole way (its facts fetched again)",
+		);
+		const refetched = await t.serviceable(lane);
+		assert.notEqual(refetched, after);
+		assert.deepEqual(refetched, after);
+	});
+
+	it("an unpriced lane answers 422 lane_not_priced each time, its kept answer included", async () => {
+		const unknown = { from_pin: "110001", to_pin: "999999", physical_weight: "1" };
+		for (let i = 0; i < 2; i++) {
+			const err = await rejects(() => t.serviceable(unknown));
+			assert.equal(err.code, 422);
+			assert.equal(err.data.body.error, "lane_not_priced");
+			assert.match(err.data.body.message, /to_pin 999999 not in the pincode directory/);
+		}
 	});
 
 	it("holds until the earliest next cut-off of the couriers it prices, at most the next full hour", () => {
