@@ -112,8 +112,9 @@ export async function runQuote(d: RatesDeps, ctx: Caller, q: LaneQuery): Promise
 	const to = facts[q.to_pin];
 	const key = JSON.stringify(q);
 	const now = Date.now();
-	const hit = quoteAnswers.get(key);
-	if (hit && hit.snap === snap && hit.from === from && hit.to === to && now < hit.until) return hit.result;
+	// a concurrent identical query may have kept its answer while this one awaited
+	const again = keptAnswer(key, snap, from, to, now);
+	if (again) return again;
 	let result: QuoteResult;
 	try {
 		result = quoteLane(snap, from, to, q, new Date(now));
@@ -142,11 +143,23 @@ export async function runQuote(d: RatesDeps, ctx: Caller, q: LaneQuery): Promise
 export function keptQuote(d: RatesDeps, q: LaneQuery): QuoteResult | undefined {
 	const snap = d.catalog;
 	if (!snap) return undefined;
-	const hit = quoteAnswers.get(JSON.stringify(q));
-	if (!hit || hit.snap !== snap || Date.now() >= hit.until) return undefined;
-	if (d.pincodeCache.get(q.from_pin) !== hit.from || d.pincodeCache.get(q.to_pin) !== hit.to)
-		return undefined;
-	return hit.result;
+	const from = d.pincodeCache.get(q.from_pin);
+	const to = d.pincodeCache.get(q.to_pin);
+	return from && to ? keptAnswer(JSON.stringify(q), snap, from, to, Date.now()) : undefined;
+}
+
+/** The kept answer under `key` when it was made from `snap`, `from` and `to` and holds at `now` (epoch ms). */
+function keptAnswer(
+	key: string,
+	snap: CatalogSnapshot,
+	from: PincodeInfo,
+	to: PincodeInfo,
+	now: number,
+): QuoteResult | undefined {
+	const hit = quoteAnswers.get(key);
+	return hit && hit.snap === snap && hit.from === from && hit.to === to && now < hit.until
+		? hit.result
+		: undefined;
 }
 
 /** Largest number of kept quote answers (distinct queries) before the store starts over. */

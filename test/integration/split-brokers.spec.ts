@@ -5,7 +5,7 @@
  * permission middleware inside services for internal callers.
  */
 import { strict as assert } from "node:assert";
-import { heldAnswerCounts } from "../../lib/gateway/held-answers";
+import { heldAnswersServed } from "../../lib/gateway/held-answers";
 import { as, newSender, rejects } from "../helpers/broker";
 import { callAs } from "../helpers/call";
 import { useCluster } from "../helpers/cluster";
@@ -79,7 +79,7 @@ describe("integration: services split over NATS", function () {
 				ids.unshift(r.body.order_id as number);
 			}
 		}
-		const served = heldAnswerCounts().served;
+		const served = heldAnswersServed();
 		const text: string[] = [];
 		for (let i = 0; i < 3; i++) {
 			const page = await mine.get("/v1/orders");
@@ -94,7 +94,7 @@ describe("integration: services split over NATS", function () {
 		}
 		assert.equal(text[1], text[0]);
 		assert.equal(text[2], text[0]);
-		assert.equal(heldAnswerCounts().served - served, 2, "the 2nd and 3rd reads were written from held bytes");
+		assert.equal(heldAnswersServed() - served, 2, "the 2nd and 3rd reads were written from held bytes");
 		// the other account, same path, after the first account's bytes are held: its own orders
 		for (let i = 0; i < 2; i++) {
 			const other = await theirs.get("/v1/orders");
@@ -103,7 +103,7 @@ describe("integration: services split over NATS", function () {
 				theirsMade,
 			);
 		}
-		assert.equal(heldAnswerCounts().served - served, 3);
+		assert.equal(heldAnswersServed() - served, 3);
 		// a change: the next read carries the new page, not the held one
 		const hidden = await mine.post(`/v1/orders/${made[0]}/hide`, {});
 		assert.equal(hidden.status, 200);
@@ -116,7 +116,7 @@ describe("integration: services split over NATS", function () {
 		assert.equal(created.status, 201);
 		const newest = await mine.get("/v1/orders");
 		assert.equal(newest.body.data[0].order_id, created.body.order_id, "the new order heads the page");
-		assert.equal(heldAnswerCounts().served - served, 3, "changed pages were carried, not held ones");
+		assert.equal(heldAnswersServed() - served, 3, "changed pages were carried, not held ones");
 	});
 
 	it("keeps merchants apart across nodes: another account sees 404s", async () => {

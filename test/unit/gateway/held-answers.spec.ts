@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import type { Context } from "moleculer";
-import { heldAnswerBody, heldAnswerCounts, offerHeldAnswer } from "../../../lib/gateway/held-answers";
+import { heldAnswerBody, heldAnswersServed, offerHeldAnswer } from "../../../lib/gateway/held-answers";
 import type { GwRequest } from "../../../lib/gateway/web-types";
 import {
 	ANSWER_BYTES_KEY,
@@ -55,9 +55,9 @@ describe("unit: the gateway's held answers", () => {
 
 		const again = offered(7101, "GET", params);
 		assert.equal(again.named, "t1");
-		const served = heldAnswerCounts().served;
+		const served = heldAnswersServed();
 		assert.equal(heldAnswerBody(again.req, { [ANSWER_SAME_KEY]: "t1" }), bytes);
-		assert.equal(heldAnswerCounts().served, served + 1);
+		assert.equal(heldAnswersServed(), served + 1);
 
 		// other parameters, another account: nothing named
 		assert.equal(offered(7101, "GET", { limit: "10" }).named, undefined);
