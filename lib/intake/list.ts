@@ -648,11 +648,6 @@ export interface KeptOrderDetail {
 /** The kept order details of this process by `<sender_id>:<order_id>` (the least recently read goes first). */
 const keptOrderDetails = new LRUCache<string, KeptOrderDetail>({ max: KEPT_ORDER_DETAILS });
 
-/** Order details kept by this process (for tests). */
-export function keptOrderDetailCount(): number {
-	return keptOrderDetails.size;
-}
-
 /**
  * The kept detail answer of the sender's order, if any: the caller reads the row with its version
  * (./list-store.ts `orderRowReader` `kept`), and gives this answer when the row is unchanged.
