@@ -16,7 +16,7 @@ import { warehouseBody } from "../test/helpers/fixtures";
 import { client } from "../test/helpers/flow";
 import { dropStreams } from "../test/helpers/global";
 import { freePort } from "../test/helpers/net";
-import { type StartedProcess, startProcess, waitReady } from "../test/helpers/processes";
+import { buildOnce, type StartedProcess, startProcess, waitReady } from "../test/helpers/processes";
 
 const adminUrl = process.env.TEST_PG_ADMIN_URL || "postgres://postgres@127.0.0.1:5432/postgres";
 const redisUrl = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";
@@ -224,9 +224,13 @@ export async function benchEnvironment(
  * Starts the system (`BENCH_SPLIT`, plus `env` for every process: e.g.
  * SANDBOX_COURIER_DELAY_MS, BOOKING_*) on its own {@link benchEnvironment},
  * waits for `/ready` and creates the merchant's warehouse. On failure
- * everything is removed.
+ * everything is removed. Each process runs as `npm start` runs it: the build (`dist/`, made once per
+ * benchmark) with start:prod's command line (docs/decisions/0136-npm-start-compiled.md); `BENCH_TSX=1` runs the
+ * TypeScript under tsx instead, as `npm run dev` does.
  */
 export async function startSystem(env: Record<string, string | undefined> = {}): Promise<BenchSystem> {
+	const compiled = process.env.BENCH_TSX !== "1";
+	if (compiled) await buildOnce();
 	const { run, base, databaseUrl, idp, common, cleanup } = await benchEnvironment(env);
 	// BENCH_COURIER=process: the sandbox courier (simulator) runs in its own process, as an
 	// external courier would, so the system's figures do not include the courier's own work.
@@ -238,7 +242,7 @@ export async function startSystem(env: Record<string, string | undefined> = {}):
 	const logFile = () => {
 		const f = join(tmpdir(), `msa-bench-${run}-${logs.length}.log`);
 		logs.push(f);
-		return { stdoutFile: f };
+		return { stdoutFile: f, compiled };
 	};
 	const procs: StartedProcess[] = split
 		? [

@@ -1,5 +1,5 @@
 /**
- * Smoke test of the zero-setup start: `bin/start.ts` with no DATABASE_URL,
+ * Smoke test of the zero-setup start as `npm start` runs it (the compiled build, start:prod's command line; docs/decisions/0136-npm-start-compiled.md) with no DATABASE_URL,
  * REDIS_URL, TRANSPORTER or AUTH_JWKS_URL (embedded PostgreSQL under a
  * temporary data dir, BullMQ on PostgreSQL, in-process transport, development
  * identity provider, sandbox). Logs in as a listed user, books one order and
@@ -19,7 +19,7 @@ import { signedPushHeaders } from "../../lib/couriers/sandbox";
 import { embeddedPgData, stopStalePostmaster } from "../../lib/platform/system";
 import { client, typicalFlow } from "../helpers/flow";
 import { freePort } from "../helpers/net";
-import { type StartedProcess, startProcess, waitReady } from "../helpers/processes";
+import { buildOnce, type StartedProcess, startProcess, waitReady } from "../helpers/processes";
 
 describe("e2e: zero-setup start (no environment)", function () {
 	this.timeout(180_000);
@@ -65,7 +65,8 @@ describe("e2e: zero-setup start (no environment)", function () {
 	/** Starts the system unless a previous test left it running (each test works on its own). */
 	async function running(): Promise<StartedProcess> {
 		if (!proc) {
-			proc = startProcess(env);
+			await buildOnce();
+			proc = startProcess(env, { compiled: true });
 			await waitReady(base, [proc], 120_000);
 		}
 		return proc;

@@ -1,5 +1,6 @@
 /**
- * Starts the system as `npm start` does (bin/start.ts in child processes) and
+ * Starts the system in child processes, from the TypeScript (bin/start.ts under tsx, as `npm run dev` does) or
+ * compiled as `npm start` and production run it (`start:prod`, after {@link buildOnce}), and
  * waits for `/ready`. Used by the end-to-end and zero-setup smoke tests and by
  * the benchmarks.
  */
