@@ -119,7 +119,7 @@
  * successful) reads, whose line carries `sampled: <that number>`;
  * `GATEWAY_ACCESS_LOG=1`: every request.
  *
- * ## moleculer-web hooks and the three remaining overrides
+ * ## moleculer-web hooks and the five remaining overrides
  *
  * Everything above is done with moleculer-web 0.11's documented hooks:
  * `rootCallOptions` (request id, common headers, query parsing, `OPTIONS`
@@ -131,7 +131,7 @@
  * came, record 0124), and `settings.onError` (every error
  * answer, including 404/405/204 for URLs that match no alias).
  *
- * Three internal methods are overridden, because no hook reaches them.
+ * Five internal methods are overridden, because no hook reaches them.
  * moleculer-web is therefore pinned to exactly 0.11.0 (package.json) and
  * test/unit/gateway/upstream.spec.ts fails when an upgrade changes them:
  * - `errorHandler`: upstream logs every 5xx with its stack at error level
@@ -144,11 +144,16 @@
  * - `parseQueryString`: upstream parses the query with `qs` on every request
  *   and drops the result when `req.query` is set, which `rootCallOptions`
  *   always does; ours returns that `req.query` (issue 32, record 0115).
+ * - `resolveAlias`: upstream tries every alias of the table in order until one matches; ours tries, in the same
+ *   order, only those that can match the request's method and segment count (lib/gateway/alias-index.ts, record 0137).
+ * - `createAlias`: upstream's, then the alias's `toString` (colours and padding for the debug log, which upstream
+ *   builds for every request even when debug is off) is made once and kept (record 0137).
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
 import ApiGateway from "moleculer-web";
 import type { CallMeta } from "../lib/contracts";
+import { type IndexedAlias, resolveAliasIndexed } from "../lib/gateway/alias-index";
 import { answerFor, gatewayFail } from "../lib/gateway/errors";
 import { keepHeadLength } from "../lib/gateway/head";
 import { heldAnswerBody, offerHeldAnswer } from "../lib/gateway/held-answers";
@@ -180,9 +185,7 @@ import { transporterLinkUp } from "../moleculer.config";
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"];
 
 /** One alias of moleculer-web's alias table. */
-interface WebAlias {
-	/** `GET`, `POST`… (`*` for any method; none of ours) */
-	method: string;
+interface WebAlias extends IndexedAlias {
 	/** path-to-regexp matcher of the full path */
 	re: RegExp;
 }
@@ -205,6 +208,7 @@ interface WebGateway {
 /** moleculer-web's own implementation of the overridden `sendResponse` (see file head). */
 interface UpstreamMethods {
 	sendResponse(this: unknown, req: GwRequest, res: ServerResponse, data: unknown, action: unknown): void;
+	createAlias(this: unknown, route: unknown, path: unknown, action: unknown): { toString(): string };
 }
 
 // moleculer-web's typings declare its schema as a bare ServiceSchema (methods
@@ -559,6 +563,30 @@ export default defineService<GatewayVars>()({
 		 */
 		encodeResponse(req: GwRequest, _res: ServerResponse, data: unknown): string | Uint8Array {
 			return heldAnswerBody(req, data) ?? answerTextOf(data) ?? answerBody(data);
+		},
+
+		/**
+		 * OVERRIDE of moleculer-web's `resolveAlias(url, method)` (pinned, see file head): the same answer (`{ alias,
+		 * params }` of the first alias in the table's order matching the method and `url`, else `false`), trying only
+		 * the aliases that can match the method and the number of segments (lib/gateway/alias-index.ts, record 0137).
+		 */
+		resolveAlias(
+			url: string,
+			method?: string,
+		): { alias: IndexedAlias; params: Record<string, unknown> } | false {
+			return resolveAliasIndexed(this.aliases, url, method);
+		},
+
+		/**
+		 * OVERRIDE of moleculer-web's `createAlias(route, path, action)` (pinned, see file head): upstream's alias,
+		 * whose `toString` (the coloured line upstream's `routeHandler` builds for its debug log on every request, debug
+		 * on or off) is made once and kept (record 0137).
+		 */
+		createAlias(route: unknown, path: unknown, action: unknown): { toString(): string } {
+			const alias = upstream.createAlias.call(this, route, path, action);
+			const text = alias.toString();
+			alias.toString = () => text;
+			return alias;
 		},
 
 		/**

@@ -1,7 +1,8 @@
 /**
- * Guards the three moleculer-web internals the gateway still overrides
- * (services/gateway.service.ts, file head): `errorHandler`,
- * `parseQueryString` and `sendResponse`. moleculer-web is pinned to an exact version; these tests
+ * Guards the five moleculer-web internals the gateway still overrides
+ * (services/gateway.service.ts, file head): `createAlias`, `errorHandler`,
+ * `parseQueryString`, `resolveAlias` and `sendResponse` (the look-up is compared with upstream's in
+ * test/unit/gateway/alias-index.spec.ts). moleculer-web is pinned to an exact version; these tests
  * fail when the installed version differs from the pin, when the gateway
  * overrides another upstream method, or when an overridden method changes
  * its signature or the behaviour the override exists for.
@@ -56,11 +57,17 @@ describe("gateway: moleculer-web overrides (pinned upstream)", () => {
 		assert.equal(pin, "0.11.0");
 	});
 
-	it("the gateway overrides exactly errorHandler, parseQueryString and sendResponse of moleculer-web's methods", () => {
+	it("the gateway overrides exactly createAlias, errorHandler, parseQueryString, resolveAlias and sendResponse of moleculer-web's methods", () => {
 		const overridden = Object.keys(ours)
 			.filter((m) => m in upstream && !DOCUMENTED_HOOKS.includes(m))
 			.sort();
-		assert.deepEqual(overridden, ["errorHandler", "parseQueryString", "sendResponse"]);
+		assert.deepEqual(overridden, [
+			"createAlias",
+			"errorHandler",
+			"parseQueryString",
+			"resolveAlias",
+			"sendResponse",
+		]);
 	});
 
 	it("encodeResponse: ours is upstream's JSON, made once for a shared answer", () => {
