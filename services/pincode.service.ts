@@ -24,6 +24,7 @@ import {
 	infoOf,
 	isPincode,
 	loadDirectory,
+	lookupAnswerOf,
 	stripWhitespace,
 } from "../lib/pincode/directory";
 import { PINCODE_MIGRATIONS } from "../lib/pincode/migrations";
@@ -81,11 +82,13 @@ export default defineService<PincodeVars>()({
 		 */
 		lookup: {
 			access: PINCODE_ROUTES["pincode.lookup"].access,
-			async handler(ctx) {
+			handler(ctx) {
 				const pin = stripWhitespace(ctx.params?.pincode);
 				if (!isPincode(pin)) throw fail("pincode must be 6 digits");
-				const { found, pincode, city, state } = infoOf(await this.getDirectory(), pin);
-				return { found, pincode, city, state };
+				// the loaded directory answers at once (record 0138); else it is loaded first (502 when it cannot be)
+				const dir = this.directory;
+				if (dir !== undefined) return lookupAnswerOf(dir, pin);
+				return this.getDirectory().then((d) => lookupAnswerOf(d, pin));
 			},
 		},
 

@@ -6,6 +6,7 @@
 import type { Sequelize } from "sequelize";
 import type { PincodeInfo } from "../contracts";
 import { select } from "../platform/db";
+import { shareAnswer } from "../platform/shared-answers";
 
 /** Full directory entry (a found {@link PincodeInfo} plus provenance). */
 export interface DirectoryEntry extends Required<PincodeInfo> {
@@ -70,6 +71,34 @@ export async function loadDirectory(db: Sequelize): Promise<Map<string, Director
 		});
 	}
 	return map;
+}
+
+/** What `GET /v1/pincode/{pincode}` answers (spec §4.7): exactly these four fields. */
+export interface LookupAnswer {
+	found: boolean;
+	pincode: string;
+	city: string;
+	state: string;
+}
+
+/** The shared lookup answer of each directory entry, made on its first lookup (goes with the entry on a reload). */
+const lookupAnswers = new WeakMap<DirectoryEntry, LookupAnswer>();
+
+/**
+ * The lookup answer of a stripped, six-digit pincode `pin` in `dir` (issue 32, docs/decisions/0138-pincode-answers.md):
+ * for a pincode of the directory, one frozen answer per directory entry, shared by every request
+ * (lib/platform/shared-answers.ts `shareAnswer`: its JSON is made once); for any other, `found: false` with empty
+ * names, made each time.
+ */
+export function lookupAnswerOf(dir: ReadonlyMap<string, DirectoryEntry>, pin: string): LookupAnswer {
+	const e = dir.get(pin);
+	if (e === undefined) return { found: false, pincode: pin, city: "", state: "" };
+	let answer = lookupAnswers.get(e);
+	if (answer === undefined) {
+		answer = shareAnswer({ found: true, pincode: e.pincode, city: e.city, state: e.state });
+		lookupAnswers.set(e, answer);
+	}
+	return answer;
 }
 
 /** The internal {@link PincodeInfo} of a directory entry (no provenance fields). */

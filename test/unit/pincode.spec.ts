@@ -138,6 +138,20 @@ describe("pincode service", () => {
 			});
 		}
 
+		it("answers a known pincode with one frozen answer per directory entry, made again when the directory is reloaded (record 0138)", async () => {
+			const first = await lookup("560001");
+			assert.equal(await lookup("560001"), first, "the same answer object for every request");
+			assert.equal(await lookup(" 560 001"), first, "whatever whitespace the request had");
+			assert.ok(Object.isFrozen(first));
+			assert.deepEqual(first, { found: true, pincode: "560001", city: "Bangalore", state: "Karnataka" });
+			// an unknown pincode is answered afresh (nothing is kept for values outside the directory)
+			assert.notEqual(await lookup("999999"), await lookup("999999"));
+			await callAs(broker, "pincode.reload");
+			const after = await lookup("560001");
+			assert.notEqual(after, first, "a reloaded directory has answers of its own");
+			assert.deepEqual(after, first);
+		});
+
 		it("needs an authenticated caller", async () => {
 			const err = await rejects(() => callAs(broker, "pincode.lookup", { pincode: "110001" }));
 			assert.equal(err.code, 401);
