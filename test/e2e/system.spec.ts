@@ -1,5 +1,5 @@
 /**
- * End to end: the system started as `npm start` starts it, split over two
+ * End to end: the system started from `npm start`'s entry point (bin/start.ts, under tsx), split over two
  * processes (SERVICES) talking over real NATS, with real PostgreSQL and Redis;
  * the typical flow over HTTP, then a graceful SIGTERM stop.
  */
