@@ -105,12 +105,18 @@ export async function pincodeFacts(
  * outcome recorded into the snapshot ({@link recordOutcome}) forgets every kept answer.
  */
 export async function runQuote(d: RatesDeps, ctx: Caller, q: LaneQuery): Promise<QuoteResult> {
-	const kept = keptQuote(d, q);
-	if (kept) return kept;
+	const key = JSON.stringify(q);
+	return keptQuote(d, q, key) ?? quoteAnew(d, ctx, q, key);
+}
+
+/**
+ * {@link runQuote} past its synchronous look ({@link keptQuote} found nothing under `key`, `JSON.stringify(q)`):
+ * loads the catalog and both pincodes' facts, looks again, else prices the lane and keeps the answer.
+ */
+async function quoteAnew(d: RatesDeps, ctx: Caller, q: LaneQuery, key: string): Promise<QuoteResult> {
 	const [snap, facts] = await Promise.all([getCatalog(d), pincodeFacts(d, ctx, [q.from_pin, q.to_pin])]);
 	const from = facts[q.from_pin];
 	const to = facts[q.to_pin];
-	const key = JSON.stringify(q);
 	const now = Date.now();
 	// a concurrent identical query may have kept its answer while this one awaited
 	const again = keptAnswer(key, snap, from, to, now);
@@ -138,14 +144,15 @@ export async function runQuote(d: RatesDeps, ctx: Caller, q: LaneQuery): Promise
  * The answer {@link runQuote} keeps for `q`, when it holds now, found without awaiting anything: the catalog
  * snapshot it was made from is the one loaded, both pincodes' cached facts are the objects it was made from
  * (their recency refreshed, as {@link pincodeFacts} refreshes it), and its `until` has not passed. Else
- * `undefined`, and {@link runQuote} goes the whole way (loads what is missing, checks again, prices).
+ * `undefined`, and {@link runQuote} goes the whole way (loads what is missing, checks again, prices). `key` is the
+ * query's key, `JSON.stringify(q)`, when the caller already made it.
  */
-export function keptQuote(d: RatesDeps, q: LaneQuery): QuoteResult | undefined {
+export function keptQuote(d: RatesDeps, q: LaneQuery, key = JSON.stringify(q)): QuoteResult | undefined {
 	const snap = d.catalog;
 	if (!snap) return undefined;
 	const from = d.pincodeCache.get(q.from_pin);
 	const to = d.pincodeCache.get(q.to_pin);
-	return from && to ? keptAnswer(JSON.stringify(q), snap, from, to, Date.now()) : undefined;
+	return from && to ? keptAnswer(key, snap, from, to, Date.now()) : undefined;
 }
 
 /** The kept answer under `key` when it was made from `snap`, `from` and `to` and holds at `now` (epoch ms). */
@@ -203,9 +210,10 @@ export function serviceableQuote(
 	ctx: Caller,
 	q: LaneQuery,
 ): QuoteResult | Promise<QuoteResult> {
-	const kept = keptQuote(d, q);
+	const key = JSON.stringify(q);
+	const kept = keptQuote(d, q, key);
 	if (kept) return servedLane(kept, q);
-	return runQuote(d, ctx, q).then((res) => servedLane(res, q));
+	return quoteAnew(d, ctx, q, key).then((res) => servedLane(res, q));
 }
 
 /** `res` when it prices the lane; else 422 `lane_not_priced` ({@link serviceableQuote}). */
