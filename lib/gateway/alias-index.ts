@@ -89,15 +89,16 @@ function build(aliases: readonly IndexedAlias[]): AliasIndex {
 	const reaches = aliases.map(reachOf);
 	const bySegments = new Map<string, IndexedAlias[]>();
 	const byCount = new Map<string, IndexedAlias[]>();
+	/** the segment lists of each `method count` */
+	const segmentListsOf = new Map<string, IndexedAlias[][]>();
 	for (const r of reaches) {
 		if (r.kind === "general") continue;
 		if (!byCount.has(r.count)) byCount.set(r.count, []);
-		if (r.kind === "segments" && !bySegments.has(r.segments)) bySegments.set(r.segments, []);
-	}
-	const segmentKeysOf = new Map<string, string[]>();
-	for (const k of bySegments.keys()) {
-		const count = k.split(" ", 2).join(" ");
-		segmentKeysOf.set(count, [...(segmentKeysOf.get(count) ?? []), k]);
+		if (r.kind === "segments" && !bySegments.has(r.segments)) {
+			const list: IndexedAlias[] = [];
+			bySegments.set(r.segments, list);
+			segmentListsOf.set(r.count, [...(segmentListsOf.get(r.count) ?? []), list]);
+		}
 	}
 	const general: IndexedAlias[] = [];
 	aliases.forEach((a, i) => {
@@ -108,7 +109,7 @@ function build(aliases: readonly IndexedAlias[]): AliasIndex {
 			for (const list of bySegments.values()) list.push(a);
 		} else if (r.kind === "count") {
 			byCount.get(r.count)?.push(a);
-			for (const k of segmentKeysOf.get(r.count) ?? []) bySegments.get(k)?.push(a);
+			for (const list of segmentListsOf.get(r.count) ?? []) list.push(a);
 		} else bySegments.get(r.segments)?.push(a);
 	});
 	return { length: aliases.length, bySegments, byCount, general };
