@@ -352,6 +352,12 @@ export const SETTINGS = {
 		doc: "fallback poll of the event outboxes, read from the table's start",
 		readBy: ["billing", "booking", "intake", "ndr", "warehouses"],
 	}),
+	EVENT_OUTBOX_PACE_MS: ms({
+		dflt: 25,
+		min: 0,
+		doc: "least time between the starts of two passes of an event outbox relay (0: a pass per commit)",
+		readBy: ["billing", "booking", "intake", "ndr", "warehouses"],
+	}),
 	MSA_V8_PRETENURING: oneOf(["on", "off"], {
 		dflt: "off",
 		doc: "on keeps V8's allocation-site pretenuring (benchmark comparison)",

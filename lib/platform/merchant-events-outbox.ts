@@ -17,7 +17,9 @@
  * the table's `NOTIFY` (sent at commit, naming the smallest id the insert
  * added: the pass reads from there; received over the process's one LISTEN
  * connection, lib/platform/pg-listen.ts) and polls every `EVENT_OUTBOX_POLL_MS`
- * (1000) from the table's start as a fallback; a round's rows are locked
+ * (1000) from the table's start as a fallback; passes begin at most every
+ * `EVENT_OUTBOX_PACE_MS` (25), so under a stream of commits one pass carries
+ * the events of several (docs/decisions/0139-paced-event-relay.md); a round's rows are locked
  * `FOR UPDATE SKIP LOCKED` in the transaction that publishes and marks them,
  * so several pods of a service share the work; a failed publish is retried
  * with capped exponential backoff (lib/platform/outbox.ts
@@ -150,6 +152,8 @@ export class EventOutboxRelay {
 	private running: Promise<unknown> | undefined;
 	private again = false;
 	private stopped = false;
+	/** When the last pass began (`performance.now()`, ms): the next begins {@link paceMs} after it at the earliest. */
+	private lastPassAt = Number.NEGATIVE_INFINITY;
 	/**
 	 * Where the next pass reads from: the smallest id announced by a
 	 * notification since the last pass began, 0 when a pass from the table's
@@ -163,6 +167,7 @@ export class EventOutboxRelay {
 		private readonly broker: ServiceBroker,
 		private readonly logger: RelayLogger,
 		private readonly pollMs = setting("EVENT_OUTBOX_POLL_MS"),
+		private readonly paceMs = setting("EVENT_OUTBOX_PACE_MS"),
 	) {}
 
 	/**
@@ -215,13 +220,28 @@ export class EventOutboxRelay {
 		while (this.running) await this.running;
 	}
 
-	/** Runs a relay pass now (or right after the one in progress), from where {@link wake} noted (the start when nothing was). */
+	/**
+	 * Runs a relay pass from where {@link wake} noted (the start when nothing was): now, or right after the one in
+	 * progress, but never sooner than {@link paceMs} after the last one began (docs/decisions/0139-paced-event-relay.md).
+	 * A wake while a pass runs or waits is served by the next pass, which reads from the smallest id noted.
+	 */
 	private kick(): void {
 		if (this.stopped) return;
 		if (this.running) {
 			this.again = true;
 			return;
 		}
+		const wait = this.lastPassAt + this.paceMs - performance.now();
+		if (wait > 0) {
+			this.running = new Promise<void>((ok) => setTimeout(ok, wait)).finally(() => {
+				this.running = undefined;
+				// the pass about to begin serves every wake of the wait
+				this.again = false;
+				this.kick();
+			});
+			return;
+		}
+		this.lastPassAt = performance.now();
 		const from = this.from ?? 0;
 		this.from = null;
 		this.running = this.pass(from)

@@ -30,6 +30,8 @@ import { eventually } from "../../helpers/poll";
 describe("event outbox relay: one channel message per round", function () {
 	this.timeout(30_000);
 	const got: MerchantEventBatch[] = [];
+	/** When each message of `got` arrived (`performance.now()`, ms). */
+	const gotAt: number[] = [];
 	let broker: ServiceBroker;
 	const warnings: string[] = [];
 	const logger = { warn: (m: string) => warnings.push(m) };
@@ -47,8 +49,10 @@ describe("event outbox relay: one channel message per round", function () {
 					group: `probe-${tag}`,
 					handler(payload) {
 						// the relay publishes batches; a lone event (the older message shape) is not this probe's
-						if ("events" in payload && payload.events.some((e) => e.event_id.startsWith(tag)))
+						if ("events" in payload && payload.events.some((e) => e.event_id.startsWith(tag))) {
 							got.push(payload);
+							gotAt.push(performance.now());
+						}
 					},
 				},
 			}),
@@ -318,6 +322,44 @@ describe("event outbox relay: one channel message per round", function () {
 				got.flatMap((b) => b.events.map((e) => e.event_id)),
 				[low, later, held],
 			);
+		} finally {
+			await relay.stop();
+		}
+	});
+
+	it("begins a pass at most every EVENT_OUTBOX_PACE_MS: a commit after a quiet spell goes at once, commits in a stream share the next pass", async () => {
+		const pace = 1_000;
+		const relay = new EventOutboxRelay(getSequelize(), "ndr", broker, logger, 60_000, pace);
+		await relay.start();
+		try {
+			await relay.idle();
+			got.length = 0;
+			gotAt.length = 0;
+			await new Promise((ok) => setTimeout(ok, pace + 100));
+			// a quiet spell: the commit's pass begins at once
+			const aAt = performance.now();
+			const [a] = await insertEvents(1, 5000);
+			await eventually(() => got, { what: "the first commit's message", ok: (g) => g.length === 1 });
+			assert.deepEqual(
+				got[0].events.map((e) => e.event_id),
+				[a],
+			);
+			assert.ok(gotAt[0] - aAt < pace, `relayed ${(gotAt[0] - aAt).toFixed(0)} ms after the commit`);
+			// two commits right after: one pass, no sooner than `pace` after the first pass began
+			const [b] = await insertEvents(1, 5001);
+			const [c] = await insertEvents(1, 5002);
+			await eventually(() => got, { what: "the stream's message", ok: (g) => g.length >= 2 });
+			await relay.idle();
+			assert.deepEqual(
+				got.map((m) => m.events.map((e) => e.event_id)),
+				[[a], [b, c]],
+				"both commits of the stream in one pass",
+			);
+			assert.ok(
+				gotAt[1] - aAt >= pace,
+				`the second pass ${(gotAt[1] - aAt).toFixed(0)} ms after the first commit`,
+			);
+			assert.equal(await delivered(c), true);
 		} finally {
 			await relay.stop();
 		}
