@@ -10,7 +10,8 @@
  *
  * Usage: npx tsx bench/profile.ts <route>   where <route> is one of
  *   pincode | serviceable | status | detail | list | create
- * Profiles are written to BENCH_PROFILE_DIR (default /tmp/msa-profile); BENCH_SYSTEM_ENV (JSON)
+ * With BENCH_SPLIT=1 the system runs split over NATS and each process's profile is printed (in start order:
+ * the gateway's first). Profiles are written to BENCH_PROFILE_DIR (default /tmp/msa-profile); BENCH_SYSTEM_ENV (JSON)
  * overrides the system's environment (e.g. one production default off); BENCH_PROFILE=0
  * measures without the profiler.
  */
@@ -179,13 +180,31 @@ async function main(): Promise<void> {
 	// the profile ends when the process exits, just before close() resolves
 	const exited = Date.now();
 	if (process.env.BENCH_PROFILE === "0") return;
-	const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
-	if (!file) throw new Error(`no profile in ${dir}`);
-	const prof = JSON.parse(readFileSync(join(dir, file), "utf8")) as Profile;
+	const files = readdirSync(dir)
+		.filter((f) => f.endsWith(".cpuprofile"))
+		.sort();
+	if (!files.length) throw new Error(`no profile in ${dir}`);
+	// split: one profile per process, in the order the processes started (file names carry the pid)
+	for (const file of files) {
+		if (files.length > 1) console.log(`\n=== ${file}`);
+		printProfile(JSON.parse(readFileSync(join(dir, file), "utf8")) as Profile, requests, {
+			loadStart,
+			loadEnd,
+			exited,
+		});
+	}
+}
+
+/** Prints a profile's self time in the load's window (wall-clock ms of its start, end and the process's exit). */
+function printProfile(
+	prof: Profile,
+	requests: number,
+	at: { loadStart: number; loadEnd: number; exited: number },
+): void {
 	const self = selfTimes(
 		prof,
-		prof.endTime - (exited - loadStart) * 1000,
-		prof.endTime - (exited - loadEnd) * 1000,
+		prof.endTime - (at.exited - at.loadStart) * 1000,
+		prof.endTime - (at.exited - at.loadEnd) * 1000,
 	);
 	const byId = new Map(prof.nodes.map((n) => [n.id, n]));
 	const owners = new Map<string, number>();
