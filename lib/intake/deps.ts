@@ -14,10 +14,10 @@ import { coalesce, groupCommit } from "../platform/coalesce";
 import type { ListRowDb, OrderListQuery } from "./list";
 import {
 	type DetailRead,
-	type ListRowVersion,
 	orderPageReader,
 	orderRowReader,
 	orderVersionReader,
+	type PageVersions,
 } from "./list-store";
 import { BOOKING_STATE_TIMEOUT_MS } from "./read-through";
 import {
@@ -50,7 +50,7 @@ export interface IntakeWriters {
 	/** `GET /v1/orders` pages; concurrent requests share statements (./list-store.ts) */
 	orderPages: (sender_id: number, q: OrderListQuery) => Promise<ListRowDb[]>;
 	/** `GET /v1/orders` pages read as their rows' key and version only; concurrent requests share statements (./list-store.ts) */
-	orderVersions: (sender_id: number, q: OrderListQuery) => Promise<ListRowVersion[]>;
+	orderVersions: (sender_id: number, q: OrderListQuery) => Promise<PageVersions>;
 	/**
 	 * Booking's state of the sender's order (read-your-writes of the status read, ./read-through.ts):
 	 * concurrent reads share one `booking.orderStates` call (timeout BOOKING_STATE_TIMEOUT_MS);

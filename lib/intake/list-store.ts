@@ -43,6 +43,31 @@ const LIST_COLUMNS = `order_id, xmin::text AS row_version, ${LIST_FIELDS}`;
 /** Columns of a page read as its rows' versions only ({@link ListRowVersion}). */
 const VERSION_COLUMNS = "order_id, xmin::text AS row_version";
 
+/**
+ * The rows of page query `inner` (read as {@link VERSION_COLUMNS}) as one value, their {@link PageVersions}: one
+ * row whatever the page's length (an aggregate without GROUP BY), `versions` null for no rows.
+ */
+const versionsOf = (inner: string): string =>
+	`SELECT string_agg(v.order_id::text || ':' || v.row_version, ',' ORDER BY v.order_id DESC) AS versions
+	FROM (${inner}) v`;
+
+/**
+ * A page read as its rows' keys and versions, in one string: `<order_id>:<row_version>` per row read (up to
+ * `limit + 1`), newest first, joined by commas; "" for no rows. Two reads of a page give the same string exactly when
+ * they read the same rows in the same versions (./list.ts `keptListPage` compares it first, and splits it
+ * ({@link rowVersions}) only when it differs).
+ */
+export type PageVersions = string;
+
+/** The rows of a {@link PageVersions}, newest first. */
+export function rowVersions(versions: PageVersions): ListRowVersion[] {
+	if (versions === "") return [];
+	return versions.split(",").map((kv) => {
+		const at = kv.indexOf(":");
+		return { order_id: kv.slice(0, at), row_version: kv.slice(at + 1) };
+	});
+}
+
 /** A list row read as its key and version only (./list.ts keeps rows' answers under the version). */
 export interface ListRowVersion {
 	order_id: string;
@@ -249,10 +274,14 @@ export function listOrdersStatement(sender_id: number, q: OrderListQuery, column
  * One statement answering the pages of several requests of one shape
  * (`requests` non-empty, all of `requests[0]`'s shape): a row per request
  * from `unnest` of one bound array per value (`k`: position `i`, account,
- * bound, limit, filters), each joined LATERAL to its {@link pageQuery}. Rows
- * carry `i`, the position of their request.
+ * bound, limit, filters), each joined LATERAL to its {@link pageQuery} (as `wrap` makes of it: the page itself by
+ * default). Rows carry `i`, the position of their request.
  */
-export function batchStatement(requests: PageRequest[], columns = LIST_COLUMNS): Statement {
+export function batchStatement(
+	requests: PageRequest[],
+	columns = LIST_COLUMNS,
+	wrap: (page: string) => string = (page) => page,
+): Statement {
 	const cols: Array<[name: string, type: string]> = [["i", "integer"]];
 	const inner = pageQuery(
 		requests[0].q,
@@ -266,7 +295,7 @@ export function batchStatement(requests: PageRequest[], columns = LIST_COLUMNS):
 	return {
 		text: `SELECT k.i, page.* FROM unnest(${cols.map(([, type], n) => `$${n + 1}::${type}[]`).join(", ")})
 				AS k(${cols.map(([name]) => name).join(", ")})
-			CROSS JOIN LATERAL (${inner}) page`,
+			CROSS JOIN LATERAL (${wrap(inner)}) page`,
 		values: cols.map(([name]) => (name === "i" ? requests.map((_, i) => i) : rows.map((r) => r[name]))),
 	};
 }
@@ -294,6 +323,24 @@ async function readPages<T extends { order_id: string }>(
 	return pages;
 }
 
+/**
+ * Reads the pages of requests of one shape as their {@link PageVersions}, one row of one column per request:
+ * the page query read as {@link VERSION_COLUMNS} and aggregated in PostgreSQL ({@link versionsOf}), so no row of the
+ * page crosses the wire or is parsed on its own.
+ */
+async function readPageVersions(db: Sequelize, requests: PageRequest[]): Promise<PageVersions[]> {
+	if (requests.length === 1) {
+		const st = listOrdersStatement(requests[0].sender_id, requests[0].q, VERSION_COLUMNS);
+		const [row] = await select<{ versions: string | null }>(db, versionsOf(st.text), st.values);
+		return [row?.versions ?? ""];
+	}
+	const st = batchStatement(requests, VERSION_COLUMNS, versionsOf);
+	const rows = await select<{ i: number; versions: string | null }>(db, st.text, st.values);
+	const out: PageVersions[] = requests.map(() => "");
+	for (const r of rows) out[r.i] = r.versions ?? "";
+	return out;
+}
+
 /** Most requests one page statement answers (each up to 1,001 rows). */
 const MAX_BATCH = 32;
 
@@ -310,39 +357,40 @@ const MAX_BATCH = 32;
 export function orderPageReader(
 	db: Sequelize,
 ): (sender_id: number, q: OrderListQuery) => Promise<ListRowDb[]> {
-	return pageReader<ListRowDb>(db, LIST_COLUMNS);
+	return pageReader((requests) => readPages<ListRowDb>(db, requests, LIST_COLUMNS), []);
 }
 
 /**
- * The page reader of {@link orderPageReader} reading each row as its key and version only ({@link ListRowVersion}):
- * a page read again (./list.ts `keptListPage`) is answered from the kept rows when every version is a kept one,
- * with nothing else of the rows sent or parsed (docs/decisions/0132-kept-list-pages.md).
+ * The page reader of {@link orderPageReader} reading each page as its rows' keys and versions only, as one
+ * {@link PageVersions}: a page read again (./list.ts `keptListPage`) is answered from the kept rows when every
+ * version is a kept one, with nothing else of the rows sent or parsed (docs/decisions/0132-kept-list-pages.md,
+ * 0140-page-versions-in-one-value.md).
  */
 export function orderVersionReader(
 	db: Sequelize,
-): (sender_id: number, q: OrderListQuery) => Promise<ListRowVersion[]> {
-	return pageReader<ListRowVersion>(db, VERSION_COLUMNS);
+): (sender_id: number, q: OrderListQuery) => Promise<PageVersions> {
+	return pageReader((requests) => readPageVersions(db, requests), "");
 }
 
-/** A coalescing page reader (per shape) of pages read as `columns`. */
-function pageReader<T extends { order_id: string }>(
-	db: Sequelize,
-	columns: string,
-): (sender_id: number, q: OrderListQuery) => Promise<T[]> {
-	const byShape = new Map<string, (keys: string[]) => Promise<Map<string, T[]>>>();
+/** A coalescing page reader (per shape) answering what `read` makes of each request (`none` when it made nothing). */
+function pageReader<T>(
+	read: (requests: PageRequest[]) => Promise<T[]>,
+	none: T,
+): (sender_id: number, q: OrderListQuery) => Promise<T> {
+	const byShape = new Map<string, (keys: string[]) => Promise<Map<string, T>>>();
 	return async (sender_id, q) => {
 		const shape = shapeOf(q);
 		let run = byShape.get(shape);
 		if (!run) {
 			run = coalesce(async (keys: string[]) => {
 				const requests = keys.map((k) => JSON.parse(k) as PageRequest);
-				const pages = await readPages<T>(db, requests, columns);
+				const pages = await read(requests);
 				return new Map(keys.map((k, i) => [k, pages[i]]));
 			}, MAX_BATCH);
 			byShape.set(shape, run);
 		}
 		const key = JSON.stringify({ sender_id, q });
-		return (await run([key])).get(key) ?? [];
+		return (await run([key])).get(key) ?? none;
 	};
 }
 

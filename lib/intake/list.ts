@@ -41,7 +41,7 @@ import {
 	orderStatusIdOf,
 	statusNameOf,
 } from "../shared/shipment-status";
-import type { ListRowVersion } from "./list-store";
+import { type PageVersions, rowVersions } from "./list-store";
 
 /** Tracking page when `TRACKING_URL_TEMPLATE` is unset (example.com is reserved: nothing leaks to a real site). */
 export const DEFAULT_TRACKING_URL_TEMPLATE = setting("TRACKING_URL_TEMPLATE", {});
@@ -455,7 +455,7 @@ export function listPage(sender_id: number, q: OrderListQuery, rows: ListRowDb[]
 		q,
 		env,
 		page.map((r) => keptListRow(r, template, env)),
-		rows.length,
+		rows.map((r) => `${r.order_id}:${r.row_version}`).join(","),
 	);
 }
 
@@ -466,8 +466,8 @@ export interface ListedPage {
 	/** the cursor key its next cursor was signed with (lib/platform/cursor.ts) */
 	cursorKey: object;
 	rows: KeptListRow[];
-	/** rows read for it (up to `limit + 1`: one more says a next page exists) */
-	read: number;
+	/** the rows read for it (up to `limit + 1`: one more says a next page exists) as keys and versions */
+	versions: PageVersions;
 	answer: CursorPage<OrderListRow>;
 }
 
@@ -499,47 +499,51 @@ export function listedPage(sender_id: number, q: OrderListQuery): ListedPage | u
 }
 
 /**
- * The page of `GET /v1/orders` listed before (`was`), read again as its rows' versions (up to `limit + 1`,
- * ./list-store.ts `orderVersionReader`): the same answer when the same rows come back unchanged (same ids, same
- * versions, same count read) in the same environment under the same cursor key; else, when every row is kept under
- * its version, the answer {@link listPage} would make from the whole rows, made from the kept ones; null when any
- * row is not kept so (new, changed, let go, or the environment changed): the caller reads the page whole.
+ * The page of `GET /v1/orders` listed before (`was`), read again as its rows' versions (./list-store.ts
+ * `orderVersionReader`: up to `limit + 1` rows as one {@link PageVersions}): the same answer when the same rows come
+ * back unchanged (the same string) in the same environment under the same cursor key; else, when every row is kept
+ * under its version, the answer {@link listPage} would make from the whole rows, made from the kept ones; null when
+ * any row is not kept so (new, changed, let go, or the environment changed): the caller reads the page whole.
  */
 export function keptListPage(
 	was: ListedPage,
 	sender_id: number,
 	q: OrderListQuery,
-	versions: ListRowVersion[],
+	versions: PageVersions,
 ): CursorPage<OrderListRow> | null {
 	const env = rowsEnv(trackingTemplate());
-	const n = Math.min(versions.length, q.limit);
-	if (env === was.env && versions.length === was.read && was.cursorKey === currentCursorKey()) {
-		let same = true;
-		for (let i = 0; i < n && same; i++)
-			same = versions[i].order_id === was.rows[i].id && versions[i].row_version === was.rows[i].version;
-		if (same) return was.answer;
-	}
+	if (env === was.env && versions === was.versions && was.cursorKey === currentCursorKey()) return was.answer;
+	const read = rowVersions(versions);
+	const n = Math.min(read.length, q.limit);
 	const kept: KeptListRow[] = [];
 	for (let i = 0; i < n; i++) {
-		const k = keptListRows.get(versions[i].order_id);
-		if (k === undefined || k.version !== versions[i].row_version || k.env !== env) return null;
+		const k = keptListRows.get(read[i].order_id);
+		if (k === undefined || k.version !== read[i].row_version || k.env !== env) return null;
 		kept.push(k);
 	}
-	return listed(sender_id, q, env, kept, versions.length);
+	return listed(sender_id, q, env, kept, versions);
 }
 
-/** The page of `rows` (`read` rows read for it), kept as listed ({@link listedPage}). */
+/** The page of `rows` (read as `versions`: a next page exists when more than `q.limit` rows were read), kept as listed ({@link listedPage}). */
 function listed(
 	sender_id: number,
 	q: OrderListQuery,
 	env: string,
 	rows: KeptListRow[],
-	read: number,
+	versions: PageVersions,
 ): CursorPage<OrderListRow> {
 	const cursorKey = currentCursorKey();
-	const answer = pageOf(sender_id, q, rows, read > q.limit);
-	listedPages.set(pageKey(sender_id, q), { env, cursorKey, rows, read, answer });
+	const answer = pageOf(sender_id, q, rows, rowCount(versions) > q.limit);
+	listedPages.set(pageKey(sender_id, q), { env, cursorKey, rows, versions, answer });
 	return answer;
+}
+
+/** How many rows a {@link PageVersions} holds. */
+function rowCount(versions: PageVersions): number {
+	if (versions === "") return 0;
+	let n = 1;
+	for (let at = versions.indexOf(","); at !== -1; at = versions.indexOf(",", at + 1)) n++;
+	return n;
 }
 
 /** The page of kept rows `kept` (`more`: a next page exists), frozen with its JSON assembled from the rows'. */

@@ -100,6 +100,37 @@ describe("GET /v1/orders pages listed lately, read again as their rows' versions
 		assert.equal(last.pagination.nextCursor, null);
 	});
 
+	it("pages of several accounts read again at once: each its own answer, a change seen in its page only", async () => {
+		const senders = [newSender(), newSender(), newSender()];
+		const made = await Promise.all(senders.map((s) => createOrders(sys, s, 3)));
+		const first = await Promise.all(senders.map((s) => page(s)));
+		// read at once: the version reads of the three pages share statements (one per wave)
+		const again = await Promise.all(senders.map((s) => page(s)));
+		again.forEach((p, i) => assert.equal(p, first[i], `account ${i}: the listed answer`));
+		assert.deepEqual(
+			again.map((p) => ids(p)),
+			made.map((m) => m.slice().reverse()),
+		);
+
+		await sql(`UPDATE intake.orders SET receiver_city = 'Mysuru' WHERE order_id = $1`, [made[1][2]]);
+		const after = await Promise.all(senders.map((s) => page(s)));
+		assert.equal(after[0], first[0]);
+		assert.equal(after[2], first[2]);
+		assert.notEqual(after[1], first[1]);
+		assert.equal(after[1].data[0].receiver.city, "Mysuru");
+		assert.equal(after[1].data[1], first[1].data[1], "its unchanged rows are the kept ones");
+	});
+
+	it("an empty page read again is the same answer until an order arrives", async () => {
+		const s = newSender();
+		const empty = await page(s);
+		assert.deepEqual(empty.data, []);
+		assert.equal(empty.pagination.nextCursor, null);
+		assert.equal(await page(s), empty);
+		const made = await createOrder(sys, s);
+		assert.deepEqual(ids(await page(s)), [made]);
+	});
+
 	it("a long page's body is written as its JSON's bytes, with its length; HEAD gets the same length", async () => {
 		const s = newSender();
 		await createOrders(sys, s, 12);
