@@ -84,6 +84,20 @@ async function cannon(
 	};
 }
 
+/** How many orders hold a reference matching `pattern` (SQL LIKE). */
+async function countOrders(databaseUrl: string, pattern: string): Promise<number> {
+	const pg = new Client({ connectionString: databaseUrl });
+	await pg.connect();
+	try {
+		const r = await pg.query("SELECT count(*)::int AS n FROM intake.orders WHERE customer_order_no LIKE $1", [
+			pattern,
+		]);
+		return r.rows[0].n as number;
+	} finally {
+		await pg.end();
+	}
+}
+
 /** `n` as a percentage of `of` (e.g. "85 %"). */
 function ratio(n: number, of: number): string {
 	return `${((100 * n) / of).toFixed(0)} %`;
@@ -285,7 +299,11 @@ async function main(): Promise<void> {
 				["c", cRate, true],
 				[anchorName, b.rps],
 			]);
-			console.log(`  create requests: ${create.total}`);
+			// every answer of the line must be a new order (201), not a duplicate of an earlier turn's (200 deduped)
+			const made = await countOrders(sys.databaseUrl, `BENCH-${run}-%`);
+			console.log(
+				`  create requests: ${create.total}, orders created: ${made}${made < create.total - create.bad ? "   (FEWER: some answers were duplicates)" : ""}`,
+			);
 		} finally {
 			await anchorB.close();
 		}

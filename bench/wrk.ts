@@ -6,8 +6,9 @@
  * figures and their ratios are the server's.
  *
  * Requests rotate over a list (method, path, headers), one per request, as bench/run.ts's `rotating` does; a body
- * may carry `{{n}}`, replaced by a number unique to the request (thread id and counter), so each create is a new
- * order. Latency percentiles are wrk's (µs → ms); non-2xx/3xx answers, socket errors and timeouts are counted as
+ * may carry `{{n}}`, replaced by a value unique to the request in this process (the load's own prefix, thread id and
+ * counter), so each create is a new order, also when a line is loaded in several turns (bench/turns.ts). Latency
+ * percentiles are wrk's (µs → ms); non-2xx/3xx answers, socket errors and timeouts are counted as
  * `bad`. Needs the `wrk` binary (Debian package `wrk`); {@link wrkAvailable} tells.
  */
 import { execFile, execFileSync } from "node:child_process";
@@ -49,8 +50,23 @@ function lua(s: string): string {
 	return JSON.stringify(s);
 }
 
-/** The Lua script of a rotation over `requests`: per thread an id, per request the next entry. */
-function script(requests: WrkRequest[]): string {
+/** Loads started by this process: with the time, the prefix of a load's `{{n}}` values ({@link loadPrefix}). */
+let loads = 0;
+
+/**
+ * A prefix no other load of this process has: `{{n}}` values of two loads never meet, so a route loaded in turns
+ * creates new orders in every turn instead of answering the first turn's as duplicates.
+ */
+function loadPrefix(): string {
+	loads += 1;
+	return `${Date.now().toString(36)}${loads.toString(36)}`;
+}
+
+/**
+ * The Lua script of a rotation over `requests`: per thread an id, per request the next entry; `{{n}}` becomes
+ * `<prefix>-<thread>-<counter>`.
+ */
+function script(requests: WrkRequest[], prefix: string): string {
 	const entries = requests
 		.map((r) => {
 			const headers = Object.entries(r.headers)
@@ -73,7 +89,7 @@ function request()
   i = i + 1
   local e = entries[(i % #entries) + 1]
   local body = e.body
-  if body ~= nil then body = string.gsub(body, "{{n}}", tid .. "-" .. i) end
+  if body ~= nil then body = string.gsub(body, "{{n}}", ${lua(prefix)} .. "-" .. tid .. "-" .. i) end
   return wrk.format(e.method, e.path, e.headers, body)
 end
 function done(summary, latency, requests)
@@ -99,7 +115,7 @@ export async function wrk(opts: {
 	const dir = mkdtempSync(join(tmpdir(), "msa-wrk-"));
 	try {
 		const file = join(dir, "rotation.lua");
-		writeFileSync(file, script(opts.requests));
+		writeFileSync(file, script(opts.requests, loadPrefix()));
 		const threads = String(opts.threads ?? 1);
 		const out = await new Promise<string>((ok, fail) =>
 			execFile(
@@ -154,6 +170,7 @@ export async function generateLoad(opts: {
 }): Promise<WrkResult> {
 	if (loadgen === "wrk") return wrk(opts);
 	let i = 0;
+	const prefix = loadPrefix();
 	const list = opts.requests;
 	const r = await autocannon({
 		url: opts.url,
@@ -163,7 +180,7 @@ export async function generateLoad(opts: {
 			{
 				setupRequest: (req) => {
 					const e = list[i++ % list.length];
-					const body = e.body?.replace("{{n}}", String(i));
+					const body = e.body?.replace("{{n}}", `${prefix}-${i}`);
 					return { ...req, method: e.method as "GET", path: e.path, headers: e.headers, body };
 				},
 			},
