@@ -85,27 +85,64 @@ export async function insertOrder(
  * a wave costs one round trip and one commit. Per order the same outcome as
  * {@link insertOrder}: created, or the live order holding the reference
  * (`created: false`), also when an earlier order of the same wave took it.
- * Each result is settled only after the wave's statement committed. Should
- * the statement fail (one bad row fails them all), every order of the wave
- * is inserted on its own so each caller gets its own answer or error.
+ * The live orders of every taken reference of the wave are read by one
+ * statement after it ({@link liveOrders}; docs/decisions/0141-wave-dedupe-read.md);
+ * a reference found free by then (its order released meanwhile) is created on
+ * its own. Each result is settled only after the wave's statement committed.
+ * Should the statement fail (one bad row fails them all), every order of the
+ * wave is inserted on its own so each caller gets its own answer or error.
+ * `one` is how an order is created on its own ({@link insertOrder}; a test counts its calls).
  */
 export async function insertOrderWave(
 	db: Sequelize,
 	orders: OrderToInsert[],
+	one: typeof insertOrder = insertOrder,
 ): Promise<PromiseSettledResult<InsertResult>[]> {
 	let ids: (number | null)[];
 	try {
 		ids = await insertOrderRows(db, orders);
 	} catch {
-		return Promise.allSettled(orders.map((o) => insertOrder(db, o.sender_id, o.input)));
+		return Promise.allSettled(orders.map((o) => one(db, o.sender_id, o.input)));
 	}
+	const taken = orders.filter((_, i) => ids[i] === null);
+	// taken: by a live order, or by an earlier order of this wave (committed with it); one read for all of them
+	const live =
+		taken.length === 0 ? new Map<string, InsertResult>() : await liveOrders(db, taken).catch(() => null);
 	return Promise.allSettled(
 		orders.map(async (o, i): Promise<InsertResult> => {
 			const id = ids[i];
 			if (id !== null) return { order_id: id, created: true, direction: o.input.direction };
-			// taken: by a live order, or by an earlier order of this wave (committed with it)
-			return insertOrder(db, o.sender_id, o.input);
+			return live?.get(liveKey(o.sender_id, storedReference(o.input))) ?? one(db, o.sender_id, o.input);
 		}),
+	);
+}
+
+/** The key of a sender's stored reference in {@link liveOrders}' answer. */
+const liveKey = (sender_id: number | string, ref: string): string => `${sender_id}:${ref}`;
+
+/**
+ * The live orders holding the stored references of `orders` (one statement, the partial unique index
+ * `orders_sender_ref_live`), as {@link InsertResult}s with `created: false`, by {@link liveKey}; a reference no live
+ * order holds is absent.
+ */
+async function liveOrders(db: Sequelize, orders: OrderToInsert[]): Promise<Map<string, InsertResult>> {
+	const rows = await select<{
+		sender_id: string;
+		customer_order_no: string;
+		order_id: string;
+		shipment_type: number;
+	}>(
+		db,
+		`SELECT o.sender_id, o.customer_order_no, o.order_id, o.shipment_type
+		FROM unnest($1::bigint[], $2::text[]) AS k(sid, ref)
+		JOIN intake.orders o ON o.sender_id = k.sid AND o.customer_order_no = k.ref AND o.released_at IS NULL`,
+		[orders.map((o) => o.sender_id), orders.map((o) => storedReference(o.input))],
+	);
+	return new Map(
+		rows.map((r) => [
+			liveKey(r.sender_id, r.customer_order_no),
+			{ order_id: Number(r.order_id), created: false, direction: directionOfColumn(r.shipment_type) },
+		]),
 	);
 }
 

@@ -70,6 +70,44 @@ describe("intake: order create group commit (one INSERT per wave)", () => {
 		assert.deepEqual([...rowsB.keys()], [ref]);
 	});
 
+	it("a wave of re-sent orders reads their live orders together: none is inserted again on its own", async () => {
+		const db = getSequelize();
+		const a = newSender();
+		const b = newSender();
+		const sent: OrderToInsert[] = [
+			...Array.from({ length: 12 }, (_, i) => ({
+				sender_id: a,
+				input: parseOrderInput(forwardBody(warehouseOf(a), `RS-${a}-${i}`), "forward"),
+			})),
+			{ sender_id: b, input: parseOrderInput(reverseBody(warehouseOf(b), `RS-${b}`), "reverse") },
+		];
+		const first = await insertOrderWave(db, sent);
+		let alone = 0;
+		const counted: typeof insertOrder = (...args) => {
+			alone++;
+			return insertOrder(...args);
+		};
+		const again = await insertOrderWave(db, sent, counted);
+		assert.equal(alone, 0, "no order of the wave created on its own");
+		again.forEach((r, i) => {
+			assert.equal(r.status, "fulfilled");
+			const was = (first[i] as PromiseFulfilledResult<{ order_id: number; direction: string }>).value;
+			assert.deepEqual((r as PromiseFulfilledResult<unknown>).value, {
+				order_id: was.order_id,
+				created: false,
+				direction: was.direction,
+			});
+		});
+		// a forward create of the return's stored reference: the live return answers (the handler's 409 clash)
+		const clash = await insertOrderWave(
+			db,
+			[{ sender_id: b, input: parseOrderInput(forwardBody(warehouseOf(b), `RS-${b}-R`), "forward") }],
+			counted,
+		);
+		assert.equal(alone, 0);
+		assert.equal((clash[0] as PromiseFulfilledResult<{ direction: string }>).value.direction, "reverse");
+	});
+
 	it("a row PostgreSQL refuses fails its own create only; the others of the wave are created", async () => {
 		const db = getSequelize();
 		const a = newSender();
