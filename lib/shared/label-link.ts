@@ -70,7 +70,18 @@ interface LinkKeys {
 	sign: KeyObject;
 	/** the signing key first, then the previous ones: verify */
 	verify: KeyObject[];
+	/**
+	 * Tokens these keys verified, with their AWB (docs/decisions/0142-verified-link-tokens.md): a link opened again
+	 * (a buyer's tracking page refreshed, a label printed twice) is not verified again. Only tokens that passed are
+	 * kept, so a forged token is never in it; new keys (a secret changed) start empty.
+	 */
+	verified: Map<string, string>;
+	/** Tokens these keys signed, by AWB: a link made again (an order read again) is not signed again. */
+	signed: Map<string, string>;
 }
+
+/** Most tokens one set of keys keeps as verified, and as signed; when full, a map starts over. */
+const VERIFIED_MAX = 20_000;
 
 const cached: Partial<Record<LinkPurpose, LinkKeys>> = {};
 
@@ -91,7 +102,14 @@ function linkKeys(purpose: LinkPurpose = "label"): LinkKeys {
 	if (!current) throw new Error("LABEL_LINK_SECRET is required to sign and verify label links");
 	const sign = derive(current, purpose);
 	const previous = previousAll.filter((s) => s !== current);
-	const keys = { current, previousAll, sign, verify: [sign, ...previous.map((s) => derive(s, purpose))] };
+	const keys = {
+		current,
+		previousAll,
+		sign,
+		verify: [sign, ...previous.map((s) => derive(s, purpose))],
+		verified: new Map<string, string>(),
+		signed: new Map<string, string>(),
+	};
 	cached[purpose] = keys;
 	return keys;
 }
@@ -122,10 +140,17 @@ export function signLabelToken(awb: string): string {
 	return signToken(awb, "label");
 }
 
-/** {@link signLabelToken} for `purpose`. */
+/** {@link signLabelToken} for `purpose`; an AWB these keys signed before gets the same token at once ({@link LinkKeys.signed}). */
 function signToken(awb: string, purpose: LinkPurpose): string {
 	if (!isPrintableAwb(awb)) throw new Error(`cannot sign a ${purpose} link for an unprintable AWB`);
-	return `${awb}.${tagOf(linkKeys(purpose).sign, awb)}`;
+	const keys = linkKeys(purpose);
+	let token = keys.signed.get(awb);
+	if (token === undefined) {
+		token = `${awb}.${tagOf(keys.sign, awb)}`;
+		if (keys.signed.size >= VERIFIED_MAX) keys.signed.clear();
+		keys.signed.set(awb, token);
+	}
+	return token;
 }
 
 /**
@@ -140,9 +165,15 @@ export function verifyLabelToken(token: unknown): string | null {
 	return verifyToken(token, "label");
 }
 
-/** {@link verifyLabelToken} for `purpose`. */
+/**
+ * {@link verifyLabelToken} for `purpose`; a token these keys verified before is answered its AWB at once
+ * ({@link LinkKeys.verified}).
+ */
 function verifyToken(token: unknown, purpose: LinkPurpose): string | null {
 	if (typeof token !== "string" || token.length === 0 || token.length > MAX_TOKEN_LENGTH) return null;
+	const keys = linkKeys(purpose);
+	const known = keys.verified.get(token);
+	if (known !== undefined) return known;
 	const dot = token.indexOf(".");
 	if (dot < 0 || token.indexOf(".", dot + 1) !== -1) return null;
 	const awb = token.slice(0, dot);
@@ -150,12 +181,15 @@ function verifyToken(token: unknown, purpose: LinkPurpose): string | null {
 	if (!isPrintableAwb(awb) || tag.length !== LINK_TAG_LENGTH || !TAG_RE.test(tag)) return null;
 	const given = Buffer.from(tag, "latin1");
 	let ok = false;
-	for (const key of linkKeys(purpose).verify) {
+	for (const key of keys.verify) {
 		const expected = Buffer.from(tagOf(key, awb), "latin1");
 		// equal lengths (both 43), so timingSafeEqual never throws; every key is tried
 		if (timingSafeEqual(given, expected)) ok = true;
 	}
-	return ok ? awb : null;
+	if (!ok) return null;
+	if (keys.verified.size >= VERIFIED_MAX) keys.verified.clear();
+	keys.verified.set(token, awb);
+	return awb;
 }
 
 /**

@@ -17,7 +17,9 @@ import {
 	LINK_TAG_LENGTH,
 	labelLinkUrl,
 	signLabelToken,
+	signTrackingToken,
 	verifyLabelToken,
+	verifyTrackingToken,
 } from "../../../lib/shared/label-link";
 import { newSender, rejects, startWithGateway, testBrokerOptions } from "../../helpers/broker";
 import { fakeService } from "../../helpers/call";
@@ -118,6 +120,25 @@ describe("signed label links: tokens (lib/shared/label-link.ts)", () => {
 		);
 		withEnv({ LABEL_LINK_SECRET: "new-secret", LABEL_LINK_PREVIOUS_SECRETS: undefined }, () => {
 			assert.equal(verifyLabelToken(old), null, "the old secret was dropped: its links stop working");
+		});
+	});
+
+	it("a token verified before answers its AWB again; its tampered forms and the other purpose's never do", () => {
+		withEnv({ LABEL_LINK_SECRET: "verified-secret", LABEL_LINK_PREVIOUS_SECRETS: undefined }, () => {
+			const awb = "1500000000077";
+			const label = signLabelToken(awb);
+			const tracking = signTrackingToken(awb);
+			for (let i = 0; i < 3; i++) {
+				assert.equal(verifyLabelToken(label), awb);
+				assert.equal(verifyTrackingToken(tracking), awb);
+			}
+			const tag = label.slice(label.indexOf(".") + 1);
+			const flipped = `${tag.slice(0, -1)}${tag.endsWith("A") ? "B" : "A"}`;
+			assert.equal(verifyLabelToken(`${awb}.${flipped}`), null);
+			assert.equal(verifyLabelToken(`1500000000078.${tag}`), null);
+			assert.equal(verifyLabelToken(`${label} `), null);
+			assert.equal(verifyLabelToken(tracking), null, "a tracking token is no label link");
+			assert.equal(verifyTrackingToken(label), null, "a label token opens no tracking page");
 		});
 	});
 
