@@ -3,7 +3,8 @@
  * 0.15").
  *
  * - NATS transporter from `TRANSPORTER` (nats 2.x client); none means in-process. Its packets
- *   leave once per turn of the event loop (lib/platform/publish-per-turn.ts; docs/decisions/0122).
+ *   leave once per turn of the event loop (lib/platform/publish-per-turn.ts; docs/decisions/0122), and a
+ *   response leaves the caller's `meta.user` out (lib/platform/response-meta.ts; docs/decisions/0143).
  * - Availability (issue 12, docs/decisions/0047-availability.md):
  *   with a transporter, `disableBalancer: true`: a request goes to the NATS
  *   queue group of its action (`MOL.REQB.<action>`), so NATS, which sees a
@@ -52,6 +53,7 @@ import { pacedStream } from "./lib/platform/paced-stream";
 import { PublishPerTurn } from "./lib/platform/publish-per-turn";
 import { RemoteCallDeadline } from "./lib/platform/remote-deadline";
 import { internalMiddlewares, RequestMetrics } from "./lib/platform/request-metrics";
+import { ResponseMetaWithoutUser } from "./lib/platform/response-meta";
 import { ShapeAwareCbor } from "./lib/platform/transport-serializer";
 
 /**
@@ -387,6 +389,8 @@ export default function brokerOptions(
 			...(cfg.transporter ? [PublishPerTurn()] : []),
 			// a gateway's call from another node is answered with the answer's JSON text (docs/decisions/0124)
 			...(cfg.transporter ? [AnswerText()] : []),
+			// a response does not carry the caller's own `meta.user` back (docs/decisions/0143)
+			...(cfg.transporter ? [ResponseMetaWithoutUser()] : []),
 		],
 		...overrides,
 	});
