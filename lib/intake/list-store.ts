@@ -59,6 +59,19 @@ const versionsOf = (inner: string): string =>
  */
 export type PageVersions = string;
 
+/** The {@link PageVersions} of rows read whole (newest first), as {@link versionsOf} makes it in PostgreSQL. */
+export function pageVersionsOf(rows: readonly ListRowVersion[]): PageVersions {
+	return rows.map((r) => `${r.order_id}:${r.row_version}`).join(",");
+}
+
+/** How many rows a {@link PageVersions} holds. */
+export function versionCount(versions: PageVersions): number {
+	if (versions === "") return 0;
+	let n = 1;
+	for (let at = versions.indexOf(","); at !== -1; at = versions.indexOf(",", at + 1)) n++;
+	return n;
+}
+
 /** The rows of a {@link PageVersions}, newest first. */
 export function rowVersions(versions: PageVersions): ListRowVersion[] {
 	if (versions === "") return [];

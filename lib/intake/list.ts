@@ -41,7 +41,7 @@ import {
 	orderStatusIdOf,
 	statusNameOf,
 } from "../shared/shipment-status";
-import { type PageVersions, rowVersions } from "./list-store";
+import { type PageVersions, pageVersionsOf, rowVersions, versionCount } from "./list-store";
 
 /** Tracking page when `TRACKING_URL_TEMPLATE` is unset (example.com is reserved: nothing leaks to a real site). */
 export const DEFAULT_TRACKING_URL_TEMPLATE = setting("TRACKING_URL_TEMPLATE", {});
@@ -455,7 +455,7 @@ export function listPage(sender_id: number, q: OrderListQuery, rows: ListRowDb[]
 		q,
 		env,
 		page.map((r) => keptListRow(r, template, env)),
-		rows.map((r) => `${r.order_id}:${r.row_version}`).join(","),
+		pageVersionsOf(rows),
 	);
 }
 
@@ -533,17 +533,9 @@ function listed(
 	versions: PageVersions,
 ): CursorPage<OrderListRow> {
 	const cursorKey = currentCursorKey();
-	const answer = pageOf(sender_id, q, rows, rowCount(versions) > q.limit);
+	const answer = pageOf(sender_id, q, rows, versionCount(versions) > q.limit);
 	listedPages.set(pageKey(sender_id, q), { env, cursorKey, rows, versions, answer });
 	return answer;
-}
-
-/** How many rows a {@link PageVersions} holds. */
-function rowCount(versions: PageVersions): number {
-	if (versions === "") return 0;
-	let n = 1;
-	for (let at = versions.indexOf(","); at !== -1; at = versions.indexOf(",", at + 1)) n++;
-	return n;
 }
 
 /** The page of kept rows `kept` (`more`: a next page exists), frozen with its JSON assembled from the rows'. */
