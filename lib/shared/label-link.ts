@@ -81,7 +81,7 @@ interface LinkKeys {
 }
 
 /** Most tokens one set of keys keeps as verified, and as signed; when full, a map starts over. */
-const VERIFIED_MAX = 20_000;
+const KEPT_TOKENS_MAX = 20_000;
 
 const cached: Partial<Record<LinkPurpose, LinkKeys>> = {};
 
@@ -147,7 +147,7 @@ function signToken(awb: string, purpose: LinkPurpose): string {
 	let token = keys.signed.get(awb);
 	if (token === undefined) {
 		token = `${awb}.${tagOf(keys.sign, awb)}`;
-		if (keys.signed.size >= VERIFIED_MAX) keys.signed.clear();
+		if (keys.signed.size >= KEPT_TOKENS_MAX) keys.signed.clear();
 		keys.signed.set(awb, token);
 	}
 	return token;
@@ -187,7 +187,7 @@ function verifyToken(token: unknown, purpose: LinkPurpose): string | null {
 		if (timingSafeEqual(given, expected)) ok = true;
 	}
 	if (!ok) return null;
-	if (keys.verified.size >= VERIFIED_MAX) keys.verified.clear();
+	if (keys.verified.size >= KEPT_TOKENS_MAX) keys.verified.clear();
 	keys.verified.set(token, awb);
 	return awb;
 }
