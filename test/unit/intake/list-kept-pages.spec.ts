@@ -106,7 +106,7 @@ describe("GET /v1/orders pages listed lately, read again as their rows' versions
 		const first = await Promise.all(senders.map((s) => page(s)));
 		// read at once: the version reads of the three pages share statements (one per wave)
 		const again = await Promise.all(senders.map((s) => page(s)));
-		again.forEach((p, i) => assert.equal(p, first[i], `account ${i}: the listed answer`));
+		for (const [i, p] of again.entries()) assert.equal(p, first[i], `account ${i}: the listed answer`);
 		assert.deepEqual(
 			again.map((p) => ids(p)),
 			made.map((m) => m.slice().reverse()),
