@@ -23,6 +23,7 @@
 
 import type { ActionSchema, Context, MetricRegistry, Middleware, ServiceBroker } from "moleculer";
 import * as moleculer from "moleculer";
+import { CallFallback } from "./call-fallback";
 import { CallTimeout } from "./call-timeout";
 
 /** Moleculer's built-in middlewares (exported at run time, absent from its typings). */
@@ -156,7 +157,8 @@ export function countedBuckets(
 
 /**
  * Moleculer's internal middlewares in its own order (`INTERNAL_MIDDLEWARES` of service-broker.js) with `Metrics`
- * replaced by {@link RequestMetrics} and `Timeout` by `CallTimeout` (lib/platform/call-timeout.ts): the tail of
+ * replaced by {@link RequestMetrics}, `Timeout` by `CallTimeout` (lib/platform/call-timeout.ts) and `Fallback` by
+ * `CallFallback` (lib/platform/call-fallback.ts): the tail of
  * the broker's `middlewares` when `internalMiddlewares` is false (test/unit/framework-patches.spec.ts checks the
  * list against the installed Moleculer's).
  */
@@ -170,7 +172,7 @@ export function internalMiddlewares(): (string | ((broker: ServiceBroker) => Mid
 		"CircuitBreaker",
 		CallTimeout,
 		"Retry",
-		"Fallback",
+		CallFallback,
 		"ErrorHandler",
 		"Tracing",
 		RequestMetrics,

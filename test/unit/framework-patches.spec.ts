@@ -26,6 +26,7 @@ import {
 	Transporters,
 } from "moleculer";
 import { Sequelize, Transaction, UniqueConstraintError } from "sequelize";
+import { CallFallback } from "../../lib/platform/call-fallback";
 import { CallTimeout } from "../../lib/platform/call-timeout";
 import { internalMiddlewares, RequestMetrics } from "../../lib/platform/request-metrics";
 import { type BalancedTx, type CallPromise, gapless, sealCtx } from "../../moleculer.config";
@@ -158,6 +159,11 @@ describe("framework patches: pinned upstream (docs/decisions/0087-framework-patc
 				"90829217fb12f67e",
 				"lib/platform/call-timeout.ts CallTimeout (its defaults, log line, metric, stream event and error)",
 			],
+			"Fallback (middleware)": [
+				m.Fallback,
+				"b25968309cf6d57c",
+				"lib/platform/call-fallback.ts CallFallback (its wrapper kept where a fallback can apply)",
+			],
 			"Metrics (middleware)": [
 				m.Metrics,
 				"1d303d9be57970da",
@@ -287,7 +293,7 @@ describe("framework patches: pinned upstream (docs/decisions/0087-framework-patc
 		assert.deepEqual(changed, [], "upstream changed under a patch");
 	});
 
-	it("Moleculer's internal middlewares are the list internalMiddlewares() repeats, Metrics where RequestMetrics is, Timeout where CallTimeout is", () => {
+	it("Moleculer's internal middlewares are the list internalMiddlewares() repeats, Metrics where RequestMetrics is, Timeout where CallTimeout is, Fallback where CallFallback is", () => {
 		const src = readFileSync(
 			resolve(__dirname, "../../node_modules/moleculer/src/service-broker.js"),
 			"utf8",
@@ -295,7 +301,13 @@ describe("framework patches: pinned upstream (docs/decisions/0087-framework-patc
 		const block = /const INTERNAL_MIDDLEWARES = \[([^\]]*)\]/.exec(src)?.[1] ?? "";
 		const upstream = [...block.matchAll(/"(\w+)"/g)].map((x) => x[1]);
 		const ours = internalMiddlewares().map((mw) =>
-			mw === RequestMetrics ? "Metrics" : mw === CallTimeout ? "Timeout" : mw,
+			mw === RequestMetrics
+				? "Metrics"
+				: mw === CallTimeout
+					? "Timeout"
+					: mw === CallFallback
+						? "Fallback"
+						: mw,
 		);
 		assert.deepEqual(ours, upstream);
 	});
