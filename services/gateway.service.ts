@@ -435,16 +435,8 @@ export default defineService<GatewayVars>()({
 			if (req.method === "OPTIONS") req.headers["access-control-request-method"] = "OPTIONS";
 			// HEAD is routed by the `HEAD` twins of the GET aliases (lib/gateway/head.ts); it keeps the GET's Content-Length
 			if (req.method === "HEAD") keepHeadLength(res);
-			if (this.accessLog) {
-				let logged = false;
-				const log = () => {
-					if (logged) return;
-					logged = true;
-					this.logAccess(req, res);
-				};
-				res.once("finish", log);
-				res.once("close", log);
-			}
+			// a response emits "close" once: after "finish" when its answer was written, alone when it was cut off
+			if (this.accessLog) res.on("close", () => this.logAccess(req, res));
 		},
 
 		/**

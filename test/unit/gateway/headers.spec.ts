@@ -4,6 +4,7 @@
  */
 
 import assert from "node:assert/strict";
+import { connect } from "node:net";
 import { EVERY_REQUEST } from "../../../lib/gateway/http";
 import { captureLines } from "../../../lib/platform/stdout-sink";
 import { newSender } from "../../helpers/broker";
@@ -112,6 +113,48 @@ describe("gateway: request ids, headers and access log", () => {
 			assert.equal(byId.get("in-1").status, 200);
 			for (const id of ["err-1", "write-1", "slow-1"]) assert.equal("sampled" in byId.get(id), false, id);
 			assert.equal(byId.get("write-1").method, "POST");
+		});
+
+		it("a request cut off before its answer gets one line, as an answered one does", async () => {
+			const gw = g.broker.getLocalService("gateway") as any;
+			const token = await g.idp.tokenFor(newSender());
+			const lines: string[] = [];
+			const release = captureLines((line) => lines.push(line));
+			const draw = Math.random;
+			try {
+				gw.accessLog = { sampleEvery: 100, slowMs: 60_000 };
+				Math.random = () => 0.5; // out of the sample: only "cut off" writes the line
+				const { port, hostname } = new URL(g.base);
+				const socket = connect(Number(port), hostname);
+				await new Promise((ok) => socket.once("connect", ok));
+				// a body announced longer than sent: the gateway waits for it, the client goes away
+				socket.write(
+					`POST /v1/warehouses HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${token}\r\n` +
+						"Content-Type: application/json\r\nContent-Length: 100\r\nX-Request-ID: cut-1\r\n\r\n{",
+				);
+				await new Promise((r) => setTimeout(r, 100));
+				socket.destroy();
+				const end = Date.now() + 2000;
+				while (!lines.some((l) => l.includes('"cut-1"')) && Date.now() < end)
+					await new Promise((r) => setTimeout(r, 10));
+				Math.random = () => 0.001; // in the sample
+				assert.equal(
+					(
+						await http(g.base, "GET", "/v1/orders/status?order_no=A", {
+							token,
+							headers: { "x-request-id": "whole-1" },
+						})
+					).status,
+					200,
+				);
+				await new Promise((r) => setTimeout(r, 50)); // a second line would come now
+			} finally {
+				Math.random = draw;
+				release();
+				gw.accessLog = undefined;
+			}
+			const ids = lines.map((l) => JSON.parse(l).request_id);
+			assert.deepEqual(ids, ["cut-1", "whole-1"], lines.join(""));
 		});
 	});
 });
