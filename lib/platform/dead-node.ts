@@ -17,13 +17,12 @@
  *   (no answer within {@link PROBE_TIMEOUT_MS}) counts as alive. Probes are
  *   shared: one in flight per node, its answer reused for
  *   {@link PROBE_REUSE_MS}.
- * - **Only slow calls ask.** {@link DeadNodeRescue} (a `remoteAction`
- *   middleware) notes each remote call (one map entry, removed by a `then`
- *   reaction as the call settles: no timer per call; one sweep every 50 ms
- *   while calls are pending) and
- *   leaves it alone for {@link RESCUE_AFTER_MS}; if it is still unanswered,
- *   it probes the nodes hosting the action, then again every
- *   {@link RESCUE_EVERY_MS} until the call settles. A node found dead is
+ * - **Only slow calls ask.** {@link DeadNodeRescue} looks at the transit's
+ *   pending remote calls every {@link SWEEP_MS} (one interval per broker; a
+ *   call costs nothing as it is made or answered: record 0145). A call still
+ *   pending {@link RESCUE_AFTER_MS} after it was first seen at a sweep has
+ *   its action's hosts probed, then again every {@link RESCUE_EVERY_MS}
+ *   until the call settles. A node found dead is
  *   taken out of the registry at once (Moleculer's own heartbeat timeout,
  *   6 s, would do it later) and remembered with the actions it hosted.
  * - **Resent on a live node when safe.** A call to an action listed in
@@ -284,8 +283,9 @@ function onNodeDisconnected(
 /**
  * The middleware (registered by moleculer.config.ts on brokers with a NATS
  * transporter, right after `RemoteCallDeadline`, whose deadline still bounds
- * every send): answers liveness probes for its own node, and watches each
- * remote call as the module comment says. `opts.retrySafe` replaces
+ * every send): answers liveness probes for its own node, and follows the
+ * pending remote calls as the module comment says (no action hook: nothing
+ * runs per call). `opts.retrySafe` replaces
  * {@link RETRY_SAFE_ACTIONS} (tests with actions of their own).
  */
 export function DeadNodeRescue(
@@ -312,28 +312,14 @@ export function DeadNodeRescue(
 				});
 			});
 		},
-		remoteAction(next: (ctx: Context) => Promise<unknown>) {
-			return function deadNodeRescue(ctx: Context): Promise<unknown> {
-				const p = next(ctx);
-				const action = ctx.action?.name;
-				if (watcher && action && !ctx.nodeID) {
-					const w = watcher;
-					w.add(ctx, action, retrySafe(action));
-					// forgotten as it settles: a fast call's context is not kept until the next sweep
-					const settled = () => w.forget(ctx.id);
-					p.then(settled, settled);
-				}
-				return p;
-			};
-		},
-		/** How many remote calls this broker follows now: the unsettled ones (tests). */
+		/** How many remote calls this broker follows now: its pending calls not pinned to a node (tests). */
 		followed(): number {
 			return watcher?.size ?? 0;
 		},
 		started(b: ServiceBroker) {
 			const transit = b.transit as unknown as PendingTransit | undefined;
 			if (natsOf(b) && transit?.pendingRequests instanceof Map && typeof transit._sendRequest === "function")
-				watcher = new Watcher(b, transit);
+				watcher = new Watcher(b, transit, retrySafe);
 		},
 		stopped() {
 			watcher?.stop();
@@ -348,20 +334,28 @@ export function DeadNodeRescue(
 	return mw as unknown as Middleware & { followed(): number };
 }
 
-/** The parts of Moleculer's Transit used to send a call again (framework boundary; guarded in test/unit/framework-patches.spec.ts). */
+/** A pending call as Moleculer's Transit records it (`_sendRequest`). */
+interface PendingRequest {
+	/** the node the call was sent to by id; unset for a call sent to the action's queue group */
+	nodeID?: string | null;
+	ctx: Context;
+	resolve(v: unknown): void;
+	reject(e: unknown): void;
+}
+
+/** The parts of Moleculer's Transit used to follow calls and send one again (framework boundary; guarded in test/unit/framework-patches.spec.ts). */
 interface PendingTransit {
 	/** calls awaiting their answer, by context id (removed when answered, or by the ErrorHandler on a timeout) */
-	pendingRequests: Map<string, { resolve(v: unknown): void; reject(e: unknown): void }>;
+	pendingRequests: Map<string, PendingRequest>;
 	/** records the pending call under `ctx.id` with these settlers and publishes its request packet */
 	_sendRequest(ctx: Context, resolve: (v: unknown) => void, reject: (e: unknown) => void): unknown;
 }
 
-/** A remote call being followed. */
+/** A remote call being followed (no reference to its context: the transit's pending request holds it). */
 interface Watched {
-	ctx: Context;
 	action: string;
 	safe: boolean;
-	/** epoch ms: last send, end of its deadline, next check */
+	/** epoch ms: last send (a first sighting counts from a sweep before it), end of its deadline, next check */
 	sentAt: number;
 	deadline: number;
 	nextCheck: number;
@@ -369,94 +363,100 @@ interface Watched {
 	checking: boolean;
 }
 
-/** How often the followed calls are looked at (ms). */
-const SWEEP_MS = 50;
+/** How often the pending calls are looked at (ms). */
+export const SWEEP_MS = 50;
+
+/** Whether a pending request is a call this module follows: an action call sent to its action's queue group. */
+function followable(req: PendingRequest): boolean {
+	return !req.nodeID && typeof req.ctx?.action?.name === "string";
+}
 
 /**
- * Follows the remote calls of one broker without a timer per call: a call is
- * one map entry, removed as the call settles ({@link Watcher.forget}), and one
- * interval (running only while calls are followed, unref'd) looks at them
- * every {@link SWEEP_MS}. A call whose context id left the transit's pending
- * requests (dropped at its timeout without settling) is forgotten there. One
- * unanswered for {@link RESCUE_AFTER_MS} is checked (its action's hosts
- * probed), then every {@link RESCUE_EVERY_MS}; when a host was
- * found dead after its last send and the action is retry-safe, its request
- * is published again under the same context id with the same settlers, so
- * the call's own promise (and every deadline on it) is unchanged and the
- * first answer to that id, from whichever node, settles it.
+ * Follows the remote calls of one broker from the transit's own pending
+ * requests, without any work as a call is made or answered: one unref'd
+ * interval looks at them every {@link SWEEP_MS} while the broker runs. A call
+ * first seen pending at a sweep is noted as sent one sweep before (it was sent
+ * since the previous one); one still pending {@link RESCUE_AFTER_MS} after that
+ * is checked (its action's hosts probed), then every {@link RESCUE_EVERY_MS};
+ * when a host was found dead after its last send and the action is
+ * retry-safe, its request is published again under the same context id with
+ * the same settlers, so the call's own promise (and every deadline on it) is
+ * unchanged and the first answer to that id, from whichever node, settles it.
+ * A noted call that left the pending requests (answered, or dropped at its
+ * timeout) is forgotten at the next sweep.
  */
 class Watcher {
 	private readonly calls = new Map<string, Watched>();
-	private timer: NodeJS.Timeout | undefined;
+	private readonly timer: NodeJS.Timeout;
 
 	constructor(
 		private readonly b: ServiceBroker,
 		private readonly transit: PendingTransit,
-	) {}
-
-	add(ctx: Context, action: string, safe: boolean): void {
-		const now = Date.now();
-		const timeout = Number(ctx.options.timeout) || 0;
-		this.calls.set(ctx.id, {
-			ctx,
-			action,
-			safe,
-			sentAt: now,
-			deadline: timeout > 0 ? now + timeout : Number.POSITIVE_INFINITY,
-			nextCheck: now + RESCUE_AFTER_MS,
-			resends: 0,
-			checking: false,
-		});
-		if (!this.timer) {
-			this.timer = setInterval(() => this.sweep(), SWEEP_MS);
-			this.timer.unref();
-		}
+		private readonly retrySafe: (action: string) => boolean,
+	) {
+		this.timer = setInterval(() => this.sweep(), SWEEP_MS);
+		this.timer.unref();
 	}
 
-	/** Stops following the call of context id `id` (it settled). */
-	forget(id: string): void {
-		this.calls.delete(id);
-	}
-
-	/** How many calls are followed. */
+	/** How many calls are followed now: the pending calls sent to a queue group. */
 	get size(): number {
-		return this.calls.size;
+		let n = 0;
+		for (const req of this.transit.pendingRequests.values()) if (followable(req)) n++;
+		return n;
 	}
 
 	stop(): void {
 		clearInterval(this.timer);
-		this.timer = undefined;
 		this.calls.clear();
 	}
 
 	private sweep(): void {
+		const pending = this.transit.pendingRequests;
 		const now = Date.now();
 		for (const [id, w] of this.calls) {
 			// answered (or dropped at its timeout), or past its deadline
-			if (!this.transit.pendingRequests.has(id) || now > w.deadline + REMEMBER_GRACE_MS) {
-				this.calls.delete(id);
-				continue;
+			if (!pending.has(id) || now > w.deadline + REMEMBER_GRACE_MS) this.calls.delete(id);
+		}
+		if (pending.size === 0) return;
+		for (const [id, req] of pending) {
+			let w = this.calls.get(id);
+			if (!w) {
+				if (!followable(req)) continue;
+				const action = req.ctx.action?.name as string;
+				// sent since the previous sweep: counted from then, so no check comes late
+				const sentAt = now - SWEEP_MS;
+				const timeout = Number(req.ctx.options.timeout) || 0;
+				w = {
+					action,
+					safe: this.retrySafe(action),
+					sentAt,
+					deadline: timeout > 0 ? sentAt + timeout : Number.POSITIVE_INFINITY,
+					nextCheck: sentAt + RESCUE_AFTER_MS,
+					resends: 0,
+					checking: false,
+				};
+				this.calls.set(id, w);
 			}
 			if (w.checking || now < w.nextCheck) continue;
-			w.checking = true;
-			void this.check(w).finally(() => {
-				w.checking = false;
-				w.nextCheck = Date.now() + RESCUE_EVERY_MS;
+			const watched = w;
+			watched.checking = true;
+			void this.check(id, watched).finally(() => {
+				watched.checking = false;
+				watched.nextCheck = Date.now() + RESCUE_EVERY_MS;
 			});
 		}
-		if (!this.calls.size) this.stop();
 	}
 
-	private async check(w: Watched): Promise<void> {
+	private async check(id: string, w: Watched): Promise<void> {
 		const lostOn = await lostWithDeadNode(this.b, w.action, w.sentAt).catch(() => undefined);
 		if (!lostOn || !w.safe || w.resends >= MAX_RESENDS || w.deadline - Date.now() <= MIN_LEFT_MS) return;
-		const pending = this.transit.pendingRequests.get(w.ctx.id);
+		const pending = this.transit.pendingRequests.get(id);
 		if (!pending) return;
 		w.resends++;
 		w.sentAt = Date.now();
 		this.b.logger.warn(
-			`call ${w.action} (${w.ctx.id}) may have been lost with node ${lostOn}: sent again (${w.resends}/${MAX_RESENDS})`,
+			`call ${w.action} (${id}) may have been lost with node ${lostOn}: sent again (${w.resends}/${MAX_RESENDS})`,
 		);
-		this.transit._sendRequest(w.ctx, pending.resolve, pending.reject);
+		this.transit._sendRequest(pending.ctx, pending.resolve, pending.reject);
 	}
 }

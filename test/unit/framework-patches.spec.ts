@@ -137,7 +137,7 @@ describe("framework patches: pinned upstream (docs/decisions/0087-framework-patc
 			"Transit#_sendRequest": [
 				untyped(Transit).prototype._sendRequest,
 				"280904911c9d7647",
-				"lib/platform/dead-node.ts: a call sent again under its context id with its settlers",
+				"lib/platform/dead-node.ts: the pending request it records (nodeID, ctx, settlers) is what is followed, and a call is sent again under its context id with its settlers",
 			],
 			"Transit#responseHandler": [
 				untyped(Transit).prototype.responseHandler,
