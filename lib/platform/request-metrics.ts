@@ -14,8 +14,10 @@
  * the buckets stay exact. The buckets' cumulative counts are kept in a typed array behind the item's `bucketValues`
  * ({@link countedBuckets}), because Moleculer's object of them is a dictionary-mode hash in V8. The series, their
  * names, labels, buckets and quantiles, and so the `/metrics` text, are Moleculer's own;
- * test/unit/ops/request-metrics.spec.ts checks that the two record the same snapshot for the same calls. Events,
- * transit and transporter metrics stay Moleculer's code (its hooks are kept).
+ * test/unit/ops/request-metrics.spec.ts checks that the two record the same snapshot for the same calls. The
+ * transit and transporter series (`moleculer_transit_*`, `moleculer_transporter_packets_*`: four to five counter
+ * updates per packet sent or received over NATS) are updated the same way, each item looked up once per label
+ * value (record 0146); event metrics stay Moleculer's code (its hooks are kept).
  *
  * Use it in place of the internal one: the broker option `internalMiddlewares: false` and
  * {@link internalMiddlewares} at the end of `middlewares` (moleculer.config.ts).
@@ -37,6 +39,14 @@ const ACTIVE = "moleculer.request.active";
 const ERRORS = "moleculer.request.error.total";
 const TIME = "moleculer.request.time";
 const LEVELS = "moleculer.request.levels";
+const PUBLISH_TOTAL = "moleculer.transit.publish.total";
+const RECEIVE_TOTAL = "moleculer.transit.receive.total";
+const REQUESTS_ACTIVE = "moleculer.transit.requests.active";
+const STREAMS_SEND_ACTIVE = "moleculer.transit.streams.send.active";
+const PACKETS_SENT_TOTAL = "moleculer.transporter.packets.sent.total";
+const PACKETS_SENT_BYTES = "moleculer.transporter.packets.sent.bytes";
+const PACKETS_RECEIVED_TOTAL = "moleculer.transporter.packets.received.total";
+const PACKETS_RECEIVED_BYTES = "moleculer.transporter.packets.received.bytes";
 
 /** A counter's or gauge's item in a metric's `values` (Moleculer's shape). */
 interface ValueItem {
@@ -105,6 +115,13 @@ function bump(metric: GaugeLike, item: ValueItem, by: number, now: number): void
 	item.timestamp = now;
 	item.rate?.update(item.value);
 	metric.setDirty();
+}
+
+/** The parts of Moleculer's Transit its publish hook reads (its pending calls and streams). */
+interface TransitLike {
+	pendingRequests: Map<string, unknown>;
+	pendingReqStreams: Map<string, unknown>;
+	pendingResStreams: Map<string, unknown>;
 }
 
 /** The series of one action and caller, looked up once. */
@@ -277,6 +294,64 @@ export function RequestMetrics(broker: ServiceBroker): Middleware {
 			};
 		};
 
+	/**
+	 * A counter's or gauge's items by one label's value (`undefined`: the unlabelled item), looked up once each
+	 * through the public `get` / `set` (the first creates the item at 0, as upstream's first `increment` does even
+	 * by 0), then added to as `increment` would: an addition of 0 changes nothing (upstream's `set` of the same value
+	 * does not stamp it either).
+	 */
+	const counter = (name: string, label?: string) => {
+		let metric: GaugeLike | undefined;
+		const items = new Map<unknown, ValueItem>();
+		return (by: number, value: unknown, now: number): void => {
+			if (!metric) metric = reg.getMetric(name) as unknown as GaugeLike;
+			let item = items.get(value);
+			if (!item) {
+				const labels = label === undefined ? null : { [label]: value };
+				item = metric.get(labels as object) ?? metric.set(0, labels as object, now);
+				items.set(value, item);
+			}
+			if (by !== 0) bump(metric, item, by, now);
+		};
+	};
+
+	/**
+	 * Upstream's hook `name` of the transit (`this`) or its transporter, counting with {@link counter}s when direct:
+	 * `before` the wrapped method runs, `after` it returned (as upstream's order). Metrics off: `next` untouched.
+	 */
+	const transportHook = (
+		name: "transitPublish" | "transitMessageHandler" | "transporterSend" | "transporterReceive",
+		before: (transit: TransitLike, args: unknown[], now: number) => void,
+		after?: (transit: TransitLike, now: number) => void,
+	) =>
+		function (this: TransitLike, next: (...args: unknown[]) => unknown) {
+			const hook = upstream[name] as unknown as (
+				this: unknown,
+				next: unknown,
+			) => (...args: unknown[]) => unknown;
+			const wrapped = hook.call(this, next);
+			if (wrapped === next) return next;
+			const transit = this;
+			return function metricsMiddleware(this: unknown, ...args: unknown[]) {
+				// `direct` is known once the broker is created, after the transit wrapped its methods
+				if (!direct) return wrapped.apply(this, args);
+				const now = Date.now();
+				before(transit, args, now);
+				const out = next.apply(this, args);
+				after?.(transit, now);
+				return out;
+			};
+		};
+	const published = counter(PUBLISH_TOTAL, "type");
+	const requestsActive = counter(REQUESTS_ACTIVE);
+	const streamsSendActive = counter(STREAMS_SEND_ACTIVE);
+	const received = counter(RECEIVE_TOTAL, "type");
+	const sent = counter(PACKETS_SENT_TOTAL);
+	const sentBytes = counter(PACKETS_SENT_BYTES);
+	const got = counter(PACKETS_RECEIVED_TOTAL);
+	const gotBytes = counter(PACKETS_RECEIVED_BYTES);
+	const lengthOf = (data: unknown): number => (data as { length?: number } | null)?.length || 0;
+
 	return {
 		...upstream,
 		name: "Metrics",
@@ -291,5 +366,28 @@ export function RequestMetrics(broker: ServiceBroker): Middleware {
 		},
 		localAction: hooks("local"),
 		remoteAction: hooks("remote"),
-	} as Middleware;
+		// as upstream: the publish counted by packet type before it is sent, then the pending requests' and streams'
+		// counts added to their gauges (upstream adds them at every publish rather than setting them; kept as it is)
+		transitPublish: transportHook(
+			"transitPublish",
+			(_transit, args, now) => {
+				published(1, (args[0] as { type?: string }).type, now);
+			},
+			(transit, now) => {
+				requestsActive(transit.pendingRequests.size, undefined, now);
+				streamsSendActive(transit.pendingReqStreams.size + transit.pendingResStreams.size, undefined, now);
+			},
+		),
+		transitMessageHandler: transportHook("transitMessageHandler", (_t, args, now) =>
+			received(1, args[0], now),
+		),
+		transporterSend: transportHook("transporterSend", (_t, args, now) => {
+			sent(1, undefined, now);
+			sentBytes(lengthOf(args[1]), undefined, now);
+		}),
+		transporterReceive: transportHook("transporterReceive", (_t, args, now) => {
+			got(1, undefined, now);
+			gotBytes(lengthOf(args[1]), undefined, now);
+		}),
+	} as unknown as Middleware;
 }

@@ -221,3 +221,121 @@ describe("ops: RequestMetrics records Moleculer's request series", () => {
 		assert.ok((snap()?.buckets["1"] ?? -1) >= 0 && (snap()?.buckets["1"] ?? 4) <= 3);
 	});
 });
+
+/** The transit and transporter series (counts and bytes by label), comparable across brokers. */
+function transportSeries(reg: MetricRegistry): Record<string, string[]> {
+	const out: Record<string, string[]> = {};
+	for (const name of [
+		"moleculer.transit.publish.total",
+		"moleculer.transit.receive.total",
+		"moleculer.transit.requests.active",
+		"moleculer.transit.streams.send.active",
+		"moleculer.transporter.packets.sent.total",
+		"moleculer.transporter.packets.sent.bytes",
+		"moleculer.transporter.packets.received.total",
+		"moleculer.transporter.packets.received.bytes",
+	]) {
+		const items = (reg.getMetric(name)?.snapshot() ?? []) as unknown as { value: number; labels: object }[];
+		out[name] = items.map((it) => `${JSON.stringify(it.labels)} ${it.value}`).sort();
+	}
+	return out;
+}
+
+/** What each series gained from `before` to `after` (items whose value changed). */
+function gained(before: Record<string, string[]>, after: Record<string, string[]>): Record<string, string[]> {
+	const out: Record<string, string[]> = {};
+	for (const [name, items] of Object.entries(after)) {
+		const was = new Map(
+			before[name].map((x) => [x.slice(0, x.lastIndexOf(" ")), Number(x.slice(x.lastIndexOf(" ") + 1))]),
+		);
+		out[name] = items
+			.map((x) => {
+				const key = x.slice(0, x.lastIndexOf(" "));
+				return `${key} +${Number(x.slice(x.lastIndexOf(" ") + 1)) - (was.get(key) ?? 0)}`;
+			})
+			.filter((x) => !x.endsWith(" +0"));
+	}
+	return out;
+}
+
+describe("ops: RequestMetrics records Moleculer's transit and transporter series", () => {
+	/** A caller and a callee over Moleculer's in-memory transporter, with node ids of the same length. */
+	async function pair(opts: BrokerOptions, tag: string): Promise<[ServiceBroker, ServiceBroker]> {
+		const base = {
+			logger: false,
+			namespace: `rm-${tag}-${process.pid}`,
+			transporter: "Fake",
+			metrics: { enabled: true, reporter: [] },
+			...opts,
+		} satisfies BrokerOptions;
+		const callee = new ServiceBroker({ ...base, nodeID: `callee-${tag}` });
+		callee.createService({
+			name: "remote",
+			actions: {
+				echo: (ctx) => ctx.params,
+				fail: () => {
+					throw new Errors.MoleculerClientError("no such order", 404, "order_not_found");
+				},
+			},
+		});
+		const caller = new ServiceBroker({ ...base, nodeID: `caller-${tag}` });
+		await Promise.all([callee.start(), caller.start()]);
+		await caller.waitForServices(["remote"], 5000);
+		return [caller, callee];
+	}
+
+	let builtIn: [ServiceBroker, ServiceBroker];
+	let ours: [ServiceBroker, ServiceBroker];
+	before(async () => {
+		builtIn = await pair({}, "up");
+		ours = await pair(withRequestMetrics({}), "us");
+	});
+	after(async () => {
+		for (const b of [...(builtIn ?? []), ...(ours ?? [])]) await b.stop();
+	});
+
+	it("the same packet counts, bytes and gauges on both sides for the same remote calls", async () => {
+		const answered = async ([caller]: [ServiceBroker, ServiceBroker]) => {
+			for (let i = 0; i < 7; i++) assert.deepEqual(await caller.call("remote.echo", { i }), { i });
+			await Promise.all(Array.from({ length: 5 }, (_, i) => caller.call("remote.echo", { i, at: "once" })));
+		};
+		const failed = async ([caller]: [ServiceBroker, ServiceBroker]) => {
+			for (let i = 0; i < 2; i++) await assert.rejects(caller.call("remote.fail"), { code: 404 });
+		};
+		const runOn = async (p: [ServiceBroker, ServiceBroker], drive: typeof answered) => {
+			const before = p.map((b) => transportSeries(b.metrics));
+			await drive(p);
+			return p.map((b, i) => gained(before[i], transportSeries(b.metrics)));
+		};
+		const a = await runOn(builtIn, answered);
+		const b = await runOn(ours, answered);
+		assert.deepEqual(b, a);
+		const [callerGained, calleeGained] = b;
+		assert.deepEqual(callerGained["moleculer.transit.publish.total"], ['{"type":"REQ"} +12']);
+		assert.deepEqual(calleeGained["moleculer.transit.receive.total"], ['{"type":"REQ"} +12']);
+		assert.deepEqual(calleeGained["moleculer.transit.publish.total"], ['{"type":"RES"} +12']);
+		assert.ok(Number(callerGained["moleculer.transporter.packets.sent.bytes"][0]?.split("+")[1]) > 12 * 50);
+		assert.equal(
+			callerGained["moleculer.transit.requests.active"].length,
+			1,
+			"pending requests added at publish",
+		);
+		// an error's packet carries its stack, whose frames differ between the two middleware stacks: bytes left out
+		const noBytes = (g: Record<string, string[]>[]) =>
+			g.map((x) => Object.fromEntries(Object.entries(x).filter(([name]) => !name.endsWith(".bytes"))));
+		const fa = await runOn(builtIn, failed);
+		const fb = await runOn(ours, failed);
+		assert.deepEqual(noBytes(fb), noBytes(fa));
+		assert.deepEqual(fb[1]["moleculer.transit.publish.total"], ['{"type":"RES"} +2']);
+		// the same items exist (an item first added to by 0 is made, as upstream makes it)
+		const labelsOf = (b: ServiceBroker) =>
+			Object.values(transportSeries(b.metrics)).map((items) =>
+				items.map((x) => x.slice(0, x.lastIndexOf(" "))),
+			);
+		assert.deepEqual(ours.map(labelsOf), builtIn.map(labelsOf));
+		assert.ok(
+			labelsOf(ours[0]).every((items) => items.length > 0),
+			"every series has its item",
+		);
+	});
+});
