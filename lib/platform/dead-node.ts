@@ -19,8 +19,9 @@
  *   {@link PROBE_REUSE_MS}.
  * - **Only slow calls ask.** {@link DeadNodeRescue} looks at the transit's
  *   pending remote calls every {@link SWEEP_MS} (one interval per broker; a
- *   call costs nothing as it is made or answered: record 0145). A call still
- *   pending {@link RESCUE_AFTER_MS} after it was first seen at a sweep has
+ *   call costs nothing as it is made or answered: record 0145). A call first
+ *   seen at a sweep counts as sent at the sweep before; still pending
+ *   {@link RESCUE_AFTER_MS} after that (200 to 250 ms after its send), it has
  *   its action's hosts probed, then again every {@link RESCUE_EVERY_MS}
  *   until the call settles. A node found dead is
  *   taken out of the registry at once (Moleculer's own heartbeat timeout,
