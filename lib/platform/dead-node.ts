@@ -19,11 +19,10 @@
  *   {@link PROBE_REUSE_MS}.
  * - **Only slow calls ask.** {@link DeadNodeRescue} looks at the transit's
  *   pending remote calls every {@link SWEEP_MS} (one interval per broker; a
- *   call costs nothing as it is made or answered: record 0145). A call first
- *   seen at a sweep counts as sent at the sweep before; still pending
- *   {@link RESCUE_AFTER_MS} after that (200 to 250 ms after its send), it has
- *   its action's hosts probed, then again every {@link RESCUE_EVERY_MS}
- *   until the call settles. A node found dead is
+ *   call costs nothing as it is made or answered: record 0145). A call still
+ *   pending {@link RESCUE_AFTER_MS} after its send (its own start, as the
+ *   call's timeout counts it) has its action's hosts probed, then again every
+ *   {@link RESCUE_EVERY_MS} until the call settles. A node found dead is
  *   taken out of the registry at once (Moleculer's own heartbeat timeout,
  *   6 s, would do it later) and remembered with the actions it hosted.
  * - **Resent on a live node when safe.** A call to an action listed in
@@ -356,7 +355,7 @@ interface PendingTransit {
 interface Watched {
 	action: string;
 	safe: boolean;
-	/** epoch ms: last send (a first sighting counts from a sweep before it), end of its deadline, next check */
+	/** epoch ms: last send (the first: the call's own start), end of its deadline, next check */
 	sentAt: number;
 	deadline: number;
 	nextCheck: number;
@@ -367,6 +366,17 @@ interface Watched {
 /** How often the pending calls are looked at (ms). */
 export const SWEEP_MS = 50;
 
+/**
+ * When (epoch ms, as of `now`) the call of `ctx` was sent: its own start (`ctx.startHrTime`, which `CallTimeout`
+ * sets on every call with a timeout as it begins), else one sweep before `now` (it was sent since the last sweep).
+ */
+function sentAtOf(ctx: Context, now: number): number {
+	const started = ctx.startHrTime as [number, number] | null | undefined;
+	if (!started) return now - SWEEP_MS;
+	const [s, ns] = process.hrtime(started);
+	return now - (s * 1e3 + ns / 1e6);
+}
+
 /** Whether a pending request is a call this module follows: an action call sent to its action's queue group. */
 function followable(req: PendingRequest): boolean {
 	return !req.nodeID && typeof req.ctx?.action?.name === "string";
@@ -376,9 +386,10 @@ function followable(req: PendingRequest): boolean {
  * Follows the remote calls of one broker from the transit's own pending
  * requests, without any work as a call is made or answered: one unref'd
  * interval looks at them every {@link SWEEP_MS} while the broker runs. A call
- * first seen pending at a sweep is noted as sent one sweep before (it was sent
- * since the previous one); one still pending {@link RESCUE_AFTER_MS} after that
- * is checked (its action's hosts probed), then every {@link RESCUE_EVERY_MS};
+ * first seen pending at a sweep is noted with its send time (its own start, or
+ * the sweep before for a call without a timeout); one still pending
+ * {@link RESCUE_AFTER_MS} after its send is checked (its action's hosts
+ * probed), then every {@link RESCUE_EVERY_MS};
  * when a host was found dead after its last send and the action is
  * retry-safe, its request is published again under the same context id with
  * the same settlers, so the call's own promise (and every deadline on it) is
@@ -424,14 +435,16 @@ class Watcher {
 			if (!w) {
 				if (!followable(req)) continue;
 				const action = req.ctx.action?.name as string;
-				// sent since the previous sweep: counted from then, so no check comes late
-				const sentAt = now - SWEEP_MS;
+				const sentAt = sentAtOf(req.ctx, now);
 				const timeout = Number(req.ctx.options.timeout) || 0;
+				const deadline = timeout > 0 ? sentAt + timeout : Number.POSITIVE_INFINITY;
+				// a call the transit still lists past its deadline is not followed again
+				if (now > deadline + REMEMBER_GRACE_MS) continue;
 				w = {
 					action,
 					safe: this.retrySafe(action),
 					sentAt,
-					deadline: timeout > 0 ? sentAt + timeout : Number.POSITIVE_INFINITY,
+					deadline,
 					nextCheck: sentAt + RESCUE_AFTER_MS,
 					resends: 0,
 					checking: false,
