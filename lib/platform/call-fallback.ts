@@ -10,12 +10,7 @@
  * service), and for any call made with `fallbackResponse`; every other call goes straight to the next handler.
  */
 import type { ActionSchema, Context, Middleware, ServiceBroker } from "moleculer";
-import * as moleculer from "moleculer";
-
-/** Moleculer's built-in middlewares (exported at run time, absent from its typings). */
-const BuiltIn = (
-	moleculer as unknown as { Middlewares: Record<string, (broker: ServiceBroker) => Middleware> }
-).Middlewares;
+import { BuiltIn } from "./moleculer-builtins";
 
 /** An action hook of a Moleculer middleware: the handler it wraps and the action's definition. */
 type ActionHook = (

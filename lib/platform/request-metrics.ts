@@ -27,13 +27,9 @@ import type { ActionSchema, Context, MetricRegistry, Middleware, ServiceBroker }
 import * as moleculer from "moleculer";
 import { CallFallback } from "./call-fallback";
 import { CallTimeout } from "./call-timeout";
+import { BuiltIn } from "./moleculer-builtins";
 
-/** Moleculer's built-in middlewares (exported at run time, absent from its typings). */
-const BuiltIn = (
-	moleculer as unknown as { Middlewares: Record<string, (broker: ServiceBroker) => Middleware> }
-).Middlewares;
-
-/** Moleculer's request metric names (its `METRIC` constants). */
+/** Moleculer's request, transit and transporter metric names (its `METRIC` constants). */
 const TOTAL = "moleculer.request.total";
 const ACTIVE = "moleculer.request.active";
 const ERRORS = "moleculer.request.error.total";
