@@ -1,6 +1,6 @@
 /**
  * Moleculer's `Fallback` middleware without a promise per call where no fallback can apply (issue 32,
- * docs/decisions/0144-fallback-where-used.md; a framework patch, docs/decisions/0087-framework-patches.md §11).
+ * docs/decisions/0144-fallback-where-used.md; a framework patch, docs/decisions/0087-framework-patches.md §13).
  *
  * Moleculer wraps every local and remote action call in `handler(ctx).catch(…)`: one more promise, one more
  * reaction and microtask per call (and per hop over NATS, on both sides), to answer a failed call with
