@@ -364,4 +364,18 @@ export const BOOKING_MIGRATIONS: Migration[] = [
 			);
 		},
 	},
+	{
+		// An order's earlier ambiguous attempts found by order id (docs/decisions/0147-ambiguous-attempts-index.md):
+		// every claim asks whether one exists (`claimAttempt`'s `earlier_ambiguous`), and `ambiguousAttempts` lists
+		// them; no index answered `order_id` alone, so each claim read the whole table. Rows are rare (a failed
+		// attempt whose courier outcome is unknown), so the index is small.
+		name: "017-attempts-ambiguous-by-order",
+		async up({ sequelize, transaction }) {
+			await sequelize.query(
+				`CREATE INDEX IF NOT EXISTS attempts_ambiguous ON booking.attempts (order_id)
+				 WHERE state = 'failed' AND ambiguous`,
+				{ transaction },
+			);
+		},
+	},
 ];
