@@ -21,6 +21,7 @@ import { INTAKE_MIGRATIONS } from "../../lib/intake/migrations";
 import { NDR_MIGRATIONS } from "../../lib/ndr/migrations";
 import { exec, getSequelize, migrate, select } from "../../lib/platform/db";
 import { WAREHOUSES_MIGRATIONS } from "../../lib/warehouses/migrations";
+import { nodesOf } from "../helpers/plans";
 
 /** The outbox tables relays read, and the service migrations that make them. */
 const TABLES = [
@@ -32,12 +33,6 @@ const TABLES = [
 	{ schema: "booking", table: "outbox", payload: "payload" },
 	{ schema: "documents", table: "outbox", payload: "payload" },
 ] as const;
-
-/** Plan nodes of an EXPLAIN (FORMAT JSON) tree, depth first. */
-function nodesOf(plan: Record<string, unknown>): Record<string, unknown>[] {
-	const kids = (plan.Plans as Record<string, unknown>[] | undefined) ?? [];
-	return [plan, ...kids.flatMap(nodesOf)];
-}
 
 describe("outbox relays read the oldest due rows by id (no sort of every due row)", function () {
 	this.timeout(60_000);

@@ -8,12 +8,7 @@
 import assert from "node:assert/strict";
 import { BOOKING_MIGRATIONS } from "../../../lib/booking/migrations";
 import { exec, getSequelize, migrate, select } from "../../../lib/platform/db";
-
-/** Plan nodes of an EXPLAIN (FORMAT JSON) tree, depth first (sub-plans included). */
-function nodesOf(plan: Record<string, unknown>): Record<string, unknown>[] {
-	const kids = (plan.Plans as Record<string, unknown>[] | undefined) ?? [];
-	return [plan, ...kids.flatMap(nodesOf)];
-}
+import { nodesOf } from "../../helpers/plans";
 
 describe("booking: an order's earlier ambiguous attempts are an index look-up (record 0147)", function () {
 	this.timeout(60_000);
