@@ -83,6 +83,12 @@ interface LinkKeys {
 /** Most tokens one set of keys keeps as verified, and as signed; when full, a map starts over. */
 const KEPT_TOKENS_MAX = 20_000;
 
+/** Keeps `value` under `key` in one of {@link LinkKeys}' token maps, starting the map over when it is full. */
+function keepToken(map: Map<string, string>, key: string, value: string): void {
+	if (map.size >= KEPT_TOKENS_MAX) map.clear();
+	map.set(key, value);
+}
+
 const cached: Partial<Record<LinkPurpose, LinkKeys>> = {};
 
 function derive(secret: string, purpose: LinkPurpose): KeyObject {
@@ -147,8 +153,7 @@ function signToken(awb: string, purpose: LinkPurpose): string {
 	let token = keys.signed.get(awb);
 	if (token === undefined) {
 		token = `${awb}.${tagOf(keys.sign, awb)}`;
-		if (keys.signed.size >= KEPT_TOKENS_MAX) keys.signed.clear();
-		keys.signed.set(awb, token);
+		keepToken(keys.signed, awb, token);
 	}
 	return token;
 }
@@ -187,8 +192,7 @@ function verifyToken(token: unknown, purpose: LinkPurpose): string | null {
 		if (timingSafeEqual(given, expected)) ok = true;
 	}
 	if (!ok) return null;
-	if (keys.verified.size >= KEPT_TOKENS_MAX) keys.verified.clear();
-	keys.verified.set(token, awb);
+	keepToken(keys.verified, token, awb);
 	return awb;
 }
 
