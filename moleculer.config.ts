@@ -45,6 +45,7 @@ import {
 import { AnswerText } from "./lib/platform/answer-text";
 import { PermissionsMiddleware } from "./lib/platform/auth";
 import { channelsMiddleware } from "./lib/platform/channels";
+import { PendingCallsTable } from "./lib/platform/churn-map";
 import { loadConfig, type RuntimeConfig, setting } from "./lib/platform/config";
 import { DeadNodeRescue } from "./lib/platform/dead-node";
 import { jsonFormatter, RequestContextMiddleware } from "./lib/platform/logging";
@@ -380,6 +381,8 @@ export default function brokerOptions(
 			RemoteCallDeadline,
 			// second: resends a retry-safe call whose node died, each send still bounded by the deadline above
 			...(cfg.transporter ? [DeadNodeRescue()] : []),
+			// the transit's pending remote calls in a table that leaves no chain for the garbage collector (docs/decisions/0148)
+			...(cfg.transporter ? [PendingCallsTable] : []),
 			RequestContextMiddleware,
 			MetricsMiddleware,
 			PermissionsMiddleware,

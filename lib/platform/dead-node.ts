@@ -43,6 +43,7 @@
  */
 import type { Context, Middleware, ServiceBroker } from "moleculer";
 import type { ActionName } from "../contracts";
+import { ChurnMap } from "./churn-map";
 
 /** How long a remote call runs before the nodes hosting its action are probed (ms). */
 export const RESCUE_AFTER_MS = 250;
@@ -318,7 +319,7 @@ export function DeadNodeRescue(
 		},
 		started(b: ServiceBroker) {
 			const transit = b.transit as unknown as PendingTransit | undefined;
-			if (natsOf(b) && transit?.pendingRequests instanceof Map && typeof transit._sendRequest === "function")
+			if (natsOf(b) && transit?.pendingRequests && typeof transit._sendRequest === "function")
 				watcher = new Watcher(b, transit, retrySafe);
 		},
 		stopped() {
@@ -398,7 +399,8 @@ function followable(req: PendingRequest): boolean {
  * timeout) is forgotten at the next sweep.
  */
 class Watcher {
-	private readonly calls = new Map<string, Watched>();
+	/** the calls noted, by context id: a {@link ChurnMap}, as their ids come and go with every sweep */
+	private readonly calls = new ChurnMap<Watched>();
 	private readonly timer: NodeJS.Timeout;
 
 	constructor(

@@ -129,6 +129,11 @@ describe("framework patches: pinned upstream (docs/decisions/0087-framework-patc
 				"38ce4e50d702417e",
 				"QueueGroupCalls.started",
 			],
+			"Transit (class: its pendingRequests)": [
+				Transit,
+				"bb21ef1b8fa48c7b",
+				"lib/platform/churn-map.ts PendingCallsTable (the operations upstream uses on pendingRequests)",
+			],
 			"Transit#removePendingRequest": [
 				untyped(Transit).prototype.removePendingRequest,
 				"9e0ca038e36a8562",
