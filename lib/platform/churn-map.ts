@@ -9,9 +9,8 @@
  * dozen operations. Once one replaced table has lived long enough to be promoted to the old generation, it is
  * garbage there that still points at the next table, which points at the next: every young-generation
  * collection keeps the whole chain, with the entries' values (the calls' contexts, params and answers), alive and
- * copies it, until the next full collection. Measured on the gateway of the split system (two processes over
- * NATS, `GET /v1/orders/{id}` at 8,000 requests/s): a fifth of everything allocated survived each scavenge, 4.4 ms
- * per scavenge, 18 % of the gateway's CPU in the garbage collector. An object in dictionary mode
+ * copies it, until the next full collection: on the split system's gateway the collector was the largest item of
+ * its CPU profile. An object in dictionary mode
  * ({@link ChurnMap}) rehashes into a new store without a link from the old one: the same churn leaves nothing
  * behind.
  */
