@@ -24,6 +24,13 @@ export function testBrokerOptions(nats: boolean, overrides: Partial<BrokerOption
 	return nats ? base : { ...base, registry: { ...base.registry, stopDelay: 0 } };
 }
 
+/** The names of the middlewares the production broker options (moleculer.config.ts) list, with `transporter` or without one. */
+export function middlewareNames(transporter: string | undefined): (string | undefined)[] {
+	return (brokerOptions({ ...loadConfig(), transporter }).middlewares ?? []).map(
+		(m) => (m as { name?: string }).name,
+	);
+}
+
 /**
  * Starts a broker running `services` (in-process transport unless `nats` is
  * true). `opts.env` is set while its services are created (synchronously,

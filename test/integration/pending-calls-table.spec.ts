@@ -7,9 +7,7 @@
 import assert from "node:assert/strict";
 import { Errors, ServiceBroker } from "moleculer";
 import { ChurnMap } from "../../lib/platform/churn-map";
-import { loadConfig } from "../../lib/platform/config";
-import brokerOptions from "../../moleculer.config";
-import { testBrokerOptions } from "../helpers/broker";
+import { middlewareNames, testBrokerOptions } from "../helpers/broker";
 
 interface TransitParts {
 	pendingRequests: Map<string, { nodeID: string | null; action: { name: string } }>;
@@ -61,12 +59,8 @@ describe("integration: the transit's pending calls in a ChurnMap (PendingCallsTa
 	});
 
 	it("is registered by the production broker options with a transporter, not without one", () => {
-		const names = (transporter: string | undefined) =>
-			(brokerOptions({ ...loadConfig(), transporter }).middlewares ?? []).map(
-				(m) => (m as { name?: string }).name,
-			);
-		assert.ok(names("nats://127.0.0.1:4222").includes("PendingCallsTable"));
-		assert.ok(!names(undefined).includes("PendingCallsTable"));
+		assert.ok(middlewareNames("nats://127.0.0.1:4222").includes("PendingCallsTable"));
+		assert.ok(!middlewareNames(undefined).includes("PendingCallsTable"));
 		assert.ok(transitOf(caller).pendingRequests instanceof ChurnMap);
 	});
 

@@ -7,9 +7,7 @@
 import assert from "node:assert/strict";
 import { ServiceBroker } from "moleculer";
 import { connect, type NatsConnection } from "nats";
-import { loadConfig } from "../../lib/platform/config";
-import brokerOptions from "../../moleculer.config";
-import { testBrokerOptions } from "../helpers/broker";
+import { middlewareNames, testBrokerOptions } from "../helpers/broker";
 
 /** The nats client behind a broker's transporter, down to the transport that writes the socket. */
 interface ClientInternals {
@@ -67,12 +65,8 @@ describe("integration: NATS packets leave once per turn (PublishPerTurn)", funct
 	});
 
 	it("is registered by the production broker options with a transporter, not without one", () => {
-		const names = (transporter: string | undefined) =>
-			(brokerOptions({ ...loadConfig(), transporter }).middlewares ?? []).map(
-				(m) => (m as { name?: string }).name,
-			);
-		assert.ok(names("nats://127.0.0.1:4222").includes("PublishPerTurn"));
-		assert.ok(!names(undefined).includes("PublishPerTurn"));
+		assert.ok(middlewareNames("nats://127.0.0.1:4222").includes("PublishPerTurn"));
+		assert.ok(!middlewareNames(undefined).includes("PublishPerTurn"));
 	});
 
 	it("sends the calls of one turn in one socket write, in order, each answered", async () => {
