@@ -442,6 +442,20 @@ export async function failOver(
 }
 
 /**
+ * {@link claimAttempt}'s statement ($1 attempt_id, $2 staleMs): the claim, and whether an earlier attempt of the order
+ * failed ambiguously (read through booking migration 017's `attempts_ambiguous`; test/unit/booking/ambiguous-index.spec.ts
+ * plans it).
+ */
+export const CLAIM_ATTEMPT_SQL = `UPDATE booking.attempts x
+		 SET state = 'claimed', claimed_at = now(), tries = x.tries + 1, updated_at = now()
+		 WHERE x.attempt_id = $1
+		   AND (x.state = 'queued' OR (x.state = 'claimed' AND x.claimed_at < now() - make_interval(secs => $2::double precision / 1000)))
+		 RETURNING x.*, EXISTS (
+		   SELECT 1 FROM booking.attempts p
+		   WHERE p.order_id = x.order_id AND p.attempt_id < x.attempt_id AND p.state = 'failed' AND p.ambiguous
+		 ) AS earlier_ambiguous`;
+
+/**
  * Claims an attempt for processing: queued → claimed, or a claimed attempt
  * whose claim is older than `staleMs` (its worker died). Every claim bumps
  * `tries`: only the holder of the latest claim (same `tries`) can settle or
@@ -454,18 +468,7 @@ export async function claimAttempt(
 	attempt_id: number,
 	staleMs: number,
 ): Promise<AttemptRow | null> {
-	const { rows } = await exec<StoredAttempt>(
-		db,
-		`UPDATE booking.attempts x
-		 SET state = 'claimed', claimed_at = now(), tries = x.tries + 1, updated_at = now()
-		 WHERE x.attempt_id = $1
-		   AND (x.state = 'queued' OR (x.state = 'claimed' AND x.claimed_at < now() - make_interval(secs => $2::double precision / 1000)))
-		 RETURNING x.*, EXISTS (
-		   SELECT 1 FROM booking.attempts p
-		   WHERE p.order_id = x.order_id AND p.attempt_id < x.attempt_id AND p.state = 'failed' AND p.ambiguous
-		 ) AS earlier_ambiguous`,
-		[attempt_id, staleMs],
-	);
+	const { rows } = await exec<StoredAttempt>(db, CLAIM_ATTEMPT_SQL, [attempt_id, staleMs]);
 	return rows[0] ? attempt(rows[0]) : null;
 }
 
@@ -741,17 +744,17 @@ export function markLateCancelled(
 	);
 }
 
+/** {@link ambiguousAttempts}' statement ($1 order_id, $2 before: an attempt id), read through `attempts_ambiguous`. */
+export const AMBIGUOUS_ATTEMPTS_SQL =
+	"SELECT * FROM booking.attempts WHERE order_id = $1 AND attempt_id < $2 AND state = 'failed' AND ambiguous ORDER BY attempt_id";
+
 /** Earlier failed attempts of an order whose courier outcome is unknown. */
 export async function ambiguousAttempts(
 	db: Sequelize,
 	order_id: number,
 	before: number,
 ): Promise<AttemptRow[]> {
-	const rows = await select<StoredAttempt>(
-		db,
-		`SELECT * FROM booking.attempts WHERE order_id = $1 AND attempt_id < $2 AND state = 'failed' AND ambiguous ORDER BY attempt_id`,
-		[order_id, before],
-	);
+	const rows = await select<StoredAttempt>(db, AMBIGUOUS_ATTEMPTS_SQL, [order_id, before]);
 	return rows.map(attempt);
 }
 
