@@ -80,11 +80,16 @@ export class ChurnMap<V> implements Map<string, V> {
 	}
 
 	*keys(): MapIterator<string> {
-		for (const [key] of this.entries()) yield key;
+		const t = this.table;
+		for (const key in t) if (t[key] !== undefined) yield key;
 	}
 
 	*values(): MapIterator<V> {
-		for (const [, v] of this.entries()) yield v;
+		const t = this.table;
+		for (const key in t) {
+			const v = t[key];
+			if (v !== undefined) yield v;
+		}
 	}
 
 	[Symbol.iterator](): MapIterator<[string, V]> {
@@ -107,8 +112,6 @@ export const PendingCallsTable = {
 	name: "PendingCallsTable",
 	created(broker: ServiceBroker) {
 		const transit = broker.transit as unknown as TransitTable | undefined;
-		if (!transit) return;
-		if (transit.pendingRequests.size > 0) throw new Error("PendingCallsTable: calls are pending already");
-		transit.pendingRequests = new ChurnMap<unknown>();
+		if (transit) transit.pendingRequests = new ChurnMap<unknown>();
 	},
 } satisfies Middleware;

@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import type { ServiceBroker } from "moleculer";
+import { ChurnMap } from "../../../lib/platform/churn-map";
 import { DeadNodeRescue, RESCUE_AFTER_MS, SWEEP_MS } from "../../../lib/platform/dead-node";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -38,7 +39,8 @@ function pending(action: string, ageMs: number, timeout: number, nodeID: string 
 
 describe("unit: DeadNodeRescue follows the transit's pending calls (record 0145)", () => {
 	const probes: string[] = [];
-	const pendingRequests = new Map<string, ReturnType<typeof pending>>();
+	// the table PendingCallsTable gives the transit in production (lib/platform/churn-map.ts)
+	const pendingRequests = new ChurnMap<ReturnType<typeof pending>>();
 	const broker = {
 		nodeID: "caller",
 		logger: { warn: () => undefined },
