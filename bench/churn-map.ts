@@ -17,7 +17,7 @@ const seconds = Number(process.env.BENCH_CHURN_S || 4);
 const live = Number(process.env.BENCH_CHURN_LIVE || 50);
 
 /** A value of about 1 KB: an object holding an array of small objects and a string. */
-const valueOf = (i: number) => ({
+const payloadOf = (i: number) => ({
 	i,
 	parts: Array.from({ length: 20 }, (_, k) => ({ k })),
 	tag: `call-${i}-${"x".repeat(40)}`,
@@ -34,7 +34,7 @@ async function child(kind: "Map" | "ChurnMap"): Promise<void> {
 	while (Date.now() < end) {
 		for (let k = 0; k < 1000; k++, n++) {
 			const id = `ctx-${n}`;
-			table.set(id, valueOf(n));
+			table.set(id, payloadOf(n));
 			ids.push(id);
 			if (ids.length > live) table.delete(ids.shift() as string);
 		}

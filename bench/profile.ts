@@ -1,7 +1,8 @@
 /**
  * Where a route's CPU goes (issue 32): starts the system as bench/run.ts does
  * (one process, production defaults on) under `node --cpu-prof`, loads one
- * route with autocannon (BENCH_CONNECTIONS, BENCH_DURATION), stops the system
+ * route with the load generator bench/run.ts uses (bench/wrk.ts: wrk when installed, else autocannon;
+ * BENCH_CONNECTIONS, BENCH_DURATION), so the CPU per request is the one the bench's table prints, stops the system
  * and prints the profile's self time (samples of the load's window only) by package / our folder and the top
  * functions, plus the PostgreSQL statements and Redis commands the route ran
  * per request (pg_stat_statements is not needed: the counts come from
@@ -13,15 +14,15 @@
  * With BENCH_SPLIT=1 the system runs split over NATS and each process's profile is printed (in start order:
  * the gateway's first). Profiles are written to BENCH_PROFILE_DIR (default /tmp/msa-profile); BENCH_SYSTEM_ENV (JSON)
  * overrides the system's environment (e.g. one production default off); BENCH_PROFILE=0
- * measures without the profiler.
+ * measures without the profiler; BENCH_PROFILE_TOP sets how many functions are listed (30).
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import autocannon from "autocannon";
 import IORedis from "ioredis";
 import { Client } from "pg";
 import { orderBody } from "../test/helpers/fixtures";
 import { cpuMeter, envFromJson, postgresCpuMeter, productionDefaults, startSystem } from "./lib";
+import { generateLoad, loadgen, type WrkRequest } from "./wrk";
 
 const duration = Number(process.env.BENCH_DURATION || 10);
 const connections = Number(process.env.BENCH_CONNECTIONS || 50);
@@ -107,22 +108,26 @@ async function main(): Promise<void> {
 			nos.push(no);
 			ids.push(r.body.order_id as number);
 		}
-		let i = 0;
-		const paths: Record<string, () => autocannon.Request> = {
-			pincode: () => ({ method: "GET", path: "/v1/pincode/560001" }),
-			serviceable: () => ({
-				method: "GET",
-				path: "/v1/shipping/serviceable?from_pin=110001&to_pin=560001&physical_weight=0.8&order_type=1&collectable_amount=1499",
-			}),
-			status: () => ({ method: "GET", path: `/v1/orders/status?order_no=${nos[i++ % nos.length]}` }),
-			detail: () => ({ method: "GET", path: `/v1/orders/${ids[i++ % ids.length]}` }),
-			list: () => ({ method: "GET", path: "/v1/orders?limit=50" }),
-			create: () => ({
-				method: "POST",
-				path: "/v1/intake/order",
-				headers: { ...auth, "content-type": "application/json" },
-				body: JSON.stringify(orderBody(sys.warehouseId, `PROF-C-${sys.run}-${i++}`)),
-			}),
+		const get = (path: string): WrkRequest => ({ method: "GET", path, headers: auth });
+		const paths: Record<string, () => WrkRequest[]> = {
+			pincode: () => [get("/v1/pincode/560001")],
+			serviceable: () => [
+				get(
+					"/v1/shipping/serviceable?from_pin=110001&to_pin=560001&physical_weight=0.8&order_type=1&collectable_amount=1499",
+				),
+			],
+			status: () => nos.map((no) => get(`/v1/orders/status?order_no=${no}`)),
+			detail: () => ids.map((id) => get(`/v1/orders/${id}`)),
+			list: () => [get("/v1/orders?limit=50")],
+			create: () => [
+				{
+					method: "POST",
+					path: "/v1/intake/order",
+					headers: { ...auth, "content-type": "application/json" },
+					// {{n}}: a number unique to the request (bench/wrk.ts), so each create is a new order
+					body: JSON.stringify(orderBody(sys.warehouseId, `PROF-C-${sys.run}-{{n}}`)),
+				},
+			],
 		};
 		const make = paths[route];
 		if (!make) throw new Error(`route: one of ${Object.keys(paths).join(", ")}`);
@@ -148,14 +153,8 @@ async function main(): Promise<void> {
 		const redisCpu0 = await redisCpu();
 		const systemCpu = cpuMeter(sys.pids);
 		loadStart = Date.now();
-		const r = await autocannon({
-			url: sys.base,
-			connections,
-			duration,
-			headers: auth,
-			requests: [{ setupRequest: (req) => ({ ...req, ...make() }) }],
-		});
-		requests = r.requests.total;
+		const r = await generateLoad({ url: sys.base, connections, durationS: duration, requests: make() });
+		requests = r.total;
 		loadEnd = Date.now();
 		const cpu = systemCpu();
 		const pgUsed = pgCpu();
@@ -164,7 +163,7 @@ async function main(): Promise<void> {
 		const x1 = await xacts();
 		const r1 = await redisCalls();
 		console.log(
-			`${route}: ${r.requests.average.toFixed(0)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${r.non2xx} non-2xx; system CPU ${((1e6 * cpu) / requests).toFixed(0)} µs per request`,
+			`${route} (${loadgen}): ${(requests / ((loadEnd - loadStart) / 1000)).toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, ${r.bad} not 2xx/3xx; system CPU ${((1e6 * cpu) / requests).toFixed(0)} µs per request`,
 		);
 		console.log(
 			`per request: ${((x1 - x0) / requests).toFixed(2)} PostgreSQL transactions (statements outside a transaction count one each, the whole run's background work included), ${((r1 - r0) / requests).toFixed(2)} Redis commands (every client of this Redis counted)`,
@@ -225,7 +224,7 @@ function printProfile(
 		`busy CPU during the load ${total.toFixed(0)} ms over ${requests} requests: ${((1000 * total) / requests).toFixed(0)} µs per request`,
 	);
 	top("self time by package / folder", owners, total, 25);
-	top("top functions (self time)", fns, total, 30);
+	top("top functions (self time)", fns, total, Number(process.env.BENCH_PROFILE_TOP || 30));
 }
 
 main().catch((err) => {

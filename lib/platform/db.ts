@@ -11,6 +11,10 @@ import type { QueryResult, QueryResultRow } from "pg";
 import { Sequelize, type Transaction } from "sequelize";
 import { SequelizeStorage, Umzug } from "umzug";
 import { loadConfig } from "./config";
+import { installRowTemplate } from "./pg-row-template";
+
+// pg's row template as a plain object (./pg-row-template.ts): before any connection of this process exists
+installRowTemplate();
 
 const pools = new Map<string, Sequelize>();
 

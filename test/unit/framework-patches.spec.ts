@@ -25,9 +25,11 @@ import {
 	Transit,
 	Transporters,
 } from "moleculer";
+import pg from "pg";
 import { Sequelize, Transaction, UniqueConstraintError } from "sequelize";
 import { CallFallback } from "../../lib/platform/call-fallback";
 import { CallTimeout } from "../../lib/platform/call-timeout";
+import { upstreamAddFields } from "../../lib/platform/pg-row-template";
 import { internalMiddlewares, RequestMetrics } from "../../lib/platform/request-metrics";
 import { type BalancedTx, type CallPromise, gapless, sealCtx } from "../../moleculer.config";
 
@@ -64,8 +66,8 @@ async function echoBroker(middlewares: unknown[] = []): Promise<ServiceBroker> {
 }
 
 describe("framework patches: pinned upstream (docs/decisions/0087-framework-patches.md)", () => {
-	it("moleculer, sequelize and @moleculer/channels are pinned to exactly the installed versions", () => {
-		const pins = { moleculer: "0.15.2", sequelize: "6.37.8", "@moleculer/channels": "0.1.8" };
+	it("moleculer, sequelize, @moleculer/channels and pg are pinned to exactly the installed versions", () => {
+		const pins = { moleculer: "0.15.2", sequelize: "6.37.8", "@moleculer/channels": "0.1.8", pg: "8.23.1" };
 		for (const [name, version] of Object.entries(pins)) {
 			assert.equal(pkg.dependencies[name], version, `${name} must be pinned to ${version} in package.json`);
 			assert.equal(installed(name), version, `installed ${name}`);
@@ -262,6 +264,16 @@ describe("framework patches: pinned upstream (docs/decisions/0087-framework-patc
 				"lib/platform/db.ts run",
 			],
 			"Transaction#commit": [Transaction.prototype.commit, "aba633c38e2a61c6", "lib/platform/db.ts run"],
+			"pg Result#addFields (upstream's, as found before the patch)": [
+				upstreamAddFields,
+				"b85c0e5db5c85c53",
+				"lib/platform/pg-row-template.ts addFields (what it sets on a Result)",
+			],
+			"pg Result#parseRow": [
+				untyped(untyped(pg).Result).prototype.parseRow,
+				"0afa63022d75b52b",
+				"lib/platform/pg-row-template.ts addFields (a row is a copy of the template, its columns set in order)",
+			],
 			"Transaction#rollback": [Transaction.prototype.rollback, "933c1fc63f26ff39", "lib/platform/db.ts run"],
 			"ChannelsBaseAdapter#addPrefixTopic": [
 				untyped(channels.Base).prototype.addPrefixTopic,
