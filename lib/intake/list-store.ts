@@ -385,6 +385,22 @@ export function orderVersionReader(
 	return pageReader((requests) => readPageVersions(db, requests), "");
 }
 
+/** The JSON of each parsed list query (./list.ts `parseOrderListQuery` freezes it), written once however many keys need it. */
+const queryJson = new WeakMap<OrderListQuery, string>();
+
+/**
+ * `JSON.stringify(q)`, written once per query object: a list request's query is part of the listed page's key
+ * (./list.ts) and of its coalesced read's key here, and a query is frozen when parsed, so its JSON never changes.
+ */
+export function queryKey(q: OrderListQuery): string {
+	let json = queryJson.get(q);
+	if (json === undefined) {
+		json = JSON.stringify(q);
+		queryJson.set(q, json);
+	}
+	return json;
+}
+
 /** A coalescing page reader (per shape) answering what `read` makes of each request (`none` when it made nothing). */
 function pageReader<T>(
 	read: (requests: PageRequest[]) => Promise<T[]>,
@@ -402,7 +418,8 @@ function pageReader<T>(
 			}, MAX_BATCH);
 			byShape.set(shape, run);
 		}
-		const key = JSON.stringify({ sender_id, q });
+		// JSON.stringify({ sender_id, q }) with the query's JSON written once (sender_id is an integer)
+		const key = `{"sender_id":${sender_id},"q":${queryKey(q)}}`;
 		return (await run([key])).get(key) ?? none;
 	};
 }

@@ -41,7 +41,7 @@ import {
 	orderStatusIdOf,
 	statusNameOf,
 } from "../shared/shipment-status";
-import { type PageVersions, pageVersionsOf, rowVersions, versionCount } from "./list-store";
+import { type PageVersions, pageVersionsOf, queryKey, rowVersions, versionCount } from "./list-store";
 
 /** Tracking page when `TRACKING_URL_TEMPLATE` is unset (example.com is reserved: nothing leaks to a real site). */
 export const DEFAULT_TRACKING_URL_TEMPLATE = setting("TRACKING_URL_TEMPLATE", {});
@@ -170,6 +170,7 @@ export function filtersHash(f: OrderListFilters): string {
  *   (one `key: reason` per bad key);
  *   400 `cursor: unrecognised shape` (not an orders cursor of this account
  *   and these filters, modified, garbage)
+ * The query answered is frozen (its JSON is written once as a key: ./list-store.ts `queryKey`).
  */
 export function parseOrderListQuery(params: HttpParams, sender_id: number): OrderListQuery {
 	const bucketRaw = given(params.bucket);
@@ -260,12 +261,15 @@ export function parseOrderListQuery(params: HttpParams, sender_id: number): Orde
 		created_before: to ? istMidnight(to.t + ONE_DAY_MS) : null,
 	};
 	const cursor = given(params.cursor);
-	if (cursor === undefined) return query;
-	const f = filtersHash(filters);
-	const ours = (p: CursorPosition): p is OrdersPosition =>
-		p.s === sender_id && p.f === f && typeof p.id === "number" && Number.isSafeInteger(p.id) && p.id > 0;
-	query.before_id = decodeCursor(KIND, cursor, ours).id;
-	return query;
+	if (cursor !== undefined) {
+		const f = filtersHash(filters);
+		const ours = (p: CursorPosition): p is OrdersPosition =>
+			p.s === sender_id && p.f === f && typeof p.id === "number" && Number.isSafeInteger(p.id) && p.id > 0;
+		query.before_id = decodeCursor(KIND, cursor, ours).id;
+	}
+	// frozen: its JSON is written once and used as a key (./list-store.ts queryKey)
+	Object.freeze(filters);
+	return Object.freeze(query);
 }
 
 /**
@@ -485,7 +489,7 @@ const listedPages = new LRUCache<string, ListedPage>({
 });
 
 /** The key of a listed page: the account and its parsed query (filters, cursor bound, limit). */
-const pageKey = (sender_id: number, q: OrderListQuery): string => `${sender_id}:${JSON.stringify(q)}`;
+const pageKey = (sender_id: number, q: OrderListQuery): string => `${sender_id}:${queryKey(q)}`;
 
 /** What list rows' answers depend on besides the row: the tracking URL template and the label links' inputs. */
 const rowsEnv = (template: string): string => `${template}\n${labelLinkInputs()}`;
