@@ -2,7 +2,7 @@
 import { strict as assert } from "node:assert";
 import { Sequelize } from "sequelize";
 import { loadConfig } from "../../lib/platform/config";
-import { getSequelize, type Migration, migrate, select } from "../../lib/platform/db";
+import { exec, getSequelize, type Migration, migrate, select } from "../../lib/platform/db";
 
 describe("db: migrations", () => {
 	const schema = `mig_test_${Date.now().toString(36)}`;
@@ -78,6 +78,34 @@ describe("db: prepared statements", () => {
 	after(async () => {
 		await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
 		await pool.close();
+	});
+
+	it("a statement with bind values is prepared by name on the connection and answers its rows; its errors map as sequelize.query's", async () => {
+		const sql = `SELECT a FROM "${schema}".t WHERE id = $1 AND a = $2`;
+		assert.deepEqual(await select(pool, sql, [1, "x"]), [{ a: "x" }]);
+		assert.deepEqual(await select(pool, sql, [1, "y"]), [], "bound again with other values");
+		const prepared = await select<{ name: string; statement: string; parameter_types: string }>(
+			pool,
+			"SELECT name, statement, parameter_types::text FROM pg_prepared_statements WHERE statement = $1",
+			[sql],
+		);
+		assert.equal(prepared.length, 1, "prepared once on the pool's one connection");
+		assert.match(prepared[0].name, /^msa_\d+$/);
+		// a unique violation of a prepared INSERT: Sequelize's error, the connection still usable
+		const insert = `INSERT INTO "${schema}".t (id, a) VALUES ($1, $2)`;
+		await assert.rejects(
+			() => exec(pool, insert, [1, "dup"]),
+			(err: Error) => err.name === "SequelizeUniqueConstraintError",
+		);
+		await assert.rejects(
+			() => select(pool, `SELECT a FROM "${schema}".t WHERE id = $1::int`, ["not a number"]),
+			(err: Error) => err.name === "SequelizeDatabaseError" && /invalid input syntax/.test(err.message),
+		);
+		assert.deepEqual(
+			await select(pool, sql, [1, "x"]),
+			[{ a: "x" }],
+			"the connection answers after the errors",
+		);
 	});
 
 	it("a table changed under a prepared SELECT * (a migration by a newer process) is read again, not an error", async () => {

@@ -269,6 +269,16 @@ describe("framework patches: pinned upstream (docs/decisions/0087-framework-patc
 				"b85c0e5db5c85c53",
 				"lib/platform/pg-row-template.ts addFields (what it sets on a Result)",
 			],
+			"pg Query (class: its constructor and the fields it reads when run)": [
+				untyped(pg).Query,
+				"65c6baae14173b88",
+				"lib/platform/db.ts namedQuery (a query made from the SQL text, its name set after)",
+			],
+			"pg Client#query": [
+				untyped(untyped(pg).Client).prototype.query,
+				"e0d6c16a864254c3",
+				"lib/platform/db.ts namedQuery (a query object given with its callback is run as given)",
+			],
 			"pg Result#parseRow": [
 				untyped(untyped(pg).Result).prototype.parseRow,
 				"0afa63022d75b52b",
