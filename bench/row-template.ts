@@ -1,10 +1,11 @@
 /**
  * What pg's row template costs per statement, upstream's `Result#addFields` against lib/platform/pg-row-template.ts
  * (issue 32, docs/decisions/0149-pg-row-template.md; printed figures, not a test). For row descriptions of 5, 20,
- * 60 and 120 columns (text and int8 alternating, as pg-protocol hands them over), prints the µs per `addFields`
- * on a fresh Result (what every statement pays once, whether or not a row comes back) and per `parseRow` of one
- * row from the template it made (what every row pays), for each implementation, with the row template's ratio.
- * Each figure is the best of BENCH_ROUNDS (default 5) rounds of BENCH_ROW_CALLS (default 20000) calls.
+ * 60 and 120 columns (int4 and text alternating), each statement as pg receives it: a new Result, the column names
+ * read afresh from bytes (pg-protocol makes new strings from every message), `addFields`, then one row parsed
+ * from the template (`parseRow`). Prints the CPU µs per statement for each implementation and the row template's
+ * share of upstream's; each figure is the best of BENCH_ROUNDS (default 5) rounds of BENCH_ROW_CALLS (default
+ * 20000) statements.
  *
  * Usage: npm run bench:row-template
  */
@@ -19,48 +20,44 @@ interface BenchResult {
 	parseRow(rowData: unknown[]): Record<string, unknown>;
 }
 const ResultClass = (pg as unknown as { Result: new () => BenchResult }).Result;
-type AddFields = typeof addFields;
 
-/** Best µs per call of `fn` over the rounds. */
-function best(fn: (i: number) => unknown): number {
+/** Best CPU µs per call of `fn` over the rounds. */
+function best(fn: () => unknown): number {
 	let min = Number.POSITIVE_INFINITY;
 	let sink: unknown;
 	for (let r = 0; r < rounds; r++) {
-		const t = process.hrtime.bigint();
-		for (let i = 0; i < calls; i++) sink = fn(i);
-		min = Math.min(min, Number(process.hrtime.bigint() - t) / calls / 1000);
+		const t = process.cpuUsage();
+		for (let i = 0; i < calls; i++) sink = fn();
+		const used = process.cpuUsage(t);
+		min = Math.min(min, (used.user + used.system) / calls);
 	}
 	if (sink === Symbol.for("never")) console.log(sink);
 	return min;
 }
 
 function main(): void {
-	console.log(`pg Result#addFields and #parseRow, node ${process.version}, best of ${rounds} × ${calls}`);
+	console.log(
+		`pg Result#addFields + one parseRow per statement, node ${process.version}, best of ${rounds} × ${calls}`,
+	);
 	for (const width of [5, 20, 60, 120]) {
-		const fields: FieldDescription[] = Array.from({ length: width }, (_, i) => ({
-			name: `column_${i}`,
-			dataTypeID: i % 2 ? 25 : 20,
-			format: "text",
-		}));
-		const data = fields.map((_, i) => String(i));
-		const line = (name: string, f: AddFields): [number, number] => {
-			const made = best(() => {
-				const r = new ResultClass();
-				f.call(r as never, fields);
-				return r;
-			});
+		const names = Array.from({ length: width }, (_, i) => Buffer.from(`column_name_${i}`));
+		const data = names.map((_, i) => String(i));
+		/** the statement's row description as pg-protocol hands it over: names read from bytes */
+		const described = (): FieldDescription[] =>
+			names.map((b, i) => ({
+				name: b.toString("utf8", 0, b.length),
+				dataTypeID: i % 2 ? 25 : 23,
+				format: "text",
+			}));
+		const statement = (f: typeof addFields) => () => {
 			const r = new ResultClass();
-			f.call(r as never, fields);
-			const row = best(() => r.parseRow(data));
-			console.log(
-				`${String(width).padStart(4)} columns  ${name.padEnd(12)} addFields ${made.toFixed(2).padStart(7)} µs   parseRow ${row.toFixed(2).padStart(6)} µs`,
-			);
-			return [made, row];
+			f.call(r as never, described());
+			return r.parseRow(data);
 		};
-		const [upMade] = line("upstream", upstreamAddFields);
-		const [ourMade] = line("row template", addFields);
+		const up = best(statement(upstreamAddFields));
+		const ours = best(statement(addFields));
 		console.log(
-			`${" ".repeat(14)}addFields: the row template takes ${((100 * ourMade) / upMade).toFixed(0)} % of upstream's time`,
+			`${String(width).padStart(4)} columns  upstream ${up.toFixed(2).padStart(7)} µs   row template ${ours.toFixed(2).padStart(7)} µs   (${((100 * ours) / up).toFixed(0)} % of upstream's)`,
 		);
 	}
 }

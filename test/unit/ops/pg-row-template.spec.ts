@@ -71,6 +71,31 @@ describe("pg row template (framework patch 0087 §15)", () => {
 		});
 	}
 
+	it("a column list seen again (names read afresh, as from the socket) gives the same rows; the names keep their text", () => {
+		const names = Array.from({ length: 40 }, (_, i) => `again_${i}`);
+		const fresh = () => described(names.map((n) => Buffer.from(n).toString()));
+		const data = names.map((_, i) => String(i));
+		const rows = [0, 1, 2].map(() => {
+			const r = newResult();
+			const fields = fresh();
+			addFields.call(r as never, fields);
+			assert.deepEqual(
+				fields.map((f) => f.name),
+				names,
+			);
+			return r.parseRow(data);
+		});
+		const up = newResult();
+		upstreamAddFields.call(up as never, fresh());
+		for (const row of rows) assert.deepStrictEqual(row, up.parseRow(data));
+		// a row is a copy: changing one changes neither the next nor the template
+		rows[0].again_0 = "changed";
+		const r = newResult();
+		addFields.call(r as never, fresh());
+		assert.equal(r.parseRow(data).again_0, "0");
+		assert.equal(r._prebuiltEmptyResultObject.again_0, null);
+	});
+
 	it("takes each column's parser from the result's type overrides when it has them", () => {
 		const asked: string[] = [];
 		const parser = (v: string) => `parsed ${v}`;
