@@ -185,7 +185,7 @@ interface DialectWithQuery {
 /**
  * Runs `sql` prepared as `name` with `bind` on `conn`: what `conn.query({ name, text, values })` does, with the
  * query made from the SQL text and the name set on it (pg copies a config object's property descriptors per
- * statement, about 3 µs; a text is not copied). Answers pg's result; rejects with pg's error.
+ * statement; a text is not copied). Answers pg's result; rejects with pg's error.
  */
 function namedQuery<R extends QueryResultRow>(
 	conn: PgClient,

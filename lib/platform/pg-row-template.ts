@@ -6,11 +6,10 @@
  * statement: pg describes the portal each time) and `Result#addFields` makes a template row from it: the column
  * names set to null on an `Object.create(null)` object, then copied with `{ ...row }`. A prototype-less object
  * is in dictionary mode from its creation, and copying a dictionary-mode object adds its properties one by one in
- * the runtime: about 0.4 µs per column, 25 µs for a 60-column `SELECT *` whether or not a row comes back. The
+ * the runtime: a cost per column, paid whether or not a row comes back. The
  * booking path reads several wide rows per booking (the order, its live attempt, the warehouse). Setting the
  * names on a plain object literal gives the same template (own data properties in the same order, all null, the
- * same prototype) in a fast-mode object: a statement with its template and a row parsed from it costs about half
- * to two thirds of upstream's CPU (`npm run bench:row-template`, names read afresh as pg-protocol hands them over).
+ * same prototype) in a fast-mode object, for less CPU per statement (`npm run bench:row-template` prints both).
  *
  * The one name that differs on a plain object is `__proto__` (assigning it sets the prototype instead of making
  * a property): a description naming a column `__proto__` is handed to upstream's `addFields` unchanged.
