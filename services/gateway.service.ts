@@ -390,7 +390,11 @@ export default defineService<GatewayVars>()({
 			res: ServerResponse,
 		): Promise<void> {
 			const user = ctx.meta.user;
-			if (user) await this.limiter.account(user.sender_id, res);
+			if (user) {
+				// far from the limit the count is made in process and answers nothing to await
+				const counting = this.limiter.account(user.sender_id, res);
+				if (counting) await counting;
+			}
 			checkAccess(user, req.$action?.access);
 			if (user && wantsIdempotency(req)) await this.idempotency.begin(req, res, user.sender_id);
 			offerHeldAnswer(ctx, req);
@@ -402,7 +406,8 @@ export default defineService<GatewayVars>()({
 		 * throws 429 `rate_limited` over `RATE_LIMIT_LINK_PER_MIN`.
 		 */
 		async limitLink(req: GwRequest, res: ServerResponse): Promise<void> {
-			await this.limiter.link(clientAddress(req, this.trustProxy), res);
+			const counting = this.limiter.link(clientAddress(req, this.trustProxy), res);
+			if (counting) await counting;
 		},
 
 		/**
