@@ -14,13 +14,15 @@
  * With BENCH_SPLIT=1 the system runs split over NATS and each process's profile is printed (in start order:
  * the gateway's first). Profiles are written to BENCH_PROFILE_DIR (default /tmp/msa-profile); BENCH_SYSTEM_ENV (JSON)
  * overrides the system's environment (e.g. one production default off); BENCH_PROFILE=0
- * measures without the profiler; BENCH_PROFILE_TOP sets how many functions are listed (30).
+ * measures without the profiler; BENCH_PROFILE_TOP sets how many functions are listed (30); BENCH_ACCOUNTS=n has the
+ * list read by n accounts in turn, 60 orders each (bench/run.ts reads it with 20), instead of one.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import IORedis from "ioredis";
 import { Client } from "pg";
-import { orderBody } from "../test/helpers/fixtures";
+import { orderBody, warehouseBody } from "../test/helpers/fixtures";
+import { client } from "../test/helpers/flow";
 import { cpuMeter, envFromJson, postgresCpuMeter, productionDefaults, startSystem } from "./lib";
 import { generateLoad, loadgen, type WrkRequest } from "./wrk";
 
@@ -108,6 +110,16 @@ async function main(): Promise<void> {
 			nos.push(no);
 			ids.push(r.body.order_id as number);
 		}
+		// BENCH_ACCOUNTS=n: the list is read by n accounts in turn (60 orders each), as bench/run.ts reads it
+		const listAuths = [auth];
+		for (let a = 1; a < Number(process.env.BENCH_ACCOUNTS || 1); a++) {
+			const token = await sys.tokenFor(900_001 + a);
+			const c = client(sys.base, token);
+			const wh = await c.post("/v1/warehouses", warehouseBody());
+			for (let i = 0; i < 60; i++)
+				await c.post("/v1/intake/order", orderBody(wh.body.data.id as number, `PROF-${sys.run}-${a}-${i}`));
+			listAuths.push({ authorization: `Bearer ${token}` });
+		}
 		const get = (path: string): WrkRequest => ({ method: "GET", path, headers: auth });
 		const paths: Record<string, () => WrkRequest[]> = {
 			pincode: () => [get("/v1/pincode/560001")],
@@ -118,7 +130,8 @@ async function main(): Promise<void> {
 			],
 			status: () => nos.map((no) => get(`/v1/orders/status?order_no=${no}`)),
 			detail: () => ids.map((id) => get(`/v1/orders/${id}`)),
-			list: () => [get("/v1/orders?limit=50")],
+			list: () =>
+				listAuths.map((headers): WrkRequest => ({ method: "GET", path: "/v1/orders?limit=50", headers })),
 			create: () => [
 				{
 					method: "POST",

@@ -518,6 +518,7 @@ export function keptListPage(
 	const env = rowsEnv(trackingTemplate());
 	if (env === was.env && versions === was.versions && was.cursorKey === currentCursorKey()) return was.answer;
 	const read = rowVersions(versions);
+	if (read === null) return null;
 	const n = Math.min(read.length, q.limit);
 	const kept: KeptListRow[] = [];
 	for (let i = 0; i < n; i++) {

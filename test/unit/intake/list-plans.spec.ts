@@ -10,7 +10,14 @@
 import assert from "node:assert/strict";
 import { Client } from "pg";
 import { type OrderListQuery, parseOrderListQuery } from "../../../lib/intake/list";
-import { batchStatement, listOrdersStatement } from "../../../lib/intake/list-store";
+import {
+	batchStatement,
+	listOrdersStatement,
+	orderPageReader,
+	orderVersionReader,
+	pageVersionsOf,
+	rowVersions,
+} from "../../../lib/intake/list-store";
 import { getSequelize } from "../../../lib/platform/db";
 import { useIntake } from "./setup";
 
@@ -213,5 +220,31 @@ describe("GET /v1/orders: query plans on a seeded table", function () {
 			const st = listOrdersStatement(big, { ...parseOrderListQuery({}, big), before_id: Number(id) });
 			assert.ok(!/offset/i.test(st.text));
 		}
+	});
+
+	// the version read joins the rows in the page query's order, without a sort of its own (record 0140)
+	let casesWithRows = 0;
+	for (const [name, params] of cases) {
+		it(`${name}: the page read as its rows' versions, alone and beside another account's, is the page read whole, newest first`, async () => {
+			const versions = orderVersionReader(getSequelize());
+			const pages = orderPageReader(getSequelize());
+			const q = (sender: number) => parseOrderListQuery({ limit: "50", ...params }, sender);
+			const alone = await versions(big, q(big));
+			// two calls made together are read in one statement (lib/platform/coalesce.ts)
+			const [mine, theirs] = await Promise.all([versions(big, q(big)), versions(big + 3, q(big + 3))]);
+			const [rows, theirRows] = await Promise.all([pages(big, q(big)), pages(big + 3, q(big + 3))]);
+			if (rows.length > 1) casesWithRows++;
+			assert.equal(alone, pageVersionsOf(rows));
+			assert.equal(mine, pageVersionsOf(rows));
+			assert.equal(theirs, pageVersionsOf(theirRows));
+			assert.deepEqual(
+				rowVersions(mine)?.map((r) => r.order_id),
+				rows.map((r) => r.order_id),
+			);
+		});
+	}
+
+	it("(most of those pages held rows to order)", () => {
+		assert.ok(casesWithRows >= 5, `${casesWithRows} of ${cases.length}`);
 	});
 });
