@@ -23,6 +23,7 @@
  * plans on a seeded table.
  */
 import type { Sequelize } from "sequelize";
+import { ChurnMap } from "../platform/churn-map";
 import { coalesce } from "../platform/coalesce";
 import { isoColumn as iso, select } from "../platform/db";
 import type { DetailRowDb, ListRowDb, OrderListQuery } from "./list";
@@ -415,25 +416,36 @@ export function queryKey(q: OrderListQuery): string {
 	return json;
 }
 
-/** A coalescing page reader (per shape) answering what `read` makes of each request (`none` when it made nothing). */
+/**
+ * A coalescing page reader (per shape) answering what `read` makes of each request (`none` when it made nothing).
+ * A request's coalescing key is its account and its query's JSON ({@link queryKey}); the run takes the requests
+ * themselves from `asked`, where the first call of a key left it, so nothing is parsed back from the keys.
+ */
 function pageReader<T>(
 	read: (requests: PageRequest[]) => Promise<T[]>,
 	none: T,
 ): (sender_id: number, q: OrderListQuery) => Promise<T> {
 	const byShape = new Map<string, (keys: string[]) => Promise<Map<string, T>>>();
+	// the requests waiting for a run, by key: added by the first call of a key, taken when a run starts with it
+	// (a ChurnMap: keys come and go with every request, record 0148)
+	const asked = new ChurnMap<PageRequest>();
 	return async (sender_id, q) => {
 		const shape = shapeOf(q);
 		let run = byShape.get(shape);
 		if (!run) {
 			run = coalesce(async (keys: string[]) => {
-				const requests = keys.map((k) => JSON.parse(k) as PageRequest);
+				const requests = keys.map((k) => {
+					const r = asked.get(k) as PageRequest;
+					asked.delete(k);
+					return r;
+				});
 				const pages = await read(requests);
 				return new Map(keys.map((k, i) => [k, pages[i]]));
 			}, MAX_BATCH);
 			byShape.set(shape, run);
 		}
-		// JSON.stringify({ sender_id, q }) with the query's JSON written once (sender_id is an integer)
-		const key = `{"sender_id":${sender_id},"q":${queryKey(q)}}`;
+		const key = `${sender_id}:${queryKey(q)}`;
+		if (!asked.has(key)) asked.set(key, { sender_id, q });
 		return (await run([key])).get(key) ?? none;
 	};
 }

@@ -170,9 +170,60 @@ export function filtersHash(f: OrderListFilters): string {
  *   (one `key: reason` per bad key);
  *   400 `cursor: unrecognised shape` (not an orders cursor of this account
  *   and these filters, modified, garbage)
- * The query answered is frozen (its JSON is written once as a key: ./list-store.ts `queryKey`).
+ * The query answered is frozen (its JSON is written once as a key: ./list-store.ts `queryKey`). A query without a
+ * cursor is the same for every account, so one already parsed from the same values is answered again
+ * ({@link PARSED_KEPT} kept; the same frozen object, its key already written).
  */
 export function parseOrderListQuery(params: HttpParams, sender_id: number): OrderListQuery {
+	const memo = memoKeyOf(params);
+	if (memo === undefined) return parseQueryAnew(params, sender_id);
+	let q = parsedQueries.get(memo);
+	if (q === undefined) {
+		q = parseQueryAnew(params, sender_id);
+		if (parsedQueries.size >= PARSED_KEPT) parsedQueries.clear();
+		parsedQueries.set(memo, q);
+	}
+	return q;
+}
+
+/** The keys {@link parseOrderListQuery} reads besides `cursor`. */
+const QUERY_KEYS = [
+	"bucket",
+	"limit",
+	"awb_number",
+	"order_no",
+	"shipment_type",
+	"date_from",
+	"date_to",
+	"city",
+	"cod_status",
+] as const;
+
+/** Most queries without a cursor kept parsed (distinct sets of values) before the store starts over. */
+const PARSED_KEPT = 1_000;
+
+/** Parsed queries without a cursor, by {@link memoKeyOf} their values. */
+const parsedQueries = new Map<string, OrderListQuery>();
+
+/**
+ * The key of `params` among parsed queries: the values of {@link QUERY_KEYS} as given, NUL-separated; undefined
+ * (parsed afresh, not kept) for a query with a cursor (its page bound is the account's own) or with a value that
+ * is not a string or holds a NUL.
+ */
+function memoKeyOf(params: HttpParams): string | undefined {
+	if (params.cursor !== undefined && params.cursor !== null && params.cursor !== "") return undefined;
+	let key = "";
+	for (const k of QUERY_KEYS) {
+		const v = params[k];
+		if (v === undefined) key += "\0";
+		else if (typeof v !== "string" || v.includes("\0")) return undefined;
+		else key += `${v}\0`;
+	}
+	return key;
+}
+
+/** {@link parseOrderListQuery} itself: the values checked and the query made (frozen). */
+function parseQueryAnew(params: HttpParams, sender_id: number): OrderListQuery {
 	const bucketRaw = given(params.bucket);
 	if (bucketRaw !== undefined && !(BUCKETS as readonly string[]).includes(bucketRaw)) {
 		throw bucketUnrecognised();

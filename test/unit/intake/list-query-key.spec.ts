@@ -4,7 +4,7 @@
  * query must not change after it is parsed, and its key must be exactly `JSON.stringify` of it.
  */
 import assert from "node:assert/strict";
-import { parseOrderListQuery } from "../../../lib/intake/list";
+import { nextCursorOf, parseOrderListQuery } from "../../../lib/intake/list";
 import { queryKey } from "../../../lib/intake/list-store";
 
 describe("GET /v1/orders: the parsed query as a key", () => {
@@ -35,10 +35,40 @@ describe("GET /v1/orders: the parsed query as a key", () => {
 		assert.notEqual(queryKey(a), queryKey(b));
 		// an equal query parsed again has the same key (a listed page is found again by it)
 		const again = parseOrderListQuery(
-			{ limit: "20", bucket: "transit", date_from: "2026-11-01", date_to: "2026-11-30" },
+			{ limit: " 20", bucket: "transit", date_from: "2026-11-01", date_to: "2026-11-30" },
 			7,
 		);
-		assert.notEqual(again, a);
+		assert.notEqual(again, a, "other values (a space), parsed anew");
+		assert.deepEqual(again, a);
 		assert.equal(queryKey(again), queryKey(a));
+	});
+
+	it("a query without a cursor parsed again from the same values is the same frozen query, for any account; a cursor's is parsed anew", () => {
+		const params = { limit: "7", bucket: "delivered", city: "Pune" };
+		const a = parseOrderListQuery(params, 7);
+		assert.equal(parseOrderListQuery({ ...params }, 7), a);
+		assert.equal(
+			parseOrderListQuery({ ...params, sender_id: "9" }, 9),
+			a,
+			"another account, other keys ignored",
+		);
+		assert.notEqual(parseOrderListQuery({ ...params, city: "Agra" }, 7), a);
+		assert.equal(parseOrderListQuery({ ...params, city: "Agra" }, 7).filters.city, "Agra");
+		// a value with a NUL is never kept (it could not be told from the separator)
+		const nul = { ...params, city: "Pu\u0000ne" };
+		assert.throws(() => parseOrderListQuery(nul, 7), /city/);
+		// a bad value throws every time (nothing kept for it)
+		for (let i = 0; i < 2; i++)
+			assert.throws(
+				() => parseOrderListQuery({ limit: "0" }, 7),
+				(e: { type?: string }) => e.type === "validation_failed",
+			);
+		// with a cursor the query is the account's own page bound, made afresh every time
+		const cursor = nextCursorOf(7, a, 100, true) as string;
+		const next = parseOrderListQuery({ ...params, cursor }, 7);
+		assert.equal(next.before_id, 100);
+		assert.notEqual(parseOrderListQuery({ ...params, cursor }, 7), next);
+		assert.deepEqual(parseOrderListQuery({ ...params, cursor }, 7), next);
+		assert.throws(() => parseOrderListQuery({ ...params, cursor }, 9), /cursor/, "not another account's");
 	});
 });
