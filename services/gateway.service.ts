@@ -390,11 +390,7 @@ export default defineService<GatewayVars>()({
 			res: ServerResponse,
 		): Promise<void> {
 			const user = ctx.meta.user;
-			if (user) {
-				// far from the limit the count is made in process and answers nothing to await
-				const counting = this.limiter.account(user.sender_id, res);
-				if (counting) await counting;
-			}
+			if (user) await this.limiter.account(user.sender_id, res);
 			checkAccess(user, req.$action?.access);
 			if (user && wantsIdempotency(req)) await this.idempotency.begin(req, res, user.sender_id);
 			offerHeldAnswer(ctx, req);
@@ -406,8 +402,7 @@ export default defineService<GatewayVars>()({
 		 * throws 429 `rate_limited` over `RATE_LIMIT_LINK_PER_MIN`.
 		 */
 		async limitLink(req: GwRequest, res: ServerResponse): Promise<void> {
-			const counting = this.limiter.link(clientAddress(req, this.trustProxy), res);
-			if (counting) await counting;
+			await this.limiter.link(clientAddress(req, this.trustProxy), res);
 		},
 
 		/**

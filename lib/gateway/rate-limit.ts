@@ -192,11 +192,10 @@ export class LocalFirstCounter {
 	private readonly syncMs: number;
 
 	/**
-	 * Counts one request of `key`: at once (no promise) when it is counted in process, else a promise of the
-	 * exact count (issue 32: a request far from its limit costs no promise and no turn of the event loop).
-	 * @throws RateLimiterRes (the promise rejects with it) when the key is over its limit (as rate-limiter-flexible does)
+	 * Counts one request of `key`.
+	 * @throws RateLimiterRes when the key is over its limit (as rate-limiter-flexible does)
 	 */
-	consume(key: string): Counted | Promise<Counted> {
+	async consume(key: string): Promise<Counted> {
 		const now = Date.now();
 		const e = this.keys.get(key);
 		if (
@@ -210,14 +209,8 @@ export class LocalFirstCounter {
 			this.schedule();
 			return { remaining: this.points - (e.known + e.pending + e.sending), msBeforeNext: e.windowEnd - now };
 		}
-		return this.consumeExact(key, e, now);
-	}
-
-	/**
-	 * {@link consume} near the limit (or for a key unknown here): this request, plus what this process counted and
-	 * has not shared yet (so the shared count is whole before it decides near the limit), in one round trip.
-	 */
-	private async consumeExact(key: string, e: LocalCount | undefined, now: number): Promise<Counted> {
+		// exact: this request, plus what this process counted and has not shared yet (so the shared
+		// count is whole before it decides near the limit)
 		const pending = e && now < e.windowEnd ? e.pending : 0;
 		if (e) e.pending = 0;
 		try {
@@ -373,48 +366,31 @@ export class EdgeLimiter {
 	/**
 	 * Counts one signed-link download of `address`; sets the rate-limit
 	 * headers on `res` (policy `address`), over the limit too.
-	 * Answers nothing when the download was counted in process, else a promise to await.
-	 * @throws RateLimitedError (429; the promise rejects with it) over `RATE_LIMIT_LINK_PER_MIN`
+	 * @throws RateLimitedError (429) over `RATE_LIMIT_LINK_PER_MIN`
 	 */
-	link(address: string, res?: HeaderSink): undefined | Promise<void> {
-		return this.linkLimiter && this.consume(this.linkLimiter, address, this.linkPolicy, res);
+	async link(address: string, res?: HeaderSink): Promise<void> {
+		if (this.linkLimiter) await this.consume(this.linkLimiter, address, this.linkPolicy, res);
 	}
 
 	/**
 	 * Counts one bearer `/v1` request of account `sender_id`; sets the
 	 * rate-limit headers on `res` (policy `account`), over the limit too.
-	 * Answers nothing when the request was counted in process (the usual case far from the limit: no promise),
-	 * else a promise to await.
-	 * @throws RateLimitedError (429; the promise rejects with it) over `RATE_LIMIT_ACCOUNT_PER_MIN`
+	 * @throws RateLimitedError (429) over `RATE_LIMIT_ACCOUNT_PER_MIN`
 	 */
-	account(sender_id: number, res?: HeaderSink): undefined | Promise<void> {
-		return (
-			this.accountLimiter && this.consume(this.accountLimiter, String(sender_id), this.accountPolicy, res)
-		);
+	async account(sender_id: number, res?: HeaderSink): Promise<void> {
+		if (this.accountLimiter)
+			await this.consume(this.accountLimiter, String(sender_id), this.accountPolicy, res);
 	}
 
-	/** Counts one request of `key` against `l`: the headers set at once when counted in process, else a promise. */
-	private consume(
+	private async consume(
 		l: LocalFirstCounter,
 		key: string,
-		limit: LimitPolicy,
-		sink: HeaderSink | undefined,
-	): undefined | Promise<void> {
-		const counted = l.consume(key);
-		if (counted instanceof Promise) return this.consumeExact(counted, limit, sink);
-		if (sink) setRateHeaders(sink, limit, counted.remaining, resetSecondsOf(counted.msBeforeNext));
-		return undefined;
-	}
-
-	/** {@link consume} of a request counted exactly: its headers, or 429 over the limit. */
-	private async consumeExact(
-		counting: Promise<Counted>,
 		limit: LimitPolicy,
 		sink: HeaderSink | undefined,
 	): Promise<void> {
 		let r: Counted;
 		try {
-			r = await counting;
+			r = await l.consume(key);
 		} catch (res) {
 			if (res instanceof RateLimiterRes) {
 				const retryAfter = retryAfterOf(res.msBeforeNext);
