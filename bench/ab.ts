@@ -8,6 +8,8 @@
  * Usage: npx tsx bench/ab.ts <route>   (npm run bench:ab -- <route>) where <route> is one of
  *   pincode | edd | serviceable | status | detail | list | create
  * env: BENCH_A_ENV and BENCH_B_ENV (JSON, the environment each system adds, e.g. '{"GATEWAY_ACCESS_LOG":"0"}'),
+ * BENCH_B_ROOT (B runs the build of another checkout, e.g. `git worktree add /tmp/b <commit>` with `npm run build`
+ * there: two commits side by side),
  * BENCH_ROUNDS (rounds of one A and one B slice, default 6), BENCH_SLICE (seconds per slice, default 3),
  * BENCH_CONNECTIONS (default 50), BENCH_START=BA (start B's system first). The load comes from wrk when installed,
  * else autocannon (as bench/run.ts). The order the two systems are started in was seen to favour the one started
@@ -96,16 +98,21 @@ async function main(): Promise<void> {
 		...(await productionDefaults()),
 		...envFromJson(`BENCH_${side}_ENV`),
 	});
+	// BENCH_B_ROOT: B runs another checkout's build (e.g. a git worktree of an earlier commit, built there)
+	const rootOf = (side: "A" | "B") => ({
+		root: side === "B" ? process.env.BENCH_B_ROOT || undefined : undefined,
+	});
 	const bFirst = process.env.BENCH_START === "BA";
-	const first = await startSystem(await production(bFirst ? "B" : "A"));
+	const [firstSide, secondSide] = bFirst ? (["B", "A"] as const) : (["A", "B"] as const);
+	const first = await startSystem(await production(firstSide), rootOf(firstSide));
 	let second: BenchSystem | undefined;
 	try {
-		second = await startSystem(await production(bFirst ? "A" : "B"));
+		second = await startSystem(await production(secondSide), rootOf(secondSide));
 		const [a, b] = bFirst ? [second, first] : [first, second];
 		const lists = { A: await requestsOf(route, a), B: await requestsOf(route, b) };
 		const systems = { A: a, B: b };
 		console.log(
-			`${route}: ${rounds} rounds of ${slice} s per side, ${connections} connections, load ${loadgen}; A ${process.env.BENCH_A_ENV || "{}"}, B ${process.env.BENCH_B_ENV || "{}"}; ${bFirst ? "B" : "A"} started first`,
+			`${route}: ${rounds} rounds of ${slice} s per side, ${connections} connections, load ${loadgen}; A ${process.env.BENCH_A_ENV || "{}"}, B ${process.env.BENCH_B_ENV || "{}"}${process.env.BENCH_B_ROOT ? ` running ${process.env.BENCH_B_ROOT}` : ""}; ${bFirst ? "B" : "A"} started first`,
 		);
 		for (const side of ["A", "B"] as const) await load(systems[side], lists[side], 2); // warm-up
 		const got: Record<"A" | "B", Slice[]> = { A: [], B: [] };

@@ -6,7 +6,7 @@
  * a merchant with a warehouse; percentiles.
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import IORedis from "ioredis";
@@ -226,11 +226,17 @@ export async function benchEnvironment(
  * waits for `/ready` and creates the merchant's warehouse. On failure
  * everything is removed. Each process runs as `npm start` runs it: the build (`dist/`, made once per
  * benchmark) with start:prod's command line (docs/decisions/0136-npm-start-compiled.md); `BENCH_TSX=1` runs the
- * TypeScript under tsx instead, as `npm run dev` does.
+ * TypeScript under tsx instead, as `npm run dev` does. `opts.root`: another checkout whose built dist/ runs instead
+ * (bench/ab.ts `BENCH_B_ROOT`: two commits side by side; its own migrations make its database).
  */
-export async function startSystem(env: Record<string, string | undefined> = {}): Promise<BenchSystem> {
+export async function startSystem(
+	env: Record<string, string | undefined> = {},
+	opts: { root?: string } = {},
+): Promise<BenchSystem> {
 	const compiled = process.env.BENCH_TSX !== "1";
-	if (compiled) await buildOnce();
+	if (compiled && opts.root === undefined) await buildOnce();
+	if (opts.root !== undefined && !existsSync(join(opts.root, "dist/bin/start.js")))
+		throw new Error(`${opts.root}/dist/bin/start.js is missing: run npm run build there first`);
 	const { run, base, databaseUrl, idp, common, cleanup } = await benchEnvironment(env);
 	// BENCH_COURIER=process: the sandbox courier (simulator) runs in its own process, as an
 	// external courier would, so the system's figures do not include the courier's own work.
@@ -242,7 +248,7 @@ export async function startSystem(env: Record<string, string | undefined> = {}):
 	const logFile = () => {
 		const f = join(tmpdir(), `msa-bench-${run}-${logs.length}.log`);
 		logs.push(f);
-		return { stdoutFile: f, compiled };
+		return { stdoutFile: f, compiled, root: opts.root };
 	};
 	const procs: StartedProcess[] = split
 		? [

@@ -47,10 +47,12 @@ function prodArgs(): string[] {
  * `opts.stdoutFile`: stdout goes to that file (opened for appending) instead of
  * a pipe read by this process: a benchmark's logs then cost the load generator
  * nothing, as a container runtime's log collector would (`output()` has stderr only).
+ * `opts.root`: the checkout whose code runs (default this one; with `compiled`, its dist/ must be built: a
+ * benchmark comparing two commits, bench/ab.ts `BENCH_B_ROOT`).
  */
 export function startProcess(
 	env: Record<string, string | undefined>,
-	opts: { compiled?: boolean; args?: string[]; stdoutFile?: string } = {},
+	opts: { compiled?: boolean; args?: string[]; stdoutFile?: string; root?: string } = {},
 ): StartedProcess {
 	const clean: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root" };
 	for (const [k, v] of Object.entries(env)) if (v !== undefined) clean[k] = v;
@@ -59,7 +61,7 @@ export function startProcess(
 	const args = opts.compiled ? (opts.args?.slice(1) ?? prodArgs()) : ["--require", "tsx/cjs", "bin/start.ts"];
 	const outFd = opts.stdoutFile ? openSync(opts.stdoutFile, "a") : undefined;
 	const child = spawn(process.execPath, args, {
-		cwd: root,
+		cwd: opts.root ?? root,
 		env: clean,
 		stdio: ["ignore", outFd ?? "pipe", "pipe"],
 	});
