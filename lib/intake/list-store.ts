@@ -400,12 +400,12 @@ export function orderVersionReader(
 	return pageReader((requests) => readPageVersions(db, requests), "");
 }
 
-/** The JSON of each parsed list query (./list.ts `parseOrderListQuery` freezes it), written once however many keys need it. */
+/** The JSON of each parsed list query (./list.ts `parseOrderListQuery` freezes it), written once per query object. */
 const queryJson = new WeakMap<OrderListQuery, string>();
 
 /**
- * `JSON.stringify(q)`, written once per query object: a list request's query is part of the listed page's key
- * (./list.ts) and of its coalesced read's key here, and a query is frozen when parsed, so its JSON never changes.
+ * `JSON.stringify(q)`, written once per query object (a query is frozen when parsed, so its JSON never changes):
+ * what two queries are compared by ({@link queryId}).
  */
 export function queryKey(q: OrderListQuery): string {
 	let json = queryJson.get(q);
@@ -416,9 +416,39 @@ export function queryKey(q: OrderListQuery): string {
 	return json;
 }
 
+/** The short id of each parsed list query object ({@link queryId}). */
+const queryIds = new WeakMap<OrderListQuery, string>();
+/** The ids given, by query JSON ({@link queryKey}); forgotten past {@link QUERY_IDS_KEPT}. */
+const idsByJson = new Map<string, string>();
+/** Most query JSONs whose ids are remembered (distinct queries: a cursor's is one per page) before starting over. */
+const QUERY_IDS_KEPT = 10_000;
+/** The next id to give (never given twice in a process, so two different queries never share one). */
+let nextQueryId = 0;
+
+/**
+ * A short id of query `q`, the same for equal queries (equal {@link queryKey}) as long as the ids are remembered
+ * ({@link QUERY_IDS_KEPT}): part of the listed page's key (./list.ts) and of the coalesced read's key here, which
+ * are then hashed in a few characters instead of the query's JSON. An id is never given to two different queries;
+ * an equal query after the ids were forgotten gets a new one (its listed page is then read whole once).
+ */
+export function queryId(q: OrderListQuery): string {
+	let id = queryIds.get(q);
+	if (id === undefined) {
+		const json = queryKey(q);
+		id = idsByJson.get(json);
+		if (id === undefined) {
+			if (idsByJson.size >= QUERY_IDS_KEPT) idsByJson.clear();
+			id = (nextQueryId++).toString(36);
+			idsByJson.set(json, id);
+		}
+		queryIds.set(q, id);
+	}
+	return id;
+}
+
 /**
  * A coalescing page reader (per shape) answering what `read` makes of each request (`none` when it made nothing).
- * A request's coalescing key is its account and its query's JSON ({@link queryKey}); the run takes the requests
+ * A request's coalescing key is its account and its query's id ({@link queryId}); the run takes the requests
  * themselves from `asked`, where the first call of a key left it, so nothing is parsed back from the keys.
  */
 function pageReader<T>(
@@ -444,7 +474,7 @@ function pageReader<T>(
 			}, MAX_BATCH);
 			byShape.set(shape, run);
 		}
-		const key = `${sender_id}:${queryKey(q)}`;
+		const key = `${sender_id}:${queryId(q)}`;
 		if (!asked.has(key)) asked.set(key, { sender_id, q });
 		return (await run([key])).get(key) ?? none;
 	};

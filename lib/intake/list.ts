@@ -41,7 +41,7 @@ import {
 	orderStatusIdOf,
 	statusNameOf,
 } from "../shared/shipment-status";
-import { type PageVersions, pageVersionsOf, queryKey, rowVersions, versionCount } from "./list-store";
+import { type PageVersions, pageVersionsOf, queryId, rowVersions, versionCount } from "./list-store";
 
 /** Tracking page when `TRACKING_URL_TEMPLATE` is unset (example.com is reserved: nothing leaks to a real site). */
 export const DEFAULT_TRACKING_URL_TEMPLATE = setting("TRACKING_URL_TEMPLATE", {});
@@ -170,7 +170,7 @@ export function filtersHash(f: OrderListFilters): string {
  *   (one `key: reason` per bad key);
  *   400 `cursor: unrecognised shape` (not an orders cursor of this account
  *   and these filters, modified, garbage)
- * The query answered is frozen (its JSON is written once as a key: ./list-store.ts `queryKey`). A query without a
+ * The query answered is frozen (its JSON is written once: ./list-store.ts `queryKey`, `queryId`). A query without a
  * cursor is the same for every account, so one already parsed from the same values is answered again
  * ({@link PARSED_KEPT} kept; the same frozen object, its key already written).
  */
@@ -318,7 +318,7 @@ function parseQueryAnew(params: HttpParams, sender_id: number): OrderListQuery {
 			p.s === sender_id && p.f === f && typeof p.id === "number" && Number.isSafeInteger(p.id) && p.id > 0;
 		query.before_id = decodeCursor(KIND, cursor, ours).id;
 	}
-	// frozen: its JSON is written once and used as a key (./list-store.ts queryKey)
+	// frozen: its JSON and id are made once and used in keys (./list-store.ts queryKey, queryId)
 	Object.freeze(filters);
 	return Object.freeze(query);
 }
@@ -540,10 +540,19 @@ const listedPages = new LRUCache<string, ListedPage>({
 });
 
 /** The key of a listed page: the account and its parsed query (filters, cursor bound, limit). */
-const pageKey = (sender_id: number, q: OrderListQuery): string => `${sender_id}:${queryKey(q)}`;
+const pageKey = (sender_id: number, q: OrderListQuery): string => `${sender_id}:${queryId(q)}`;
 
 /** What list rows' answers depend on besides the row: the tracking URL template and the label links' inputs. */
-const rowsEnv = (template: string): string => `${template}\n${labelLinkInputs()}`;
+const rowsEnv = (template: string): string => {
+	const inputs = labelLinkInputs();
+	// the same text while both are unchanged: a page read again compares it with its own first
+	if (envText?.template !== template || envText.inputs !== inputs)
+		envText = { template, inputs, text: `${template}\n${inputs}` };
+	return envText.text;
+};
+
+/** The last {@link rowsEnv} made, with what it was made of. */
+let envText: { template: string; inputs: string; text: string } | undefined;
 
 /**
  * The page (account, filters, cursor, limit) this process listed lately, if any: reading it again reads the rows'
@@ -558,7 +567,8 @@ export function listedPage(sender_id: number, q: OrderListQuery): ListedPage | u
  * `orderVersionReader`: up to `limit + 1` rows as one {@link PageVersions}): the same answer when the same rows come
  * back unchanged (the same string) in the same environment under the same cursor key; else, when every row is kept
  * under its version, the answer {@link listPage} would make from the whole rows, made from the kept ones; null when
- * any row is not kept so (new, changed, let go, or the environment changed): the caller reads the page whole.
+ * any row is not kept so (new, changed, let go, or the environment changed) or the rows did not come newest first
+ * (./list-store.ts `rowVersions`): the caller reads the page whole.
  */
 export function keptListPage(
 	was: ListedPage,

@@ -125,8 +125,16 @@ function linkKeys(purpose: LinkPurpose = "label"): LinkKeys {
  * compare; never written out). Answers kept with their links (lib/intake/list.ts) are made again when it changes.
  */
 export function labelLinkInputs(): string {
-	return `${publicBase()}\n${setting("LABEL_LINK_SECRET") ?? ""}`;
+	const base = publicBase();
+	const secret = setting("LABEL_LINK_SECRET") ?? "";
+	// the same text while both are unchanged (read once per list page: its kept rows are compared by it)
+	if (inputsText?.base !== base || inputsText.secret !== secret)
+		inputsText = { base, secret, text: `${base}\n${secret}` };
+	return inputsText.text;
 }
+
+/** The last {@link labelLinkInputs} made, with what it was made of. */
+let inputsText: { base: string; secret: string; text: string } | undefined;
 
 /** True when a link secret is configured (for start-up checks). */
 export function labelLinkConfigured(): boolean {

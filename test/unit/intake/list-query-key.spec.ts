@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { nextCursorOf, parseOrderListQuery } from "../../../lib/intake/list";
-import { queryKey } from "../../../lib/intake/list-store";
+import { queryId, queryKey } from "../../../lib/intake/list-store";
 
 describe("GET /v1/orders: the parsed query as a key", () => {
 	it("is frozen, filters included: a change after parsing throws", () => {
@@ -70,5 +70,22 @@ describe("GET /v1/orders: the parsed query as a key", () => {
 		assert.notEqual(parseOrderListQuery({ ...params, cursor }, 7), next);
 		assert.deepEqual(parseOrderListQuery({ ...params, cursor }, 7), next);
 		assert.throws(() => parseOrderListQuery({ ...params, cursor }, 9), /cursor/, "not another account's");
+	});
+
+	it("its id (the keys' part) is short, the same for equal queries parsed apart, another for another query", () => {
+		const params = { limit: "9", bucket: "rto" };
+		const first = parseOrderListQuery(params, 7);
+		const cursor = nextCursorOf(7, first, 500, true) as string;
+		const a = parseOrderListQuery({ ...params, cursor }, 7);
+		const b = parseOrderListQuery({ ...params, cursor }, 7);
+		assert.notEqual(a, b, "a cursor's query is parsed anew");
+		assert.equal(queryId(a), queryId(b), "equal queries, one id");
+		assert.ok(queryId(a).length <= 8, queryId(a));
+		assert.notEqual(queryId(a), queryId(first));
+		assert.notEqual(
+			queryId(parseOrderListQuery({ ...params, cursor: nextCursorOf(7, first, 499, true) as string }, 7)),
+			queryId(a),
+		);
+		assert.equal(queryId(first), queryId(parseOrderListQuery({ limit: "9", bucket: "rto" }, 7)));
 	});
 });
