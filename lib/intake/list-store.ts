@@ -49,7 +49,7 @@ const VERSION_COLUMNS = "order_id, xmin::text AS row_version";
  * row whatever the page's length (an aggregate without GROUP BY), `versions` null for no rows. The rows are joined
  * in the order the page query gives them (its `ORDER BY … order_id DESC`), with no sort of the aggregate's own: the
  * aggregate reads nothing but that sorted subquery, the case PostgreSQL's manual says keeps the subquery's order
- * ("Aggregate Expressions"); a sort there cost about a fifth of a version read (issue 32). {@link rowVersions}
+ * ("Aggregate Expressions"), so PostgreSQL does not sort again rows the page query sorted (issue 32). {@link rowVersions}
  * checks the order wherever the string is split, so a page is never assembled from rows out of order.
  */
 const versionsOf = (inner: string): string =>
@@ -400,20 +400,12 @@ export function orderVersionReader(
 	return pageReader((requests) => readPageVersions(db, requests), "");
 }
 
-/** The JSON of each parsed list query (./list.ts `parseOrderListQuery` freezes it), written once per query object. */
-const queryJson = new WeakMap<OrderListQuery, string>();
-
 /**
- * `JSON.stringify(q)`, written once per query object (a query is frozen when parsed, so its JSON never changes):
- * what two queries are compared by ({@link queryId}).
+ * `JSON.stringify(q)`: what two parsed queries are compared by ({@link queryId}, which writes it once per query
+ * object; a query is frozen when parsed, so its JSON never changes).
  */
 export function queryKey(q: OrderListQuery): string {
-	let json = queryJson.get(q);
-	if (json === undefined) {
-		json = JSON.stringify(q);
-		queryJson.set(q, json);
-	}
-	return json;
+	return JSON.stringify(q);
 }
 
 /** The short id of each parsed list query object ({@link queryId}). */

@@ -170,7 +170,7 @@ export function filtersHash(f: OrderListFilters): string {
  *   (one `key: reason` per bad key);
  *   400 `cursor: unrecognised shape` (not an orders cursor of this account
  *   and these filters, modified, garbage)
- * The query answered is frozen (its JSON is written once: ./list-store.ts `queryKey`, `queryId`). A query without a
+ * The query answered is frozen (its id in keys is made once: ./list-store.ts `queryId`). A query without a
  * cursor is the same for every account, so one already parsed from the same values is answered again
  * ({@link PARSED_KEPT} kept; the same frozen object, its key already written).
  */
@@ -318,7 +318,7 @@ function parseQueryAnew(params: HttpParams, sender_id: number): OrderListQuery {
 			p.s === sender_id && p.f === f && typeof p.id === "number" && Number.isSafeInteger(p.id) && p.id > 0;
 		query.before_id = decodeCursor(KIND, cursor, ours).id;
 	}
-	// frozen: its JSON and id are made once and used in keys (./list-store.ts queryKey, queryId)
+	// frozen: its id is made once and used in keys (./list-store.ts queryId)
 	Object.freeze(filters);
 	return Object.freeze(query);
 }

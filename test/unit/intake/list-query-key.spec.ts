@@ -1,7 +1,8 @@
 /**
- * A parsed `GET /v1/orders` query is frozen and its JSON written once (lib/intake/list.ts `parseOrderListQuery`,
- * lib/intake/list-store.ts `queryKey`): the listed page's key and the coalesced read's key both come from it, so a
- * query must not change after it is parsed, and its key must be exactly `JSON.stringify` of it.
+ * A parsed `GET /v1/orders` query is frozen (lib/intake/list.ts `parseOrderListQuery`) and compared by its JSON
+ * (lib/intake/list-store.ts `queryKey`, exactly `JSON.stringify` of it), from which its short id is made once per
+ * query object (`queryId`): the listed page's key and the coalesced read's key hold that id, so a query must not
+ * change after it is parsed.
  */
 import assert from "node:assert/strict";
 import { nextCursorOf, parseOrderListQuery } from "../../../lib/intake/list";
@@ -54,7 +55,7 @@ describe("GET /v1/orders: the parsed query as a key", () => {
 		);
 		assert.notEqual(parseOrderListQuery({ ...params, city: "Agra" }, 7), a);
 		assert.equal(parseOrderListQuery({ ...params, city: "Agra" }, 7).filters.city, "Agra");
-		// a value with a NUL is never kept (it could not be told from the separator)
+		// a value holding the memo's separator (NUL) is not a key of its own: it is refused, as any control character
 		const nul = { ...params, city: "Pu\u0000ne" };
 		assert.throws(() => parseOrderListQuery(nul, 7), /city/);
 		// a bad value throws every time (nothing kept for it)
