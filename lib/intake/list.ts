@@ -32,6 +32,7 @@ import { type CursorPosition, currentCursorKey, decodeCursor, encodeCursor } fro
 import { type ApiError, fail, failWith } from "../platform/errors";
 import { answerJson, deepFreeze, keepAnswerJson, shareAnswer } from "../platform/shared-answers";
 import { parsePositiveInt } from "../shared/fields";
+import { KeptParses } from "../shared/kept-parses";
 import { bookedLabelUrl, bookedTrackingPageUrl, labelLinkInputs } from "../shared/label-link";
 import { toRupees } from "../shared/money";
 import {
@@ -175,52 +176,30 @@ export function filtersHash(f: OrderListFilters): string {
  * ({@link PARSED_KEPT} kept; the same frozen object, its key already written).
  */
 export function parseOrderListQuery(params: HttpParams, sender_id: number): OrderListQuery {
-	const memo = memoKeyOf(params);
-	if (memo === undefined) return parseQueryAnew(params, sender_id);
-	let q = parsedQueries.get(memo);
-	if (q === undefined) {
-		q = parseQueryAnew(params, sender_id);
-		if (parsedQueries.size >= PARSED_KEPT) parsedQueries.clear();
-		parsedQueries.set(memo, q);
-	}
-	return q;
+	// a cursor's query is parsed every time: its page bound is the account's own
+	if (params.cursor !== undefined && params.cursor !== null && params.cursor !== "")
+		return parseQueryAnew(params, sender_id);
+	return parsedQueries.get(params, (p) => parseQueryAnew(p, sender_id));
 }
-
-/** The keys {@link parseOrderListQuery} reads besides `cursor`. */
-const QUERY_KEYS = [
-	"bucket",
-	"limit",
-	"awb_number",
-	"order_no",
-	"shipment_type",
-	"date_from",
-	"date_to",
-	"city",
-	"cod_status",
-] as const;
 
 /** Most queries without a cursor kept parsed (distinct sets of values) before the store starts over. */
 const PARSED_KEPT = 1_000;
 
-/** Parsed queries without a cursor, by {@link memoKeyOf} their values. */
-const parsedQueries = new Map<string, OrderListQuery>();
-
-/**
- * The key of `params` among parsed queries: the values of {@link QUERY_KEYS} as given, NUL-separated; undefined
- * (parsed afresh, not kept) for a query with a cursor (its page bound is the account's own) or with a value that
- * is not a string or holds a NUL.
- */
-function memoKeyOf(params: HttpParams): string | undefined {
-	if (params.cursor !== undefined && params.cursor !== null && params.cursor !== "") return undefined;
-	let key = "";
-	for (const k of QUERY_KEYS) {
-		const v = params[k];
-		if (v === undefined) key += "\0";
-		else if (typeof v !== "string" || v.includes("\0")) return undefined;
-		else key += `${v}\0`;
-	}
-	return key;
-}
+/** Parsed queries without a cursor, by the values of the keys {@link parseOrderListQuery} reads besides `cursor`. */
+const parsedQueries = new KeptParses<OrderListQuery>(
+	[
+		"bucket",
+		"limit",
+		"awb_number",
+		"order_no",
+		"shipment_type",
+		"date_from",
+		"date_to",
+		"city",
+		"cod_status",
+	],
+	PARSED_KEPT,
+);
 
 /** {@link parseOrderListQuery} itself: the values checked and the query made (frozen). */
 function parseQueryAnew(params: HttpParams, sender_id: number): OrderListQuery {

@@ -105,7 +105,7 @@ export async function pincodeFacts(
  * outcome recorded into the snapshot ({@link recordOutcome}) forgets every kept answer.
  */
 export async function runQuote(d: RatesDeps, ctx: Caller, q: LaneQuery): Promise<QuoteResult> {
-	const key = JSON.stringify(q);
+	const key = laneKeyOf(q);
 	return keptQuote(d, q, key) ?? quoteAnew(d, ctx, q, key);
 }
 
@@ -147,13 +147,29 @@ async function quoteAnew(d: RatesDeps, ctx: Caller, q: LaneQuery, key: string): 
  * `undefined`, and {@link runQuote} goes the whole way (loads what is missing, checks again, prices). `key` is the
  * query's key, `JSON.stringify(q)`, when the caller already made it.
  */
-export function keptQuote(d: RatesDeps, q: LaneQuery, key = JSON.stringify(q)): QuoteResult | undefined {
+export function keptQuote(d: RatesDeps, q: LaneQuery, key = laneKeyOf(q)): QuoteResult | undefined {
 	const snap = d.catalog;
 	if (!snap) return undefined;
 	const from = d.pincodeCache.get(q.from_pin);
 	const to = d.pincodeCache.get(q.to_pin);
 	return from && to ? keptAnswer(key, snap, from, to, Date.now()) : undefined;
 }
+
+/**
+ * The key of `q` among kept answers, `JSON.stringify(q)`: made once for a frozen query (a parsed serviceable query is
+ * given again for the same values: lib/rates/params.ts) and kept while it lives, made each time for any other.
+ */
+function laneKeyOf(q: LaneQuery): string {
+	let key = laneKeys.get(q);
+	if (key === undefined) {
+		key = JSON.stringify(q);
+		if (Object.isFrozen(q)) laneKeys.set(q, key);
+	}
+	return key;
+}
+
+/** The keys of frozen lane queries ({@link laneKeyOf}). */
+const laneKeys = new WeakMap<LaneQuery, string>();
 
 /** The kept answer under `key` when it was made from `snap`, `from` and `to` and holds at `now` (epoch ms). */
 function keptAnswer(
@@ -210,7 +226,7 @@ export function serviceableQuote(
 	ctx: Caller,
 	q: LaneQuery,
 ): QuoteResult | Promise<QuoteResult> {
-	const key = JSON.stringify(q);
+	const key = laneKeyOf(q);
 	const kept = keptQuote(d, q, key);
 	if (kept) return servedLane(kept, q);
 	return quoteAnew(d, ctx, q, key).then((res) => servedLane(res, q));

@@ -12,6 +12,7 @@ import { DIRECTION, LANE_RULES, RATES_ROUTES, REQUIRED_MESSAGE, RUPEES } from ".
 import { fail } from "../platform/errors";
 import { assertValid, compile } from "../platform/validate";
 import { scalarOrMarker } from "../shared/fields";
+import { KeptParses } from "../shared/kept-parses";
 import type { LaneQuery } from "./quote";
 
 /** The query validator of `GET /v1/shipping/serviceable`: its route definition's schema. */
@@ -98,28 +99,47 @@ function presentValues(raw: unknown, keys: readonly string[]): Record<string, un
  * - `order_type` 1 (number or "1") means COD, anything else prepaid (§4.2);
  *   `collectable_amount` is the COD amount; `operation` the direction (default forward);
  * - blank optional values count as absent; unknown keys (e.g. `sender_id`) are ignored.
+ *
+ * The lane query answered is frozen; one parsed from the same values is answered again (issue 32: a lane is asked
+ * many times; lib/shared/kept-parses.ts, {@link SERVICEABLE_KEPT} sets of values kept).
  */
 export function parseServiceableQuery(raw: HttpParams): LaneQuery {
-	const v = presentValues(raw, [
-		"from_pin",
-		"to_pin",
-		"physical_weight",
-		"volumetric_weight",
-		"collectable_amount",
-		"order_type",
-		"operation",
-	]);
+	return parsedLanes.get(raw, parseServiceableAnew);
+}
+
+/** The keys of the query of `GET /v1/shipping/serviceable` (spec §4.2). */
+const SERVICEABLE_KEYS = [
+	"from_pin",
+	"to_pin",
+	"physical_weight",
+	"volumetric_weight",
+	"collectable_amount",
+	"order_type",
+	"operation",
+] as const;
+
+/** Most distinct serviceable queries kept parsed before the store starts over. */
+const SERVICEABLE_KEPT = 10_000;
+
+/** Parsed serviceable queries by their values ({@link parseServiceableQuery}). */
+const parsedLanes = new KeptParses<LaneQuery>(SERVICEABLE_KEYS, SERVICEABLE_KEPT);
+
+/** {@link parseServiceableQuery} itself: the values checked, the lane query made and frozen. */
+function parseServiceableAnew(raw: HttpParams): LaneQuery {
+	const v = presentValues(raw, SERVICEABLE_KEYS);
 	assertValid(checkServiceable, v);
 	const q = v as ServiceableQuery;
-	return laneQuery({
-		from_pin: q.from_pin,
-		to_pin: q.to_pin,
-		physical_weight: q.physical_weight,
-		volumetric_weight: q.volumetric_weight,
-		payment_mode: paymentModeOf(q.order_type),
-		cod_amount: q.collectable_amount,
-		direction: q.operation,
-	});
+	return Object.freeze(
+		laneQuery({
+			from_pin: q.from_pin,
+			to_pin: q.to_pin,
+			physical_weight: q.physical_weight,
+			volumetric_weight: q.volumetric_weight,
+			payment_mode: paymentModeOf(q.order_type),
+			cod_amount: q.collectable_amount,
+			direction: q.operation,
+		}),
+	);
 }
 
 /**

@@ -95,6 +95,29 @@ describe("rates: kept quote answers", () => {
 		assert.deepEqual(refetched, after);
 	});
 
+	it("a serviceable query is parsed once per set of values: the same frozen lane query, refused every time when bad", () => {
+		const q = parseServiceableQuery(lane);
+		assert.ok(Object.isFrozen(q));
+		assert.equal(parseServiceableQuery({ ...lane, sender_id: 900_001 }), q, "other keys do not count");
+		assert.deepEqual(parseServiceableQuery({ ...lane, physical_weight: "0.9" }), {
+			...q,
+			physical_weight: 0.9,
+		});
+		assert.notEqual(parseServiceableQuery({ ...lane, order_type: "1" }), q);
+		const repeated = { ...lane, to_pin: ["560001", "560002"] } as never;
+		for (let i = 0; i < 2; i++)
+			assert.throws(
+				() => parseServiceableQuery(repeated),
+				(e: { code?: number }) => e.code === 400,
+			);
+		const bad = { ...lane, physical_weight: "0x10" };
+		for (let i = 0; i < 2; i++)
+			assert.throws(
+				() => parseServiceableQuery(bad),
+				(e: { code?: number }) => e.code === 400,
+			);
+	});
+
 	it("an unpriced lane answers 422 lane_not_priced each time, its kept answer included", async () => {
 		const unknown = { from_pin: "110001", to_pin: "999999", physical_weight: "1" };
 		for (let i = 0; i < 2; i++) {
