@@ -36,6 +36,20 @@ describe("rates: TtlLru (pincode facts cache)", () => {
 		assert.equal(c.size, 2);
 	});
 
+	it("an entry read at least once in every max / 2 placements is never evicted; one read less often goes", () => {
+		const { c } = cache(10, 60_000);
+		c.set("hot", "H");
+		c.set("warm", "W");
+		for (let i = 0; i < 1_000; i++) {
+			c.set(`k${i}`, "x");
+			if (i % 5 === 4) assert.equal(c.get("hot"), "H", `hot still kept after ${i + 1} other keys`);
+			if (i % 20 === 19) c.get("warm");
+			assert.ok(c.size <= 10);
+		}
+		assert.equal(c.get("hot"), "H");
+		assert.equal(c.get("warm"), undefined, "read once in 20 placements of a cache of 10: evicted");
+	});
+
 	it("setting a key again replaces its value and makes it the most recent; clear drops everything", () => {
 		const { c } = cache(2, 60_000);
 		c.set("a", "A");
