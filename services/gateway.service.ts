@@ -173,6 +173,7 @@ import { gatewayRoutes } from "../lib/gateway/route-options";
 import { API_ALIASES, actionsByService, DEV_IDP_ALIASES, UPLOAD_ALIASES } from "../lib/gateway/routes";
 import { bearerToken, type CachedVerifier, cachedVerifier } from "../lib/gateway/tokens";
 import type { GwRequest, RouteOptions } from "../lib/gateway/web-types";
+import { writePerTurn } from "../lib/gateway/write-per-turn";
 import { answerTextOf } from "../lib/platform/answer-text";
 import { type AuthUser, checkAccess, createVerifier, invalidToken } from "../lib/platform/auth";
 import { loadConfig, setting } from "../lib/platform/config";
@@ -729,6 +730,9 @@ export default defineService<GatewayVars>()({
 			UPLOAD_ALIASES,
 			...(devIdp ? [DEV_IDP_ALIASES] : []),
 		);
+
+		// the answers of a turn written together at its end (record 0150)
+		if (setting("GATEWAY_WRITE_PER_TURN") !== false && this.server) writePerTurn(this.server);
 
 		// probes first, then docs, dev IdP, webhooks, links, upload, api (lib/gateway/route-options.ts)
 		for (const route of gatewayRoutes({ nodeID: this.broker.nodeID, devIdp, trustProxy: this.trustProxy }))

@@ -506,6 +506,11 @@ export const SETTINGS = {
 		readBy: ["gateway"],
 	}),
 
+	GATEWAY_WRITE_PER_TURN: switch01({
+		doc: "1: the gateway writes the answers of one event-loop turn together at its end (record 0150); 0: each at once (default 1)",
+		readBy: ["gateway"],
+	}),
+
 	// --- sandbox and simulator ----------------------------------------------------------------------
 	SANDBOX: switch01({
 		doc: "1: sandbox couriers, rate cards and the simulator; 0: never (default: on in the zero-setup start)",
