@@ -507,7 +507,7 @@ export const SETTINGS = {
 	}),
 
 	GATEWAY_WRITE_PER_TURN: switch01({
-		doc: "1: the gateway writes the answers of one event-loop turn together at its end (record 0150); 0: each at once (default 1)",
+		doc: "1: the gateway writes the answers made in the event-loop turn their request was read in together at its end (record 0150); 0: each at once (default 1)",
 		readBy: ["gateway"],
 	}),
 

@@ -1,6 +1,7 @@
 /**
  * The gateway's answers written at the end of the turn (lib/gateway/write-per-turn.ts, record 0150): over real
- * sockets, an answer's bytes wait for the turn's check phase and then leave in order; bodies of every shape (text,
+ * sockets, the bytes of an answer made in the turn its request was read in wait for the turn's check phase and then
+ * leave in order, an answer made in a later turn leaves at once; bodies of every shape (text,
  * bytes through `writev`, a long stream, a `Connection: close` answer) arrive whole and in order on keep-alive
  * connections; a socket closed while its write waits fails that write without harming the server; the gateway
  * installs it by default and not with `GATEWAY_WRITE_PER_TURN=0`.
@@ -83,6 +84,35 @@ describe("gateway: answers written at the end of the turn (record 0150)", () => 
 		} finally {
 			agent2.destroy();
 			await plain.close();
+		}
+	});
+
+	it("writes at once an answer made in a later turn than its request, even while another turn's answers wait", async () => {
+		let held: ServerResponse | undefined;
+		const seen: Record<string, number> = {};
+		const s = await serve((req, res) => {
+			if (req.url === "/late") {
+				held = res; // answered later, by the next request
+				return;
+			}
+			held?.end("late");
+			seen.late = writesQueued(); // its request was read in an earlier turn: written at once
+			res.end("now");
+			seen.now = writesQueued(); // this turn's own answer waits
+		});
+		const one = new (await import("node:http")).Agent({ keepAlive: true });
+		const two = new (await import("node:http")).Agent({ keepAlive: true });
+		try {
+			const late = get(s.port, "/late", one);
+			await new Promise((ok) => setTimeout(ok, 30));
+			const [a, b] = await Promise.all([late, get(s.port, "/now", two)]);
+			assert.equal(a.body.toString(), "late");
+			assert.equal(b.body.toString(), "now");
+			assert.deepEqual(seen, { late: 0, now: 1 });
+		} finally {
+			one.destroy();
+			two.destroy();
+			await s.close();
 		}
 	});
 
