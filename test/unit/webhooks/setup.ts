@@ -115,6 +115,15 @@ export const orderCouriers = new Map<number, string>();
 
 let current: ServiceBroker | undefined;
 
+/** The delivery worker's events this setup listens to (BullMQ's `Worker`). */
+interface EventfulWorker {
+	on(event: "completed", f: (job: { id?: string }, result: unknown) => void): unknown;
+	on(event: "failed", f: (job: { id?: string } | undefined, err: Error) => void): unknown;
+}
+
+/** The last outcome of each delivery job of this run (job id → "completed: <what>" or "failed: <message>"). */
+const jobOutcomes = new Map<string, string>();
+
 /** The broker of the running spec file. */
 export function broker(): ServiceBroker {
 	if (!current) throw new Error("the webhooks broker is not started");
@@ -139,6 +148,10 @@ export function useWebhooksBroker(env: Record<string, string> = {}): void {
 			}),
 		);
 		await current.start();
+		// what each delivery job ended with (a completed job is removed: its outcome is kept here for diagnoses)
+		const worker = (current.getLocalService("webhooks") as unknown as { worker?: EventfulWorker }).worker;
+		worker?.on("completed", (job, result) => jobOutcomes.set(String(job.id), `completed: ${String(result)}`));
+		worker?.on("failed", (job, err) => job && jobOutcomes.set(String(job.id), `failed: ${err.message}`));
 	});
 	after(async () => {
 		await current?.stop();
@@ -234,6 +247,7 @@ export async function deliveryStates(endpoint_id: number): Promise<unknown[]> {
 	for (const d of await deliveriesOf(endpoint_id)) {
 		const job = await q.getJob(jobIdOf({ id: Number(d.id), gen: Number(d.gen) }));
 		const job_state = job ? await job.getState() : "missing";
+		const outcome = jobOutcomes.get(jobIdOf({ id: Number(d.id), gen: Number(d.gen) }));
 		const { id, event_id, status, gen, attempts, error, next_retry_at } = d;
 		out.push({
 			id,
@@ -245,6 +259,7 @@ export async function deliveryStates(endpoint_id: number): Promise<unknown[]> {
 			next_retry_at,
 			job_state,
 			job_failed: job?.failedReason,
+			outcome,
 		});
 	}
 	return out;
