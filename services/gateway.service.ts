@@ -731,7 +731,7 @@ export default defineService<GatewayVars>()({
 			...(devIdp ? [DEV_IDP_ALIASES] : []),
 		);
 
-		// the answers of a turn written together at its end (record 0150)
+		// answers made in the turn their request was read in are written together at its end (record 0150)
 		if (setting("GATEWAY_WRITE_PER_TURN") !== false && this.server) writePerTurn(this.server);
 
 		// probes first, then docs, dev IdP, webhooks, links, upload, api (lib/gateway/route-options.ts)

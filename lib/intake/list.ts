@@ -32,6 +32,7 @@ import { type CursorPosition, currentCursorKey, decodeCursor, encodeCursor } fro
 import { type ApiError, fail, failWith } from "../platform/errors";
 import { answerJson, deepFreeze, keepAnswerJson, shareAnswer } from "../platform/shared-answers";
 import { parsePositiveInt } from "../shared/fields";
+import { keptJoin } from "../shared/kept-join";
 import { KeptParses } from "../shared/kept-parses";
 import { bookedLabelUrl, bookedTrackingPageUrl, labelLinkInputs } from "../shared/label-link";
 import { toRupees } from "../shared/money";
@@ -522,16 +523,10 @@ const listedPages = new LRUCache<string, ListedPage>({
 const pageKey = (sender_id: number, q: OrderListQuery): string => `${sender_id}:${queryId(q)}`;
 
 /** What list rows' answers depend on besides the row: the tracking URL template and the label links' inputs. */
-const rowsEnv = (template: string): string => {
-	const inputs = labelLinkInputs();
-	// the same text while both are unchanged: a page read again compares it with its own first
-	if (envText?.template !== template || envText.inputs !== inputs)
-		envText = { template, inputs, text: `${template}\n${inputs}` };
-	return envText.text;
-};
+const rowsEnv = (template: string): string => envText(template, labelLinkInputs());
 
-/** The last {@link rowsEnv} made, with what it was made of. */
-let envText: { template: string; inputs: string; text: string } | undefined;
+/** Joins {@link rowsEnv}'s parts, the same text while both are unchanged (a page read again compares it with its own). */
+const envText = keptJoin("\n");
 
 /**
  * The page (account, filters, cursor, limit) this process listed lately, if any: reading it again reads the rows'

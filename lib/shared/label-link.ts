@@ -32,6 +32,7 @@
  */
 import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto";
 import { setting } from "../platform/config";
+import { keptJoin } from "./kept-join";
 
 /** Printable AWB: 4 to 40 letters, digits or hyphens (DOMAIN "AWB": validate only length and character set). */
 export const AWB_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{3,39}$/;
@@ -125,16 +126,11 @@ function linkKeys(purpose: LinkPurpose = "label"): LinkKeys {
  * compare; never written out). Answers kept with their links (lib/intake/list.ts) are made again when it changes.
  */
 export function labelLinkInputs(): string {
-	const base = publicBase();
-	const secret = setting("LABEL_LINK_SECRET") ?? "";
-	// the same text while both are unchanged (read once per list page: its kept rows are compared by it)
-	if (inputsText?.base !== base || inputsText.secret !== secret)
-		inputsText = { base, secret, text: `${base}\n${secret}` };
-	return inputsText.text;
+	return inputsText(publicBase(), setting("LABEL_LINK_SECRET") ?? "");
 }
 
-/** The last {@link labelLinkInputs} made, with what it was made of. */
-let inputsText: { base: string; secret: string; text: string } | undefined;
+/** Joins {@link labelLinkInputs}' parts, the same text while both are unchanged (read once per list page). */
+const inputsText = keptJoin("\n");
 
 /** True when a link secret is configured (for start-up checks). */
 export function labelLinkConfigured(): boolean {
