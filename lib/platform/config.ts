@@ -29,6 +29,7 @@
  * before any service starts (lib/platform/system.ts), so every service sees one
  * uniform configuration whether it runs alone in a pod or with all the others.
  */
+import { envWrites, isWatchedEnv } from "./env-writes";
 
 /** All services this code base can run, in start order. */
 export const ALL_SERVICES = [
@@ -964,30 +965,47 @@ function invalidMessage(name: SettingName, raw: string | undefined): string {
 	return `${name} must be ${spec.allowed} (${got})`;
 }
 
-/** Parsed values of `process.env` by name, with the raw value they were parsed from. */
-const memo = new Map<string, { raw: string | undefined; value: unknown }>();
+/**
+ * Parsed values of `process.env` by name, with the raw value they were parsed from and the count of environment
+ * writes ({@link envWrites}) at which it was read (-1: read while `process.env` was not the watched one).
+ */
+const memo = new Map<string, { raw: string | undefined; value: unknown; writes: number }>();
 
 /**
  * The value of environment variable `name` in `env` (`process.env` unless
  * given), parsed as {@link SETTINGS} declares it: its default when unset.
- * Read at each call (cheap: a value of `process.env` is parsed once per raw value).
+ * Current at each call: a value of `process.env` is parsed once per raw value and, while nothing has been written
+ * to `process.env` since it was read, not even read again (./env-writes.ts; issue 32, record 0151).
  * @throws Error `NAME must be <allowed> (got "<value>")` when the value is not allowed
  */
 export function setting<N extends SettingName>(
 	name: N,
 	env: NodeJS.ProcessEnv = process.env,
 ): SettingValue<N> {
-	const raw = env[name];
 	const own = env === process.env;
-	if (own) {
-		const m = memo.get(name);
-		if (m && m.raw === raw) return m.value as SettingValue<N>;
+	if (!own) return parsed(name, env[name]) as SettingValue<N>;
+	const m = memo.get(name);
+	const writes = isWatchedEnv(env) ? envWrites() : -1;
+	if (m !== undefined && writes >= 0 && m.writes === writes) return m.value as SettingValue<N>;
+	const raw = env[name];
+	if (m !== undefined && m.raw === raw) {
+		m.writes = writes;
+		return m.value as SettingValue<N>;
 	}
+	const value = parsed(name, raw);
+	memo.set(name, { raw, value, writes });
+	return value as SettingValue<N>;
+}
+
+/**
+ * `raw` parsed as {@link SETTINGS} declares variable `name`.
+ * @throws Error `NAME must be <allowed> (got "<value>")` when the value is not allowed
+ */
+function parsed(name: SettingName, raw: string | undefined): unknown {
 	const spec: SettingSpec<unknown> = SETTINGS[name];
 	const value = spec.parse(raw);
 	if (value === INVALID) throw new Error(invalidMessage(name, raw));
-	if (own) memo.set(name, { raw, value });
-	return value as SettingValue<N>;
+	return value;
 }
 
 /**
