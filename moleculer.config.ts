@@ -44,6 +44,7 @@ import {
 } from "moleculer";
 import { AnswerText } from "./lib/platform/answer-text";
 import { PermissionsMiddleware } from "./lib/platform/auth";
+import { callIdGenerator } from "./lib/platform/call-ids";
 import { channelsMiddleware } from "./lib/platform/channels";
 import { PendingCallsTable } from "./lib/platform/churn-map";
 import { loadConfig, type RuntimeConfig, setting } from "./lib/platform/config";
@@ -364,6 +365,8 @@ export default function brokerOptions(
 		serializer: new ShapeAwareCbor(),
 		// NATS queue groups (only with a transporter: without one the broker would skip local event handlers)
 		disableBalancer: Boolean(cfg.transporter),
+		// a context's id: a random prefix per broker and a counter (docs/decisions/0152), not a UUID per call
+		uidGenerator: callIdGenerator(),
 		requestTimeout: REQUEST_TIMEOUT_MS,
 		retryPolicy: { enabled: false },
 		circuitBreaker: { enabled: false },
