@@ -10,7 +10,8 @@
  * shared answer's kept JSON: lib/platform/shared-answers.ts), carried as one CBOR string, written by the gateway as
  * it arrives ({@link answerTextOf}).
  *
- * A gateway that also writes bytes marks its calls {@link ANSWER_BYTES}: a long shared answer (a list page) is then
+ * A gateway that also writes bytes marks its calls {@link ANSWER_BYTES}: a long shared answer ({@link HELD_ANSWER_MIN}
+ * characters or more: a list page, an order's detail) is then
  * carried as its kept UTF-8 bytes under {@link ANSWER_BYTES_KEY} (lib/platform/shared-answers.ts `answerBody`),
  * neither encoded to UTF-8 by the action's process nor decoded by the gateway for each request
  * (docs/decisions/0132-kept-list-pages.md). A gateway that marks `true` (an earlier release) gets text only.
@@ -41,6 +42,13 @@ export const ANSWER_BYTES = 2;
 
 /** The one key of the object that carries an answer's JSON text back to the gateway. */
 export const ANSWER_TEXT_KEY = "$answerJsonText";
+
+/**
+ * Shortest JSON (characters) of a shared answer carried to the gateway as its kept bytes with their tag, so that the
+ * gateway can hold them (docs/decisions/0133-held-answers.md; lowered from the HTTP body's 4,096 to 1,024 by record
+ * 0153: an order's detail is about 1.5 KB).
+ */
+export const HELD_ANSWER_MIN = 1024;
 
 /** The one key of the object that carries an answer's JSON as UTF-8 bytes back to a gateway marking {@link ANSWER_BYTES}. */
 export const ANSWER_BYTES_KEY = "$answerJsonBytes";
@@ -84,7 +92,7 @@ export function answerTextFor(meta: AnswerMeta, result: unknown, bytes = false, 
 	)
 		return result;
 	if (!bytes) return { [ANSWER_TEXT_KEY]: answerJson(result) };
-	const body = answerBody(result);
+	const body = answerBody(result, HELD_ANSWER_MIN);
 	if (typeof body === "string") return { [ANSWER_TEXT_KEY]: body };
 	const tag = answerTag(result as object);
 	return held === tag ? { [ANSWER_SAME_KEY]: tag } : { [ANSWER_BYTES_KEY]: body, [ANSWER_TAG_KEY]: tag };

@@ -72,14 +72,15 @@ const BODY_BYTES_MIN = 4096;
 const bodies = new WeakMap<object, Buffer>();
 
 /**
- * The HTTP body of an answer: {@link answerJson}, except that a shared answer whose JSON is long (a list page) is
- * given as its UTF-8 bytes, made once: Node writes a Buffer body as it is (after the head, in one `writev`), where
- * a string body is joined to the head and encoded again for every response.
+ * The HTTP body of an answer: {@link answerJson}, except that a shared answer whose JSON is long (a list page: at
+ * least `min` characters, {@link BODY_BYTES_MIN} unless given) is given as its UTF-8 bytes, made once: Node writes a
+ * Buffer body as it is (after the head, in one `writev`), where a string body is joined to the head and encoded
+ * again for every response. The bytes made for one `min` are kept for the answer and given to any later call whose
+ * `min` the JSON reaches (lib/platform/answer-text.ts asks with a lower one: record 0153).
  */
-export function answerBody(data: unknown): string | Buffer {
+export function answerBody(data: unknown, min = BODY_BYTES_MIN): string | Buffer {
 	const text = answerJson(data);
-	if (text === undefined || text.length < BODY_BYTES_MIN || data === null || typeof data !== "object")
-		return text;
+	if (text === undefined || text.length < min || data === null || typeof data !== "object") return text;
 	if (!shared.has(data)) return text;
 	let body = bodies.get(data);
 	if (body === undefined) {

@@ -18,8 +18,9 @@ import {
 	ANSWER_TEXT_META,
 	answerTextFor,
 	answerTextOf,
+	HELD_ANSWER_MIN,
 } from "../../lib/platform/answer-text";
-import { shareAnswer } from "../../lib/platform/shared-answers";
+import { answerBody, shareAnswer } from "../../lib/platform/shared-answers";
 import { loadServiceSchema } from "../../lib/platform/system";
 import { testBrokerOptions } from "../helpers/broker";
 
@@ -226,6 +227,25 @@ describe("integration: a gateway's remote call answered as JSON text (AnswerText
 		assert.deepEqual(marked, ["api"]);
 		// the middleware answers text to the caller of that name only
 		assert.equal(loadServiceSchema("gateway").name, ANSWER_TEXT_CALLER);
+	});
+
+	it("a shared answer of HELD_ANSWER_MIN characters or more (an order's detail) crosses as bytes with its tag; a shorter one as text", () => {
+		const sized = (n: number) => {
+			const base = JSON.stringify({ order_id: 1, note: "" }).length;
+			return shareAnswer({ order_id: 1, note: "x".repeat(n - base) });
+		};
+		const detail = sized(HELD_ANSWER_MIN);
+		assert.equal(JSON.stringify(detail).length, HELD_ANSWER_MIN);
+		const carried = answerTextFor({}, detail, true) as Record<string, unknown>;
+		assert.ok(Buffer.isBuffer(carried[ANSWER_BYTES_KEY]), "bytes");
+		assert.equal((carried[ANSWER_BYTES_KEY] as Buffer).toString("utf8"), JSON.stringify(detail));
+		const tag = carried[ANSWER_TAG_KEY] as string;
+		assert.equal(tag, createHash("sha256").update(JSON.stringify(detail)).digest("base64url"));
+		assert.deepEqual(answerTextFor({}, detail, true, tag), { [ANSWER_SAME_KEY]: tag });
+		const shorter = sized(HELD_ANSWER_MIN - 1);
+		assert.deepEqual(answerTextFor({}, shorter, true), { [ANSWER_TEXT_KEY]: JSON.stringify(shorter) });
+		// the gateway's own HTTP body of the same answer stays text below the body's 4,096 characters
+		assert.equal(answerBody(detail), JSON.stringify(detail));
 	});
 
 	it("answerTextFor / answerTextOf: only plain objects and arrays are carried; only a carried text is read", () => {

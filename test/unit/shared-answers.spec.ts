@@ -85,4 +85,16 @@ describe("shared answers: frozen whole, JSON made once", () => {
 		const small = shareAnswer({ ok: true });
 		assert.equal(answerBody(small), '{"ok":true}', "short: text");
 	});
+
+	it("a lower length asked gives bytes for a shorter shared answer; the default still gives its text", () => {
+		const detail = shareAnswer({ order_id: 1, note: "x".repeat(2000) });
+		const text = JSON.stringify(detail);
+		assert.equal(answerBody(detail), text, "under 4,096 characters: text");
+		const bytes = answerBody(detail, 1024);
+		assert.ok(Buffer.isBuffer(bytes));
+		assert.equal(bytes.toString("utf8"), text);
+		assert.equal(answerBody(detail, 1024), bytes, "made once");
+		assert.equal(answerBody(detail), text, "the default length is unchanged by an earlier lower one");
+		assert.equal(answerBody(shareAnswer({ ok: true }), 1024), '{"ok":true}');
+	});
 });
