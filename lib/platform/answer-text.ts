@@ -11,10 +11,10 @@
  * it arrives ({@link answerTextOf}).
  *
  * A gateway that also writes bytes marks its calls {@link ANSWER_BYTES}: a long shared answer ({@link HELD_ANSWER_MIN}
- * characters or more: a list page, an order's detail) is then
- * carried as its kept UTF-8 bytes under {@link ANSWER_BYTES_KEY} (lib/platform/shared-answers.ts `answerBody`),
- * neither encoded to UTF-8 by the action's process nor decoded by the gateway for each request
- * (docs/decisions/0132-kept-list-pages.md). A gateway that marks `true` (an earlier release) gets text only.
+ * characters or more: a list page, an order's detail) is then carried as its kept UTF-8 bytes under
+ * {@link ANSWER_BYTES_KEY} (lib/platform/shared-answers.ts `answerBody`), neither encoded to UTF-8 by the action's
+ * process nor decoded by the gateway for each request (docs/decisions/0132-kept-list-pages.md). A gateway that marks
+ * `true` (an earlier release) gets text only.
  *
  * Bytes held by the gateway (docs/decisions/0133-held-answers.md): such bytes travel with their tag
  * ({@link ANSWER_TAG_KEY}, lib/platform/shared-answers.ts `answerTag`); a gateway that kept the bytes of an earlier
@@ -45,8 +45,8 @@ export const ANSWER_TEXT_KEY = "$answerJsonText";
 
 /**
  * Shortest JSON (characters) of a shared answer carried to the gateway as its kept bytes with their tag, so that the
- * gateway can hold them (docs/decisions/0133-held-answers.md; lowered from the HTTP body's 4,096 to 1,024 by record
- * 0153: an order's detail is about 1.5 KB).
+ * gateway can hold them (docs/decisions/0133-held-answers.md, 0153): shorter than the HTTP body's 4,096
+ * (lib/platform/shared-answers.ts), so an order's detail (about 1.5 KB) is held too.
  */
 export const HELD_ANSWER_MIN = 1024;
 

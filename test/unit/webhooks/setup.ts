@@ -245,9 +245,10 @@ export async function deliveryStates(endpoint_id: number): Promise<unknown[]> {
 	const q = getQueue(WEBHOOK_QUEUE);
 	const out = [];
 	for (const d of await deliveriesOf(endpoint_id)) {
-		const job = await q.getJob(jobIdOf({ id: Number(d.id), gen: Number(d.gen) }));
+		const jobId = jobIdOf({ id: Number(d.id), gen: Number(d.gen) });
+		const job = await q.getJob(jobId);
 		const job_state = job ? await job.getState() : "missing";
-		const outcome = jobOutcomes.get(jobIdOf({ id: Number(d.id), gen: Number(d.gen) }));
+		const outcome = jobOutcomes.get(jobId);
 		const { id, event_id, status, gen, attempts, error, next_retry_at } = d;
 		out.push({
 			id,
