@@ -22,8 +22,9 @@ export interface CourierHttpAnswer {
  * @param what names the call in error messages (e.g. `Delhivery POST /api/cmu/create.json`); never a secret
  * @param opts.timeoutMs whole exchange (ms); opts.maxBytes answer cap (default {@link MAX_COURIER_ANSWER_BYTES});
  *   opts.redact applied to messages that could echo a credential
- * @throws CourierUnavailable on a timeout, a network error, an answer over the cap or HTTP 5xx (outcome unknown:
- *   the caller looks the reference up before retrying a side-effecting call)
+ * @throws CourierUnavailable on a timeout, a network error, an answer over the cap, HTTP 5xx (outcome unknown:
+ *   the caller looks the reference up before retrying a side-effecting call) or HTTP 429 (the courier limits its
+ *   callers: nothing was done, the call is retried with backoff like any transient failure, never read as a refusal)
  */
 export async function courierFetch(
 	url: string | URL,
@@ -50,7 +51,7 @@ export async function courierFetch(
 			throw new CourierUnavailable(`${what}: no answer within ${opts.timeoutMs} ms`);
 		throw new CourierUnavailable(redact(`${what}: ${e.cause?.code ?? e.message}`));
 	}
-	if (res.status >= 500) throw new CourierUnavailable(`${what}: HTTP ${res.status}`);
+	if (res.status >= 500 || res.status === 429) throw new CourierUnavailable(`${what}: HTTP ${res.status}`);
 	if (bytes.length > max)
 		throw new CourierUnavailable(`${what}: answer of ${bytes.length} bytes is too large`);
 	const content_type = (res.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();

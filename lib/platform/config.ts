@@ -696,7 +696,8 @@ export const SETTINGS = {
 
 	// --- booking ------------------------------------------------------------------------------------
 	BOOKING_CONCURRENCY: integer({
-		dflt: 50,
+		// a job waits on its courier most of its life: jobs in flight = bookings/s × job time (record 0154)
+		dflt: 100,
 		min: 1,
 		doc: "booking jobs in flight per process",
 		readBy: ["booking"],
