@@ -119,7 +119,7 @@
  * successful) reads, whose line carries `sampled: <that number>`;
  * `GATEWAY_ACCESS_LOG=1`: every request.
  *
- * ## moleculer-web hooks and the five remaining overrides
+ * ## moleculer-web hooks and the six remaining overrides
  *
  * Everything above is done with moleculer-web 0.11's documented hooks:
  * `rootCallOptions` (request id, common headers, query parsing, `OPTIONS`
@@ -131,7 +131,7 @@
  * came, record 0124), and `settings.onError` (every error
  * answer, including 404/405/204 for URLs that match no alias).
  *
- * Five internal methods are overridden, because no hook reaches them.
+ * Six internal methods are overridden, because no hook reaches them.
  * moleculer-web is therefore pinned to exactly 0.11.0 (package.json) and
  * test/unit/gateway/upstream.spec.ts fails when an upgrade changes them:
  * - `errorHandler`: upstream logs every 5xx with its stack at error level
@@ -148,6 +148,9 @@
  *   order, only those that can match the request's method and segment count (lib/gateway/alias-index.ts, record 0137).
  * - `createAlias`: upstream's, then the alias's `toString` (colours and padding for the debug log, which upstream
  *   builds for every request even when debug is off) is made once and kept (record 0137).
+ * - `httpHandler`: upstream's, except that a request's root context runs moleculer-web's `rest` handler inside the
+ *   broker's `ContextTracker`, `Tracing` and `Metrics` hooks only, not every `localAction` hook of the broker
+ *   (lib/gateway/request-root.ts, record 0155); the route's action is called with all of them, as before.
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
@@ -169,6 +172,7 @@ import {
 } from "../lib/gateway/http";
 import { IdempotencyKeys, IdempotentReplay, wantsIdempotency } from "../lib/gateway/idempotency";
 import { clientAddress, EdgeLimiter } from "../lib/gateway/rate-limit";
+import { type RequestRoot, type RestService, requestContext, requestRoot } from "../lib/gateway/request-root";
 import { gatewayRoutes } from "../lib/gateway/route-options";
 import { API_ALIASES, actionsByService, DEV_IDP_ALIASES, UPLOAD_ALIASES } from "../lib/gateway/routes";
 import { bearerToken, type CachedVerifier, cachedVerifier } from "../lib/gateway/tokens";
@@ -204,6 +208,12 @@ interface WebGateway {
 	addRoute(route: RouteOptions): unknown;
 	/** answers `err` through `settings.onError` */
 	sendError(req: GwRequest, res: ServerResponse, err: unknown): void;
+	/** answers a preflight when CORS is configured (it is not: false) */
+	corsHandler(settings: unknown, req: GwRequest, res: ServerResponse): boolean;
+	/** the static-file handler when `assets` is configured (it is not: undefined) */
+	serve?: (req: GwRequest, res: ServerResponse, next: (err?: unknown) => void) => void;
+	/** answers 404 through `sendError` */
+	send404(req: GwRequest, res: ServerResponse): void;
 }
 
 /** moleculer-web's own implementation of the overridden `sendResponse` (see file head). */
@@ -241,6 +251,8 @@ interface GatewayVars {
 	shuttingDown: boolean;
 	/** Resolves once the listener closed and every connection ended (set by `beginShutdown`). */
 	serverClosed?: Promise<void>;
+	/** The root of every request: moleculer-web's `rest` handler in the request hooks (made at the first request). */
+	requestRoot?: RequestRoot;
 }
 
 /**
@@ -559,6 +571,49 @@ export default defineService<GatewayVars>()({
 		},
 
 		/**
+		 * OVERRIDE of moleculer-web's `httpHandler(req, res, next)` (pinned, see file head), the HTTP server's
+		 * handler: upstream's, except that the request's root context runs moleculer-web's `rest` handler inside
+		 * the request hooks only (lib/gateway/request-root.ts, record 0155) instead of calling `this.actions.rest`,
+		 * which wraps it in every `localAction` hook of the broker. The same fields are set on `req` / `res`, the
+		 * request id comes from `x-correlation-id`, else `x-request-id` (then `rootCallOptions` checks it), an
+		 * unrouted request is answered 404 and an error goes to `errorHandler`, as upstream does.
+		 */
+		async httpHandler(req: GwRequest, res: ServerResponse, next?: unknown): Promise<void> {
+			const r = req as GwRequest & { $startTime?: [number, number]; $service?: unknown; $next?: unknown };
+			r.$startTime = process.hrtime();
+			r.$service = this;
+			r.$next = next;
+			const w = res as ServerResponse & { $service?: unknown; locals?: Record<string, unknown> };
+			w.$service = this;
+			w.locals = w.locals || {};
+			const correlation = req.headers["x-correlation-id"];
+			const options: { requestID?: string } = {
+				requestID: (correlation || req.headers["x-request-id"]) as string | undefined,
+			};
+			this.beginRequest(options, req, res);
+			try {
+				const root = this.requestRoot ?? this.makeRequestRoot();
+				const result = await root.handler(requestContext(this.broker, root, { req, res }, options));
+				if (result == null) {
+					if (this.corsHandler(this.settings, req, res)) return;
+					if (this.serve) {
+						this.serve(req, res, () => this.send404(req, res));
+						return;
+					}
+					this.send404(req, res);
+				}
+			} catch (err) {
+				this.errorHandler(req, res, err);
+			}
+		},
+
+		/** Makes and keeps {@link GatewayVars.requestRoot} (lib/gateway/request-root.ts). */
+		makeRequestRoot(): RequestRoot {
+			this.requestRoot = requestRoot(this as unknown as RestService);
+			return this.requestRoot;
+		},
+
+		/**
 		 * OVERRIDE of moleculer-web's `resolveAlias(url, method)` (pinned, see file head): the same answer (`{ alias,
 		 * params }` of the first alias in the table's order matching the method and `url`, else `false`), trying only
 		 * the aliases that can match the method and the number of segments (lib/gateway/alias-index.ts, record 0137).
@@ -750,6 +805,8 @@ export default defineService<GatewayVars>()({
 			throw new Error("gateway: AUTH_JWKS_URL is required (no identity provider configured)");
 		}
 		this.shuttingDown = false;
+		// the request root is made here so a Moleculer or moleculer-web that no longer fits fails the start
+		this.requestRoot ?? this.makeRequestRoot();
 		// once the graceful stop began, keep-alive connections close after their answer (see beginShutdown)
 		this.server?.on("request", (_req: IncomingMessage, res: ServerResponse) => {
 			if (this.shuttingDown) res.setHeader("Connection", "close");

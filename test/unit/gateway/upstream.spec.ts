@@ -1,6 +1,6 @@
 /**
- * Guards the five moleculer-web internals the gateway still overrides
- * (services/gateway.service.ts, file head): `createAlias`, `errorHandler`,
+ * Guards the six moleculer-web internals the gateway still overrides
+ * (services/gateway.service.ts, file head): `createAlias`, `errorHandler`, `httpHandler`,
  * `parseQueryString`, `resolveAlias` and `sendResponse` (the look-up is compared with upstream's in
  * test/unit/gateway/alias-index.spec.ts). moleculer-web is pinned to an exact version; these tests
  * fail when the installed version differs from the pin, when the gateway
@@ -57,17 +57,37 @@ describe("gateway: moleculer-web overrides (pinned upstream)", () => {
 		assert.equal(pin, "0.11.0");
 	});
 
-	it("the gateway overrides exactly createAlias, errorHandler, parseQueryString, resolveAlias and sendResponse of moleculer-web's methods", () => {
+	it("the gateway overrides exactly createAlias, errorHandler, httpHandler, parseQueryString, resolveAlias and sendResponse of moleculer-web's methods", () => {
 		const overridden = Object.keys(ours)
 			.filter((m) => m in upstream && !DOCUMENTED_HOOKS.includes(m))
 			.sort();
 		assert.deepEqual(overridden, [
 			"createAlias",
 			"errorHandler",
+			"httpHandler",
 			"parseQueryString",
 			"resolveAlias",
 			"sendResponse",
 		]);
+	});
+
+	it("upstream httpHandler is the one ours follows: the same fields, request id, rest call, 404 and error path", () => {
+		// ours (services/gateway.service.ts) does each of these, with the rest handler run in the request hooks only
+		const src = String(upstream.httpHandler);
+		for (const line of [
+			"req.$startTime = process.hrtime();",
+			"req.$service = this;",
+			"req.$next = next;",
+			"res.$service = this;",
+			"res.locals = res.locals || {};",
+			'let requestID = req.headers["x-request-id"];',
+			'if (req.headers["x-correlation-id"]) requestID = req.headers["x-correlation-id"];',
+			"const result = await this.actions.rest({ req, res }, options);",
+			"const shouldBreak = this.corsHandler(this.settings, req, res);",
+			"this.send404(req, res);",
+			"this.errorHandler(req, res, err);",
+		])
+			assert.ok(src.includes(line), `upstream httpHandler no longer has: ${line}`);
 	});
 
 	it("encodeResponse: ours is upstream's JSON, made once for a shared answer", () => {
