@@ -251,7 +251,7 @@ interface GatewayVars {
 	shuttingDown: boolean;
 	/** Resolves once the listener closed and every connection ended (set by `beginShutdown`). */
 	serverClosed?: Promise<void>;
-	/** The root of every request: moleculer-web's `rest` handler in the request hooks (made at the first request). */
+	/** The root of every request: moleculer-web's `rest` handler in the request hooks (made when the gateway starts). */
 	requestRoot?: RequestRoot;
 }
 
@@ -575,8 +575,9 @@ export default defineService<GatewayVars>()({
 		 * handler: upstream's, except that the request's root context runs moleculer-web's `rest` handler inside
 		 * the request hooks only (lib/gateway/request-root.ts, record 0155) instead of calling `this.actions.rest`,
 		 * which wraps it in every `localAction` hook of the broker. The same fields are set on `req` / `res`, the
-		 * request id comes from `x-correlation-id`, else `x-request-id` (then `rootCallOptions` checks it), an
-		 * unrouted request is answered 404 and an error goes to `errorHandler`, as upstream does.
+		 * call options start as upstream's (`x-correlation-id`, else `x-request-id`) before `rootCallOptions`
+		 * (`beginRequest`) sets the gateway's request id, an unrouted request is answered 404 and an error goes to
+		 * `errorHandler`, as upstream does.
 		 */
 		async httpHandler(req: GwRequest, res: ServerResponse, next?: unknown): Promise<void> {
 			const r = req as GwRequest & { $startTime?: [number, number]; $service?: unknown; $next?: unknown };
@@ -806,7 +807,7 @@ export default defineService<GatewayVars>()({
 		}
 		this.shuttingDown = false;
 		// the request root is made here so a Moleculer or moleculer-web that no longer fits fails the start
-		this.requestRoot ?? this.makeRequestRoot();
+		if (!this.requestRoot) this.makeRequestRoot();
 		// once the graceful stop began, keep-alive connections close after their answer (see beginShutdown)
 		this.server?.on("request", (_req: IncomingMessage, res: ServerResponse) => {
 			if (this.shuttingDown) res.setHeader("Connection", "close");
