@@ -208,10 +208,6 @@ interface WebGateway {
 	addRoute(route: RouteOptions): unknown;
 	/** answers `err` through `settings.onError` */
 	sendError(req: GwRequest, res: ServerResponse, err: unknown): void;
-	/** answers a preflight when CORS is configured (it is not: false) */
-	corsHandler(settings: unknown, req: GwRequest, res: ServerResponse): boolean;
-	/** the static-file handler when `assets` is configured (it is not: undefined) */
-	serve?: (req: GwRequest, res: ServerResponse, next: (err?: unknown) => void) => void;
 	/** answers 404 through `sendError` */
 	send404(req: GwRequest, res: ServerResponse): void;
 }
@@ -251,8 +247,8 @@ interface GatewayVars {
 	shuttingDown: boolean;
 	/** Resolves once the listener closed and every connection ended (set by `beginShutdown`). */
 	serverClosed?: Promise<void>;
-	/** The root of every request: moleculer-web's `rest` handler in the request hooks (made when the gateway starts). */
-	requestRoot?: RequestRoot;
+	/** The root of every request: moleculer-web's `rest` handler in the request hooks (made in `created`). */
+	requestRoot: RequestRoot;
 }
 
 /**
@@ -575,9 +571,10 @@ export default defineService<GatewayVars>()({
 		 * handler: upstream's, except that the request's root context runs moleculer-web's `rest` handler inside
 		 * the request hooks only (lib/gateway/request-root.ts, record 0155) instead of calling `this.actions.rest`,
 		 * which wraps it in every `localAction` hook of the broker. The same fields are set on `req` / `res`, the
-		 * call options start as upstream's (`x-correlation-id`, else `x-request-id`) before `rootCallOptions`
-		 * (`beginRequest`) sets the gateway's request id, an unrouted request is answered 404 and an error goes to
-		 * `errorHandler`, as upstream does.
+		 * call options are `rootCallOptions`' (`beginRequest` sets the request id; upstream's start value from
+		 * `x-correlation-id` / `x-request-id` would be replaced there), an unrouted request is answered 404 and an
+		 * error goes to `errorHandler`, as upstream does. Upstream's CORS and static-asset branches for an unrouted
+		 * request are left out: the gateway configures neither (CORS is off, file head).
 		 */
 		async httpHandler(req: GwRequest, res: ServerResponse, next?: unknown): Promise<void> {
 			const r = req as GwRequest & { $startTime?: [number, number]; $service?: unknown; $next?: unknown };
@@ -587,31 +584,15 @@ export default defineService<GatewayVars>()({
 			const w = res as ServerResponse & { $service?: unknown; locals?: Record<string, unknown> };
 			w.$service = this;
 			w.locals = w.locals || {};
-			const correlation = req.headers["x-correlation-id"];
-			const options: { requestID?: string } = {
-				requestID: (correlation || req.headers["x-request-id"]) as string | undefined,
-			};
+			const options: { requestID?: string } = {};
 			this.beginRequest(options, req, res);
 			try {
-				const root = this.requestRoot ?? this.makeRequestRoot();
+				const root = this.requestRoot;
 				const result = await root.handler(requestContext(this.broker, root, { req, res }, options));
-				if (result == null) {
-					if (this.corsHandler(this.settings, req, res)) return;
-					if (this.serve) {
-						this.serve(req, res, () => this.send404(req, res));
-						return;
-					}
-					this.send404(req, res);
-				}
+				if (result == null) this.send404(req, res);
 			} catch (err) {
 				this.errorHandler(req, res, err);
 			}
-		},
-
-		/** Makes and keeps {@link GatewayVars.requestRoot} (lib/gateway/request-root.ts). */
-		makeRequestRoot(): RequestRoot {
-			this.requestRoot = requestRoot(this as unknown as RestService);
-			return this.requestRoot;
 		},
 
 		/**
@@ -743,6 +724,9 @@ export default defineService<GatewayVars>()({
 	 * parses a body before its 404/405).
 	 */
 	created() {
+		// the request root (record 0155), as Moleculer wraps actions: at creation; a Moleculer or moleculer-web that
+		// no longer fits fails here, not at a request
+		this.requestRoot = requestRoot(this as unknown as RestService);
 		const cfg = loadConfig();
 		this.settings.port = cfg.port;
 		// listen address: `HOST`; the zero-setup start sets 127.0.0.1 (lib/platform/system.ts), else every interface
@@ -806,8 +790,6 @@ export default defineService<GatewayVars>()({
 			throw new Error("gateway: AUTH_JWKS_URL is required (no identity provider configured)");
 		}
 		this.shuttingDown = false;
-		// the request root is made here so a Moleculer or moleculer-web that no longer fits fails the start
-		if (!this.requestRoot) this.makeRequestRoot();
 		// once the graceful stop began, keep-alive connections close after their answer (see beginShutdown)
 		this.server?.on("request", (_req: IncomingMessage, res: ServerResponse) => {
 			if (this.shuttingDown) res.setHeader("Connection", "close");

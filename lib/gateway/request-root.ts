@@ -6,7 +6,7 @@
  * request, which then calls the route's action (a second context and the same hooks, the ones that matter: access
  * rules, timeout, log scope, metrics of the route). Most of the first chain has nothing to do for the `rest` action:
  * it has no access rule, no timeout (0), no fallback, no parameter schema, and the gateway catches what it throws.
- * Here the `rest` handler is wrapped once, at the first request, by the hooks that apply to a request as a whole
+ * Here the `rest` handler is wrapped once, when the gateway is created (as Moleculer wraps every action), by the hooks that apply to a request as a whole
  * ({@link REQUEST_HOOKS}), and each request makes its context as `this.actions.rest` does and runs that handler.
  */
 import type { ActionSchema, Context, ServiceBroker } from "moleculer";
@@ -42,7 +42,7 @@ export interface RequestRoot {
 	endpoint: unknown;
 	/** moleculer-web's `rest` handler inside the {@link REQUEST_HOOKS} hooks */
 	handler: Handler;
-	/** names of the hooks `handler` passes through, innermost first (for tests and the start log) */
+	/** names of the hooks `handler` passes through, innermost first (what the specs check) */
 	hooks: string[];
 }
 

@@ -78,7 +78,7 @@ describe("gateway: a request's root context passes the request hooks only", () =
 		}
 	});
 
-	it("refuses a service without moleculer-web's rest action", async () => {
+	it("refuses a service without moleculer-web's rest action", () => {
 		const broker = new ServiceBroker({ logger: false });
 		const svc = broker.createService({ name: "other", actions: { x: () => 1 } }) as unknown as RestService;
 		assert.throws(() => requestRoot(svc), /rest action was not found/);
@@ -143,9 +143,15 @@ describe("gateway: requests answered through the request root", () => {
 		assert.deepEqual(probed, ["Probe:pincode.lookup"]);
 	});
 
-	it("the gateway made its root at start and answers routed and unrouted requests through it", async () => {
-		const gw = g.broker.getLocalService("gateway") as unknown as { requestRoot?: { hooks: string[] } };
-		assert.ok(gw.requestRoot, "made when the gateway started");
+	it("the gateway made its root when created and answers routed and unrouted requests through it", async () => {
+		const gw = g.broker.getLocalService("gateway") as unknown as {
+			requestRoot?: { hooks: string[] };
+			settings: Record<string, unknown>;
+		};
+		assert.ok(gw.requestRoot, "made when the gateway was created");
+		// the override leaves out upstream's CORS and static-asset branches: the gateway configures neither
+		assert.equal(gw.settings.cors, undefined);
+		assert.equal(gw.settings.assets, undefined);
 		assert.ok(gw.requestRoot.hooks.includes("ContextTracker"));
 		const ok = await http(g.base, "GET", "/v1/pincode/110001", {
 			token: await g.idp.tokenFor(newSender()),
