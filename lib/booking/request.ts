@@ -127,6 +127,10 @@ export async function pickCourier(
  * `direction` asked (bookSync's operation; 400 validation_failed), has no
  * live attempt (409), has an active pickup warehouse (400
  * invalid_pickup_address); then the courier and its quote (pickCourier).
+ * The live attempt is not read up front: a booking that gets through finds
+ * it where its attempt is inserted ({@link openAttempt}), and a check after
+ * it that fails asks for it then ({@link liveFirst}), so the answers keep
+ * this order (docs/decisions/0156-live-attempt-on-refusal.md).
  */
 export async function prepareBooking(
 	deps: BookingDeps,
@@ -154,21 +158,40 @@ export async function prepareBooking(
 				: `operation: book books forward orders; order ${order_id} is a return order (use reverse)`,
 		]);
 	}
-	const live = await liveAttempt(deps.db, order_id);
-	if (live) throw conflictFor(order_id, live);
-	const warehouse = order.pickup_address_id
-		? await call(
-				via,
-				"warehouses.resolve",
-				{ sender_id: sender, id: order.pickup_address_id },
-				deps.callOptions(),
-			)
-		: null;
-	if (!warehouse) {
-		throw fail("invalid_pickup_address", "order_warehouse");
+	try {
+		const warehouse = order.pickup_address_id
+			? await call(
+					via,
+					"warehouses.resolve",
+					{ sender_id: sender, id: order.pickup_address_id },
+					deps.callOptions(),
+				)
+			: null;
+		if (!warehouse) {
+			throw fail("invalid_pickup_address", "order_warehouse");
+		}
+		const { courier, quote } = await pickCourier(deps, via, sender, order, warehouse, logistic_id);
+		return { order, warehouse, courier, quote };
+	} catch (err) {
+		throw await liveFirst(deps, order_id, err);
 	}
-	const { courier, quote } = await pickCourier(deps, via, sender, order, warehouse, logistic_id);
-	return { order, warehouse, courier, quote };
+}
+
+/**
+ * What a check that comes after the live-attempt check in {@link prepareBooking}'s
+ * order answers when it fails with `err`: the 409 `already_booked` /
+ * `booking_in_progress` of order `order_id`'s live attempt when it has one
+ * (that check comes first), else `err`. A failed read of the attempt leaves
+ * `err` as it is. Only a refused booking pays this read.
+ */
+async function liveFirst(deps: BookingDeps, order_id: number, err: unknown): Promise<unknown> {
+	let live: AttemptRow | undefined;
+	try {
+		live = await liveAttempt(deps.db, order_id);
+	} catch {
+		return err;
+	}
+	return live ? conflictFor(order_id, live) : err;
 }
 
 /**
@@ -194,8 +217,10 @@ export async function ownLiveAttempt(
 /**
  * Commits the attempt of a prepared booking (createAttempt: credit check,
  * attempt with its lane's pincodes, seq-1 order update, job due after `enqueueDelayMs`).
- * @throws 409 `already_booked` / `booking_in_progress` (a concurrent booking won),
- *   409 `credit_limit_exceeded`
+ * This is where a booking finds the order's live attempt (the partial unique index).
+ * @throws 409 `already_booked` / `booking_in_progress` (the order has a live
+ *   attempt: booked before, or a concurrent booking won), 409 `credit_limit_exceeded`
+ *   (only when the order has no live attempt)
  */
 export async function openAttempt(
 	deps: BookingDeps,
@@ -225,6 +250,9 @@ export async function openAttempt(
 		edd: p.quote.edd,
 		// the same call sent again after its node died is answered this attempt (ownLiveAttempt)
 		call_key: input.call_key,
+	}).catch(async (err: unknown) => {
+		// credit_limit_exceeded: an order already booked answers its 409 first
+		throw await liveFirst(deps, input.order_id, err);
 	});
 	if ("conflict" in res) throw conflictFor(input.order_id, res.conflict);
 	return res;

@@ -6,6 +6,7 @@
  * warehouses and rates in ./setup.ts.
  */
 import assert from "node:assert/strict";
+import { exec, getSequelize } from "../../../lib/platform/db";
 import { as, newSender, rejects } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
 import { addOrder, attemptsOf, bodyOf, book, down, settled, useBookingBroker, warehouses } from "./setup";
@@ -201,5 +202,49 @@ describe("booking: POST /v1/shipping/book errors", function () {
 			{ code: 409, error: "already_booked", state: "booked" },
 		);
 		assert.equal((await attemptsOf(o.order_id)).length, 1);
+	});
+
+	it("409 of a live attempt comes before every check after it (warehouse, courier, lane, collaborators, credit)", async () => {
+		const s = newSender();
+		const o = addOrder(s);
+		assert.equal((await book(broker(), s, { order_id: o.order_id })).status, 202);
+		const queued = await rejects(() => book(broker(), s, { order_id: o.order_id, logistic_id: 99 }));
+		assert.deepEqual(
+			{ code: queued.code, error: queued.data.body.error },
+			{ code: 409, error: "booking_in_progress" },
+			"a queued attempt before unknown_logistic",
+		);
+		await settled(o.order_id);
+		const expectBooked = async (params: Record<string, unknown>, why: string) => {
+			const err = await rejects(() => book(broker(), s, { order_id: o.order_id, ...params }));
+			assert.deepEqual(
+				{ code: err.code, error: err.data.body.error, state: err.data.body.state },
+				{ code: 409, error: "already_booked", state: "booked" },
+				why,
+			);
+		};
+		await expectBooked({ logistic_id: 99 }, "before unknown_logistic");
+		for (const action of ["warehouses.resolve", "rates.quote", "rates.listCouriers"]) {
+			down.add(action);
+			try {
+				await expectBooked({}, `before ${action}'s 503`);
+			} finally {
+				down.delete(action);
+			}
+		}
+		await exec(
+			getSequelize(),
+			"INSERT INTO booking.accounts (sender_id, credit_limit_paise) VALUES ($1, 100)",
+			[s],
+		);
+		await expectBooked({ logistic_id: 1 }, "before credit_limit_exceeded");
+		warehouses.get(o.pickup_address_id!)!.active = false;
+		await expectBooked({}, "before invalid_pickup_address");
+		assert.equal((await attemptsOf(o.order_id)).length, 1);
+		// the same checks still answer for themselves on an order without a live attempt
+		const other = addOrder(s);
+		warehouses.get(other.pickup_address_id!)!.active = false;
+		const noWarehouse = await rejects(() => book(broker(), s, { order_id: other.order_id }));
+		assert.equal(noWarehouse.data.body.error, "invalid_pickup_address");
 	});
 });
