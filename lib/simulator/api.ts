@@ -46,6 +46,7 @@ import {
 import { packingSlipPdf } from "./label";
 import { firePush } from "./push";
 import {
+	bookRegistered,
 	countsPerCourier,
 	firstFault,
 	firstScanAt,
@@ -57,6 +58,7 @@ import {
 	logCall,
 	logCreateCalls,
 	markCancelled,
+	type NewPackage,
 	type PackageRow,
 	packageBy,
 	packageForScan,
@@ -126,7 +128,9 @@ function packageOf(row: PackageRow): WirePackage {
  * after {@link configuredDelay}. Faults: `SIMULATE_5XX` answers 503 once per
  * reference before anything is booked; `SIMULATE_TIMEOUT` holds an answer that
  * booked something for {@link configuredHang}. Refusals answer `status:"Fail"`
- * with the courier's remarks. Weights on the wire are grams.
+ * with the courier's remarks. Weights on the wire are grams. One accepted
+ * shipment from a registered pickup is one statement ({@link createOne},
+ * docs/decisions/0157-sandbox-create-one-statement.md).
  */
 export async function create(db: Sequelize, courier: SimCourier, data: WireCreateRequest): Promise<Reply> {
 	const shipments = Array.isArray(data?.shipments) ? data.shipments : [];
@@ -134,6 +138,9 @@ export async function create(db: Sequelize, courier: SimCourier, data: WireCreat
 		return { status: 200, body: { success: false, rmk: "shipments are required", packages: [] } };
 	const pickupName = String(data.pickup_location?.name ?? "");
 	await new Promise((r) => setTimeout(r, configuredDelay()));
+	// The usual create (one bookable shipment, the pickup registered): one statement.
+	const one = shipments.length === 1 ? await createOne(db, courier, shipments[0], pickupName) : undefined;
+	if (one) return one;
 	// 503 once per reference, before anything is booked.
 	for (const s of shipments) {
 		if (!String(s.name ?? "").includes("SIMULATE_5XX")) continue;
@@ -163,25 +170,63 @@ export async function create(db: Sequelize, courier: SimCourier, data: WireCreat
 			outcomes.push("refused");
 			continue;
 		}
-		const inserted = await insertPackage(
-			db,
-			{
-				courierCode: courier.code,
-				ref,
-				awbPrefix: courier.awbPrefix,
-				digits: courier.awbLength - courier.awbPrefix.length,
-				sortCode: sortCode(String(s.pin)),
-				pickupName,
-				shipment: s,
-			},
-			{ code: "manifested", location: pickup.city, instructions: "Manifest uploaded by client" },
-		);
+		const inserted = await insertPackage(db, newPackage(courier, s, pickupName), {
+			...FIRST_SCAN,
+			location: pickup.city,
+		});
 		const row = inserted ?? (await packageBy(db, courier.code, "refnum", ref));
 		if (!row) throw new Error(`package ${courier.code}/${ref} vanished`);
 		packages.push(packageOf(row));
 		outcomes.push(inserted ? "booked" : "duplicate");
 	}
 	await logCreates(db, courier, shipments, outcomes);
+	return createReply(packages, hang);
+}
+
+/** A booked package's first scan (located in its pickup's city). */
+const FIRST_SCAN = { code: "manifested", instructions: "Manifest uploaded by client" } as const;
+
+/** The package to book for shipment `s` of a create from pickup location `pickupName`. */
+function newPackage(courier: SimCourier, s: WireShipment, pickupName: string): NewPackage {
+	return {
+		courierCode: courier.code,
+		ref: String(s.order ?? ""),
+		awbPrefix: courier.awbPrefix,
+		digits: courier.awbLength - courier.awbPrefix.length,
+		sortCode: sortCode(String(s.pin)),
+		pickupName,
+		shipment: s,
+	};
+}
+
+/**
+ * {@link create} of a single shipment the courier accepts, from a registered
+ * pickup location: booked (or found booked before) and logged in one
+ * statement ({@link bookRegistered}). Undefined, with nothing written, when
+ * the shipment needs the general path: a fault marker (`SIMULATE_5XX`), a
+ * refusal, or a pickup location not registered.
+ */
+async function createOne(
+	db: Sequelize,
+	courier: SimCourier,
+	s: WireShipment,
+	pickupName: string,
+): Promise<Reply | undefined> {
+	if (String(s.name ?? "").includes("SIMULATE_5XX")) return undefined;
+	if (refusalsOf(courier, s, true, pickupName).length) return undefined;
+	const res = await bookRegistered(db, newPackage(courier, s, pickupName), FIRST_SCAN);
+	if (!res.known) return undefined;
+	const row = res.row ?? (await packageBy(db, courier.code, "refnum", String(s.order ?? "")));
+	if (!row) throw new Error(`package ${courier.code}/${s.order} vanished`);
+	return createReply([packageOf(row)], String(s.name ?? "").includes("SIMULATE_TIMEOUT"));
+}
+
+/**
+ * The reply to a create with these `packages`: `success` when all booked, the
+ * refusals' remarks as `rmk` otherwise; held for {@link configuredHang} when
+ * `hang` (SIMULATE_TIMEOUT) and something was booked.
+ */
+function createReply(packages: WirePackage[], hang: boolean): Reply {
 	const ok = packages.every((p) => p.status === "Success");
 	const body: WireCreateResponse = {
 		success: ok,

@@ -173,6 +173,55 @@ export async function insertPackage(
 	return rows[0];
 }
 
+/**
+ * A create of one bookable shipment in ONE statement: when pickup location
+ * `p.pickupName` is registered, books `p` as {@link insertPackage} does (its
+ * first scan `scan` located in the pickup's city) and logs the create call
+ * as {@link logCreateCalls} would (`booked`, or `duplicate` when the
+ * reference was booked before: nothing inserted). `known` false: the pickup
+ * location is not registered and nothing was written (the caller refuses
+ * the shipment its usual way). `row` is the package inserted, undefined for
+ * a duplicate (read it with {@link packageBy}).
+ */
+export async function bookRegistered(
+	db: Sequelize,
+	p: NewPackage,
+	scan: { code: string; instructions: string },
+): Promise<{ known: boolean; row: PackageRow | undefined }> {
+	const { rows } = await exec<PackageRow & { x_known: boolean }>(
+		db,
+		`WITH loc AS (
+		   SELECT city FROM simulator.pickup_locations WHERE courier_code = $1 AND name = $7),
+		 p AS (
+		   INSERT INTO simulator.packages (courier_code, refnum, waybill, sort_code, client_order_no, pickup_location, payment_mode, shipment)
+		   SELECT $1, $2, $3 || lpad(nextval('simulator.awb_seq')::text, $4, '0'), $5, $6, $7, $8, $9::jsonb FROM loc
+		   ON CONFLICT (courier_code, refnum) DO NOTHING
+		   RETURNING *),
+		 s AS (
+		   INSERT INTO simulator.scans (waybill, code, location, instructions)
+		   SELECT p.waybill, $10, loc.city, $11 FROM p, loc),
+		 c AS (
+		   INSERT INTO simulator.calls (courier_code, endpoint, refnum, status, outcome)
+		   SELECT $1, 'create', $2, 200, CASE WHEN EXISTS (SELECT 1 FROM p) THEN 'booked' ELSE 'duplicate' END FROM loc)
+		 SELECT EXISTS (SELECT 1 FROM loc) AS x_known, p.* FROM (SELECT 1) one LEFT JOIN p ON true`,
+		[
+			p.courierCode,
+			p.ref,
+			p.awbPrefix,
+			p.digits,
+			p.sortCode,
+			p.shipment.client_order_no ?? null,
+			p.pickupName,
+			p.shipment.payment_mode,
+			JSON.stringify(p.shipment),
+			scan.code,
+			scan.instructions,
+		],
+	);
+	const { x_known, ...row } = rows[0];
+	return { known: x_known, row: row.waybill ? (row as PackageRow) : undefined };
+}
+
 /** Marks a package cancelled; true when it was not cancelled before. */
 export async function markCancelled(db: Sequelize, courierCode: string, waybill: string): Promise<boolean> {
 	const { count } = await exec(

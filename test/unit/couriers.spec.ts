@@ -144,6 +144,65 @@ describe("couriers: sandbox adapter against the simulator", function () {
 		assert.ok(!seen.has(other.awb_number), "another reference gets another AWB");
 	});
 
+	it("records a create's package, its first scan and the call: booked, duplicate (also concurrent), refused", async () => {
+		const a = adapterFor(courier("sbx-express"));
+		const db = getSequelize();
+		const calls = (r: string) =>
+			select<{ status: number; outcome: string }>(
+				db,
+				"SELECT status, outcome FROM simulator.calls WHERE endpoint = 'create' AND refnum = $1 ORDER BY id",
+				[r],
+			);
+		const scans = (waybill: string) =>
+			select<{ code: string; location: string; instructions: string }>(
+				db,
+				"SELECT code, location, instructions FROM simulator.scans WHERE waybill = $1 ORDER BY id",
+				[waybill],
+			);
+		const packages = (r: string) =>
+			select<{ waybill: string; pickup_location: string }>(
+				db,
+				"SELECT waybill, pickup_location FROM simulator.packages WHERE courier_code = 'sbx-express' AND refnum = $1",
+				[r],
+			);
+		const [{ city }] = await select<{ city: string }>(
+			db,
+			"SELECT city FROM simulator.pickup_locations WHERE courier_code = 'sbx-express' AND name = $1",
+			[WH],
+		);
+		const r = ref();
+		const first = await a.book(bookReq(r, WH));
+		assert.deepEqual(await packages(r), [{ waybill: first.awb_number, pickup_location: WH }]);
+		const manifested = { code: "manifested", location: city, instructions: "Manifest uploaded by client" };
+		assert.deepEqual(await scans(first.awb_number), [manifested]);
+		assert.deepEqual(await calls(r), [{ status: 200, outcome: "booked" }]);
+		const again = await a.book(bookReq(r, WH));
+		assert.equal(again.awb_number, first.awb_number);
+		assert.deepEqual(await scans(first.awb_number), [manifested], "no second scan for a duplicate");
+		assert.deepEqual(
+			(await calls(r)).map((c) => c.outcome),
+			["booked", "duplicate"],
+		);
+		// creates of one new reference at once: one package and one scan; one call booked, the others duplicates
+		const c = ref();
+		const racing = await Promise.all(Array.from({ length: 5 }, () => a.book(bookReq(c, WH))));
+		assert.equal(new Set(racing.map((x) => x.awb_number)).size, 1);
+		assert.equal((await packages(c)).length, 1);
+		assert.deepEqual(await scans(racing[0].awb_number), [manifested]);
+		assert.deepEqual((await calls(c)).map((x) => x.outcome).sort(), [
+			"booked",
+			"duplicate",
+			"duplicate",
+			"duplicate",
+			"duplicate",
+		]);
+		// an unregistered pickup location: refused and logged, nothing booked
+		const u = ref();
+		await rejects(() => a.book(bookReq(u, `WH-NONE-${run}`)));
+		assert.deepEqual(await packages(u), []);
+		assert.deepEqual(await calls(u), [{ status: 200, outcome: "refused" }]);
+	});
+
 	it("looks a reference up: the booked shipment, or null when never seen", async () => {
 		const a = adapterFor(courier("sbx-surface"));
 		const r = ref();
