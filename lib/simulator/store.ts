@@ -134,6 +134,25 @@ export interface NewPackage {
 }
 
 /**
+ * The values of package `p` as {@link insertPackage} and {@link bookRegistered}
+ * bind them ($1–$9): courier, reference, AWB prefix and digits, sort code,
+ * client order number, pickup location, payment mode, the shipment (JSON).
+ */
+function packageValues(p: NewPackage): unknown[] {
+	return [
+		p.courierCode,
+		p.ref,
+		p.awbPrefix,
+		p.digits,
+		p.sortCode,
+		p.shipment.client_order_no ?? null,
+		p.pickupName,
+		p.shipment.payment_mode,
+		JSON.stringify(p.shipment),
+	];
+}
+
+/**
  * Books `p` with the next AWB of `simulator.awb_seq` and, in the same
  * statement, adds its first scan `scan` (code, location, instructions);
  * undefined (nothing written) when the reference was booked concurrently
@@ -155,20 +174,7 @@ export async function insertPackage(
 		   INSERT INTO simulator.scans (waybill, code, location, instructions)
 		   SELECT waybill, $10, $11, $12 FROM p)
 		 SELECT * FROM p`,
-		[
-			p.courierCode,
-			p.ref,
-			p.awbPrefix,
-			p.digits,
-			p.sortCode,
-			p.shipment.client_order_no ?? null,
-			p.pickupName,
-			p.shipment.payment_mode,
-			JSON.stringify(p.shipment),
-			scan.code,
-			scan.location,
-			scan.instructions,
-		],
+		[...packageValues(p), scan.code, scan.location, scan.instructions],
 	);
 	return rows[0];
 }
@@ -204,19 +210,7 @@ export async function bookRegistered(
 		   INSERT INTO simulator.calls (courier_code, endpoint, refnum, status, outcome)
 		   SELECT $1, 'create', $2, 200, CASE WHEN EXISTS (SELECT 1 FROM p) THEN 'booked' ELSE 'duplicate' END FROM loc)
 		 SELECT EXISTS (SELECT 1 FROM loc) AS x_known, p.* FROM (SELECT 1) one LEFT JOIN p ON true`,
-		[
-			p.courierCode,
-			p.ref,
-			p.awbPrefix,
-			p.digits,
-			p.sortCode,
-			p.shipment.client_order_no ?? null,
-			p.pickupName,
-			p.shipment.payment_mode,
-			JSON.stringify(p.shipment),
-			scan.code,
-			scan.instructions,
-		],
+		[...packageValues(p), scan.code, scan.instructions],
 	);
 	const { x_known, ...row } = rows[0];
 	return { known: x_known, row: row.waybill ? (row as PackageRow) : undefined };
