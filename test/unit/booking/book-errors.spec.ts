@@ -206,13 +206,14 @@ describe("booking: POST /v1/shipping/book errors", function () {
 
 	it("409 of a live attempt comes before every check after it (warehouse, courier, lane, collaborators, credit)", async () => {
 		const s = newSender();
-		const o = addOrder(s);
+		// SIMULATE_TIMEOUT keeps the booking in progress while the first checks run
+		const o = addOrder(s, {}, { name: "Meera SIMULATE_TIMEOUT" });
 		assert.equal((await book(broker(), s, { order_id: o.order_id })).status, 202);
 		const queued = await rejects(() => book(broker(), s, { order_id: o.order_id, logistic_id: 99 }));
 		assert.deepEqual(
 			{ code: queued.code, error: queued.data.body.error },
 			{ code: 409, error: "booking_in_progress" },
-			"a queued attempt before unknown_logistic",
+			"an attempt in progress before unknown_logistic",
 		);
 		await settled(o.order_id);
 		const expectBooked = async (params: Record<string, unknown>, why: string) => {
