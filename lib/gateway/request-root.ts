@@ -6,8 +6,9 @@
  * request, which then calls the route's action (a second context and the same hooks, the ones that matter: access
  * rules, timeout, log scope, metrics of the route). Most of the first chain has nothing to do for the `rest` action:
  * it has no access rule, no timeout (0), no fallback, no parameter schema, and the gateway catches what it throws.
- * Here the `rest` handler is wrapped once, when the gateway is created (as Moleculer wraps every action), by the hooks that apply to a request as a whole
- * ({@link REQUEST_HOOKS}), and each request makes its context as `this.actions.rest` does and runs that handler.
+ * Here the `rest` handler is wrapped once, when the gateway is created (as Moleculer wraps every action), by the
+ * hooks that apply to a request as a whole ({@link REQUEST_HOOKS}), and each request makes its context as
+ * `this.actions.rest` does and runs that handler.
  */
 import type { ActionSchema, Context, ServiceBroker } from "moleculer";
 

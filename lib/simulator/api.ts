@@ -30,11 +30,14 @@ import {
 } from "../couriers/sandbox/wire";
 import { isCalendarDay, istDay } from "../shared/ist-date";
 import {
+	CREATE_5XX_MARKER,
+	CREATE_TIMEOUT_MARKER,
 	configuredDelay,
 	configuredHang,
 	DEFER_DLV_MAX_DAYS,
 	issuesOwnLabel,
 	LABEL_5XX_MARKER,
+	markedWith,
 	NDR_5XX_MARKER,
 	NDR_DOWN_MARKER,
 	refusalsOf,
@@ -143,7 +146,7 @@ export async function create(db: Sequelize, courier: SimCourier, data: WireCreat
 	if (one) return one;
 	// 503 once per reference, before anything is booked.
 	for (const s of shipments) {
-		if (!String(s.name ?? "").includes("SIMULATE_5XX")) continue;
+		if (!markedWith(s, CREATE_5XX_MARKER)) continue;
 		if (await firstFault(db, courier.code, String(s.order ?? ""))) {
 			await logCreates(db, courier, shipments, ["503"]);
 			return { status: 503, body: { error: "Service temporarily unavailable" } };
@@ -155,7 +158,7 @@ export async function create(db: Sequelize, courier: SimCourier, data: WireCreat
 	let hang = false;
 	for (const s of shipments) {
 		const ref = String(s.order ?? "");
-		if (String(s.name ?? "").includes("SIMULATE_TIMEOUT")) hang = true;
+		if (markedWith(s, CREATE_TIMEOUT_MARKER)) hang = true;
 		// A reference booked before answers its package (a duplicate) even where it would now be refused;
 		// a bookable one is inserted at once (ON CONFLICT: booked before → its package).
 		const remarks = refusalsOf(courier, s, pickup !== undefined, pickupName);
@@ -212,13 +215,13 @@ async function createOne(
 	s: WireShipment,
 	pickupName: string,
 ): Promise<Reply | undefined> {
-	if (String(s.name ?? "").includes("SIMULATE_5XX")) return undefined;
+	if (markedWith(s, CREATE_5XX_MARKER)) return undefined;
 	if (refusalsOf(courier, s, true, pickupName).length) return undefined;
 	const res = await bookRegistered(db, newPackage(courier, s, pickupName), FIRST_SCAN);
 	if (!res.known) return undefined;
 	const row = res.row ?? (await packageBy(db, courier.code, "refnum", String(s.order ?? "")));
 	if (!row) throw new Error(`package ${courier.code}/${s.order} vanished`);
-	return createReply([packageOf(row)], String(s.name ?? "").includes("SIMULATE_TIMEOUT"));
+	return createReply([packageOf(row)], markedWith(s, CREATE_TIMEOUT_MARKER));
 }
 
 /**

@@ -43,6 +43,21 @@ export function issuesOwnLabel(courier: SimCourier): boolean {
 }
 
 /**
+ * Marker in the consignee name: the first create of each of the shipment's
+ * references answers 503 before anything is booked (remembered in
+ * `simulator.faults`), later ones book.
+ */
+export const CREATE_5XX_MARKER = "SIMULATE_5XX";
+
+/** Marker in the consignee name: a create that booked the shipment holds its answer for the configured hang. */
+export const CREATE_TIMEOUT_MARKER = "SIMULATE_TIMEOUT";
+
+/** Whether shipment `s`'s consignee name carries fault `marker`. */
+export function markedWith(s: WireShipment, marker: string): boolean {
+	return String(s.name ?? "").includes(marker);
+}
+
+/**
  * Marker in the consignee name: the first packing slip asked for each of the
  * shipment's waybills answers 503 (remembered in `simulator.faults`), later ones work.
  */
