@@ -119,7 +119,7 @@
  * successful) reads, whose line carries `sampled: <that number>`;
  * `GATEWAY_ACCESS_LOG=1`: every request.
  *
- * ## moleculer-web hooks and the six remaining overrides
+ * ## moleculer-web hooks and the seven remaining overrides
  *
  * Everything above is done with moleculer-web 0.11's documented hooks:
  * `rootCallOptions` (request id, common headers, query parsing, `OPTIONS`
@@ -131,7 +131,7 @@
  * came, record 0124), and `settings.onError` (every error
  * answer, including 404/405/204 for URLs that match no alias).
  *
- * Six internal methods are overridden, because no hook reaches them.
+ * Seven internal methods are overridden, because no hook reaches them.
  * moleculer-web is therefore pinned to exactly 0.11.0 (package.json) and
  * test/unit/gateway/upstream.spec.ts fails when an upgrade changes them:
  * - `errorHandler`: upstream logs every 5xx with its stack at error level
@@ -151,6 +151,9 @@
  * - `httpHandler`: upstream's, except that a request's root context runs moleculer-web's `rest` handler inside the
  *   broker's `ContextTracker`, `Tracing` and `Metrics` hooks only, not every `localAction` hook of the broker
  *   (lib/gateway/request-root.ts, record 0155); the route's action is called with all of them, as before.
+ * - `routeHandler`: upstream's, except that a request whose route middlewares have nothing to do (no body parser, or
+ *   a GET / HEAD / DELETE on a route whose parsers read no body of those methods) goes to `aliasHandler` without
+ *   the promise upstream awaits to run them (lib/gateway/route-options.ts `middlewaresIdle`, record 0158).
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
@@ -173,10 +176,10 @@ import {
 import { IdempotencyKeys, IdempotentReplay, wantsIdempotency } from "../lib/gateway/idempotency";
 import { clientAddress, EdgeLimiter } from "../lib/gateway/rate-limit";
 import { type RequestRoot, type RestService, requestContext, requestRoot } from "../lib/gateway/request-root";
-import { gatewayRoutes } from "../lib/gateway/route-options";
+import { gatewayRoutes, middlewaresIdle } from "../lib/gateway/route-options";
 import { API_ALIASES, actionsByService, DEV_IDP_ALIASES, UPLOAD_ALIASES } from "../lib/gateway/routes";
 import { bearerToken, type CachedVerifier, cachedVerifier } from "../lib/gateway/tokens";
-import type { GwRequest, RouteOptions } from "../lib/gateway/web-types";
+import type { GwRequest, RouteOptions, WebRoute } from "../lib/gateway/web-types";
 import { writePerTurn } from "../lib/gateway/write-per-turn";
 import { answerTextOf } from "../lib/platform/answer-text";
 import { type AuthUser, checkAccess, createVerifier, invalidToken } from "../lib/platform/auth";
@@ -210,11 +213,29 @@ interface WebGateway {
 	sendError(req: GwRequest, res: ServerResponse, err: unknown): void;
 	/** answers 404 through `sendError` */
 	send404(req: GwRequest, res: ServerResponse): void;
+	/** logs the request line when the route logs (ours never do) */
+	logRequest(req: GwRequest): void;
+	/** calls the alias's action with `req.$params` and writes its answer; resolves `true` once written */
+	aliasHandler(req: GwRequest, res: ServerResponse, alias: WebAlias): Promise<unknown>;
 }
 
-/** moleculer-web's own implementation of the overridden `sendResponse` (see file head). */
+/** An alias moleculer-web's `resolveAlias` found for a request, with the path's parameters. */
+interface FoundAlias {
+	alias: WebAlias;
+	params: Record<string, unknown>;
+}
+
+/** moleculer-web's own implementations of the overridden methods the overrides call (see file head). */
 interface UpstreamMethods {
 	sendResponse(this: unknown, req: GwRequest, res: ServerResponse, data: unknown, action: unknown): void;
+	routeHandler(
+		this: unknown,
+		ctx: Context,
+		route: WebRoute,
+		req: GwRequest,
+		res: ServerResponse,
+		found?: FoundAlias,
+	): Promise<unknown>;
 	createAlias(this: unknown, route: unknown, path: unknown, action: unknown): { toString(): string };
 }
 
@@ -298,6 +319,20 @@ function rootCallOptions(
  */
 function onError(this: HookTarget, req: GwRequest, res: ServerResponse, err: unknown): void {
 	this.answerError(req, res, err);
+}
+
+/**
+ * The `error` listener of a response routed past its idle middlewares (the gateway's `routeHandler`): an error the
+ * response emits while it is being made is the request's error, answered by the gateway's `errorHandler` (which cuts
+ * a response already begun), as upstream's route promise did with it; once the response has finished or closed it is
+ * ignored, as that settled promise ignored it. Without a listener the response's `emit` would throw it.
+ */
+function responseError(this: ServerResponse, err: Error): void {
+	if (this.writableFinished || this.destroyed) return;
+	const res = this as ServerResponse & {
+		$service?: { errorHandler(req: GwRequest, res: ServerResponse, e: unknown): void };
+	};
+	res.$service?.errorHandler(this.req as GwRequest, this, err);
 }
 
 export default defineService<GatewayVars>()({
@@ -592,6 +627,59 @@ export default defineService<GatewayVars>()({
 				if (result == null) this.send404(req, res);
 			} catch (err) {
 				this.errorHandler(req, res, err);
+			}
+		},
+
+		/**
+		 * OVERRIDE of moleculer-web's `routeHandler(ctx, route, req, res, foundAlias)` (pinned, see file head):
+		 * upstream's, except that a request whose route middlewares have nothing to do for it
+		 * (lib/gateway/route-options.ts `middlewaresIdle`: a route without body parsers, or a GET / HEAD / DELETE on a
+		 * route whose parsers read no body of those methods) does not run them. Upstream runs them through a promise
+		 * it awaits (`composeThen`), inside a promise settled by three `once` listeners on the response, even when
+		 * none has anything to do; on a light read that cost more than the route's own work (issue 32,
+		 * docs/decisions/0158-idle-route-middlewares.md). The rest is upstream's, in its order: `req.$route` /
+		 * `res.$route`, the request log call, `req.body` set as body-parser sets it on a request it does not read,
+		 * the params merged (body, query, then the path's; or `{body, query, params}` when `mergeParams` is false),
+		 * `req.$params`, `req.$alias`; then the alias handler's promise is returned as it is (it settles when the
+		 * answer is written or failed). One shared `error` listener ({@link responseError}) sends an error the
+		 * response emits meanwhile to `errorHandler`, as upstream's promise did. Upstream's debug line naming the
+		 * alias is not written. A request that matched no alias, a route with CORS, and a request its middlewares
+		 * may read are upstream's.
+		 */
+		routeHandler(
+			ctx: Context,
+			route: WebRoute,
+			req: GwRequest,
+			res: ServerResponse,
+			found?: FoundAlias,
+		): Promise<unknown> {
+			if (found === undefined || route.cors || !middlewaresIdle(route, req.method))
+				return upstream.routeHandler.call(this, ctx, route, req, res, found);
+			const r = req as GwRequest & { $route?: WebRoute };
+			(res as ServerResponse & { $route?: WebRoute }).$route = r.$route = route;
+			this.logRequest(req);
+			try {
+				// upstream's promise turned a response error into the request's error: so does this listener
+				res.on("error", responseError);
+				if (route.middlewares.length > 0 && !("body" in req)) req.body = undefined;
+				const alias = found.alias;
+				let params: Record<string, unknown>;
+				if (route.opts.mergeParams === false)
+					params = { body: req.body, query: req.query, params: found.params };
+				else {
+					const body = req.body;
+					params = Object.assign(
+						{},
+						body !== null && (typeof body === "object" || typeof body === "function") ? body : {},
+						req.query,
+						found.params,
+					);
+				}
+				req.$params = params;
+				req.$alias = alias;
+				return this.aliasHandler(req, res, alias);
+			} catch (err) {
+				return Promise.reject(err);
 			}
 		},
 

@@ -33,7 +33,7 @@ import {
 } from "./routes";
 import { assertCleanText } from "./text-rule";
 import { uploadParams } from "./upload";
-import type { GwRequest, RouteOptions } from "./web-types";
+import type { GwRequest, RouteOptions, WebRoute } from "./web-types";
 
 /**
  * Alias matching of every route (issue 12): paths match exactly, case
@@ -84,6 +84,41 @@ const BODYLESS_METHODS = new Set(["GET", "HEAD", "DELETE"]);
 /** body-parser `type` of the API route: every content type is read as JSON, except on {@link BODYLESS_METHODS}. */
 function readsBody(req: IncomingMessage): boolean {
 	return !BODYLESS_METHODS.has(req.method ?? "GET");
+}
+
+/**
+ * Whether the moleculer-web middlewares of `route` (its body parsers, then any `use`) have nothing to do for a
+ * request of `method`: the route has no `use`, and either no body parser or only parsers whose `type` is
+ * {@link readsBody}, which reads no body of a GET, HEAD or DELETE. body-parser would only set `req.body` to
+ * `undefined` there; the gateway then routes the request without running them (services/gateway.service.ts
+ * `routeHandler`, issue 32, docs/decisions/0158-idle-route-middlewares.md).
+ */
+export function middlewaresIdle(route: WebRoute, method: string | undefined): boolean {
+	if (route.middlewares.length === 0) return true;
+	if (!BODYLESS_METHODS.has(method ?? "GET")) return false;
+	let idle = idleOnBodyless.get(route);
+	if (idle === undefined) {
+		idle = parsersOnly(route);
+		idleOnBodyless.set(route, idle);
+	}
+	return idle;
+}
+
+/** Per route: whether its middlewares are only body parsers typed {@link readsBody} ({@link middlewaresIdle}). */
+const idleOnBodyless = new WeakMap<WebRoute, boolean>();
+
+/** Whether `route`'s middlewares are its body parsers only (no `use`), each typed {@link readsBody}. */
+function parsersOnly(route: WebRoute): boolean {
+	const opts = route.opts;
+	if (opts.use?.length || opts.bodyParsers === false) return false;
+	let parsers = 0;
+	for (const p of Object.values(opts.bodyParsers)) {
+		if (p === false) continue;
+		if (p === null || typeof p !== "object" || (p as { type?: unknown }).type !== readsBody) return false;
+		parsers++;
+	}
+	// anything more than the parsers (a service-wide `use`) runs as upstream runs it
+	return route.middlewares.length === parsers;
 }
 
 /**

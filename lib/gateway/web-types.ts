@@ -53,3 +53,13 @@ export interface RouteOptions {
 	/** the answer as sent (`data`), or what replaces it (moleculer-web awaits it before sending) */
 	onAfterCall?: (ctx: Context, route: unknown, req: GwRequest, res: ServerResponse, data: unknown) => unknown;
 }
+
+/** A route as moleculer-web's `createRoute` makes it (the fields the gateway reads). */
+export interface WebRoute {
+	/** the options it was added with (`addRoute`) */
+	opts: RouteOptions & { use?: unknown[] };
+	/** connect-style middlewares, run in order: its body parsers, then the service's and its own `use` */
+	middlewares: unknown[];
+	/** the route's CORS options, when on (ours: never) */
+	cors?: unknown;
+}

@@ -1,7 +1,7 @@
 /**
- * Guards the six moleculer-web internals the gateway still overrides
+ * Guards the seven moleculer-web internals the gateway still overrides
  * (services/gateway.service.ts, file head): `createAlias`, `errorHandler`, `httpHandler`,
- * `parseQueryString`, `resolveAlias` and `sendResponse` (the look-up is compared with upstream's in
+ * `parseQueryString`, `resolveAlias`, `routeHandler` and `sendResponse` (the look-up is compared with upstream's in
  * test/unit/gateway/alias-index.spec.ts). moleculer-web is pinned to an exact version; these tests
  * fail when the installed version differs from the pin, when the gateway
  * overrides another upstream method, or when an overridden method changes
@@ -57,7 +57,7 @@ describe("gateway: moleculer-web overrides (pinned upstream)", () => {
 		assert.equal(pin, "0.11.0");
 	});
 
-	it("the gateway overrides exactly createAlias, errorHandler, httpHandler, parseQueryString, resolveAlias and sendResponse of moleculer-web's methods", () => {
+	it("the gateway overrides exactly createAlias, errorHandler, httpHandler, parseQueryString, resolveAlias, routeHandler and sendResponse of moleculer-web's methods", () => {
 		const overridden = Object.keys(ours)
 			.filter((m) => m in upstream && !DOCUMENTED_HOOKS.includes(m))
 			.sort();
@@ -67,6 +67,7 @@ describe("gateway: moleculer-web overrides (pinned upstream)", () => {
 			"httpHandler",
 			"parseQueryString",
 			"resolveAlias",
+			"routeHandler",
 			"sendResponse",
 		]);
 	});
