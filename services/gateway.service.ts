@@ -636,7 +636,7 @@ export default defineService<GatewayVars>()({
 		 * (lib/gateway/route-options.ts `middlewaresIdle`: a route without body parsers, or a GET / HEAD / DELETE on a
 		 * route whose parsers read no body of those methods) does not run them. Upstream runs them through a promise
 		 * it awaits (`composeThen`), inside a promise settled by three `once` listeners on the response, even when
-		 * none has anything to do; on a light read that cost more than the route's own work (issue 32,
+		 * none has anything to do; on a light read that was a tenth or more of its CPU (issue 32,
 		 * docs/decisions/0158-idle-route-middlewares.md). The rest is upstream's, in its order: `req.$route` /
 		 * `res.$route`, the request log call, `req.body` set as body-parser sets it on a request it does not read,
 		 * the params merged (body, query, then the path's; or `{body, query, params}` when `mergeParams` is false),
