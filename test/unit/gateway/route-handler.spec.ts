@@ -48,7 +48,7 @@ interface Seen {
 }
 
 /**
- * Sends `method path` (with `body`, as JSON unless a Buffer is wanted) to a server whose every request is routed by
+ * Sends `method path` (with `body` as a JSON request body, when given) to a server whose every request is routed by
  * `handler` on `route` with the alias found (`params`); returns what the alias handler saw.
  */
 async function seenBy(
