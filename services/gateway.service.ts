@@ -639,7 +639,8 @@ export default defineService<GatewayVars>()({
 		 * none has anything to do; on a light read that was a tenth or more of its CPU (issue 32,
 		 * docs/decisions/0158-idle-route-middlewares.md). The rest is upstream's, in its order: `req.$route` /
 		 * `res.$route`, the request log call, `req.body` set as body-parser sets it on a request it does not read,
-		 * the params merged (body, query, then the path's; or `{body, query, params}` when `mergeParams` is false),
+		 * the params merged (query, then the path's: no body was read; or `{body, query, params}` when `mergeParams`
+		 * is false),
 		 * `req.$params`, `req.$alias`; then the alias handler's promise is returned as it is (it settles when the
 		 * answer is written or failed). One shared `error` listener ({@link responseError}) sends an error the
 		 * response emits meanwhile to `errorHandler`, as upstream's promise did. Upstream's debug line naming the
@@ -666,15 +667,8 @@ export default defineService<GatewayVars>()({
 				let params: Record<string, unknown>;
 				if (route.opts.mergeParams === false)
 					params = { body: req.body, query: req.query, params: found.params };
-				else {
-					const body = req.body;
-					params = Object.assign(
-						{},
-						body !== null && (typeof body === "object" || typeof body === "function") ? body : {},
-						req.query,
-						found.params,
-					);
-				}
+				// no middleware read a body here: upstream's merge of body, query and path params is query and path
+				else params = Object.assign({}, req.query, found.params);
 				req.$params = params;
 				req.$alias = alias;
 				return this.aliasHandler(req, res, alias);

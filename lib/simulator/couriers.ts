@@ -52,6 +52,9 @@ export const CREATE_5XX_MARKER = "SIMULATE_5XX";
 /** Marker in the consignee name: a create that booked the shipment holds its answer for the configured hang. */
 export const CREATE_TIMEOUT_MARKER = "SIMULATE_TIMEOUT";
 
+/** Marker in the consignee name: every create of the shipment is refused with the courier's words. */
+export const REFUSE_MARKER = "SIMULATE_REFUSE";
+
 /** Whether shipment `s`'s consignee name carries fault `marker`. */
 export function markedWith(s: WireShipment, marker: string): boolean {
 	return String(s.name ?? "").includes(marker);
@@ -144,8 +147,7 @@ export function refusalsOf(
 	if (!pickupKnown) {
 		out.push(`${UNKNOWN_PICKUP_MARKER}: pickup location "${pickupName}" is not registered`);
 	}
-	if (String(s.name ?? "").includes("SIMULATE_REFUSE"))
-		out.push("Shipment rejected by the courier (SIMULATE_REFUSE)");
+	if (markedWith(s, REFUSE_MARKER)) out.push(`Shipment rejected by the courier (${REFUSE_MARKER})`);
 	if (!String(s.name ?? "").trim() || !String(s.add ?? "").trim())
 		out.push("Consignee name and address are required");
 	const pin = String(s.pin ?? "");
