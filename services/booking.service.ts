@@ -404,7 +404,13 @@ export default defineService<BookingVars>()({
 					}
 				};
 				return cancelBooking(
-					{ db: this.db, via: ctx, callOptions: this.callOptions(), relay: relayRows },
+					{
+						db: this.db,
+						via: ctx,
+						callOptions: this.callOptions(),
+						relay: relayRows,
+						warn: (line) => this.logger.warn(line),
+					},
 					sender,
 					input,
 				);

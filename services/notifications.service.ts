@@ -379,6 +379,12 @@ export default defineService<NotificationsVars>()({
 				forgetPage(ctx.params.awb_number);
 			},
 		},
+		/** A booked shipment was cancelled (booking's broadcast, best effort): its cached pages go (record 0159). */
+		"shipment.cancelled": {
+			handler(ctx) {
+				forgetPage(ctx.params.awb_number);
+			},
+		},
 	},
 	started() {
 		if (!labelLinkConfigured()) {

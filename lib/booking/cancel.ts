@@ -23,6 +23,7 @@
 import type { Sequelize } from "sequelize";
 import {
 	type BookingState,
+	broadcast,
 	type Caller,
 	type CallOptions,
 	type CancelAnswer,
@@ -33,6 +34,7 @@ import { adapterFor, type CourierAdapter, CourierRefused } from "../couriers";
 import { type ApiError, fail, validationFailed } from "../platform/errors";
 import { parsePositiveInt } from "../shared/fields";
 import { toRupees } from "../shared/money";
+import { message } from "./deps";
 import {
 	type AttemptView,
 	cancelQueued,
@@ -161,6 +163,33 @@ export interface CancelDeps {
 	callOptions: CallOptions;
 	/** delivers committed outbox rows now (failures are retried by the relay later) */
 	relay(ids: number[]): Promise<void>;
+	/** logs a warning (a `shipment.cancelled` broadcast that failed) */
+	warn(line: string): void;
+}
+
+/**
+ * Broadcasts `shipment.cancelled` `{order_id, sender_id, awb_number, logistic_id}` for attempt `a`,
+ * whose cancellation committed, when it held an AWB (it was booked; without an AWB there was no
+ * shipment to show, and nothing is sent; docs/decisions/0159-cancel-drops-tracking-page.md). Best
+ * effort: a failure is passed to `warn`, never thrown (the cancel stands; what the event clears
+ * expires by itself).
+ */
+export async function announceCancelled(
+	via: Caller,
+	a: AttemptView,
+	warn: (line: string) => void,
+): Promise<void> {
+	if (!a.awb_number) return;
+	try {
+		await broadcast(via, "shipment.cancelled", {
+			order_id: a.order_id,
+			sender_id: a.sender_id,
+			awb_number: a.awb_number,
+			logistic_id: a.logistic_id,
+		});
+	} catch (err) {
+		warn(`shipment.cancelled of AWB ${a.awb_number} not sent: ${message(err)}`);
+	}
 }
 
 /** Rounds of re-reading the attempt after losing a race with the worker before answering 503. */
@@ -170,7 +199,8 @@ const MAX_ROUNDS = 5;
  * Cancels the latest booking of the sender's order `input.order_id` (ownership
  * already checked) and answers the §4.2 200 body. Each step is a conditional
  * UPDATE; a step that loses a race with the worker (queued → claimed, claimed →
- * booked) re-reads the attempt and takes the step of its new state.
+ * booked) re-reads the attempt and takes the step of its new state. A booked
+ * attempt's cancellation, once committed, is announced ({@link announceCancelled}).
  * @throws ApiError 409 `not_cancellable`, 422 `cancel_failed`, 503 `cancel_unavailable`
  */
 export async function cancelBooking(
@@ -191,6 +221,8 @@ export async function cancelBooking(
 		if (step === "cancel_at_courier") await cancelAtCourier(deps.via, at, deps.callOptions);
 		const ids = step === "cancel_queued" ? await cancelQueued(db, at) : await settleCancel(db, at);
 		if (ids) await deps.relay(ids);
+		// a booked shipment's page may be cached by the buyer's side: it goes now, not when its cache expires
+		if (ids) await announceCancelled(deps.via, at, deps.warn);
 		// committed (or settled by a concurrent cancel): the next round answers from the cancelled attempt
 	}
 	throw fail("cancel_unavailable", { order_id: input.order_id });

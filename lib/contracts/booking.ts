@@ -380,8 +380,22 @@ export interface ShipmentUndelivered {
 	at: string;
 }
 
-/** Events booking broadcasts (lib/booking/tracking.ts). */
+/**
+ * Event `shipment.cancelled`: a booked shipment (one that had an AWB) was cancelled by
+ * `POST /v1/shipping/cancel` (spec §4.2): broadcast once its cancellation committed, best effort
+ * (lib/booking/cancel.ts). Notifications drops the buyer's cached tracking page of the AWB
+ * (docs/decisions/0159-cancel-drops-tracking-page.md).
+ */
+export interface ShipmentCancelled {
+	order_id: number;
+	sender_id: number;
+	awb_number: string;
+	logistic_id: number;
+}
+
+/** Events booking broadcasts (lib/booking/tracking.ts, lib/booking/cancel.ts). */
 export interface BookingEvents {
 	"shipment.status_changed": ShipmentStatusChanged;
 	"shipment.undelivered": ShipmentUndelivered;
+	"shipment.cancelled": ShipmentCancelled;
 }

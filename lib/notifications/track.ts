@@ -10,7 +10,8 @@
  *
  * A rendered page is kept 10 s per (AWB, language) so a buyer refreshing, or a burst of
  * buyers opening one message, costs one read of booking; it is dropped sooner when booking
- * broadcasts the shipment's status change ({@link forgetPage}); brands are kept 60 s.
+ * broadcasts the shipment's status change or its cancellation ({@link forgetPage}; record 0159);
+ * brands are kept 60 s.
  */
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";

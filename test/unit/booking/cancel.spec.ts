@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { ServiceBroker } from "moleculer";
-import type { OrderRecord } from "../../../lib/contracts";
+import type { OrderRecord, ShipmentCancelled } from "../../../lib/contracts";
 import { SandboxAdapter } from "../../../lib/couriers";
 import { exec, getSequelize, select } from "../../../lib/platform/db";
 import { as, newSender, rejects } from "../../helpers/broker";
@@ -100,6 +100,20 @@ const cancelUpdates = (order_id: number) =>
 describe("booking: POST /v1/shipping/cancel and booking.orderState", function () {
 	this.timeout(40_000);
 	const broker = useBookingBroker();
+	// every shipment.cancelled booking broadcasts (record 0159)
+	const cancelledEvents: ShipmentCancelled[] = [];
+	const announced = (order_id: number) => cancelledEvents.filter((e) => e.order_id === order_id);
+	before(async () => {
+		broker().createService({
+			name: "cancel-listener",
+			events: {
+				"shipment.cancelled"(ctx: { params: ShipmentCancelled }) {
+					cancelledEvents.push(ctx.params);
+				},
+			},
+		});
+		await broker().waitForServices(["cancel-listener"]);
+	});
 
 	describe("input and access", () => {
 		it("400 validation_failed naming each missing or malformed field", async () => {
@@ -251,9 +265,14 @@ describe("booking: POST /v1/shipping/cancel and booking.orderState", function ()
 				]),
 				[[s, attempt_id, 3, "not_shipped", null, null, null]],
 			);
+			// announced before the answer, once
+			assert.deepEqual(announced(o.order_id), [
+				{ order_id: o.order_id, sender_id: s, awb_number: awb, logistic_id: 1 },
+			]);
 
 			const again = await cancel(broker(), s, { order_id: o.order_id, logistic_id: "1" });
 			assert.deepEqual(again, res);
+			assert.equal(announced(o.order_id).length, 1, "a repeat announces nothing");
 			assert.equal((await ledgerOf(attempt_id)).length, 2, "never refunded twice");
 			assert.equal(await simCalls(awb, "cancel"), 1, "a repeat does not call the courier");
 			assert.equal(
@@ -280,6 +299,7 @@ describe("booking: POST /v1/shipping/cancel and booking.orderState", function ()
 				["charge", "refund"],
 			);
 			assert.equal(cancelUpdates(o.order_id).length, 1);
+			assert.equal(announced(o.order_id).length, 1, "only the cancel that committed announces it");
 		});
 
 		it("an AWB already cancelled at the courier (crash before our commit) is a success on retry", async () => {
@@ -379,6 +399,7 @@ describe("booking: POST /v1/shipping/cancel and booking.orderState", function ()
 			assert.equal(await simCalls(String(a), "create"), 0);
 			assert.deepEqual(await ledgerOf(a), []);
 			assert.equal(cancelUpdates(o.order_id).length, 1);
+			assert.deepEqual(announced(o.order_id), [], "no AWB, no page: nothing announced");
 			assert.deepEqual(await cancel(broker(), s, { order_id: o.order_id, logistic_id: 2 }), res);
 			// the worker leaves a cancelled attempt alone
 			const p: any = await callAs(broker(), "booking.processAttempt", { attempt_id: a });
