@@ -220,9 +220,11 @@ export async function cancelBooking(
 		}
 		if (step === "cancel_at_courier") await cancelAtCourier(deps.via, at, deps.callOptions);
 		const ids = step === "cancel_queued" ? await cancelQueued(db, at) : await settleCancel(db, at);
-		if (ids) await deps.relay(ids);
-		// a booked shipment's page may be cached by the buyer's side: it goes now, not when its cache expires
-		if (ids) await announceCancelled(deps.via, at, deps.warn);
+		if (ids) {
+			await deps.relay(ids);
+			// a booked shipment's page may be kept by the buyer's side: it goes now, not when its keep expires
+			await announceCancelled(deps.via, at, deps.warn);
+		}
 		// committed (or settled by a concurrent cancel): the next round answers from the cancelled attempt
 	}
 	throw fail("cancel_unavailable", { order_id: input.order_id });
