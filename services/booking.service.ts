@@ -122,7 +122,7 @@ type Periodic = "relay" | "sweep" | "track";
 
 /** State set in `created` / `started` (db comes from the DbMixin). */
 interface BookingVars {
-	/** relays `booking.event_outbox` (order.booked / order.booking_failed) to `merchant.events` (issue 11) */
+	/** relays `booking.event_outbox` (order.booked / order.booking_failed / order.cancelled) to `merchant.events` (issue 11) */
 	eventRelay: EventOutboxRelay | undefined;
 	timings: BookingTimings;
 	/** interval timers of the periodic relay and sweeper */

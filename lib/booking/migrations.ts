@@ -378,4 +378,42 @@ export const BOOKING_MIGRATIONS: Migration[] = [
 			);
 		},
 	},
+	{
+		// Merchant webhook `order.cancelled` (docs/decisions/0160-order-cancelled-event.md): written by a trigger on
+		// the `order_update` outbox row that reports an attempt cancelled (state `not_shipped`, status `cancelled`:
+		// the merchant's cancel of a queued or booked attempt, or the worker settling a cancel requested while the
+		// courier call was in flight), in the transaction of the cancel; the AWB, courier and refund are the
+		// attempt's and its ledger's (the refund row is written before the order update). A courier's own
+		// `cancelled` scan leaves the attempt booked (state `booked`): it is a `shipment.status_changed`, not this.
+		name: "018-order-cancelled-event",
+		async up({ sequelize, transaction }) {
+			const q = (sql: string) => sequelize.query(sql, { transaction });
+			await q(`CREATE OR REPLACE FUNCTION booking.order_cancelled_event() RETURNS trigger LANGUAGE plpgsql AS $$
+			DECLARE p jsonb := NEW.payload; att booking.attempts; refund bigint;
+			BEGIN
+				SELECT * INTO att FROM booking.attempts WHERE attempt_id = (p->>'attempt_id')::bigint;
+				SELECT amount_paise INTO refund FROM booking.ledger
+					WHERE attempt_id = (p->>'attempt_id')::bigint AND kind = 'refund';
+				INSERT INTO booking.event_outbox (event) VALUES (jsonb_build_object(
+					'event_id', 'order.cancelled:' || (p->>'attempt_id'),
+					'type', 'order.cancelled',
+					'sender_id', (p->>'sender_id')::bigint,
+					'order_id', (p->>'order_id')::bigint,
+					'occurred_at', now(),
+					'data', jsonb_build_object(
+						'order_id', (p->>'order_id')::bigint,
+						'status', 'cancelled',
+						'awb_number', att.awb_number,
+						'courier', att.courier_name,
+						'logistic_id', att.logistic_id,
+						'refunded', round(COALESCE(refund, 0) / 100.0, 2))));
+				RETURN NULL;
+			END $$`);
+			await q("DROP TRIGGER IF EXISTS order_cancelled_event ON booking.outbox");
+			await q(`CREATE TRIGGER order_cancelled_event AFTER INSERT ON booking.outbox
+				FOR EACH ROW WHEN (NEW.kind = 'order_update' AND (NEW.payload->>'state') = 'not_shipped'
+				  AND (NEW.payload->>'status') = 'cancelled')
+				EXECUTE FUNCTION booking.order_cancelled_event()`);
+		},
+	},
 ];

@@ -17,6 +17,7 @@ export const WEBHOOK_EVENT_TYPES = [
 	"order.created",
 	"order.booked",
 	"order.booking_failed",
+	"order.cancelled",
 	"shipment.status_changed",
 	"ndr.opened",
 	"ndr.closed",
@@ -40,7 +41,7 @@ export const WEBHOOK_MAX_URL_LENGTH = 2048;
 
 /**
  * A merchant event as the publishers' outboxes write it (intake: order.created;
- * booking: order.booked / order.booking_failed; ndr: ndr.opened / ndr.closed).
+ * booking: order.booked / order.booking_failed / order.cancelled; ndr: ndr.opened / ndr.closed).
  * `event_id` is stable per event (`<type>:<id>`): a redelivery of the channel
  * message, or a re-publish of the outbox row, carries the same one.
  */

@@ -31,6 +31,7 @@ const ALL_EVENTS = [
 	"order.created",
 	"order.booked",
 	"order.booking_failed",
+	"order.cancelled",
 	"shipment.status_changed",
 	"ndr.opened",
 	"ndr.closed",
@@ -164,6 +165,39 @@ describe("integration: merchant webhooks from the real flow, and a killed delive
 			const log = await m.api.get(`/v1/webhooks/${m.endpoint}/deliveries?limit=100`);
 			assert.equal(log.status, 200);
 			assert.equal(log.body.data.length, all.length);
+		});
+
+		it("delivers order.cancelled with the cancelled AWB, its courier and the refund, once (record 0160)", async () => {
+			const m = await merchant("/cancel");
+			const ref = freshRef("WC");
+			const created = await m.api.post("/v1/intake/order", orderBody(m.warehouse, ref));
+			assert.equal(created.status, 201, JSON.stringify(created.body));
+			const order_id = created.body.order_id as number;
+			const booked = await m.api.post("/v1/shipping/book/sync", { order_id, logistic_id: 1 });
+			assert.equal(booked.status, 200, JSON.stringify(booked.body));
+			const cancelled = await m.api.post("/v1/shipping/cancel", { order_id, logistic_id: 1 });
+			assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+			assert.ok(cancelled.body.refunded > 0);
+			// a repeat answers the same and sends nothing more
+			assert.equal((await m.api.post("/v1/shipping/cancel", { order_id, logistic_id: 1 })).status, 200);
+			const all = await eventually(() => verified(m.secret, rx.on("/cancel")), {
+				what: "order.booked and order.cancelled",
+				ms: 30_000,
+				ok: (got) => ["order.booked", "order.cancelled"].every((t) => got.some((e) => e.type === t)),
+			});
+			const booking = all.find((e) => e.type === "order.booked").data;
+			await new Promise((r) => setTimeout(r, 500)); // room for a second order.cancelled, were one sent
+			const events = verified(m.secret, rx.on("/cancel")).filter((e) => e.type === "order.cancelled");
+			assert.equal(events.length, 1, JSON.stringify(events));
+			assert.deepEqual(events[0].data, {
+				order_id,
+				order_no: ref,
+				status: "cancelled",
+				awb_number: booked.body.awb,
+				courier: booking.courier,
+				logistic_id: 1,
+				refunded: cancelled.body.refunded,
+			});
 		});
 
 		it("loses no event and duplicates only with the same webhook-id when the delivery worker is killed", async () => {

@@ -428,6 +428,22 @@ const EVENTS: Record<
 		},
 		required: ["reason"],
 	},
+	"order.cancelled": {
+		summary:
+			"The order's booking was cancelled (`POST /v1/shipping/cancel`, or the courier call of a booking cancelled while in flight); the order may be booked again",
+		data: {
+			status: { const: "cancelled" },
+			awb_number: nullableStr("the AWB cancelled at the courier, or null when none had been issued"),
+			courier: str("the courier's name"),
+			logistic_id: int("the courier"),
+			refunded: {
+				type: "number",
+				minimum: 0,
+				description: "rupees refunded to the wallet for this booking (0 when nothing was charged)",
+			},
+		},
+		required: ["status", "logistic_id", "refunded"],
+	},
 	"shipment.status_changed": {
 		summary: "The shipment's normalized status moved (a courier scan, or a manifest: `manifested`; spec §6)",
 		data: {

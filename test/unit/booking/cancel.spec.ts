@@ -93,6 +93,17 @@ function answer(o: OrderRecord, attempt_id: number, awb: string | null, refunded
 	};
 }
 
+/** The `order.cancelled` merchant events booking's event outbox holds for an order (record 0160), oldest first. */
+async function orderCancelledEvents(order_id: number): Promise<any[]> {
+	const rows = await select<{ event: any }>(
+		getSequelize(),
+		`SELECT event FROM booking.event_outbox
+		 WHERE event->>'type' = 'order.cancelled' AND (event->>'order_id')::bigint = $1 ORDER BY id`,
+		[order_id],
+	);
+	return rows.map((r) => r.event);
+}
+
 /** The cancelled order updates intake received for an order. */
 const cancelUpdates = (order_id: number) =>
 	updates.filter((u) => u.order_id === order_id && u.status === "cancelled");
@@ -270,9 +281,23 @@ describe("booking: POST /v1/shipping/cancel and booking.orderState", function ()
 				{ order_id: o.order_id, sender_id: s, awb_number: awb, logistic_id: 1 },
 			]);
 
+			// the merchant event, written with the cancel (record 0160)
+			const [ev] = await orderCancelledEvents(o.order_id);
+			assert.equal(ev.event_id, `order.cancelled:${attempt_id}`);
+			assert.equal(ev.sender_id, s);
+			assert.deepEqual(ev.data, {
+				order_id: o.order_id,
+				status: "cancelled",
+				awb_number: awb,
+				courier: COURIERS.find((c) => c.logistic_id === 1)?.logistic_name,
+				logistic_id: 1,
+				refunded: charged / 100,
+			});
+
 			const again = await cancel(broker(), s, { order_id: o.order_id, logistic_id: "1" });
 			assert.deepEqual(again, res);
 			assert.equal(announced(o.order_id).length, 1, "a repeat announces nothing");
+			assert.equal((await orderCancelledEvents(o.order_id)).length, 1, "nor writes a second event");
 			assert.equal((await ledgerOf(attempt_id)).length, 2, "never refunded twice");
 			assert.equal(await simCalls(awb, "cancel"), 1, "a repeat does not call the courier");
 			assert.equal(
@@ -300,6 +325,7 @@ describe("booking: POST /v1/shipping/cancel and booking.orderState", function ()
 			);
 			assert.equal(cancelUpdates(o.order_id).length, 1);
 			assert.equal(announced(o.order_id).length, 1, "only the cancel that committed announces it");
+			assert.equal((await orderCancelledEvents(o.order_id)).length, 1);
 		});
 
 		it("an AWB already cancelled at the courier (crash before our commit) is a success on retry", async () => {
@@ -400,6 +426,19 @@ describe("booking: POST /v1/shipping/cancel and booking.orderState", function ()
 			assert.deepEqual(await ledgerOf(a), []);
 			assert.equal(cancelUpdates(o.order_id).length, 1);
 			assert.deepEqual(announced(o.order_id), [], "no AWB, no page: nothing announced");
+			assert.deepEqual(
+				(await orderCancelledEvents(o.order_id)).map((e) => e.data),
+				[
+					{
+						order_id: o.order_id,
+						status: "cancelled",
+						awb_number: null,
+						courier: COURIERS.find((c) => c.logistic_id === 2)?.logistic_name,
+						logistic_id: 2,
+						refunded: 0,
+					},
+				],
+			);
 			assert.deepEqual(await cancel(broker(), s, { order_id: o.order_id, logistic_id: 2 }), res);
 			// the worker leaves a cancelled attempt alone
 			const p: any = await callAs(broker(), "booking.processAttempt", { attempt_id: a });
@@ -424,6 +463,15 @@ describe("booking: POST /v1/shipping/cancel and booking.orderState", function ()
 			assert.equal(await simCalls(String(a), "create"), 0, "never booked at the courier");
 			assert.deepEqual(await ledgerOf(a), []);
 			await eventually(() => cancelUpdates(o.order_id).length === 1, { what: "the cancelled update" });
+			// the worker's settling is the merchant's cancel too: one event, nothing refunded
+			assert.deepEqual(
+				(await orderCancelledEvents(o.order_id)).map((e) => [
+					e.event_id,
+					e.data.refunded,
+					e.data.logistic_id,
+				]),
+				[[`order.cancelled:${a}`, 0, 1]],
+			);
 		});
 
 		it("claimed → cancel requested (awb null, refunded 0), the attempt stays with its worker", async () => {
@@ -441,6 +489,7 @@ describe("booking: POST /v1/shipping/cancel and booking.orderState", function ()
 			const [again] = await attemptsOf(o.order_id);
 			assert.equal(new Date(again.cancel_requested_at).getTime(), first, "the first request's time is kept");
 			assert.equal(cancelUpdates(o.order_id).length, 0, "the worker reports the outcome");
+			assert.deepEqual(await orderCancelledEvents(o.order_id), [], "no event before the worker settles it");
 		});
 
 		it("a booking that ended failed after a cancel request answers the cancel again", async () => {
