@@ -117,14 +117,20 @@ describe("integration: merchant webhooks from the real flow, and a killed delive
 			};
 		}
 
-		it("delivers order.created, order.booked, shipment.status_changed (in order), ndr.opened and ndr.closed", async () => {
-			const m = await merchant("/flow");
-			const ref = freshRef("WH");
+		/** A new order of merchant `m` (reference prefixed `prefix`) booked at logistic_id 1 through book/sync. */
+		async function bookedOrder(m: Awaited<ReturnType<typeof merchant>>, prefix: string) {
+			const ref = freshRef(prefix);
 			const created = await m.api.post("/v1/intake/order", orderBody(m.warehouse, ref));
 			assert.equal(created.status, 201, JSON.stringify(created.body));
 			const order_id = created.body.order_id as number;
 			const booked = await m.api.post("/v1/shipping/book/sync", { order_id, logistic_id: 1 });
 			assert.equal(booked.status, 200, JSON.stringify(booked.body));
+			return { ref, order_id, booked };
+		}
+
+		it("delivers order.created, order.booked, shipment.status_changed (in order), ndr.opened and ndr.closed", async () => {
+			const m = await merchant("/flow");
+			const { ref, order_id, booked } = await bookedOrder(m, "WH");
 			for (const event of ["picked_up", "in_transit", "out_for_delivery", "undelivered", "delivered"]) {
 				const r = await m.api.post(`/v1/sandbox/orders/${order_id}/events`, {
 					event,
@@ -169,12 +175,7 @@ describe("integration: merchant webhooks from the real flow, and a killed delive
 
 		it("delivers order.cancelled with the cancelled AWB, its courier and the refund, once (record 0160)", async () => {
 			const m = await merchant("/cancel");
-			const ref = freshRef("WC");
-			const created = await m.api.post("/v1/intake/order", orderBody(m.warehouse, ref));
-			assert.equal(created.status, 201, JSON.stringify(created.body));
-			const order_id = created.body.order_id as number;
-			const booked = await m.api.post("/v1/shipping/book/sync", { order_id, logistic_id: 1 });
-			assert.equal(booked.status, 200, JSON.stringify(booked.body));
+			const { ref, order_id, booked } = await bookedOrder(m, "WC");
 			const cancelled = await m.api.post("/v1/shipping/cancel", { order_id, logistic_id: 1 });
 			assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
 			assert.ok(cancelled.body.refunded > 0);
