@@ -6,13 +6,15 @@
  *
  *   async   POST /v1/shipping/book offered at BENCH_RATE/s for BENCH_DURATION s
  *           (open loop): 202 p50/p99 (client), sustained bookings/s (booked
- *           attempts over the longer of first → last created_at and first → last booked_at) and
+ *           attempts over the longer of first → last created_at and first → last booked_at)
+ *           beside the rate the requests arrived at, and
  *           202 → booked p50/p99 from the database (booking.attempts created_at → booked_at)
  *           and the CPU per booking of the system's processes and of PostgreSQL's (same host)
  *   sync    POST /v1/shipping/book/sync, BENCH_SYNC orders over BENCH_SYNC_CONNECTIONS
  *           concurrent clients: p50/p99 (client); skipped with a note if it answers 501
  *
- * Target (issue 6): ≥ 150 bookings/s with 202 → booked p99 < 1.5 s in one process.
+ * Target (issues 6 and 32): ≥ 150 bookings/s with 202 → booked p99 < 1.5 s in one process (≥ 120/s split), every
+ * request answered 202 and booked; at an offered rate equal to the target, keeping up with it (within 1 %) counts.
  *
  * Usage: npm run bench:booking   (env: BENCH_SPLIT=1, BENCH_COURIER=process (the sandbox courier in its own process), BENCH_RATE=180, BENCH_DURATION=10,
  *   BENCH_SYNC=100, BENCH_SYNC_CONNECTIONS=10, SANDBOX_COURIER_DELAY_MS=200, BOOKING_* passed through,
@@ -111,12 +113,14 @@ async function asyncBookings(sys: BenchSystem, db: Client): Promise<void> {
 	const offeredSpan = Math.max(...created) - Math.min(...created);
 	const bookedSpan = Math.max(...bookedAt) - Math.min(...bookedAt);
 	const perS = booked.length / (Math.max(offeredSpan, bookedSpan, 1) / 1000);
+	// the rate the requests reached the database at (n − 1 gaps between the first and the last created)
+	const arrived = (rows.length - 1) / (Math.max(offeredSpan, 1) / 1000);
 	console.log(
 		`async book: offered ${rate}/s for ${offeredS.toFixed(1)} s (${n} bookings), 202 ${figures(answered)}` +
 			(errors.size ? `   errors ${JSON.stringify(Object.fromEntries(errors))}` : ""),
 	);
 	console.log(
-		`  sustained ${perS.toFixed(1)} bookings/s (${booked.length} booked, ${rows.length - booked.length} not booked${done ? "" : ", NOT all settled within 180 s"})`,
+		`  sustained ${perS.toFixed(1)} bookings/s of ${arrived.toFixed(1)}/s arrived (${booked.length} booked, ${rows.length - booked.length} not booked${done ? "" : ", NOT all settled within 180 s"})`,
 	);
 	console.log(
 		`  202 -> booked ${figures(booked.map((r) => Number(r.ms)))}   (booking.attempts created_at -> booked_at)`,
@@ -133,7 +137,13 @@ async function asyncBookings(sys: BenchSystem, db: Client): Promise<void> {
 	const [minRate, target] = split
 		? [120, "target (split) >= 120 bookings/s"]
 		: [150, "target >= 150 bookings/s with p99 < 1500 ms"];
-	const ok = perS >= minRate && (split || p99 < 1500);
+	// Met: every request answered 202 and booked (p99 under 1.5 s in one process), at a rate of at least the target, or
+	// keeping up (within 1 %) with requests that arrived at the target (within 1 %). The second holds a system that
+	// books as fast as it is asked at an offered 150/s, where the rate cannot pass the offer and a generator sharing
+	// the machine lands 1,500 requests over a hair more than 10 s (149.9/s); one that falls behind still misses.
+	const clean = errors.size === 0 && booked.length === rows.length && done;
+	const keptUp = arrived >= 0.99 * minRate && perS >= 0.99 * arrived;
+	const ok = clean && (perS >= minRate || keptUp) && (split || p99 < 1500);
 	console.log(`  ${target}: ${ok ? "met" : "MISSED"}`);
 }
 
