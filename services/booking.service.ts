@@ -366,7 +366,8 @@ export default defineService<BookingVars>()({
 		 * refunded (rupees, from the wallet ledger), order_id, mode}`:
 		 * - booked: cancelled at the courier, then (one transaction) attempt
 		 *   `cancelled`, refund of the charged total, order update not_shipped /
-		 *   `cancelled` (intake releases the order number), relayed before the answer,
+		 *   `cancelled` (intake releases the order number), relayed before the answer
+		 *   with the refund's ledger row (in billing's wallet when answered; record 0161),
 		 *   then event `shipment.cancelled` broadcast (best effort; record 0159);
 		 * - queued: cancelled at once (`awb` null, `refunded` 0);
 		 * - claimed (courier call in flight): the cancel is recorded (`awb` null,

@@ -249,6 +249,12 @@ describe("booking: POST /v1/shipping/cancel and booking.orderState", function ()
 			const res = await cancel(broker(), s, { order_id: o.order_id, logistic_id: 1 });
 			assert.deepEqual(res, answer(o, attempt_id, awb, charged / 100));
 			assert.ok(res.refunded > 0);
+			// the refund is in billing's wallet when the cancel answers (record 0161)
+			const w: any = await callAs(broker(), "billing.wallet", { limit: 100 }, as(s));
+			assert.deepEqual(
+				w.data.filter((m: any) => m.kind === "refund").map((m: any) => [m.attempt_id, m.amount]),
+				[[attempt_id, res.refunded]],
+			);
 			const [row] = await attemptsOf(o.order_id);
 			assert.equal(row.state, "cancelled");
 			assert.ok(row.cancelled_at);
