@@ -223,7 +223,7 @@ export async function settleCancel(db: Sequelize, a: AttemptView): Promise<numbe
  * undelivered-rows index (a cancel is rare; the rows not yet delivered are few).
  */
 async function refundOutboxIds(db: Sequelize, t: Transaction, attempt_id: number): Promise<number[]> {
-	const { rows } = await exec<{ id: string }>(
+	const rows = await select<{ id: string }>(
 		db,
 		`SELECT id FROM booking.outbox
 		 WHERE delivered_at IS NULL AND kind = 'ledger_entry'
