@@ -367,7 +367,8 @@ export default defineService<BookingVars>()({
 		 * - booked: cancelled at the courier, then (one transaction) attempt
 		 *   `cancelled`, refund of the charged total, order update not_shipped /
 		 *   `cancelled` (intake releases the order number), relayed before the answer
-		 *   with the refund's ledger row (in billing's wallet when answered; record 0161),
+		 *   with the attempt's undelivered ledger rows (charge and refund in billing's wallet
+		 *   when answered; record 0161),
 		 *   then event `shipment.cancelled` broadcast (best effort; record 0159);
 		 * - queued: cancelled at once (`awb` null, `refunded` 0);
 		 * - claimed (courier call in flight): the cancel is recorded (`awb` null,

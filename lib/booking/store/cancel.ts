@@ -181,9 +181,10 @@ export async function requestCancel(db: Sequelize, attempt_id: number): Promise<
  * booked → cancelled (conditional UPDATE, `cancelled_at`), the refund ledger
  * row (amount = the attempt's charge, {@link chargedPaise}; none when nothing
  * was charged; idempotent per attempt) and the cancelled order update in the
- * outbox. Returns the outbox ids (the refund's `ledger_entry` row, then the
- * order update), or null when the attempt was no longer booked (a concurrent
- * cancel settled it first).
+ * outbox. Returns the outbox ids (the attempt's `ledger_entry` rows not yet
+ * delivered: the refund, and the charge when the relay has not carried it yet;
+ * then the order update), or null when the attempt was no longer booked (a
+ * concurrent cancel settled it first).
  */
 export async function settleCancel(db: Sequelize, a: AttemptView): Promise<number[] | null> {
 	return db.transaction(async (t) => {
@@ -201,7 +202,7 @@ export async function settleCancel(db: Sequelize, a: AttemptView): Promise<numbe
 		const charged = await chargedPaise(db, a.attempt_id, t);
 		const ids: number[] = [];
 		if (charged !== null) {
-			const recorded = await recordLedger(db, t, {
+			await recordLedger(db, t, {
 				sender_id: a.sender_id,
 				attempt_id: a.attempt_id,
 				order_id: a.order_id,
@@ -210,24 +211,25 @@ export async function settleCancel(db: Sequelize, a: AttemptView): Promise<numbe
 				awb_number: a.awb_number,
 				note: `cancelled by the merchant; AWB ${a.awb_number} cancelled at ${a.courier_name}`,
 			});
-			if (recorded) ids.push(...(await refundOutboxIds(db, t, a.attempt_id)));
+			ids.push(...(await ledgerOutboxIds(db, t, a.attempt_id)));
 		}
 		return [...ids, await addCancelOutbox(db, t, a, Number(rows[0].order_seq))];
 	});
 }
 
 /**
- * The `ledger_entry` outbox row(s) the ledger's trigger wrote for attempt `attempt_id`'s refund in transaction `t`
- * (migration 011): returned with the cancel's own rows so the refund reaches billing's wallet before the cancel
- * answers `refunded` (docs/decisions/0161-refund-in-the-wallet-before-the-answer.md). Read through the outbox's
+ * Attempt `attempt_id`'s `ledger_entry` outbox rows not yet delivered, in transaction `t`: the refund's, which the
+ * ledger's trigger (migration 011) has just written, and the charge's when the relay has not carried it yet. The
+ * cancel relays them with its own rows, so billing's wallet holds the charge and its refund when the cancel answers
+ * `refunded` (docs/decisions/0161-refund-in-the-wallet-before-the-answer.md). Read through the outbox's
  * undelivered-rows index (a cancel is rare; the rows not yet delivered are few).
  */
-async function refundOutboxIds(db: Sequelize, t: Transaction, attempt_id: number): Promise<number[]> {
+async function ledgerOutboxIds(db: Sequelize, t: Transaction, attempt_id: number): Promise<number[]> {
 	const rows = await select<{ id: string }>(
 		db,
 		`SELECT id FROM booking.outbox
-		 WHERE delivered_at IS NULL AND kind = 'ledger_entry'
-		   AND (payload->>'attempt_id')::bigint = $1 AND payload->>'kind' = 'refund'`,
+		 WHERE delivered_at IS NULL AND kind = 'ledger_entry' AND (payload->>'attempt_id')::bigint = $1
+		 ORDER BY id`,
 		[attempt_id],
 		t,
 	);

@@ -590,3 +590,25 @@ describe("booking: POST /v1/shipping/cancel and booking.orderState", function ()
 		});
 	});
 });
+
+describe("booking: a cancel's money is in billing's wallet when the cancel answers (record 0161)", function () {
+	this.timeout(40_000);
+	// the periodic relay never runs here: only what a request or the worker relays at once is delivered
+	const broker = useBookingBroker({ BOOKING_RELAY_MS: "3600000" });
+
+	it("the charge the relay had not carried yet and the refund, each once: the balance is back to zero", async () => {
+		const s = newSender();
+		const o = addOrder(s);
+		const { attempt_id, charged } = await bookedOrder(broker(), o);
+		const wallet = async (): Promise<any> => callAs(broker(), "billing.wallet", { limit: 100 }, as(s));
+		assert.deepEqual((await wallet()).data, [], "the charge waits in booking's outbox");
+		const res = await cancel(broker(), s, { order_id: o.order_id, logistic_id: 1 });
+		assert.equal(res.refunded, charged / 100);
+		const w = await wallet();
+		assert.deepEqual(w.data.map((m: any) => [m.kind, m.attempt_id, m.amount]).sort(), [
+			["charge", attempt_id, charged / 100],
+			["refund", attempt_id, charged / 100],
+		]);
+		assert.equal(w.balance, 0);
+	});
+});

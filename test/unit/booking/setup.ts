@@ -201,13 +201,14 @@ const ENV = {
 
 /**
  * Registers before/after hooks in the calling `describe` that start one
- * broker (simulator on a free port, booking, billing, the fakes) with short timings,
- * and stop it. Returns a getter of that broker.
+ * broker (simulator on a free port, booking, billing, the fakes) with short timings
+ * (`env` overrides them, e.g. a relay period long enough never to run), and stop it.
+ * Returns a getter of that broker.
  */
-export function useBookingBroker(): () => ServiceBroker {
+export function useBookingBroker(env: Record<string, string> = {}): () => ServiceBroker {
 	let broker: ServiceBroker | undefined;
 	before(async () => {
-		Object.assign(process.env, ENV, { SANDBOX_COURIER_PORT: String(await freePort()) });
+		Object.assign(process.env, ENV, env, { SANDBOX_COURIER_PORT: String(await freePort()) });
 		delete process.env.SANDBOX_COURIER_URL;
 		broker = new ServiceBroker(testBrokerOptions(false));
 		broker.createService(loadServiceSchema("simulator"));
@@ -224,6 +225,7 @@ export function useBookingBroker(): () => ServiceBroker {
 			"SANDBOX_COURIER_HANG_MS",
 			"BOOKING_BACKOFF_MS",
 			"BOOKING_RELAY_MS",
+			...Object.keys(env),
 		]) {
 			delete process.env[k];
 		}
