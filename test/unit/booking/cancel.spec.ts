@@ -11,6 +11,7 @@ import { SandboxAdapter } from "../../../lib/couriers";
 import { exec, getSequelize, select } from "../../../lib/platform/db";
 import { as, newSender, rejects } from "../../helpers/broker";
 import { callAs } from "../../helpers/call";
+import { outboxEvents } from "../../helpers/outbox";
 import { eventually } from "../../helpers/poll";
 import {
 	addOrder,
@@ -94,15 +95,8 @@ function answer(o: OrderRecord, attempt_id: number, awb: string | null, refunded
 }
 
 /** The `order.cancelled` merchant events booking's event outbox holds for an order (record 0160), oldest first. */
-async function orderCancelledEvents(order_id: number): Promise<any[]> {
-	const rows = await select<{ event: any }>(
-		getSequelize(),
-		`SELECT event FROM booking.event_outbox
-		 WHERE event->>'type' = 'order.cancelled' AND (event->>'order_id')::bigint = $1 ORDER BY id`,
-		[order_id],
-	);
-	return rows.map((r) => r.event);
-}
+const orderCancelledEvents = (order_id: number) =>
+	outboxEvents("booking", "order.cancelled", "order_id", order_id);
 
 /** The cancelled order updates intake received for an order. */
 const cancelUpdates = (order_id: number) =>

@@ -10,23 +10,16 @@ import assert from "node:assert/strict";
 import { insertOrdersBatch } from "../../../lib/intake/bulk/store";
 import { insertOrder } from "../../../lib/intake/store";
 import { parseOrderInput } from "../../../lib/intake/validation";
-import { getSequelize, select } from "../../../lib/platform/db";
+import { getSequelize } from "../../../lib/platform/db";
 import { newSender } from "../../helpers/broker";
+import { outboxEvents } from "../../helpers/outbox";
 import { forwardBody, useIntake, warehouseOf } from "./setup";
 
 describe("intake: order.created outbox rows (one statement-level trigger per INSERT)", () => {
 	useIntake();
 
 	/** The order.created events of `sender`, oldest outbox row first. */
-	async function eventsOf(sender: number): Promise<any[]> {
-		const rows = await select<{ event: any }>(
-			getSequelize(),
-			`SELECT event FROM intake.event_outbox
-			 WHERE event->>'type' = 'order.created' AND (event->>'sender_id')::bigint = $1 ORDER BY id`,
-			[sender],
-		);
-		return rows.map((r) => r.event);
-	}
+	const eventsOf = (sender: number) => outboxEvents("intake", "order.created", "sender_id", sender);
 
 	it("a bulk INSERT of three orders writes three events in order; the same rows again write none", async () => {
 		const db = getSequelize();
