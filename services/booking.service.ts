@@ -122,7 +122,10 @@ type Periodic = "relay" | "sweep" | "track";
 
 /** State set in `created` / `started` (db comes from the DbMixin). */
 interface BookingVars {
-	/** relays `booking.event_outbox` (order.booked / order.booking_failed / order.cancelled) to `merchant.events` (issue 11) */
+	/**
+	 * relays `booking.event_outbox` (order.booked / order.booking_failed / order.cancelled) to `merchant.events`
+	 * (issue 11)
+	 */
 	eventRelay: EventOutboxRelay | undefined;
 	timings: BookingTimings;
 	/** interval timers of the periodic relay and sweeper */
@@ -367,9 +370,9 @@ export default defineService<BookingVars>()({
 		 * - booked: cancelled at the courier, then (one transaction) attempt
 		 *   `cancelled`, refund of the charged total, order update not_shipped /
 		 *   `cancelled` (intake releases the order number), relayed before the answer
-		 *   with the attempt's undelivered ledger rows (charge and refund in billing's wallet
-		 *   when answered; record 0161),
-		 *   then event `shipment.cancelled` broadcast (best effort; record 0159);
+		 *   with the attempt's undelivered ledger rows (charge and refund in billing's
+		 *   wallet when answered; record 0161), then event `shipment.cancelled`
+		 *   broadcast (best effort; record 0159);
 		 * - queued: cancelled at once (`awb` null, `refunded` 0);
 		 * - claimed (courier call in flight): the cancel is recorded (`awb` null,
 		 *   `refunded` 0) and the worker cancels a late AWB at the courier;

@@ -640,8 +640,7 @@ export default defineService<GatewayVars>()({
 		 * docs/decisions/0158-idle-route-middlewares.md). The rest is upstream's, in its order: `req.$route` /
 		 * `res.$route`, the request log call, `req.body` set as body-parser sets it on a request it does not read,
 		 * the params merged (query, then the path's: no body was read; or `{body, query, params}` when `mergeParams`
-		 * is false),
-		 * `req.$params`, `req.$alias`; then the alias handler's promise is returned as it is (it settles when the
+		 * is false), `req.$params`, `req.$alias`; then the alias handler's promise is returned as it is (it settles when the
 		 * answer is written or failed). One shared `error` listener ({@link responseError}) sends an error the
 		 * response emits meanwhile to `errorHandler`, as upstream's promise did. Upstream's debug line naming the
 		 * alias is not written. A request that matched no alias, a route with CORS, and a request its middlewares

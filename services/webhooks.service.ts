@@ -89,7 +89,8 @@ export default defineService<WebhooksVars>()({
 		 * POST /v1/webhooks (issue 11): body `{url, events: [event type…],
 		 * description?}` (events: lib/contracts/webhooks.ts WEBHOOK_EVENT_TYPES, e.g.
 		 * order.created, order.booked, order.booking_failed, order.cancelled,
-		 * shipment.status_changed, ndr.opened, ndr.closed; description ≤ 255 characters). 201
+		 * shipment.status_changed, ndr.opened, ndr.closed; description ≤ 255
+		 * characters). 201
 		 * {@link WebhookWithSecret}: the endpoint, enabled, with its `whsec_…`
 		 * signing secret (shown only here and on rotation).
 		 * Access: capability `orders.write`, read-only roles 403.

@@ -25,6 +25,7 @@ import {
 	WEBHOOK_MAX_DESCRIPTION,
 	WEBHOOK_MAX_URL_LENGTH,
 	WEBHOOK_TEST_TYPE,
+	type WebhookEventType,
 } from "../webhooks";
 
 // ---------------------------------------------------------------------------
@@ -390,9 +391,12 @@ const ORDER_DATA: Record<string, JsonSchema> = {
 	order_no: nullableStr("the merchant's order reference (`customer_order_no`; a return's ends in `-R`)"),
 };
 
-/** Per event type: summary and the `data` members besides `order_id` / `order_no`. */
+/**
+ * Per event type (every subscribable type and `webhook.test`: a type added to `WEBHOOK_EVENT_TYPES` without its entry
+ * here fails the type check): summary and the `data` members besides `order_id` / `order_no`.
+ */
 const EVENTS: Record<
-	string,
+	WebhookEventType | typeof WEBHOOK_TEST_TYPE,
 	{ summary: string; data: Record<string, JsonSchema>; required?: string[]; account?: true }
 > = {
 	"order.created": {
@@ -556,7 +560,7 @@ const EVENTS: Record<
 };
 
 /** The POST a receiver gets for event `type`. */
-function eventItem(type: string, e: (typeof EVENTS)[string]): OpenAPIV3_1.PathItemObject {
+function eventItem(type: string, e: (typeof EVENTS)[keyof typeof EVENTS]): OpenAPIV3_1.PathItemObject {
 	const test = type === WEBHOOK_TEST_TYPE;
 	const data: JsonSchema = {
 		type: "object",
